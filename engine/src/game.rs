@@ -1,0 +1,157 @@
+//! The one interface every game engine implements.
+//!
+//! The server, the bots and the CLI drive games only through [`Game`], so adding a
+//! third game means writing its engine and registering it, never touching the
+//! code that hosts games. The trait is deliberately small: who must decide, what
+//! they may do, applying one decision, what each seat may see, and the result.
+
+use std::fmt;
+
+/// A seat at the table, numbered from 0 in play order (clockwise).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Seat(pub u8);
+
+impl Seat {
+    /// The seat as an index into per-seat arrays.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for Seat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "seat {}", self.0)
+    }
+}
+
+/// Who is looking at the game: one seat (sees its own secrets) or a spectator
+/// (sees only what is public at the table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Viewer {
+    /// A player, who sees the public state plus their own hidden information.
+    Seat(Seat),
+    /// Anyone else: public information only.
+    Spectator,
+}
+
+impl Viewer {
+    /// Whether this viewer may see the secrets of `seat`.
+    #[inline]
+    pub fn sees(self, seat: Seat) -> bool {
+        self == Viewer::Seat(seat)
+    }
+}
+
+/// Why an engine refused an action, in the terms a server needs to pick a status code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rejection {
+    /// The game is over; nothing more can be applied.
+    GameOver,
+    /// Another seat must decide now.
+    NotYourTurn,
+    /// The action is well formed but the rules do not allow it here.
+    Illegal,
+}
+
+/// Errors returned by [`Game::apply`] classify themselves for the server.
+pub trait RuleViolation: std::error::Error + Send + Sync + 'static {
+    /// The broad reason the action was refused.
+    fn rejection(&self) -> Rejection;
+}
+
+/// Errors when setting a game up.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// The game does not support this number of players.
+    #[error("{game} is played by {min} to {max} players, not {got}")]
+    PlayerCount {
+        /// Game name.
+        game: &'static str,
+        /// Fewest players allowed.
+        min: usize,
+        /// Most players allowed.
+        max: usize,
+        /// Players asked for.
+        got: usize,
+    },
+    /// An option is out of range.
+    #[error("invalid option: {0}")]
+    Option(String),
+}
+
+/// The end of a game: final scores and who won.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Final score of each seat, indexed by seat.
+    pub scores: Vec<i32>,
+    /// The winning seats (more than one when the tie-breaks leave a tie).
+    pub winners: Vec<Seat>,
+    /// Seats from first to last place after tie-breaks (tied seats in seat order).
+    pub ranking: Vec<Seat>,
+    /// True when the game was cut short by the `max_turns` safeguard.
+    pub by_safeguard: bool,
+}
+
+/// A game engine: pure, deterministic (all randomness from the seed), no I/O.
+///
+/// Implementations hold the complete state, including hidden information; what a
+/// given viewer may see is produced by [`Game::view`] and [`Game::redact`].
+pub trait Game: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
+    /// Options fixed at creation (start seat, safeguards, ...).
+    type Options: Clone + fmt::Debug + Default + Send + Sync + 'static;
+    /// One decision by one seat.
+    type Action: Clone + fmt::Debug + PartialEq + Send + Sync + 'static;
+    /// Something that happened, reported by [`Game::apply`].
+    type Event: Clone + fmt::Debug + PartialEq + Send + Sync + 'static;
+    /// What one viewer may see of the state.
+    type View: Clone + fmt::Debug + PartialEq + Send + Sync + 'static;
+    /// Why an action was refused.
+    type Error: RuleViolation + Clone + PartialEq;
+
+    /// Short stable name of the game ("meduris", "dolmen").
+    const NAME: &'static str;
+    /// Fewest seats.
+    const MIN_PLAYERS: usize;
+    /// Most seats.
+    const MAX_PLAYERS: usize;
+
+    /// Sets up a new game. Events describing the setup (random placements) are
+    /// pushed to `events`.
+    fn new(
+        players: usize,
+        seed: u64,
+        options: &Self::Options,
+        events: &mut Vec<Self::Event>,
+    ) -> Result<Self, SetupError>;
+
+    /// Number of seats.
+    fn players(&self) -> usize;
+
+    /// The seat that must decide now, or `None` once the game is over.
+    fn to_act(&self) -> Option<Seat>;
+
+    /// Appends every legal action of the seat to act to `out` (nothing when the
+    /// game is over). Each payment-carrying action appears once per target with a
+    /// default payment; see the game's own API for every distinct payment.
+    fn legal_actions(&self, out: &mut Vec<Self::Action>);
+
+    /// Applies `action` for `seat`. On success the events it caused are appended
+    /// to `events`; on error the state is unchanged and nothing is appended.
+    fn apply(
+        &mut self,
+        seat: Seat,
+        action: &Self::Action,
+        events: &mut Vec<Self::Event>,
+    ) -> Result<(), Self::Error>;
+
+    /// What `viewer` may see of the current state.
+    fn view(&self, viewer: Viewer) -> Self::View;
+
+    /// The event as `viewer` may see it: hidden values are removed, or `None`
+    /// when the viewer must not learn of the event at all.
+    fn redact(event: &Self::Event, viewer: Viewer) -> Option<Self::Event>;
+
+    /// The result, once the game is over.
+    fn outcome(&self) -> Option<Outcome>;
+}

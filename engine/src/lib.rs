@@ -1,0 +1,10 @@
+//! Pure rules engines for the games hosted by druids.
+//!
+//! Every game implements [`Game`]: deterministic from its seed, no I/O, no async.
+//! The server and bots drive games only through that trait.
+
+#![warn(missing_docs)]
+
+mod game;
+
+pub use game::{Game, Outcome, Rejection, RuleViolation, Seat, SetupError, Viewer};

@@ -1,0 +1,229 @@
+//! The two Meduris boards as data: the printed 32-field board for 2–3 players and
+//! the project's own 40-field layout for 4 players (see the README's rulings).
+//!
+//! Fields are numbered clockwise from the field right after the great river; the
+//! river lies between the last field and field 0.
+
+use super::goods::Good::{self, Copper, Stone, Wood, Wool};
+
+/// The nine rune areas of the ring, in ring order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Area {
+    /// Serpent.
+    Serpent,
+    /// Star.
+    Star,
+    /// Splash.
+    Splash,
+    /// Scales.
+    Scales,
+    /// Spiral.
+    Spiral,
+    /// Wave.
+    Wave,
+    /// Fire.
+    Fire,
+    /// Moon.
+    Moon,
+    /// Arrow.
+    Arrow,
+}
+
+impl Area {
+    /// All areas in ring order.
+    pub const ALL: [Area; 9] = [
+        Area::Serpent,
+        Area::Star,
+        Area::Splash,
+        Area::Scales,
+        Area::Spiral,
+        Area::Wave,
+        Area::Fire,
+        Area::Moon,
+        Area::Arrow,
+    ];
+
+    /// Index into per-area arrays.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// One building field of the ring: its rune area and the two goods it asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field {
+    /// The rune area the field belongs to.
+    pub area: Area,
+    /// The two goods shown on the field (cost of a hut or temple, and what the druid asks for).
+    pub goods: [Good; 2],
+}
+
+/// Which printed side of the board is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoardKind {
+    /// The 32-field board for 2 and 3 players.
+    Small,
+    /// The 40-field board for 4 players (the project's own layout).
+    Large,
+}
+
+/// The most fields any board has; per-field arrays use this size.
+pub const MAX_FIELDS: usize = 40;
+
+impl BoardKind {
+    /// The board used with `players` players.
+    pub const fn for_players(players: usize) -> BoardKind {
+        if players >= 4 {
+            BoardKind::Large
+        } else {
+            BoardKind::Small
+        }
+    }
+
+    /// The fields in ring order.
+    pub const fn fields(self) -> &'static [Field] {
+        match self {
+            BoardKind::Small => &SMALL,
+            BoardKind::Large => &LARGE,
+        }
+    }
+
+    /// Number of fields on the ring.
+    pub const fn len(self) -> usize {
+        self.fields().len()
+    }
+}
+
+const fn f(area: Area, a: Good, b: Good) -> Field {
+    Field { area, goods: [a, b] }
+}
+
+use Area::{Arrow, Fire, Moon, Scales, Serpent, Splash, Spiral, Star, Wave};
+
+/// The printed 2–3 player board (transcribed from the board; 32 fields, each good 16 times).
+static SMALL: [Field; 32] = [
+    f(Serpent, Wool, Copper),
+    f(Serpent, Stone, Wood),
+    f(Serpent, Wool, Copper),
+    f(Serpent, Wood, Copper),
+    f(Serpent, Stone, Wood),
+    f(Star, Wood, Wool),
+    f(Star, Copper, Wool),
+    f(Star, Wood, Stone),
+    f(Splash, Stone, Copper),
+    f(Splash, Wool, Stone),
+    f(Splash, Copper, Wood),
+    f(Splash, Copper, Wool),
+    f(Scales, Stone, Copper),
+    f(Scales, Wool, Wood),
+    f(Spiral, Wood, Copper),
+    f(Spiral, Stone, Copper),
+    f(Spiral, Wool, Wood),
+    f(Wave, Wool, Stone),
+    f(Wave, Wood, Stone),
+    f(Wave, Copper, Wool),
+    f(Wave, Stone, Wood),
+    f(Wave, Stone, Wool),
+    f(Fire, Copper, Wood),
+    f(Fire, Wool, Wood),
+    f(Fire, Stone, Copper),
+    f(Moon, Stone, Wood),
+    f(Moon, Wood, Wool),
+    f(Moon, Wool, Copper),
+    f(Moon, Wood, Copper),
+    f(Arrow, Stone, Wool),
+    f(Arrow, Copper, Stone),
+    f(Arrow, Stone, Wool),
+];
+
+/// The project's 4-player layout [ruling]: 40 fields, same nine areas, each good 20 times.
+static LARGE: [Field; 40] = [
+    f(Serpent, Wool, Copper),
+    f(Serpent, Stone, Wood),
+    f(Serpent, Wool, Copper),
+    f(Serpent, Wood, Copper),
+    f(Serpent, Stone, Wood),
+    f(Star, Wood, Wool),
+    f(Star, Copper, Wool),
+    f(Star, Stone, Copper),
+    f(Star, Wood, Stone),
+    f(Splash, Stone, Copper),
+    f(Splash, Wool, Stone),
+    f(Splash, Copper, Wood),
+    f(Splash, Wood, Wool),
+    f(Splash, Copper, Wool),
+    f(Scales, Stone, Copper),
+    f(Scales, Wood, Copper),
+    f(Scales, Wool, Wood),
+    f(Spiral, Wood, Copper),
+    f(Spiral, Stone, Copper),
+    f(Spiral, Wool, Stone),
+    f(Spiral, Wool, Wood),
+    f(Wave, Wool, Stone),
+    f(Wave, Wood, Stone),
+    f(Wave, Copper, Wool),
+    f(Wave, Stone, Wood),
+    f(Wave, Stone, Wool),
+    f(Fire, Copper, Wood),
+    f(Fire, Stone, Copper),
+    f(Fire, Wool, Wood),
+    f(Fire, Stone, Copper),
+    f(Moon, Stone, Wood),
+    f(Moon, Wood, Wool),
+    f(Moon, Wool, Stone),
+    f(Moon, Wool, Copper),
+    f(Moon, Wood, Copper),
+    f(Arrow, Stone, Wool),
+    f(Arrow, Wood, Wool),
+    f(Arrow, Copper, Stone),
+    f(Arrow, Wood, Copper),
+    f(Arrow, Stone, Wool),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(board: BoardKind) -> ([usize; 4], [usize; 9]) {
+        let mut goods = [0; 4];
+        let mut areas = [0; 9];
+        for field in board.fields() {
+            assert_ne!(field.goods[0], field.goods[1], "a field asks for two different goods");
+            for g in field.goods {
+                goods[g.index()] += 1;
+            }
+            areas[field.area.index()] += 1;
+        }
+        (goods, areas)
+    }
+
+    #[test]
+    fn small_board_has_32_fields_and_16_of_each_good() {
+        assert_eq!(BoardKind::Small.len(), 32);
+        let (goods, areas) = counts(BoardKind::Small);
+        assert_eq!(goods, [16; 4]);
+        assert_eq!(areas, [5, 3, 4, 2, 3, 5, 3, 4, 3]);
+    }
+
+    #[test]
+    fn large_board_has_40_fields_and_20_of_each_good() {
+        assert_eq!(BoardKind::Large.len(), 40);
+        assert!(BoardKind::Large.len() <= MAX_FIELDS);
+        let (goods, areas) = counts(BoardKind::Large);
+        assert_eq!(goods, [20; 4]);
+        assert_eq!(areas, [5, 4, 5, 3, 4, 5, 4, 5, 5]);
+    }
+
+    #[test]
+    fn areas_are_contiguous_and_in_ring_order() {
+        for board in [BoardKind::Small, BoardKind::Large] {
+            let fields = board.fields();
+            assert_eq!(fields[0].area, Area::Serpent);
+            for pair in fields.windows(2) {
+                assert!(pair[0].area <= pair[1].area, "areas run in ring order");
+            }
+            assert_eq!(fields[fields.len() - 1].area, Area::Arrow);
+        }
+    }
+}
