@@ -8,3 +8,5 @@
 mod game;
 
 pub use game::{Game, Outcome, Rejection, RuleViolation, Seat, SetupError, Viewer};
+
+pub mod meduris;

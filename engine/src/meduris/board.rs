@@ -90,16 +90,19 @@ impl BoardKind {
     }
 
     /// Number of fields on the ring.
-    pub const fn len(self) -> usize {
+    pub const fn field_count(self) -> usize {
         self.fields().len()
     }
 }
 
 const fn f(area: Area, a: Good, b: Good) -> Field {
-    Field { area, goods: [a, b] }
+    Field {
+        area,
+        goods: [a, b],
+    }
 }
 
-use Area::{Arrow, Fire, Moon, Scales, Serpent, Splash, Spiral, Star, Wave};
+use Area::{Arrow, Fire, Moon, Scales, Serpent, Spiral, Splash, Star, Wave};
 
 /// The printed 2–3 player board (transcribed from the board; 32 fields, each good 16 times).
 static SMALL: [Field; 32] = [
@@ -189,7 +192,10 @@ mod tests {
         let mut goods = [0; 4];
         let mut areas = [0; 9];
         for field in board.fields() {
-            assert_ne!(field.goods[0], field.goods[1], "a field asks for two different goods");
+            assert_ne!(
+                field.goods[0], field.goods[1],
+                "a field asks for two different goods"
+            );
             for g in field.goods {
                 goods[g.index()] += 1;
             }
@@ -200,7 +206,7 @@ mod tests {
 
     #[test]
     fn small_board_has_32_fields_and_16_of_each_good() {
-        assert_eq!(BoardKind::Small.len(), 32);
+        assert_eq!(BoardKind::Small.field_count(), 32);
         let (goods, areas) = counts(BoardKind::Small);
         assert_eq!(goods, [16; 4]);
         assert_eq!(areas, [5, 3, 4, 2, 3, 5, 3, 4, 3]);
@@ -208,8 +214,8 @@ mod tests {
 
     #[test]
     fn large_board_has_40_fields_and_20_of_each_good() {
-        assert_eq!(BoardKind::Large.len(), 40);
-        assert!(BoardKind::Large.len() <= MAX_FIELDS);
+        assert_eq!(BoardKind::Large.field_count(), 40);
+        assert!(BoardKind::Large.field_count() <= MAX_FIELDS);
         let (goods, areas) = counts(BoardKind::Large);
         assert_eq!(goods, [20; 4]);
         assert_eq!(areas, [5, 4, 5, 3, 4, 5, 4, 5, 5]);

@@ -144,16 +144,14 @@ impl fmt::Display for Goods {
 pub fn covers_exactly(payment: Goods, required: Goods) -> bool {
     let r = required.total();
     let p = payment.total();
-    if p > 3 * r || (3 * r - p) % 2 != 0 {
+    if p > 3 * r || !(3 * r - p).is_multiple_of(2) {
         return false;
     }
     let direct_needed = (3 * r - p) / 2;
     if direct_needed > r {
         return false;
     }
-    let direct_possible: u32 = (0..4)
-        .map(|i| required.0[i].min(payment.0[i]) as u32)
-        .sum();
+    let direct_possible: u32 = (0..4).map(|i| required.0[i].min(payment.0[i]) as u32).sum();
     direct_needed <= direct_possible
 }
 
@@ -264,7 +262,10 @@ mod tests {
     #[test]
     fn overpaying_is_rejected() {
         let req = g(&[(Wool, 1), (Copper, 1)]);
-        assert!(!covers_exactly(g(&[(Wool, 1), (Copper, 1), (Wood, 1)]), req));
+        assert!(!covers_exactly(
+            g(&[(Wool, 1), (Copper, 1), (Wood, 1)]),
+            req
+        ));
         assert!(!covers_exactly(g(&[(Wool, 2), (Copper, 1)]), req));
         assert!(!covers_exactly(g(&[(Wood, 7)]), req));
     }
@@ -303,7 +304,10 @@ mod tests {
         let hold = g(&[(Wool, 2), (Copper, 1), (Stone, 3), (Wood, 2)]);
         let mut out = Vec::new();
         all_payments(req, hold, &mut out);
-        assert!(out.iter().all(|p| covers_exactly(*p, req) && p.is_subset_of(hold)));
+        assert!(
+            out.iter()
+                .all(|p| covers_exactly(*p, req) && p.is_subset_of(hold))
+        );
         let mut dedup = out.clone();
         dedup.sort_by_key(|p| p.0);
         dedup.dedup();

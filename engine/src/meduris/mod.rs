@@ -1,0 +1,142 @@
+//! Meduris (HABA): build huts and temples around the ring, feed the druid's
+//! offering rituals, collect rune stones.
+//!
+//! The rules follow `shared/rules/meduris.md`; every `[ruling]` there is cited
+//! where it is implemented. The module is split by concern: [`board`] (the rings
+//! as data), [`goods`] (goods and the payment rule), [`state`], [`action`] and
+//! [`event`] (the vocabulary), `rules` (legal actions and apply), [`scoring`]
+//! and [`view`].
+
+pub mod action;
+pub mod board;
+pub mod event;
+pub mod goods;
+mod rules;
+pub mod scoring;
+pub mod state;
+pub mod view;
+
+pub use action::{Action, Building, Chip, Decision, DieFace, DruidPos, Plateau};
+pub use board::{Area, BoardKind, Field};
+pub use event::{Event, OfferingKind, ScoreReason};
+pub use goods::{Good, Goods};
+pub use rules::RuleError;
+pub use state::Options;
+pub use view::{FieldView, SeatView, View};
+
+use crate::{Game, Outcome, Seat, SetupError, Viewer};
+use state::State;
+
+/// A Meduris game: the whole state, hidden goods included. Use [`Game::view`] to
+/// show it to a seat or a spectator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Meduris {
+    state: State,
+}
+
+impl Meduris {
+    /// The kind of decision the seat to act must take, `None` once the game is over.
+    pub fn decision(&self) -> Option<Decision> {
+        rules::decision(&self.state)
+    }
+
+    /// Like [`Game::legal_actions`], but every action that carries a payment is
+    /// listed once per distinct valid payment instead of once with a default.
+    pub fn legal_actions_all_payments(&self, out: &mut Vec<Action>) {
+        rules::legal_actions(&self.state, true, out);
+    }
+
+    /// The seat whose turn it is (the active player; offerings and "+1"/"−1"
+    /// choices may be due from others, see [`Game::to_act`]).
+    pub fn active(&self) -> Seat {
+        self.state.active
+    }
+
+    /// Turns started so far.
+    pub fn turn(&self) -> u32 {
+        self.state.turn
+    }
+
+    /// The goods a seat holds (full information; servers must use [`Game::view`]).
+    pub fn goods(&self, seat: Seat) -> Goods {
+        self.state.seats[seat.index()].goods
+    }
+
+    /// The general supply.
+    pub fn supply(&self) -> Goods {
+        self.state.supply
+    }
+
+    /// Checks the conservation law: supply plus all holdings is 18 of each good.
+    pub fn goods_conserved(&self) -> bool {
+        self.state.goods_conserved()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn state_mut(&mut self) -> &mut State {
+        &mut self.state
+    }
+
+    #[cfg(test)]
+    pub(crate) fn state(&self) -> &State {
+        &self.state
+    }
+}
+
+impl Game for Meduris {
+    type Options = Options;
+    type Action = Action;
+    type Event = Event;
+    type View = View;
+    type Error = RuleError;
+
+    const NAME: &'static str = "meduris";
+    const MIN_PLAYERS: usize = 2;
+    const MAX_PLAYERS: usize = 4;
+
+    fn new(
+        players: usize,
+        seed: u64,
+        options: &Options,
+        events: &mut Vec<Event>,
+    ) -> Result<Self, SetupError> {
+        rules::setup(players, seed, options, events).map(|state| Meduris { state })
+    }
+
+    fn players(&self) -> usize {
+        self.state.players as usize
+    }
+
+    fn to_act(&self) -> Option<Seat> {
+        rules::to_act(&self.state)
+    }
+
+    fn legal_actions(&self, out: &mut Vec<Action>) {
+        rules::legal_actions(&self.state, false, out);
+    }
+
+    fn apply(
+        &mut self,
+        seat: Seat,
+        action: &Action,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
+        rules::apply(&mut self.state, seat, action, events)
+    }
+
+    fn view(&self, viewer: Viewer) -> View {
+        view::view(&self.state, viewer)
+    }
+
+    /// Every Meduris event is public (gains and payments happen at the table).
+    fn redact(event: &Event, _viewer: Viewer) -> Option<Event> {
+        Some(event.clone())
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        scoring::outcome(&self.state)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,963 @@
+//! The rules: setup, the legal actions of the seat to act, and applying one
+//! action. Every `apply_*` validates completely before it changes anything, so a
+//! rejected action leaves the state exactly as it was.
+
+use rand_core::{RngCore, SeedableRng};
+
+use super::action::{Action, Building, Chip, Decision, DieFace, DruidPos, Plateau};
+use super::board::{Area, BoardKind};
+use super::event::{Event, OfferingKind, ScoreReason};
+use super::goods::{self, Good, Goods};
+use super::scoring;
+use super::state::{GOODS_PER_KIND, MAX_SEATS, Options, Phase, SeatState, Stack, State};
+use crate::{Rejection, RuleViolation, Seat, SetupError};
+
+/// Why an action was refused. The state is unchanged whenever one is returned.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    /// The game is over.
+    #[error("the game is over")]
+    GameOver,
+    /// Another seat must decide.
+    #[error("it is not your decision: {expected} must decide now")]
+    NotYourTurn {
+        /// The seat that must decide.
+        expected: Seat,
+    },
+    /// The action is of the wrong kind for the pending decision.
+    #[error("this action does not answer the pending decision ({expected:?})")]
+    WrongDecision {
+        /// The decision that is pending.
+        expected: Decision,
+    },
+    /// The plateau already holds 3 workers.
+    #[error("the {0} plateau already holds 3 workers")]
+    PlateauFull(Plateau),
+    /// A worker must leave its plateau.
+    #[error("a worker must move to a different plateau")]
+    SamePlateau,
+    /// No worker of yours at that place.
+    #[error("you have no worker at height {height} of the {plateau} plateau")]
+    NotYourWorker {
+        /// Plateau.
+        plateau: Plateau,
+        /// Height.
+        height: u8,
+    },
+    /// The supply has none of this good.
+    #[error("the supply has no {0} left")]
+    SupplyEmpty(Good),
+    /// You hold none of this good.
+    #[error("you hold no {0}")]
+    NotHeld(Good),
+    /// Field number outside the ring.
+    #[error("field {field} does not exist (the ring has {len} fields)")]
+    NoSuchField {
+        /// Field asked for.
+        field: u8,
+        /// Fields on the ring.
+        len: u8,
+    },
+    /// The field is built on.
+    #[error("field {0} is already built on")]
+    FieldOccupied(u8),
+    /// Temples may not be built on bonus chips.
+    #[error("field {0} holds a bonus chip: no temple may be built there")]
+    ChipOnField(u8),
+    /// No hut left in stock.
+    #[error("you have no huts left")]
+    NoHutsLeft,
+    /// No temple left in stock.
+    #[error("you have no temples left")]
+    NoTemplesLeft,
+    /// The payment does not cover the cost exactly.
+    #[error(
+        "payment {paid} does not exactly cover {required} (each required good may be replaced by exactly three goods)"
+    )]
+    WrongPayment {
+        /// What the rules require.
+        required: Goods,
+        /// What was offered.
+        paid: Goods,
+    },
+    /// An offering payment matches neither both goods nor one of them.
+    #[error("offering {paid} is neither both of {required}, nor one of them, nor nothing")]
+    WrongOffering {
+        /// The field's two goods.
+        required: Goods,
+        /// What was offered.
+        paid: Goods,
+    },
+    /// You do not hold the goods you try to pay.
+    #[error("you do not hold {0}")]
+    CannotAfford(Goods),
+    /// There is no druid chip under this hut.
+    #[error("there is no druid offering chip under the hut on field {0}")]
+    NoDruidChip(u8),
+}
+
+impl RuleViolation for RuleError {
+    fn rejection(&self) -> Rejection {
+        match self {
+            RuleError::GameOver => Rejection::GameOver,
+            RuleError::NotYourTurn { .. } => Rejection::NotYourTurn,
+            _ => Rejection::Illegal,
+        }
+    }
+}
+
+/// The kind of decision pending in `phase`.
+pub(crate) fn decision(state: &State) -> Option<Decision> {
+    Some(match state.phase {
+        Phase::PlaceWorkers { .. } => Decision::PlaceWorker,
+        Phase::TakeGood { .. } => Decision::TakeGood,
+        Phase::ReturnGood { .. } => Decision::ReturnGood,
+        Phase::Turn => Decision::Turn,
+        Phase::Ritual { field, .. } => Decision::Offering {
+            field,
+            last_round: false,
+        },
+        Phase::LastRound { field, .. } => Decision::Offering {
+            field,
+            last_round: true,
+        },
+        Phase::Over => return None,
+    })
+}
+
+/// The seat that must decide now.
+pub(crate) fn to_act(state: &State) -> Option<Seat> {
+    match state.phase {
+        Phase::PlaceWorkers { seat } | Phase::TakeGood { seat } | Phase::ReturnGood { seat } => {
+            Some(seat)
+        }
+        Phase::Turn => Some(state.active),
+        Phase::Ritual { field, .. } | Phase::LastRound { field, .. } => {
+            state.buildings[field as usize].map(Building::owner)
+        }
+        Phase::Over => None,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Setup
+
+pub(crate) fn setup(
+    players: usize,
+    seed: u64,
+    options: &Options,
+    events: &mut Vec<Event>,
+) -> Result<State, SetupError> {
+    if !(2..=MAX_SEATS).contains(&players) {
+        return Err(SetupError::PlayerCount {
+            game: "meduris",
+            min: 2,
+            max: MAX_SEATS,
+            got: players,
+        });
+    }
+    if options.start_seat as usize >= players {
+        return Err(SetupError::Option(format!(
+            "start_seat {} is not a seat of a {players}-player game",
+            options.start_seat
+        )));
+    }
+    if options.max_turns == 0 {
+        return Err(SetupError::Option("max_turns must be at least 1".into()));
+    }
+    let (huts, workers) = if players == 2 { (12, 3) } else { (8, 2) };
+    let mut seats = [SeatState::default(); MAX_SEATS];
+    let mut supply = Goods([GOODS_PER_KIND; 4]);
+    for s in seats.iter_mut().take(players) {
+        *s = SeatState {
+            goods: Goods([1; 4]),
+            score: 5,
+            huts_left: huts,
+            temples_left: 2,
+            workers_to_place: workers,
+        };
+        supply.remove(Goods([1; 4]));
+    }
+    let board = BoardKind::for_players(players);
+    let mut state = State {
+        board,
+        players: players as u8,
+        options: *options,
+        rng: rand_pcg::Pcg64Mcg::seed_from_u64(seed),
+        buildings: [None; super::board::MAX_FIELDS],
+        chips: [None; super::board::MAX_FIELDS],
+        plateaus: [Stack::default(); 4],
+        supply,
+        seats,
+        runes: [None; 9],
+        druid: DruidPos::Temple,
+        phase: Phase::PlaceWorkers {
+            seat: Seat(options.start_seat),
+        },
+        active: Seat(options.start_seat),
+        turn: 0,
+        end_trigger: None,
+        last_turns_left: 0,
+        by_safeguard: false,
+        built: [0; MAX_SEATS],
+    };
+    place_chips(&mut state, events);
+    Ok(state)
+}
+
+/// Bonus chips [ruling: 2 × +2, 2 × free hut, 2 × druid offering] on 6 fields with at
+/// least 3 chip-free fields between any two along the ring: the 6 gaps get 3 fields
+/// each plus a random share of the rest, and the pattern starts at a random field.
+fn place_chips(state: &mut State, events: &mut Vec<Event>) {
+    const CHIPS: usize = 6;
+    const MIN_GAP: usize = 3;
+    let n = state.len();
+    let mut gaps = [MIN_GAP; CHIPS];
+    for _ in 0..n - CHIPS * (MIN_GAP + 1) {
+        gaps[below(&mut state.rng, CHIPS)] += 1;
+    }
+    let mut kinds = [
+        Chip::PlusTwo,
+        Chip::PlusTwo,
+        Chip::FreeHut,
+        Chip::FreeHut,
+        Chip::DruidOffering,
+        Chip::DruidOffering,
+    ];
+    for i in (1..CHIPS).rev() {
+        let j = below(&mut state.rng, i + 1);
+        kinds.swap(i, j);
+    }
+    let mut field = below(&mut state.rng, n);
+    for (chip, gap) in kinds.into_iter().zip(gaps) {
+        state.chips[field] = Some(chip);
+        events.push(Event::ChipPlaced {
+            field: field as u8,
+            chip,
+        });
+        field = (field + gap + 1) % n;
+    }
+}
+
+/// A uniform number below `n` (tiny bias-free rejection; `n` is small).
+fn below(rng: &mut rand_pcg::Pcg64Mcg, n: usize) -> usize {
+    let n = n as u32;
+    let zone = u32::MAX - u32::MAX % n;
+    loop {
+        let x = rng.next_u32();
+        if x < zone {
+            return (x % n) as usize;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Legal actions
+
+/// The cost of a hut on `field` for the active seat (empty on a free-hut chip).
+fn hut_cost(state: &State, field: usize) -> Goods {
+    if state.chips[field] == Some(Chip::FreeHut) {
+        return Goods::EMPTY;
+    }
+    let n = state.settlement_through(field) as u8;
+    let [a, b] = state.field(field).goods;
+    let mut cost = Goods::of(a, n);
+    cost.0[b.index()] += n;
+    cost
+}
+
+fn field_goods(state: &State, field: usize) -> Goods {
+    let [a, b] = state.field(field).goods;
+    let mut g = Goods::of(a, 1);
+    g.0[b.index()] += 1;
+    g
+}
+
+/// Appends the legal actions of the seat to act. With `all_payments`, every
+/// distinct valid payment is listed instead of one default payment per target.
+pub(crate) fn legal_actions(state: &State, all_payments: bool, out: &mut Vec<Action>) {
+    match state.phase {
+        Phase::Over => {}
+        Phase::PlaceWorkers { .. } => {
+            for p in Good::ALL {
+                if state.plateaus[p.index()].has_room() {
+                    out.push(Action::PlaceWorker { plateau: p });
+                }
+            }
+        }
+        Phase::TakeGood { .. } => {
+            for g in Good::ALL {
+                if state.supply.get(g) > 0 {
+                    out.push(Action::TakeGood { good: g });
+                }
+            }
+        }
+        Phase::ReturnGood { seat } => {
+            for g in Good::ALL {
+                if state.seats[seat.index()].goods.get(g) > 0 {
+                    out.push(Action::ReturnGood { good: g });
+                }
+            }
+        }
+        Phase::Turn => turn_actions(state, all_payments, out),
+        Phase::Ritual { field, .. } | Phase::LastRound { field, .. } => {
+            offering_actions(state, field as usize, all_payments, out)
+        }
+    }
+}
+
+fn push_payments(
+    required: Goods,
+    holding: Goods,
+    all: bool,
+    out: &mut Vec<Action>,
+    make: impl Fn(Goods) -> Action,
+) {
+    if all {
+        let mut payments = Vec::new();
+        goods::all_payments(required, holding, &mut payments);
+        out.extend(payments.into_iter().map(make));
+    } else if let Some(p) = goods::default_payment(required, holding) {
+        out.push(make(p));
+    }
+}
+
+fn turn_actions(state: &State, all: bool, out: &mut Vec<Action>) {
+    let me = state.active;
+    let seat = &state.seats[me.index()];
+    // A. Big yield.
+    for from in Good::ALL {
+        let stack = &state.plateaus[from.index()];
+        for (h, owner) in stack.workers().enumerate() {
+            if owner != me {
+                continue;
+            }
+            for to in Good::ALL {
+                if to != from && state.plateaus[to.index()].has_room() {
+                    out.push(Action::BigYield {
+                        from,
+                        height: h as u8 + 1,
+                        to,
+                    });
+                }
+            }
+        }
+    }
+    // B and C. Build.
+    for field in 0..state.len() {
+        if state.buildings[field].is_some() {
+            continue;
+        }
+        let f = field as u8;
+        if seat.huts_left > 0 {
+            push_payments(hut_cost(state, field), seat.goods, all, out, |payment| {
+                Action::BuildHut { field: f, payment }
+            });
+        }
+        if seat.temples_left > 0 && state.chips[field].is_none() {
+            push_payments(field_goods(state, field), seat.goods, all, out, |payment| {
+                Action::BuildTemple { field: f, payment }
+            });
+        }
+    }
+}
+
+fn offering_actions(state: &State, field: usize, all: bool, out: &mut Vec<Action>) {
+    let owner = state.buildings[field]
+        .map(Building::owner)
+        .expect("offering at a hut");
+    let holding = state.seats[owner.index()].goods;
+    let [a, b] = state.field(field).goods;
+    if state.chips[field] == Some(Chip::DruidOffering) {
+        out.push(Action::OfferChip);
+    }
+    let make = |payment| Action::Offer { payment };
+    push_payments(field_goods(state, field), holding, all, out, make);
+    push_payments(Goods::of(a, 1), holding, all, out, make);
+    if b != a {
+        push_payments(Goods::of(b, 1), holding, all, out, make);
+    }
+    out.push(Action::Offer {
+        payment: Goods::EMPTY,
+    });
+}
+
+// ---------------------------------------------------------------------------
+// Apply
+
+pub(crate) fn apply(
+    state: &mut State,
+    seat: Seat,
+    action: &Action,
+    events: &mut Vec<Event>,
+) -> Result<(), RuleError> {
+    let Some(expected) = to_act(state) else {
+        return Err(RuleError::GameOver);
+    };
+    if seat != expected {
+        return Err(RuleError::NotYourTurn { expected });
+    }
+    let wrong = || RuleError::WrongDecision {
+        expected: decision(state).expect("game not over"),
+    };
+    match (state.phase, *action) {
+        (Phase::PlaceWorkers { .. }, Action::PlaceWorker { plateau }) => {
+            place_worker(state, seat, plateau, events)
+        }
+        (Phase::TakeGood { .. }, Action::TakeGood { good }) => take_good(state, seat, good, events),
+        (Phase::ReturnGood { .. }, Action::ReturnGood { good }) => {
+            return_good(state, seat, good, events)
+        }
+        (Phase::Turn, Action::BigYield { from, height, to }) => {
+            big_yield(state, seat, from, height, to, events)
+        }
+        (Phase::Turn, Action::BuildHut { field, payment }) => {
+            build(state, seat, field, payment, true, events)
+        }
+        (Phase::Turn, Action::BuildTemple { field, payment }) => {
+            build(state, seat, field, payment, false, events)
+        }
+        (Phase::Ritual { .. } | Phase::LastRound { .. }, Action::Offer { payment }) => {
+            offer(state, seat, Some(payment), events)
+        }
+        (Phase::Ritual { .. } | Phase::LastRound { .. }, Action::OfferChip) => {
+            offer(state, seat, None, events)
+        }
+        _ => Err(wrong()),
+    }
+}
+
+fn place_worker(
+    state: &mut State,
+    seat: Seat,
+    plateau: Plateau,
+    events: &mut Vec<Event>,
+) -> Result<(), RuleError> {
+    if !state.plateaus[plateau.index()].has_room() {
+        return Err(RuleError::PlateauFull(plateau));
+    }
+    state.plateaus[plateau.index()].push(seat);
+    state.seats[seat.index()].workers_to_place -= 1;
+    events.push(Event::WorkerPlaced { seat, plateau });
+    // Next seat (in order) that still has workers; all seats hold the same number,
+    // so the first one with workers left is simply the next one.
+    let next = state.next_seat(seat);
+    if state.seats[next.index()].workers_to_place > 0 {
+        state.phase = Phase::PlaceWorkers { seat: next };
+    } else {
+        start_turn(state, state.active, events);
+    }
+    Ok(())
+}
+
+fn take_good(
+    state: &mut State,
+    seat: Seat,
+    good: Good,
+    events: &mut Vec<Event>,
+) -> Result<(), RuleError> {
+    if state.supply.get(good) == 0 {
+        return Err(RuleError::SupplyEmpty(good));
+    }
+    gain(state, seat, good, 1, events);
+    continue_plus_one(state, state.next_seat(seat));
+    Ok(())
+}
+
+fn return_good(
+    state: &mut State,
+    seat: Seat,
+    good: Good,
+    events: &mut Vec<Event>,
+) -> Result<(), RuleError> {
+    if state.seats[seat.index()].goods.get(good) == 0 {
+        return Err(RuleError::NotHeld(good));
+    }
+    let one = Goods::of(good, 1);
+    state.seats[seat.index()].goods.remove(one);
+    state.supply.add(one);
+    events.push(Event::GoodReturned { seat, good });
+    continue_minus_one(state, state.next_seat(seat));
+    Ok(())
+}
+
+/// Asks `seat` and the following seats, up to the active one, to take a good.
+/// Nobody is asked once the whole supply is empty.
+fn continue_plus_one(state: &mut State, seat: Seat) {
+    state.phase = if seat != state.active && !state.supply.is_empty() {
+        Phase::TakeGood { seat }
+    } else {
+        Phase::Turn
+    };
+}
+
+/// Asks `seat` and the following seats, up to the active one, that hold any good
+/// to return one.
+fn continue_minus_one(state: &mut State, mut seat: Seat) {
+    while seat != state.active {
+        if !state.seats[seat.index()].goods.is_empty() {
+            state.phase = Phase::ReturnGood { seat };
+            return;
+        }
+        seat = state.next_seat(seat);
+    }
+    state.phase = Phase::Turn;
+}
+
+/// Moves up to `count` of `good` from the supply to `seat`; reports what was given.
+fn gain(state: &mut State, seat: Seat, good: Good, count: u8, events: &mut Vec<Event>) {
+    let given = count.min(state.supply.get(good));
+    if given == 0 {
+        return;
+    }
+    let g = Goods::of(good, given);
+    state.supply.remove(g);
+    state.seats[seat.index()].goods.add(g);
+    events.push(Event::GoodsGained {
+        seat,
+        good,
+        count: given,
+    });
+}
+
+fn big_yield(
+    state: &mut State,
+    seat: Seat,
+    from: Plateau,
+    height: u8,
+    to: Plateau,
+    events: &mut Vec<Event>,
+) -> Result<(), RuleError> {
+    if state.plateaus[from.index()].at(height) != Some(seat) {
+        return Err(RuleError::NotYourWorker {
+            plateau: from,
+            height,
+        });
+    }
+    if from == to {
+        return Err(RuleError::SamePlateau);
+    }
+    if !state.plateaus[to.index()].has_room() {
+        return Err(RuleError::PlateauFull(to));
+    }
+    state.plateaus[from.index()].remove(height);
+    state.plateaus[to.index()].push(seat);
+    events.push(Event::WorkerMoved {
+        seat,
+        from,
+        height,
+        to,
+    });
+    // The worker at height h yields h goods, top worker first.
+    let stack = state.plateaus[to.index()];
+    for (i, owner) in stack.workers().enumerate().rev() {
+        gain(state, owner, to, i as u8 + 1, events);
+    }
+    end_turn(state, events);
+    Ok(())
+}
+
+fn build(
+    state: &mut State,
+    seat: Seat,
+    field: u8,
+    payment: Goods,
+    hut: bool,
+    events: &mut Vec<Event>,
+) -> Result<(), RuleError> {
+    let len = state.len();
+    let f = field as usize;
+    if f >= len {
+        return Err(RuleError::NoSuchField {
+            field,
+            len: len as u8,
+        });
+    }
+    if state.buildings[f].is_some() {
+        return Err(RuleError::FieldOccupied(field));
+    }
+    let me = &state.seats[seat.index()];
+    let required = if hut {
+        if me.huts_left == 0 {
+            return Err(RuleError::NoHutsLeft);
+        }
+        hut_cost(state, f)
+    } else {
+        if me.temples_left == 0 {
+            return Err(RuleError::NoTemplesLeft);
+        }
+        if state.chips[f].is_some() {
+            return Err(RuleError::ChipOnField(field));
+        }
+        field_goods(state, f)
+    };
+    if !goods::covers_exactly(payment, required) {
+        return Err(RuleError::WrongPayment {
+            required,
+            paid: payment,
+        });
+    }
+    if !payment.is_subset_of(me.goods) {
+        return Err(RuleError::CannotAfford(payment));
+    }
+
+    // Valid: from here on nothing fails.
+    let me = &mut state.seats[seat.index()];
+    me.goods.remove(payment);
+    state.supply.add(payment);
+    state.built[seat.index()] += 1;
+    if hut {
+        me.huts_left -= 1;
+        state.buildings[f] = Some(Building::Hut(seat));
+        events.push(Event::HutBuilt {
+            seat,
+            field,
+            paid: payment,
+            settlement: state.settlement_through(f) as u8,
+        });
+        match state.chips[f] {
+            Some(chip @ Chip::PlusTwo) => {
+                state.chips[f] = None;
+                events.push(Event::ChipUsed { field, chip });
+                add_score(state, seat, 2, ScoreReason::Chip, events);
+            }
+            Some(chip @ Chip::FreeHut) => {
+                state.chips[f] = None;
+                events.push(Event::ChipUsed { field, chip });
+            }
+            // The druid chip stays under the hut.
+            Some(Chip::DruidOffering) | None => {}
+        }
+        let area = state.field(f).area;
+        let from = state.runes[area.index()];
+        if from != Some(seat) {
+            state.runes[area.index()] = Some(seat);
+            events.push(Event::RuneTaken {
+                area,
+                from,
+                to: seat,
+            });
+        }
+    } else {
+        me.temples_left -= 1;
+        state.buildings[f] = Some(Building::Temple(seat));
+        events.push(Event::TempleBuilt {
+            seat,
+            field,
+            paid: payment,
+        });
+    }
+    advance_druid(state, events);
+    Ok(())
+}
+
+/// Changes a score, never below 0, and reports the change actually made.
+pub(crate) fn add_score(
+    state: &mut State,
+    seat: Seat,
+    delta: i32,
+    reason: ScoreReason,
+    events: &mut Vec<Event>,
+) {
+    let s = &mut state.seats[seat.index()].score;
+    let new = (*s + delta).max(0);
+    let applied = new - *s;
+    *s = new;
+    events.push(Event::Scored {
+        seat,
+        delta: applied,
+        total: new,
+        reason,
+    });
+}
+
+/// Interim rune scoring: 1 point per rune stone held.
+fn cross_river(state: &mut State, events: &mut Vec<Event>) {
+    events.push(Event::RiverCrossed);
+    let mut held = [0i32; MAX_SEATS];
+    for s in state.runes.iter().flatten() {
+        held[s.index()] += 1;
+    }
+    for s in 0..state.players {
+        if held[s as usize] > 0 {
+            add_score(
+                state,
+                Seat(s),
+                held[s as usize],
+                ScoreReason::RiverCrossing,
+                events,
+            );
+        }
+    }
+}
+
+/// After a build: one stone field forward while on the temple or stone fields 1–2,
+/// otherwise walk clockwise to the next hut and start a ritual there.
+fn advance_druid(state: &mut State, events: &mut Vec<Event>) {
+    let start = match state.druid {
+        DruidPos::Temple => {
+            return move_druid_on_stones(state, 1, events);
+        }
+        DruidPos::StoneField(k) if k < 3 => {
+            return move_druid_on_stones(state, k + 1, events);
+        }
+        DruidPos::StoneField(_) => None,
+        DruidPos::Field(x) => Some(x as usize),
+    };
+    // FAQ: with no hut on the board he stays where he is.
+    if !state.any_hut() {
+        return end_turn(state, events);
+    }
+    let n = state.len();
+    let mut pos = match start {
+        None => 0,
+        Some(x) => {
+            // [ruling] If his own hut is the only one, he walks the full ring back to it.
+            let mut p = x;
+            loop {
+                if p == n - 1 {
+                    cross_river(state, events);
+                }
+                p = state.next_field(p);
+                if state.is_hut(p) {
+                    break p;
+                }
+            }
+        }
+    };
+    while !state.is_hut(pos) {
+        if pos == n - 1 {
+            cross_river(state, events);
+        }
+        pos = state.next_field(pos);
+    }
+    state.druid = DruidPos::Field(pos as u8);
+    events.push(Event::DruidMoved { to: state.druid });
+    state.phase = Phase::Ritual {
+        field: pos as u8,
+        start: pos as u8,
+    };
+}
+
+fn move_druid_on_stones(state: &mut State, k: u8, events: &mut Vec<Event>) {
+    state.druid = DruidPos::StoneField(k);
+    events.push(Event::DruidMoved { to: state.druid });
+    end_turn(state, events);
+}
+
+fn offer(
+    state: &mut State,
+    seat: Seat,
+    payment: Option<Goods>,
+    events: &mut Vec<Event>,
+) -> Result<(), RuleError> {
+    let (field, last_round) = match state.phase {
+        Phase::Ritual { field, .. } => (field, false),
+        Phase::LastRound { field, .. } => (field, true),
+        _ => unreachable!("offer is only dispatched in an offering phase"),
+    };
+    let f = field as usize;
+    let required = field_goods(state, f);
+    let holding = state.seats[seat.index()].goods;
+    let (kind, paid) = match payment {
+        None => {
+            if state.chips[f] != Some(Chip::DruidOffering) {
+                return Err(RuleError::NoDruidChip(field));
+            }
+            (OfferingKind::Chip, Goods::EMPTY)
+        }
+        Some(p) if p.is_empty() => (OfferingKind::Nothing, p),
+        Some(p) => {
+            let [a, b] = state.field(f).goods;
+            let kind = if goods::covers_exactly(p, required) {
+                OfferingKind::Both
+            } else if goods::covers_exactly(p, Goods::of(a, 1))
+                || goods::covers_exactly(p, Goods::of(b, 1))
+            {
+                OfferingKind::One
+            } else {
+                return Err(RuleError::WrongOffering { required, paid: p });
+            };
+            if !p.is_subset_of(holding) {
+                return Err(RuleError::CannotAfford(p));
+            }
+            (kind, p)
+        }
+    };
+
+    // Valid.
+    if kind == OfferingKind::Chip {
+        state.chips[f] = None;
+        events.push(Event::ChipUsed {
+            field,
+            chip: Chip::DruidOffering,
+        });
+    }
+    state.seats[seat.index()].goods.remove(paid);
+    state.supply.add(paid);
+    events.push(Event::Offering {
+        seat,
+        field,
+        kind,
+        paid,
+    });
+    let delta = match kind {
+        OfferingKind::Both | OfferingKind::Chip => state.settlement_through(f) as i32,
+        OfferingKind::One => 1,
+        OfferingKind::Nothing => -1,
+    };
+    add_score(state, seat, delta, ScoreReason::Offering, events);
+
+    if last_round {
+        continue_last_round(state, f, events);
+    } else {
+        continue_ritual(state, f, events);
+    }
+    Ok(())
+}
+
+/// After the offering at `f`: the druid moves on to the next hut of the
+/// settlement, if there is one he has not visited in this ritual.
+fn continue_ritual(state: &mut State, f: usize, events: &mut Vec<Event>) {
+    let Phase::Ritual { start, .. } = state.phase else {
+        unreachable!("ritual phase")
+    };
+    let next = state.next_field(f);
+    if state.is_hut(next) && next != start as usize {
+        if next == 0 {
+            cross_river(state, events);
+        }
+        state.druid = DruidPos::Field(next as u8);
+        events.push(Event::DruidMoved { to: state.druid });
+        state.phase = Phase::Ritual {
+            field: next as u8,
+            start,
+        };
+    } else {
+        end_turn(state, events);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Turn sequence and the end of the game
+
+/// Starts `seat`'s turn: the die roll and its small yield.
+fn start_turn(state: &mut State, seat: Seat, events: &mut Vec<Event>) {
+    state.active = seat;
+    state.turn += 1;
+    events.push(Event::TurnStarted {
+        seat,
+        turn: state.turn,
+    });
+    let face = DieFace::ALL[below(&mut state.rng, 6)];
+    events.push(Event::DieRolled { face });
+    match face {
+        DieFace::Yield(good) => {
+            // Top worker first.
+            let stack = state.plateaus[good.index()];
+            for owner in stack.workers().rev() {
+                gain(state, owner, good, 1, events);
+            }
+            state.phase = Phase::Turn;
+        }
+        DieFace::PlusOne => {
+            if state.supply.is_empty() {
+                state.phase = Phase::Turn;
+            } else {
+                state.phase = Phase::TakeGood { seat };
+            }
+        }
+        DieFace::MinusOne => {
+            if state.seats[seat.index()].goods.is_empty() {
+                continue_minus_one(state, state.next_seat(seat));
+            } else {
+                state.phase = Phase::ReturnGood { seat };
+            }
+        }
+    }
+}
+
+/// The active seat's turn is complete (after its druid move and ritual).
+fn end_turn(state: &mut State, events: &mut Vec<Event>) {
+    let me = state.active;
+    let s = &state.seats[me.index()];
+    if state.end_trigger.is_some() {
+        state.last_turns_left -= 1;
+    } else if s.huts_left == 0 && s.temples_left == 0 {
+        state.end_trigger = Some(me);
+        state.last_turns_left = state.players - 1;
+        events.push(Event::EndTriggered { seat: me });
+    }
+    if state.end_trigger.is_some() && state.last_turns_left == 0 {
+        return start_last_round(state, events);
+    }
+    if state.turn >= state.options.max_turns {
+        state.by_safeguard = true;
+        events.push(Event::SafeguardReached { turns: state.turn });
+        return start_last_round(state, events);
+    }
+    start_turn(state, state.next_seat(me), events);
+}
+
+/// The druid's last round [ruling]: every hut gets exactly one final offering,
+/// from the first hut after his position round to the hut he stands beside; from
+/// the stone fields the round starts at field 0. No river scoring.
+fn start_last_round(state: &mut State, events: &mut Vec<Event>) {
+    events.push(Event::LastRoundStarted {
+        marked: state.druid,
+    });
+    if !state.any_hut() {
+        return scoring::finish(state, events);
+    }
+    let n = state.len();
+    let (first, end) = match state.druid {
+        DruidPos::Field(x) => {
+            let x = x as usize;
+            let mut p = state.next_field(x);
+            while !state.is_hut(p) {
+                p = state.next_field(p);
+            }
+            (p, x)
+        }
+        _ => {
+            let first = (0..n).find(|&i| state.is_hut(i)).expect("a hut exists");
+            let last = (0..n)
+                .rev()
+                .find(|&i| state.is_hut(i))
+                .expect("a hut exists");
+            (first, last)
+        }
+    };
+    state.druid = DruidPos::Field(first as u8);
+    events.push(Event::DruidMoved { to: state.druid });
+    state.phase = Phase::LastRound {
+        field: first as u8,
+        end: end as u8,
+    };
+}
+
+fn continue_last_round(state: &mut State, f: usize, events: &mut Vec<Event>) {
+    let Phase::LastRound { end, .. } = state.phase else {
+        unreachable!("last round phase")
+    };
+    if f == end as usize {
+        return scoring::finish(state, events);
+    }
+    let mut p = state.next_field(f);
+    while !state.is_hut(p) {
+        p = state.next_field(p);
+    }
+    state.druid = DruidPos::Field(p as u8);
+    events.push(Event::DruidMoved { to: state.druid });
+    state.phase = Phase::LastRound {
+        field: p as u8,
+        end,
+    };
+}
+
+/// Which rune areas a seat holds (used by views and scoring).
+pub(crate) fn runes_of(state: &State, seat: Seat) -> impl Iterator<Item = Area> + '_ {
+    Area::ALL
+        .into_iter()
+        .filter(move |a| state.runes[a.index()] == Some(seat))
+}

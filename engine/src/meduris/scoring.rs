@@ -1,0 +1,71 @@
+//! Final scoring (temples and rune stones) and the winner with its tie-breaks.
+
+use super::action::Building;
+use super::event::{Event, ScoreReason};
+use super::rules::add_score;
+use super::state::{Phase, State};
+use crate::{Outcome, Seat};
+
+/// Points for holding `k` rune stones at the end: 1 + 2 + … + k.
+pub const fn rune_points(k: i32) -> i32 {
+    k * (k + 1) / 2
+}
+
+/// Scores temples and rune stones, ends the game and announces the result.
+pub(crate) fn finish(state: &mut State, events: &mut Vec<Event>) {
+    // Temples: 1 point per hut in the settlements directly left and right.
+    for f in 0..state.len() {
+        if let Some(Building::Temple(owner)) = state.buildings[f] {
+            let huts = state.huts_beside(f) as i32;
+            if huts > 0 {
+                add_score(state, owner, huts, ScoreReason::Temple, events);
+            }
+        }
+    }
+    // Rune stones.
+    for s in 0..state.players {
+        let k = state.runes.iter().filter(|r| **r == Some(Seat(s))).count() as i32;
+        if k > 0 {
+            add_score(state, Seat(s), rune_points(k), ScoreReason::Runes, events);
+        }
+    }
+    state.phase = Phase::Over;
+    let outcome = outcome(state).expect("game over");
+    let players = state.players as usize;
+    events.push(Event::GameOver {
+        scores: outcome.scores,
+        goods_left: state.seats[..players].iter().map(|s| s.goods).collect(),
+        winners: outcome.winners,
+    });
+}
+
+/// The result once the game is over: most points, then most buildings placed,
+/// then most goods left; seats still tied all win.
+pub(crate) fn outcome(state: &State) -> Option<Outcome> {
+    if state.phase != Phase::Over {
+        return None;
+    }
+    let n = state.players as usize;
+    let key = |s: usize| {
+        (
+            state.seats[s].score,
+            state.built[s],
+            state.seats[s].goods.total(),
+        )
+    };
+    let mut ranking: Vec<Seat> = (0..n as u8).map(Seat).collect();
+    // Stable sort keeps tied seats in seat order.
+    ranking.sort_by_key(|s| std::cmp::Reverse(key(s.index())));
+    let best = key(ranking[0].index());
+    let winners = ranking
+        .iter()
+        .copied()
+        .filter(|s| key(s.index()) == best)
+        .collect();
+    Some(Outcome {
+        scores: state.seats[..n].iter().map(|s| s.score).collect(),
+        winners,
+        ranking,
+        by_safeguard: state.by_safeguard,
+    })
+}
