@@ -266,7 +266,7 @@ fn hut_cost(state: &State, field: usize) -> Goods {
     cost
 }
 
-fn field_goods(state: &State, field: usize) -> Goods {
+pub(crate) fn field_goods(state: &State, field: usize) -> Goods {
     let [a, b] = state.field(field).goods;
     let mut g = Goods::of(a, 1);
     g.0[b.index()] += 1;
@@ -850,6 +850,12 @@ fn start_turn(state: &mut State, seat: Seat, events: &mut Vec<Event>) {
         turn: state.turn,
     });
     let face = DieFace::ALL[below(&mut state.rng, 6)];
+    small_yield(state, face, events);
+}
+
+/// Part 1 of a turn: the die shows `face`.
+pub(crate) fn small_yield(state: &mut State, face: DieFace, events: &mut Vec<Event>) {
+    let seat = state.active;
     events.push(Event::DieRolled { face });
     match face {
         DieFace::Yield(good) => {
@@ -960,4 +966,10 @@ pub(crate) fn runes_of(state: &State, seat: Seat) -> impl Iterator<Item = Area> 
     Area::ALL
         .into_iter()
         .filter(move |a| state.runes[a.index()] == Some(seat))
+}
+
+/// Test hook: end the active seat's turn as the rules do.
+#[cfg(test)]
+pub(crate) fn tests_end_turn(state: &mut State, events: &mut Vec<Event>) {
+    end_turn(state, events);
 }

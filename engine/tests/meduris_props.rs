@@ -1,0 +1,188 @@
+//! Property tests over many seeded random Meduris games: every game ends, goods
+//! are conserved after every action, listed actions apply, unlisted actions are
+//! rejected without a trace, and the same seed and actions replay exactly.
+
+use druids_engine::meduris::{Action, Good, Goods, Meduris, Options};
+use druids_engine::{Game, Seat};
+use rand_core::{RngCore, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+const GAMES: u64 = 10_000;
+
+fn pick(rng: &mut Pcg64Mcg, n: usize) -> usize {
+    (rng.next_u32() as usize) % n
+}
+
+fn random_goods(rng: &mut Pcg64Mcg) -> Goods {
+    let mut g = Goods::EMPTY;
+    for i in 0..4 {
+        g.0[i] = (rng.next_u32() % 4) as u8;
+    }
+    g
+}
+
+/// Any well-formed action, legal or not.
+fn random_action(rng: &mut Pcg64Mcg) -> Action {
+    let good = Good::from_index(pick(rng, 4));
+    let other = Good::from_index(pick(rng, 4));
+    match pick(rng, 8) {
+        0 => Action::PlaceWorker { plateau: good },
+        1 => Action::TakeGood { good },
+        2 => Action::ReturnGood { good },
+        3 => Action::BigYield {
+            from: good,
+            height: pick(rng, 4) as u8,
+            to: other,
+        },
+        4 => Action::BuildHut {
+            field: pick(rng, 42) as u8,
+            payment: random_goods(rng),
+        },
+        5 => Action::BuildTemple {
+            field: pick(rng, 42) as u8,
+            payment: random_goods(rng),
+        },
+        6 => Action::Offer {
+            payment: random_goods(rng),
+        },
+        _ => Action::OfferChip,
+    }
+}
+
+struct Played {
+    game: Meduris,
+    actions: Vec<(Seat, Action)>,
+    events: usize,
+}
+
+/// Plays one random game, checking the invariants after every action.
+fn play_checked(seed: u64, players: usize, check_every_listed: bool) -> Played {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x5eed);
+    let options = Options {
+        start_seat: pick(&mut rng, players) as u8,
+        ..Options::default()
+    };
+    let mut events = Vec::new();
+    let mut game = Meduris::new(players, seed, &options, &mut events).unwrap();
+    let mut actions = Vec::new();
+    let mut legal = Vec::new();
+    let mut all = Vec::new();
+    let mut n_events = events.len();
+    while let Some(seat) = game.to_act() {
+        assert!(actions.len() < 20_000, "seed {seed}: the game must end");
+        legal.clear();
+        game.legal_actions(&mut legal);
+        assert!(!legal.is_empty(), "seed {seed}: a seat to act always has a legal action");
+
+        if check_every_listed {
+            for a in &legal {
+                let mut probe = game.clone();
+                events.clear();
+                probe
+                    .apply(seat, a, &mut events)
+                    .unwrap_or_else(|e| panic!("seed {seed}: listed {a:?} rejected: {e}"));
+            }
+        }
+
+        // A random action: if the engine accepts it, it must be legal (listed
+        // with some payment); if it refuses, nothing may change.
+        let wild = random_action(&mut rng);
+        let mut probe = game.clone();
+        events.clear();
+        match probe.apply(seat, &wild, &mut events) {
+            Ok(()) => {
+                all.clear();
+                game.legal_actions_all_payments(&mut all);
+                assert!(all.contains(&wild), "seed {seed}: accepted unlisted {wild:?}");
+            }
+            Err(_) => {
+                assert_eq!(probe, game, "seed {seed}: rejected {wild:?} changed the state");
+                assert!(events.is_empty());
+            }
+        }
+        // Another seat acting is always refused.
+        let other = Seat((seat.0 + 1) % players as u8);
+        let mut probe = game.clone();
+        assert!(probe.apply(other, &legal[0], &mut events).is_err());
+        assert_eq!(probe, game);
+
+        let action = legal[pick(&mut rng, legal.len())];
+        events.clear();
+        game.apply(seat, &action, &mut events).unwrap();
+        n_events += events.len();
+        assert!(game.goods_conserved(), "seed {seed}: goods conserved after {action:?}");
+        actions.push((seat, action));
+    }
+    let outcome = game.outcome().expect("finished games have an outcome");
+    assert_eq!(outcome.scores.len(), players);
+    assert!(outcome.scores.iter().all(|&s| s >= 0));
+    assert!(!outcome.winners.is_empty());
+    Played {
+        game,
+        actions,
+        events: n_events,
+    }
+}
+
+#[test]
+fn ten_thousand_random_games_keep_every_invariant() {
+    let mut safeguard = 0;
+    let mut total_actions = 0;
+    for seed in 0..GAMES {
+        let players = 2 + (seed % 3) as usize;
+        let played = play_checked(seed, players, seed % 4 == 0);
+        total_actions += played.actions.len();
+        if played.game.outcome().unwrap().by_safeguard {
+            safeguard += 1;
+        }
+    }
+    assert!(total_actions > GAMES as usize * 50);
+    assert_eq!(safeguard, 0, "random games end by the rules, not the safeguard");
+}
+
+#[test]
+fn same_seed_and_actions_replay_to_the_same_state() {
+    for seed in 0..300 {
+        let players = 2 + (seed % 3) as usize;
+        let first = play_checked(seed, players, false);
+        let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x5eed);
+        let options = Options {
+            start_seat: pick(&mut rng, players) as u8,
+            ..Options::default()
+        };
+        let mut events = Vec::new();
+        let mut replay = Meduris::new(players, seed, &options, &mut events).unwrap();
+        for (seat, action) in &first.actions {
+            replay.apply(*seat, action, &mut events).unwrap();
+        }
+        assert_eq!(events.len(), first.events);
+        assert_eq!(replay, first.game, "seed {seed}");
+    }
+}
+
+#[test]
+fn views_never_show_another_seats_goods_while_playing() {
+    use druids_engine::Viewer;
+    let mut rng = Pcg64Mcg::seed_from_u64(3);
+    let mut events = Vec::new();
+    let mut game = Meduris::new(4, 3, &Options::default(), &mut events).unwrap();
+    let mut legal = Vec::new();
+    while let Some(seat) = game.to_act() {
+        let spectator = game.view(Viewer::Spectator);
+        assert!(spectator.seats.iter().all(|s| s.goods.is_none()));
+        let mine = game.view(Viewer::Seat(seat));
+        for (i, s) in mine.seats.iter().enumerate() {
+            if i == seat.index() {
+                assert_eq!(s.goods, Some(game.goods(seat)));
+            } else {
+                assert_eq!(s.goods, None);
+            }
+        }
+        legal.clear();
+        game.legal_actions(&mut legal);
+        let a = legal[pick(&mut rng, legal.len())];
+        game.apply(seat, &a, &mut events).unwrap();
+    }
+    // After the game, goods are revealed (they break ties).
+    assert!(game.view(Viewer::Spectator).seats.iter().all(|s| s.goods.is_some()));
+}
