@@ -72,7 +72,10 @@ fn play_checked(seed: u64, players: usize, check_every_listed: bool) -> Played {
         assert!(actions.len() < 20_000, "seed {seed}: the game must end");
         legal.clear();
         game.legal_actions(&mut legal);
-        assert!(!legal.is_empty(), "seed {seed}: a seat to act always has a legal action");
+        assert!(
+            !legal.is_empty(),
+            "seed {seed}: a seat to act always has a legal action"
+        );
 
         if check_every_listed {
             for a in &legal {
@@ -93,10 +96,16 @@ fn play_checked(seed: u64, players: usize, check_every_listed: bool) -> Played {
             Ok(()) => {
                 all.clear();
                 game.legal_actions_all_payments(&mut all);
-                assert!(all.contains(&wild), "seed {seed}: accepted unlisted {wild:?}");
+                assert!(
+                    all.contains(&wild),
+                    "seed {seed}: accepted unlisted {wild:?}"
+                );
             }
             Err(_) => {
-                assert_eq!(probe, game, "seed {seed}: rejected {wild:?} changed the state");
+                assert_eq!(
+                    probe, game,
+                    "seed {seed}: rejected {wild:?} changed the state"
+                );
                 assert!(events.is_empty());
             }
         }
@@ -110,7 +119,10 @@ fn play_checked(seed: u64, players: usize, check_every_listed: bool) -> Played {
         events.clear();
         game.apply(seat, &action, &mut events).unwrap();
         n_events += events.len();
-        assert!(game.goods_conserved(), "seed {seed}: goods conserved after {action:?}");
+        assert!(
+            game.goods_conserved(),
+            "seed {seed}: goods conserved after {action:?}"
+        );
         actions.push((seat, action));
     }
     let outcome = game.outcome().expect("finished games have an outcome");
@@ -137,7 +149,10 @@ fn ten_thousand_random_games_keep_every_invariant() {
         }
     }
     assert!(total_actions > GAMES as usize * 50);
-    assert_eq!(safeguard, 0, "random games end by the rules, not the safeguard");
+    assert_eq!(
+        safeguard, 0,
+        "random games end by the rules, not the safeguard"
+    );
 }
 
 #[test]
@@ -184,5 +199,10 @@ fn views_never_show_another_seats_goods_while_playing() {
         game.apply(seat, &a, &mut events).unwrap();
     }
     // After the game, goods are revealed (they break ties).
-    assert!(game.view(Viewer::Spectator).seats.iter().all(|s| s.goods.is_some()));
+    assert!(
+        game.view(Viewer::Spectator)
+            .seats
+            .iter()
+            .all(|s| s.goods.is_some())
+    );
 }

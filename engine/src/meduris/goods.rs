@@ -161,16 +161,20 @@ pub fn covers_exactly(payment: Goods, required: Goods) -> bool {
 /// `None` when the holding cannot cover the requirement at all.
 ///
 /// Paying directly whatever is held is never worse: each direct unit saves two goods.
+#[inline]
 pub fn default_payment(required: Goods, holding: Goods) -> Option<Goods> {
     let mut pay = Goods::EMPTY;
     let mut missing = 0u32;
+    let mut rest = holding;
     for i in 0..4 {
         let d = required.0[i].min(holding.0[i]);
         pay.0[i] = d;
+        rest.0[i] -= d;
         missing += (required.0[i] - d) as u32;
     }
-    let mut rest = holding;
-    rest.remove(pay);
+    if missing == 0 {
+        return Some(pay);
+    }
     if rest.total() < 3 * missing {
         return None;
     }

@@ -343,22 +343,74 @@ fn turn_actions(state: &State, all: bool, out: &mut Vec<Action>) {
             }
         }
     }
-    // B and C. Build.
+    // B and C. Build. Cheap filters first: this loop is the hot path of random play.
+    let holding = seat.goods;
+    let held = holding.total();
+    let can_hut = seat.huts_left > 0;
+    let can_temple = seat.temples_left > 0 && held >= 2;
+    if !can_hut && !can_temple {
+        return;
+    }
+    let sizes = state.new_hut_settlement_sizes();
+    // Default payments depend only on the field's pair of goods (6 pairs) and the
+    // settlement size, so each distinct cost is computed once per call.
+    let mut hut_memo = [[None::<Option<Goods>>; MEMO_SIZES]; 6];
+    let mut temple_memo = [None::<Option<Goods>>; 6];
     for field in 0..state.len() {
         if state.buildings[field].is_some() {
             continue;
         }
         let f = field as u8;
-        if seat.huts_left > 0 {
-            push_payments(hut_cost(state, field), seat.goods, all, out, |payment| {
-                Action::BuildHut { field: f, payment }
-            });
+        let chip = state.chips[field];
+        let [a, b] = state.field(field).goods;
+        let pair = pair_index(a, b);
+        if can_hut {
+            let make = |payment| Action::BuildHut { field: f, payment };
+            if chip == Some(Chip::FreeHut) {
+                out.push(make(Goods::EMPTY));
+            } else {
+                let n = sizes[field];
+                if held >= 2 * n as u32 {
+                    let mut cost = Goods::of(a, n);
+                    cost.0[b.index()] += n;
+                    match (all, hut_memo[pair].get_mut(n as usize)) {
+                        (false, Some(slot)) => {
+                            if let Some(p) =
+                                *slot.get_or_insert_with(|| goods::default_payment(cost, holding))
+                            {
+                                out.push(make(p));
+                            }
+                        }
+                        _ => push_payments(cost, holding, all, out, make),
+                    }
+                }
+            }
         }
-        if seat.temples_left > 0 && state.chips[field].is_none() {
-            push_payments(field_goods(state, field), seat.goods, all, out, |payment| {
-                Action::BuildTemple { field: f, payment }
-            });
+        if can_temple && chip.is_none() {
+            let make = |payment| Action::BuildTemple { field: f, payment };
+            if all {
+                push_payments(field_goods(state, field), holding, all, out, make);
+            } else if let Some(p) = *temple_memo[pair]
+                .get_or_insert_with(|| goods::default_payment(field_goods(state, field), holding))
+            {
+                out.push(make(p));
+            }
         }
+    }
+}
+
+/// Settlement sizes whose hut costs are memoised per call (larger ones are rare).
+const MEMO_SIZES: usize = 6;
+
+/// Index 0..6 of an unordered pair of two different goods.
+#[inline]
+fn pair_index(a: Good, b: Good) -> usize {
+    let (x, y) = if a < b { (a, b) } else { (b, a) };
+    // (0,1)=0 (0,2)=1 (0,3)=2 (1,2)=3 (1,3)=4 (2,3)=5
+    match (x.index(), y.index()) {
+        (0, j) => j - 1,
+        (1, j) => j + 1,
+        _ => 5,
     }
 }
 

@@ -204,6 +204,40 @@ impl State {
         l + r + 1
     }
 
+    /// For every field without a hut, the size of the settlement a new hut there
+    /// would belong to (1 + the hut runs on both sides), computed in two passes
+    /// over the ring. Entries of fields holding huts are meaningless.
+    pub(crate) fn new_hut_settlement_sizes(&self) -> [u8; MAX_FIELDS] {
+        let n = self.len();
+        let mut sizes = [1u8; MAX_FIELDS];
+        // Start the scans at a field without a hut; with none there is nothing to build.
+        let Some(s) = (0..n).find(|&i| !self.is_hut(i)) else {
+            return sizes;
+        };
+        let mut run = 0u8;
+        let mut i = s;
+        for _ in 0..n {
+            i = self.next_field(i);
+            if self.is_hut(i) {
+                run += 1;
+            } else {
+                sizes[i] += run;
+                run = 0;
+            }
+        }
+        let mut i = s;
+        for _ in 0..n {
+            i = self.prev_field(i);
+            if self.is_hut(i) {
+                run += 1;
+            } else {
+                sizes[i] += run;
+                run = 0;
+            }
+        }
+        sizes
+    }
+
     /// Number of huts in the settlement(s) directly left and right of field `i`,
     /// each hut counted once (a temple's final score).
     pub(crate) fn huts_beside(&self, i: usize) -> usize {

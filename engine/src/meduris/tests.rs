@@ -2,13 +2,13 @@
 //! test per rule. Positions are built directly on the state, then driven through
 //! the public `apply`, and the exact outcome is checked.
 
+use super::Meduris;
 use super::action::{Action, Building, Chip, Decision, DieFace, DruidPos};
 use super::board::Area;
 use super::event::{Event, OfferingKind, ScoreReason};
 use super::goods::{Good, Good::*, Goods};
 use super::rules;
 use super::state::{Phase, Stack, State};
-use super::Meduris;
 use crate::{Game, Seat};
 
 const PURPLE: Seat = Seat(0);
@@ -94,7 +94,10 @@ fn scored(events: &[Event], who: Seat, why: ScoreReason) -> i32 {
         .iter()
         .filter_map(|e| match *e {
             Event::Scored {
-                seat, delta, reason, ..
+                seat,
+                delta,
+                reason,
+                ..
             } if seat == who && reason == why => Some(delta),
             _ => None,
         })
@@ -134,7 +137,11 @@ fn example_02_big_yield_onto_a_stack() {
             to: Stone,
         },
     );
-    assert_eq!(game.goods(RED), g(&[(Stone, 4)]), "3 for the top worker + 1 for the bottom");
+    assert_eq!(
+        game.goods(RED),
+        g(&[(Stone, 4)]),
+        "3 for the top worker + 1 for the bottom"
+    );
     assert_eq!(game.goods(GREEN), g(&[(Stone, 2)]));
     let stone: Vec<Seat> = game.state().plateaus[Stone.index()].workers().collect();
     assert_eq!(stone, vec![RED, GREEN, RED]);
@@ -161,7 +168,11 @@ fn example_03_fourth_build_leaves_the_stone_fields() {
         },
     );
     assert!(!ev.contains(&Event::RiverCrossed));
-    assert_eq!(game.state().druid, DruidPos::Field(5), "nearest hut from field 0");
+    assert_eq!(
+        game.state().druid,
+        DruidPos::Field(5),
+        "nearest hut from field 0"
+    );
     assert_eq!(game.to_act(), Some(GREEN));
     let before = score(&game, GREEN);
     play(&mut game, GREEN, offer(g(&[(Wool, 1)])));
@@ -191,7 +202,11 @@ fn example_03_offering_both_at_a_two_hut_settlement_scores_two() {
     );
     let before = score(&game, GREEN);
     play(&mut game, GREEN, offer(g(&[(Wool, 1), (Wood, 1)])));
-    assert_eq!(score(&game, GREEN), before + 2, "up to 2 points thanks to the red hut");
+    assert_eq!(
+        score(&game, GREEN),
+        before + 2,
+        "up to 2 points thanks to the red hut"
+    );
 }
 
 #[test]
@@ -221,7 +236,11 @@ fn example_04_third_hut_of_a_settlement_and_its_ritual() {
         to: BLUE
     }));
     assert_eq!(game.state().runes[Area::Wave.index()], Some(BLUE));
-    assert_eq!(game.state().druid, DruidPos::Field(24), "the new hut is the nearest");
+    assert_eq!(
+        game.state().druid,
+        DruidPos::Field(24),
+        "the new hut is the nearest"
+    );
     let (blue0, red0) = (score(&game, BLUE), score(&game, RED));
     play(&mut game, BLUE, offer(g(&[(Stone, 1), (Wood, 1)])));
     assert_eq!(score(&game, BLUE), blue0 + 3);
@@ -257,10 +276,17 @@ fn example_05_temple_build_crosses_the_river_then_ritual() {
             payment: g(&[(Stone, 1), (Copper, 1)]),
         },
     );
-    let crossed = ev.iter().position(|e| *e == Event::RiverCrossed).expect("crossed");
+    let crossed = ev
+        .iter()
+        .position(|e| *e == Event::RiverCrossed)
+        .expect("crossed");
     let moved = ev
         .iter()
-        .position(|e| *e == Event::DruidMoved { to: DruidPos::Field(1) })
+        .position(|e| {
+            *e == Event::DruidMoved {
+                to: DruidPos::Field(1),
+            }
+        })
         .expect("moved");
     assert!(crossed < moved, "rune scoring happens during the walk");
     assert_eq!(score(&game, PURPLE), p0 + 1);
@@ -324,11 +350,19 @@ fn example_07_settlement_extended_in_front_of_the_druid() {
             payment: g(&[(Wood, 5), (Stone, 5)]),
         },
     );
-    assert_eq!(game.state().druid, DruidPos::Field(7), "ritual starts mid-settlement");
+    assert_eq!(
+        game.state().druid,
+        DruidPos::Field(7),
+        "ritual starts mid-settlement"
+    );
     set_goods(game.state_mut(), BLUE, g(&[(Wood, 1), (Stone, 1)]));
     let b0 = score(&game, BLUE);
     play(&mut game, BLUE, offer(g(&[(Wood, 1), (Stone, 1)])));
-    assert_eq!(score(&game, BLUE), b0 + 5, "the whole settlement, huts behind the druid too");
+    assert_eq!(
+        score(&game, BLUE),
+        b0 + 5,
+        "the whole settlement, huts behind the druid too"
+    );
     assert_eq!(game.to_act(), Some(GREEN));
     play(&mut game, GREEN, offer(Goods::EMPTY));
     assert_eq!(game.to_act(), Some(PURPLE));
@@ -357,7 +391,11 @@ fn example_08_druid_passes_temples_temples_side_by_side_refusal_allowed() {
             payment: g(&[(Wood, 1), (Wool, 1)]),
         },
     );
-    assert_eq!(game.state().druid, DruidPos::Field(8), "past the temples and empty fields");
+    assert_eq!(
+        game.state().druid,
+        DruidPos::Field(8),
+        "past the temples and empty fields"
+    );
     // Blue could pay stone + copper but refuses: −1.
     let b0 = score(&game, BLUE);
     let ev = play(&mut game, BLUE, offer(Goods::EMPTY));
@@ -380,8 +418,16 @@ fn example_08_druid_passes_temples_temples_side_by_side_refusal_allowed() {
 fn example_09_four_temples_before_the_first_hut() {
     let mut game = bare(2, PURPLE);
     let st = game.state_mut();
-    set_goods(st, PURPLE, g(&[(Wood, 6), (Wool, 6), (Copper, 6), (Stone, 6)]));
-    set_goods(st, BLUE, g(&[(Wood, 6), (Wool, 6), (Copper, 6), (Stone, 6)]));
+    set_goods(
+        st,
+        PURPLE,
+        g(&[(Wood, 6), (Wool, 6), (Copper, 6), (Stone, 6)]),
+    );
+    set_goods(
+        st,
+        BLUE,
+        g(&[(Wood, 6), (Wool, 6), (Copper, 6), (Stone, 6)]),
+    );
     let temples = [(PURPLE, 1), (BLUE, 3), (PURPLE, 5), (BLUE, 7)];
     for (i, (seat, field)) in temples.into_iter().enumerate() {
         let st = game.state_mut();
@@ -513,7 +559,11 @@ fn example_12_final_scoring_temples_runes_and_tie_breaks() {
     let mut ev = Vec::new();
     super::scoring::finish(st, &mut ev);
     assert_eq!(scored(&ev, PURPLE, ScoreReason::Temple), 3);
-    assert_eq!(scored(&ev, BLUE, ScoreReason::Runes), 15, "5 rune stones: 1+2+3+4+5");
+    assert_eq!(
+        scored(&ev, BLUE, ScoreReason::Runes),
+        15,
+        "5 rune stones: 1+2+3+4+5"
+    );
     let outcome = game.outcome().unwrap();
     assert_eq!(outcome.scores, vec![13, 15, 28]);
     assert_eq!(outcome.winners, vec![GREEN]);
@@ -757,7 +807,11 @@ fn druid_chip_kept_then_used_counts_as_both() {
             payment: g(&[(Wood, 2), (Wool, 2)]),
         },
     );
-    assert_eq!(game.state().chips[5], Some(Chip::DruidOffering), "the chip stays under the hut");
+    assert_eq!(
+        game.state().chips[5],
+        Some(Chip::DruidOffering),
+        "the chip stays under the hut"
+    );
     assert_eq!(game.to_act(), Some(PURPLE));
     let mut legal = Vec::new();
     game.legal_actions(&mut legal);
@@ -858,7 +912,11 @@ fn plus_one_with_an_exhausted_supply() {
     let mut game = bare(3, PURPLE);
     let st = game.state_mut();
     // Only one copper left in the whole supply.
-    set_goods(st, BLUE, g(&[(Wood, 18), (Wool, 18), (Stone, 18), (Copper, 9)]));
+    set_goods(
+        st,
+        BLUE,
+        g(&[(Wood, 18), (Wool, 18), (Stone, 18), (Copper, 9)]),
+    );
     set_goods(st, GREEN, g(&[(Copper, 8)]));
     let mut ev = Vec::new();
     rules::small_yield(game.state_mut(), DieFace::PlusOne, &mut ev);
@@ -975,7 +1033,11 @@ fn end_trigger_gives_every_other_player_one_turn_then_the_last_round() {
         let seat = game.to_act().unwrap();
         play(&mut game, seat, offer(Goods::EMPTY));
     }
-    assert_eq!(order, vec![10, 20, 5], "every hut exactly once, ending at the marked hut");
+    assert_eq!(
+        order,
+        vec![10, 20, 5],
+        "every hut exactly once, ending at the marked hut"
+    );
     assert_eq!(game.to_act(), None);
     assert!(game.outcome().is_some());
 }
@@ -1001,7 +1063,10 @@ fn last_round_from_the_stone_fields_starts_at_field_zero_without_river_scoring()
         all.extend(play(&mut game, BLUE, offer(Goods::EMPTY)));
     }
     assert_eq!(order, vec![0, 1, 2, 17, 31]);
-    assert!(!all.contains(&Event::RiverCrossed), "no interim scoring in the last round");
+    assert!(
+        !all.contains(&Event::RiverCrossed),
+        "no interim scoring in the last round"
+    );
     let o = game.outcome().unwrap();
     assert!(o.by_safeguard);
 }
@@ -1014,7 +1079,12 @@ fn setup_places_workers_in_seat_order_from_the_start_seat() {
     };
     let mut ev = Vec::new();
     let mut game = Meduris::new(3, 9, &options, &mut ev).unwrap();
-    assert_eq!(ev.iter().filter(|e| matches!(e, Event::ChipPlaced { .. })).count(), 6);
+    assert_eq!(
+        ev.iter()
+            .filter(|e| matches!(e, Event::ChipPlaced { .. }))
+            .count(),
+        6
+    );
     let mut order = Vec::new();
     for _ in 0..6 {
         let seat = game.to_act().unwrap();
@@ -1052,7 +1122,10 @@ fn setup_material_and_chip_spacing() {
             for (i, &a) in chips.iter().enumerate() {
                 let b = chips[(i + 1) % chips.len()];
                 let gap = (b + n - a) % n - 1;
-                assert!(gap >= 3, "at least 3 chip-free fields between chips: {chips:?}");
+                assert!(
+                    gap >= 3,
+                    "at least 3 chip-free fields between chips: {chips:?}"
+                );
             }
             for kind in [Chip::PlusTwo, Chip::FreeHut, Chip::DruidOffering] {
                 assert_eq!(st.chips.iter().filter(|c| **c == Some(kind)).count(), 2);
@@ -1084,4 +1157,29 @@ fn wrong_seat_and_wrong_decision_are_rejected_without_change() {
         },
     );
     assert!(matches!(err, rules::RuleError::NoSuchField { .. }));
+}
+
+#[test]
+fn settlement_sizes_in_one_pass_match_the_direct_count() {
+    let mut rng = 12345u64;
+    for _ in 0..500 {
+        let mut game = bare(2, PURPLE);
+        let st = game.state_mut();
+        for f in 0..32 {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            match rng >> 62 {
+                0 | 1 => hut(st, f, BLUE),
+                2 => temple(st, f, BLUE),
+                _ => {}
+            }
+        }
+        let sizes = st.new_hut_settlement_sizes();
+        for f in 0..32 {
+            if !st.is_hut(f) {
+                assert_eq!(sizes[f] as usize, st.settlement_through(f));
+            }
+        }
+    }
 }
