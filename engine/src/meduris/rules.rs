@@ -356,7 +356,7 @@ fn turn_actions(state: &State, all: bool, out: &mut Vec<Action>) {
     // settlement size, so each distinct cost is computed once per call.
     let mut hut_memo = [[None::<Option<Goods>>; MEMO_SIZES]; 6];
     let mut temple_memo = [None::<Option<Goods>>; 6];
-    for field in 0..state.len() {
+    for (field, &n) in sizes[..state.len()].iter().enumerate() {
         if state.buildings[field].is_some() {
             continue;
         }
@@ -368,21 +368,18 @@ fn turn_actions(state: &State, all: bool, out: &mut Vec<Action>) {
             let make = |payment| Action::BuildHut { field: f, payment };
             if chip == Some(Chip::FreeHut) {
                 out.push(make(Goods::EMPTY));
-            } else {
-                let n = sizes[field];
-                if held >= 2 * n as u32 {
-                    let mut cost = Goods::of(a, n);
-                    cost.0[b.index()] += n;
-                    match (all, hut_memo[pair].get_mut(n as usize)) {
-                        (false, Some(slot)) => {
-                            if let Some(p) =
-                                *slot.get_or_insert_with(|| goods::default_payment(cost, holding))
-                            {
-                                out.push(make(p));
-                            }
+            } else if held >= 2 * n as u32 {
+                let mut cost = Goods::of(a, n);
+                cost.0[b.index()] += n;
+                match (all, hut_memo[pair].get_mut(n as usize)) {
+                    (false, Some(slot)) => {
+                        if let Some(p) =
+                            *slot.get_or_insert_with(|| goods::default_payment(cost, holding))
+                        {
+                            out.push(make(p));
                         }
-                        _ => push_payments(cost, holding, all, out, make),
                     }
+                    _ => push_payments(cost, holding, all, out, make),
                 }
             }
         }
