@@ -1176,9 +1176,9 @@ fn settlement_sizes_in_one_pass_match_the_direct_count() {
             }
         }
         let sizes = st.new_hut_settlement_sizes();
-        for f in 0..32 {
+        for (f, &size) in sizes[..32].iter().enumerate() {
             if !st.is_hut(f) {
-                assert_eq!(sizes[f] as usize, st.settlement_through(f));
+                assert_eq!(size as usize, st.settlement_through(f));
             }
         }
     }
