@@ -206,3 +206,33 @@ fn views_never_show_another_seats_goods_while_playing() {
             .all(|s| s.goods.is_some())
     );
 }
+
+#[test]
+fn determinizing_a_view_keeps_everything_public_and_conserves_goods() {
+    use druids_engine::Viewer;
+    let mut rng = Pcg64Mcg::seed_from_u64(5);
+    for seed in 0..200u64 {
+        let players = 2 + (seed % 3) as usize;
+        let mut events = Vec::new();
+        let mut game = Meduris::new(players, seed, &Options::default(), &mut events).unwrap();
+        let mut legal = Vec::new();
+        while let Some(seat) = game.to_act() {
+            let view = game.view(Viewer::Seat(seat));
+            let guess = Meduris::determinize(&view, seed);
+            assert!(guess.goods_conserved());
+            assert_eq!(guess.goods(seat), game.goods(seat));
+            assert_eq!(guess.to_act(), game.to_act());
+            assert_eq!(guess.decision(), game.decision());
+            // Public state is identical: the views of the viewer agree.
+            assert_eq!(guess.view(Viewer::Seat(seat)), view);
+            // The seat's own legal actions do not depend on the others' goods.
+            let mut mine = Vec::new();
+            guess.legal_actions(&mut mine);
+            legal.clear();
+            game.legal_actions(&mut legal);
+            assert_eq!(mine, legal);
+            let a = legal[pick(&mut rng, legal.len())];
+            game.apply(seat, &a, &mut events).unwrap();
+        }
+    }
+}

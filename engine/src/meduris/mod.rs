@@ -67,6 +67,15 @@ impl Meduris {
         self.state.supply
     }
 
+    /// A complete game consistent with what `view` shows: public state copied,
+    /// hidden goods dealt at random (see the bots' determinization), future die
+    /// rolls drawn from `seed`. The result is a legal position, not the true one.
+    pub fn determinize(view: &View, seed: u64) -> Meduris {
+        Meduris {
+            state: view::determinize(view, seed),
+        }
+    }
+
     /// Checks the conservation law: supply plus all holdings is 18 of each good.
     pub fn goods_conserved(&self) -> bool {
         self.state.goods_conserved()

@@ -31,6 +31,8 @@ pub struct SeatView {
     pub buildings_placed: u8,
     /// Rune stones held.
     pub runes: u8,
+    /// Workers still to be placed at setup.
+    pub workers_to_place: u8,
     /// Goods behind the screen: only for the viewer's own seat, or after the game.
     pub goods: Option<Goods>,
 }
@@ -64,6 +66,14 @@ pub struct View {
     pub decision: Option<Decision>,
     /// Player who triggered the end, if any.
     pub end_triggered_by: Option<Seat>,
+    /// Turns still to be played after the end was triggered.
+    pub last_turns_left: u8,
+    /// The `max_turns` safeguard of this game.
+    pub max_turns: u32,
+    /// During a ritual: the field where it started (it never visits a hut twice).
+    pub ritual_start: Option<u8>,
+    /// During the druid's last round: the field of the last hut he will visit.
+    pub last_round_end: Option<u8>,
     /// Result, once over.
     pub outcome: Option<Outcome>,
 }
@@ -92,6 +102,7 @@ pub(crate) fn view(state: &State, viewer: Viewer) -> View {
                     temples_left: s.temples_left,
                     buildings_placed: state.built[i],
                     runes: rules::runes_of(state, seat).count() as u8,
+                    workers_to_place: s.workers_to_place,
                     goods: (over || viewer.sees(seat)).then_some(s.goods),
                 }
             })
@@ -103,6 +114,129 @@ pub(crate) fn view(state: &State, viewer: Viewer) -> View {
         to_act: rules::to_act(state),
         decision: rules::decision(state),
         end_triggered_by: state.end_trigger,
+        last_turns_left: state.last_turns_left,
+        max_turns: state.options.max_turns,
+        ritual_start: match state.phase {
+            Phase::Ritual { start, .. } => Some(start),
+            _ => None,
+        },
+        last_round_end: match state.phase {
+            Phase::LastRound { end, .. } => Some(end),
+            _ => None,
+        },
         outcome: super::scoring::outcome(state),
+    }
+}
+
+/// A complete state consistent with `view`: everything public is copied, and the
+/// goods hidden from the viewer are dealt at random among the seats whose goods
+/// are hidden, out of the goods that are neither in the supply nor the viewer's.
+/// Future die rolls come from `seed`. Used by bots that search (determinization).
+pub(crate) fn determinize(view: &View, seed: u64) -> State {
+    use super::action::Building as B;
+    use super::board::MAX_FIELDS;
+    use super::state::{GOODS_PER_KIND, MAX_SEATS, Options, SeatState, Stack};
+    use rand_core::{RngCore, SeedableRng};
+
+    let n = view.seats.len();
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+    let mut seats = [SeatState::default(); MAX_SEATS];
+    let mut unknown = Goods([GOODS_PER_KIND; 4]);
+    unknown.remove(view.supply);
+    let mut hidden = [false; MAX_SEATS];
+    for (i, sv) in view.seats.iter().enumerate() {
+        seats[i] = SeatState {
+            goods: sv.goods.unwrap_or_default(),
+            score: sv.score,
+            huts_left: sv.huts_left,
+            temples_left: sv.temples_left,
+            workers_to_place: sv.workers_to_place,
+        };
+        match sv.goods {
+            Some(g) => unknown.remove(g),
+            None => hidden[i] = true,
+        }
+    }
+    let hidden_seats: Vec<usize> = (0..n).filter(|&i| hidden[i]).collect();
+    if !hidden_seats.is_empty() {
+        for good in super::goods::Good::ALL {
+            for _ in 0..unknown.get(good) {
+                let s = hidden_seats[rng.next_u32() as usize % hidden_seats.len()];
+                seats[s].goods.0[good.index()] += 1;
+            }
+        }
+    }
+    let mut buildings = [None; MAX_FIELDS];
+    let mut chips = [None; MAX_FIELDS];
+    for (i, f) in view.fields.iter().enumerate() {
+        buildings[i] = f.building;
+        chips[i] = f.chip;
+    }
+    let mut built = [0u8; MAX_SEATS];
+    for (i, sv) in view.seats.iter().enumerate() {
+        built[i] = sv.buildings_placed;
+    }
+    let plateaus = std::array::from_fn(|p| {
+        let mut s = Stack::default();
+        for &w in &view.plateaus[p] {
+            s.push(w);
+        }
+        s
+    });
+    let phase = match (view.decision, view.to_act) {
+        (None, _) | (_, None) => Phase::Over,
+        (Some(Decision::PlaceWorker), Some(seat)) => Phase::PlaceWorkers { seat },
+        (Some(Decision::TakeGood), Some(seat)) => Phase::TakeGood { seat },
+        (Some(Decision::ReturnGood), Some(seat)) => Phase::ReturnGood { seat },
+        (Some(Decision::Turn), _) => Phase::Turn,
+        (
+            Some(Decision::Offering {
+                field,
+                last_round: false,
+            }),
+            _,
+        ) => Phase::Ritual {
+            field,
+            start: view.ritual_start.unwrap_or(field),
+        },
+        (
+            Some(Decision::Offering {
+                field,
+                last_round: true,
+            }),
+            _,
+        ) => Phase::LastRound {
+            field,
+            end: view.last_round_end.unwrap_or(field),
+        },
+    };
+    debug_assert!(
+        buildings
+            .iter()
+            .flatten()
+            .all(|b| matches!(b, B::Hut(_) | B::Temple(_)))
+    );
+    State {
+        board: view.board,
+        players: n as u8,
+        options: Options {
+            start_seat: 0,
+            max_turns: view.max_turns,
+        },
+        rng,
+        buildings,
+        chips,
+        plateaus,
+        supply: view.supply,
+        seats,
+        runes: view.runes,
+        druid: view.druid,
+        phase,
+        active: view.active,
+        turn: view.turn,
+        end_trigger: view.end_triggered_by,
+        last_turns_left: view.last_turns_left,
+        by_safeguard: view.outcome.as_ref().is_some_and(|o| o.by_safeguard),
+        built,
     }
 }
