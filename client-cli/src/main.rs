@@ -6,6 +6,7 @@
 //! contract in `proto/`, exactly as a bot in another language would.
 
 mod selfplay_local;
+mod tournament;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -25,6 +26,30 @@ enum GameName {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Built-in bots against each other (in-process), seats rotated every game.
+    Tournament {
+        /// Which game.
+        #[arg(long, value_enum, default_value = "meduris")]
+        game: GameName,
+        /// Number of seats (must match the line-up).
+        #[arg(long)]
+        players: Option<usize>,
+        /// Line-up, one strategy per seat: random, greedy or mcts.
+        #[arg(long, default_value = "greedy,random")]
+        bots: String,
+        /// Number of games.
+        #[arg(long, default_value_t = 100)]
+        games: u32,
+        /// Seed of the first game.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// MCTS thinking time per decision, in milliseconds.
+        #[arg(long, default_value_t = 100)]
+        think_ms: u64,
+        /// MCTS iterations per decision instead of a time limit (reproducible).
+        #[arg(long)]
+        iterations: Option<u32>,
+    },
     /// Play many complete games between random bots and report totals as JSON.
     Selfplay {
         /// Which game.
@@ -48,6 +73,48 @@ enum Command {
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Tournament {
+            game,
+            players,
+            bots,
+            games,
+            seed,
+            think_ms,
+            iterations,
+        } => {
+            let (strategies, names) = match tournament::parse_lineup(&bots) {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return std::process::ExitCode::from(2);
+                }
+            };
+            if let Some(p) = players.filter(|&p| p != strategies.len()) {
+                eprintln!(
+                    "error: --players {p} but the line-up {bots:?} has {} bots",
+                    strategies.len()
+                );
+                return std::process::ExitCode::from(2);
+            }
+            let think = tournament::budget(think_ms, iterations);
+            let result = match game {
+                GameName::Meduris => tournament::run::<druids_engine::meduris::Meduris>(
+                    "meduris",
+                    &strategies,
+                    &names,
+                    games,
+                    seed,
+                    think,
+                ),
+            };
+            match result {
+                Ok(()) => std::process::ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            }
+        }
         Command::Selfplay {
             game,
             players,

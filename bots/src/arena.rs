@@ -1,0 +1,122 @@
+//! Playing complete games between bots in-process, and tournaments with seat
+//! rotation and win-rate statistics.
+
+use druids_engine::{Game, Outcome, Seat, SetupError, Viewer};
+
+use crate::{Bot, Budget, Searchable, Strategy};
+
+/// Plays one game to the end; `bots[i]` plays seat `i`. Each bot sees only its
+/// own seat's view. Returns the outcome and the number of actions.
+pub fn play_game<G: Game>(
+    players: usize,
+    seed: u64,
+    options: &G::Options,
+    bots: &mut [Box<dyn Bot<G>>],
+) -> Result<(Outcome, u64), ArenaError> {
+    let mut events = Vec::new();
+    let mut game = G::new(players, seed, options, &mut events)?;
+    let mut legal = Vec::new();
+    let mut actions = 0;
+    while let Some(seat) = game.to_act() {
+        legal.clear();
+        game.legal_actions(&mut legal);
+        let view = game.view(Viewer::Seat(seat));
+        let action = bots[seat.index()].choose(seat, &view, &legal);
+        events.clear();
+        game.apply(seat, &action, &mut events).map_err(|e| {
+            ArenaError::Refused(format!(
+                "{} played {action:?}: {e}",
+                bots[seat.index()].name()
+            ))
+        })?;
+        actions += 1;
+    }
+    Ok((game.outcome().expect("finished"), actions))
+}
+
+/// Why an arena game failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ArenaError {
+    /// The game could not be set up.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// The engine refused a bot's action (a bot bug).
+    #[error("action refused: {0}")]
+    Refused(String),
+}
+
+/// Results of one strategy (one entry in the line-up) over a tournament.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Standing {
+    /// Games played.
+    pub games: u32,
+    /// Wins, a shared win counting 1/k.
+    pub wins: f64,
+    /// Sum of final scores.
+    pub score_sum: f64,
+}
+
+impl Standing {
+    /// Win rate.
+    pub fn win_rate(&self) -> f64 {
+        self.wins / self.games.max(1) as f64
+    }
+
+    /// 95% Wilson score interval of the win rate.
+    pub fn win_rate_ci95(&self) -> (f64, f64) {
+        let n = self.games.max(1) as f64;
+        let p = self.win_rate();
+        let z = 1.96f64;
+        let denom = 1.0 + z * z / n;
+        let centre = (p + z * z / (2.0 * n)) / denom;
+        let half = z * ((p * (1.0 - p) / n) + z * z / (4.0 * n * n)).sqrt() / denom;
+        ((centre - half).max(0.0), (centre + half).min(1.0))
+    }
+
+    /// Mean final score.
+    pub fn mean_score(&self) -> f64 {
+        self.score_sum / self.games.max(1) as f64
+    }
+}
+
+/// Plays `games` games with the line-up `strategies` (one per seat), rotating
+/// seats every game so that every entry plays every seat equally often. Entry
+/// `i`'s results are in the returned vector at `i`.
+pub fn tournament<G: Searchable>(
+    strategies: &[Strategy],
+    games: u32,
+    seed: u64,
+    think: Budget,
+    mut progress: impl FnMut(u32, &[Standing]),
+) -> Result<Vec<Standing>, ArenaError> {
+    let players = strategies.len();
+    let mut standings = vec![Standing::default(); players];
+    for g in 0..games {
+        let shift = g as usize % players;
+        // Seat s is played by entry (s + shift) % players.
+        let mut bots: Vec<Box<dyn Bot<G>>> = (0..players)
+            .map(|s| {
+                let entry = (s + shift) % players;
+                strategies[entry].build::<G>(seed ^ ((g as u64) << 8) ^ entry as u64, think)
+            })
+            .collect();
+        let (outcome, _) = play_game::<G>(
+            players,
+            seed.wrapping_add(g as u64),
+            &G::Options::default(),
+            &mut bots,
+        )?;
+        let share = 1.0 / outcome.winners.len() as f64;
+        for s in 0..players {
+            let entry = (s + shift) % players;
+            let st = &mut standings[entry];
+            st.games += 1;
+            st.score_sum += outcome.scores[s] as f64;
+            if outcome.winners.contains(&Seat(s as u8)) {
+                st.wins += share;
+            }
+        }
+        progress(g + 1, &standings);
+    }
+    Ok(standings)
+}

@@ -1,0 +1,58 @@
+//! Per-game evaluations and determinizations: what the search bots know about
+//! each game. One `impl Searchable` per game.
+//!
+//! Meduris evaluation (points, from the seat's point of view, for the position
+//! as it stands):
+//! `score + rune_points(runes held) + temple points if the game ended now + 0.3 × goods held + 0.5 × own huts on the ring`.
+//!
+//! Runes and temples count what final scoring would give today; goods and huts
+//! are what future offerings are paid with and asked at.
+
+use druids_engine::meduris::{Building, Meduris};
+use druids_engine::{Game, Seat, Viewer};
+
+use crate::Searchable;
+
+/// Weight of one good held.
+const GOOD_VALUE: f64 = 0.3;
+/// Weight of one own hut on the ring.
+const HUT_VALUE: f64 = 0.5;
+
+impl Searchable for Meduris {
+    fn determinize(view: &Self::View, seed: u64) -> Self {
+        Meduris::determinize(view, seed)
+    }
+
+    fn evaluate(&self, seat: Seat) -> f64 {
+        let view = self.view(Viewer::Seat(seat));
+        let me = &view.seats[seat.index()];
+        let runes = me.runes as f64;
+        let n = view.fields.len();
+        let is_hut = |i: usize| matches!(view.fields[i].building, Some(Building::Hut(_)));
+        let mut temple_points = 0;
+        let mut huts = 0;
+        for (i, f) in view.fields.iter().enumerate() {
+            match f.building {
+                Some(Building::Temple(owner)) if owner == seat => {
+                    // Huts in the runs directly left and right, each counted once.
+                    let mut right = 0;
+                    while right < n - 1 && is_hut((i + 1 + right) % n) {
+                        right += 1;
+                    }
+                    let mut left = 0;
+                    while left + right < n - 1 && is_hut((i + n - 1 - left) % n) {
+                        left += 1;
+                    }
+                    temple_points += left + right;
+                }
+                Some(Building::Hut(owner)) if owner == seat => huts += 1,
+                _ => {}
+            }
+        }
+        me.score as f64
+            + runes * (runes + 1.0) / 2.0
+            + temple_points as f64
+            + GOOD_VALUE * self.goods(seat).total() as f64
+            + HUT_VALUE * huts as f64
+    }
+}
