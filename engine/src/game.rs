@@ -154,4 +154,13 @@ pub trait Game: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
 
     /// The result, once the game is over.
     fn outcome(&self) -> Option<Outcome>;
+
+    /// The action taken for the seat to act when it does not decide in time:
+    /// each game documents its least harmful choice per decision kind. The
+    /// default is the first legal action. `None` once the game is over.
+    fn timeout_action(&self) -> Option<Self::Action> {
+        let mut legal = Vec::new();
+        self.legal_actions(&mut legal);
+        legal.into_iter().next()
+    }
 }

@@ -236,3 +236,28 @@ fn determinizing_a_view_keeps_everything_public_and_conserves_goods() {
         }
     }
 }
+
+#[test]
+fn the_timeout_action_is_always_legal_and_games_of_timeouts_end() {
+    // All-timeout games never build, so they run into the max_turns safeguard.
+    for seed in 0..30u64 {
+        let players = 2 + (seed % 3) as usize;
+        let mut events = Vec::new();
+        let mut game = Meduris::new(players, seed, &Options::default(), &mut events).unwrap();
+        let mut all = Vec::new();
+        let mut n = 0;
+        while let Some(seat) = game.to_act() {
+            let a = game
+                .timeout_action()
+                .expect("a default exists while the game runs");
+            // Timeout actions carry no payment, so the default list holds them.
+            all.clear();
+            game.legal_actions(&mut all);
+            assert!(all.contains(&a), "seed {seed}: {a:?} is legal");
+            game.apply(seat, &a, &mut events).unwrap();
+            n += 1;
+            assert!(n < 100_000);
+        }
+        assert!(game.timeout_action().is_none());
+    }
+}

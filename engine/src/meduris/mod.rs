@@ -145,6 +145,13 @@ impl Game for Meduris {
     fn outcome(&self) -> Option<Outcome> {
         scoring::outcome(&self.state)
     }
+
+    /// See the README's turn-clock section: first plateau with room; the most
+    /// plentiful good to take; the most held good to return; the big yield
+    /// bringing the most goods; offer nothing.
+    fn timeout_action(&self) -> Option<Action> {
+        rules::timeout_action(&self.state)
+    }
 }
 
 #[cfg(test)]

@@ -1022,3 +1022,47 @@ pub(crate) fn runes_of(state: &State, seat: Seat) -> impl Iterator<Item = Area> 
 pub(crate) fn tests_end_turn(state: &mut State, events: &mut Vec<Event>) {
     end_turn(state, events);
 }
+
+/// The default decision when a seat runs out of time [see README, turn clocks]:
+/// place a worker on the first plateau with room (wood, wool, copper, stone);
+/// take the good the supply holds most of; return the good you hold most of
+/// (ties: first in that order); for a turn, the big yield that brings you the
+/// most goods (ties: first listed); at an offering, offer nothing.
+pub(crate) fn timeout_action(state: &State) -> Option<Action> {
+    let most = |g: Goods| {
+        Good::ALL
+            .into_iter()
+            .filter(|k| g.get(*k) > 0)
+            .max_by_key(|k| (g.get(*k), std::cmp::Reverse(k.index())))
+    };
+    Some(match state.phase {
+        Phase::Over => return None,
+        Phase::PlaceWorkers { .. } => Action::PlaceWorker {
+            plateau: Good::ALL
+                .into_iter()
+                .find(|p| state.plateaus[p.index()].has_room())?,
+        },
+        Phase::TakeGood { .. } => Action::TakeGood {
+            good: most(state.supply)?,
+        },
+        Phase::ReturnGood { seat } => Action::ReturnGood {
+            good: most(state.seats[seat.index()].goods)?,
+        },
+        Phase::Turn => {
+            let mut legal = Vec::new();
+            turn_actions(state, false, &mut legal);
+            let gain_of = |a: &Action| match *a {
+                Action::BigYield { to, .. } => {
+                    let height = state.plateaus[to.index()].len() as u8 + 1;
+                    height.min(state.supply.get(to)) as i32
+                }
+                _ => -1,
+            };
+            let best = legal.iter().map(gain_of).max()?;
+            *legal.iter().find(|a| gain_of(a) == best)?
+        }
+        Phase::Ritual { .. } | Phase::LastRound { .. } => Action::Offer {
+            payment: Goods::EMPTY,
+        },
+    })
+}
