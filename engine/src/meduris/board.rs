@@ -140,7 +140,7 @@ static SMALL: [Field; 32] = [
     f(Arrow, Stone, Wool),
 ];
 
-/// The project's 4-player layout [ruling]: 40 fields, same nine areas, each good 20 times.
+/// The project's 4-player layout \[ruling\]: 40 fields, same nine areas, each good 20 times.
 static LARGE: [Field; 40] = [
     f(Serpent, Wool, Copper),
     f(Serpent, Stone, Wood),

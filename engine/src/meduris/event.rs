@@ -163,7 +163,7 @@ pub enum Event {
         /// The player who finished building.
         seat: Seat,
     },
-    /// The `max_turns` safeguard ended regular play [ruling].
+    /// The `max_turns` safeguard ended regular play \[ruling\].
     SafeguardReached {
         /// Turns played.
         turns: u32,

@@ -136,7 +136,7 @@ impl fmt::Display for Goods {
 
 /// Whether `payment` exactly covers `required` under the exchange rule: every
 /// required unit is paid by itself or by a group of exactly three goods of any
-/// kinds [ruling], and no good is left over.
+/// kinds \[ruling\], and no good is left over.
 ///
 /// With `d` goods paid directly, the payment size is `d + 3 (|R| - d)`, so `d` is
 /// fixed by the sizes; such a `d` exists iff it is at most the number of units

@@ -1,7 +1,7 @@
 //! Meduris (HABA): build huts and temples around the ring, feed the druid's
 //! offering rituals, collect rune stones.
 //!
-//! The rules follow `shared/rules/meduris.md`; every `[ruling]` there is cited
+//! The rules follow `shared/rules/meduris.md`; every `\[ruling\]` there is cited
 //! where it is implemented. The module is split by concern: [`board`] (the rings
 //! as data), [`goods`] (goods and the payment rule), [`state`], [`action`] and
 //! [`event`] (the vocabulary), `rules` (legal actions and apply), [`scoring`]

@@ -205,7 +205,7 @@ pub(crate) fn setup(
     Ok(state)
 }
 
-/// Bonus chips [ruling: 2 × +2, 2 × free hut, 2 × druid offering] on 6 fields with at
+/// Bonus chips \[ruling: 2 × +2, 2 × free hut, 2 × druid offering\] on 6 fields with at
 /// least 3 chip-free fields between any two along the ring: the 6 gaps get 3 fields
 /// each plus a random share of the rest, and the pattern starts at a random field.
 fn place_chips(state: &mut State, events: &mut Vec<Event>) {
@@ -954,7 +954,7 @@ fn end_turn(state: &mut State, events: &mut Vec<Event>) {
     start_turn(state, state.next_seat(me), events);
 }
 
-/// The druid's last round [ruling]: every hut gets exactly one final offering,
+/// The druid's last round \[ruling\]: every hut gets exactly one final offering,
 /// from the first hut after his position round to the hut he stands beside; from
 /// the stone fields the round starts at field 0. No river scoring.
 fn start_last_round(state: &mut State, events: &mut Vec<Event>) {

@@ -103,9 +103,9 @@ pub(crate) enum Phase {
 /// Game options fixed at creation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Options {
-    /// Seat that starts (worker placement and the first turn) [ruling: default 0].
+    /// Seat that starts (worker placement and the first turn) \[ruling: default 0\].
     pub start_seat: u8,
-    /// Safeguard: regular play ends after this many turns [ruling: default 1000].
+    /// Safeguard: regular play ends after this many turns \[ruling: default 1000\].
     pub max_turns: u32,
 }
 
