@@ -1,0 +1,463 @@
+//! Meduris on the wire: `proto/druids/v1/meduris.proto`.
+
+use druids_engine::meduris::{
+    Action, Area, BoardKind, Building, Chip, Decision, DieFace, DruidPos, Event, Good, Goods,
+    Meduris, OfferingKind, Options, ScoreReason, View,
+};
+
+use super::{DecodeError, ProtoGame, common_options, enum_field, seat_u32, small};
+use crate::pb;
+use crate::pb::meduris_action as act;
+use crate::pb::meduris_event as ev;
+
+fn good(g: Good) -> i32 {
+    (match g {
+        Good::Wood => pb::Good::Wood,
+        Good::Wool => pb::Good::Wool,
+        Good::Copper => pb::Good::Copper,
+        Good::Stone => pb::Good::Stone,
+    }) as i32
+}
+
+fn decode_good(field: &'static str, value: i32) -> Result<Good, DecodeError> {
+    Ok(match enum_field::<pb::Good>(field, value)? {
+        pb::Good::Wood => Good::Wood,
+        pb::Good::Wool => Good::Wool,
+        pb::Good::Copper => Good::Copper,
+        pb::Good::Stone => Good::Stone,
+        pb::Good::Unspecified => unreachable!("enum_field rejects 0"),
+    })
+}
+
+fn goods(g: Goods) -> pb::Goods {
+    pb::Goods {
+        wood: g.0[0] as u32,
+        wool: g.0[1] as u32,
+        copper: g.0[2] as u32,
+        stone: g.0[3] as u32,
+    }
+}
+
+/// No payment ever needs more than this many goods of a kind (18 exist).
+const MAX_PER_KIND: u8 = 18;
+
+fn decode_goods(field: &'static str, g: Option<&pb::Goods>) -> Result<Goods, DecodeError> {
+    let Some(g) = g else {
+        return Ok(Goods::EMPTY);
+    };
+    Ok(Goods([
+        small(field, g.wood, MAX_PER_KIND)?,
+        small(field, g.wool, MAX_PER_KIND)?,
+        small(field, g.copper, MAX_PER_KIND)?,
+        small(field, g.stone, MAX_PER_KIND)?,
+    ]))
+}
+
+fn chip(c: Chip) -> i32 {
+    (match c {
+        Chip::PlusTwo => pb::Chip::PlusTwo,
+        Chip::FreeHut => pb::Chip::FreeHut,
+        Chip::DruidOffering => pb::Chip::DruidOffering,
+    }) as i32
+}
+
+fn area(a: Area) -> i32 {
+    a.index() as i32 + 1
+}
+
+fn druid(p: DruidPos) -> pb::DruidPosition {
+    use pb::druid_position::At;
+    pb::DruidPosition {
+        at: Some(match p {
+            DruidPos::Temple => At::Temple(true),
+            DruidPos::StoneField(n) => At::StoneField(n as u32),
+            DruidPos::Field(f) => At::Field(f as u32),
+        }),
+    }
+}
+
+fn decision(d: Decision) -> pb::MedurisDecision {
+    use pb::meduris_decision::Kind;
+    let (kind, field, last_round) = match d {
+        Decision::PlaceWorker => (Kind::PlaceWorker, 0, false),
+        Decision::TakeGood => (Kind::TakeGood, 0, false),
+        Decision::ReturnGood => (Kind::ReturnGood, 0, false),
+        Decision::Turn => (Kind::Turn, 0, false),
+        Decision::Offering { field, last_round } => (Kind::Offering, field as u32, last_round),
+    };
+    pb::MedurisDecision {
+        kind: kind as i32,
+        field,
+        last_round,
+    }
+}
+
+/// Field numbers never exceed this (the large board has 40 fields).
+const MAX_FIELD: u8 = 63;
+
+impl ProtoGame for Meduris {
+    const KIND: pb::GameKind = pb::GameKind::Meduris;
+
+    fn decode_options(options: &pb::GameOptions) -> Result<Options, DecodeError> {
+        let (start_seat, max_turns) = common_options(options)?;
+        Ok(Options {
+            start_seat,
+            max_turns,
+        })
+    }
+
+    fn encode_action(action: &Action) -> pb::Action {
+        use act::Kind;
+        let kind = match *action {
+            Action::PlaceWorker { plateau } => Kind::PlaceWorker(act::PlaceWorker {
+                plateau: good(plateau),
+            }),
+            Action::TakeGood { good: g } => Kind::TakeGood(act::TakeGood { good: good(g) }),
+            Action::ReturnGood { good: g } => Kind::ReturnGood(act::ReturnGood { good: good(g) }),
+            Action::BigYield { from, height, to } => Kind::BigYield(act::BigYield {
+                from: good(from),
+                height: height as u32,
+                to: good(to),
+            }),
+            Action::BuildHut { field, payment } => Kind::BuildHut(act::BuildHut {
+                field: field as u32,
+                payment: Some(goods(payment)),
+            }),
+            Action::BuildTemple { field, payment } => Kind::BuildTemple(act::BuildTemple {
+                field: field as u32,
+                payment: Some(goods(payment)),
+            }),
+            Action::Offer { payment } => Kind::Offer(act::Offer {
+                payment: Some(goods(payment)),
+            }),
+            Action::OfferChip => Kind::OfferChip(act::OfferChip {}),
+        };
+        pb::Action {
+            game: Some(pb::action::Game::Meduris(pb::MedurisAction { kind: Some(kind) })),
+        }
+    }
+
+    fn decode_action(action: &pb::Action) -> Result<Action, DecodeError> {
+        use act::Kind;
+        let m = match &action.game {
+            Some(pb::action::Game::Meduris(m)) => m,
+            Some(_) => return Err(DecodeError::WrongGame { expected: "meduris" }),
+            None => return Err(DecodeError::Missing("action.game")),
+        };
+        Ok(match m.kind.as_ref().ok_or(DecodeError::Missing("action.meduris.kind"))? {
+            Kind::PlaceWorker(a) => Action::PlaceWorker {
+                plateau: decode_good("place_worker.plateau", a.plateau)?,
+            },
+            Kind::TakeGood(a) => Action::TakeGood {
+                good: decode_good("take_good.good", a.good)?,
+            },
+            Kind::ReturnGood(a) => Action::ReturnGood {
+                good: decode_good("return_good.good", a.good)?,
+            },
+            Kind::BigYield(a) => Action::BigYield {
+                from: decode_good("big_yield.from", a.from)?,
+                height: small("big_yield.height", a.height, 3)?,
+                to: decode_good("big_yield.to", a.to)?,
+            },
+            Kind::BuildHut(a) => Action::BuildHut {
+                field: small("build_hut.field", a.field, MAX_FIELD)?,
+                payment: decode_goods("build_hut.payment", a.payment.as_ref())?,
+            },
+            Kind::BuildTemple(a) => Action::BuildTemple {
+                field: small("build_temple.field", a.field, MAX_FIELD)?,
+                payment: decode_goods("build_temple.payment", a.payment.as_ref())?,
+            },
+            Kind::Offer(a) => Action::Offer {
+                payment: decode_goods("offer.payment", a.payment.as_ref())?,
+            },
+            Kind::OfferChip(_) => Action::OfferChip,
+        })
+    }
+
+    fn describe_action(action: &Action) -> String {
+        match *action {
+            Action::PlaceWorker { plateau } => format!("place a worker on the {plateau} plateau"),
+            Action::TakeGood { good } => format!("take 1 {good}"),
+            Action::ReturnGood { good } => format!("return 1 {good}"),
+            Action::BigYield { from, height, to } => {
+                format!("big yield: move your worker at height {height} on {from} to {to}")
+            }
+            Action::BuildHut { field, payment } => {
+                format!("build a hut on field {field} paying {payment}")
+            }
+            Action::BuildTemple { field, payment } => {
+                format!("build a temple on field {field} paying {payment}")
+            }
+            Action::Offer { payment } if payment.is_empty() => "offer nothing (-1 point)".into(),
+            Action::Offer { payment } => format!("offer {payment}"),
+            Action::OfferChip => "hand in the druid-offering chip".into(),
+        }
+    }
+
+    fn encode_event(event: &Event) -> pb::game_event::Body {
+        use ev::Kind;
+        let s = seat_u32;
+        let kind = match event {
+            Event::ChipPlaced { field, chip: c } => Kind::ChipPlaced(ev::ChipPlaced {
+                field: *field as u32,
+                chip: chip(*c),
+            }),
+            Event::WorkerPlaced { seat, plateau } => Kind::WorkerPlaced(ev::WorkerPlaced {
+                seat: s(*seat),
+                plateau: good(*plateau),
+            }),
+            Event::TurnStarted { seat, turn } => Kind::TurnStarted(ev::TurnStarted {
+                seat: s(*seat),
+                turn: *turn,
+            }),
+            Event::DieRolled { face } => Kind::DieRolled(match face {
+                DieFace::Yield(g) => ev::DieRolled {
+                    r#yield: good(*g),
+                    ..Default::default()
+                },
+                DieFace::PlusOne => ev::DieRolled {
+                    plus_one: true,
+                    ..Default::default()
+                },
+                DieFace::MinusOne => ev::DieRolled {
+                    minus_one: true,
+                    ..Default::default()
+                },
+            }),
+            Event::GoodsGained { seat, good: g, count } => Kind::GoodsGained(ev::GoodsGained {
+                seat: s(*seat),
+                good: good(*g),
+                count: *count as u32,
+            }),
+            Event::GoodReturned { seat, good: g } => Kind::GoodReturned(ev::GoodReturned {
+                seat: s(*seat),
+                good: good(*g),
+            }),
+            Event::WorkerMoved {
+                seat,
+                from,
+                height,
+                to,
+            } => Kind::WorkerMoved(ev::WorkerMoved {
+                seat: s(*seat),
+                from: good(*from),
+                height: *height as u32,
+                to: good(*to),
+            }),
+            Event::HutBuilt {
+                seat,
+                field,
+                paid,
+                settlement,
+            } => Kind::HutBuilt(ev::HutBuilt {
+                seat: s(*seat),
+                field: *field as u32,
+                paid: Some(goods(*paid)),
+                settlement: *settlement as u32,
+            }),
+            Event::TempleBuilt { seat, field, paid } => Kind::TempleBuilt(ev::TempleBuilt {
+                seat: s(*seat),
+                field: *field as u32,
+                paid: Some(goods(*paid)),
+            }),
+            Event::ChipUsed { field, chip: c } => Kind::ChipUsed(ev::ChipUsed {
+                field: *field as u32,
+                chip: chip(*c),
+            }),
+            Event::RuneTaken { area: a, from, to } => Kind::RuneTaken(ev::RuneTaken {
+                area: area(*a),
+                from: from.map(s),
+                to: s(*to),
+            }),
+            Event::DruidMoved { to } => Kind::DruidMoved(ev::DruidMoved {
+                to: Some(druid(*to)),
+            }),
+            Event::RiverCrossed => Kind::RiverCrossed(ev::RiverCrossed {}),
+            Event::Offering {
+                seat,
+                field,
+                kind,
+                paid,
+            } => Kind::Offering(ev::Offering {
+                seat: s(*seat),
+                field: *field as u32,
+                kind: (match kind {
+                    OfferingKind::Both => pb::OfferingKind::Both,
+                    OfferingKind::One => pb::OfferingKind::One,
+                    OfferingKind::Nothing => pb::OfferingKind::Nothing,
+                    OfferingKind::Chip => pb::OfferingKind::Chip,
+                }) as i32,
+                paid: Some(goods(*paid)),
+            }),
+            Event::Scored {
+                seat,
+                delta,
+                total,
+                reason,
+            } => Kind::Scored(ev::Scored {
+                seat: s(*seat),
+                delta: *delta,
+                total: *total,
+                reason: (match reason {
+                    ScoreReason::Chip => pb::ScoreReason::Chip,
+                    ScoreReason::Offering => pb::ScoreReason::Offering,
+                    ScoreReason::RiverCrossing => pb::ScoreReason::RiverCrossing,
+                    ScoreReason::Temple => pb::ScoreReason::Temple,
+                    ScoreReason::Runes => pb::ScoreReason::Runes,
+                }) as i32,
+            }),
+            Event::EndTriggered { seat } => Kind::EndTriggered(ev::EndTriggered { seat: s(*seat) }),
+            Event::SafeguardReached { turns } => {
+                Kind::SafeguardReached(ev::SafeguardReached { turns: *turns })
+            }
+            Event::LastRoundStarted { marked } => Kind::LastRoundStarted(ev::LastRoundStarted {
+                marked: Some(druid(*marked)),
+            }),
+            Event::GameOver {
+                scores,
+                goods_left,
+                winners,
+            } => Kind::GameOver(ev::GameOver {
+                scores: scores.clone(),
+                goods_left: goods_left.iter().map(|g| goods(*g)).collect(),
+                winners: winners.iter().map(|&w| s(w)).collect(),
+            }),
+        };
+        pb::game_event::Body::Meduris(pb::MedurisEvent { kind: Some(kind) })
+    }
+
+    fn encode_view(v: &View) -> pb::state_view::Game {
+        let board = v.board.fields();
+        pb::state_view::Game::Meduris(pb::MedurisView {
+            board: match v.board {
+                BoardKind::Small => pb::MedurisBoard::Small,
+                BoardKind::Large => pb::MedurisBoard::Large,
+            } as i32,
+            fields: v
+                .fields
+                .iter()
+                .zip(board)
+                .enumerate()
+                .map(|(i, (f, data))| pb::MedurisField {
+                    field: i as u32,
+                    area: area(data.area),
+                    first_good: good(data.goods[0]),
+                    second_good: good(data.goods[1]),
+                    building: f.building.map(|b| pb::meduris_field::Building {
+                        owner: seat_u32(b.owner()),
+                        temple: matches!(b, Building::Temple(_)),
+                    }),
+                    chip: f.chip.map_or(0, chip),
+                })
+                .collect(),
+            plateaus: Good::ALL
+                .iter()
+                .zip(&v.plateaus)
+                .map(|(&g, stack)| pb::Plateau {
+                    good: good(g),
+                    workers: stack.iter().map(|&w| seat_u32(w)).collect(),
+                })
+                .collect(),
+            supply: Some(goods(v.supply)),
+            seats: v
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(i, sv)| pb::MedurisSeat {
+                    seat: i as u32,
+                    colour: i as i32 + 1,
+                    score: sv.score,
+                    huts_left: sv.huts_left as u32,
+                    temples_left: sv.temples_left as u32,
+                    buildings_placed: sv.buildings_placed as u32,
+                    runes: sv.runes as u32,
+                    workers_to_place: sv.workers_to_place as u32,
+                    goods: sv.goods.map(goods),
+                })
+                .collect(),
+            runes: Area::ALL
+                .iter()
+                .map(|&a| pb::RuneHolder {
+                    area: area(a),
+                    seat: v.runes[a.index()].map(seat_u32),
+                })
+                .collect(),
+            druid: Some(druid(v.druid)),
+            active: seat_u32(v.active),
+            turn: v.turn,
+            end_triggered_by: v.end_triggered_by.map(seat_u32),
+            last_turns_left: v.last_turns_left as u32,
+            max_turns: v.max_turns,
+            ritual_start: v.ritual_start.map(u32::from),
+            last_round_end: v.last_round_end.map(u32::from),
+        })
+    }
+
+    fn decision(&self) -> Option<pb::Decision> {
+        Meduris::decision(self).map(|d| pb::Decision {
+            game: Some(pb::decision::Game::Meduris(decision(d))),
+        })
+    }
+
+    fn legal_actions_all_payments(&self, out: &mut Vec<Action>) {
+        Meduris::legal_actions_all_payments(self, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use druids_engine::Game;
+
+    /// Every action of many random games survives the round trip through the wire.
+    #[test]
+    fn actions_round_trip() {
+        let mut events = Vec::new();
+        let mut legal = Vec::new();
+        for seed in 0..20 {
+            let mut game = Meduris::new(4, seed, &Options::default(), &mut events).unwrap();
+            let mut i = 0usize;
+            while let Some(seat) = game.to_act() {
+                legal.clear();
+                game.legal_actions_all_payments(&mut legal);
+                for a in &legal {
+                    assert_eq!(Meduris::decode_action(&Meduris::encode_action(a)).as_ref(), Ok(a));
+                }
+                let a = legal[(i * 7 + seed as usize) % legal.len()];
+                game.apply(seat, &a, &mut events).unwrap();
+                i += 1;
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_actions_are_named() {
+        let none = pb::Action { game: None };
+        assert_eq!(Meduris::decode_action(&none), Err(DecodeError::Missing("action.game")));
+        let bad_good = pb::Action {
+            game: Some(pb::action::Game::Meduris(pb::MedurisAction {
+                kind: Some(act::Kind::TakeGood(act::TakeGood { good: 9 })),
+            })),
+        };
+        assert_eq!(
+            Meduris::decode_action(&bad_good),
+            Err(DecodeError::BadEnum {
+                field: "take_good.good",
+                value: 9
+            })
+        );
+        let unspecified = pb::Action {
+            game: Some(pb::action::Game::Meduris(pb::MedurisAction {
+                kind: Some(act::Kind::TakeGood(act::TakeGood { good: 0 })),
+            })),
+        };
+        assert!(Meduris::decode_action(&unspecified).is_err());
+        let dolmen = pb::Action {
+            game: Some(pb::action::Game::Dolmen(pb::DolmenAction::default())),
+        };
+        assert_eq!(
+            Meduris::decode_action(&dolmen),
+            Err(DecodeError::WrongGame { expected: "meduris" })
+        );
+    }
+}

@@ -1,0 +1,374 @@
+//! Hosting a game behind the contract: one engine, its numbered event log and
+//! its version, driven only with proto messages.
+//!
+//! [`HostedGame`] is the object-safe face a server holds for any game;
+//! [`Session`] implements it once for every [`ProtoGame`]. [`new_game`] is the
+//! registry of games: adding a game means implementing its engine and codec and
+//! adding one line there — no server code changes.
+
+
+use druids_engine::meduris::Meduris;
+use druids_engine::{Rejection, RuleViolation, Seat, SetupError, Viewer};
+
+use crate::codec::{DecodeError, ProtoGame, encode_outcome};
+use crate::pb;
+
+/// Why a game could not be created.
+#[derive(Debug, thiserror::Error)]
+pub enum CreateError {
+    /// The kind is unset or unknown.
+    #[error("kind must be GAME_KIND_MEDURIS or GAME_KIND_DOLMEN (got {0})")]
+    UnknownKind(i32),
+    /// The options are malformed.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    /// The engine refused the set-up (player count, option out of range).
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+}
+
+/// Why an action was not applied. The game is unchanged in every case.
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    /// The action is malformed.
+    #[error("malformed action: {0}")]
+    Decode(#[from] DecodeError),
+    /// Seats are still open: nobody may act yet.
+    #[error("the game has not started: seats are still open")]
+    NotStarted,
+    /// No entry of the legal-action list has this id.
+    #[error("legal_action_id {id} does not exist (the list has {len} entries)")]
+    NoSuchLegalAction {
+        /// The id asked for.
+        id: u32,
+        /// Length of the list.
+        len: usize,
+    },
+    /// The engine refused the action.
+    #[error("{message}")]
+    Rule {
+        /// The broad reason.
+        rejection: Rejection,
+        /// The engine's explanation.
+        message: String,
+    },
+}
+
+/// What an applied action did to the log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Applied {
+    /// Seq of the first event the action caused.
+    pub first_seq: u64,
+    /// Seq of the last event the action caused.
+    pub last_seq: u64,
+    /// The version after the action.
+    pub version: u64,
+}
+
+/// A game hosted behind the contract, whatever game it is.
+///
+/// Versions count applied actions from 0. Events are numbered from 1 in one log
+/// holding the engine's events and the host's own (seats joining, the start,
+/// decisions needed, the end); [`HostedGame::events`] redacts them per viewer.
+pub trait HostedGame: Send + Sync {
+    /// The game's kind.
+    fn kind(&self) -> pb::GameKind;
+    /// Number of seats.
+    fn players(&self) -> usize;
+    /// Actions applied so far.
+    fn version(&self) -> u64;
+    /// Seq of the last event in the log (0 when it is empty).
+    fn last_seq(&self) -> u64;
+    /// Whether play has begun (every seat claimed).
+    fn started(&self) -> bool;
+    /// Whether the game is over.
+    fn is_over(&self) -> bool;
+    /// The seat that must decide, once started and until the end.
+    fn to_act(&self) -> Option<Seat>;
+    /// The pending decision, once started and until the end.
+    fn decision(&self) -> Option<pb::Decision>;
+    /// The legal actions of the seat to act, with ids (their index).
+    fn legal_actions(&self, all_payments: bool) -> Vec<pb::LegalAction>;
+    /// Applies an action of `seat`; on error nothing changes.
+    fn apply(&mut self, seat: Seat, action: &pb::Action) -> Result<Applied, ApplyError>;
+    /// Applies entry `id` of the default legal-action list.
+    fn apply_legal(&mut self, seat: Seat, id: u32) -> Result<Applied, ApplyError>;
+    /// Records that a seat was claimed.
+    fn seat_joined(&mut self, seat: Seat, name: &str) -> u64;
+    /// Starts play: records the start and the first decision needed.
+    fn start(&mut self) -> u64;
+    /// Appends to `out` the events with seq in `from_seq..` (at most `max`), as
+    /// `viewer` may see them; hidden events are skipped. Returns the seq after
+    /// the last one examined.
+    fn events(&self, from_seq: u64, max: usize, viewer: Viewer, out: &mut Vec<pb::GameEvent>)
+    -> u64;
+    /// The game's own part of the state, as `viewer` may see it.
+    fn view(&self, viewer: Viewer) -> pb::state_view::Game;
+    /// The result, once over.
+    fn outcome(&self) -> Option<pb::Outcome>;
+    /// The engine's documented default for the pending decision (turn clocks).
+    fn timeout_action(&self) -> Option<pb::Action>;
+    /// A one-line description of an action of this game.
+    fn describe(&self, action: &pb::Action) -> String;
+}
+
+/// Creates a game of `kind`: the registry of every game the contract knows.
+pub fn new_game(
+    kind: i32,
+    players: usize,
+    seed: u64,
+    options: &pb::GameOptions,
+) -> Result<Box<dyn HostedGame>, CreateError> {
+    match pb::GameKind::try_from(kind) {
+        Ok(pb::GameKind::Meduris) => Ok(Box::new(Session::<Meduris>::new(players, seed, options)?)),
+
+        _ => Err(CreateError::UnknownKind(kind)),
+    }
+}
+
+/// One entry of the log.
+#[derive(Clone, Debug)]
+struct Entry<E> {
+    version: u64,
+    body: Body<E>,
+}
+
+#[derive(Clone, Debug)]
+enum Body<E> {
+    /// An engine event, redacted per viewer when read.
+    Engine(E),
+    /// A host event, public.
+    Host(pb::game_event::Body),
+}
+
+/// A [`ProtoGame`] with its event log: the one implementation of [`HostedGame`].
+#[derive(Clone, Debug)]
+pub struct Session<G: ProtoGame> {
+    game: G,
+    log: Vec<Entry<G::Event>>,
+    version: u64,
+    started: bool,
+    scratch: Vec<G::Event>,
+}
+
+impl<G: ProtoGame> Session<G> {
+    /// Sets the game up; its setup events open the log.
+    pub fn new(players: usize, seed: u64, options: &pb::GameOptions) -> Result<Self, CreateError> {
+        let options = G::decode_options(options)?;
+        let mut events = Vec::new();
+        let game = G::new(players, seed, &options, &mut events)?;
+        Ok(Session {
+            game,
+            log: events
+                .into_iter()
+                .map(|e| Entry {
+                    version: 0,
+                    body: Body::Engine(e),
+                })
+                .collect(),
+            version: 0,
+            started: false,
+            scratch: Vec::new(),
+        })
+    }
+
+    /// The engine (full information; never show it to a client).
+    pub fn game(&self) -> &G {
+        &self.game
+    }
+
+    fn push_host(&mut self, body: pb::game_event::Body) -> u64 {
+        self.log.push(Entry {
+            version: self.version,
+            body: Body::Host(body),
+        });
+        self.log.len() as u64
+    }
+
+    /// After an action or the start: who must decide next, or the result.
+    fn push_next(&mut self) -> u64 {
+        match (self.game.to_act(), G::decision(&self.game)) {
+            (Some(seat), decision) => {
+                self.push_host(pb::game_event::Body::DecisionNeeded(pb::DecisionNeeded {
+                    seat: seat.0 as u32,
+                    decision,
+                }))
+            }
+            _ => {
+                let outcome = self.game.outcome().as_ref().map(encode_outcome);
+                self.push_host(pb::game_event::Body::GameFinished(pb::GameFinished { outcome }))
+            }
+        }
+    }
+
+    fn apply_engine(&mut self, seat: Seat, action: &G::Action) -> Result<Applied, ApplyError> {
+        if !self.started {
+            return Err(ApplyError::NotStarted);
+        }
+        self.scratch.clear();
+        let mut events = std::mem::take(&mut self.scratch);
+        let result = self.game.apply(seat, action, &mut events);
+        if let Err(e) = result {
+            self.scratch = events;
+            return Err(ApplyError::Rule {
+                rejection: e.rejection(),
+                message: e.to_string(),
+            });
+        }
+        self.version += 1;
+        let first_seq = self.log.len() as u64 + 1;
+        let version = self.version;
+        self.log.extend(events.drain(..).map(|e| Entry {
+            version,
+            body: Body::Engine(e),
+        }));
+        self.scratch = events;
+        let last_seq = self.push_next();
+        Ok(Applied {
+            first_seq,
+            last_seq,
+            version,
+        })
+    }
+
+    fn legal(&self, all_payments: bool) -> Vec<G::Action> {
+        let mut out = Vec::new();
+        if self.started {
+            if all_payments {
+                self.game.legal_actions_all_payments(&mut out);
+            } else {
+                self.game.legal_actions(&mut out);
+            }
+        }
+        out
+    }
+}
+
+impl<G: ProtoGame> HostedGame for Session<G> {
+    fn kind(&self) -> pb::GameKind {
+        G::KIND
+    }
+
+    fn players(&self) -> usize {
+        self.game.players()
+    }
+
+    fn version(&self) -> u64 {
+        self.version
+    }
+
+    fn last_seq(&self) -> u64 {
+        self.log.len() as u64
+    }
+
+    fn started(&self) -> bool {
+        self.started
+    }
+
+    fn is_over(&self) -> bool {
+        self.game.to_act().is_none()
+    }
+
+    fn to_act(&self) -> Option<Seat> {
+        self.game.to_act().filter(|_| self.started)
+    }
+
+    fn decision(&self) -> Option<pb::Decision> {
+        G::decision(&self.game).filter(|_| self.started)
+    }
+
+    fn legal_actions(&self, all_payments: bool) -> Vec<pb::LegalAction> {
+        self.legal(all_payments)
+            .iter()
+            .enumerate()
+            .map(|(i, a)| pb::LegalAction {
+                id: i as u32,
+                action: Some(G::encode_action(a)),
+                description: G::describe_action(a),
+            })
+            .collect()
+    }
+
+    fn apply(&mut self, seat: Seat, action: &pb::Action) -> Result<Applied, ApplyError> {
+        let action = G::decode_action(action)?;
+        self.apply_engine(seat, &action)
+    }
+
+    fn apply_legal(&mut self, seat: Seat, id: u32) -> Result<Applied, ApplyError> {
+        let legal = self.legal(false);
+        let action = legal.get(id as usize).ok_or(ApplyError::NoSuchLegalAction {
+            id,
+            len: legal.len(),
+        })?;
+        self.apply_engine(seat, action)
+    }
+
+    fn seat_joined(&mut self, seat: Seat, name: &str) -> u64 {
+        self.push_host(pb::game_event::Body::SeatJoined(pb::SeatJoined {
+            seat: seat.0 as u32,
+            name: name.to_owned(),
+        }))
+    }
+
+    fn start(&mut self) -> u64 {
+        if !self.started {
+            self.started = true;
+            self.push_host(pb::game_event::Body::GameStarted(pb::GameStarted {}));
+            self.push_next();
+        }
+        self.last_seq()
+    }
+
+    fn events(
+        &self,
+        from_seq: u64,
+        max: usize,
+        viewer: Viewer,
+        out: &mut Vec<pb::GameEvent>,
+    ) -> u64 {
+        let start = from_seq.max(1);
+        let mut seq = start;
+        let mut sent = 0;
+        while sent < max {
+            let Some(entry) = self.log.get(seq as usize - 1) else {
+                break;
+            };
+            let body = match &entry.body {
+                Body::Host(b) => Some(b.clone()),
+                Body::Engine(e) => G::redact(e, viewer).map(|e| G::encode_event(&e)),
+            };
+            if let Some(body) = body {
+                out.push(pb::GameEvent {
+                    seq,
+                    version: entry.version,
+                    body: Some(body),
+                });
+                sent += 1;
+            }
+            seq += 1;
+        }
+        seq
+    }
+
+    fn view(&self, viewer: Viewer) -> pb::state_view::Game {
+        G::encode_view(&self.game.view(viewer))
+    }
+
+    fn outcome(&self) -> Option<pb::Outcome> {
+        self.game.outcome().as_ref().map(encode_outcome)
+    }
+
+    fn timeout_action(&self) -> Option<pb::Action> {
+        self.game
+            .timeout_action()
+            .filter(|_| self.started)
+            .map(|a| G::encode_action(&a))
+    }
+
+    fn describe(&self, action: &pb::Action) -> String {
+        match G::decode_action(action) {
+            Ok(a) => G::describe_action(&a),
+            Err(e) => format!("malformed action ({e})"),
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! The druids gRPC contract in Rust: the code generated from `proto/`, and the
+//! codec that turns engine types into proto messages and back.
+//!
+//! The server, the CLI and the tests all speak the contract through this crate,
+//! exactly as a client generated for another language would.
+
+#![warn(missing_docs)]
+
+/// Code generated from `proto/druids/v1/*.proto` (package `druids.v1`).
+#[allow(missing_docs, clippy::all)]
+pub mod pb {
+    tonic::include_proto!("druids.v1");
+
+    /// The encoded file descriptor set of the contract, for gRPC server reflection.
+    pub const FILE_DESCRIPTOR_SET: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/druids_descriptor.bin"));
+}
+
+pub mod codec;
+pub mod host;
+
+pub use codec::{DecodeError, ProtoGame};
+pub use host::{ApplyError, Applied, CreateError, HostedGame, Session, new_game};
