@@ -6,7 +6,6 @@
 //! registry of games: adding a game means implementing its engine and codec and
 //! adding one line there — no server code changes.
 
-
 use druids_engine::meduris::Meduris;
 use druids_engine::{Rejection, RuleViolation, Seat, SetupError, Viewer};
 
@@ -44,6 +43,9 @@ pub enum ApplyError {
         /// Length of the list.
         len: usize,
     },
+    /// The action could not be made durable; it was not applied.
+    #[error("{0}")]
+    Persist(String),
     /// The engine refused the action.
     #[error("{message}")]
     Rule {
@@ -64,6 +66,10 @@ pub struct Applied {
     /// The version after the action.
     pub version: u64,
 }
+
+/// Makes an accepted action durable before it takes effect: called with the
+/// action in canonical form once the engine has accepted it; an error cancels it.
+pub type Persist<'a> = &'a mut dyn FnMut(&pb::Action) -> Result<(), String>;
 
 /// A game hosted behind the contract, whatever game it is.
 ///
@@ -89,10 +95,21 @@ pub trait HostedGame: Send + Sync {
     fn decision(&self) -> Option<pb::Decision>;
     /// The legal actions of the seat to act, with ids (their index).
     fn legal_actions(&self, all_payments: bool) -> Vec<pb::LegalAction>;
-    /// Applies an action of `seat`; on error nothing changes.
-    fn apply(&mut self, seat: Seat, action: &pb::Action) -> Result<Applied, ApplyError>;
-    /// Applies entry `id` of the default legal-action list.
-    fn apply_legal(&mut self, seat: Seat, id: u32) -> Result<Applied, ApplyError>;
+    /// Applies an action of `seat` once `persist` has stored it; on any error
+    /// nothing changes.
+    fn apply(
+        &mut self,
+        seat: Seat,
+        action: &pb::Action,
+        persist: Persist<'_>,
+    ) -> Result<Applied, ApplyError>;
+    /// Applies entry `id` of the default legal-action list, like [`HostedGame::apply`].
+    fn apply_legal(
+        &mut self,
+        seat: Seat,
+        id: u32,
+        persist: Persist<'_>,
+    ) -> Result<Applied, ApplyError>;
     /// Records that a seat was claimed.
     fn seat_joined(&mut self, seat: Seat, name: &str) -> u64;
     /// Starts play: records the start and the first decision needed.
@@ -100,8 +117,13 @@ pub trait HostedGame: Send + Sync {
     /// Appends to `out` the events with seq in `from_seq..` (at most `max`), as
     /// `viewer` may see them; hidden events are skipped. Returns the seq after
     /// the last one examined.
-    fn events(&self, from_seq: u64, max: usize, viewer: Viewer, out: &mut Vec<pb::GameEvent>)
-    -> u64;
+    fn events(
+        &self,
+        from_seq: u64,
+        max: usize,
+        viewer: Viewer,
+        out: &mut Vec<pb::GameEvent>,
+    ) -> u64;
     /// The game's own part of the state, as `viewer` may see it.
     fn view(&self, viewer: Viewer) -> pb::state_view::Game;
     /// The result, once over.
@@ -196,25 +218,40 @@ impl<G: ProtoGame> Session<G> {
             }
             _ => {
                 let outcome = self.game.outcome().as_ref().map(encode_outcome);
-                self.push_host(pb::game_event::Body::GameFinished(pb::GameFinished { outcome }))
+                self.push_host(pb::game_event::Body::GameFinished(pb::GameFinished {
+                    outcome,
+                }))
             }
         }
     }
 
-    fn apply_engine(&mut self, seat: Seat, action: &G::Action) -> Result<Applied, ApplyError> {
+    fn apply_engine(
+        &mut self,
+        seat: Seat,
+        action: &G::Action,
+        persist: Persist<'_>,
+    ) -> Result<Applied, ApplyError> {
         if !self.started {
             return Err(ApplyError::NotStarted);
         }
+        // The engine applies to a copy (a few hundred bytes), so that a storage
+        // failure after the engine accepted the action leaves no trace.
+        let mut next = self.game.clone();
         self.scratch.clear();
         let mut events = std::mem::take(&mut self.scratch);
-        let result = self.game.apply(seat, action, &mut events);
-        if let Err(e) = result {
-            self.scratch = events;
-            return Err(ApplyError::Rule {
+        let result = next
+            .apply(seat, action, &mut events)
+            .map_err(|e| ApplyError::Rule {
                 rejection: e.rejection(),
                 message: e.to_string(),
-            });
+            })
+            .and_then(|()| persist(&G::encode_action(action)).map_err(ApplyError::Persist));
+        if let Err(e) = result {
+            events.clear();
+            self.scratch = events;
+            return Err(e);
         }
+        self.game = next;
         self.version += 1;
         let first_seq = self.log.len() as u64 + 1;
         let version = self.version;
@@ -289,18 +326,30 @@ impl<G: ProtoGame> HostedGame for Session<G> {
             .collect()
     }
 
-    fn apply(&mut self, seat: Seat, action: &pb::Action) -> Result<Applied, ApplyError> {
+    fn apply(
+        &mut self,
+        seat: Seat,
+        action: &pb::Action,
+        persist: Persist<'_>,
+    ) -> Result<Applied, ApplyError> {
         let action = G::decode_action(action)?;
-        self.apply_engine(seat, &action)
+        self.apply_engine(seat, &action, persist)
     }
 
-    fn apply_legal(&mut self, seat: Seat, id: u32) -> Result<Applied, ApplyError> {
+    fn apply_legal(
+        &mut self,
+        seat: Seat,
+        id: u32,
+        persist: Persist<'_>,
+    ) -> Result<Applied, ApplyError> {
         let legal = self.legal(false);
-        let action = legal.get(id as usize).ok_or(ApplyError::NoSuchLegalAction {
-            id,
-            len: legal.len(),
-        })?;
-        self.apply_engine(seat, action)
+        let action = legal
+            .get(id as usize)
+            .ok_or(ApplyError::NoSuchLegalAction {
+                id,
+                len: legal.len(),
+            })?;
+        self.apply_engine(seat, action, persist)
     }
 
     fn seat_joined(&mut self, seat: Seat, name: &str) -> u64 {

@@ -20,4 +20,4 @@ pub mod codec;
 pub mod host;
 
 pub use codec::{DecodeError, ProtoGame};
-pub use host::{ApplyError, Applied, CreateError, HostedGame, Session, new_game};
+pub use host::{Applied, ApplyError, CreateError, HostedGame, Persist, Session, new_game};

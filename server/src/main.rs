@@ -1,1 +1,74 @@
-fn main() {}
+//! `druids-server`: parses flags, sets up logging, binds, serves until SIGINT or
+//! SIGTERM.
+
+use std::sync::Arc;
+
+use clap::Parser;
+use druids_server::config::{Config, LogFormat};
+use druids_server::{MemoryStore, serve};
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let config = Config::parse();
+    let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|e| {
+        eprintln!(
+            "druids-server: bad --log filter {:?} ({e}); using info",
+            config.log
+        );
+        EnvFilter::new("info")
+    });
+    let subscriber = tracing_subscriber::fmt().with_env_filter(filter);
+    match config.log_format {
+        LogFormat::Text => subscriber.init(),
+        LogFormat::Json => subscriber.json().init(),
+    }
+    let listener = match tokio::net::TcpListener::bind(config.listen).await {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::error!("cannot listen on {}: {e}", config.listen);
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    tracing::info!("druids-server listening on {}", config.listen);
+    let result = serve(
+        listener,
+        Arc::new(MemoryStore),
+        config.limits,
+        shutdown_signal(),
+    )
+    .await;
+    match result {
+        Ok(()) => {
+            tracing::info!("druids-server stopped");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            tracing::error!("server error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Completes on SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down");
+}

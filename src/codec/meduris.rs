@@ -133,7 +133,9 @@ impl ProtoGame for Meduris {
             Action::OfferChip => Kind::OfferChip(act::OfferChip {}),
         };
         pb::Action {
-            game: Some(pb::action::Game::Meduris(pb::MedurisAction { kind: Some(kind) })),
+            game: Some(pb::action::Game::Meduris(pb::MedurisAction {
+                kind: Some(kind),
+            })),
         }
     }
 
@@ -141,37 +143,47 @@ impl ProtoGame for Meduris {
         use act::Kind;
         let m = match &action.game {
             Some(pb::action::Game::Meduris(m)) => m,
-            Some(_) => return Err(DecodeError::WrongGame { expected: "meduris" }),
+            Some(_) => {
+                return Err(DecodeError::WrongGame {
+                    expected: "meduris",
+                });
+            }
             None => return Err(DecodeError::Missing("action.game")),
         };
-        Ok(match m.kind.as_ref().ok_or(DecodeError::Missing("action.meduris.kind"))? {
-            Kind::PlaceWorker(a) => Action::PlaceWorker {
-                plateau: decode_good("place_worker.plateau", a.plateau)?,
+        Ok(
+            match m
+                .kind
+                .as_ref()
+                .ok_or(DecodeError::Missing("action.meduris.kind"))?
+            {
+                Kind::PlaceWorker(a) => Action::PlaceWorker {
+                    plateau: decode_good("place_worker.plateau", a.plateau)?,
+                },
+                Kind::TakeGood(a) => Action::TakeGood {
+                    good: decode_good("take_good.good", a.good)?,
+                },
+                Kind::ReturnGood(a) => Action::ReturnGood {
+                    good: decode_good("return_good.good", a.good)?,
+                },
+                Kind::BigYield(a) => Action::BigYield {
+                    from: decode_good("big_yield.from", a.from)?,
+                    height: small("big_yield.height", a.height, 3)?,
+                    to: decode_good("big_yield.to", a.to)?,
+                },
+                Kind::BuildHut(a) => Action::BuildHut {
+                    field: small("build_hut.field", a.field, MAX_FIELD)?,
+                    payment: decode_goods("build_hut.payment", a.payment.as_ref())?,
+                },
+                Kind::BuildTemple(a) => Action::BuildTemple {
+                    field: small("build_temple.field", a.field, MAX_FIELD)?,
+                    payment: decode_goods("build_temple.payment", a.payment.as_ref())?,
+                },
+                Kind::Offer(a) => Action::Offer {
+                    payment: decode_goods("offer.payment", a.payment.as_ref())?,
+                },
+                Kind::OfferChip(_) => Action::OfferChip,
             },
-            Kind::TakeGood(a) => Action::TakeGood {
-                good: decode_good("take_good.good", a.good)?,
-            },
-            Kind::ReturnGood(a) => Action::ReturnGood {
-                good: decode_good("return_good.good", a.good)?,
-            },
-            Kind::BigYield(a) => Action::BigYield {
-                from: decode_good("big_yield.from", a.from)?,
-                height: small("big_yield.height", a.height, 3)?,
-                to: decode_good("big_yield.to", a.to)?,
-            },
-            Kind::BuildHut(a) => Action::BuildHut {
-                field: small("build_hut.field", a.field, MAX_FIELD)?,
-                payment: decode_goods("build_hut.payment", a.payment.as_ref())?,
-            },
-            Kind::BuildTemple(a) => Action::BuildTemple {
-                field: small("build_temple.field", a.field, MAX_FIELD)?,
-                payment: decode_goods("build_temple.payment", a.payment.as_ref())?,
-            },
-            Kind::Offer(a) => Action::Offer {
-                payment: decode_goods("offer.payment", a.payment.as_ref())?,
-            },
-            Kind::OfferChip(_) => Action::OfferChip,
-        })
+        )
     }
 
     fn describe_action(action: &Action) -> String {
@@ -224,7 +236,11 @@ impl ProtoGame for Meduris {
                     ..Default::default()
                 },
             }),
-            Event::GoodsGained { seat, good: g, count } => Kind::GoodsGained(ev::GoodsGained {
+            Event::GoodsGained {
+                seat,
+                good: g,
+                count,
+            } => Kind::GoodsGained(ev::GoodsGained {
                 seat: s(*seat),
                 good: good(*g),
                 count: *count as u32,
@@ -421,7 +437,10 @@ mod tests {
                 legal.clear();
                 game.legal_actions_all_payments(&mut legal);
                 for a in &legal {
-                    assert_eq!(Meduris::decode_action(&Meduris::encode_action(a)).as_ref(), Ok(a));
+                    assert_eq!(
+                        Meduris::decode_action(&Meduris::encode_action(a)).as_ref(),
+                        Ok(a)
+                    );
                 }
                 let a = legal[(i * 7 + seed as usize) % legal.len()];
                 game.apply(seat, &a, &mut events).unwrap();
@@ -433,7 +452,10 @@ mod tests {
     #[test]
     fn malformed_actions_are_named() {
         let none = pb::Action { game: None };
-        assert_eq!(Meduris::decode_action(&none), Err(DecodeError::Missing("action.game")));
+        assert_eq!(
+            Meduris::decode_action(&none),
+            Err(DecodeError::Missing("action.game"))
+        );
         let bad_good = pb::Action {
             game: Some(pb::action::Game::Meduris(pb::MedurisAction {
                 kind: Some(act::Kind::TakeGood(act::TakeGood { good: 9 })),
@@ -457,7 +479,9 @@ mod tests {
         };
         assert_eq!(
             Meduris::decode_action(&dolmen),
-            Err(DecodeError::WrongGame { expected: "meduris" })
+            Err(DecodeError::WrongGame {
+                expected: "meduris"
+            })
         );
     }
 }

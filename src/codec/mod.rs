@@ -83,7 +83,10 @@ pub(crate) fn seat_u32(seat: Seat) -> u32 {
 }
 
 /// Decodes an enum field, rejecting UNSPECIFIED and unknown values.
-pub(crate) fn enum_field<E: TryFrom<i32>>(field: &'static str, value: i32) -> Result<E, DecodeError> {
+pub(crate) fn enum_field<E: TryFrom<i32>>(
+    field: &'static str,
+    value: i32,
+) -> Result<E, DecodeError> {
     if value == 0 {
         return Err(DecodeError::BadEnum { field, value });
     }
@@ -105,7 +108,11 @@ pub(crate) fn small(field: &'static str, value: u32, max: u8) -> Result<u8, Deco
 /// The options both games share: start seat and the max_turns safeguard.
 /// The engine checks them against the player count.
 pub(crate) fn common_options(options: &pb::GameOptions) -> Result<(u8, u32), DecodeError> {
-    let start_seat = small("options.start_seat", options.start_seat.unwrap_or(0), u8::MAX)?;
+    let start_seat = small(
+        "options.start_seat",
+        options.start_seat.unwrap_or(0),
+        u8::MAX,
+    )?;
     let max_turns = options.max_turns.unwrap_or(1000);
     Ok((start_seat, max_turns))
 }

@@ -1,0 +1,60 @@
+//! Server settings: every one has a default, so the server runs with none.
+
+use std::net::SocketAddr;
+
+use clap::{Parser, ValueEnum};
+
+/// Limits that protect the server from careless or hostile clients.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Limits {
+    /// Most games held at once; CreateGame beyond it fails with RESOURCE_EXHAUSTED.
+    #[arg(long, env = "DRUIDS_MAX_GAMES", default_value_t = 100_000)]
+    pub max_games: usize,
+    /// Most StreamEvents open on one game at once.
+    #[arg(long, env = "DRUIDS_MAX_STREAMS_PER_GAME", default_value_t = 64)]
+    pub max_streams_per_game: usize,
+    /// Largest request accepted, in bytes.
+    #[arg(long, env = "DRUIDS_MAX_MESSAGE_BYTES", default_value_t = 64 * 1024)]
+    pub max_message_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_games: 100_000,
+            max_streams_per_game: 64,
+            max_message_bytes: 64 * 1024,
+        }
+    }
+}
+
+/// How log lines look.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// `druids-server` command line (each flag also reads an environment variable).
+#[derive(Clone, Debug, Parser)]
+#[command(
+    name = "druids-server",
+    version,
+    about = "The druids game server (gRPC)"
+)]
+pub struct Config {
+    /// Address to listen on.
+    #[arg(long, env = "DRUIDS_LISTEN", default_value = "127.0.0.1:50051")]
+    pub listen: SocketAddr,
+    /// Log filter, e.g. `info` or `druids_server=debug` (RUST_LOG syntax).
+    #[arg(long, env = "DRUIDS_LOG", default_value = "info")]
+    pub log: String,
+    /// Log format.
+    #[arg(long, env = "DRUIDS_LOG_FORMAT", value_enum, default_value = "text")]
+    pub log_format: LogFormat,
+    /// Limits.
+    #[command(flatten)]
+    pub limits: Limits,
+}

@@ -1,0 +1,480 @@
+//! The `druids.v1.Druids` service: requests are validated here, at the edge,
+//! then handed to the game's [`Room`]. No rule of any game is known here.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use dashmap::DashMap;
+use druids::pb::{self, druids_server::Druids};
+use druids_engine::{Seat, Viewer};
+use tokio::sync::{mpsc, watch};
+use tokio_stream::Stream;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+use tracing::{Instrument, info, info_span};
+
+use crate::auth::{self, TokenHash};
+use crate::config::Limits;
+use crate::error::ServiceError;
+use crate::room::{MAX_NAME_BYTES, Room, SeatSlot};
+use crate::store::{GameRecord, Store};
+
+/// Events read from the log per lock of a room, for a stream.
+const STREAM_BATCH: usize = 128;
+/// Events buffered per stream before the reader must catch up.
+const STREAM_BUFFER: usize = 64;
+
+/// The games of this server and what it needs to serve them.
+pub struct Service {
+    games: DashMap<String, Arc<Room>>,
+    /// Every live token hash, to tell a token of another game from a forged one.
+    tokens: DashMap<TokenHash, String>,
+    store: Arc<dyn Store>,
+    limits: Limits,
+    shutdown: watch::Receiver<bool>,
+}
+
+type Result<T> = std::result::Result<T, ServiceError>;
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+fn check_name(name: &str) -> Result<()> {
+    if name.len() > MAX_NAME_BYTES {
+        return Err(ServiceError::Invalid(format!(
+            "name {name:?} is longer than {MAX_NAME_BYTES} bytes"
+        )));
+    }
+    Ok(())
+}
+
+impl Service {
+    /// A service over `store`; `shutdown` turning true ends every stream.
+    pub fn new(store: Arc<dyn Store>, limits: Limits, shutdown: watch::Receiver<bool>) -> Service {
+        Service {
+            games: DashMap::new(),
+            tokens: DashMap::new(),
+            store,
+            limits,
+            shutdown,
+        }
+    }
+
+    /// Adds a recovered game.
+    pub fn insert_room(&self, room: Room) {
+        for slot in room.lock().seats.iter() {
+            if let Some(t) = slot.token {
+                self.tokens.insert(t, room.id.clone());
+            }
+        }
+        self.games.insert(room.id.clone(), Arc::new(room));
+    }
+
+    fn room(&self, id: &str) -> Result<Arc<Room>> {
+        if id.is_empty() {
+            return Err(ServiceError::Invalid("game_id is required".into()));
+        }
+        self.games
+            .get(id)
+            .map(|r| Arc::clone(r.value()))
+            .ok_or_else(|| ServiceError::GameNotFound(id.to_owned()))
+    }
+
+    /// The viewer behind the request's token: a seat of this game, or a
+    /// spectator when there is no token (if `seat_required` is false).
+    fn viewer<T>(&self, room: &Room, req: &Request<T>, seat_required: bool) -> Result<Viewer> {
+        let Some(hash) = auth::bearer(req.metadata())? else {
+            return if seat_required {
+                Err(ServiceError::MissingToken)
+            } else {
+                Ok(Viewer::Spectator)
+            };
+        };
+        if let Some(seat) = Room::seat_of(&room.lock(), &hash) {
+            return Ok(Viewer::Seat(seat));
+        }
+        if self.tokens.contains_key(&hash) {
+            Err(ServiceError::TokenOfOtherGame(room.id.clone()))
+        } else {
+            Err(ServiceError::UnknownToken(room.id.clone()))
+        }
+    }
+
+    fn seat<T>(&self, room: &Room, req: &Request<T>) -> Result<Seat> {
+        match self.viewer(room, req, true)? {
+            Viewer::Seat(s) => Ok(s),
+            Viewer::Spectator => Err(ServiceError::MissingToken),
+        }
+    }
+
+    fn create(&self, req: pb::CreateGameRequest) -> Result<pb::CreateGameResponse> {
+        if self.games.len() >= self.limits.max_games {
+            return Err(ServiceError::Limit(format!(
+                "this server holds at most {} games",
+                self.limits.max_games
+            )));
+        }
+        let players = req.players as usize;
+        if !req.seat_names.is_empty() && req.seat_names.len() != players {
+            return Err(ServiceError::Invalid(format!(
+                "seat_names has {} names for {players} seats: give none or one per seat",
+                req.seat_names.len()
+            )));
+        }
+        for name in &req.seat_names {
+            check_name(name)?;
+        }
+        let mut open = vec![false; players];
+        for &s in &req.open_seats {
+            match open.get_mut(s as usize) {
+                Some(o) if !*o => *o = true,
+                Some(_) => {
+                    return Err(ServiceError::Invalid(format!(
+                        "open_seats lists seat {s} twice"
+                    )));
+                }
+                None => {
+                    return Err(ServiceError::Invalid(format!(
+                        "open_seats lists seat {s}, but the game has seats 0 to {}",
+                        players.saturating_sub(1)
+                    )));
+                }
+            }
+        }
+        let seed = req.seed.unwrap_or_else(rand::random);
+        let options = req.options.unwrap_or_default();
+        let mut game = druids::new_game(req.kind, players, seed, &options)?;
+        let id = auth::new_game_id();
+        let mut seats = Vec::with_capacity(players);
+        let mut tokens = Vec::new();
+        for (i, &is_open) in open.iter().enumerate() {
+            let name = req.seat_names.get(i).cloned().unwrap_or_else(|| {
+                if is_open {
+                    String::new()
+                } else {
+                    format!("seat {i}")
+                }
+            });
+            if is_open {
+                seats.push(SeatSlot { name, token: None });
+            } else {
+                let (token, hash) = auth::new_token();
+                tokens.push(pb::SeatToken {
+                    seat: i as u32,
+                    name: name.clone(),
+                    token,
+                });
+                seats.push(SeatSlot {
+                    name,
+                    token: Some(hash),
+                });
+            }
+        }
+        let created = now_ms();
+        self.store
+            .create_game(&GameRecord {
+                id: id.clone(),
+                kind: game.kind(),
+                players,
+                seed,
+                options,
+                created_unix_ms: created,
+                seats: seats
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, s)| s.token.map(|t| (Seat(i as u8), s.name.clone(), t)))
+                    .collect(),
+            })
+            .map_err(|e| ServiceError::Storage(e.0))?;
+        if open.iter().all(|o| !o) {
+            game.start();
+        }
+        let room = Room::new(id.clone(), created, game, seats);
+        let state = room.view(&room.lock(), Viewer::Spectator);
+        self.insert_room(room);
+        info!(game_id = %id, kind = ?state.kind, players, seed, "game created");
+        Ok(pb::CreateGameResponse {
+            game_id: id,
+            seats: tokens,
+            seed,
+            state: Some(state),
+        })
+    }
+
+    fn join(&self, req: pb::JoinGameRequest) -> Result<pb::JoinGameResponse> {
+        check_name(&req.name)?;
+        let room = self.room(&req.game_id)?;
+        let mut state = room.lock();
+        if state.game.started() {
+            return Err(ServiceError::Refused(format!(
+                "game {} has no open seat: it has started",
+                room.id
+            )));
+        }
+        let players = state.seats.len();
+        let seat = match req.seat {
+            Some(s) if s as usize >= players => {
+                return Err(ServiceError::Invalid(format!(
+                    "seat {s} does not exist: the game has seats 0 to {}",
+                    players - 1
+                )));
+            }
+            Some(s) if state.seats[s as usize].token.is_some() => {
+                return Err(ServiceError::SeatTaken(s));
+            }
+            Some(s) => s as usize,
+            None => state
+                .seats
+                .iter()
+                .position(|s| s.token.is_none())
+                .expect("a game that has not started has an open seat"),
+        };
+        let name = if req.name.is_empty() {
+            format!("seat {seat}")
+        } else {
+            req.name
+        };
+        let (token, hash) = auth::new_token();
+        self.store
+            .claim_seat(&room.id, Seat(seat as u8), &name, &hash)
+            .map_err(|e| ServiceError::Storage(e.0))?;
+        state.seats[seat] = SeatSlot {
+            name: name.clone(),
+            token: Some(hash),
+        };
+        state.game.seat_joined(Seat(seat as u8), &name);
+        let started = state.seats.iter().all(|s| s.token.is_some());
+        if started {
+            state.game.start();
+        }
+        room.announce(&state);
+        drop(state);
+        self.tokens.insert(hash, room.id.clone());
+        info!(game_id = %room.id, seat, started, "seat claimed");
+        Ok(pb::JoinGameResponse {
+            seat: Some(pb::SeatToken {
+                seat: seat as u32,
+                name,
+                token,
+            }),
+            started,
+        })
+    }
+
+    fn open_stream(&self, room: &Room) -> Result<()> {
+        let mut state = room.lock();
+        if state.streams >= self.limits.max_streams_per_game {
+            return Err(ServiceError::Limit(format!(
+                "at most {} streams may be open on one game",
+                self.limits.max_streams_per_game
+            )));
+        }
+        state.streams += 1;
+        Ok(())
+    }
+}
+
+/// Closes a stream's slot on its game when the stream task ends.
+struct StreamSlot(Arc<Room>);
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        self.0.lock().streams -= 1;
+    }
+}
+
+/// Feeds one stream: history from `from_seq`, then live events, at the reader's pace.
+async fn pump(
+    room: Arc<Room>,
+    viewer: Viewer,
+    from_seq: u64,
+    tx: mpsc::Sender<std::result::Result<pb::GameEvent, Status>>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let _slot = StreamSlot(Arc::clone(&room));
+    let mut last = room.subscribe();
+    let mut cursor = from_seq;
+    if from_seq == 0 {
+        let snapshot = {
+            let state = room.lock();
+            let seq = state.game.last_seq();
+            cursor = seq + 1;
+            pb::GameEvent {
+                seq,
+                version: state.game.version(),
+                body: Some(pb::game_event::Body::Snapshot(pb::Snapshot {
+                    state: Some(room.view(&state, viewer)),
+                })),
+            }
+        };
+        if tx.send(Ok(snapshot)).await.is_err() {
+            return;
+        }
+    }
+    let mut batch = Vec::with_capacity(STREAM_BATCH);
+    loop {
+        last.borrow_and_update();
+        let (caught_up, over) = {
+            let state = room.lock();
+            cursor = state.game.events(cursor, STREAM_BATCH, viewer, &mut batch);
+            (cursor > state.game.last_seq(), state.game.is_over())
+        };
+        for event in batch.drain(..) {
+            if tx.send(Ok(event)).await.is_err() {
+                return;
+            }
+        }
+        if caught_up {
+            if over {
+                return;
+            }
+            tokio::select! {
+                changed = last.changed() => if changed.is_err() { return },
+                () = stopped(&mut shutdown) => {
+                    let _ = tx.send(Err(Status::unavailable("the server is shutting down"))).await;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Completes once the server is shutting down.
+async fn stopped(shutdown: &mut watch::Receiver<bool>) {
+    let _ = shutdown.wait_for(|stop| *stop).await.map(|_| ());
+}
+
+/// The event stream of `StreamEvents`.
+pub type EventStream =
+    Pin<Box<dyn Stream<Item = std::result::Result<pb::GameEvent, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl Druids for Service {
+    async fn create_game(
+        &self,
+        request: Request<pb::CreateGameRequest>,
+    ) -> std::result::Result<Response<pb::CreateGameResponse>, Status> {
+        Ok(Response::new(self.create(request.into_inner())?))
+    }
+
+    async fn join_game(
+        &self,
+        request: Request<pb::JoinGameRequest>,
+    ) -> std::result::Result<Response<pb::JoinGameResponse>, Status> {
+        let req = request.into_inner();
+        let span = info_span!("join_game", game_id = %req.game_id);
+        let _enter = span.enter();
+        Ok(Response::new(self.join(req)?))
+    }
+
+    async fn get_legal_actions(
+        &self,
+        request: Request<pb::GetLegalActionsRequest>,
+    ) -> std::result::Result<Response<pb::GetLegalActionsResponse>, Status> {
+        let room = self.room(&request.get_ref().game_id)?;
+        let seat = self.seat(&room, &request)?;
+        let state = room.lock();
+        let mine = state.game.to_act() == Some(seat);
+        Ok(Response::new(pb::GetLegalActionsResponse {
+            version: state.game.version(),
+            seat: seat.0 as u32,
+            decision: if mine { state.game.decision() } else { None },
+            actions: if mine {
+                state.game.legal_actions(request.get_ref().all_payments)
+            } else {
+                Vec::new()
+            },
+        }))
+    }
+
+    async fn submit_action(
+        &self,
+        request: Request<pb::SubmitActionRequest>,
+    ) -> std::result::Result<Response<pb::SubmitActionResponse>, Status> {
+        let room = self.room(&request.get_ref().game_id)?;
+        let seat = self.seat(&room, &request)?;
+        let span = info_span!("submit_action", game_id = %room.id, seat = seat.0);
+        let req = request.into_inner();
+        let reply = if self.store.is_durable() {
+            // The store blocks on the disk: keep it off the async workers.
+            let store = Arc::clone(&self.store);
+            tokio::task::spawn_blocking(move || {
+                let _enter = span.enter();
+                room.submit(seat, &req, store.as_ref())
+            })
+            .await
+            .map_err(|e| Status::internal(format!("submission task failed: {e}")))?
+        } else {
+            let _enter = span.enter();
+            room.submit(seat, &req, self.store.as_ref())
+        };
+        Ok(Response::new(reply?))
+    }
+
+    type StreamEventsStream = EventStream;
+
+    async fn stream_events(
+        &self,
+        request: Request<pb::StreamEventsRequest>,
+    ) -> std::result::Result<Response<EventStream>, Status> {
+        let room = self.room(&request.get_ref().game_id)?;
+        let viewer = self.viewer(&room, &request, false)?;
+        let from_seq = request.get_ref().from_seq;
+        let last = room.lock().game.last_seq();
+        if from_seq > last + 1 {
+            return Err(ServiceError::Invalid(format!(
+                "from_seq {from_seq} is beyond the log: the last event is {last}"
+            ))
+            .into());
+        }
+        self.open_stream(&room)?;
+        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        let span = info_span!("stream_events", game_id = %room.id, viewer = ?viewer);
+        tokio::spawn(pump(room, viewer, from_seq, tx, self.shutdown.clone()).instrument(span));
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    async fn get_state(
+        &self,
+        request: Request<pb::GetStateRequest>,
+    ) -> std::result::Result<Response<pb::GetStateResponse>, Status> {
+        let room = self.room(&request.get_ref().game_id)?;
+        let viewer = self.viewer(&room, &request, false)?;
+        let state = room.view(&room.lock(), viewer);
+        Ok(Response::new(pb::GetStateResponse { state: Some(state) }))
+    }
+
+    async fn list_games(
+        &self,
+        request: Request<pb::ListGamesRequest>,
+    ) -> std::result::Result<Response<pb::ListGamesResponse>, Status> {
+        let req = request.into_inner();
+        let limit = match req.limit {
+            0 => 1000,
+            n => n.min(1000) as usize,
+        };
+        let mut games: Vec<pb::GameSummary> = self
+            .games
+            .iter()
+            .map(|r| {
+                let room = r.value();
+                room.summary(&room.lock())
+            })
+            .filter(|g| {
+                (req.kind == 0 || g.kind == req.kind) && (req.status == 0 || g.status == req.status)
+            })
+            .collect();
+        games.sort_by(|a, b| {
+            b.created_unix_ms
+                .cmp(&a.created_unix_ms)
+                .then(a.game_id.cmp(&b.game_id))
+        });
+        games.truncate(limit);
+        Ok(Response::new(pb::ListGamesResponse { games }))
+    }
+}

@@ -1,0 +1,91 @@
+//! Where games are kept between restarts: the [`Store`] trait and its
+//! in-memory implementation.
+//!
+//! A game is its creation record plus an append-only log of seat claims and
+//! actions; replaying the log through the deterministic engine rebuilds it.
+//! The server calls the store *before* a change takes effect, so an
+//! acknowledged action is always stored.
+
+use druids::pb;
+use druids_engine::Seat;
+
+use crate::auth::TokenHash;
+
+/// Everything needed to set a game up again.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    /// Game id.
+    pub id: String,
+    /// Which game.
+    pub kind: pb::GameKind,
+    /// Seats.
+    pub players: usize,
+    /// RNG seed.
+    pub seed: u64,
+    /// Options as created.
+    pub options: pb::GameOptions,
+    /// Creation time, ms since the Unix epoch.
+    pub created_unix_ms: u64,
+    /// Seats claimed at creation: seat, name, token hash.
+    pub seats: Vec<(Seat, String, TokenHash)>,
+}
+
+/// One applied action, as logged.
+#[derive(Clone, Debug)]
+pub struct ActionRecord {
+    /// Version after the action (1 for the first).
+    pub version: u64,
+    /// Seat that acted.
+    pub seat: Seat,
+    /// The action in canonical form.
+    pub action: pb::Action,
+    /// The client's idempotency key ("" for none).
+    pub idempotency_key: String,
+}
+
+/// Why the store failed. The change it was asked to store did not happen.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct StoreError(pub String);
+
+/// Durable storage of games. Implementations must make each call durable (or
+/// fail) before returning.
+pub trait Store: Send + Sync + 'static {
+    /// Records a new game.
+    fn create_game(&self, game: &GameRecord) -> Result<(), StoreError>;
+    /// Records that a seat was claimed.
+    fn claim_seat(
+        &self,
+        game_id: &str,
+        seat: Seat,
+        name: &str,
+        token: &TokenHash,
+    ) -> Result<(), StoreError>;
+    /// Appends an action to a game's log.
+    fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError>;
+    /// Whether calls block on a disk (the server then makes them off the async
+    /// worker threads).
+    fn is_durable(&self) -> bool;
+}
+
+/// Keeps nothing: games live as long as the process.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MemoryStore;
+
+impl Store for MemoryStore {
+    fn create_game(&self, _: &GameRecord) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn claim_seat(&self, _: &str, _: Seat, _: &str, _: &TokenHash) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn append_action(&self, _: &str, _: &ActionRecord) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn is_durable(&self) -> bool {
+        false
+    }
+}
