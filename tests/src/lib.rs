@@ -1,1 +1,190 @@
-//! Helpers shared by the contract tests.
+//! Helpers for the contract tests: a real `druids-server` on an ephemeral
+//! loopback port, a client over TCP, and a random player that drives a game
+//! through the contract only.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use druids::pb;
+use druids::pb::druids_client::DruidsClient;
+use druids_server::{Limits, MemoryStore, Store};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tonic::transport::Channel;
+use tonic::{Request, Status};
+
+/// A server running on its own port for one test; stopped when dropped.
+pub struct TestServer {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl TestServer {
+    /// Starts a server with default limits and in-memory storage.
+    pub async fn start() -> TestServer {
+        TestServer::with(Arc::new(MemoryStore), Limits::default()).await
+    }
+
+    /// Starts a server with the given store and limits.
+    pub async fn with(store: Arc<dyn Store>, limits: Limits) -> TestServer {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (tx, rx) = oneshot::channel();
+        let task = tokio::spawn(async move {
+            druids_server::serve(listener, store, limits, async {
+                let _ = rx.await;
+            })
+            .await
+            .expect("server");
+        });
+        TestServer {
+            addr,
+            stop: Some(tx),
+            task: Some(task),
+        }
+    }
+
+    /// The server's URL.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// A new client connection.
+    pub async fn client(&self) -> DruidsClient<Channel> {
+        DruidsClient::connect(self.url()).await.expect("connect")
+    }
+
+    /// Stops the server and waits until it has shut down.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.await.expect("server task");
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// `message` with `authorization: Bearer <token>`.
+pub fn authed<T>(token: &str, message: T) -> Request<T> {
+    let mut req = Request::new(message);
+    req.metadata_mut().insert(
+        "authorization",
+        format!("Bearer {token}").parse().expect("ascii token"),
+    );
+    req
+}
+
+/// Creates a game with every seat claimed; returns its id and tokens by seat.
+pub async fn create(
+    client: &mut DruidsClient<Channel>,
+    kind: pb::GameKind,
+    players: u32,
+    seed: u64,
+) -> (String, Vec<String>) {
+    let reply = client
+        .create_game(pb::CreateGameRequest {
+            kind: kind as i32,
+            players,
+            seed: Some(seed),
+            ..Default::default()
+        })
+        .await
+        .expect("create")
+        .into_inner();
+    let tokens = reply.seats.into_iter().map(|s| s.token).collect();
+    (reply.game_id, tokens)
+}
+
+/// The state as the holder of `token` sees it (`None`: spectator).
+pub async fn state(
+    client: &mut DruidsClient<Channel>,
+    game_id: &str,
+    token: Option<&str>,
+) -> pb::StateView {
+    let msg = pb::GetStateRequest {
+        game_id: game_id.to_owned(),
+    };
+    let req = match token {
+        Some(t) => authed(t, msg),
+        None => Request::new(msg),
+    };
+    client
+        .get_state(req)
+        .await
+        .expect("get_state")
+        .into_inner()
+        .state
+        .expect("state")
+}
+
+/// A tiny deterministic RNG, so failures reproduce.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n
+    }
+}
+
+/// Plays `max_actions` random legal actions (or until the end), choosing by
+/// legal-action id for whichever seat must decide. Returns actions applied.
+pub async fn play_random(
+    client: &mut DruidsClient<Channel>,
+    game_id: &str,
+    tokens: &[String],
+    rng: &mut Lcg,
+    max_actions: usize,
+) -> Result<usize, Status> {
+    let mut n = 0;
+    while n < max_actions {
+        let st = state(client, game_id, None).await;
+        let Some(seat) = st.to_act else {
+            break;
+        };
+        let token = &tokens[seat as usize];
+        let legal = client
+            .get_legal_actions(authed(
+                token,
+                pb::GetLegalActionsRequest {
+                    game_id: game_id.to_owned(),
+                    all_payments: false,
+                },
+            ))
+            .await?
+            .into_inner();
+        assert!(
+            !legal.actions.is_empty(),
+            "the seat to act has no legal action"
+        );
+        let pick = rng.below(legal.actions.len()) as u32;
+        client
+            .submit_action(authed(
+                token,
+                pb::SubmitActionRequest {
+                    game_id: game_id.to_owned(),
+                    choice: Some(pb::submit_action_request::Choice::LegalActionId(pick)),
+                    expected_version: Some(legal.version),
+                    idempotency_key: format!("a{}", legal.version),
+                },
+            ))
+            .await?;
+        n += 1;
+    }
+    Ok(n)
+}
