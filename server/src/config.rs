@@ -1,6 +1,9 @@
 //! Server settings: every one has a default, so the server runs with none.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use crate::sqlite::Sync;
 
 use clap::{Parser, ValueEnum};
 
@@ -54,6 +57,15 @@ pub struct Config {
     /// Log format.
     #[arg(long, env = "DRUIDS_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,
+    /// The database file holding every game (created if missing).
+    #[arg(long, env = "DRUIDS_DB", default_value = "druids-data/druids.db")]
+    pub db: PathBuf,
+    /// Keep games in memory only: nothing survives a restart.
+    #[arg(long, env = "DRUIDS_IN_MEMORY", conflicts_with = "db")]
+    pub in_memory: bool,
+    /// How each committed action reaches the disk.
+    #[arg(long, env = "DRUIDS_SYNC", value_enum, default_value = "full")]
+    pub sync: Sync,
     /// Limits.
     #[command(flatten)]
     pub limits: Limits,

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use clap::Parser;
 use druids_server::config::{Config, LogFormat};
-use druids_server::{MemoryStore, serve};
+use druids_server::sqlite::SqliteStore;
+use druids_server::{MemoryStore, Store, serve};
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -23,6 +24,21 @@ async fn main() -> std::process::ExitCode {
         LogFormat::Text => subscriber.init(),
         LogFormat::Json => subscriber.json().init(),
     }
+    let store: Arc<dyn Store> = if config.in_memory {
+        tracing::warn!("in-memory mode: games are lost when the server stops");
+        Arc::new(MemoryStore)
+    } else {
+        match SqliteStore::open(&config.db, config.sync) {
+            Ok(s) => {
+                tracing::info!(db = %config.db.display(), sync = ?config.sync, "games are stored");
+                Arc::new(s)
+            }
+            Err(e) => {
+                tracing::error!("cannot open the database {}: {e}", config.db.display());
+                return std::process::ExitCode::FAILURE;
+            }
+        }
+    };
     let listener = match tokio::net::TcpListener::bind(config.listen).await {
         Ok(l) => l,
         Err(e) => {
@@ -30,14 +46,11 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    tracing::info!("druids-server listening on {}", config.listen);
-    let result = serve(
-        listener,
-        Arc::new(MemoryStore),
-        config.limits,
-        shutdown_signal(),
-    )
-    .await;
+    match listener.local_addr() {
+        Ok(addr) => tracing::info!("druids-server listening on {addr}"),
+        Err(e) => tracing::warn!("listening, but the local address is unknown: {e}"),
+    }
+    let result = serve(listener, store, config.limits, shutdown_signal()).await;
     match result {
         Ok(()) => {
             tracing::info!("druids-server stopped");

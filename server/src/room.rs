@@ -162,7 +162,10 @@ impl Room {
                         version: current + 1,
                         seat,
                         action: action.clone(),
-                        idempotency_key: req.idempotency_key.clone(),
+                        request: pb::SubmitActionRequest {
+                            game_id: String::new(),
+                            ..req.clone()
+                        },
                     },
                 )
                 .map_err(|e| e.0)
@@ -194,7 +197,6 @@ impl Room {
     pub fn remember_key(
         state: &mut RoomState,
         seat: Seat,
-        key: String,
         req: pb::SubmitActionRequest,
         reply: pb::SubmitActionResponse,
     ) {
@@ -202,7 +204,9 @@ impl Room {
             choice: req.choice,
             expected_version: req.expected_version,
         };
-        state.replies.insert((seat, key), (fingerprint, reply));
+        state
+            .replies
+            .insert((seat, req.idempotency_key), (fingerprint, reply));
     }
 
     /// The game's status.

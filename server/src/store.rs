@@ -37,10 +37,22 @@ pub struct ActionRecord {
     pub version: u64,
     /// Seat that acted.
     pub seat: Seat,
-    /// The action in canonical form.
+    /// The action in canonical form (what replay applies).
     pub action: pb::Action,
-    /// The client's idempotency key ("" for none).
-    pub idempotency_key: String,
+    /// The request as the client sent it (without its game id), so that a retry
+    /// with the same idempotency key is still recognised after a restart.
+    pub request: pb::SubmitActionRequest,
+}
+
+/// A stored game: its record and its log, in order.
+#[derive(Clone, Debug)]
+pub struct StoredGame {
+    /// The creation record.
+    pub record: GameRecord,
+    /// Seats claimed after creation, in the order they were claimed.
+    pub joins: Vec<(Seat, String, TokenHash)>,
+    /// Every applied action, by version.
+    pub actions: Vec<ActionRecord>,
 }
 
 /// Why the store failed. The change it was asked to store did not happen.
@@ -63,6 +75,8 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<(), StoreError>;
     /// Appends an action to a game's log.
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError>;
+    /// Every stored game, to be rebuilt at start-up.
+    fn load(&self) -> Result<Vec<StoredGame>, StoreError>;
     /// Whether calls block on a disk (the server then makes them off the async
     /// worker threads).
     fn is_durable(&self) -> bool;
@@ -83,6 +97,10 @@ impl Store for MemoryStore {
 
     fn append_action(&self, _: &str, _: &ActionRecord) -> Result<(), StoreError> {
         Ok(())
+    }
+
+    fn load(&self) -> Result<Vec<StoredGame>, StoreError> {
+        Ok(Vec::new())
     }
 
     fn is_durable(&self) -> bool {

@@ -1,0 +1,96 @@
+//! Rebuilding games at start-up: each stored game is set up again from its
+//! record and its log is replayed through the deterministic engine, which
+//! reproduces the same state and the same numbered events.
+
+use druids_engine::Viewer;
+
+use crate::room::{Room, SeatSlot};
+use crate::store::StoredGame;
+
+/// Why a stored game could not be rebuilt.
+#[derive(Debug, thiserror::Error)]
+pub enum RecoverError {
+    /// The record no longer sets a game up.
+    #[error("game {id}: {source}")]
+    Create {
+        /// Game id.
+        id: String,
+        /// Why.
+        source: druids::CreateError,
+    },
+    /// A logged action did not replay.
+    #[error("game {id}: action {version} does not replay: {source}")]
+    Replay {
+        /// Game id.
+        id: String,
+        /// Version of the action.
+        version: u64,
+        /// Why.
+        source: druids::ApplyError,
+    },
+}
+
+/// The room of a stored game, with its state, seats and idempotency keys.
+pub fn recover(stored: StoredGame) -> Result<Room, RecoverError> {
+    let StoredGame {
+        record,
+        joins,
+        actions,
+    } = stored;
+    let id = record.id.clone();
+    let mut game = druids::new_game(
+        record.kind as i32,
+        record.players,
+        record.seed,
+        &record.options,
+    )
+    .map_err(|source| RecoverError::Create {
+        id: id.clone(),
+        source,
+    })?;
+    let mut seats = vec![SeatSlot::default(); record.players];
+    for (seat, name, token) in record.seats {
+        seats[seat.index()] = SeatSlot {
+            name,
+            token: Some(token),
+        };
+    }
+    for (seat, name, token) in joins {
+        game.seat_joined(seat, &name);
+        seats[seat.index()] = SeatSlot {
+            name,
+            token: Some(token),
+        };
+    }
+    if seats.iter().all(|s| s.token.is_some()) {
+        game.start();
+    }
+    let room = Room::new(id.clone(), record.created_unix_ms, game, seats);
+    {
+        let mut state = room.lock();
+        for a in actions {
+            let applied = state
+                .game
+                .apply(a.seat, &a.action, &mut |_| Ok(()))
+                .map_err(|source| RecoverError::Replay {
+                    id: id.clone(),
+                    version: a.version,
+                    source,
+                })?;
+            if !a.request.idempotency_key.is_empty() {
+                let mut events = Vec::new();
+                let n = (applied.last_seq + 1 - applied.first_seq) as usize;
+                state
+                    .game
+                    .events(applied.first_seq, n, Viewer::Seat(a.seat), &mut events);
+                let reply = druids::pb::SubmitActionResponse {
+                    version: applied.version,
+                    events,
+                };
+                Room::remember_key(&mut state, a.seat, a.request, reply);
+            }
+        }
+        room.announce(&state);
+    }
+    Ok(room)
+}

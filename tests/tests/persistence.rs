@@ -1,0 +1,157 @@
+//! Durable games through the real SQLite store: a restarted server carries on
+//! every game where it stood, and a store that cannot write refuses actions with
+//! UNAVAILABLE while changing nothing.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use druids::pb;
+use druids_server::Limits;
+use druids_server::sqlite::{SqliteStore, Sync};
+use druids_tests::{Lcg, TestServer, authed, create, play_random, state};
+use tonic::Code;
+
+fn temp_db(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("druids-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("games.db")
+}
+
+#[tokio::test]
+async fn a_restarted_server_carries_on_every_game() {
+    let db = temp_db("restart");
+    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+    let server = TestServer::with(store, Limits::default()).await;
+    let mut client = server.client().await;
+    let (id, tokens) = create(&mut client, pb::GameKind::Meduris, 3, 77).await;
+    // A second game waits for a player.
+    let waiting = client
+        .create_game(pb::CreateGameRequest {
+            kind: pb::GameKind::Meduris as i32,
+            players: 2,
+            open_seats: vec![1],
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let started = std::time::Instant::now();
+    let n = play_random(&mut client, &id, &tokens, &mut Lcg(4), 60)
+        .await
+        .unwrap();
+    eprintln!("{n} durable actions in {:?}", started.elapsed());
+    let before: Vec<_> = [None, Some(tokens[0].as_str()), Some(tokens[2].as_str())]
+        .into_iter()
+        .collect();
+    let mut views = Vec::new();
+    for t in &before {
+        views.push(state(&mut client, &id, *t).await);
+    }
+    server.stop().await;
+
+    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+    let server = TestServer::with(store, Limits::default()).await;
+    let mut client = server.client().await;
+    for (t, view) in before.iter().zip(&views) {
+        assert_eq!(
+            &state(&mut client, &id, *t).await,
+            view,
+            "the same state after the restart"
+        );
+    }
+    // Tokens still work, and the game plays on to its end.
+    let rest = play_random(&mut client, &id, &tokens, &mut Lcg(5), 100_000)
+        .await
+        .unwrap();
+    assert!(rest > 0);
+    assert_eq!(
+        state(&mut client, &id, None).await.status,
+        pb::GameStatus::Finished as i32
+    );
+    // The waiting game can still be joined, and starts.
+    let joined = client
+        .join_game(pb::JoinGameRequest {
+            game_id: waiting.game_id.clone(),
+            seat: None,
+            name: "late".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(joined.started);
+    server.stop().await;
+
+    // Finished games stay queryable after yet another restart.
+    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+    let server = TestServer::with(store, Limits::default()).await;
+    let mut client = server.client().await;
+    let over = state(&mut client, &id, None).await;
+    assert_eq!(over.status, pb::GameStatus::Finished as i32);
+    assert_eq!(over.version, (n + rest) as u64);
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}
+
+#[tokio::test]
+async fn a_full_database_refuses_actions_with_unavailable() {
+    let db = temp_db("full");
+    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+    let server = TestServer::with(store.clone(), Limits::default()).await;
+    let mut client = server.client().await;
+    let (id, tokens) = create(&mut client, pb::GameKind::Meduris, 2, 9).await;
+    play_random(&mut client, &id, &tokens, &mut Lcg(1), 3)
+        .await
+        .unwrap();
+    // The disk is now "full": SQLite may not grow the file by a single page.
+    let pages: u64 = std::fs::metadata(&db).unwrap().len() / 4096;
+    store.set_max_pages(pages.max(1)).unwrap();
+    let before = state(&mut client, &id, None).await;
+    let seat = before.to_act.unwrap() as usize;
+    // Fill the remaining free pages, if any, until a submission fails.
+    let mut failure = None;
+    for _ in 0..10_000 {
+        match play_random(&mut client, &id, &tokens, &mut Lcg(2), 1).await {
+            Ok(_) => continue,
+            Err(status) => {
+                failure = Some(status);
+                break;
+            }
+        }
+    }
+    let status = failure.expect("a full database must refuse a submission");
+    assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+    assert!(
+        status.message().contains("nothing was applied"),
+        "{}",
+        status.message()
+    );
+    let _ = seat;
+    // The refused action left no trace, and the game goes on once there is room.
+    let stuck = state(&mut client, &id, None).await;
+    let again = play_random(&mut client, &id, &tokens, &mut Lcg(2), 1).await;
+    assert_eq!(again.unwrap_err().code(), Code::Unavailable);
+    assert_eq!(state(&mut client, &id, None).await, stuck);
+    store.set_max_pages(1 << 30).unwrap();
+    let legal = client
+        .get_legal_actions(authed(
+            &tokens[stuck.to_act.unwrap() as usize],
+            pb::GetLegalActionsRequest {
+                game_id: id.clone(),
+                all_payments: false,
+            },
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(legal.version, stuck.version);
+    play_random(&mut client, &id, &tokens, &mut Lcg(3), 5)
+        .await
+        .unwrap();
+    assert_eq!(
+        state(&mut client, &id, None).await.version,
+        stuck.version + 5
+    );
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}
