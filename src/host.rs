@@ -160,7 +160,7 @@ enum Body<E> {
     /// An engine event, redacted per viewer when read.
     Engine(E),
     /// A host event, public.
-    Host(pb::game_event::Body),
+    Host(Box<pb::game_event::Body>),
 }
 
 /// A [`ProtoGame`] with its event log: the one implementation of [`HostedGame`].
@@ -202,7 +202,7 @@ impl<G: ProtoGame> Session<G> {
     fn push_host(&mut self, body: pb::game_event::Body) -> u64 {
         self.log.push(Entry {
             version: self.version,
-            body: Body::Host(body),
+            body: Body::Host(Box::new(body)),
         });
         self.log.len() as u64
     }
@@ -383,7 +383,7 @@ impl<G: ProtoGame> HostedGame for Session<G> {
                 break;
             };
             let body = match &entry.body {
-                Body::Host(b) => Some(b.clone()),
+                Body::Host(b) => Some((**b).clone()),
                 Body::Engine(e) => G::redact(e, viewer).map(|e| G::encode_event(&e)),
             };
             if let Some(body) = body {

@@ -127,7 +127,7 @@ impl Room {
             )));
         }
         let fingerprint = Fingerprint {
-            choice: req.choice.clone(),
+            choice: req.choice,
             expected_version: req.expected_version,
         };
         let mut state = self.lock();
@@ -161,7 +161,7 @@ impl Room {
                     &ActionRecord {
                         version: current + 1,
                         seat,
-                        action: action.clone(),
+                        action: *action,
                         request: pb::SubmitActionRequest {
                             game_id: String::new(),
                             ..req.clone()

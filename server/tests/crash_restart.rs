@@ -123,10 +123,10 @@ async fn drive(client: &mut DruidsClient<Channel>, g: &mut Tracked, budget: usiz
             Err(_) => return false,
         };
         let i = g.pick(legal.actions.len());
-        let action = legal.actions[i].action.clone().unwrap();
+        let action = legal.actions[i].action.unwrap();
         let req = pb::SubmitActionRequest {
             game_id: g.id.clone(),
-            choice: Some(pb::submit_action_request::Choice::Action(action.clone())),
+            choice: Some(pb::submit_action_request::Choice::Action(action)),
             expected_version: Some(legal.version),
             idempotency_key: format!("{}-{}", g.id, legal.version),
         };
