@@ -96,11 +96,13 @@ pub trait HostedGame: Send + Sync {
     /// The legal actions of the seat to act, with ids (their index).
     fn legal_actions(&self, all_payments: bool) -> Vec<pb::LegalAction>;
     /// Applies an action of `seat` once `persist` has stored it; on any error
-    /// nothing changes.
+    /// nothing changes. A `prelude` host event, if any, is logged just before
+    /// the action's events (e.g. "this was a timeout").
     fn apply(
         &mut self,
         seat: Seat,
         action: &pb::Action,
+        prelude: Option<pb::game_event::Body>,
         persist: Persist<'_>,
     ) -> Result<Applied, ApplyError>;
     /// Applies entry `id` of the default legal-action list, like [`HostedGame::apply`].
@@ -108,10 +110,13 @@ pub trait HostedGame: Send + Sync {
         &mut self,
         seat: Seat,
         id: u32,
+        prelude: Option<pb::game_event::Body>,
         persist: Persist<'_>,
     ) -> Result<Applied, ApplyError>;
     /// Records that a seat was claimed.
     fn seat_joined(&mut self, seat: Seat, name: &str) -> u64;
+    /// Appends a public host event (turn clocks, autopilot) to the log.
+    fn record(&mut self, body: pb::game_event::Body) -> u64;
     /// Starts play: records the start and the first decision needed.
     fn start(&mut self) -> u64;
     /// Appends to `out` the events with seq in `from_seq..` (at most `max`), as
@@ -214,6 +219,7 @@ impl<G: ProtoGame> Session<G> {
                 self.push_host(pb::game_event::Body::DecisionNeeded(pb::DecisionNeeded {
                     seat: seat.0 as u32,
                     decision,
+                    deadline_unix_ms: None,
                 }))
             }
             _ => {
@@ -229,6 +235,7 @@ impl<G: ProtoGame> Session<G> {
         &mut self,
         seat: Seat,
         action: &G::Action,
+        prelude: Option<pb::game_event::Body>,
         persist: Persist<'_>,
     ) -> Result<Applied, ApplyError> {
         if !self.started {
@@ -254,6 +261,9 @@ impl<G: ProtoGame> Session<G> {
         self.game = next;
         self.version += 1;
         let first_seq = self.log.len() as u64 + 1;
+        if let Some(body) = prelude {
+            self.push_host(body);
+        }
         let version = self.version;
         self.log.extend(events.drain(..).map(|e| Entry {
             version,
@@ -330,16 +340,18 @@ impl<G: ProtoGame> HostedGame for Session<G> {
         &mut self,
         seat: Seat,
         action: &pb::Action,
+        prelude: Option<pb::game_event::Body>,
         persist: Persist<'_>,
     ) -> Result<Applied, ApplyError> {
         let action = G::decode_action(action)?;
-        self.apply_engine(seat, &action, persist)
+        self.apply_engine(seat, &action, prelude, persist)
     }
 
     fn apply_legal(
         &mut self,
         seat: Seat,
         id: u32,
+        prelude: Option<pb::game_event::Body>,
         persist: Persist<'_>,
     ) -> Result<Applied, ApplyError> {
         let legal = self.legal(false);
@@ -349,7 +361,7 @@ impl<G: ProtoGame> HostedGame for Session<G> {
                 id,
                 len: legal.len(),
             })?;
-        self.apply_engine(seat, action, persist)
+        self.apply_engine(seat, action, prelude, persist)
     }
 
     fn seat_joined(&mut self, seat: Seat, name: &str) -> u64 {
@@ -357,6 +369,10 @@ impl<G: ProtoGame> HostedGame for Session<G> {
             seat: seat.0 as u32,
             name: name.to_owned(),
         }))
+    }
+
+    fn record(&mut self, body: pb::game_event::Body) -> u64 {
+        self.push_host(body)
     }
 
     fn start(&mut self) -> u64 {

@@ -6,6 +6,7 @@
 //! through [`druids::HostedGame`], so a new game needs no code here.
 
 pub mod auth;
+pub mod clock;
 pub mod config;
 pub mod error;
 pub mod recover;
@@ -18,11 +19,12 @@ use std::future::Future;
 use std::sync::Arc;
 
 use druids::pb::druids_server::DruidsServer;
+use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::watch;
 use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
 
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{Config, Limits};
 pub use service::Service;
 pub use store::{MemoryStore, Store};
@@ -41,26 +43,34 @@ pub enum ServeError {
     Transport(#[from] tonic::transport::Error),
 }
 
-/// Serves the druids service, gRPC health and reflection on `listener` until
-/// `shutdown` completes; then open streams are ended and in-flight requests
-/// finish before it returns. Every game in `store` is rebuilt first.
+/// How often the referee looks for expired turn clocks.
+const REFEREE_TICK: Duration = Duration::from_millis(20);
+
+/// Serves the druids service on `listener` until `shutdown` completes, with the
+/// system clock; every game in `store` is rebuilt first. See [`serve_service`].
 pub async fn serve(
     listener: TcpListener,
     store: Arc<dyn Store>,
     limits: Limits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let max_message = limits.max_message_bytes;
-    let stored = store.load()?;
-    let service = Arc::new(Service::new(store, limits, stop_rx));
-    let recovered = stored.len();
-    for game in stored {
-        service.insert_room(recover::recover(game)?);
-    }
+    let service = Arc::new(Service::new(store, limits, Arc::new(SystemClock)));
+    let recovered = service.recover_all()?;
     if recovered > 0 {
         tracing::info!(games = recovered, "stored games rebuilt");
     }
+    serve_service(listener, service, shutdown).await
+}
+
+/// Serves `service`, gRPC health and reflection on `listener`, and runs the
+/// referee that applies turn clocks, until `shutdown` completes; then open
+/// streams are ended and in-flight requests finish before it returns.
+pub async fn serve_service(
+    listener: TcpListener,
+    service: Arc<Service>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let max_message = service.limits().max_message_bytes;
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<DruidsServer<Service>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
@@ -68,18 +78,34 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()
         .expect("the embedded descriptor sets are valid");
-    let druids = DruidsServer::from_arc(service).max_decoding_message_size(max_message);
+    let referee = {
+        let service = Arc::clone(&service);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(REFEREE_TICK);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let s = Arc::clone(&service);
+                // Timeouts write to the store, which may block on the disk.
+                let _ = tokio::task::spawn_blocking(move || s.expire_due()).await;
+            }
+        })
+    };
+    let druids =
+        DruidsServer::from_arc(Arc::clone(&service)).max_decoding_message_size(max_message);
     // Small request/response messages: never wait for Nagle's algorithm.
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-    Server::builder()
+    let result = Server::builder()
         .add_service(health_service)
         .add_service(reflection)
         .add_service(druids)
         .serve_with_incoming_shutdown(incoming, async move {
             shutdown.await;
             // End every stream so that connections can drain.
-            let _ = stop_tx.send(true);
+            service.shutdown();
         })
-        .await?;
+        .await;
+    referee.abort();
+    result?;
     Ok(())
 }

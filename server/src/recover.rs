@@ -2,8 +2,7 @@
 //! record and its log is replayed through the deterministic engine, which
 //! reproduces the same state and the same numbered events.
 
-use druids_engine::Viewer;
-
+use crate::clock::{ClockRules, SeatClocks};
 use crate::room::{Room, SeatSlot};
 use crate::store::StoredGame;
 
@@ -30,8 +29,9 @@ pub enum RecoverError {
     },
 }
 
-/// The room of a stored game, with its state, seats and idempotency keys.
-pub fn recover(stored: StoredGame) -> Result<Room, RecoverError> {
+/// The room of a stored game, with its state, seats, clocks and idempotency
+/// keys. The pending decision's clock restarts at `now_ms`.
+pub fn recover(stored: StoredGame, now_ms: u64) -> Result<Room, RecoverError> {
     let StoredGame {
         record,
         joins,
@@ -62,30 +62,33 @@ pub fn recover(stored: StoredGame) -> Result<Room, RecoverError> {
             token: Some(token),
         };
     }
-    if seats.iter().all(|s| s.token.is_some()) {
-        game.start();
-    }
-    let room = Room::new(id.clone(), record.created_unix_ms, game, seats);
+    let clocks = ClockRules::of(&record.options).map(|r| SeatClocks::new(r, record.players));
+    let room = Room::new(
+        id.clone(),
+        record.created_unix_ms,
+        game,
+        seats,
+        clocks,
+        now_ms,
+    );
     {
         let mut state = room.lock();
+        if state.seats.iter().all(|s| s.token.is_some()) {
+            Room::start(&mut state, now_ms);
+        }
         for a in actions {
+            let choice = druids::pb::submit_action_request::Choice::Action(a.action);
             let applied = state
-                .game
-                .apply(a.seat, &a.action, &mut |_| Ok(()))
+                .apply(a.seat, a.origin, &choice, now_ms, &mut |_| Ok(()))
                 .map_err(|source| RecoverError::Replay {
                     id: id.clone(),
                     version: a.version,
                     source,
                 })?;
             if !a.request.idempotency_key.is_empty() {
-                let mut events = Vec::new();
-                let n = (applied.last_seq + 1 - applied.first_seq) as usize;
-                state
-                    .game
-                    .events(applied.first_seq, n, Viewer::Seat(a.seat), &mut events);
                 let reply = druids::pb::SubmitActionResponse {
                     version: applied.version,
-                    events,
+                    events: Room::events_of(&state, applied, a.seat),
                 };
                 Room::remember_key(&mut state, a.seat, a.request, reply);
             }

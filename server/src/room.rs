@@ -1,22 +1,23 @@
 //! One game on the server: the single owner of its state.
 //!
-//! A [`Room`] holds the hosted engine, the seats and their token hashes, and the
-//! answers already given per idempotency key, behind one `std::sync::Mutex` that
-//! is never held across an `.await`. Every change goes through the [`Store`]
-//! first and is then announced on a `watch` channel carrying the last event
-//! seq; streams read the log at their own pace, so a slow reader never holds
-//! up the game.
+//! A [`Room`] holds the hosted engine, the seats and their token hashes, the
+//! turn clocks, and the answers already given per idempotency key, behind one
+//! `std::sync::Mutex` that is never held across an `.await`. Every change goes
+//! through the [`Store`] first and is then announced on a `watch` channel
+//! carrying the last event seq; streams read the log at their own pace, so a
+//! slow reader never holds up the game.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
-use druids::{HostedGame, pb};
+use druids::{Applied, ApplyError, HostedGame, pb};
 use druids_engine::{Seat, Viewer};
 use tokio::sync::watch;
 
 use crate::auth::TokenHash;
+use crate::clock::{Expiry, SeatClocks};
 use crate::error::ServiceError;
-use crate::store::{ActionRecord, Store};
+use crate::store::{ActionRecord, Origin, Store};
 
 /// Longest display name accepted.
 pub const MAX_NAME_BYTES: usize = 64;
@@ -45,10 +46,124 @@ pub struct RoomState {
     pub game: Box<dyn HostedGame>,
     /// The seats, by number.
     pub seats: Vec<SeatSlot>,
+    /// Turn clocks, for games created with one.
+    pub clocks: Option<SeatClocks>,
     /// First answers by (seat, idempotency key).
     replies: HashMap<(Seat, String), (Fingerprint, pb::SubmitActionResponse)>,
     /// Streams open on this game.
     pub streams: usize,
+}
+
+impl RoomState {
+    /// Points the clock at whoever must decide now.
+    fn rewind_clock(&mut self, now_ms: u64) {
+        let next = self.game.to_act().map(|s| (s, self.game.version()));
+        if let Some(c) = &mut self.clocks {
+            c.ask(next, now_ms);
+        }
+    }
+
+    /// The deadline of the pending decision, if the game has a clock.
+    pub fn deadline_ms(&self) -> Option<u64> {
+        self.clocks.as_ref()?.pending().map(|p| p.deadline_ms)
+    }
+
+    /// Puts the deadline on the event announcing the pending decision (the log
+    /// keeps no times, so that replays reproduce it exactly).
+    pub fn stamp_deadlines(&self, events: &mut [pb::GameEvent]) {
+        let Some(p) = self.clocks.as_ref().and_then(|c| c.pending()) else {
+            return;
+        };
+        for e in events.iter_mut().filter(|e| e.version == p.version) {
+            if let Some(pb::game_event::Body::DecisionNeeded(d)) = &mut e.body
+                && d.seat == p.seat.0 as u32
+            {
+                d.deadline_unix_ms = Some(p.deadline_ms);
+            }
+        }
+    }
+
+    /// Applies an action decided by `origin` for `seat`: the one path of every
+    /// action, live or replayed, so that both log the same events.
+    pub fn apply(
+        &mut self,
+        seat: Seat,
+        origin: Origin,
+        choice: &pb::submit_action_request::Choice,
+        now_ms: u64,
+        persist: druids::Persist<'_>,
+    ) -> Result<Applied, ApplyError> {
+        let prelude = match origin {
+            Origin::Seat => self
+                .clocks
+                .as_ref()
+                .filter(|c| c.autopilot_seats().any(|s| s == seat))
+                .map(|_| {
+                    pb::game_event::Body::AutopilotChanged(pb::AutopilotChanged {
+                        seat: seat.0 as u32,
+                        on: false,
+                    })
+                }),
+            Origin::Timeout | Origin::Autopilot => {
+                let pb::submit_action_request::Choice::Action(action) = choice else {
+                    unreachable!("the server decides with full actions")
+                };
+                Some(pb::game_event::Body::TimedOut(pb::TimedOut {
+                    seat: seat.0 as u32,
+                    action: Some(*action),
+                    autopilot: origin == Origin::Autopilot,
+                }))
+            }
+        };
+        let applied = match choice {
+            pb::submit_action_request::Choice::Action(a) => {
+                self.game.apply(seat, a, prelude, persist)
+            }
+            pb::submit_action_request::Choice::LegalActionId(id) => {
+                self.game.apply_legal(seat, *id, prelude, persist)
+            }
+        }?;
+        if let Some(c) = &mut self.clocks {
+            match origin {
+                Origin::Seat => {
+                    c.answered(seat, now_ms);
+                }
+                Origin::Timeout => {
+                    if c.timed_out(seat) {
+                        self.game.record(pb::game_event::Body::AutopilotChanged(
+                            pb::AutopilotChanged {
+                                seat: seat.0 as u32,
+                                on: true,
+                            },
+                        ));
+                    }
+                }
+                Origin::Autopilot => {}
+            }
+        }
+        self.rewind_clock(now_ms);
+        Ok(Applied {
+            last_seq: self.game.last_seq(),
+            ..applied
+        })
+    }
+
+    /// The action the server takes for the seat whose clock ran out (`Timeout`:
+    /// the engine's documented default) or who is on autopilot (a random legal
+    /// action, drawn from the version so that it is reproducible).
+    fn server_choice(&self, origin: Origin) -> Option<pb::Action> {
+        match origin {
+            Origin::Timeout => self.game.timeout_action(),
+            Origin::Autopilot => {
+                let legal = self.game.legal_actions(false);
+                let mut x = self.game.version().wrapping_add(0x9e37_79b9_7f4a_7c15);
+                x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                x ^= x >> 31;
+                legal.get((x % legal.len().max(1) as u64) as usize)?.action
+            }
+            Origin::Seat => None,
+        }
+    }
 }
 
 /// A game and everything the server knows of it.
@@ -68,17 +183,22 @@ impl Room {
         created_unix_ms: u64,
         game: Box<dyn HostedGame>,
         seats: Vec<SeatSlot>,
+        clocks: Option<SeatClocks>,
+        now_ms: u64,
     ) -> Room {
         let last = game.last_seq();
+        let mut state = RoomState {
+            game,
+            seats,
+            clocks,
+            replies: HashMap::new(),
+            streams: 0,
+        };
+        state.rewind_clock(now_ms);
         Room {
             id,
             created_unix_ms,
-            state: Mutex::new(RoomState {
-                game,
-                seats,
-                replies: HashMap::new(),
-                streams: 0,
-            }),
+            state: Mutex::new(state),
             last_seq: watch::channel(last).0,
         }
     }
@@ -100,6 +220,12 @@ impl Room {
         self.last_seq.send_replace(state.game.last_seq());
     }
 
+    /// Starts play once every seat is claimed (and the clock with it).
+    pub fn start(state: &mut RoomState, now_ms: u64) {
+        state.game.start();
+        state.rewind_clock(now_ms);
+    }
+
     /// The seat whose token hash is `token`, in constant time per seat.
     pub fn seat_of(state: &RoomState, token: &TokenHash) -> Option<Seat> {
         let mut found = None;
@@ -113,12 +239,40 @@ impl Room {
         found
     }
 
+    fn persist<'a>(
+        &'a self,
+        store: &'a dyn Store,
+        seat: Seat,
+        origin: Origin,
+        version: u64,
+        request: &'a pb::SubmitActionRequest,
+    ) -> impl FnMut(&pb::Action) -> Result<(), String> + 'a {
+        move |action: &pb::Action| {
+            store
+                .append_action(
+                    &self.id,
+                    &ActionRecord {
+                        version,
+                        seat,
+                        origin,
+                        action: *action,
+                        request: pb::SubmitActionRequest {
+                            game_id: String::new(),
+                            ..request.clone()
+                        },
+                    },
+                )
+                .map_err(|e| e.0)
+        }
+    }
+
     /// Applies a submission of `seat`, storing it first.
     pub fn submit(
         &self,
         seat: Seat,
         req: &pb::SubmitActionRequest,
         store: &dyn Store,
+        now_ms: u64,
     ) -> Result<pb::SubmitActionResponse, ServiceError> {
         if req.idempotency_key.len() > MAX_KEY_BYTES {
             return Err(ServiceError::Invalid(format!(
@@ -154,43 +308,69 @@ impl Room {
         if expected != current {
             return Err(ServiceError::StaleVersion { expected, current });
         }
-        let mut persist = |action: &pb::Action| {
-            store
-                .append_action(
-                    &self.id,
-                    &ActionRecord {
-                        version: current + 1,
-                        seat,
-                        action: *action,
-                        request: pb::SubmitActionRequest {
-                            game_id: String::new(),
-                            ..req.clone()
-                        },
-                    },
-                )
-                .map_err(|e| e.0)
-        };
-        let applied = match choice {
-            pb::submit_action_request::Choice::Action(a) => state.game.apply(seat, a, &mut persist),
-            pb::submit_action_request::Choice::LegalActionId(id) => {
-                state.game.apply_legal(seat, *id, &mut persist)
-            }
-        }
-        .map_err(|e| ServiceError::from_apply(&self.id, e))?;
-        let mut events = Vec::new();
-        let n = (applied.last_seq + 1 - applied.first_seq) as usize;
-        state
-            .game
-            .events(applied.first_seq, n, Viewer::Seat(seat), &mut events);
+        let mut persist = self.persist(store, seat, Origin::Seat, current + 1, req);
+        let applied = state
+            .apply(seat, Origin::Seat, choice, now_ms, &mut persist)
+            .map_err(|e| ServiceError::from_apply(&self.id, e))?;
         let reply = pb::SubmitActionResponse {
             version: applied.version,
-            events,
+            events: Room::events_of(&state, applied, seat),
         };
         if !req.idempotency_key.is_empty() {
             state.replies.insert(key, (fingerprint, reply.clone()));
         }
         self.announce(&state);
         Ok(reply)
+    }
+
+    /// The events of one applied action, as its seat sees them.
+    pub fn events_of(state: &RoomState, applied: Applied, seat: Seat) -> Vec<pb::GameEvent> {
+        let mut events = Vec::new();
+        let n = (applied.last_seq + 1 - applied.first_seq) as usize;
+        state
+            .game
+            .events(applied.first_seq, n, Viewer::Seat(seat), &mut events);
+        state.stamp_deadlines(&mut events);
+        events
+    }
+
+    /// Decides for every seat whose clock ran out (or who is on autopilot) at
+    /// `now_ms`, until a decision is not due. Returns the actions taken.
+    pub fn expire(&self, store: &dyn Store, now_ms: u64) -> Result<usize, ServiceError> {
+        let mut state = self.lock();
+        let mut taken = 0;
+        loop {
+            let Some(clocks) = &state.clocks else {
+                return Ok(taken);
+            };
+            let (seat, origin) = match clocks.due(now_ms) {
+                Expiry::NotDue => break,
+                Expiry::TimedOut(s) => (s, Origin::Timeout),
+                Expiry::Autopilot(s) => (s, Origin::Autopilot),
+            };
+            let Some(action) = state.server_choice(origin) else {
+                break;
+            };
+            let version = state.game.version();
+            let request = pb::SubmitActionRequest {
+                game_id: String::new(),
+                choice: Some(pb::submit_action_request::Choice::Action(action)),
+                expected_version: Some(version),
+                idempotency_key: String::new(),
+            };
+            let mut persist = self.persist(store, seat, origin, version + 1, &request);
+            let choice = pb::submit_action_request::Choice::Action(action);
+            let result = state.apply(seat, origin, &choice, now_ms, &mut persist);
+            if let Err(e) = result {
+                self.announce(&state);
+                return Err(ServiceError::from_apply(&self.id, e));
+            }
+            taken += 1;
+        }
+        if taken > 0 {
+            self.announce(&state);
+        }
+        Ok(taken)
     }
 
     /// Records a replayed action's idempotency key during recovery.
@@ -251,6 +431,13 @@ impl Room {
             to_act: game.to_act().map(|s| s.0 as u32),
             decision: game.decision(),
             outcome: game.outcome(),
+            deadline_unix_ms: state.deadline_ms(),
+            autopilot_seats: state
+                .clocks
+                .iter()
+                .flat_map(|c| c.autopilot_seats())
+                .map(|s| s.0 as u32)
+                .collect(),
             game: Some(game.view(viewer)),
         }
     }

@@ -3,7 +3,6 @@
 
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use dashmap::DashMap;
 use druids::pb::{self, druids_server::Druids};
@@ -15,6 +14,7 @@ use tonic::{Request, Response, Status};
 use tracing::{Instrument, info, info_span};
 
 use crate::auth::{self, TokenHash};
+use crate::clock::{Clock, ClockRules, SeatClocks};
 use crate::config::Limits;
 use crate::error::ServiceError;
 use crate::room::{MAX_NAME_BYTES, Room, SeatSlot};
@@ -32,17 +32,11 @@ pub struct Service {
     tokens: DashMap<TokenHash, String>,
     store: Arc<dyn Store>,
     limits: Limits,
-    shutdown: watch::Receiver<bool>,
+    clock: Arc<dyn Clock>,
+    stop: watch::Sender<bool>,
 }
 
 type Result<T> = std::result::Result<T, ServiceError>;
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
 
 fn check_name(name: &str) -> Result<()> {
     if name.len() > MAX_NAME_BYTES {
@@ -54,15 +48,57 @@ fn check_name(name: &str) -> Result<()> {
 }
 
 impl Service {
-    /// A service over `store`; `shutdown` turning true ends every stream.
-    pub fn new(store: Arc<dyn Store>, limits: Limits, shutdown: watch::Receiver<bool>) -> Service {
+    /// A service over `store`, telling time by `clock`.
+    pub fn new(store: Arc<dyn Store>, limits: Limits, clock: Arc<dyn Clock>) -> Service {
         Service {
             games: DashMap::new(),
             tokens: DashMap::new(),
             store,
             limits,
-            shutdown,
+            clock,
+            stop: watch::channel(false).0,
         }
+    }
+
+    /// Rebuilds every game of the store (at start-up).
+    pub fn recover_all(&self) -> std::result::Result<usize, crate::ServeError> {
+        let stored = self.store.load()?;
+        let n = stored.len();
+        let now = self.clock.now_ms();
+        for game in stored {
+            self.insert_room(crate::recover::recover(game, now)?);
+        }
+        Ok(n)
+    }
+
+    /// Ends every stream (the server is shutting down).
+    pub fn shutdown(&self) {
+        let _ = self.stop.send(true);
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The clock the service tells time by.
+    pub fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
+    /// Applies the turn clocks: decides for every seat whose time ran out or
+    /// who is on autopilot. Returns the number of actions taken.
+    pub fn expire_due(&self) -> usize {
+        let now = self.clock.now_ms();
+        let rooms: Vec<Arc<Room>> = self.games.iter().map(|r| Arc::clone(r.value())).collect();
+        let mut taken = 0;
+        for room in rooms {
+            match room.expire(self.store.as_ref(), now) {
+                Ok(n) => taken += n,
+                Err(e) => tracing::warn!(game_id = %room.id, "cannot apply a timeout: {e}"),
+            }
+        }
+        taken
     }
 
     /// Adds a recovered game.
@@ -148,7 +184,7 @@ impl Service {
         }
         let seed = req.seed.unwrap_or_else(rand::random);
         let options = req.options.unwrap_or_default();
-        let mut game = druids::new_game(req.kind, players, seed, &options)?;
+        let game = druids::new_game(req.kind, players, seed, &options)?;
         let id = auth::new_game_id();
         let mut seats = Vec::with_capacity(players);
         let mut tokens = Vec::new();
@@ -175,7 +211,7 @@ impl Service {
                 });
             }
         }
-        let created = now_ms();
+        let created = self.clock.now_ms();
         self.store
             .create_game(&GameRecord {
                 id: id.clone(),
@@ -191,10 +227,12 @@ impl Service {
                     .collect(),
             })
             .map_err(|e| ServiceError::Storage(e.0))?;
+        let now = self.clock.now_ms();
+        let clocks = ClockRules::of(&options).map(|r| SeatClocks::new(r, players));
+        let room = Room::new(id.clone(), created, game, seats, clocks, now);
         if open.iter().all(|o| !o) {
-            game.start();
+            Room::start(&mut room.lock(), now);
         }
-        let room = Room::new(id.clone(), created, game, seats);
         let state = room.view(&room.lock(), Viewer::Spectator);
         self.insert_room(room);
         info!(game_id = %id, kind = ?state.kind, players, seed, "game created");
@@ -250,7 +288,7 @@ impl Service {
         state.game.seat_joined(Seat(seat as u8), &name);
         let started = state.seats.iter().all(|s| s.token.is_some());
         if started {
-            state.game.start();
+            Room::start(&mut state, self.clock.now_ms());
         }
         room.announce(&state);
         drop(state);
@@ -322,6 +360,7 @@ async fn pump(
         let (caught_up, over) = {
             let state = room.lock();
             cursor = state.game.events(cursor, STREAM_BATCH, viewer, &mut batch);
+            state.stamp_deadlines(&mut batch);
             (cursor > state.game.last_seq(), state.game.is_over())
         };
         for event in batch.drain(..) {
@@ -389,6 +428,7 @@ impl Druids for Service {
             } else {
                 Vec::new()
             },
+            deadline_unix_ms: if mine { state.deadline_ms() } else { None },
         }))
     }
 
@@ -400,18 +440,19 @@ impl Druids for Service {
         let seat = self.seat(&room, &request)?;
         let span = info_span!("submit_action", game_id = %room.id, seat = seat.0);
         let req = request.into_inner();
+        let now = self.clock.now_ms();
         let reply = if self.store.is_durable() {
             // The store blocks on the disk: keep it off the async workers.
             let store = Arc::clone(&self.store);
             tokio::task::spawn_blocking(move || {
                 let _enter = span.enter();
-                room.submit(seat, &req, store.as_ref())
+                room.submit(seat, &req, store.as_ref(), now)
             })
             .await
             .map_err(|e| Status::internal(format!("submission task failed: {e}")))?
         } else {
             let _enter = span.enter();
-            room.submit(seat, &req, self.store.as_ref())
+            room.submit(seat, &req, self.store.as_ref(), now)
         };
         Ok(Response::new(reply?))
     }
@@ -435,7 +476,7 @@ impl Druids for Service {
         self.open_stream(&room)?;
         let (tx, rx) = mpsc::channel(STREAM_BUFFER);
         let span = info_span!("stream_events", game_id = %room.id, viewer = ?viewer);
-        tokio::spawn(pump(room, viewer, from_seq, tx, self.shutdown.clone()).instrument(span));
+        tokio::spawn(pump(room, viewer, from_seq, tx, self.stop.subscribe()).instrument(span));
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 

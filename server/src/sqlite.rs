@@ -15,7 +15,7 @@ use prost::Message;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::auth::TokenHash;
-use crate::store::{ActionRecord, GameRecord, Store, StoreError, StoredGame};
+use crate::store::{ActionRecord, GameRecord, Origin, Store, StoreError, StoredGame};
 
 /// How hard each commit waits for the disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS actions (
     game_id TEXT NOT NULL REFERENCES games(id),
     version INTEGER NOT NULL,
     seat    INTEGER NOT NULL,
+    origin  INTEGER NOT NULL,
     action  BLOB NOT NULL,
     request BLOB NOT NULL,
     PRIMARY KEY (game_id, version)
@@ -156,11 +157,12 @@ impl Store for SqliteStore {
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
         self.conn()
             .execute(
-                "INSERT INTO actions (game_id, version, seat, action, request) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO actions (game_id, version, seat, origin, action, request) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 params![
                     game_id,
                     action.version as i64,
                     action.seat.0,
+                    action.origin as i64,
                     action.action.encode_to_vec(),
                     action.request.encode_to_vec()
                 ],
@@ -192,7 +194,7 @@ impl Store for SqliteStore {
             .prepare("SELECT seat, name, token_hash, at_create FROM seats WHERE game_id = ?1 ORDER BY claim_no")
             .map_err(err)?;
         let mut actions_q = conn
-            .prepare("SELECT version, seat, action, request FROM actions WHERE game_id = ?1 ORDER BY version")
+            .prepare("SELECT version, seat, origin, action, request FROM actions WHERE game_id = ?1 ORDER BY version")
             .map_err(err)?;
         let mut games = Vec::with_capacity(rows.len());
         for (id, kind, players, seed, options, created) in rows {
@@ -230,16 +232,22 @@ impl Store for SqliteStore {
                     Ok((
                         r.get::<_, i64>(0)?,
                         r.get::<_, u8>(1)?,
-                        r.get::<_, Vec<u8>>(2)?,
+                        r.get::<_, i64>(2)?,
                         r.get::<_, Vec<u8>>(3)?,
+                        r.get::<_, Vec<u8>>(4)?,
                     ))
                 })
                 .map_err(err)?;
             for row in rows {
-                let (version, seat, action, request) = row.map_err(err)?;
+                let (version, seat, origin, action, request) = row.map_err(err)?;
                 actions.push(ActionRecord {
                     version: version as u64,
                     seat: Seat(seat),
+                    origin: Origin::from_i64(origin).ok_or_else(|| {
+                        StoreError(format!(
+                            "stored action {version} has an unknown origin {origin}"
+                        ))
+                    })?,
                     action: decode("action", &action)?,
                     request: decode("request", &request)?,
                 });

@@ -30,6 +30,29 @@ pub struct GameRecord {
     pub seats: Vec<(Seat, String, TokenHash)>,
 }
 
+/// Who decided an action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The seat's owner submitted it.
+    Seat = 0,
+    /// The seat's clock ran out: the game's default action.
+    Timeout = 1,
+    /// The seat is on autopilot: the built-in random bot chose it.
+    Autopilot = 2,
+}
+
+impl Origin {
+    /// The origin stored as `n`.
+    pub fn from_i64(n: i64) -> Option<Origin> {
+        match n {
+            0 => Some(Origin::Seat),
+            1 => Some(Origin::Timeout),
+            2 => Some(Origin::Autopilot),
+            _ => None,
+        }
+    }
+}
+
 /// One applied action, as logged.
 #[derive(Clone, Debug)]
 pub struct ActionRecord {
@@ -37,6 +60,8 @@ pub struct ActionRecord {
     pub version: u64,
     /// Seat that acted.
     pub seat: Seat,
+    /// Who decided it.
+    pub origin: Origin,
     /// The action in canonical form (what replay applies).
     pub action: pb::Action,
     /// The request as the client sent it (without its game id), so that a retry

@@ -314,7 +314,7 @@ async fn sigkill_at_random_moments_loses_and_repeats_nothing() {
         .unwrap();
         replay.start();
         for (seat, a) in &g.acked {
-            replay.apply(*seat, a, &mut |_| Ok(())).unwrap();
+            replay.apply(*seat, a, None, &mut |_| Ok(())).unwrap();
         }
         assert!(replay.is_over());
         assert_eq!(st.version, replay.version());

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use druids::pb;
 use druids::pb::druids_client::DruidsClient;
-use druids_server::{Limits, MemoryStore, Store};
+use druids_server::{Clock, Limits, MemoryStore, Service, Store, SystemClock};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tonic::transport::Channel;
@@ -17,6 +17,9 @@ use tonic::{Request, Status};
 pub struct TestServer {
     /// Where it listens.
     pub addr: SocketAddr,
+    /// The service itself, for what a test does behind the contract's back
+    /// (moving a manual clock's referee along).
+    pub service: Arc<Service>,
     stop: Option<oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
 }
@@ -29,11 +32,23 @@ impl TestServer {
 
     /// Starts a server with the given store and limits.
     pub async fn with(store: Arc<dyn Store>, limits: Limits) -> TestServer {
+        TestServer::with_clock(store, limits, Arc::new(SystemClock)).await
+    }
+
+    /// Starts a server telling time by `clock`, after rebuilding the store's games.
+    pub async fn with_clock(
+        store: Arc<dyn Store>,
+        limits: Limits,
+        clock: Arc<dyn Clock>,
+    ) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
+        let service = Arc::new(Service::new(store, limits, clock));
+        service.recover_all().expect("stored games rebuild");
         let (tx, rx) = oneshot::channel();
+        let served = Arc::clone(&service);
         let task = tokio::spawn(async move {
-            druids_server::serve(listener, store, limits, async {
+            druids_server::serve_service(listener, served, async {
                 let _ = rx.await;
             })
             .await
@@ -41,6 +56,7 @@ impl TestServer {
         });
         TestServer {
             addr,
+            service,
             stop: Some(tx),
             task: Some(task),
         }

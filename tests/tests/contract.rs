@@ -521,7 +521,7 @@ async fn create_and_join_validate_their_input() {
             .create_game(pb::CreateGameRequest {
                 options: Some(pb::GameOptions {
                     start_seat: Some(3),
-                    max_turns: None,
+                    ..Default::default()
                 }),
                 ..base.clone()
             })
