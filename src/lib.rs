@@ -21,3 +21,6 @@ pub mod host;
 
 pub use codec::{DecodeError, ProtoGame};
 pub use host::{Applied, ApplyError, CreateError, HostedGame, Persist, Session, new_game};
+
+#[cfg(test)]
+mod fuzz_tests;

@@ -1,0 +1,135 @@
+//! Hostile input at the host: arbitrary bytes decoded as actions, and
+//! well-formed actions that are wrong, thrown at games in every phase. Nothing
+//! may panic, and a rejected action must leave the game exactly as it was.
+//!
+//! The budget is fixed for CI (`DRUIDS_FUZZ_CASES`, default 3000 positions ×
+//! 8 inputs each); raise it by hand for a longer run.
+
+use druids_engine::Seat;
+use proptest::prelude::*;
+use prost::Message;
+
+use crate::host::{HostedGame, new_game};
+use crate::pb;
+
+fn cases() -> u32 {
+    std::env::var("DRUIDS_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3000)
+}
+
+/// A game of `kind` after `steps` legal actions chosen by `picks`.
+fn position(players: usize, seed: u64, steps: usize, picks: &[u8]) -> Box<dyn HostedGame> {
+    let mut game = new_game(
+        pb::GameKind::Meduris as i32,
+        players,
+        seed,
+        &pb::GameOptions::default(),
+    )
+    .expect("setup");
+    game.start();
+    for i in 0..steps {
+        let Some(seat) = game.to_act() else { break };
+        let legal = game.legal_actions(false);
+        let pick = picks.get(i % picks.len().max(1)).copied().unwrap_or(0) as usize % legal.len();
+        game.apply_legal(seat, pick as u32, None, &mut |_| Ok(()))
+            .expect("a listed action applies");
+    }
+    game
+}
+
+/// Everything observable of a game, to compare before and after.
+fn fingerprint(game: &dyn HostedGame) -> (u64, u64, Vec<pb::state_view::Game>, Vec<pb::GameEvent>) {
+    let mut views = vec![game.view(druids_engine::Viewer::Spectator)];
+    for s in 0..game.players() {
+        views.push(game.view(druids_engine::Viewer::Seat(Seat(s as u8))));
+    }
+    let mut events = Vec::new();
+    game.events(1, usize::MAX, druids_engine::Viewer::Spectator, &mut events);
+    (game.version(), game.last_seq(), views, events)
+}
+
+/// A well-formed Meduris action, legal or not (out-of-range numbers included).
+fn any_meduris_action() -> impl Strategy<Value = pb::Action> {
+    use pb::meduris_action::*;
+    let good = 0i32..6;
+    let goods = (0u32..20, 0u32..20, 0u32..20, 0u32..20).prop_map(|(a, b, c, d)| pb::Goods {
+        wood: a,
+        wool: b,
+        copper: c,
+        stone: d,
+    });
+    let kind = prop_oneof![
+        good.clone()
+            .prop_map(|g| Kind::PlaceWorker(PlaceWorker { plateau: g })),
+        good.clone()
+            .prop_map(|g| Kind::TakeGood(TakeGood { good: g })),
+        good.clone()
+            .prop_map(|g| Kind::ReturnGood(ReturnGood { good: g })),
+        (good.clone(), 0u32..6, good.clone()).prop_map(|(f, h, t)| Kind::BigYield(BigYield {
+            from: f,
+            height: h,
+            to: t
+        })),
+        (0u32..70, proptest::option::of(goods.clone())).prop_map(|(f, p)| Kind::BuildHut(
+            BuildHut {
+                field: f,
+                payment: p
+            }
+        )),
+        (0u32..70, proptest::option::of(goods.clone())).prop_map(|(f, p)| Kind::BuildTemple(
+            BuildTemple {
+                field: f,
+                payment: p
+            }
+        )),
+        proptest::option::of(goods).prop_map(|p| Kind::Offer(Offer { payment: p })),
+        Just(Kind::OfferChip(OfferChip {})),
+    ];
+    proptest::option::of(kind).prop_map(|k| pb::Action {
+        game: Some(pb::action::Game::Meduris(pb::MedurisAction { kind: k })),
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn hostile_actions_never_panic_and_rejections_change_nothing(
+        players in 2usize..=4,
+        seed in 0u64..1000,
+        steps in 0usize..400,
+        picks in proptest::collection::vec(any::<u8>(), 1..16),
+        bytes in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..64), 4),
+        actions in proptest::collection::vec(any_meduris_action(), 4),
+        seat in 0u8..6,
+        id in any::<u32>(),
+    ) {
+        let mut game = position(players, seed, steps, &picks);
+        let before = fingerprint(game.as_ref());
+        let mut tries: Vec<pb::Action> = actions;
+        // Arbitrary bytes: whatever prost makes of them is thrown at the game too.
+        tries.extend(bytes.iter().filter_map(|b| pb::Action::decode(b.as_slice()).ok()));
+        for action in &tries {
+            let mut copy = game.version();
+            let result = game.apply(Seat(seat), action, None, &mut |_| Ok(()));
+            if result.is_ok() {
+                // Legal after all: that must have been the seat to act, and the
+                // game moved on by exactly one version.
+                copy += 1;
+                prop_assert_eq!(game.version(), copy);
+                return Ok(());
+            }
+            prop_assert_eq!(&fingerprint(game.as_ref()), &before);
+        }
+        // An id beyond the list, and a store that refuses, change nothing either.
+        let _ = game.apply_legal(Seat(seat), id.max(10_000), None, &mut |_| Ok(()));
+        prop_assert_eq!(&fingerprint(game.as_ref()), &before);
+        if let Some(to_act) = game.to_act() {
+            let r = game.apply_legal(to_act, 0, None, &mut |_| Err("disk full".into()));
+            prop_assert!(r.is_err());
+            prop_assert_eq!(&fingerprint(game.as_ref()), &before);
+        }
+    }
+}
