@@ -19,6 +19,10 @@ pub struct Limits {
     /// Largest request accepted, in bytes.
     #[arg(long, env = "DRUIDS_MAX_MESSAGE_BYTES", default_value_t = 64 * 1024)]
     pub max_message_bytes: usize,
+    /// Most SubmitAction calls per second per seat token (a burst of as many is
+    /// allowed); 0: no limit.
+    #[arg(long, env = "DRUIDS_MAX_SUBMITS_PER_SECOND", default_value_t = 1000)]
+    pub max_submits_per_second: u32,
 }
 
 impl Default for Limits {
@@ -27,6 +31,7 @@ impl Default for Limits {
             max_games: 100_000,
             max_streams_per_game: 64,
             max_message_bytes: 64 * 1024,
+            max_submits_per_second: 1000,
         }
     }
 }

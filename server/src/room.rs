@@ -50,6 +50,8 @@ pub struct RoomState {
     pub clocks: Option<SeatClocks>,
     /// First answers by (seat, idempotency key).
     replies: HashMap<(Seat, String), (Fingerprint, pb::SubmitActionResponse)>,
+    /// Submission budgets, by seat.
+    buckets: Vec<RateBucket>,
     /// Streams open on this game.
     pub streams: usize,
 }
@@ -166,6 +168,37 @@ impl RoomState {
     }
 }
 
+/// A token bucket: `rate` submissions per second, bursts of up to `rate`.
+#[derive(Clone, Copy, Debug, Default)]
+struct RateBucket {
+    /// Submissions available, in thousandths.
+    milli_tokens: u64,
+    /// When it was last refilled.
+    at_ms: u64,
+}
+
+impl RateBucket {
+    /// Takes one submission at `now_ms`; false when the budget is spent.
+    fn take(&mut self, rate: u32, now_ms: u64) -> bool {
+        let cap = rate as u64 * 1000;
+        let refill = now_ms
+            .saturating_sub(self.at_ms)
+            .saturating_mul(rate as u64);
+        self.milli_tokens = if self.at_ms == 0 {
+            cap
+        } else {
+            (self.milli_tokens + refill).min(cap)
+        };
+        self.at_ms = now_ms;
+        if self.milli_tokens >= 1000 {
+            self.milli_tokens -= 1000;
+            true
+        } else {
+            false
+        }
+    }
+}
+
 /// A game and everything the server knows of it.
 pub struct Room {
     /// Game id.
@@ -188,6 +221,7 @@ impl Room {
     ) -> Room {
         let last = game.last_seq();
         let mut state = RoomState {
+            buckets: vec![RateBucket::default(); seats.len()],
             game,
             seats,
             clocks,
@@ -273,6 +307,7 @@ impl Room {
         req: &pb::SubmitActionRequest,
         store: &dyn Store,
         now_ms: u64,
+        max_per_second: u32,
     ) -> Result<pb::SubmitActionResponse, ServiceError> {
         if req.idempotency_key.len() > MAX_KEY_BYTES {
             return Err(ServiceError::Invalid(format!(
@@ -294,6 +329,11 @@ impl Room {
             } else {
                 Err(ServiceError::KeyReused(req.idempotency_key.clone()))
             };
+        }
+        if max_per_second > 0 && !state.buckets[seat.index()].take(max_per_second, now_ms) {
+            return Err(ServiceError::Limit(format!(
+                "{seat} may submit at most {max_per_second} actions per second"
+            )));
         }
         let choice = req.choice.as_ref().ok_or_else(|| {
             ServiceError::Invalid("choice is required: action or legal_action_id".into())

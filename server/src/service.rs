@@ -304,6 +304,11 @@ impl Service {
         })
     }
 
+    /// Streams open on all games.
+    pub fn open_streams(&self) -> usize {
+        self.games.iter().map(|r| r.value().lock().streams).sum()
+    }
+
     fn open_stream(&self, room: &Room) -> Result<()> {
         let mut state = room.lock();
         if state.streams >= self.limits.max_streams_per_game {
@@ -441,18 +446,19 @@ impl Druids for Service {
         let span = info_span!("submit_action", game_id = %room.id, seat = seat.0);
         let req = request.into_inner();
         let now = self.clock.now_ms();
+        let rate = self.limits.max_submits_per_second;
         let reply = if self.store.is_durable() {
             // The store blocks on the disk: keep it off the async workers.
             let store = Arc::clone(&self.store);
             tokio::task::spawn_blocking(move || {
                 let _enter = span.enter();
-                room.submit(seat, &req, store.as_ref(), now)
+                room.submit(seat, &req, store.as_ref(), now, rate)
             })
             .await
             .map_err(|e| Status::internal(format!("submission task failed: {e}")))?
         } else {
             let _enter = span.enter();
-            room.submit(seat, &req, self.store.as_ref(), now)
+            room.submit(seat, &req, self.store.as_ref(), now, rate)
         };
         Ok(Response::new(reply?))
     }

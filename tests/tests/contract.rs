@@ -897,6 +897,7 @@ async fn limits_answer_resource_exhausted() {
         max_games: 2,
         max_streams_per_game: 1,
         max_message_bytes: 1024,
+        max_submits_per_second: 0,
     };
     let server = TestServer::with(std::sync::Arc::new(druids_server::MemoryStore), limits).await;
     let mut client = server.client().await;
