@@ -1,11 +1,15 @@
 //! Complete random Meduris games per second, for 2, 3 and 4 players, plus the
-//! cost of legal-action generation alone on positions from such games.
+//! cost of legal-action generation alone on positions from such games, and the
+//! same games replayed without generating legal actions: the difference between
+//! `meduris_random_game/4` and `meduris_replay/4` is the share of legal-action
+//! generation in a random game.
 //!
 //! Run: `cargo bench -p druids-engine --bench meduris`
+//! (quick: `cargo bench -p druids-engine --bench meduris -- --warm-up-time 1 --measurement-time 3`)
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use druids_engine::Game;
 use druids_engine::meduris::{Action, Event, Meduris, Options};
+use druids_engine::{Game, Seat};
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::hint::black_box;
@@ -83,5 +87,44 @@ fn legal_actions(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, games, legal_actions);
+fn replay(c: &mut Criterion) {
+    // The same kind of games as `meduris_random_game/4`, recorded, then replayed:
+    // setup and apply only, no legal-action generation.
+    let mut rng = Pcg64Mcg::seed_from_u64(1);
+    let mut legal = Vec::new();
+    let mut events = Vec::new();
+    let recorded: Vec<(u64, Vec<(Seat, Action)>)> = (1..=200u64)
+        .map(|seed| {
+            let mut game = Meduris::new(4, seed, &Options::default(), &mut events).unwrap();
+            let mut actions = Vec::new();
+            while let Some(seat) = game.to_act() {
+                legal.clear();
+                game.legal_actions(&mut legal);
+                let a = legal[(rng.next_u32() as usize) % legal.len()];
+                game.apply(seat, &a, &mut events).unwrap();
+                actions.push((seat, a));
+            }
+            (seed, actions)
+        })
+        .collect();
+    let mut group = c.benchmark_group("meduris_replay");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("4", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            let (seed, actions) = &recorded[i % recorded.len()];
+            i += 1;
+            events.clear();
+            let mut game = Meduris::new(4, *seed, &Options::default(), &mut events).unwrap();
+            for (seat, a) in actions {
+                events.clear();
+                game.apply(*seat, a, &mut events).unwrap();
+            }
+            black_box(game.to_act())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, games, legal_actions, replay);
 criterion_main!(benches);

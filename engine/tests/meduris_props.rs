@@ -2,7 +2,7 @@
 //! are conserved after every action, listed actions apply, unlisted actions are
 //! rejected without a trace, and the same seed and actions replay exactly.
 
-use druids_engine::meduris::{Action, Good, Goods, Meduris, Options};
+use druids_engine::meduris::{Action, Event, Good, Goods, Meduris, Options};
 use druids_engine::{Game, Seat};
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -77,13 +77,53 @@ fn play_checked(seed: u64, players: usize, check_every_listed: bool) -> Played {
             "seed {seed}: a seat to act always has a legal action"
         );
 
+        // Every listed action applies (and the list has no duplicates).
+        for (i, a) in legal.iter().enumerate() {
+            assert!(!legal[..i].contains(a), "seed {seed}: {a:?} listed twice");
+            let mut probe = game.clone();
+            events.clear();
+            probe
+                .apply(seat, a, &mut events)
+                .unwrap_or_else(|e| panic!("seed {seed}: listed {a:?} rejected: {e}"));
+        }
         if check_every_listed {
-            for a in &legal {
+            // Every distinct payment, on request: distinct, applicable, and a
+            // superset of the default list.
+            all.clear();
+            game.legal_actions_all_payments(&mut all);
+            for (i, a) in all.iter().enumerate() {
+                assert!(!all[..i].contains(a), "seed {seed}: {a:?} listed twice");
                 let mut probe = game.clone();
                 events.clear();
                 probe
                     .apply(seat, a, &mut events)
                     .unwrap_or_else(|e| panic!("seed {seed}: listed {a:?} rejected: {e}"));
+            }
+            assert!(legal.iter().all(|a| all.contains(a)), "seed {seed}");
+        }
+        // A listed build with one good too many is an overpayment: rejected, no trace.
+        if let Some(
+            &(Action::BuildHut { field, mut payment } | Action::BuildTemple { field, mut payment }),
+        ) = legal
+            .iter()
+            .find(|a| matches!(a, Action::BuildHut { .. } | Action::BuildTemple { .. }))
+        {
+            payment.0[pick(&mut rng, 4)] += 1;
+            for over in [
+                Action::BuildHut { field, payment },
+                Action::BuildTemple { field, payment },
+            ] {
+                let mut probe = game.clone();
+                events.clear();
+                assert!(
+                    probe.apply(seat, &over, &mut events).is_err(),
+                    "seed {seed}: {over:?}"
+                );
+                assert_eq!(
+                    probe, game,
+                    "seed {seed}: rejected {over:?} changed the state"
+                );
+                assert!(events.is_empty());
             }
         }
 
@@ -142,7 +182,13 @@ fn ten_thousand_random_games_keep_every_invariant() {
     let mut total_actions = 0;
     for seed in 0..GAMES {
         let players = 2 + (seed % 3) as usize;
-        let played = play_checked(seed, players, seed % 4 == 0);
+        let played = play_checked(seed, players, seed % 10 == 0);
+        // Same seed and same actions: the same final state, byte for byte.
+        assert_eq!(
+            replay(seed, players, &played.actions),
+            played.game,
+            "seed {seed}"
+        );
         total_actions += played.actions.len();
         if played.game.outcome().unwrap().by_safeguard {
             safeguard += 1;
@@ -153,6 +199,21 @@ fn ten_thousand_random_games_keep_every_invariant() {
         safeguard, 0,
         "random games end by the rules, not the safeguard"
     );
+}
+
+/// Replays recorded actions on a fresh game with the options `play_checked` used.
+fn replay(seed: u64, players: usize, actions: &[(Seat, Action)]) -> Meduris {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x5eed);
+    let options = Options {
+        start_seat: pick(&mut rng, players) as u8,
+        ..Options::default()
+    };
+    let mut events = Vec::new();
+    let mut game = Meduris::new(players, seed, &options, &mut events).unwrap();
+    for (seat, action) in actions {
+        game.apply(*seat, action, &mut events).unwrap();
+    }
+    game
 }
 
 #[test]
@@ -176,7 +237,7 @@ fn same_seed_and_actions_replay_to_the_same_state() {
 }
 
 #[test]
-fn views_never_show_another_seats_goods_while_playing() {
+fn views_never_show_another_seats_goods() {
     use druids_engine::Viewer;
     let mut rng = Pcg64Mcg::seed_from_u64(3);
     let mut events = Vec::new();
@@ -198,13 +259,25 @@ fn views_never_show_another_seats_goods_while_playing() {
         let a = legal[pick(&mut rng, legal.len())];
         game.apply(seat, &a, &mut events).unwrap();
     }
-    // After the game, goods are revealed (they break ties).
+    // Not after the game either, in the view or in the final event.
     assert!(
         game.view(Viewer::Spectator)
             .seats
             .iter()
-            .all(|s| s.goods.is_some())
+            .all(|s| s.goods.is_none())
     );
+    let Some(Event::GameOver { goods_left, .. }) = events.last() else {
+        panic!("the last event is GameOver");
+    };
+    assert!(goods_left.iter().all(Option::is_some));
+    let Some(Event::GameOver { goods_left, .. }) =
+        Meduris::redact(events.last().unwrap(), Viewer::Seat(Seat(2)))
+    else {
+        unreachable!()
+    };
+    for (i, g) in goods_left.iter().enumerate() {
+        assert_eq!(g.is_some(), i == 2);
+    }
 }
 
 #[test]

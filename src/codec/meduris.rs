@@ -335,7 +335,16 @@ impl ProtoGame for Meduris {
                 winners,
             } => Kind::GameOver(ev::GameOver {
                 scores: scores.clone(),
-                goods_left: goods_left.iter().map(|g| goods(*g)).collect(),
+                goods_left: goods_left
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, g)| {
+                        g.map(|g| ev::SeatGoods {
+                            seat: i as u32,
+                            goods: Some(goods(g)),
+                        })
+                    })
+                    .collect(),
                 winners: winners.iter().map(|&w| s(w)).collect(),
             }),
         };

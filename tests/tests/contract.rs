@@ -885,9 +885,13 @@ async fn a_spectator_never_sees_a_seats_goods() {
         n += 1;
     }
     assert!(n > 50);
-    // Once over, the goods are revealed to everyone (they break ties).
+    // Holdings stay private even once the game is over.
     let over = state(&mut client, &id, None).await;
-    assert!(goods_shown(&over).iter().all(Option::is_some));
+    assert_eq!(over.status, pb::GameStatus::Finished as i32);
+    assert!(goods_shown(&over).iter().all(Option::is_none));
+    let mine = state(&mut client, &id, Some(&tokens[1])).await;
+    let shown = goods_shown(&mine);
+    assert!(shown[1].is_some() && shown[0].is_none() && shown[2].is_none() && shown[3].is_none());
     server.stop().await;
 }
 

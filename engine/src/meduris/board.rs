@@ -93,7 +93,51 @@ impl BoardKind {
     pub const fn field_count(self) -> usize {
         self.fields().len()
     }
+
+    /// For each field, the index (0..6) of its unordered pair of goods, see
+    /// [`PAIR_GOODS`]. A table so that legal-action listing does not recompute it.
+    pub(crate) const fn pairs(self) -> &'static [u8] {
+        match self {
+            BoardKind::Small => &SMALL_PAIRS,
+            BoardKind::Large => &LARGE_PAIRS,
+        }
+    }
 }
+
+/// The six unordered pairs of two different goods, by pair index:
+/// wood+wool, wood+copper, wood+stone, wool+copper, wool+stone, copper+stone.
+pub(crate) const PAIR_GOODS: [[Good; 2]; 6] = [
+    [Wood, Wool],
+    [Wood, Copper],
+    [Wood, Stone],
+    [Wool, Copper],
+    [Wool, Stone],
+    [Copper, Stone],
+];
+
+/// Index into [`PAIR_GOODS`] of the two (different) goods of a field.
+pub(crate) const fn pair_index(goods: [Good; 2]) -> usize {
+    let (a, b) = (goods[0] as usize, goods[1] as usize);
+    let (x, y) = if a < b { (a, b) } else { (b, a) };
+    match x {
+        0 => y - 1,
+        1 => y + 1,
+        _ => 5,
+    }
+}
+
+const fn pairs_of<const N: usize>(fields: &[Field; N]) -> [u8; N] {
+    let mut out = [0; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = pair_index(fields[i].goods) as u8;
+        i += 1;
+    }
+    out
+}
+
+static SMALL_PAIRS: [u8; 32] = pairs_of(&SMALL);
+static LARGE_PAIRS: [u8; 40] = pairs_of(&LARGE);
 
 const fn f(area: Area, a: Good, b: Good) -> Field {
     Field {
@@ -219,6 +263,17 @@ mod tests {
         let (goods, areas) = counts(BoardKind::Large);
         assert_eq!(goods, [20; 4]);
         assert_eq!(areas, [5, 4, 5, 3, 4, 5, 4, 5, 5]);
+    }
+
+    #[test]
+    fn pair_table_names_each_fields_two_goods() {
+        for board in [BoardKind::Small, BoardKind::Large] {
+            for (field, &pair) in board.fields().iter().zip(board.pairs()) {
+                let mut want = field.goods;
+                want.sort();
+                assert_eq!(PAIR_GOODS[pair as usize], want);
+            }
+        }
     }
 
     #[test]

@@ -177,8 +177,9 @@ pub enum Event {
     GameOver {
         /// Final scores, by seat.
         scores: Vec<i32>,
-        /// Goods left per seat (revealed for the tie-break).
-        goods_left: Vec<Goods>,
+        /// Goods left per seat (they break ties). Holdings stay private:
+        /// [`crate::Game::redact`] keeps only the viewer's own entry.
+        goods_left: Vec<Option<Goods>>,
         /// Winners.
         winners: Vec<Seat>,
     },

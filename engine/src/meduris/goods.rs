@@ -178,17 +178,27 @@ pub fn default_payment(required: Goods, holding: Goods) -> Option<Goods> {
     if rest.total() < 3 * missing {
         return None;
     }
+    // Take the 3 × missing goods one at a time from the kind with the largest
+    // remaining surplus (ties: first kind). Scalars rather than indexed arrays
+    // keep this loop in registers: it runs for every legal-action listing.
+    let [mut r0, mut r1, mut r2, mut r3] = rest.0;
+    let [mut p0, mut p1, mut p2, mut p3] = pay.0;
     for _ in 0..3 * missing {
-        let mut best = 0;
-        for i in 1..4 {
-            if rest.0[i] > rest.0[best] {
-                best = i;
-            }
+        if r0 >= r1 && r0 >= r2 && r0 >= r3 {
+            r0 -= 1;
+            p0 += 1;
+        } else if r1 >= r2 && r1 >= r3 {
+            r1 -= 1;
+            p1 += 1;
+        } else if r2 >= r3 {
+            r2 -= 1;
+            p2 += 1;
+        } else {
+            r3 -= 1;
+            p3 += 1;
         }
-        rest.0[best] -= 1;
-        pay.0[best] += 1;
     }
-    Some(pay)
+    Some(Goods([p0, p1, p2, p3]))
 }
 
 /// Whether `holding` can pay `required` at all.
@@ -324,5 +334,58 @@ mod tests {
         let mut none = Vec::new();
         all_payments(req, g(&[(Wood, 2)]), &mut none);
         assert!(none.is_empty());
+    }
+    /// The plain greedy rule the optimised [`default_payment`] must reproduce.
+    fn default_payment_reference(required: Goods, holding: Goods) -> Option<Goods> {
+        let mut pay = Goods::EMPTY;
+        let mut missing = 0u32;
+        let mut rest = holding;
+        for i in 0..4 {
+            let d = required.0[i].min(holding.0[i]);
+            pay.0[i] = d;
+            rest.0[i] -= d;
+            missing += (required.0[i] - d) as u32;
+        }
+        if rest.total() < 3 * missing {
+            return None;
+        }
+        for _ in 0..3 * missing {
+            let mut best = 0;
+            for i in 1..4 {
+                if rest.0[i] > rest.0[best] {
+                    best = i;
+                }
+            }
+            rest.0[best] -= 1;
+            pay.0[best] += 1;
+        }
+        Some(pay)
+    }
+
+    #[test]
+    fn default_payment_matches_the_plain_greedy_rule() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m) as u8
+        };
+        for _ in 0..200_000 {
+            let holding = Goods([next(12), next(12), next(12), next(12)]);
+            let (a, b) = (next(4) as usize, next(4) as usize);
+            let mut required = Goods::EMPTY;
+            let n = next(6) + 1;
+            required.0[a] += n;
+            if b != a {
+                required.0[b] += n;
+            }
+            let fast = default_payment(required, holding);
+            assert_eq!(fast, default_payment_reference(required, holding));
+            assert_eq!(fast.is_some(), can_pay(required, holding));
+            if let Some(p) = fast {
+                assert!(covers_exactly(p, required) && p.is_subset_of(holding));
+            }
+        }
     }
 }

@@ -137,9 +137,25 @@ impl Game for Meduris {
         view::view(&self.state, viewer)
     }
 
-    /// Every Meduris event is public (gains and payments happen at the table).
-    fn redact(event: &Event, _viewer: Viewer) -> Option<Event> {
-        Some(event.clone())
+    /// Gains and payments happen at the table and are public; only the final
+    /// holdings in [`Event::GameOver`] are private to each seat.
+    fn redact(event: &Event, viewer: Viewer) -> Option<Event> {
+        Some(match event {
+            Event::GameOver {
+                scores,
+                goods_left,
+                winners,
+            } => Event::GameOver {
+                scores: scores.clone(),
+                goods_left: goods_left
+                    .iter()
+                    .enumerate()
+                    .map(|(i, g)| g.filter(|_| viewer.sees(Seat(i as u8))))
+                    .collect(),
+                winners: winners.clone(),
+            },
+            other => other.clone(),
+        })
     }
 
     fn outcome(&self) -> Option<Outcome> {

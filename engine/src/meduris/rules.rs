@@ -5,7 +5,7 @@
 use rand_core::{RngCore, SeedableRng};
 
 use super::action::{Action, Building, Chip, Decision, DieFace, DruidPos, Plateau};
-use super::board::{Area, BoardKind};
+use super::board::{Area, BoardKind, MAX_FIELDS, PAIR_GOODS};
 use super::event::{Event, OfferingKind, ScoreReason};
 use super::goods::{self, Good, Goods};
 use super::scoring;
@@ -351,65 +351,146 @@ fn turn_actions(state: &State, all: bool, out: &mut Vec<Action>) {
     if !can_hut && !can_temple {
         return;
     }
-    let sizes = state.new_hut_settlement_sizes();
+    let n = state.len();
+    let (huts, built) = state.masks();
+    let empty = !built & ((1u64 << n) - 1);
+    if all {
+        let doubled = huts as u128 | (huts as u128) << n;
+        return build_actions_all_payments(state, empty, doubled, can_hut, can_temple, out);
+    }
+    let pairs = state.board.pairs();
     // Default payments depend only on the field's pair of goods (6 pairs) and the
-    // settlement size, so each distinct cost is computed once per call.
-    let mut hut_memo = [[None::<Option<Goods>>; MEMO_SIZES]; 6];
-    let mut temple_memo = [None::<Option<Goods>>; 6];
-    for (field, &n) in sizes[..state.len()].iter().enumerate() {
-        if state.buildings[field].is_some() {
+    // settlement size (memoised up to MEMO_SIZES), so each distinct cost is
+    // computed once per call. Bit `pair * MEMO_SIZES + size` of `known` marks a
+    // computed entry, the same bit of `payable` whether it can be paid.
+    let mut memo = [Goods::EMPTY; 6 * MEMO_SIZES];
+    let (mut known, mut payable) = (0u64, 0u64);
+    let mut lookup = |pair: usize, size: u8| -> Option<Goods> {
+        let unit = PAIR_UNITS[pair];
+        let cost = || Goods(unit.0.map(|k| k * size));
+        if size as usize >= MEMO_SIZES {
+            return goods::default_payment(cost(), holding);
+        }
+        let slot = pair * MEMO_SIZES + size as usize;
+        if known & (1 << slot) == 0 {
+            known |= 1 << slot;
+            if let Some(p) = goods::default_payment(cost(), holding) {
+                payable |= 1 << slot;
+                memo[slot] = p;
+            }
+        }
+        (payable & (1 << slot) != 0).then_some(memo[slot])
+    };
+    // The fields without a hut, in ring order: the huts between two consecutive
+    // ones (cyclic) form the run a new hut would join on that side.
+    let mut gaps = [0u8; MAX_FIELDS + 1];
+    let mut m = 0;
+    let mut rest = !huts & ((1u64 << n) - 1);
+    while rest != 0 {
+        gaps[m] = rest.trailing_zeros() as u8;
+        rest &= rest - 1;
+        m += 1;
+    }
+    // Two actions at most per empty field: written to a buffer, copied once.
+    let mut buf = [Action::OfferChip; 2 * MAX_FIELDS];
+    let mut len = 0;
+    for j in 0..m {
+        let field = gaps[j] as usize;
+        if empty & (1 << field) == 0 {
             continue;
         }
         let f = field as u8;
         let chip = state.chips[field];
-        let [a, b] = state.field(field).goods;
-        let pair = pair_index(a, b);
+        let pair = pairs[field] as usize;
+        if can_hut {
+            if chip == Some(Chip::FreeHut) {
+                buf[len] = Action::BuildHut {
+                    field: f,
+                    payment: Goods::EMPTY,
+                };
+                len += 1;
+            } else {
+                let before = if j == 0 { gaps[m - 1] } else { gaps[j - 1] } as usize;
+                let after = if j + 1 == m { gaps[0] } else { gaps[j + 1] } as usize;
+                // Huts on each side (cyclic); with a single field without a hut
+                // both sides are the same n - 1 huts.
+                let left = if before < field {
+                    field - before - 1
+                } else {
+                    field + n - before - 1
+                };
+                let right = if after > field {
+                    after - field - 1
+                } else {
+                    after + n - field - 1
+                };
+                let size = if m == 1 { n } else { 1 + left + right } as u8;
+                debug_assert_eq!(size as usize, state.settlement_through(field));
+                if held >= 2 * size as u32
+                    && let Some(payment) = lookup(pair, size)
+                {
+                    buf[len] = Action::BuildHut { field: f, payment };
+                    len += 1;
+                }
+            }
+        }
+        if can_temple
+            && chip.is_none()
+            && let Some(payment) = lookup(pair, 1)
+        {
+            buf[len] = Action::BuildTemple { field: f, payment };
+            len += 1;
+        }
+    }
+    out.extend_from_slice(&buf[..len]);
+}
+
+/// The build actions with every distinct valid payment (on request only).
+fn build_actions_all_payments(
+    state: &State,
+    empty: u64,
+    doubled: u128,
+    can_hut: bool,
+    can_temple: bool,
+    out: &mut Vec<Action>,
+) {
+    let holding = state.seats[state.active.index()].goods;
+    let n = state.len();
+    for field in (0..n).filter(|&f| empty & (1 << f) != 0) {
+        let f = field as u8;
+        let chip = state.chips[field];
+        let unit = field_goods(state, field);
         if can_hut {
             let make = |payment| Action::BuildHut { field: f, payment };
             if chip == Some(Chip::FreeHut) {
                 out.push(make(Goods::EMPTY));
-            } else if held >= 2 * n as u32 {
-                let mut cost = Goods::of(a, n);
-                cost.0[b.index()] += n;
-                match (all, hut_memo[pair].get_mut(n as usize)) {
-                    (false, Some(slot)) => {
-                        if let Some(p) =
-                            *slot.get_or_insert_with(|| goods::default_payment(cost, holding))
-                        {
-                            out.push(make(p));
-                        }
-                    }
-                    _ => push_payments(cost, holding, all, out, make),
-                }
+            } else {
+                let size = State::new_hut_settlement_size(doubled, n, field);
+                push_payments(Goods(unit.0.map(|k| k * size)), holding, true, out, make);
             }
         }
         if can_temple && chip.is_none() {
             let make = |payment| Action::BuildTemple { field: f, payment };
-            if all {
-                push_payments(field_goods(state, field), holding, all, out, make);
-            } else if let Some(p) = *temple_memo[pair]
-                .get_or_insert_with(|| goods::default_payment(field_goods(state, field), holding))
-            {
-                out.push(make(p));
-            }
+            push_payments(unit, holding, true, out, make);
         }
     }
 }
 
 /// Settlement sizes whose hut costs are memoised per call (larger ones are rare).
-const MEMO_SIZES: usize = 6;
+const MEMO_SIZES: usize = 8;
 
-/// Index 0..6 of an unordered pair of two different goods.
-#[inline]
-fn pair_index(a: Good, b: Good) -> usize {
-    let (x, y) = if a < b { (a, b) } else { (b, a) };
-    // (0,1)=0 (0,2)=1 (0,3)=2 (1,2)=3 (1,3)=4 (2,3)=5
-    match (x.index(), y.index()) {
-        (0, j) => j - 1,
-        (1, j) => j + 1,
-        _ => 5,
+/// One of each good of a pair (see [`PAIR_GOODS`]): a temple's cost, and a hut's
+/// cost per hut of its settlement.
+const PAIR_UNITS: [Goods; 6] = {
+    let mut units = [Goods::EMPTY; 6];
+    let mut i = 0;
+    while i < 6 {
+        units[i].0[PAIR_GOODS[i][0] as usize] = 1;
+        units[i].0[PAIR_GOODS[i][1] as usize] = 1;
+        i += 1;
     }
-}
+    units
+};
 
 fn offering_actions(state: &State, field: usize, all: bool, out: &mut Vec<Action>) {
     let owner = state.buildings[field]
@@ -422,9 +503,23 @@ fn offering_actions(state: &State, field: usize, all: bool, out: &mut Vec<Action
     }
     let make = |payment| Action::Offer { payment };
     push_payments(field_goods(state, field), holding, all, out, make);
+    // "One good": any three goods replace either of the two, so a 3-good payment
+    // answers both requirements and is listed once; the second list adds only
+    // what the first does not hold.
+    let ones = out.len();
     push_payments(Goods::of(a, 1), holding, all, out, make);
-    if b != a {
-        push_payments(Goods::of(b, 1), holding, all, out, make);
+    if all {
+        let mut second = Vec::new();
+        goods::all_payments(Goods::of(b, 1), holding, &mut second);
+        for payment in second {
+            if !out[ones..].contains(&make(payment)) {
+                out.push(make(payment));
+            }
+        }
+    } else if let Some(payment) = goods::default_payment(Goods::of(b, 1), holding)
+        && !out[ones..].contains(&make(payment))
+    {
+        out.push(make(payment));
     }
     out.push(Action::Offer {
         payment: Goods::EMPTY,

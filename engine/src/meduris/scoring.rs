@@ -34,7 +34,10 @@ pub(crate) fn finish(state: &mut State, events: &mut Vec<Event>) {
     let players = state.players as usize;
     events.push(Event::GameOver {
         scores: outcome.scores,
-        goods_left: state.seats[..players].iter().map(|s| s.goods).collect(),
+        goods_left: state.seats[..players]
+            .iter()
+            .map(|s| Some(s.goods))
+            .collect(),
         winners: outcome.winners,
     });
 }

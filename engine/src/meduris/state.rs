@@ -204,35 +204,52 @@ impl State {
         l + r + 1
     }
 
-    /// For every field without a hut, the size of the settlement a new hut there
-    /// would belong to (1 + the hut runs on both sides), computed in two passes
-    /// over the ring. Entries of fields holding huts are meaningless.
-    pub(crate) fn new_hut_settlement_sizes(&self) -> [u8; MAX_FIELDS] {
-        let n = self.len();
-        let mut sizes = [1u8; MAX_FIELDS];
-        // Start the scans at a field without a hut; with none there is nothing to build.
-        let Some(s) = (0..n).find(|&i| !self.is_hut(i)) else {
-            return sizes;
-        };
-        let mut run = 0u8;
-        let mut i = s;
-        for _ in 0..n {
-            i = self.next_field(i);
-            if self.is_hut(i) {
-                run += 1;
-            } else {
-                sizes[i] += run;
-                run = 0;
+    /// Bit masks of the ring: `(huts, built)`, bit `i` set when field `i` holds a
+    /// hut, respectively any building.
+    #[inline]
+    pub(crate) fn masks(&self) -> (u64, u64) {
+        let mut huts = 0u64;
+        let mut built = 0u64;
+        for (i, b) in self.buildings[..self.len()].iter().enumerate() {
+            match b {
+                Some(Building::Hut(_)) => {
+                    huts |= 1 << i;
+                    built |= 1 << i;
+                }
+                Some(Building::Temple(_)) => built |= 1 << i,
+                None => {}
             }
         }
-        let mut i = s;
-        for _ in 0..n {
-            i = self.prev_field(i);
-            if self.is_hut(i) {
-                run += 1;
-            } else {
-                sizes[i] += run;
-                run = 0;
+        (huts, built)
+    }
+
+    /// The size of the settlement a new hut on field `i` (which holds no hut) would
+    /// belong to, from the hut mask `doubled` = `huts | huts << len` (the ring
+    /// written twice, so that runs crossing the river are contiguous bits).
+    #[inline]
+    pub(crate) fn new_hut_settlement_size(doubled: u128, len: usize, i: usize) -> u8 {
+        // Huts right after `i`: trailing ones from bit i + 1 (bit i + len is `i`
+        // itself, not a hut, so the run stops within the ring).
+        let right = (!(doubled >> (i + 1))).trailing_zeros() as usize;
+        // Huts right before `i`: ones from bit i + len - 1 downwards (bit i stops it).
+        let left = (doubled << (128 - (i + len))).leading_ones() as usize;
+        // Both runs are the same huts when `i` is the only field without a hut.
+        (1 + (left + right).min(len - 1)) as u8
+    }
+
+    /// For every field without a hut, the size of the settlement a new hut there
+    /// would belong to (1 + the hut runs on both sides). Entries of fields holding
+    /// huts are meaningless. (The rules use [`State::new_hut_settlement_size`]
+    /// field by field; this whole-ring form is what the tests compare.)
+    #[cfg(test)]
+    pub(crate) fn new_hut_settlement_sizes(&self) -> [u8; MAX_FIELDS] {
+        let n = self.len();
+        let (huts, _) = self.masks();
+        let doubled = huts as u128 | (huts as u128) << n;
+        let mut sizes = [1u8; MAX_FIELDS];
+        for (i, size) in sizes[..n].iter_mut().enumerate() {
+            if huts & (1 << i) == 0 {
+                *size = Self::new_hut_settlement_size(doubled, n, i);
             }
         }
         sizes

@@ -328,6 +328,8 @@ fn example_06_extending_costs_by_settlement_size_at_either_end() {
             },
         );
         assert!(matches!(ev[0], Event::HutBuilt { settlement: 3, .. }));
+        assert_eq!(game.goods(PURPLE), Goods::EMPTY);
+        assert_eq!(game.state().buildings[13], Some(Building::Hut(PURPLE)));
     }
 }
 
@@ -606,6 +608,17 @@ fn closing_the_gap_between_two_settlements_costs_the_whole_settlement() {
     }
     // Field 5 (Star: wood, wool) joins both: 5 huts.
     set_goods(st, PURPLE, g(&[(Wood, 5), (Wool, 5)]));
+    for n in [2, 3, 4] {
+        let err = reject(
+            &mut game,
+            PURPLE,
+            Action::BuildHut {
+                field: 5,
+                payment: g(&[(Wood, n), (Wool, n)]),
+            },
+        );
+        assert!(matches!(err, rules::RuleError::WrongPayment { .. }));
+    }
     let ev = play(
         &mut game,
         PURPLE,
@@ -615,6 +628,8 @@ fn closing_the_gap_between_two_settlements_costs_the_whole_settlement() {
         },
     );
     assert!(matches!(ev[0], Event::HutBuilt { settlement: 5, .. }));
+    assert_eq!(game.goods(PURPLE), Goods::EMPTY);
+    assert_eq!(game.state().settlement_through(5), 5);
 }
 
 #[test]
@@ -627,7 +642,15 @@ fn a_settlement_across_the_river() {
     assert_eq!(st.settlement_through(1), 3);
     assert_eq!(st.settlement_through(30), 3);
     set_goods(st, PURPLE, g(&[(Stone, 3), (Wood, 3)]));
-    play(
+    reject(
+        &mut game,
+        PURPLE,
+        Action::BuildHut {
+            field: 1,
+            payment: g(&[(Stone, 1), (Wood, 1)]),
+        },
+    );
+    let ev = play(
         &mut game,
         PURPLE,
         Action::BuildHut {
@@ -635,6 +658,9 @@ fn a_settlement_across_the_river() {
             payment: g(&[(Stone, 3), (Wood, 3)]),
         },
     );
+    assert!(matches!(ev[0], Event::HutBuilt { settlement: 3, .. }));
+    assert_eq!(game.goods(PURPLE), Goods::EMPTY);
+    assert_eq!(game.state().settlement_through(31), 3);
 }
 
 #[test]
@@ -961,6 +987,12 @@ fn temple_scoring_with_settlements_on_both_sides() {
     temple(st, 7, BLUE);
     assert_eq!(st.huts_beside(3), 5);
     assert_eq!(st.huts_beside(7), 3);
+    // Huts 4–6 count for both temples.
+    let mut ev = Vec::new();
+    super::scoring::finish(game.state_mut(), &mut ev);
+    assert_eq!(scored(&ev, PURPLE, ScoreReason::Temple), 5);
+    assert_eq!(scored(&ev, BLUE, ScoreReason::Temple), 3);
+    assert_eq!(game.outcome().unwrap().scores, vec![10, 8]);
     // One settlement touching both sides of a temple is counted once.
     let mut game = bare(2, PURPLE);
     let st = game.state_mut();
@@ -1182,4 +1214,301 @@ fn settlement_sizes_in_one_pass_match_the_direct_count() {
             }
         }
     }
+    // The edge cases: an empty ring, and the last gap in a ring full of huts
+    // (both runs are then the same huts: the settlement is the whole ring).
+    for players in [2, 4] {
+        let mut game = bare(players, PURPLE);
+        let st = game.state_mut();
+        let n = st.len();
+        assert!(st.new_hut_settlement_sizes()[..n].iter().all(|&s| s == 1));
+        for gap in 0..n {
+            for f in 0..n {
+                hut(st, f, BLUE);
+            }
+            st.buildings[gap] = None;
+            assert_eq!(st.settlement_through(gap), n);
+            assert_eq!(st.new_hut_settlement_sizes()[gap] as usize, n);
+            // Two gaps side by side: each closes a run of n - 2 huts.
+            let next = st.next_field(gap);
+            st.buildings[next] = None;
+            assert_eq!(st.new_hut_settlement_sizes()[gap] as usize, n - 1);
+            assert_eq!(st.new_hut_settlement_sizes()[next] as usize, n - 1);
+        }
+    }
+}
+
+#[test]
+fn offering_lists_each_distinct_payment_once() {
+    // Hut on field 5 (wood, wool); the owner holds neither, only stone and copper:
+    // "one good" by 3-for-1 is the same payment whichever good it replaces.
+    let mut game = bare(2, PURPLE);
+    let st = game.state_mut();
+    hut(st, 5, BLUE);
+    st.phase = Phase::Ritual { field: 5, start: 5 };
+    st.druid = DruidPos::Field(5);
+    set_goods(st, BLUE, g(&[(Stone, 3), (Copper, 1)]));
+    for all in [false, true] {
+        let mut legal = Vec::new();
+        if all {
+            game.legal_actions_all_payments(&mut legal);
+        } else {
+            game.legal_actions(&mut legal);
+        }
+        let mut dedup = legal.clone();
+        dedup.sort_by_key(|a| format!("{a:?}"));
+        dedup.dedup();
+        assert_eq!(dedup.len(), legal.len(), "duplicates in {legal:?}");
+        assert!(legal.contains(&offer(g(&[(Stone, 2), (Copper, 1)]))));
+        assert!(legal.contains(&offer(Goods::EMPTY)));
+        if all {
+            assert!(legal.contains(&offer(g(&[(Stone, 3)]))));
+            // Every 3-good multiset of stone ×3 + copper: 3 stone, 2 stone + copper.
+            assert_eq!(legal.len(), 3, "{legal:?}");
+        } else {
+            assert_eq!(legal.len(), 2, "{legal:?}");
+        }
+    }
+}
+
+/// The turn's legal actions computed the plain way, field by field, from the
+/// rules' own cost function: the optimised listing must match it exactly.
+fn naive_turn_actions(game: &Meduris, all: bool) -> Vec<Action> {
+    let st = game.state();
+    let me = st.active;
+    let seat = &st.seats[me.index()];
+    let mut out = Vec::new();
+    for from in Good::ALL {
+        for (h, owner) in st.plateaus[from.index()].workers().enumerate() {
+            for to in Good::ALL {
+                if owner == me && to != from && st.plateaus[to.index()].has_room() {
+                    out.push(Action::BigYield {
+                        from,
+                        height: h as u8 + 1,
+                        to,
+                    });
+                }
+            }
+        }
+    }
+    let payments = |required: Goods| {
+        let mut v = Vec::new();
+        if all {
+            super::goods::all_payments(required, seat.goods, &mut v);
+        } else {
+            v.extend(super::goods::default_payment(required, seat.goods));
+        }
+        v
+    };
+    for field in 0..st.len() {
+        if st.buildings[field].is_some() {
+            continue;
+        }
+        let f = field as u8;
+        if seat.huts_left > 0 {
+            let required = if st.chips[field] == Some(Chip::FreeHut) {
+                Goods::EMPTY
+            } else {
+                let n = st.settlement_through(field) as u8;
+                let mut cost = Goods::EMPTY;
+                for good in st.field(field).goods {
+                    cost.0[good.index()] += n;
+                }
+                cost
+            };
+            for payment in payments(required) {
+                out.push(Action::BuildHut { field: f, payment });
+            }
+        }
+        if seat.temples_left > 0 && st.chips[field].is_none() {
+            for payment in payments(rules::field_goods(st, field)) {
+                out.push(Action::BuildTemple { field: f, payment });
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn turn_actions_match_the_plain_field_by_field_listing() {
+    use rand_core::{RngCore, SeedableRng};
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(77);
+    let mut checked = 0;
+    for seed in 0..300u64 {
+        let players = 2 + (seed % 3) as usize;
+        let mut game = Meduris::new(players, seed, &Default::default(), &mut Vec::new()).unwrap();
+        let mut legal = Vec::new();
+        while let Some(seat) = game.to_act() {
+            if game.decision() == Some(Decision::Turn) {
+                legal.clear();
+                game.legal_actions(&mut legal);
+                assert_eq!(legal, naive_turn_actions(&game, false), "seed {seed}");
+                if checked % 7 == 0 {
+                    legal.clear();
+                    game.legal_actions_all_payments(&mut legal);
+                    assert_eq!(legal, naive_turn_actions(&game, true), "seed {seed}");
+                }
+                checked += 1;
+            }
+            legal.clear();
+            game.legal_actions(&mut legal);
+            let a = legal[rng.next_u32() as usize % legal.len()];
+            game.apply(seat, &a, &mut Vec::new()).unwrap();
+        }
+    }
+    // Crowded rings: almost every field built, runs across the river, the last gap.
+    for trial in 0..2000u32 {
+        let players = 2 + (trial % 3) as usize;
+        let mut game = bare(players, PURPLE);
+        let st = game.state_mut();
+        let n = st.len();
+        let holes = 1 + rng.next_u32() as usize % 4;
+        for f in 0..n {
+            match rng.next_u32() % 8 {
+                0 => temple(st, f, BLUE),
+                _ => hut(st, f, BLUE),
+            }
+        }
+        for _ in 0..holes {
+            st.buildings[rng.next_u32() as usize % n] = None;
+        }
+        if trial % 3 == 0 {
+            st.chips[rng.next_u32() as usize % n] = Some(Chip::FreeHut);
+        }
+        let goods = Goods([0, 1, 2, 3].map(|_| (rng.next_u32() % 10) as u8));
+        set_goods(st, PURPLE, goods);
+        let mut legal = Vec::new();
+        game.legal_actions(&mut legal);
+        assert_eq!(legal, naive_turn_actions(&game, false));
+        checked += 1;
+    }
+    assert!(checked > 10_000);
+}
+
+#[test]
+fn example_03_rulebook_fourth_hut_druid_leaves_the_stone_fields_to_a_lone_hut() {
+    // The rulebook's picture: three huts stand (the first three builds), the 4th
+    // hut is built away from them; the druid leaves stone field 3 and walks from
+    // field 0 to the nearest hut, light-green's, which stands alone.
+    let mut game = bare(4, BLUE);
+    let st = game.state_mut();
+    st.druid = DruidPos::StoneField(3);
+    hut(st, 10, GREEN); // Splash: wool, stone
+    hut(st, 20, PURPLE);
+    hut(st, 30, RED);
+    st.built = [1, 0, 1, 1];
+    set_goods(st, BLUE, g(&[(Stone, 1), (Wool, 1)]));
+    set_goods(st, GREEN, g(&[(Wool, 1), (Wood, 2)]));
+    let ev = play(
+        &mut game,
+        BLUE,
+        Action::BuildHut {
+            field: 25, // Wave: stone, wool
+            payment: g(&[(Stone, 1), (Wool, 1)]),
+        },
+    );
+    assert!(!ev.contains(&Event::RiverCrossed));
+    assert_eq!(game.state().druid, DruidPos::Field(10));
+    assert_eq!(
+        game.decision(),
+        Some(Decision::Offering {
+            field: 10,
+            last_round: false
+        })
+    );
+    assert_eq!(game.to_act(), Some(GREEN));
+    let (g0, b0) = (score(&game, GREEN), score(&game, BLUE));
+    play(&mut game, GREEN, offer(g(&[(Wool, 1)])));
+    assert_eq!(score(&game, GREEN), g0 + 1, "one good: +1");
+    assert_eq!(score(&game, BLUE), b0);
+    assert_eq!(game.goods(GREEN), g(&[(Wood, 2)]));
+    // The lone hut ends the ritual: the next player's turn.
+    assert_eq!(game.state().druid, DruidPos::Field(10));
+    assert_eq!(game.active(), GREEN);
+    assert_eq!(game.turn(), 2);
+}
+
+#[test]
+fn example_04_rulebook_fields_third_hut_ritual_down_the_settlement() {
+    // 4-player board: blue builds on 22 (wood, stone) in front of red's huts on
+    // 23 (copper, wool) and 24 (stone, wood); a temple on 25 ends the settlement.
+    let mut game = bare(4, BLUE);
+    let st = game.state_mut();
+    hut(st, 15, PURPLE);
+    st.druid = DruidPos::Field(15);
+    hut(st, 23, RED);
+    hut(st, 24, RED);
+    temple(st, 25, PURPLE);
+    st.runes[Area::Wave.index()] = Some(RED);
+    set_goods(st, BLUE, g(&[(Stone, 4), (Wood, 4)]));
+    // Red has neither wool nor copper (but could replace one by three goods).
+    set_goods(st, RED, g(&[(Wood, 1), (Stone, 2)]));
+    let (b0, r0) = (score(&game, BLUE), score(&game, RED));
+    // The 3rd hut of the settlement: 3 stone + 3 wood, not less.
+    reject(
+        &mut game,
+        BLUE,
+        Action::BuildHut {
+            field: 22,
+            payment: g(&[(Stone, 2), (Wood, 2)]),
+        },
+    );
+    let ev = play(
+        &mut game,
+        BLUE,
+        Action::BuildHut {
+            field: 22,
+            payment: g(&[(Stone, 3), (Wood, 3)]),
+        },
+    );
+    assert!(matches!(ev[0], Event::HutBuilt { settlement: 3, .. }));
+    assert_eq!(game.goods(BLUE), g(&[(Stone, 1), (Wood, 1)]));
+    assert_eq!(game.state().runes[Area::Wave.index()], Some(BLUE));
+    // The new hut is the nearest: the ritual starts there.
+    assert_eq!(game.state().druid, DruidPos::Field(22));
+    play(&mut game, BLUE, offer(g(&[(Stone, 1), (Wood, 1)])));
+    assert_eq!(score(&game, BLUE), b0 + 3);
+    assert_eq!(game.goods(BLUE), Goods::EMPTY);
+    assert_eq!(game.state().druid, DruidPos::Field(23));
+    assert_eq!(game.to_act(), Some(RED));
+    play(&mut game, RED, offer(Goods::EMPTY));
+    assert_eq!(score(&game, RED), r0 - 1);
+    assert_eq!(game.state().druid, DruidPos::Field(24));
+    play(&mut game, RED, offer(g(&[(Wood, 1)])));
+    assert_eq!(score(&game, RED), r0);
+    assert_eq!(game.goods(RED), g(&[(Stone, 2)]));
+    // The temple on 25 ends the settlement and the ritual: next player.
+    assert_eq!(game.state().druid, DruidPos::Field(24));
+    assert_eq!(game.decision(), Some(Decision::Turn));
+    assert_eq!(game.active(), GREEN);
+}
+
+#[test]
+fn example_05_after_the_ritual_the_next_player_plays() {
+    let mut game = bare(4, RED);
+    let st = game.state_mut();
+    st.druid = DruidPos::Field(38);
+    hut(st, 38, PURPLE);
+    hut(st, 1, GREEN); // Serpent: stone, wood
+    st.runes[Area::Serpent.index()] = Some(GREEN);
+    set_goods(st, RED, g(&[(Stone, 1), (Copper, 1)]));
+    set_goods(st, GREEN, g(&[(Stone, 1), (Wood, 1)]));
+    let g0 = score(&game, GREEN);
+    play(
+        &mut game,
+        RED,
+        Action::BuildTemple {
+            field: 9,
+            payment: g(&[(Stone, 1), (Copper, 1)]),
+        },
+    );
+    assert_eq!(score(&game, GREEN), g0 + 1, "interim rune scoring");
+    assert_eq!(game.active(), RED, "the ritual belongs to red's turn");
+    play(&mut game, GREEN, offer(g(&[(Stone, 1), (Wood, 1)])));
+    assert_eq!(
+        score(&game, GREEN),
+        g0 + 2,
+        "a lone hut: both goods score 1"
+    );
+    assert_eq!(game.decision(), Some(Decision::Turn));
+    assert_eq!(game.active(), PURPLE);
 }

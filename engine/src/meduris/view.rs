@@ -1,6 +1,6 @@
 //! What one viewer may see: everything on the table, plus the viewer's own goods.
-//! Another player's goods are never in a view while the game runs; they are
-//! revealed only when the game is over (they break ties).
+//! Another player's goods are never in a view, not even once the game is over
+//! (the rules digest: "never another player's"); the outcome names the winners.
 
 use super::action::{Building, Chip, Decision, DruidPos};
 use super::board::BoardKind;
@@ -79,7 +79,6 @@ pub struct View {
 }
 
 pub(crate) fn view(state: &State, viewer: Viewer) -> View {
-    let over = state.phase == Phase::Over;
     let n = state.players as usize;
     View {
         viewer,
@@ -103,7 +102,7 @@ pub(crate) fn view(state: &State, viewer: Viewer) -> View {
                     buildings_placed: state.built[i],
                     runes: rules::runes_of(state, seat).count() as u8,
                     workers_to_place: s.workers_to_place,
-                    goods: (over || viewer.sees(seat)).then_some(s.goods),
+                    goods: viewer.sees(seat).then_some(s.goods),
                 }
             })
             .collect(),
