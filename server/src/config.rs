@@ -23,6 +23,10 @@ pub struct Limits {
     /// allowed); 0: no limit.
     #[arg(long, env = "DRUIDS_MAX_SUBMITS_PER_SECOND", default_value_t = 1000)]
     pub max_submits_per_second: u32,
+    /// Unfinished games with no action for this many seconds are abandoned
+    /// (kept, marked ABANDONED, never deleted); 0: never.
+    #[arg(long, env = "DRUIDS_IDLE_GAME_SECS", default_value_t = 0)]
+    pub idle_game_secs: u64,
 }
 
 impl Default for Limits {
@@ -32,6 +36,7 @@ impl Default for Limits {
             max_streams_per_game: 64,
             max_message_bytes: 64 * 1024,
             max_submits_per_second: 1000,
+            idle_game_secs: 0,
         }
     }
 }

@@ -33,6 +33,9 @@ pub enum ServiceError {
     /// The game is over (or abandoned).
     #[error("game {0} is over")]
     Finished(String),
+    /// The server gave the game up.
+    #[error("game {0} was abandoned ({1}): nothing more can be played")]
+    Abandoned(String, String),
     /// `expected_version` is not the current version.
     #[error("stale expected_version {expected}: the game is at version {current}")]
     StaleVersion {
@@ -63,9 +66,10 @@ impl ServiceError {
             ServiceError::GameNotFound(_) => Code::NotFound,
             ServiceError::MissingToken | ServiceError::UnknownToken(_) => Code::Unauthenticated,
             ServiceError::TokenOfOtherGame(_) => Code::PermissionDenied,
-            ServiceError::Refused(_) | ServiceError::NotStarted(_) | ServiceError::Finished(_) => {
-                Code::FailedPrecondition
-            }
+            ServiceError::Refused(_)
+            | ServiceError::NotStarted(_)
+            | ServiceError::Finished(_)
+            | ServiceError::Abandoned(..) => Code::FailedPrecondition,
             ServiceError::StaleVersion { .. } => Code::Aborted,
             ServiceError::KeyReused(_) | ServiceError::SeatTaken(_) => Code::AlreadyExists,
             ServiceError::Limit(_) => Code::ResourceExhausted,

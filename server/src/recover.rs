@@ -36,6 +36,7 @@ pub fn recover(stored: StoredGame, now_ms: u64) -> Result<Room, RecoverError> {
         record,
         joins,
         actions,
+        abandoned,
     } = stored;
     let id = record.id.clone();
     let mut game = druids::new_game(
@@ -92,6 +93,9 @@ pub fn recover(stored: StoredGame, now_ms: u64) -> Result<Room, RecoverError> {
                 };
                 Room::remember_key(&mut state, a.seat, a.request, reply);
             }
+        }
+        if let Some(reason) = abandoned {
+            Room::abandon(&mut state, reason);
         }
         room.announce(&state);
     }

@@ -52,6 +52,10 @@ pub struct RoomState {
     replies: HashMap<(Seat, String), (Fingerprint, pb::SubmitActionResponse)>,
     /// Submission budgets, by seat.
     buckets: Vec<RateBucket>,
+    /// Why the server gave the game up, if it did.
+    pub abandoned: Option<String>,
+    /// When anything last happened (creation, a join, an action).
+    pub last_activity_ms: u64,
     /// Streams open on this game.
     pub streams: usize,
 }
@@ -125,6 +129,7 @@ impl RoomState {
                 self.game.apply_legal(seat, *id, prelude, persist)
             }
         }?;
+        self.last_activity_ms = now_ms;
         if let Some(c) = &mut self.clocks {
             match origin {
                 Origin::Seat => {
@@ -222,6 +227,8 @@ impl Room {
         let last = game.last_seq();
         let mut state = RoomState {
             buckets: vec![RateBucket::default(); seats.len()],
+            abandoned: None,
+            last_activity_ms: now_ms,
             game,
             seats,
             clocks,
@@ -344,6 +351,9 @@ impl Room {
         if state.game.is_over() {
             return Err(ServiceError::Finished(self.id.clone()));
         }
+        if let Some(reason) = &state.abandoned {
+            return Err(ServiceError::Abandoned(self.id.clone(), reason.clone()));
+        }
         let current = state.game.version();
         if expected != current {
             return Err(ServiceError::StaleVersion { expected, current });
@@ -379,6 +389,9 @@ impl Room {
     pub fn expire(&self, store: &dyn Store, now_ms: u64) -> Result<usize, ServiceError> {
         let mut state = self.lock();
         let mut taken = 0;
+        if state.abandoned.is_some() {
+            return Ok(0);
+        }
         loop {
             let Some(clocks) = &state.clocks else {
                 return Ok(taken);
@@ -413,6 +426,43 @@ impl Room {
         Ok(taken)
     }
 
+    /// Gives the game up unfinished (kept, and queryable, never deleted).
+    pub fn abandon(state: &mut RoomState, reason: String) {
+        state
+            .game
+            .record(pb::game_event::Body::GameAbandoned(pb::GameAbandoned {
+                reason: reason.clone(),
+            }));
+        if let Some(c) = &mut state.clocks {
+            c.ask(None, 0);
+        }
+        state.abandoned = Some(reason);
+    }
+
+    /// Abandons the game if nothing happened for `idle_ms` (0: never).
+    pub fn expire_idle(
+        &self,
+        store: &dyn Store,
+        idle_ms: u64,
+        now_ms: u64,
+    ) -> Result<bool, ServiceError> {
+        let mut state = self.lock();
+        if idle_ms == 0
+            || state.abandoned.is_some()
+            || state.game.is_over()
+            || now_ms.saturating_sub(state.last_activity_ms) < idle_ms
+        {
+            return Ok(false);
+        }
+        let reason = format!("no action for {} s", idle_ms / 1000);
+        store
+            .abandon(&self.id, &reason)
+            .map_err(|e| ServiceError::Storage(e.0))?;
+        Room::abandon(&mut state, reason);
+        self.announce(&state);
+        Ok(true)
+    }
+
     /// Records a replayed action's idempotency key during recovery.
     pub fn remember_key(
         state: &mut RoomState,
@@ -431,7 +481,9 @@ impl Room {
 
     /// The game's status.
     pub fn status(state: &RoomState) -> pb::GameStatus {
-        if state.game.is_over() {
+        if state.abandoned.is_some() {
+            pb::GameStatus::Abandoned
+        } else if state.game.is_over() {
             pb::GameStatus::Finished
         } else if state.game.started() {
             pb::GameStatus::Running

@@ -91,11 +91,17 @@ impl Service {
     pub fn expire_due(&self) -> usize {
         let now = self.clock.now_ms();
         let rooms: Vec<Arc<Room>> = self.games.iter().map(|r| Arc::clone(r.value())).collect();
+        let idle_ms = self.limits.idle_game_secs.saturating_mul(1000);
         let mut taken = 0;
         for room in rooms {
             match room.expire(self.store.as_ref(), now) {
                 Ok(n) => taken += n,
                 Err(e) => tracing::warn!(game_id = %room.id, "cannot apply a timeout: {e}"),
+            }
+            match room.expire_idle(self.store.as_ref(), idle_ms, now) {
+                Ok(true) => tracing::info!(game_id = %room.id, "idle game abandoned"),
+                Ok(false) => {}
+                Err(e) => tracing::warn!(game_id = %room.id, "cannot abandon an idle game: {e}"),
             }
         }
         taken
@@ -286,6 +292,7 @@ impl Service {
             token: Some(hash),
         };
         state.game.seat_joined(Seat(seat as u8), &name);
+        state.last_activity_ms = self.clock.now_ms();
         let started = state.seats.iter().all(|s| s.token.is_some());
         if started {
             Room::start(&mut state, self.clock.now_ms());
@@ -366,7 +373,10 @@ async fn pump(
             let state = room.lock();
             cursor = state.game.events(cursor, STREAM_BATCH, viewer, &mut batch);
             state.stamp_deadlines(&mut batch);
-            (cursor > state.game.last_seq(), state.game.is_over())
+            (
+                cursor > state.game.last_seq(),
+                state.game.is_over() || state.abandoned.is_some(),
+            )
         };
         for event in batch.drain(..) {
             if tx.send(Ok(event)).await.is_err() {

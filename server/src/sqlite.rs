@@ -33,7 +33,8 @@ CREATE TABLE IF NOT EXISTS games (
     players         INTEGER NOT NULL,
     seed            INTEGER NOT NULL,
     options         BLOB NOT NULL,
-    created_unix_ms INTEGER NOT NULL
+    created_unix_ms INTEGER NOT NULL,
+    abandoned       TEXT
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_id    TEXT NOT NULL REFERENCES games(id),
@@ -171,10 +172,20 @@ impl Store for SqliteStore {
             .map_err(err)
     }
 
+    fn abandon(&self, game_id: &str, reason: &str) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "UPDATE games SET abandoned = ?2 WHERE id = ?1",
+                params![game_id, reason],
+            )
+            .map(|_| ())
+            .map_err(err)
+    }
+
     fn load(&self) -> Result<Vec<StoredGame>, StoreError> {
         let conn = self.conn();
         let mut games_q = conn
-            .prepare("SELECT id, kind, players, seed, options, created_unix_ms FROM games ORDER BY created_unix_ms, id")
+            .prepare("SELECT id, kind, players, seed, options, created_unix_ms, abandoned FROM games ORDER BY created_unix_ms, id")
             .map_err(err)?;
         let rows = games_q
             .query_map([], |r| {
@@ -185,6 +196,7 @@ impl Store for SqliteStore {
                     r.get::<_, i64>(3)?,
                     r.get::<_, Vec<u8>>(4)?,
                     r.get::<_, i64>(5)?,
+                    r.get::<_, Option<String>>(6)?,
                 ))
             })
             .map_err(err)?
@@ -197,7 +209,7 @@ impl Store for SqliteStore {
             .prepare("SELECT version, seat, origin, action, request FROM actions WHERE game_id = ?1 ORDER BY version")
             .map_err(err)?;
         let mut games = Vec::with_capacity(rows.len());
-        for (id, kind, players, seed, options, created) in rows {
+        for (id, kind, players, seed, options, created, abandoned) in rows {
             let mut record = GameRecord {
                 id: id.clone(),
                 kind: pb::GameKind::try_from(kind).unwrap_or(pb::GameKind::Unspecified),
@@ -256,6 +268,7 @@ impl Store for SqliteStore {
                 record,
                 joins,
                 actions,
+                abandoned,
             });
         }
         Ok(games)

@@ -78,6 +78,8 @@ pub struct StoredGame {
     pub joins: Vec<(Seat, String, TokenHash)>,
     /// Every applied action, by version.
     pub actions: Vec<ActionRecord>,
+    /// Why the game was abandoned, if it was.
+    pub abandoned: Option<String>,
 }
 
 /// Why the store failed. The change it was asked to store did not happen.
@@ -100,6 +102,8 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<(), StoreError>;
     /// Appends an action to a game's log.
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError>;
+    /// Records that an unfinished game was given up (it is kept, never deleted).
+    fn abandon(&self, game_id: &str, reason: &str) -> Result<(), StoreError>;
     /// Every stored game, to be rebuilt at start-up.
     fn load(&self) -> Result<Vec<StoredGame>, StoreError>;
     /// Whether calls block on a disk (the server then makes them off the async
@@ -121,6 +125,10 @@ impl Store for MemoryStore {
     }
 
     fn append_action(&self, _: &str, _: &ActionRecord) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn abandon(&self, _: &str, _: &str) -> Result<(), StoreError> {
         Ok(())
     }
 

@@ -106,8 +106,6 @@ async fn a_full_database_refuses_actions_with_unavailable() {
     // The disk is now "full": SQLite may not grow the file by a single page.
     let pages: u64 = std::fs::metadata(&db).unwrap().len() / 4096;
     store.set_max_pages(pages.max(1)).unwrap();
-    let before = state(&mut client, &id, None).await;
-    let seat = before.to_act.unwrap() as usize;
     // Fill the remaining free pages, if any, until a submission fails.
     let mut failure = None;
     for _ in 0..10_000 {
@@ -126,7 +124,6 @@ async fn a_full_database_refuses_actions_with_unavailable() {
         "{}",
         status.message()
     );
-    let _ = seat;
     // The refused action left no trace, and the game goes on once there is room.
     let stuck = state(&mut client, &id, None).await;
     let again = play_random(&mut client, &id, &tokens, &mut Lcg(2), 1).await;
@@ -152,6 +149,84 @@ async fn a_full_database_refuses_actions_with_unavailable() {
         state(&mut client, &id, None).await.version,
         stuck.version + 5
     );
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}
+
+#[tokio::test]
+async fn idle_games_are_abandoned_and_kept() {
+    use druids::pb::game_event::Body;
+    use druids_server::ManualClock;
+    use tokio_stream::StreamExt;
+
+    let db = temp_db("idle");
+    let limits = Limits {
+        idle_game_secs: 60,
+        ..Limits::default()
+    };
+    let clock = Arc::new(ManualClock::at(5_000_000));
+    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+    let server = TestServer::with_clock(store, limits.clone(), clock.clone()).await;
+    let mut client = server.client().await;
+    let (id, tokens) = create(&mut client, pb::GameKind::Meduris, 2, 31).await;
+    let (busy, busy_tokens) = create(&mut client, pb::GameKind::Meduris, 2, 32).await;
+    play_random(&mut client, &id, &tokens, &mut Lcg(1), 2)
+        .await
+        .unwrap();
+    clock.advance(59_999);
+    play_random(&mut client, &busy, &busy_tokens, &mut Lcg(1), 1)
+        .await
+        .unwrap();
+    server.service.expire_due();
+    assert_eq!(
+        state(&mut client, &id, None).await.status,
+        pb::GameStatus::Running as i32
+    );
+    clock.advance(1);
+    server.service.expire_due();
+    let st = state(&mut client, &id, None).await;
+    assert_eq!(st.status, pb::GameStatus::Abandoned as i32);
+    assert_eq!(
+        state(&mut client, &busy, None).await.status,
+        pb::GameStatus::Running as i32,
+        "a game with recent activity is kept going"
+    );
+    let err = play_random(&mut client, &id, &tokens, &mut Lcg(2), 1)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition);
+    assert!(err.message().contains("abandoned"), "{}", err.message());
+    // The log ends with the reason, and the stream closes there.
+    let mut stream = client
+        .stream_events(pb::StreamEventsRequest {
+            game_id: id.clone(),
+            from_seq: st.last_seq,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let last = stream.next().await.unwrap().unwrap();
+    assert!(matches!(last.body, Some(Body::GameAbandoned(ref a)) if a.reason.contains("60 s")));
+    assert!(stream.next().await.is_none());
+    server.stop().await;
+
+    // Abandoned, not deleted: still there, still abandoned, after a restart.
+    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+    let server = TestServer::with_clock(store, limits, clock).await;
+    let mut client = server.client().await;
+    let again = state(&mut client, &id, None).await;
+    assert_eq!(again, st);
+    let listed = client
+        .list_games(pb::ListGamesRequest {
+            status: pb::GameStatus::Abandoned as i32,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .games;
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].game_id, id);
     server.stop().await;
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
