@@ -902,6 +902,7 @@ async fn limits_answer_resource_exhausted() {
         max_streams_per_game: 1,
         max_message_bytes: 1024,
         max_submits_per_second: 0,
+        ..Limits::default()
     };
     let server = TestServer::with(std::sync::Arc::new(druids_server::MemoryStore), limits).await;
     let mut client = server.client().await;
