@@ -18,6 +18,7 @@ pub mod pb {
 
 pub mod codec;
 pub mod host;
+pub mod replay;
 
 pub use codec::{DecodeError, ProtoGame};
 pub use host::{Applied, ApplyError, CreateError, HostedGame, Persist, Session, new_game};

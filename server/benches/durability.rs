@@ -10,7 +10,7 @@ use std::time::Instant;
 use druids::pb;
 use druids_engine::Seat;
 use druids_server::auth::TokenHash;
-use druids_server::room::{Room, SeatSlot};
+use druids_server::room::{Room, SeatSlot, Setup};
 use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::store::{GameRecord, MemoryStore, Store};
 
@@ -40,7 +40,13 @@ fn play(store: &dyn Store, games: u64) -> (u64, f64) {
             name: String::new(),
             token: Some(TokenHash::of("t")),
         };
-        let room = Room::new(id, 0, game, vec![seat; 4], None, 0);
+        let setup = Setup {
+            id,
+            created_unix_ms: 0,
+            seed: g,
+            options,
+        };
+        let room = Room::new(setup, game, vec![seat; 4], None, 0);
         Room::start(&mut room.lock(), 0);
         let mut rng = g.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
         loop {

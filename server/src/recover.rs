@@ -3,7 +3,7 @@
 //! reproduces the same state and the same numbered events.
 
 use crate::clock::{ClockRules, SeatClocks};
-use crate::room::{Room, SeatSlot};
+use crate::room::{Room, SeatSlot, Setup};
 use crate::store::StoredGame;
 
 /// Why a stored game could not be rebuilt.
@@ -64,14 +64,13 @@ pub fn recover(stored: StoredGame, now_ms: u64) -> Result<Room, RecoverError> {
         };
     }
     let clocks = ClockRules::of(&record.options).map(|r| SeatClocks::new(r, record.players));
-    let room = Room::new(
-        id.clone(),
-        record.created_unix_ms,
-        game,
-        seats,
-        clocks,
-        now_ms,
-    );
+    let setup = Setup {
+        id: id.clone(),
+        created_unix_ms: record.created_unix_ms,
+        seed: record.seed,
+        options: record.options,
+    };
+    let room = Room::new(setup, game, seats, clocks, now_ms);
     {
         let mut state = room.lock();
         if state.seats.iter().all(|s| s.token.is_some()) {

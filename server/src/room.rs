@@ -56,6 +56,8 @@ pub struct RoomState {
     pub abandoned: Option<String>,
     /// When anything last happened (creation, a join, an action).
     pub last_activity_ms: u64,
+    /// Every applied action, for replays.
+    pub actions: Vec<pb::ReplayAction>,
     /// Streams open on this game.
     pub streams: usize,
 }
@@ -121,15 +123,28 @@ impl RoomState {
                 }))
             }
         };
+        // The host hands the action, in canonical form, to the store: keep it
+        // for replays too.
+        let mut canonical = None;
+        let mut keep = |a: &pb::Action| {
+            canonical = Some(*a);
+            persist(a)
+        };
         let applied = match choice {
             pb::submit_action_request::Choice::Action(a) => {
-                self.game.apply(seat, a, prelude, persist)
+                self.game.apply(seat, a, prelude, &mut keep)
             }
             pb::submit_action_request::Choice::LegalActionId(id) => {
-                self.game.apply_legal(seat, *id, prelude, persist)
+                self.game.apply_legal(seat, *id, prelude, &mut keep)
             }
         }?;
         self.last_activity_ms = now_ms;
+        self.actions.push(pb::ReplayAction {
+            seat: seat.0 as u32,
+            action: canonical,
+            timeout: origin == Origin::Timeout,
+            autopilot: origin == Origin::Autopilot,
+        });
         if let Some(c) = &mut self.clocks {
             match origin {
                 Origin::Seat => {
@@ -204,12 +219,29 @@ impl RateBucket {
     }
 }
 
+/// What a game was created with.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// Game id.
+    pub id: String,
+    /// Creation time, ms since the Unix epoch.
+    pub created_unix_ms: u64,
+    /// RNG seed.
+    pub seed: u64,
+    /// Options.
+    pub options: pb::GameOptions,
+}
+
 /// A game and everything the server knows of it.
 pub struct Room {
     /// Game id.
     pub id: String,
     /// Creation time, ms since the Unix epoch.
     pub created_unix_ms: u64,
+    /// RNG seed (secret until the game is over: it decides the die rolls).
+    seed: u64,
+    /// Options as created.
+    options: pb::GameOptions,
     state: Mutex<RoomState>,
     last_seq: watch::Sender<u64>,
 }
@@ -217,8 +249,7 @@ pub struct Room {
 impl Room {
     /// A room for a freshly created (or recovered) game.
     pub fn new(
-        id: String,
-        created_unix_ms: u64,
+        setup: Setup,
         game: Box<dyn HostedGame>,
         seats: Vec<SeatSlot>,
         clocks: Option<SeatClocks>,
@@ -229,6 +260,7 @@ impl Room {
             buckets: vec![RateBucket::default(); seats.len()],
             abandoned: None,
             last_activity_ms: now_ms,
+            actions: Vec::new(),
             game,
             seats,
             clocks,
@@ -237,8 +269,10 @@ impl Room {
         };
         state.rewind_clock(now_ms);
         Room {
-            id,
-            created_unix_ms,
+            id: setup.id,
+            created_unix_ms: setup.created_unix_ms,
+            seed: setup.seed,
+            options: setup.options,
             state: Mutex::new(state),
             last_seq: watch::channel(last).0,
         }
@@ -532,6 +566,27 @@ impl Room {
                 .collect(),
             game: Some(game.view(viewer)),
         }
+    }
+
+    /// The replay of a game that is over (finished or abandoned).
+    pub fn replay(&self, state: &RoomState) -> Result<pb::Replay, ServiceError> {
+        let status = Room::status(state);
+        if !matches!(status, pb::GameStatus::Finished | pb::GameStatus::Abandoned) {
+            return Err(ServiceError::Refused(format!(
+                "game {} is still being played: only finished or abandoned games can be exported",
+                self.id
+            )));
+        }
+        Ok(pb::Replay {
+            game_id: self.id.clone(),
+            kind: state.game.kind() as i32,
+            players: state.game.players() as u32,
+            seed: self.seed,
+            options: Some(self.options),
+            actions: state.actions.clone(),
+            outcome: state.game.outcome(),
+            status: status as i32,
+        })
     }
 
     /// A line of `ListGames`.

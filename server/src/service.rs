@@ -17,7 +17,7 @@ use crate::auth::{self, TokenHash};
 use crate::clock::{Clock, ClockRules, SeatClocks};
 use crate::config::Limits;
 use crate::error::ServiceError;
-use crate::room::{MAX_NAME_BYTES, Room, SeatSlot};
+use crate::room::{MAX_NAME_BYTES, Room, SeatSlot, Setup};
 use crate::store::{GameRecord, Store};
 
 /// Events read from the log per lock of a room, for a stream.
@@ -235,7 +235,13 @@ impl Service {
             .map_err(|e| ServiceError::Storage(e.0))?;
         let now = self.clock.now_ms();
         let clocks = ClockRules::of(&options).map(|r| SeatClocks::new(r, players));
-        let room = Room::new(id.clone(), created, game, seats, clocks, now);
+        let setup = Setup {
+            id: id.clone(),
+            created_unix_ms: created,
+            seed,
+            options,
+        };
+        let room = Room::new(setup, game, seats, clocks, now);
         if open.iter().all(|o| !o) {
             Room::start(&mut room.lock(), now);
         }
@@ -504,6 +510,15 @@ impl Druids for Service {
         let viewer = self.viewer(&room, &request, false)?;
         let state = room.view(&room.lock(), viewer);
         Ok(Response::new(pb::GetStateResponse { state: Some(state) }))
+    }
+
+    async fn export_replay(
+        &self,
+        request: Request<pb::ExportReplayRequest>,
+    ) -> std::result::Result<Response<pb::Replay>, Status> {
+        let room = self.room(&request.get_ref().game_id)?;
+        let replay = room.replay(&room.lock())?;
+        Ok(Response::new(replay))
     }
 
     async fn list_games(

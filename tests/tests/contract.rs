@@ -995,3 +995,45 @@ async fn health_and_reflection_are_served() {
     assert!(names.contains(&"grpc.health.v1.Health"), "{names:?}");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn finished_games_export_replays_that_reproduce_them() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let (id, tokens) = create(&mut client, MEDURIS, 3, 64).await;
+    play_random(&mut client, &id, &tokens, &mut Lcg(8), 10)
+        .await
+        .unwrap();
+    assert_code(
+        client
+            .export_replay(pb::ExportReplayRequest {
+                game_id: id.clone(),
+            })
+            .await,
+        Code::FailedPrecondition,
+        "still being played",
+    );
+    let n = 10
+        + play_random(&mut client, &id, &tokens, &mut Lcg(9), 100_000)
+            .await
+            .unwrap();
+    let replay = client
+        .export_replay(pb::ExportReplayRequest {
+            game_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(replay.actions.len(), n);
+    assert_eq!(replay.seed, 64);
+    let st = state(&mut client, &id, None).await;
+    assert_eq!(druids::replay::verify(&replay).unwrap(), st.outcome);
+    // A file that was tampered with does not verify.
+    let mut tampered = replay.clone();
+    tampered.actions.truncate(n - 1);
+    assert!(druids::replay::verify(&tampered).is_err());
+    let mut other_seed = replay;
+    other_seed.seed += 1;
+    assert!(druids::replay::verify(&other_seed).is_err());
+    server.stop().await;
+}
