@@ -35,12 +35,12 @@ pub enum ReplayError {
         recorded: &'static str,
     },
     /// The result differs.
-    #[error("the replay produces {got:?}, but {recorded:?} was recorded")]
+    #[error("the replay produces {got}, but {recorded} was recorded")]
     Outcome {
         /// Recomputed.
-        got: Option<pb::Outcome>,
+        got: String,
         /// From the file.
-        recorded: Option<pb::Outcome>,
+        recorded: String,
     },
 }
 
@@ -78,8 +78,8 @@ pub fn verify(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {
     let got = game.outcome();
     if got != replay.outcome {
         return Err(ReplayError::Outcome {
-            got,
-            recorded: replay.outcome.clone(),
+            got: format!("{got:?}"),
+            recorded: format!("{:?}", replay.outcome),
         });
     }
     Ok(got)
