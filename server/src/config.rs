@@ -61,6 +61,12 @@ pub struct Config {
     /// Address to listen on.
     #[arg(long, env = "DRUIDS_LISTEN", default_value = "127.0.0.1:50051")]
     pub listen: SocketAddr,
+    /// TLS certificate chain (PEM). With --tls-key, the server speaks only TLS.
+    #[arg(long, env = "DRUIDS_TLS_CERT", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// TLS private key (PEM).
+    #[arg(long, env = "DRUIDS_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
     /// Log filter, e.g. `info` or `druids_server=debug` (RUST_LOG syntax).
     #[arg(long, env = "DRUIDS_LOG", default_value = "info")]
     pub log: String,

@@ -52,6 +52,7 @@ pub async fn serve(
     listener: TcpListener,
     store: Arc<dyn Store>,
     limits: Limits,
+    tls: Option<Tls>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let service = Arc::new(Service::new(store, limits, Arc::new(SystemClock)));
@@ -59,7 +60,16 @@ pub async fn serve(
     if recovered > 0 {
         tracing::info!(games = recovered, "stored games rebuilt");
     }
-    serve_service(listener, service, shutdown).await
+    serve_service(listener, service, tls, shutdown).await
+}
+
+/// A TLS identity: certificate chain and private key, both PEM.
+#[derive(Clone, Debug)]
+pub struct Tls {
+    /// Certificate chain.
+    pub cert_pem: Vec<u8>,
+    /// Private key.
+    pub key_pem: Vec<u8>,
 }
 
 /// Serves `service`, gRPC health and reflection on `listener`, and runs the
@@ -68,6 +78,7 @@ pub async fn serve(
 pub async fn serve_service(
     listener: TcpListener,
     service: Arc<Service>,
+    tls: Option<Tls>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let max_message = service.limits().max_message_bytes;
@@ -95,7 +106,13 @@ pub async fn serve_service(
         DruidsServer::from_arc(Arc::clone(&service)).max_decoding_message_size(max_message);
     // Small request/response messages: never wait for Nagle's algorithm.
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-    let result = Server::builder()
+    let mut builder = Server::builder();
+    if let Some(tls) = tls {
+        let identity = tonic::transport::Identity::from_pem(tls.cert_pem, tls.key_pem);
+        builder =
+            builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
+    }
+    let result = builder
         .add_service(health_service)
         .add_service(reflection)
         .add_service(druids)

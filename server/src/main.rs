@@ -6,7 +6,7 @@ use std::sync::Arc;
 use clap::Parser;
 use druids_server::config::{Config, LogFormat};
 use druids_server::sqlite::SqliteStore;
-use druids_server::{MemoryStore, Store, serve};
+use druids_server::{MemoryStore, Store, Tls, serve};
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -39,6 +39,16 @@ async fn main() -> std::process::ExitCode {
             }
         }
     };
+    let tls = match (&config.tls_cert, &config.tls_key) {
+        (Some(cert), Some(key)) => match (std::fs::read(cert), std::fs::read(key)) {
+            (Ok(cert_pem), Ok(key_pem)) => Some(Tls { cert_pem, key_pem }),
+            (Err(e), _) | (_, Err(e)) => {
+                tracing::error!("cannot read the TLS certificate or key: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        },
+        _ => None,
+    };
     let listener = match tokio::net::TcpListener::bind(config.listen).await {
         Ok(l) => l,
         Err(e) => {
@@ -50,7 +60,7 @@ async fn main() -> std::process::ExitCode {
         Ok(addr) => tracing::info!("druids-server listening on {addr}"),
         Err(e) => tracing::warn!("listening, but the local address is unknown: {e}"),
     }
-    let result = serve(listener, store, config.limits, shutdown_signal()).await;
+    let result = serve(listener, store, config.limits, tls, shutdown_signal()).await;
     match result {
         Ok(()) => {
             tracing::info!("druids-server stopped");

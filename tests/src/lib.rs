@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use druids::pb;
 use druids::pb::druids_client::DruidsClient;
-use druids_server::{Clock, Limits, MemoryStore, Service, Store, SystemClock};
+use druids_server::{Clock, Limits, MemoryStore, Service, Store, SystemClock, Tls};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tonic::transport::Channel;
@@ -41,6 +41,26 @@ impl TestServer {
         limits: Limits,
         clock: Arc<dyn Clock>,
     ) -> TestServer {
+        TestServer::launch(store, limits, clock, None).await
+    }
+
+    /// Starts a server that speaks only TLS with the given identity.
+    pub async fn with_tls(tls: Tls) -> TestServer {
+        TestServer::launch(
+            Arc::new(MemoryStore),
+            Limits::default(),
+            Arc::new(SystemClock),
+            Some(tls),
+        )
+        .await
+    }
+
+    async fn launch(
+        store: Arc<dyn Store>,
+        limits: Limits,
+        clock: Arc<dyn Clock>,
+        tls: Option<Tls>,
+    ) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let service = Arc::new(Service::new(store, limits, clock));
@@ -48,7 +68,7 @@ impl TestServer {
         let (tx, rx) = oneshot::channel();
         let served = Arc::clone(&service);
         let task = tokio::spawn(async move {
-            druids_server::serve_service(listener, served, async {
+            druids_server::serve_service(listener, served, tls, async {
                 let _ = rx.await;
             })
             .await
