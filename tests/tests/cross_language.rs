@@ -266,11 +266,10 @@ async fn rust_bot(url: String, game_id: String, token: String, seat: u32) -> Res
 /// Plays one game of `kind` with `players` (by seat) to the end and checks that
 /// every client, and a spectator, saw the same finished outcome.
 async fn play_cross_language(kind: pb::GameKind, players: &[Player], seed: u64) {
-    if players.iter().any(|p| matches!(p, Player::Python(_))) {
-        if let Err(why) = tokio::task::spawn_blocking(python)
-            .await
-            .expect("setup task")
-        {
+    let needs_python = players.iter().any(|p| matches!(p, Player::Python(_)));
+    if needs_python {
+        let venv = tokio::task::spawn_blocking(python).await;
+        if let Err(why) = venv.expect("setup task") {
             panic!(
                 "cannot set up the Python bot kit; this test needs Python 3.9+ and, the \
                  first time, access to PyPI (https://pypi.org) to create bots/python/.venv.\n{why}"
