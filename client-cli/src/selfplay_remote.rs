@@ -1,0 +1,217 @@
+//! Self-play through a running server: K complete games between random bots, C
+//! at a time, each seat an event-driven bot on its own connection — exactly
+//! what bots in any language do. A fraction of the seats can be made silent
+//! (they never answer) to exercise the server's turn clocks.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use druids::pb;
+use druids::pb::game_event::Body;
+use tokio_stream::StreamExt;
+
+use crate::connect::{CliError, connect};
+use crate::remote::{RandomChooser, play_seat};
+
+/// What `druids selfplay --server` is asked to do.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Server URL.
+    pub url: String,
+    /// Game kind.
+    pub kind: pb::GameKind,
+    /// Seats per game.
+    pub players: u32,
+    /// Games.
+    pub games: u64,
+    /// Games at once.
+    pub concurrency: usize,
+    /// Seed of game 0 (game i uses seed + i).
+    pub seed: u64,
+    /// Fraction of seats that never answer.
+    pub silent_fraction: f64,
+    /// Turn clock per decision (ms), 0 for none.
+    pub decision_ms: u32,
+    /// Consecutive timeouts before autopilot, 0 for never.
+    pub autopilot_after: u32,
+}
+
+/// Totals of a run.
+#[derive(Debug, Default)]
+pub struct Totals {
+    /// Games started.
+    pub games: AtomicU64,
+    /// Games played to the end.
+    pub completed: AtomicU64,
+    /// Games that failed.
+    pub errors: AtomicU64,
+    /// Actions submitted by the bots.
+    pub actions: AtomicU64,
+    /// Decisions the server took for silent seats (timeouts and autopilot).
+    pub timeouts: AtomicU64,
+}
+
+/// Plays the plan; returns totals and elapsed seconds.
+pub async fn run(plan: Plan) -> Result<(Arc<Totals>, f64), CliError> {
+    if plan.silent_fraction > 0.0 && plan.decision_ms == 0 {
+        return Err(CliError::Usage(
+            "--silent-fraction needs a turn clock: give --decision-ms".into(),
+        ));
+    }
+    connect(&plan.url).await?; // Fail fast when the server is not there.
+    let totals = Arc::new(Totals::default());
+    let next = Arc::new(AtomicU64::new(0));
+    let started = Instant::now();
+    let mut workers = Vec::new();
+    for _ in 0..plan.concurrency.max(1) {
+        let (plan, totals, next) = (plan.clone(), Arc::clone(&totals), Arc::clone(&next));
+        workers.push(tokio::spawn(async move {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= plan.games {
+                    break;
+                }
+                totals.games.fetch_add(1, Ordering::Relaxed);
+                match play_game(&plan, i, &totals).await {
+                    Ok(()) => totals.completed.fetch_add(1, Ordering::Relaxed),
+                    Err(e) => {
+                        eprintln!("game {i}: {e}");
+                        totals.errors.fetch_add(1, Ordering::Relaxed)
+                    }
+                };
+            }
+        }));
+    }
+    for w in workers {
+        w.await
+            .map_err(|e| CliError::Io(std::io::Error::other(e)))?;
+    }
+    Ok((totals, started.elapsed().as_secs_f64()))
+}
+
+/// Seats of game `i` that stay silent: `round(fraction × players)` of them,
+/// rotating with the game number.
+fn silent_seats(plan: &Plan, i: u64) -> Vec<u32> {
+    let n = (plan.silent_fraction * plan.players as f64).round() as u32;
+    (0..n.min(plan.players))
+        .map(|k| ((i as u32).wrapping_add(k)) % plan.players)
+        .collect()
+}
+
+async fn play_game(plan: &Plan, i: u64, totals: &Totals) -> Result<(), CliError> {
+    let mut client = connect(&plan.url).await?;
+    let seed = plan.seed.wrapping_add(i);
+    let options = pb::GameOptions {
+        decision_ms: (plan.decision_ms > 0).then_some(plan.decision_ms),
+        autopilot_after: (plan.autopilot_after > 0).then_some(plan.autopilot_after),
+        ..Default::default()
+    };
+    let created = client
+        .create_game(pb::CreateGameRequest {
+            kind: plan.kind as i32,
+            players: plan.players,
+            seed: Some(seed),
+            options: Some(options),
+            ..Default::default()
+        })
+        .await?
+        .into_inner();
+    let silent = silent_seats(plan, i);
+    let mut bots = Vec::new();
+    for s in created.seats.iter().filter(|s| !silent.contains(&s.seat)) {
+        let (url, id, token) = (plan.url.clone(), created.game_id.clone(), s.token.clone());
+        let chooser = RandomChooser::new(seed.wrapping_mul(31).wrapping_add(s.seat as u64));
+        bots.push(tokio::spawn(async move {
+            let mut c = connect(&url).await?;
+            play_seat(&mut c, &id, &token, chooser, false).await
+        }));
+    }
+    let mut outcomes = Vec::new();
+    for b in bots {
+        let r = b
+            .await
+            .map_err(|e| CliError::Io(std::io::Error::other(e)))??;
+        totals.actions.fetch_add(r.actions, Ordering::Relaxed);
+        outcomes.push(r.outcome);
+    }
+    if !silent.is_empty() {
+        totals.timeouts.fetch_add(
+            count_timeouts(&mut client, &created.game_id).await?,
+            Ordering::Relaxed,
+        );
+    }
+    let state = client
+        .get_state(pb::GetStateRequest {
+            game_id: created.game_id.clone(),
+        })
+        .await?
+        .into_inner()
+        .state
+        .unwrap_or_default();
+    if state.status != pb::GameStatus::Finished as i32 {
+        return Err(CliError::Usage(format!(
+            "game {} did not finish",
+            created.game_id
+        )));
+    }
+    if outcomes.iter().any(|o| *o != state.outcome) {
+        return Err(CliError::Usage(format!(
+            "game {}: the bots saw different results",
+            created.game_id
+        )));
+    }
+    Ok(())
+}
+
+async fn count_timeouts(
+    client: &mut crate::connect::Client,
+    game_id: &str,
+) -> Result<u64, CliError> {
+    let mut stream = client
+        .stream_events(pb::StreamEventsRequest {
+            game_id: game_id.to_owned(),
+            from_seq: 1,
+        })
+        .await?
+        .into_inner();
+    let mut n = 0;
+    while let Some(e) = stream.next().await {
+        if let Some(Body::TimedOut(_)) = e?.body {
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn silent_seats_rotate_and_follow_the_fraction() {
+        let plan = Plan {
+            url: String::new(),
+            kind: pb::GameKind::Meduris,
+            players: 4,
+            games: 10,
+            concurrency: 1,
+            seed: 0,
+            silent_fraction: 0.25,
+            decision_ms: 100,
+            autopilot_after: 0,
+        };
+        assert_eq!(silent_seats(&plan, 0), [0]);
+        assert_eq!(silent_seats(&plan, 5), [1]);
+        let none = Plan {
+            silent_fraction: 0.0,
+            ..plan.clone()
+        };
+        assert!(silent_seats(&none, 3).is_empty());
+        let half = Plan {
+            silent_fraction: 0.5,
+            ..plan
+        };
+        assert_eq!(silent_seats(&half, 3), [3, 0]);
+    }
+}
