@@ -164,6 +164,23 @@ pub async fn state(
         .expect("state")
 }
 
+/// The legal actions of the seat holding `token`.
+pub async fn legal(
+    client: &mut DruidsClient<Channel>,
+    game_id: &str,
+    token: &str,
+    all_payments: bool,
+) -> Result<pb::GetLegalActionsResponse, Status> {
+    let req = pb::GetLegalActionsRequest {
+        game_id: game_id.to_owned(),
+        all_payments,
+    };
+    Ok(client
+        .get_legal_actions(authed(token, req))
+        .await?
+        .into_inner())
+}
+
 /// A tiny deterministic RNG, so failures reproduce.
 pub struct Lcg(pub u64);
 
@@ -194,16 +211,7 @@ pub async fn play_random(
             break;
         };
         let token = &tokens[seat as usize];
-        let legal = client
-            .get_legal_actions(authed(
-                token,
-                pb::GetLegalActionsRequest {
-                    game_id: game_id.to_owned(),
-                    all_payments: false,
-                },
-            ))
-            .await?
-            .into_inner();
+        let legal = legal(client, game_id, token, false).await?;
         assert!(
             !legal.actions.is_empty(),
             "the seat to act has no legal action"

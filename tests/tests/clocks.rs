@@ -137,17 +137,9 @@ async fn just_in_time_wins_and_late_loses() {
     let mut client = server.client().await;
     let (id, tokens) = create_clocked(&mut client, 2, 0).await;
     // The deadline is visible everywhere.
-    let legal = client
-        .get_legal_actions(authed(
-            &tokens[0],
-            pb::GetLegalActionsRequest {
-                game_id: id.clone(),
-                all_payments: false,
-            },
-        ))
+    let legal = druids_tests::legal(&mut client, &id, &tokens[0], false)
         .await
-        .unwrap()
-        .into_inner();
+        .unwrap();
     let deadline = T0 + DECISION_MS as u64;
     assert_eq!(legal.deadline_unix_ms, Some(deadline));
     assert_eq!(
@@ -185,17 +177,9 @@ async fn just_in_time_wins_and_late_loses() {
     assert_eq!(state(&mut client, &id, None).await.version, 1);
 
     // Now seat 1 lets its clock run out; its late answer is refused.
-    let legal = client
-        .get_legal_actions(authed(
-            &tokens[1],
-            pb::GetLegalActionsRequest {
-                game_id: id.clone(),
-                all_payments: false,
-            },
-        ))
+    let legal = druids_tests::legal(&mut client, &id, &tokens[1], false)
         .await
-        .unwrap()
-        .into_inner();
+        .unwrap();
     // Seat 1's clock started when seat 0 answered, at T0 + DECISION_MS - 1.
     assert_eq!(
         legal.deadline_unix_ms,

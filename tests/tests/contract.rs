@@ -56,17 +56,7 @@ async fn observe(client: &mut DruidsClient<Channel>, id: &str, tokens: &[String]
     let mut seen = vec![format!("{:?}", state(client, id, None).await)];
     for t in tokens {
         seen.push(format!("{:?}", state(client, id, Some(t)).await));
-        let legal = client
-            .get_legal_actions(authed(
-                t,
-                pb::GetLegalActionsRequest {
-                    game_id: id.to_owned(),
-                    all_payments: true,
-                },
-            ))
-            .await
-            .unwrap()
-            .into_inner();
+        let legal = druids_tests::legal(client, id, t, true).await.unwrap();
         seen.push(format!("{legal:?}"));
     }
     seen
@@ -354,17 +344,9 @@ async fn every_error_code_leaves_the_game_unchanged() {
     assert_eq!(observe(&mut client, &id, &tokens).await, before);
 
     // ALREADY_EXISTS: one idempotency key for two different actions.
-    let legal = client
-        .get_legal_actions(authed(
-            &actor,
-            pb::GetLegalActionsRequest {
-                game_id: id.clone(),
-                all_payments: false,
-            },
-        ))
+    let legal = druids_tests::legal(&mut client, &id, &actor, false)
         .await
-        .unwrap()
-        .into_inner();
+        .unwrap();
     assert!(legal.actions.len() >= 2);
     let first = legal.actions[0].action.unwrap();
     let second = legal.actions[1].action.unwrap();
@@ -439,17 +421,9 @@ async fn rejected_requests_change_nothing_at_all() {
         pb::Good::Stone,
     ] {
         for action in [place_worker(g), take_good(g)] {
-            let legal = client
-                .get_legal_actions(authed(
-                    &actor,
-                    pb::GetLegalActionsRequest {
-                        game_id: id.clone(),
-                        all_payments: true,
-                    },
-                ))
+            let legal = druids_tests::legal(&mut client, &id, &actor, true)
                 .await
-                .unwrap()
-                .into_inner();
+                .unwrap();
             if legal
                 .actions
                 .iter()
@@ -565,17 +539,9 @@ async fn create_and_join_validate_their_input() {
         Code::FailedPrecondition,
         "has not started",
     );
-    let legal = client
-        .get_legal_actions(authed(
-            &host,
-            pb::GetLegalActionsRequest {
-                game_id: id.clone(),
-                all_payments: false,
-            },
-        ))
+    let legal = druids_tests::legal(&mut client, &id, &host, false)
         .await
-        .unwrap()
-        .into_inner();
+        .unwrap();
     assert!(legal.actions.is_empty(), "nobody may act before the start");
     assert_code(
         client
@@ -675,17 +641,9 @@ async fn a_retry_with_the_same_key_applies_nothing_twice() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, MEDURIS, 2, 5).await;
-    let legal = client
-        .get_legal_actions(authed(
-            &tokens[0],
-            pb::GetLegalActionsRequest {
-                game_id: id.clone(),
-                all_payments: false,
-            },
-        ))
+    let legal = druids_tests::legal(&mut client, &id, &tokens[0], false)
         .await
-        .unwrap()
-        .into_inner();
+        .unwrap();
     let req = pb::SubmitActionRequest {
         game_id: id.clone(),
         choice: Some(pb::submit_action_request::Choice::LegalActionId(0)),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use druids::pb;
 use druids_server::Limits;
 use druids_server::sqlite::{SqliteStore, Sync};
-use druids_tests::{Lcg, TestServer, authed, create, play_random, state};
+use druids_tests::{Lcg, TestServer, create, play_random, state};
 use tonic::Code;
 
 fn temp_db(name: &str) -> PathBuf {
@@ -130,17 +130,14 @@ async fn a_full_database_refuses_actions_with_unavailable() {
     assert_eq!(again.unwrap_err().code(), Code::Unavailable);
     assert_eq!(state(&mut client, &id, None).await, stuck);
     store.set_max_pages(1 << 30).unwrap();
-    let legal = client
-        .get_legal_actions(authed(
-            &tokens[stuck.to_act.unwrap() as usize],
-            pb::GetLegalActionsRequest {
-                game_id: id.clone(),
-                all_payments: false,
-            },
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let legal = druids_tests::legal(
+        &mut client,
+        &id,
+        &tokens[stuck.to_act.unwrap() as usize],
+        false,
+    )
+    .await
+    .unwrap();
     assert_eq!(legal.version, stuck.version);
     play_random(&mut client, &id, &tokens, &mut Lcg(3), 5)
         .await
