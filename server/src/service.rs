@@ -28,6 +28,9 @@ const STREAM_BUFFER: usize = 64;
 /// The games of this server and what it needs to serve them.
 pub struct Service {
     games: DashMap<String, Arc<Room>>,
+    /// The games the referee looks at: with a turn clock, or any unfinished
+    /// game when idle games expire.
+    watched: DashMap<String, Arc<Room>>,
     /// Every live token hash, to tell a token of another game from a forged one.
     tokens: DashMap<TokenHash, String>,
     store: Arc<dyn Store>,
@@ -52,6 +55,7 @@ impl Service {
     pub fn new(store: Arc<dyn Store>, limits: Limits, clock: Arc<dyn Clock>) -> Service {
         Service {
             games: DashMap::new(),
+            watched: DashMap::new(),
             tokens: DashMap::new(),
             store,
             limits,
@@ -90,7 +94,9 @@ impl Service {
     /// who is on autopilot. Returns the number of actions taken.
     pub fn expire_due(&self) -> usize {
         let now = self.clock.now_ms();
-        let rooms: Vec<Arc<Room>> = self.games.iter().map(|r| Arc::clone(r.value())).collect();
+        // Only games with a clock, or all unfinished ones when idle games
+        // expire, are watched; finished games leave the list here.
+        let rooms: Vec<Arc<Room>> = self.watched.iter().map(|r| Arc::clone(r.value())).collect();
         let idle_ms = self.limits.idle_game_secs.saturating_mul(1000);
         let mut taken = 0;
         for room in rooms {
@@ -103,18 +109,32 @@ impl Service {
                 Ok(false) => {}
                 Err(e) => tracing::warn!(game_id = %room.id, "cannot abandon an idle game: {e}"),
             }
+            let state = room.lock();
+            if state.game.is_over() || state.abandoned.is_some() {
+                drop(state);
+                self.watched.remove(&room.id);
+            }
         }
         taken
     }
 
     /// Adds a recovered game.
     pub fn insert_room(&self, room: Room) {
-        for slot in room.lock().seats.iter() {
-            if let Some(t) = slot.token {
-                self.tokens.insert(t, room.id.clone());
+        let watch = {
+            let state = room.lock();
+            for slot in state.seats.iter() {
+                if let Some(t) = slot.token {
+                    self.tokens.insert(t, room.id.clone());
+                }
             }
+            let live = !state.game.is_over() && state.abandoned.is_none();
+            live && (state.clocks.is_some() || self.limits.idle_game_secs > 0)
+        };
+        let room = Arc::new(room);
+        if watch {
+            self.watched.insert(room.id.clone(), Arc::clone(&room));
         }
-        self.games.insert(room.id.clone(), Arc::new(room));
+        self.games.insert(room.id.clone(), room);
     }
 
     fn room(&self, id: &str) -> Result<Arc<Room>> {
