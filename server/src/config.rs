@@ -16,6 +16,9 @@ pub struct Limits {
     /// Most StreamEvents open on one game at once.
     #[arg(long, env = "DRUIDS_MAX_STREAMS_PER_GAME", default_value_t = 64)]
     pub max_streams_per_game: usize,
+    /// Most StreamEvents open with one seat's token at once.
+    #[arg(long, env = "DRUIDS_MAX_STREAMS_PER_SEAT", default_value_t = 8)]
+    pub max_streams_per_seat: usize,
     /// Largest request accepted, in bytes.
     #[arg(long, env = "DRUIDS_MAX_MESSAGE_BYTES", default_value_t = 64 * 1024)]
     pub max_message_bytes: usize,
@@ -34,6 +37,7 @@ impl Default for Limits {
         Limits {
             max_games: 100_000,
             max_streams_per_game: 64,
+            max_streams_per_seat: 8,
             max_message_bytes: 64 * 1024,
             max_submits_per_second: 1000,
             idle_game_secs: 0,

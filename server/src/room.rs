@@ -60,6 +60,8 @@ pub struct RoomState {
     pub actions: Vec<pb::ReplayAction>,
     /// Streams open on this game.
     pub streams: usize,
+    /// Streams open per seat.
+    pub seat_streams: Vec<usize>,
 }
 
 impl RoomState {
@@ -256,6 +258,7 @@ impl Room {
         now_ms: u64,
     ) -> Room {
         let last = game.last_seq();
+        let seats_len = seats.len();
         let mut state = RoomState {
             buckets: vec![RateBucket::default(); seats.len()],
             abandoned: None,
@@ -266,6 +269,7 @@ impl Room {
             clocks,
             replies: HashMap::new(),
             streams: 0,
+            seat_streams: vec![0; seats_len],
         };
         state.rewind_clock(now_ms);
         Room {

@@ -342,7 +342,7 @@ impl Service {
         self.games.iter().map(|r| r.value().lock().streams).sum()
     }
 
-    fn open_stream(&self, room: &Room) -> Result<()> {
+    fn open_stream(&self, room: &Room, viewer: Viewer) -> Result<()> {
         let mut state = room.lock();
         if state.streams >= self.limits.max_streams_per_game {
             return Err(ServiceError::Limit(format!(
@@ -350,17 +350,30 @@ impl Service {
                 self.limits.max_streams_per_game
             )));
         }
+        if let Viewer::Seat(seat) = viewer {
+            if state.seat_streams[seat.index()] >= self.limits.max_streams_per_seat {
+                return Err(ServiceError::Limit(format!(
+                    "at most {} streams may be open for one seat",
+                    self.limits.max_streams_per_seat
+                )));
+            }
+            state.seat_streams[seat.index()] += 1;
+        }
         state.streams += 1;
         Ok(())
     }
 }
 
 /// Closes a stream's slot on its game when the stream task ends.
-struct StreamSlot(Arc<Room>);
+struct StreamSlot(Arc<Room>, Viewer);
 
 impl Drop for StreamSlot {
     fn drop(&mut self) {
-        self.0.lock().streams -= 1;
+        let mut state = self.0.lock();
+        state.streams -= 1;
+        if let Viewer::Seat(seat) = self.1 {
+            state.seat_streams[seat.index()] -= 1;
+        }
     }
 }
 
@@ -372,7 +385,7 @@ async fn pump(
     tx: mpsc::Sender<std::result::Result<pb::GameEvent, Status>>,
     mut shutdown: watch::Receiver<bool>,
 ) {
-    let _slot = StreamSlot(Arc::clone(&room));
+    let _slot = StreamSlot(Arc::clone(&room), viewer);
     let mut last = room.subscribe();
     let mut cursor = from_seq;
     if from_seq == 0 {
@@ -415,6 +428,8 @@ async fn pump(
             }
             tokio::select! {
                 changed = last.changed() => if changed.is_err() { return },
+                // The client went away while the game was quiet: free the slot now.
+                () = tx.closed() => return,
                 () = stopped(&mut shutdown) => {
                     let _ = tx.send(Err(Status::unavailable("the server is shutting down"))).await;
                     return;
@@ -515,7 +530,7 @@ impl Druids for Service {
             ))
             .into());
         }
-        self.open_stream(&room)?;
+        self.open_stream(&room, viewer)?;
         let (tx, rx) = mpsc::channel(STREAM_BUFFER);
         let span = info_span!("stream_events", game_id = %room.id, viewer = ?viewer);
         tokio::spawn(pump(room, viewer, from_seq, tx, self.stop.subscribe()).instrument(span));

@@ -121,3 +121,47 @@ async fn stuck_and_vanishing_streams_do_not_stall_games_or_linger() {
     assert_eq!(server.service.open_streams(), 0);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn one_seat_cannot_hog_a_games_streams() {
+    let limits = Limits {
+        max_streams_per_seat: 2,
+        ..Limits::default()
+    };
+    let server = TestServer::with(Arc::new(MemoryStore), limits).await;
+    let mut client = server.client().await;
+    let (id, tokens) = create(&mut client, pb::GameKind::Meduris, 2, 4).await;
+    let open = |token: String| {
+        let mut c = client.clone();
+        let id = id.clone();
+        async move {
+            c.stream_events(authed(
+                &token,
+                pb::StreamEventsRequest {
+                    game_id: id,
+                    from_seq: 0,
+                },
+            ))
+            .await
+            .map(|s| s.into_inner())
+        }
+    };
+    let first = open(tokens[0].clone()).await.unwrap();
+    let _second = open(tokens[0].clone()).await.unwrap();
+    let err = open(tokens[0].clone()).await.unwrap_err();
+    assert_eq!(err.code(), Code::ResourceExhausted);
+    assert!(err.message().contains("one seat"), "{}", err.message());
+    // Another seat has its own allowance; a closed stream frees a slot.
+    let _other = open(tokens[1].clone()).await.unwrap();
+    drop(first);
+    let mut reopened = None;
+    for _ in 0..500 {
+        if let Ok(s) = open(tokens[0].clone()).await {
+            reopened = Some(s);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(reopened.is_some(), "the closed stream's slot is given back");
+    server.stop().await;
+}
