@@ -19,6 +19,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use connect::CliError;
 use druids::pb;
 
+/// Turn clock of self-play games with silent seats, unless --decision-ms says otherwise.
+const SILENT_DECISION_MS: u32 = 200;
+
 /// Where the server is when `--server` is not given.
 const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
 
@@ -197,12 +200,13 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// With --server: this fraction of the seats never answers (their
-        /// clocks run out); needs --decision-ms.
+        /// clocks run out; the games get a clock of --decision-ms).
         #[arg(long, default_value_t = 0.0)]
         silent_fraction: f64,
-        /// With --server: turn clock per decision, in milliseconds.
-        #[arg(long, default_value_t = 0)]
-        decision_ms: u32,
+        /// With --server: turn clock per decision, in milliseconds (default:
+        /// none, or 200 when some seats are silent).
+        #[arg(long)]
+        decision_ms: Option<u32>,
         /// With --server: consecutive timeouts before the autopilot takes over.
         #[arg(long, default_value_t = 0)]
         autopilot_after: u32,
@@ -361,7 +365,11 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode, CliError> {
                         concurrency,
                         seed,
                         silent_fraction,
-                        decision_ms,
+                        decision_ms: decision_ms.unwrap_or(if silent_fraction > 0.0 {
+                            SILENT_DECISION_MS
+                        } else {
+                            0
+                        }),
                         autopilot_after,
                     };
                     let (t, seconds) = selfplay_remote::run(plan).await?;

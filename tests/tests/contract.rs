@@ -463,6 +463,16 @@ async fn create_and_join_validate_their_input() {
     assert_code(
         client
             .create_game(pb::CreateGameRequest {
+                kind: pb::GameKind::Dolmen as i32,
+                ..base.clone()
+            })
+            .await,
+        Code::InvalidArgument,
+        "not playable on this server yet",
+    );
+    assert_code(
+        client
+            .create_game(pb::CreateGameRequest {
                 players: 7,
                 ..base.clone()
             })
