@@ -153,6 +153,8 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Ask the server's gRPC health service; exits 0 when it is serving.
+    Health,
     /// Re-run a replay file through the engine and check its recorded result.
     Replay {
         /// Replay file (from `druids export`).
@@ -315,6 +317,7 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode, CliError> {
             remote::export(&mut connect::connect(&url).await?, game_id, &out).await?;
         }
         Command::Replay { file } => remote::replay(&file)?,
+        Command::Health => remote::health(&url).await?,
         Command::Tournament {
             game,
             players,

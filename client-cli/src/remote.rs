@@ -424,3 +424,30 @@ pub fn replay(path: &std::path::Path) -> Result<(), CliError> {
         ))),
     }
 }
+
+/// Checks the server's gRPC health service for the druids service.
+pub async fn health(url: &str) -> Result<(), CliError> {
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::health_client::HealthClient;
+    let channel = tonic::transport::Endpoint::from_shared(url.to_owned())
+        .map_err(|e| CliError::Usage(format!("bad server URL {url:?}: {e}")))?
+        .connect()
+        .await
+        .map_err(|source| CliError::Connect {
+            url: url.to_owned(),
+            source,
+        })?;
+    let status = HealthClient::new(channel)
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: "druids.v1.Druids".into(),
+        })
+        .await?
+        .into_inner()
+        .status;
+    if status == ServingStatus::Serving as i32 {
+        println!("serving");
+        Ok(())
+    } else {
+        Err(CliError::Usage(format!("not serving (status {status})")))
+    }
+}

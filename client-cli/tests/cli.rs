@@ -200,6 +200,12 @@ fn a_person_and_a_bot_play_a_game_then_it_replays() {
     assert!(err.contains("not a replay file"), "{err}");
     let _ = std::fs::remove_file(&file);
 
+    let (ok, out, err) = druids(&url, &["health"]);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), "serving");
+    let (ok, _, _) = druids("http://127.0.0.1:1", &["health"]);
+    assert!(!ok, "no server, no health");
+
     let (ok, _, err) = druids(&url, &["state", "--game-id", "nope"]);
     assert!(!ok);
     assert!(err.contains("NOT_FOUND"), "{err}");
