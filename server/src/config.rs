@@ -65,6 +65,9 @@ pub struct Config {
     /// Address to listen on.
     #[arg(long, env = "DRUIDS_LISTEN", default_value = "127.0.0.1:50051")]
     pub listen: SocketAddr,
+    /// Serve Prometheus metrics (`GET /metrics`) on this address; off when unset.
+    #[arg(long, env = "DRUIDS_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
     /// TLS certificate chain (PEM). With --tls-key, the server speaks only TLS.
     #[arg(long, env = "DRUIDS_TLS_CERT", requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,

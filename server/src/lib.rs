@@ -9,6 +9,7 @@ pub mod auth;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod metrics;
 pub mod recover;
 pub mod room;
 pub mod service;
@@ -50,6 +51,7 @@ const REFEREE_TICK: Duration = Duration::from_millis(20);
 /// system clock; every game in `store` is rebuilt first. See [`serve_service`].
 pub async fn serve(
     listener: TcpListener,
+    metrics_listener: Option<TcpListener>,
     store: Arc<dyn Store>,
     limits: Limits,
     tls: Option<Tls>,
@@ -59,6 +61,15 @@ pub async fn serve(
     let recovered = service.recover_all()?;
     if recovered > 0 {
         tracing::info!(games = recovered, "stored games rebuilt");
+    }
+    if let Some(l) = metrics_listener {
+        let stopped = service.stopped();
+        let s = Arc::clone(&service);
+        tokio::spawn(async move {
+            if let Err(e) = metrics::serve_metrics(l, s, stopped).await {
+                tracing::error!("metrics endpoint failed: {e}");
+            }
+        });
     }
     serve_service(listener, service, tls, shutdown).await
 }

@@ -60,7 +60,28 @@ async fn main() -> std::process::ExitCode {
         Ok(addr) => tracing::info!("druids-server listening on {addr}"),
         Err(e) => tracing::warn!("listening, but the local address is unknown: {e}"),
     }
-    let result = serve(listener, store, config.limits, tls, shutdown_signal()).await;
+    let metrics = match config.metrics_listen {
+        Some(addr) => match tokio::net::TcpListener::bind(addr).await {
+            Ok(l) => {
+                tracing::info!("metrics on http://{addr}/metrics");
+                Some(l)
+            }
+            Err(e) => {
+                tracing::error!("cannot listen for metrics on {addr}: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        },
+        None => None,
+    };
+    let result = serve(
+        listener,
+        metrics,
+        store,
+        config.limits,
+        tls,
+        shutdown_signal(),
+    )
+    .await;
     match result {
         Ok(()) => {
             tracing::info!("druids-server stopped");

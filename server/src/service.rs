@@ -17,6 +17,7 @@ use crate::auth::{self, TokenHash};
 use crate::clock::{Clock, ClockRules, SeatClocks};
 use crate::config::Limits;
 use crate::error::ServiceError;
+use crate::metrics::{Metrics, TimedStore};
 use crate::room::{MAX_NAME_BYTES, Room, SeatSlot, Setup};
 use crate::store::{GameRecord, Store};
 
@@ -37,6 +38,7 @@ pub struct Service {
     limits: Limits,
     clock: Arc<dyn Clock>,
     stop: watch::Sender<bool>,
+    metrics: Arc<Metrics>,
 }
 
 type Result<T> = std::result::Result<T, ServiceError>;
@@ -53,7 +55,10 @@ fn check_name(name: &str) -> Result<()> {
 impl Service {
     /// A service over `store`, telling time by `clock`.
     pub fn new(store: Arc<dyn Store>, limits: Limits, clock: Arc<dyn Clock>) -> Service {
+        let metrics = Arc::new(Metrics::new());
+        let store: Arc<dyn Store> = Arc::new(TimedStore::new(store, Arc::clone(&metrics)));
         Service {
+            metrics,
             games: DashMap::new(),
             watched: DashMap::new(),
             tokens: DashMap::new(),
@@ -75,9 +80,54 @@ impl Service {
         Ok(n)
     }
 
+    /// Completes once the server is shutting down.
+    pub fn stopped(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut rx = self.stop.subscribe();
+        async move {
+            let _ = rx.wait_for(|stop| *stop).await.map(|_| ());
+        }
+    }
+
     /// Ends every stream (the server is shutting down).
     pub fn shutdown(&self) {
         let _ = self.stop.send(true);
+    }
+
+    /// The server's metrics.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// How many games there are of each kind and status.
+    pub fn census(&self) -> Vec<(pb::GameKind, pb::GameStatus, usize)> {
+        let mut counts = std::collections::BTreeMap::new();
+        for r in self.games.iter() {
+            let state = r.value().lock();
+            *counts
+                .entry((state.game.kind() as i32, Room::status(&state) as i32))
+                .or_insert(0) += 1;
+        }
+        counts
+            .into_iter()
+            .map(|((k, s), n)| {
+                (
+                    pb::GameKind::try_from(k).unwrap_or_default(),
+                    pb::GameStatus::try_from(s).unwrap_or_default(),
+                    n,
+                )
+            })
+            .collect()
+    }
+
+    /// Counts a refused request.
+    fn refused<T>(&self, result: Result<T>) -> Result<T> {
+        if let Err(e) = &result {
+            self.metrics
+                .rejected
+                .with_label_values(&[&format!("{:?}", e.code())])
+                .inc();
+        }
+        result
     }
 
     /// The limits in force.
@@ -101,7 +151,15 @@ impl Service {
         let mut taken = 0;
         for room in rooms {
             match room.expire(self.store.as_ref(), now) {
-                Ok(n) => taken += n,
+                Ok(0) => {}
+                Ok(n) => {
+                    taken += n;
+                    let kind = room.lock().game.kind();
+                    self.metrics
+                        .actions
+                        .with_label_values(&[kind.as_str_name(), "server"])
+                        .inc_by(n as u64);
+                }
                 Err(e) => tracing::warn!(game_id = %room.id, "cannot apply a timeout: {e}"),
             }
             match room.expire_idle(self.store.as_ref(), idle_ms, now) {
@@ -454,7 +512,9 @@ impl Druids for Service {
         &self,
         request: Request<pb::CreateGameRequest>,
     ) -> std::result::Result<Response<pb::CreateGameResponse>, Status> {
-        Ok(Response::new(self.create(request.into_inner())?))
+        Ok(Response::new(
+            self.refused(self.create(request.into_inner()))?,
+        ))
     }
 
     async fn join_game(
@@ -464,7 +524,7 @@ impl Druids for Service {
         let req = request.into_inner();
         let span = info_span!("join_game", game_id = %req.game_id);
         let _enter = span.enter();
-        Ok(Response::new(self.join(req)?))
+        Ok(Response::new(self.refused(self.join(req))?))
     }
 
     async fn get_legal_actions(
@@ -492,8 +552,10 @@ impl Druids for Service {
         &self,
         request: Request<pb::SubmitActionRequest>,
     ) -> std::result::Result<Response<pb::SubmitActionResponse>, Status> {
-        let room = self.room(&request.get_ref().game_id)?;
-        let seat = self.seat(&room, &request)?;
+        let started = std::time::Instant::now();
+        let room = self.refused(self.room(&request.get_ref().game_id))?;
+        let seat = self.refused(self.seat(&room, &request))?;
+        let kind = room.lock().game.kind();
         let span = info_span!("submit_action", game_id = %room.id, seat = seat.0);
         let req = request.into_inner();
         let now = self.clock.now_ms();
@@ -511,7 +573,15 @@ impl Druids for Service {
             let _enter = span.enter();
             room.submit(seat, &req, self.store.as_ref(), now, rate)
         };
-        Ok(Response::new(reply?))
+        let reply = self.refused(reply)?;
+        self.metrics
+            .actions
+            .with_label_values(&[kind.as_str_name(), "seat"])
+            .inc();
+        self.metrics
+            .submit_latency
+            .observe(started.elapsed().as_secs_f64());
+        Ok(Response::new(reply))
     }
 
     type StreamEventsStream = EventStream;

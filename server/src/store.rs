@@ -140,3 +140,36 @@ impl Store for MemoryStore {
         false
     }
 }
+
+/// A shared store is a store.
+impl<T: Store + ?Sized> Store for std::sync::Arc<T> {
+    fn create_game(&self, game: &GameRecord) -> Result<(), StoreError> {
+        (**self).create_game(game)
+    }
+
+    fn claim_seat(
+        &self,
+        game_id: &str,
+        seat: Seat,
+        name: &str,
+        token: &TokenHash,
+    ) -> Result<(), StoreError> {
+        (**self).claim_seat(game_id, seat, name, token)
+    }
+
+    fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
+        (**self).append_action(game_id, action)
+    }
+
+    fn abandon(&self, game_id: &str, reason: &str) -> Result<(), StoreError> {
+        (**self).abandon(game_id, reason)
+    }
+
+    fn load(&self) -> Result<Vec<StoredGame>, StoreError> {
+        (**self).load()
+    }
+
+    fn is_durable(&self) -> bool {
+        (**self).is_durable()
+    }
+}

@@ -1,0 +1,187 @@
+//! Prometheus metrics on a port of their own: games by kind and status,
+//! actions applied (by origin) and rejected (by status code), SubmitAction
+//! latency, persistence latency and open streams.
+//!
+//! Counters and histograms are updated where things happen; the gauges are
+//! read from the service when scraped, so they can never drift.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use druids_engine::Seat;
+use prometheus::{
+    Encoder, Histogram, HistogramOpts, IntCounterVec, IntGaugeVec, Opts, Registry, TextEncoder,
+};
+use tokio::net::TcpListener;
+
+use crate::auth::TokenHash;
+use crate::service::Service;
+use crate::store::{ActionRecord, GameRecord, Store, StoreError, StoredGame};
+
+/// Every metric of the server.
+pub struct Metrics {
+    registry: Registry,
+    /// Actions applied, by game kind and origin (seat, timeout, autopilot).
+    pub actions: IntCounterVec,
+    /// Requests refused, by gRPC status code.
+    pub rejected: IntCounterVec,
+    /// SubmitAction handling time, seconds.
+    pub submit_latency: Histogram,
+    /// Time to make one action durable, seconds.
+    pub persist_latency: Histogram,
+    games: IntGaugeVec,
+    streams: IntGaugeVec,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    /// Registers every metric.
+    pub fn new() -> Metrics {
+        let registry = Registry::new_custom(Some("druids".into()), None).expect("valid prefix");
+        let actions = IntCounterVec::new(
+            Opts::new("actions_total", "Actions applied, by game kind and origin"),
+            &["kind", "origin"],
+        )
+        .expect("valid metric");
+        let rejected = IntCounterVec::new(
+            Opts::new("rejected_total", "Requests refused, by gRPC status code"),
+            &["code"],
+        )
+        .expect("valid metric");
+        let buckets = vec![
+            0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1,
+            0.25, 1.0,
+        ];
+        let submit_latency = Histogram::with_opts(
+            HistogramOpts::new("submit_seconds", "SubmitAction handling time")
+                .buckets(buckets.clone()),
+        )
+        .expect("valid metric");
+        let persist_latency = Histogram::with_opts(
+            HistogramOpts::new("persist_seconds", "Time to store one action").buckets(buckets),
+        )
+        .expect("valid metric");
+        let games = IntGaugeVec::new(
+            Opts::new("games", "Games held, by kind and status"),
+            &["kind", "status"],
+        )
+        .expect("valid metric");
+        let streams = IntGaugeVec::new(Opts::new("open_streams", "StreamEvents open"), &[])
+            .expect("valid metric");
+        for m in [
+            Box::new(actions.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(rejected.clone()),
+            Box::new(submit_latency.clone()),
+            Box::new(persist_latency.clone()),
+            Box::new(games.clone()),
+            Box::new(streams.clone()),
+        ] {
+            registry.register(m).expect("metric names are unique");
+        }
+        Metrics {
+            registry,
+            actions,
+            rejected,
+            submit_latency,
+            persist_latency,
+            games,
+            streams,
+        }
+    }
+
+    /// The text exposition format, with the gauges read from `service` now.
+    pub fn render(&self, service: &Service) -> String {
+        self.games.reset();
+        for (kind, status, n) in service.census() {
+            self.games
+                .with_label_values(&[kind.as_str_name(), status.as_str_name()])
+                .set(n as i64);
+        }
+        self.streams
+            .with_label_values(&[] as &[&str])
+            .set(service.open_streams() as i64);
+        let mut out = Vec::new();
+        TextEncoder::new()
+            .encode(&self.registry.gather(), &mut out)
+            .expect("text encoding cannot fail");
+        String::from_utf8(out).expect("the text format is UTF-8")
+    }
+}
+
+/// A [`Store`] that times every append.
+pub struct TimedStore<S> {
+    inner: S,
+    metrics: Arc<Metrics>,
+}
+
+impl<S: Store> TimedStore<S> {
+    /// Wraps `inner`.
+    pub fn new(inner: S, metrics: Arc<Metrics>) -> TimedStore<S> {
+        TimedStore { inner, metrics }
+    }
+}
+
+impl<S: Store> Store for TimedStore<S> {
+    fn create_game(&self, game: &GameRecord) -> Result<(), StoreError> {
+        self.inner.create_game(game)
+    }
+
+    fn claim_seat(
+        &self,
+        game_id: &str,
+        seat: Seat,
+        name: &str,
+        token: &TokenHash,
+    ) -> Result<(), StoreError> {
+        self.inner.claim_seat(game_id, seat, name, token)
+    }
+
+    fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
+        let started = Instant::now();
+        let result = self.inner.append_action(game_id, action);
+        self.metrics
+            .persist_latency
+            .observe(started.elapsed().as_secs_f64());
+        result
+    }
+
+    fn abandon(&self, game_id: &str, reason: &str) -> Result<(), StoreError> {
+        self.inner.abandon(game_id, reason)
+    }
+
+    fn load(&self) -> Result<Vec<StoredGame>, StoreError> {
+        self.inner.load()
+    }
+
+    fn is_durable(&self) -> bool {
+        self.inner.is_durable()
+    }
+}
+
+/// Serves `GET /metrics` on `listener` until `shutdown` completes.
+pub async fn serve_metrics(
+    listener: TcpListener,
+    service: Arc<Service>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = axum::Router::new().route(
+        "/metrics",
+        axum::routing::get(move || {
+            let service = Arc::clone(&service);
+            async move {
+                (
+                    [("content-type", "text/plain; version=0.0.4")],
+                    service.metrics().render(&service),
+                )
+            }
+        }),
+    );
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
