@@ -9,4 +9,5 @@ mod game;
 
 pub use game::{Game, Outcome, Rejection, RuleViolation, Seat, SetupError, Viewer};
 
+pub mod dolmen;
 pub mod meduris;
