@@ -6,6 +6,7 @@
 //! registry of games: adding a game means implementing its engine and codec and
 //! adding one line there — no server code changes.
 
+use druids_engine::dolmen::Dolmen;
 use druids_engine::meduris::Meduris;
 use druids_engine::{Rejection, RuleViolation, Seat, SetupError, Viewer};
 
@@ -16,11 +17,8 @@ use crate::pb;
 #[derive(Debug, thiserror::Error)]
 pub enum CreateError {
     /// The kind is unset or unknown.
-    #[error("kind must be GAME_KIND_MEDURIS (got {0})")]
+    #[error("kind must be GAME_KIND_MEDURIS or GAME_KIND_DOLMEN (got {0})")]
     UnknownKind(i32),
-    /// The contract names the game, but this server cannot host it yet.
-    #[error("{0} is not playable on this server yet")]
-    NotPlayable(&'static str),
     /// The options are malformed.
     #[error(transparent)]
     Decode(#[from] DecodeError),
@@ -151,7 +149,7 @@ pub fn new_game(
 ) -> Result<Box<dyn HostedGame>, CreateError> {
     match pb::GameKind::try_from(kind) {
         Ok(pb::GameKind::Meduris) => Ok(Box::new(Session::<Meduris>::new(players, seed, options)?)),
-        Ok(pb::GameKind::Dolmen) => Err(CreateError::NotPlayable("Die Dolmengötter")),
+        Ok(pb::GameKind::Dolmen) => Ok(Box::new(Session::<Dolmen>::new(players, seed, options)?)),
         _ => Err(CreateError::UnknownKind(kind)),
     }
 }

@@ -8,6 +8,7 @@
 //! Runes and temples count what final scoring would give today; goods and huts
 //! are what future offerings are paid with and asked at.
 
+use druids_engine::dolmen::{Circle, Dolmen, board};
 use druids_engine::meduris::{Building, Meduris};
 use druids_engine::{Game, Seat, Viewer};
 
@@ -54,5 +55,43 @@ impl Searchable for Meduris {
             + temple_points as f64
             + GOOD_VALUE * self.goods(seat).total() as f64
             + HUT_VALUE * huts as f64
+    }
+}
+
+/// Weight of one point of dolmen value still in hand (it scores only once placed).
+const HAND_VALUE: f64 = 0.5;
+/// Weight of leading a circle that is not complete (the next dolmen goes on top).
+const LEAD_VALUE: f64 = 0.5;
+
+/// Die Dolmengötter evaluation (points, from the seat's point of view):
+/// `score + Σ value × multiplier of own dolmens on the board (what final scoring
+/// would give today) + 0.5 × value of dolmens in hand + 0.5 × circles led`.
+impl Searchable for Dolmen {
+    fn determinize(view: &Self::View, seed: u64) -> Self {
+        Dolmen::determinize(view, seed)
+    }
+
+    fn evaluate(&self, seat: Seat) -> f64 {
+        let view = self.view(Viewer::Seat(seat));
+        let me = &view.seats[seat.index()];
+        let mut on_board = 0.0;
+        let mut led = 0.0;
+        for (i, c) in view.circles.iter().enumerate() {
+            let top = board::shape(Circle(i as u8)).max_dolmens();
+            for (depth, d) in c.stack.iter().enumerate() {
+                if d.seat == seat {
+                    let value = d.value.unwrap_or(0) as usize;
+                    on_board += (value * (top - depth)) as f64;
+                }
+            }
+            if !c.complete && c.leader == Some(seat) {
+                led += 1.0;
+            }
+        }
+        let hand: f64 = me
+            .hand
+            .map(|h| h.iter().enumerate().map(|(v, &n)| ((v + 1) * n as usize) as f64).sum())
+            .unwrap_or(0.0);
+        me.score as f64 + on_board + HAND_VALUE * hand + LEAD_VALUE * led
     }
 }

@@ -39,12 +39,15 @@ struct Cli {
 enum GameName {
     /// Meduris (HABA), 2–4 players.
     Meduris,
+    /// Die Dolmengötter (eggertspiele), 2–5 players.
+    Dolmen,
 }
 
 impl GameName {
     fn kind(self) -> pb::GameKind {
         match self {
             GameName::Meduris => pb::GameKind::Meduris,
+            GameName::Dolmen => pb::GameKind::Dolmen,
         }
     }
 }
@@ -344,6 +347,14 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode, CliError> {
                     seed,
                     think,
                 ),
+                GameName::Dolmen => tournament::run::<druids_engine::dolmen::Dolmen>(
+                    "dolmen",
+                    &strategies,
+                    &names,
+                    games,
+                    seed,
+                    think,
+                ),
             };
             result.map_err(|e| CliError::Io(std::io::Error::other(e)))?;
         }
@@ -400,6 +411,11 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode, CliError> {
                         match game {
                             GameName::Meduris => selfplay_local::run::<
                                 druids_engine::meduris::Meduris,
+                            >(
+                                players, games, concurrency, seed
+                            ),
+                            GameName::Dolmen => selfplay_local::run::<
+                                druids_engine::dolmen::Dolmen,
                             >(
                                 players, games, concurrency, seed
                             ),

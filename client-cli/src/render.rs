@@ -86,9 +86,7 @@ pub fn state(view: &pb::StateView) -> String {
     }
     match &view.game {
         Some(pb::state_view::Game::Meduris(m)) => meduris(&mut out, m),
-        Some(pb::state_view::Game::Dolmen(_)) => {
-            let _ = writeln!(out, "(Die Dolmengötter board)");
-        }
+        Some(pb::state_view::Game::Dolmen(d)) => dolmen(&mut out, d),
         None => {}
     }
     if let Some(o) = &view.outcome {
@@ -156,6 +154,175 @@ fn meduris(out: &mut String, m: &pb::MedurisView) {
     }
 }
 
+/// What stands on one site, two characters wide: `D2` a standing druid of
+/// seat 2, `d2` a lying one, `#2` a stone of seat 2, `..` a free site.
+fn occupant(site: &pb::DolmenSite) -> String {
+    use pb::dolmen_site::Occupant;
+    match &site.occupant {
+        Some(Occupant::Druid(d)) if d.lying => format!("d{}", d.seat),
+        Some(Occupant::Druid(d)) => format!("D{}", d.seat),
+        Some(Occupant::Stone(seat)) => format!("#{seat}"),
+        None => "..".into(),
+    }
+}
+
+fn dolmen_values(v: &Option<pb::DolmenValues>) -> String {
+    match v {
+        Some(v) => format!(
+            "1:{} 2:{} 3:{} 4:{}",
+            v.ones, v.twos, v.threes, v.fours
+        ),
+        None => "hidden".into(),
+    }
+}
+
+/// The 9 × 9 lattice of sites (octagon centres blank), then the circles that
+/// hold anything, then the seats.
+fn dolmen(out: &mut String, d: &pb::DolmenView) {
+    let _ = writeln!(
+        out,
+        "turn {} (seat {} active){}",
+        d.turn,
+        d.active,
+        match d.end_triggered_by {
+            Some(s) => format!("; seat {s} placed its last dolmen, {} turns left", d.last_turns_left),
+            None => String::new(),
+        }
+    );
+    let mut grid = [[None; 9]; 9];
+    for s in &d.sites {
+        if let Some(row) = grid.get_mut(s.y as usize) {
+            if let Some(cell) = row.get_mut(s.x as usize) {
+                *cell = Some(s);
+            }
+        }
+    }
+    let _ = writeln!(out, "     x0 x1 x2 x3 x4 x5 x6 x7 x8");
+    for (y, row) in grid.iter().enumerate() {
+        let _ = write!(out, "  y{y}");
+        for cell in row {
+            let _ = write!(out, " {}", cell.map_or("  ".into(), |s| occupant(s)));
+        }
+        let _ = writeln!(out);
+    }
+    for c in &d.circles {
+        if c.stack.is_empty() && c.leader.is_none() && !c.complete {
+            continue;
+        }
+        let stack: Vec<String> = c
+            .stack
+            .iter()
+            .map(|p| match p.value {
+                Some(v) => format!("{}={v}", p.seat),
+                None => format!("{}=?", p.seat),
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "  circle {} ({}): leader {}, stones {:?}, stack (top first) [{}]{}",
+            c.letter,
+            pb::DolmenShape::try_from(c.shape)
+                .map(|s| s.as_str_name().trim_start_matches("DOLMEN_SHAPE_").to_lowercase())
+                .unwrap_or_default(),
+            c.leader.map_or("none".into(), |l| format!("seat {l}")),
+            c.stones,
+            stack.join(" "),
+            if c.complete { ", complete" } else { "" }
+        );
+    }
+    for s in &d.seats {
+        let _ = writeln!(
+            out,
+            "  seat {}: {} points, {} stones and {} dolmens left ({}), {} placed",
+            s.seat,
+            s.score,
+            s.stones_left,
+            s.dolmens_left,
+            dolmen_values(&s.hand),
+            s.dolmens_placed
+        );
+    }
+}
+
+fn direction(d: i32) -> &'static str {
+    match pb::DolmenDirection::try_from(d) {
+        Ok(pb::DolmenDirection::North) => "north",
+        Ok(pb::DolmenDirection::East) => "east",
+        Ok(pb::DolmenDirection::South) => "south",
+        Ok(pb::DolmenDirection::West) => "west",
+        Ok(pb::DolmenDirection::Diagonal) => "diagonally",
+        _ => "?",
+    }
+}
+
+fn circle_letter(c: u32) -> char {
+    match c {
+        0..=25 => (b'A' + c as u8) as char,
+        26..=27 => (b'a' + (c - 26) as u8) as char,
+        _ => '?',
+    }
+}
+
+fn dolmen_event(d: &pb::DolmenEvent) -> String {
+    use pb::dolmen_event::Kind;
+    let Some(k) = &d.kind else {
+        return "(empty)".into();
+    };
+    match k {
+        Kind::DruidPlaced(p) => format!("seat {} placed a druid on site {}", p.seat, p.site),
+        Kind::TurnStarted(t) => format!("turn {}: seat {}", t.turn, t.seat),
+        Kind::TurnPassed(t) => format!("seat {} cannot act: the turn passes", t.seat),
+        Kind::Walked(w) => format!(
+            "seat {} walks {} from site {} to site {}{}",
+            w.seat,
+            direction(w.direction),
+            w.from,
+            w.to,
+            if w.jumped > 0 {
+                format!(" jumping over {} druid(s)", w.jumped)
+            } else {
+                String::new()
+            }
+        ),
+        Kind::HerbsCollected(h) => format!("seat {} lays its druid on site {} down", h.seat, h.site),
+        Kind::Flew(f) => format!("seat {} flies from site {} to site {}", f.seat, f.from, f.to),
+        Kind::StonePlaced(s) => format!(
+            "seat {} leaves a stone on site {} ({} left)",
+            s.seat, s.site, s.stones_left
+        ),
+        Kind::StoneDeclined(s) => format!("seat {} leaves no stone on site {}", s.seat, s.site),
+        Kind::LeaderChanged(l) => format!(
+            "seat {} leads circle {}",
+            l.leader,
+            circle_letter(l.circle)
+        ),
+        Kind::DolmenPlaced(p) => format!(
+            "seat {} places a dolmen{} {} circle {}",
+            p.seat,
+            p.value.map_or(String::new(), |v| format!(" of value {v}")),
+            if p.on_top { "on top of" } else { "under" },
+            circle_letter(p.circle)
+        ),
+        Kind::DolmenPassed(p) => format!(
+            "seat {} places no dolmen in circle {}",
+            p.seat,
+            circle_letter(p.circle)
+        ),
+        Kind::CircleCompleted(c) => format!("circle {} is complete", circle_letter(c.circle)),
+        Kind::DolmenScored(s) => format!(
+            "seat {}'s dolmen of value {} in circle {} scores x{}",
+            s.seat,
+            s.value,
+            circle_letter(s.circle),
+            s.multiplier
+        ),
+        Kind::Scored(s) => format!("seat {} scores {:+} (now {})", s.seat, s.delta, s.total),
+        Kind::LastTurnsBegin(l) => format!("seat {} placed its last dolmen: last turns", l.seat),
+        Kind::GameEnded(_) => "regular play ends: final scoring".into(),
+        Kind::GameOver(g) => format!("final scores {:?}", g.scores),
+    }
+}
+
 /// One event as a line, e.g. `#42 v17 seat 2 built a hut on field 12 ...`.
 pub fn event(e: &pb::GameEvent) -> String {
     let body = match &e.body {
@@ -187,7 +354,7 @@ pub fn event(e: &pb::GameEvent) -> String {
         ),
         Some(Body::GameAbandoned(a)) => format!("game abandoned: {}", a.reason),
         Some(Body::Meduris(m)) => meduris_event(m),
-        Some(Body::Dolmen(d)) => format!("{d:?}"),
+        Some(Body::Dolmen(d)) => dolmen_event(d),
     };
     format!("#{} v{} {body}", e.seq, e.version)
 }
@@ -274,5 +441,31 @@ mod tests {
             event(&e),
             "#42 v17 seat 2 built a hut on field 12 (settlement 3) paying 2 wood + 2 wool"
         );
+    }
+
+    /// The board picture is the 9 × 9 lattice: 73 sites, the 8 octagon
+    /// centres blank, and the druids placed so far.
+    #[test]
+    fn the_dolmen_board_is_drawn_as_its_lattice() {
+        let mut game =
+            druids::new_game(pb::GameKind::Dolmen as i32, 2, 1, &Default::default()).unwrap();
+        for seat in [0u8, 1] {
+            let seat = druids_engine::Seat(seat);
+            game.apply_legal(seat, 0, None, &mut |_| Ok(())).unwrap();
+        }
+        let view = pb::StateView {
+            game: Some(game.view(druids_engine::Viewer::Spectator)),
+            ..Default::default()
+        };
+        let text = state(&view);
+        let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("  y")).collect();
+        assert_eq!(rows.len(), 9, "{text}");
+        let sites: usize = rows
+            .iter()
+            .map(|r| r.split_whitespace().skip(1).count())
+            .sum();
+        assert_eq!(sites, 73, "{text}");
+        assert_eq!(text.matches("D0").count(), 1, "{text}");
+        assert_eq!(text.matches("D1").count(), 1, "{text}");
     }
 }

@@ -5,6 +5,7 @@
 //! the engines only ever see well-formed actions; whether an action is *legal*
 //! stays the engine's call.
 
+mod dolmen;
 mod meduris;
 
 use druids_engine::{Game, Seat};

@@ -464,11 +464,12 @@ async fn create_and_join_validate_their_input() {
         client
             .create_game(pb::CreateGameRequest {
                 kind: pb::GameKind::Dolmen as i32,
+                players: 6,
                 ..base.clone()
             })
             .await,
         Code::InvalidArgument,
-        "not playable on this server yet",
+        "2 to 5 players",
     );
     assert_code(
         client

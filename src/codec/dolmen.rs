@@ -1,0 +1,495 @@
+//! Die Dolmengötter on the wire: `proto/druids/v1/dolmen.proto`.
+
+use druids_engine::Seat;
+use druids_engine::dolmen::{
+    Action, Circle, Decision, Dir, Dolmen, EndReason, Event, Occupant, Options, ScoreReason,
+    Shape, Site, View, board,
+};
+
+use super::{DecodeError, ProtoGame, common_options, enum_field, seat_u32, small};
+use crate::pb;
+use crate::pb::dolmen_action as act;
+use crate::pb::dolmen_event as ev;
+
+fn site(s: Site) -> u32 {
+    s.0 as u32
+}
+
+fn circle(c: Circle) -> u32 {
+    c.0 as u32
+}
+
+fn decode_site(field: &'static str, value: u32) -> Result<Site, DecodeError> {
+    small(field, value, board::SITES as u8 - 1).map(Site)
+}
+
+fn direction(d: Dir) -> i32 {
+    (match d {
+        Dir::North => pb::DolmenDirection::North,
+        Dir::East => pb::DolmenDirection::East,
+        Dir::South => pb::DolmenDirection::South,
+        Dir::West => pb::DolmenDirection::West,
+        Dir::Diagonal => pb::DolmenDirection::Diagonal,
+    }) as i32
+}
+
+fn decode_direction(field: &'static str, value: i32) -> Result<Dir, DecodeError> {
+    Ok(match enum_field::<pb::DolmenDirection>(field, value)? {
+        pb::DolmenDirection::North => Dir::North,
+        pb::DolmenDirection::East => Dir::East,
+        pb::DolmenDirection::South => Dir::South,
+        pb::DolmenDirection::West => Dir::West,
+        pb::DolmenDirection::Diagonal => Dir::Diagonal,
+        pb::DolmenDirection::Unspecified => unreachable!("enum_field rejects 0"),
+    })
+}
+
+fn shape(s: Shape) -> i32 {
+    (match s {
+        Shape::Square => pb::DolmenShape::Square,
+        Shape::Hexagon => pb::DolmenShape::Hexagon,
+        Shape::Octagon => pb::DolmenShape::Octagon,
+    }) as i32
+}
+
+fn values(counts: [u8; 4]) -> pb::DolmenValues {
+    pb::DolmenValues {
+        ones: counts[0] as u32,
+        twos: counts[1] as u32,
+        threes: counts[2] as u32,
+        fours: counts[3] as u32,
+    }
+}
+
+fn decision(d: Decision) -> pb::DolmenDecision {
+    use pb::dolmen_decision::Kind;
+    let mut out = pb::DolmenDecision::default();
+    match d {
+        Decision::PlaceDruid => out.kind = Kind::PlaceDruid as i32,
+        Decision::Turn => out.kind = Kind::Turn as i32,
+        Decision::Stone {
+            site: s,
+            may_decline,
+        } => {
+            out.kind = Kind::Stone as i32;
+            out.site = site(s);
+            out.may_decline = may_decline;
+        }
+        Decision::Dolmen { circle: c, on_top } => {
+            out.kind = Kind::Dolmen as i32;
+            out.circle = circle(c);
+            out.on_top = on_top;
+        }
+    }
+    out
+}
+
+fn dir_name(d: Dir) -> &'static str {
+    match d {
+        Dir::North => "north",
+        Dir::East => "east",
+        Dir::South => "south",
+        Dir::West => "west",
+        Dir::Diagonal => "diagonally",
+    }
+}
+
+impl ProtoGame for Dolmen {
+    const KIND: pb::GameKind = pb::GameKind::Dolmen;
+
+    fn decode_options(options: &pb::GameOptions) -> Result<Options, DecodeError> {
+        let (start_seat, max_turns) = common_options(options)?;
+        Ok(Options {
+            start_seat: Seat(start_seat),
+            max_turns,
+        })
+    }
+
+    fn encode_action(action: &Action) -> pb::Action {
+        use act::Kind;
+        let kind = match *action {
+            Action::PlaceDruid { site: s } => Kind::PlaceDruid(act::PlaceDruid { site: site(s) }),
+            Action::Walk { from, dir } => Kind::Walk(act::Walk {
+                from: site(from),
+                direction: direction(dir),
+            }),
+            Action::CollectHerbs { site: s } => {
+                Kind::CollectHerbs(act::CollectHerbs { site: site(s) })
+            }
+            Action::Fly { from, to } => Kind::Fly(act::Fly {
+                from: site(from),
+                to: site(to),
+            }),
+            Action::PlaceStone => Kind::PlaceStone(act::PlaceStone {}),
+            Action::DeclineStone => Kind::DeclineStone(act::DeclineStone {}),
+            Action::PlaceDolmen { value } => Kind::PlaceDolmen(act::PlaceDolmen {
+                value: value as u32,
+            }),
+            Action::PassDolmen => Kind::PassDolmen(act::PassDolmen {}),
+        };
+        pb::Action {
+            game: Some(pb::action::Game::Dolmen(pb::DolmenAction { kind: Some(kind) })),
+        }
+    }
+
+    fn decode_action(action: &pb::Action) -> Result<Action, DecodeError> {
+        use act::Kind;
+        let d = match &action.game {
+            Some(pb::action::Game::Dolmen(d)) => d,
+            Some(_) => return Err(DecodeError::WrongGame { expected: "dolmen" }),
+            None => return Err(DecodeError::Missing("action.game")),
+        };
+        Ok(
+            match d
+                .kind
+                .as_ref()
+                .ok_or(DecodeError::Missing("action.dolmen.kind"))?
+            {
+                Kind::PlaceDruid(a) => Action::PlaceDruid {
+                    site: decode_site("place_druid.site", a.site)?,
+                },
+                Kind::Walk(a) => Action::Walk {
+                    from: decode_site("walk.from", a.from)?,
+                    dir: decode_direction("walk.direction", a.direction)?,
+                },
+                Kind::CollectHerbs(a) => Action::CollectHerbs {
+                    site: decode_site("collect_herbs.site", a.site)?,
+                },
+                Kind::Fly(a) => Action::Fly {
+                    from: decode_site("fly.from", a.from)?,
+                    to: decode_site("fly.to", a.to)?,
+                },
+                Kind::PlaceStone(_) => Action::PlaceStone,
+                Kind::DeclineStone(_) => Action::DeclineStone,
+                Kind::PlaceDolmen(a) => {
+                    if !(1..=4).contains(&a.value) {
+                        return Err(DecodeError::OutOfRange {
+                            field: "place_dolmen.value (1-4)",
+                            value: a.value as u64,
+                            max: 4,
+                        });
+                    }
+                    Action::PlaceDolmen {
+                        value: a.value as u8,
+                    }
+                }
+                Kind::PassDolmen(_) => Action::PassDolmen,
+            },
+        )
+    }
+
+    fn describe_action(action: &Action) -> String {
+        match *action {
+            Action::PlaceDruid { site } => format!("place a druid on {site}"),
+            Action::Walk { from, dir } => format!("walk the druid on {from} {}", dir_name(dir)),
+            Action::CollectHerbs { site } => {
+                format!("lay the druid on {site} down to collect herbs")
+            }
+            Action::Fly { from, to } => format!("fly the lying druid on {from} to {to}"),
+            Action::PlaceStone => "leave a stone".into(),
+            Action::DeclineStone => "leave no stone (-1 point)".into(),
+            Action::PlaceDolmen { value } => format!("place a dolmen of value {value}"),
+            Action::PassDolmen => "place no dolmen".into(),
+        }
+    }
+
+    fn encode_event(event: &Event) -> pb::game_event::Body {
+        use ev::Kind;
+        let s = seat_u32;
+        let kind = match *event {
+            Event::DruidPlaced { seat, site: at } => Kind::DruidPlaced(ev::DruidPlaced {
+                seat: s(seat),
+                site: site(at),
+            }),
+            Event::TurnStarted { seat, turn } => Kind::TurnStarted(ev::TurnStarted {
+                seat: s(seat),
+                turn,
+            }),
+            Event::TurnPassed { seat } => Kind::TurnPassed(ev::TurnPassed { seat: s(seat) }),
+            Event::Walked {
+                seat,
+                from,
+                to,
+                dir,
+                jumped,
+            } => Kind::Walked(ev::Walked {
+                seat: s(seat),
+                from: site(from),
+                to: site(to),
+                direction: direction(dir),
+                jumped: jumped as u32,
+            }),
+            Event::HerbsCollected { seat, site: at } => {
+                Kind::HerbsCollected(ev::HerbsCollected {
+                    seat: s(seat),
+                    site: site(at),
+                })
+            }
+            Event::Flew { seat, from, to } => Kind::Flew(ev::Flew {
+                seat: s(seat),
+                from: site(from),
+                to: site(to),
+            }),
+            Event::StonePlaced {
+                seat,
+                site: at,
+                stones_left,
+            } => Kind::StonePlaced(ev::StonePlaced {
+                seat: s(seat),
+                site: site(at),
+                stones_left: stones_left as u32,
+            }),
+            Event::StoneDeclined { seat, site: at } => Kind::StoneDeclined(ev::StoneDeclined {
+                seat: s(seat),
+                site: site(at),
+            }),
+            Event::LeaderChanged { circle: c, leader } => {
+                Kind::LeaderChanged(ev::LeaderChanged {
+                    circle: circle(c),
+                    leader: s(leader),
+                })
+            }
+            Event::DolmenPlaced {
+                seat,
+                circle: c,
+                on_top,
+                value,
+                dolmens_left,
+            } => Kind::DolmenPlaced(ev::DolmenPlaced {
+                seat: s(seat),
+                circle: circle(c),
+                on_top,
+                value: value.map(u32::from),
+                dolmens_left: dolmens_left as u32,
+            }),
+            Event::DolmenPassed { seat, circle: c } => Kind::DolmenPassed(ev::DolmenPassed {
+                seat: s(seat),
+                circle: circle(c),
+            }),
+            Event::CircleCompleted { circle: c } => {
+                Kind::CircleCompleted(ev::CircleCompleted { circle: circle(c) })
+            }
+            Event::DolmenScored {
+                seat,
+                circle: c,
+                value,
+                multiplier,
+            } => Kind::DolmenScored(ev::DolmenScored {
+                seat: s(seat),
+                circle: circle(c),
+                value: value as u32,
+                multiplier: multiplier as u32,
+            }),
+            Event::ScoreChanged {
+                seat,
+                delta,
+                score,
+                reason,
+            } => Kind::Scored(ev::Scored {
+                seat: s(seat),
+                delta,
+                total: score,
+                reason: (match reason {
+                    ScoreReason::Dolmen => pb::DolmenScoreReason::Dolmen,
+                    ScoreReason::DeclinedStone => pb::DolmenScoreReason::DeclinedStone,
+                }) as i32,
+            }),
+            Event::LastTurnsBegin { seat } => {
+                Kind::LastTurnsBegin(ev::LastTurnsBegin { seat: s(seat) })
+            }
+            Event::GameEnded { reason } => Kind::GameEnded(ev::GameEnded {
+                reason: (match reason {
+                    EndReason::LastDolmen => pb::DolmenEndReason::LastDolmen,
+                    EndReason::LastStone => pb::DolmenEndReason::LastStone,
+                    EndReason::Safeguard => pb::DolmenEndReason::Safeguard,
+                }) as i32,
+            }),
+            Event::GameOver {
+                ref scores,
+                ref winners,
+            } => Kind::GameOver(ev::GameOver {
+                scores: scores.clone(),
+                winners: winners.iter().map(|&w| s(w)).collect(),
+            }),
+        };
+        pb::game_event::Body::Dolmen(pb::DolmenEvent { kind: Some(kind) })
+    }
+
+    fn encode_view(v: &View) -> pb::state_view::Game {
+        use pb::dolmen_site::Occupant as PbOccupant;
+        pb::state_view::Game::Dolmen(pb::DolmenView {
+            sites: v
+                .sites
+                .iter()
+                .enumerate()
+                .map(|(i, occupant)| {
+                    let at = Site(i as u8);
+                    let (x, y) = board::coords(at);
+                    pb::DolmenSite {
+                        site: site(at),
+                        x: x as u32,
+                        y: y as u32,
+                        circles: board::circles_of(at).iter().map(|&c| circle(c)).collect(),
+                        occupant: occupant.map(|o| match o {
+                            Occupant::Druid { seat, lying } => {
+                                PbOccupant::Druid(pb::dolmen_site::Druid {
+                                    seat: seat_u32(seat),
+                                    lying,
+                                })
+                            }
+                            Occupant::Stone(seat) => PbOccupant::Stone(seat_u32(seat)),
+                        }),
+                    }
+                })
+                .collect(),
+            circles: v
+                .circles
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let id = Circle(i as u8);
+                    pb::DolmenCircle {
+                        circle: circle(id),
+                        letter: id.letter().to_string(),
+                        shape: shape(board::shape(id)),
+                        sites: board::circle_sites(id).iter().map(|&s| site(s)).collect(),
+                        leader: c.leader.map(seat_u32),
+                        stones: c.stones.iter().map(|&n| n as u32).collect(),
+                        stack: c
+                            .stack
+                            .iter()
+                            .map(|d| pb::DolmenPiece {
+                                seat: seat_u32(d.seat),
+                                value: d.value.map(u32::from),
+                            })
+                            .collect(),
+                        complete: c.complete,
+                    }
+                })
+                .collect(),
+            seats: v
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(i, sv)| pb::DolmenSeat {
+                    seat: i as u32,
+                    colour: i as i32 + 1,
+                    score: sv.score,
+                    stones_left: sv.stones_left as u32,
+                    dolmens_left: sv.dolmens_left as u32,
+                    dolmens_placed: sv.dolmens_placed as u32,
+                    druids_to_place: sv.druids_to_place as u32,
+                    hand: sv.hand.map(values),
+                    scored: Some(values(sv.scored)),
+                })
+                .collect(),
+            active: seat_u32(v.active),
+            turn: v.turn,
+            end_triggered_by: v.end_triggered_by.map(seat_u32),
+            last_turns_left: v.last_turns_left as u32,
+            max_turns: v.max_turns,
+        })
+    }
+
+    fn decision(&self) -> Option<pb::Decision> {
+        Dolmen::decision(self).map(|d| pb::Decision {
+            game: Some(pb::decision::Game::Dolmen(decision(d))),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use druids_engine::{Game, Viewer};
+
+    /// Every action of many random games survives the round trip through the wire.
+    #[test]
+    fn actions_round_trip() {
+        let mut events = Vec::new();
+        let mut legal = Vec::new();
+        for seed in 0..20u64 {
+            let players = 2 + (seed % 4) as usize;
+            let mut game = Dolmen::new(players, seed, &Options::default(), &mut events).unwrap();
+            let mut i = 0usize;
+            while let Some(seat) = game.to_act() {
+                legal.clear();
+                game.legal_actions(&mut legal);
+                for a in &legal {
+                    assert_eq!(
+                        Dolmen::decode_action(&Dolmen::encode_action(a)).as_ref(),
+                        Ok(a)
+                    );
+                }
+                let a = legal[(i * 7 + seed as usize) % legal.len()];
+                game.apply(seat, &a, &mut events).unwrap();
+                i += 1;
+            }
+        }
+    }
+
+    /// Views carry the board's geometry: 73 sites, 28 circles with their shapes.
+    #[test]
+    fn views_carry_the_board() {
+        let mut events = Vec::new();
+        let game = Dolmen::new(3, 1, &Options::default(), &mut events).unwrap();
+        let pb::state_view::Game::Dolmen(v) = Dolmen::encode_view(&game.view(Viewer::Spectator))
+        else {
+            panic!("not a dolmen view");
+        };
+        assert_eq!(v.sites.len(), 73);
+        assert_eq!(v.circles.len(), 28);
+        assert_eq!(v.circles[1].letter, "B");
+        assert_eq!(v.circles[1].shape, pb::DolmenShape::Octagon as i32);
+        assert_eq!(v.circles[1].sites.len(), 8);
+        assert_eq!(v.circles[27].letter, "b");
+        assert!(v.sites.iter().all(|s| !s.circles.is_empty()));
+        assert!(v.seats.iter().all(|s| s.hand.is_none()));
+    }
+
+    #[test]
+    fn malformed_actions_are_named() {
+        let dolmen = |kind| pb::Action {
+            game: Some(pb::action::Game::Dolmen(pb::DolmenAction { kind: Some(kind) })),
+        };
+        assert_eq!(
+            Dolmen::decode_action(&dolmen(act::Kind::PlaceDruid(act::PlaceDruid {
+                site: 73
+            }))),
+            Err(DecodeError::OutOfRange {
+                field: "place_druid.site",
+                value: 73,
+                max: 72
+            })
+        );
+        assert_eq!(
+            Dolmen::decode_action(&dolmen(act::Kind::Walk(act::Walk {
+                from: 3,
+                direction: 0
+            }))),
+            Err(DecodeError::BadEnum {
+                field: "walk.direction",
+                value: 0
+            })
+        );
+        assert!(
+            Dolmen::decode_action(&dolmen(act::Kind::PlaceDolmen(act::PlaceDolmen {
+                value: 0
+            })))
+            .is_err()
+        );
+        let meduris = pb::Action {
+            game: Some(pb::action::Game::Meduris(pb::MedurisAction::default())),
+        };
+        assert_eq!(
+            Dolmen::decode_action(&meduris),
+            Err(DecodeError::WrongGame { expected: "dolmen" })
+        );
+        assert_eq!(
+            Dolmen::decode_action(&pb::Action {
+                game: Some(pb::action::Game::Dolmen(pb::DolmenAction { kind: None }))
+            }),
+            Err(DecodeError::Missing("action.dolmen.kind"))
+        );
+    }
+}
