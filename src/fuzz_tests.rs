@@ -2,8 +2,9 @@
 //! well-formed actions that are wrong, thrown at games in every phase. Nothing
 //! may panic, and a rejected action must leave the game exactly as it was.
 //!
-//! The budget is fixed for CI (`DRUIDS_FUZZ_CASES`, default 3000 positions ×
-//! 8 inputs each); raise it by hand for a longer run.
+//! Both games are fuzzed. The budget is fixed for CI (`DRUIDS_FUZZ_CASES`,
+//! default 3000 positions × 8 inputs each, per game); raise it by hand for a
+//! longer run.
 
 use druids_engine::Seat;
 use proptest::prelude::*;
@@ -20,14 +21,15 @@ fn cases() -> u32 {
 }
 
 /// A game of `kind` after `steps` legal actions chosen by `picks`.
-fn position(players: usize, seed: u64, steps: usize, picks: &[u8]) -> Box<dyn HostedGame> {
-    let mut game = new_game(
-        pb::GameKind::Meduris as i32,
-        players,
-        seed,
-        &pb::GameOptions::default(),
-    )
-    .expect("setup");
+fn position(
+    kind: pb::GameKind,
+    players: usize,
+    seed: u64,
+    steps: usize,
+    picks: &[u8],
+) -> Box<dyn HostedGame> {
+    let mut game =
+        new_game(kind as i32, players, seed, &pb::GameOptions::default()).expect("setup");
     game.start();
     for i in 0..steps {
         let Some(seat) = game.to_act() else { break };
@@ -92,11 +94,68 @@ fn any_meduris_action() -> impl Strategy<Value = pb::Action> {
     })
 }
 
+/// A well-formed Die Dolmengötter action, legal or not (out-of-range numbers included).
+fn any_dolmen_action() -> impl Strategy<Value = pb::Action> {
+    use pb::dolmen_action::*;
+    let site = 0u32..80;
+    let kind = prop_oneof![
+        site.clone()
+            .prop_map(|s| Kind::PlaceDruid(PlaceDruid { site: s })),
+        (site.clone(), 0i32..7).prop_map(|(s, d)| Kind::Walk(Walk {
+            from: s,
+            direction: d
+        })),
+        site.clone()
+            .prop_map(|s| Kind::CollectHerbs(CollectHerbs { site: s })),
+        (site.clone(), site).prop_map(|(f, t)| Kind::Fly(Fly { from: f, to: t })),
+        Just(Kind::PlaceStone(PlaceStone {})),
+        Just(Kind::DeclineStone(DeclineStone {})),
+        (0u32..6).prop_map(|v| Kind::PlaceDolmen(PlaceDolmen { value: v })),
+        Just(Kind::PassDolmen(PassDolmen {})),
+    ];
+    proptest::option::of(kind).prop_map(|k| pb::Action {
+        game: Some(pb::action::Game::Dolmen(pb::DolmenAction { kind: k })),
+    })
+}
+
+/// Throws `actions`, whatever prost makes of `bytes`, a legal-action id beyond
+/// the list and a failing store at `game`: every rejection must change nothing.
+fn assault(
+    mut game: Box<dyn HostedGame>,
+    mut tries: Vec<pb::Action>,
+    bytes: &[Vec<u8>],
+    seat: u8,
+    id: u32,
+) -> Result<(), TestCaseError> {
+    let before = fingerprint(game.as_ref());
+    tries.extend(bytes.iter().filter_map(|b| pb::Action::decode(b.as_slice()).ok()));
+    for action in &tries {
+        let mut copy = game.version();
+        let result = game.apply(Seat(seat), action, None, &mut |_| Ok(()));
+        if result.is_ok() {
+            // Legal after all: that must have been the seat to act, and the
+            // game moved on by exactly one version.
+            copy += 1;
+            prop_assert_eq!(game.version(), copy);
+            return Ok(());
+        }
+        prop_assert_eq!(&fingerprint(game.as_ref()), &before);
+    }
+    let _ = game.apply_legal(Seat(seat), id.max(10_000), None, &mut |_| Ok(()));
+    prop_assert_eq!(&fingerprint(game.as_ref()), &before);
+    if let Some(to_act) = game.to_act() {
+        let r = game.apply_legal(to_act, 0, None, &mut |_| Err("disk full".into()));
+        prop_assert!(r.is_err());
+        prop_assert_eq!(&fingerprint(game.as_ref()), &before);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
-    fn hostile_actions_never_panic_and_rejections_change_nothing(
+    fn hostile_meduris_actions_never_panic_and_rejections_change_nothing(
         players in 2usize..=4,
         seed in 0u64..1000,
         steps in 0usize..400,
@@ -106,30 +165,21 @@ proptest! {
         seat in 0u8..6,
         id in any::<u32>(),
     ) {
-        let mut game = position(players, seed, steps, &picks);
-        let before = fingerprint(game.as_ref());
-        let mut tries: Vec<pb::Action> = actions;
-        // Arbitrary bytes: whatever prost makes of them is thrown at the game too.
-        tries.extend(bytes.iter().filter_map(|b| pb::Action::decode(b.as_slice()).ok()));
-        for action in &tries {
-            let mut copy = game.version();
-            let result = game.apply(Seat(seat), action, None, &mut |_| Ok(()));
-            if result.is_ok() {
-                // Legal after all: that must have been the seat to act, and the
-                // game moved on by exactly one version.
-                copy += 1;
-                prop_assert_eq!(game.version(), copy);
-                return Ok(());
-            }
-            prop_assert_eq!(&fingerprint(game.as_ref()), &before);
-        }
-        // An id beyond the list, and a store that refuses, change nothing either.
-        let _ = game.apply_legal(Seat(seat), id.max(10_000), None, &mut |_| Ok(()));
-        prop_assert_eq!(&fingerprint(game.as_ref()), &before);
-        if let Some(to_act) = game.to_act() {
-            let r = game.apply_legal(to_act, 0, None, &mut |_| Err("disk full".into()));
-            prop_assert!(r.is_err());
-            prop_assert_eq!(&fingerprint(game.as_ref()), &before);
-        }
+        let game = position(pb::GameKind::Meduris, players, seed, steps, &picks);
+        assault(game, actions, &bytes, seat, id)?;
+    }
+
+    #[test]
+    fn hostile_dolmen_actions_never_panic_and_rejections_change_nothing(
+        players in 2usize..=5,
+        steps in 0usize..300,
+        picks in proptest::collection::vec(any::<u8>(), 1..16),
+        bytes in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..64), 4),
+        actions in proptest::collection::vec(any_dolmen_action(), 4),
+        seat in 0u8..7,
+        id in any::<u32>(),
+    ) {
+        let game = position(pb::GameKind::Dolmen, players, 0, steps, &picks);
+        assault(game, actions, &bytes, seat, id)?;
     }
 }

@@ -116,6 +116,33 @@ fn selfplay_through_the_server_completes_every_game() {
     assert_eq!(last_json(&out)["completed"], 1);
 }
 
+/// The acceptance command for the second game, at a smaller scale:
+/// five-player Die Dolmengötter games between random bots through the server.
+#[test]
+fn dolmen_selfplay_through_the_server_completes_every_game() {
+    let url = server();
+    let (ok, out, err) = druids(
+        &url,
+        &[
+            "selfplay",
+            "--game",
+            "dolmen",
+            "--players",
+            "5",
+            "--games",
+            "4",
+            "--concurrency",
+            "2",
+        ],
+    );
+    assert!(ok, "{err}");
+    let j = last_json(&out);
+    assert_eq!(j["game"], "dolmen");
+    assert_eq!(j["completed"], 4);
+    assert_eq!(j["errors"], 0);
+    assert!(j["actions"].as_u64().unwrap() > 4 * 15);
+}
+
 #[test]
 fn a_person_and_a_bot_play_a_game_then_it_replays() {
     let url = server();
