@@ -17,7 +17,8 @@ pub mod view;
 pub use action::{Action, Circle, Decision, Dir, Shape, Site};
 pub use event::{EndReason, Event, ScoreReason};
 pub use rules::RuleError;
-pub use view::{CircleView, DolmenView, Occupant, SeatView, View};
+pub use state::{starting_dolmens, starting_stones};
+pub use view::{CircleView, DolmenView, Occupant, QueuedDolmen, SeatView, View};
 
 use crate::{Game, Outcome, Seat, SetupError, Viewer};
 use state::State;

@@ -1,9 +1,95 @@
 //! Completion scoring, final scoring and the outcome.
 
-use super::state::State;
-use crate::Outcome;
+use super::action::Circle;
+use super::board;
+use super::event::{EndReason, Event, ScoreReason};
+use super::state::{Phase, State};
+use crate::{Outcome, Seat};
 
+/// Changes a score and reports it.
+pub(crate) fn add_score(
+    state: &mut State,
+    seat: Seat,
+    delta: i32,
+    reason: ScoreReason,
+    events: &mut Vec<Event>,
+) {
+    let s = &mut state.seats[seat.index()];
+    s.score += delta;
+    events.push(Event::ScoreChanged {
+        seat,
+        delta,
+        score: s.score,
+        reason,
+    });
+}
+
+/// Scores a circle's stack and removes it from the game: the top dolmen earns
+/// value × the circle's highest multiplier (\[ruling\]: square 3, hexagon 4,
+/// octagon 5), each one below the next lower, whatever the stack's height.
+pub(crate) fn score_stack(state: &mut State, circle: Circle, events: &mut Vec<Event>) {
+    let top = board::shape(circle).max_dolmens() as u8;
+    let c = state.circles[circle.index()];
+    for (i, d) in c.dolmens().iter().enumerate() {
+        let seat = Seat(d.owner);
+        let multiplier = top - i as u8;
+        events.push(Event::DolmenScored {
+            seat,
+            circle,
+            value: d.value,
+            multiplier,
+        });
+        state.seats[seat.index()].scored[d.value as usize - 1] += 1;
+        add_score(
+            state,
+            seat,
+            d.value as i32 * multiplier as i32,
+            ScoreReason::Dolmen,
+            events,
+        );
+    }
+    state.circles[circle.index()].clear_stack();
+}
+
+/// Ends regular play: every dolmen still on the board scores (circles in letter
+/// order, each stack top to bottom, incomplete circles included), then the
+/// game is over.
+pub(crate) fn finish(state: &mut State, reason: EndReason, events: &mut Vec<Event>) {
+    events.push(Event::GameEnded { reason });
+    for c in board::circles() {
+        score_stack(state, c, events);
+    }
+    state.queue = Default::default();
+    state.phase = Phase::Over;
+    state.by_safeguard = reason == EndReason::Safeguard;
+    let o = outcome(state).expect("the game is over");
+    events.push(Event::GameOver {
+        scores: o.scores,
+        winners: o.winners,
+    });
+}
+
+/// The result once the game is over: most points, then most dolmens placed;
+/// seats still tied all win. The ranking lists tied seats in seat order.
 pub(crate) fn outcome(state: &State) -> Option<Outcome> {
-    let _ = state;
-    todo!("helper")
+    if state.phase != Phase::Over {
+        return None;
+    }
+    let n = state.n();
+    let key = |s: usize| (state.seats[s].score, state.seats[s].placed);
+    let mut ranking: Vec<Seat> = (0..n as u8).map(Seat).collect();
+    // A stable sort keeps tied seats in seat order.
+    ranking.sort_by_key(|s| std::cmp::Reverse(key(s.index())));
+    let best = key(ranking[0].index());
+    let winners = ranking
+        .iter()
+        .copied()
+        .filter(|s| key(s.index()) == best)
+        .collect();
+    Some(Outcome {
+        scores: state.seats[..n].iter().map(|s| s.score).collect(),
+        winners,
+        ranking,
+        by_safeguard: state.by_safeguard,
+    })
 }

@@ -1,17 +1,357 @@
 //! The complete state of a Die Dolmengötter game, hidden dolmen values included.
+//!
+//! Everything lives in fixed-size arrays (at most 5 seats, 73 sites, 28
+//! circles, 5 dolmens per stack), so cloning a state is one `memcpy` and the
+//! rules never allocate. Unused slots are kept zeroed, so two states that mean
+//! the same position compare equal.
 
+use super::action::{Circle, Shape, Site};
+use super::board::{self, CIRCLES, SITES};
+use super::view::Occupant;
 use crate::Seat;
 
+/// Most players.
+pub const MAX_SEATS: usize = 5;
+/// Most dolmens in one stack (an octagon's).
+pub const MAX_STACK: usize = 5;
+/// Most dolmen decisions one stone can trigger (one per circle of its site).
+pub const MAX_QUEUE: usize = 3;
+/// Druids each player puts on the board.
+pub const DRUIDS: u8 = 3;
+/// Score every player starts with.
+pub const START_SCORE: i32 = 4;
+
+/// Stones each player starts with, by player count (2–5; 0 otherwise).
+pub const fn starting_stones(players: usize) -> u8 {
+    match players {
+        2 => 16,
+        3 => 13,
+        4 => 12,
+        5 => 10,
+        _ => 0,
+    }
+}
+
+/// Dolmens each player starts with, as counts of the values 1, 2, 3, 4, by
+/// player count (2–5; none otherwise).
+pub const fn starting_dolmens(players: usize) -> [u8; 4] {
+    match players {
+        2 => [5, 4, 3, 1],
+        3 => [4, 3, 2, 1],
+        4 => [4, 3, 1, 1],
+        5 => [3, 2, 1, 1],
+        _ => [0; 4],
+    }
+}
+
+/// One player's material.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct SeatState {
+    /// Victory points.
+    pub score: i32,
+    /// Stones in stock.
+    pub stones_left: u8,
+    /// Dolmens in hand: counts of the values 1, 2, 3, 4.
+    pub hand: [u8; 4],
+    /// Dolmens placed so far (the first tie-break).
+    pub placed: u8,
+    /// Dolmens that have scored and left the game: counts of the values 1..=4.
+    pub scored: [u8; 4],
+    /// Druids still to be placed at setup.
+    pub druids_to_place: u8,
+}
+
+impl SeatState {
+    /// Dolmens in hand.
+    #[inline]
+    pub fn dolmens_left(&self) -> u8 {
+        self.hand.iter().sum()
+    }
+}
+
+/// A dolmen in a stack: owner and value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct StackDolmen {
+    /// Owner's seat number.
+    pub owner: u8,
+    /// Value 1..=4.
+    pub value: u8,
+}
+
+/// One stone circle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct CircleState {
+    /// The colour that most recently gained sole majority.
+    pub leader: Option<Seat>,
+    /// Stones on the circle by seat.
+    pub stones: [u8; MAX_SEATS],
+    /// Sites of the circle holding a stone.
+    pub filled: u8,
+    /// The stack, top first; the first `len` are valid, the rest zeroed.
+    pub stack: [StackDolmen; MAX_STACK],
+    /// Dolmens in the stack.
+    pub len: u8,
+    /// Every site holds a stone and the stack has scored.
+    pub complete: bool,
+}
+
+impl CircleState {
+    /// The dolmens, top first.
+    #[inline]
+    pub fn dolmens(&self) -> &[StackDolmen] {
+        &self.stack[..self.len as usize]
+    }
+
+    /// Puts a dolmen on top of the stack or under it.
+    pub fn push(&mut self, dolmen: StackDolmen, on_top: bool) {
+        let len = self.len as usize;
+        debug_assert!(len < MAX_STACK);
+        if on_top {
+            self.stack.copy_within(0..len, 1);
+            self.stack[0] = dolmen;
+        } else {
+            self.stack[len] = dolmen;
+        }
+        self.len += 1;
+    }
+
+    /// Removes every dolmen.
+    pub fn clear_stack(&mut self) {
+        self.stack = [StackDolmen::default(); MAX_STACK];
+        self.len = 0;
+    }
+}
+
+/// A dolmen decision waiting for its turn: `seat` may place a dolmen in
+/// `circle`, on top or under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Pending {
+    /// The circle.
+    pub circle: Circle,
+    /// Who may place.
+    pub seat: Seat,
+    /// On top (gained the majority) or under (equalised).
+    pub on_top: bool,
+}
+
+impl Default for Pending {
+    fn default() -> Self {
+        Pending {
+            circle: Circle(0),
+            seat: Seat(0),
+            on_top: false,
+        }
+    }
+}
+
+/// The dolmen decisions triggered by one stone, in circle letter order; the
+/// first `len` are valid (the first is the one being decided), the rest zeroed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Queue {
+    /// Entries, front first.
+    pub items: [Pending; MAX_QUEUE],
+    /// Valid entries.
+    pub len: u8,
+}
+
+impl Queue {
+    /// The entries, front first.
+    #[inline]
+    pub fn as_slice(&self) -> &[Pending] {
+        &self.items[..self.len as usize]
+    }
+
+    /// The front entry.
+    #[inline]
+    pub fn front(&self) -> Option<Pending> {
+        self.as_slice().first().copied()
+    }
+
+    /// Appends an entry.
+    pub fn push(&mut self, p: Pending) {
+        debug_assert!((self.len as usize) < MAX_QUEUE);
+        self.items[self.len as usize] = p;
+        self.len += 1;
+    }
+
+    /// Drops the front entry.
+    pub fn pop(&mut self) {
+        let len = self.len as usize;
+        debug_assert!(len > 0);
+        self.items.copy_within(1..len, 0);
+        self.items[len - 1] = Pending::default();
+        self.len -= 1;
+    }
+}
+
+/// Whose decision is pending, and of what kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Setup: `seat` places a druid.
+    PlaceDruid {
+        /// Who places.
+        seat: Seat,
+    },
+    /// The active seat walks, collects herbs or flies.
+    Turn,
+    /// The active seat's druid left `site`: leave a stone or decline.
+    Stone {
+        /// The site the druid left.
+        site: Site,
+    },
+    /// The front of the queue decides on a dolmen.
+    Dolmen,
+    /// The game is over.
+    Over,
+}
+
 /// The whole game state.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct State {
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    /// Number of seats.
     pub players: u8,
+    /// The seat whose turn it is.
     pub active: Seat,
+    /// Turns started so far.
     pub turn: u32,
+    /// The `max_turns` safeguard (\[ruling\]).
+    pub max_turns: u32,
+    /// What is pending.
+    pub phase: Phase,
+    /// What stands on each site.
+    pub sites: [Option<Occupant>; SITES],
+    /// Each circle, in letter order.
+    pub circles: [CircleState; CIRCLES],
+    /// Each seat (slots beyond `players` stay default).
+    pub seats: [SeatState; MAX_SEATS],
+    /// Dolmen decisions of the last stone still to come.
+    pub queue: Queue,
+    /// The seat that placed its last dolmen first.
+    pub end_triggered_by: Option<Seat>,
+    /// Turns still to be played after the end was triggered.
+    pub last_turns_left: u8,
+    /// Set when the game ended by the safeguard.
+    pub by_safeguard: bool,
 }
 
 impl State {
+    /// A game before setup: empty board, starting material.
+    pub fn new(players: usize, start_seat: Seat, max_turns: u32) -> State {
+        let mut seats = [SeatState::default(); MAX_SEATS];
+        for s in seats.iter_mut().take(players) {
+            *s = SeatState {
+                score: START_SCORE,
+                stones_left: starting_stones(players),
+                hand: starting_dolmens(players),
+                placed: 0,
+                scored: [0; 4],
+                druids_to_place: DRUIDS,
+            };
+        }
+        State {
+            players: players as u8,
+            active: start_seat,
+            turn: 0,
+            max_turns,
+            phase: Phase::PlaceDruid { seat: start_seat },
+            sites: [None; SITES],
+            circles: [CircleState::default(); CIRCLES],
+            seats,
+            queue: Queue::default(),
+            end_triggered_by: None,
+            last_turns_left: 0,
+            by_safeguard: false,
+        }
+    }
+
+    /// Number of seats as a `usize`.
+    #[inline]
+    pub fn n(&self) -> usize {
+        self.players as usize
+    }
+
+    /// The seat after `seat` in play order.
+    #[inline]
+    pub fn next_seat(&self, seat: Seat) -> Seat {
+        Seat((seat.0 + 1) % self.players)
+    }
+
+    /// True when the site holds neither druid nor stone.
+    #[inline]
+    pub fn is_free(&self, site: Site) -> bool {
+        self.sites[site.index()].is_none()
+    }
+
+    /// Checks the conservation laws and the consistency of the derived counts:
+    /// each seat's stones (stock + board) and dolmens of each value (hand +
+    /// stacks + scored) add up to its starting numbers, its placed count matches,
+    /// its druids on the board are 3 minus those still to place, and every
+    /// circle's stone counts and stack agree with the board.
     pub fn pieces_conserved(&self) -> bool {
-        todo!("helper")
+        let n = self.n();
+        if !(2..=MAX_SEATS).contains(&n) {
+            return false;
+        }
+        let stones0 = starting_stones(n);
+        let dolmens0 = starting_dolmens(n);
+        let total0: u8 = dolmens0.iter().sum();
+        let mut stones = [0u8; MAX_SEATS];
+        let mut druids = [0u8; MAX_SEATS];
+        for occ in self.sites.iter().flatten() {
+            match *occ {
+                Occupant::Stone(s) if s.index() < n => stones[s.index()] += 1,
+                Occupant::Druid { seat, .. } if seat.index() < n => druids[seat.index()] += 1,
+                _ => return false,
+            }
+        }
+        let mut on_board = [[0u8; 4]; MAX_SEATS];
+        for (c, circle) in self.circles.iter().enumerate() {
+            let sites = board::circle_sites(Circle(c as u8));
+            let shape: Shape = board::shape(Circle(c as u8));
+            let mut counts = [0u8; MAX_SEATS];
+            for site in sites {
+                if let Some(Occupant::Stone(s)) = self.sites[site.index()] {
+                    counts[s.index()] += 1;
+                }
+            }
+            let filled: u8 = counts.iter().sum();
+            if counts != circle.stones
+                || filled != circle.filled
+                || circle.len as usize > shape.max_dolmens()
+                || (circle.complete && filled as usize != sites.len())
+                // A full circle scores once the dolmen decisions of its last
+                // stone are over: only then may it be full and not complete.
+                || (!circle.complete
+                    && filled as usize == sites.len()
+                    && self.phase != Phase::Dolmen)
+                || (circle.complete && circle.len != 0)
+                || circle.stack[circle.len as usize..] != [StackDolmen::default(); MAX_STACK][circle.len as usize..]
+            {
+                return false;
+            }
+            for d in circle.dolmens() {
+                if d.owner as usize >= n || !(1..=4).contains(&d.value) {
+                    return false;
+                }
+                on_board[d.owner as usize][d.value as usize - 1] += 1;
+            }
+        }
+        for s in 0..n {
+            let seat = &self.seats[s];
+            if seat.stones_left as u16 + stones[s] as u16 != stones0 as u16
+                || druids[s] + seat.druids_to_place != DRUIDS
+                || seat.dolmens_left() + seat.placed != total0
+            {
+                return false;
+            }
+            for v in 0..4 {
+                if seat.hand[v] as u16 + on_board[s][v] as u16 + seat.scored[v] as u16
+                    != dolmens0[v] as u16
+                {
+                    return false;
+                }
+            }
+        }
+        true
     }
 }
