@@ -28,6 +28,10 @@ pub enum CliError {
     /// Reading or writing a file or the terminal failed.
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// The server sent something this client cannot use (a malformed view or
+    /// action, a game it does not know).
+    #[error("unexpected answer from the server: {0}")]
+    Protocol(String),
 }
 
 /// The gRPC name of a status code, as bot authors know it.

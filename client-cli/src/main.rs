@@ -132,7 +132,8 @@ enum Command {
         #[arg(long, env = "DRUIDS_TOKEN")]
         token: String,
     },
-    /// Let a bot play a seat until the game ends.
+    /// Let a built-in bot play a seat until the game ends (either game; the
+    /// server says which). Prints one JSON line with the outcome.
     Bot {
         /// Game id.
         #[arg(long)]
@@ -140,12 +141,18 @@ enum Command {
         /// The seat's token.
         #[arg(long, env = "DRUIDS_TOKEN")]
         token: String,
-        /// Strategy (over the network: random).
+        /// Strategy: random, greedy or mcts.
         #[arg(long, default_value = "random")]
         strategy: String,
         /// Seed of the bot's choices.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// MCTS thinking time per decision, in milliseconds.
+        #[arg(long, default_value_t = 100)]
+        think_ms: u64,
+        /// MCTS iterations per decision instead of a time limit.
+        #[arg(long)]
+        iterations: Option<u32>,
     },
     /// Write the replay of a finished game to a file.
     Export {
@@ -299,15 +306,13 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode, CliError> {
             token,
             strategy,
             seed,
+            think_ms,
+            iterations,
         } => {
-            if strategy != "random" {
-                return Err(CliError::Usage(format!(
-                    "strategy {strategy:?} cannot play over the network yet; available: random"
-                )));
-            }
+            let strategy: druids_bots::Strategy = strategy.parse().map_err(CliError::Usage)?;
+            let think = tournament::budget(think_ms, iterations);
             let mut client = connect::connect(&url).await?;
-            let chooser = remote::RandomChooser::new(seed);
-            let r = remote::play_seat(&mut client, &game_id, &token, chooser, false).await?;
+            let r = remote::play_bot(&mut client, &game_id, &token, strategy, seed, think).await?;
             let outcome = r
                 .outcome
                 .map(|o| serde_json::json!({"scores": o.scores, "winners": o.winners}));
@@ -369,72 +374,73 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode, CliError> {
             autopilot_after,
         } => {
             let name = format!("{game:?}").to_lowercase();
-            let line = match cli.server {
-                Some(url) => {
-                    let plan = selfplay_remote::Plan {
-                        url,
-                        kind: game.kind(),
-                        players: players as u32,
-                        games,
-                        concurrency,
-                        seed,
-                        silent_fraction,
-                        decision_ms: decision_ms.unwrap_or(if silent_fraction > 0.0 {
-                            SILENT_DECISION_MS
-                        } else {
-                            0
-                        }),
-                        autopilot_after,
-                    };
-                    let (t, seconds) = selfplay_remote::run(plan).await?;
-                    let get = |a: &std::sync::atomic::AtomicU64| {
-                        a.load(std::sync::atomic::Ordering::Relaxed)
-                    };
-                    serde_json::json!({
-                        "game": name,
-                        "players": players,
-                        "mode": "server",
-                        "games": get(&t.games),
-                        "completed": get(&t.completed),
-                        "errors": get(&t.errors),
-                        "actions": get(&t.actions),
-                        "timeouts": get(&t.timeouts),
-                        "seconds": seconds,
-                        "actions_per_second": get(&t.actions) as f64 / seconds.max(1e-9),
-                    })
-                }
-                None => {
-                    if silent_fraction > 0.0 {
-                        return Err(CliError::Usage("--silent-fraction needs --server".into()));
-                    }
-                    let result =
-                        match game {
-                            GameName::Meduris => selfplay_local::run::<
-                                druids_engine::meduris::Meduris,
-                            >(
-                                players, games, concurrency, seed
-                            ),
-                            GameName::Dolmen => selfplay_local::run::<
-                                druids_engine::dolmen::Dolmen,
-                            >(
-                                players, games, concurrency, seed
-                            ),
+            let line =
+                match cli.server {
+                    Some(url) => {
+                        let plan = selfplay_remote::Plan {
+                            url,
+                            kind: game.kind(),
+                            players: players as u32,
+                            games,
+                            concurrency,
+                            seed,
+                            silent_fraction,
+                            decision_ms: decision_ms.unwrap_or(if silent_fraction > 0.0 {
+                                SILENT_DECISION_MS
+                            } else {
+                                0
+                            }),
+                            autopilot_after,
                         };
-                    let (t, seconds) = result.map_err(|e| CliError::Usage(e.to_string()))?;
-                    serde_json::json!({
-                        "game": name,
-                        "players": players,
-                        "mode": "in-process",
-                        "games": t.games,
-                        "completed": t.completed,
-                        "errors": t.errors,
-                        "actions": t.actions,
-                        "timeouts": 0,
-                        "seconds": seconds,
-                        "actions_per_second": t.actions as f64 / seconds.max(1e-9),
-                    })
-                }
-            };
+                        let (t, seconds) = selfplay_remote::run(plan).await?;
+                        let get = |a: &std::sync::atomic::AtomicU64| {
+                            a.load(std::sync::atomic::Ordering::Relaxed)
+                        };
+                        serde_json::json!({
+                            "game": name,
+                            "players": players,
+                            "mode": "server",
+                            "games": get(&t.games),
+                            "completed": get(&t.completed),
+                            "errors": get(&t.errors),
+                            "actions": get(&t.actions),
+                            "timeouts": get(&t.timeouts),
+                            "seconds": seconds,
+                            "actions_per_second": get(&t.actions) as f64 / seconds.max(1e-9),
+                        })
+                    }
+                    None => {
+                        if silent_fraction > 0.0 {
+                            return Err(CliError::Usage("--silent-fraction needs --server".into()));
+                        }
+                        let result =
+                            match game {
+                                GameName::Meduris => selfplay_local::run::<
+                                    druids_engine::meduris::Meduris,
+                                >(
+                                    players, games, concurrency, seed
+                                ),
+                                GameName::Dolmen => selfplay_local::run::<
+                                    druids_engine::dolmen::Dolmen,
+                                >(
+                                    players, games, concurrency, seed
+                                ),
+                            };
+                        let (t, seconds) = result.map_err(|e| CliError::Usage(e.to_string()))?;
+                        serde_json::json!({
+                            "game": name,
+                            "players": players,
+                            "mode": "in-process",
+                            "games": t.games,
+                            "completed": t.completed,
+                            "errors": t.errors,
+                            "actions": t.actions,
+                            "timeouts": 0,
+                            "seconds": seconds,
+                            "actions_per_second": t.actions as f64 / seconds.max(1e-9),
+                        })
+                    }
+                };
             let failed = line["errors"].as_u64().unwrap_or(1) > 0;
             println!("{line}");
             if failed {

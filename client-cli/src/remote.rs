@@ -3,8 +3,13 @@
 
 use std::io::{BufRead, Write};
 
+use druids::ProtoGame;
 use druids::pb;
 use druids::pb::game_event::Body;
+use druids_bots::{Bot, Budget, Searchable, Strategy};
+use druids_engine::dolmen::Dolmen;
+use druids_engine::meduris::Meduris;
+use druids_engine::{Game, Seat};
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use tokio_stream::StreamExt;
@@ -207,6 +212,11 @@ pub async fn watch(
 
 /// How a seat chooses among its legal actions.
 pub trait Chooser {
+    /// Whether [`Chooser::choose`] needs the seat's state (else it may get a
+    /// default `StateView`). A chooser that needs it gets the state of the
+    /// same version as the legal actions.
+    const NEEDS_STATE: bool = false;
+
     /// Index of the chosen action in `legal`, `None` to quit.
     fn choose(
         &mut self,
@@ -232,6 +242,107 @@ impl Chooser for RandomChooser {
         legal: &[pb::LegalAction],
     ) -> Result<Option<usize>, CliError> {
         Ok(Some((self.0.next_u32() as usize) % legal.len()))
+    }
+}
+
+/// A built-in bot of `druids-bots` (random, greedy, MCTS) playing over the
+/// network: the seat's state is decoded into the engine's view and the legal
+/// actions into engine actions ([`ProtoGame::decode_view`],
+/// [`ProtoGame::decode_action`]); the bot picks one and its entry of the legal
+/// list is submitted by id. The bot sees exactly what the server shows the
+/// seat, so it cannot peek at hidden information.
+pub struct BotChooser<G: Game> {
+    /// The bot; `None` only while it thinks on a blocking thread.
+    bot: Option<Box<dyn Bot<G>>>,
+}
+
+impl<G: Searchable> BotChooser<G> {
+    /// A bot of `strategy`, seeded, with `think` per MCTS decision.
+    pub fn new(strategy: Strategy, seed: u64, think: Budget) -> BotChooser<G> {
+        BotChooser {
+            bot: Some(strategy.build::<G>(seed, think)),
+        }
+    }
+}
+
+impl<G: Searchable + ProtoGame> Chooser for BotChooser<G> {
+    const NEEDS_STATE: bool = true;
+
+    async fn choose(
+        &mut self,
+        state: &pb::StateView,
+        legal: &[pb::LegalAction],
+    ) -> Result<Option<usize>, CliError> {
+        let bad = |what: &str, e: druids::DecodeError| CliError::Protocol(format!("{what}: {e}"));
+        let view = G::decode_view(state).map_err(|e| bad("state", e))?;
+        let seat = state
+            .viewer_seat
+            .map(|s| Seat(s as u8))
+            .ok_or_else(|| CliError::Protocol("the state names no seat for this token".into()))?;
+        let actions = legal
+            .iter()
+            .map(|la| {
+                let action = la
+                    .action
+                    .as_ref()
+                    .ok_or(druids::DecodeError::Missing("legal_actions.action"))
+                    .and_then(G::decode_action)
+                    .map_err(|e| bad("legal action", e))?;
+                Ok((la.id, action))
+            })
+            .collect::<Result<Vec<_>, CliError>>()?;
+        let mut bot = self
+            .bot
+            .take()
+            .expect("the bot is back after each decision");
+        // Thinking may take a while (MCTS): off the async workers.
+        let (bot, pick) = tokio::task::spawn_blocking(move || {
+            let engine: Vec<G::Action> = actions.iter().map(|(_, a)| a.clone()).collect();
+            let chosen = bot.choose(seat, &view, &engine);
+            let pick = engine.iter().position(|a| *a == chosen);
+            (bot, pick)
+        })
+        .await
+        .map_err(|e| CliError::Io(std::io::Error::other(e)))?;
+        let name = bot.name();
+        self.bot = Some(bot);
+        match pick {
+            Some(i) => Ok(Some(i)),
+            None => Err(CliError::Protocol(format!(
+                "the {name} bot chose an action that is not in the legal list"
+            ))),
+        }
+    }
+}
+
+/// Plays the token's seat with a built-in bot until the game ends; the game
+/// (Meduris or Die Dolmengötter) is whatever the server says it is.
+pub async fn play_bot(
+    client: &mut Client,
+    game_id: &str,
+    token: &str,
+    strategy: Strategy,
+    seed: u64,
+    think: Budget,
+) -> Result<SeatResult, CliError> {
+    if strategy == Strategy::Random {
+        // Needs nothing of the game: choose among the listed actions directly.
+        let chooser = RandomChooser::new(seed);
+        return play_seat(client, game_id, token, chooser, false).await;
+    }
+    let kind = get_state(client, game_id, Some(token)).await?.kind;
+    match pb::GameKind::try_from(kind) {
+        Ok(pb::GameKind::Meduris) => {
+            let chooser = BotChooser::<Meduris>::new(strategy, seed, think);
+            play_seat(client, game_id, token, chooser, false).await
+        }
+        Ok(pb::GameKind::Dolmen) => {
+            let chooser = BotChooser::<Dolmen>::new(strategy, seed, think);
+            play_seat(client, game_id, token, chooser, false).await
+        }
+        _ => Err(CliError::Protocol(format!(
+            "game {game_id} is of a kind this client does not know ({kind})"
+        ))),
     }
 }
 
@@ -308,8 +419,14 @@ impl<C: Chooser> SeatPlayer<'_, C> {
         if legal.actions.is_empty() {
             return Ok(()); // Not (or no longer) this seat's decision.
         }
-        let state = if self.verbose {
-            get_state(client, self.game_id, Some(self.token)).await?
+        let state = if self.verbose || C::NEEDS_STATE {
+            let state = get_state(client, self.game_id, Some(self.token)).await?;
+            if C::NEEDS_STATE && state.version != legal.version {
+                // The game moved on between the two calls (a clock ran out):
+                // the stream will say who decides next.
+                return Ok(());
+            }
+            state
         } else {
             pb::StateView::default()
         };

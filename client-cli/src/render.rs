@@ -168,10 +168,7 @@ fn occupant(site: &pb::DolmenSite) -> String {
 
 fn dolmen_values(v: &Option<pb::DolmenValues>) -> String {
     match v {
-        Some(v) => format!(
-            "1:{} 2:{} 3:{} 4:{}",
-            v.ones, v.twos, v.threes, v.fours
-        ),
+        Some(v) => format!("1:{} 2:{} 3:{} 4:{}", v.ones, v.twos, v.threes, v.fours),
         None => "hidden".into(),
     }
 }
@@ -185,23 +182,27 @@ fn dolmen(out: &mut String, d: &pb::DolmenView) {
         d.turn,
         d.active,
         match d.end_triggered_by {
-            Some(s) => format!("; seat {s} placed its last dolmen, {} turns left", d.last_turns_left),
+            Some(s) => format!(
+                "; seat {s} placed its last dolmen, {} turns left",
+                d.last_turns_left
+            ),
             None => String::new(),
         }
     );
     let mut grid = [[None; 9]; 9];
     for s in &d.sites {
-        if let Some(row) = grid.get_mut(s.y as usize) {
-            if let Some(cell) = row.get_mut(s.x as usize) {
-                *cell = Some(s);
-            }
+        if let Some(cell) = grid
+            .get_mut(s.y as usize)
+            .and_then(|row| row.get_mut(s.x as usize))
+        {
+            *cell = Some(s);
         }
     }
     let _ = writeln!(out, "     x0 x1 x2 x3 x4 x5 x6 x7 x8");
     for (y, row) in grid.iter().enumerate() {
         let _ = write!(out, "  y{y}");
         for cell in row {
-            let _ = write!(out, " {}", cell.map_or("  ".into(), |s| occupant(s)));
+            let _ = write!(out, " {}", cell.map_or("  ".into(), occupant));
         }
         let _ = writeln!(out);
     }
@@ -222,7 +223,10 @@ fn dolmen(out: &mut String, d: &pb::DolmenView) {
             "  circle {} ({}): leader {}, stones {:?}, stack (top first) [{}]{}",
             c.letter,
             pb::DolmenShape::try_from(c.shape)
-                .map(|s| s.as_str_name().trim_start_matches("DOLMEN_SHAPE_").to_lowercase())
+                .map(|s| s
+                    .as_str_name()
+                    .trim_start_matches("DOLMEN_SHAPE_")
+                    .to_lowercase())
                 .unwrap_or_default(),
             c.leader.map_or("none".into(), |l| format!("seat {l}")),
             c.stones,
@@ -284,18 +288,21 @@ fn dolmen_event(d: &pb::DolmenEvent) -> String {
                 String::new()
             }
         ),
-        Kind::HerbsCollected(h) => format!("seat {} lays its druid on site {} down", h.seat, h.site),
-        Kind::Flew(f) => format!("seat {} flies from site {} to site {}", f.seat, f.from, f.to),
+        Kind::HerbsCollected(h) => {
+            format!("seat {} lays its druid on site {} down", h.seat, h.site)
+        }
+        Kind::Flew(f) => format!(
+            "seat {} flies from site {} to site {}",
+            f.seat, f.from, f.to
+        ),
         Kind::StonePlaced(s) => format!(
             "seat {} leaves a stone on site {} ({} left)",
             s.seat, s.site, s.stones_left
         ),
         Kind::StoneDeclined(s) => format!("seat {} leaves no stone on site {}", s.seat, s.site),
-        Kind::LeaderChanged(l) => format!(
-            "seat {} leads circle {}",
-            l.leader,
-            circle_letter(l.circle)
-        ),
+        Kind::LeaderChanged(l) => {
+            format!("seat {} leads circle {}", l.leader, circle_letter(l.circle))
+        }
         Kind::DolmenPlaced(p) => format!(
             "seat {} places a dolmen{} {} circle {}",
             p.seat,
@@ -449,6 +456,7 @@ mod tests {
     fn the_dolmen_board_is_drawn_as_its_lattice() {
         let mut game =
             druids::new_game(pb::GameKind::Dolmen as i32, 2, 1, &Default::default()).unwrap();
+        game.start();
         for seat in [0u8, 1] {
             let seat = druids_engine::Seat(seat);
             game.apply_legal(seat, 0, None, &mut |_| Ok(())).unwrap();

@@ -237,3 +237,79 @@ fn a_person_and_a_bot_play_a_game_then_it_replays() {
     assert!(!ok);
     assert!(err.contains("NOT_FOUND"), "{err}");
 }
+
+/// The search bots play over the network: for each game, a greedy bot and an
+/// MCTS bot (small budget) play a 2-player game to the end and see the same
+/// outcome.
+#[test]
+fn greedy_and_mcts_bots_finish_both_games_over_the_network() {
+    let url = server();
+    for game in ["meduris", "dolmen"] {
+        let (ok, out, err) = druids(
+            &url,
+            &[
+                "create",
+                "--game",
+                game,
+                "--players",
+                "2",
+                "--seed",
+                "3",
+                "--json",
+            ],
+        );
+        assert!(ok, "{err}");
+        let created: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        let id = created["game_id"].as_str().unwrap().to_owned();
+        let bots: Vec<_> = [["greedy", "100"], ["mcts", "20"]]
+            .iter()
+            .enumerate()
+            .map(|(seat, [strategy, think])| {
+                let token = created["seats"][seat]["token"].as_str().unwrap();
+                Command::new(env!("CARGO_BIN_EXE_druids"))
+                    .args(["--server", &url, "bot", "--game-id", &id, "--token", token])
+                    .args(["--strategy", strategy, "--think-ms", think])
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let seen: Vec<serde_json::Value> = bots
+            .into_iter()
+            .map(|bot| {
+                let out = bot.wait_with_output().unwrap();
+                assert!(
+                    out.status.success(),
+                    "{game}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                last_json(&String::from_utf8_lossy(&out.stdout))
+            })
+            .collect();
+        for s in &seen {
+            assert!(s["actions"].as_u64().unwrap() > 0, "{game}: {s}");
+            assert_eq!(s["outcome"]["scores"].as_array().unwrap().len(), 2);
+            assert_eq!(s["outcome"], seen[0]["outcome"], "{game}: same end");
+        }
+        let (ok, out, _) = druids(&url, &["state", "--game-id", &id]);
+        assert!(ok);
+        assert!(out.contains("(finished,"), "{game}: {out}");
+        assert!(out.contains("over: scores"), "{game}: {out}");
+    }
+
+    let (ok, _, err) = druids(
+        &url,
+        &[
+            "bot",
+            "--game-id",
+            "x",
+            "--token",
+            "t",
+            "--strategy",
+            "clever",
+        ],
+    );
+    assert!(!ok);
+    assert!(err.contains("unknown strategy"), "{err}");
+}

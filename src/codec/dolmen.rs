@@ -1,12 +1,16 @@
 //! Die Dolmengötter on the wire: `proto/druids/v1/dolmen.proto`.
 
-use druids_engine::Seat;
 use druids_engine::dolmen::{
-    Action, Circle, Decision, Dir, Dolmen, EndReason, Event, Occupant, Options, ScoreReason,
-    Shape, Site, View, board,
+    Action, Circle, CircleView, Decision, Dir, Dolmen, DolmenView, EndReason, Event, Occupant,
+    Options, ScoreReason, SeatView, Shape, Site, View, board,
 };
 
-use super::{DecodeError, ProtoGame, common_options, enum_field, seat_u32, small};
+use druids_engine::{Game, Seat};
+
+use super::{
+    DecodeError, ProtoGame, common_options, count, decode_outcome, decode_seat, decode_to_act,
+    decode_viewer, enum_field, players, seat_u32, small,
+};
 use crate::pb;
 use crate::pb::dolmen_action as act;
 use crate::pb::dolmen_event as ev;
@@ -84,6 +88,40 @@ fn decision(d: Decision) -> pb::DolmenDecision {
     out
 }
 
+fn decode_circle(field: &'static str, value: u32) -> Result<Circle, DecodeError> {
+    small(field, value, board::CIRCLES as u8 - 1).map(Circle)
+}
+
+fn decode_decision(d: &pb::DolmenDecision) -> Result<Decision, DecodeError> {
+    use pb::dolmen_decision::Kind;
+    Ok(match enum_field::<Kind>("decision.dolmen.kind", d.kind)? {
+        Kind::PlaceDruid => Decision::PlaceDruid,
+        Kind::Turn => Decision::Turn,
+        Kind::Stone => Decision::Stone {
+            site: decode_site("decision.dolmen.site", d.site)?,
+            may_decline: d.may_decline,
+        },
+        Kind::Dolmen => Decision::Dolmen {
+            circle: decode_circle("decision.dolmen.circle", d.circle)?,
+            on_top: d.on_top,
+        },
+        Kind::Unspecified => unreachable!("enum_field rejects 0"),
+    })
+}
+
+/// Counts of dolmens by value, each at most what a player ever holds.
+fn decode_values(field: &'static str, v: &pb::DolmenValues) -> Result<[u8; 4], DecodeError> {
+    Ok([
+        small(field, v.ones, MAX_OF_A_VALUE)?,
+        small(field, v.twos, MAX_OF_A_VALUE)?,
+        small(field, v.threes, MAX_OF_A_VALUE)?,
+        small(field, v.fours, MAX_OF_A_VALUE)?,
+    ])
+}
+
+/// No player ever holds more dolmens of one value (5 ones with 2 players).
+const MAX_OF_A_VALUE: u8 = 5;
+
 fn dir_name(d: Dir) -> &'static str {
     match d {
         Dir::North => "north",
@@ -128,7 +166,9 @@ impl ProtoGame for Dolmen {
             Action::PassDolmen => Kind::PassDolmen(act::PassDolmen {}),
         };
         pb::Action {
-            game: Some(pb::action::Game::Dolmen(pb::DolmenAction { kind: Some(kind) })),
+            game: Some(pb::action::Game::Dolmen(pb::DolmenAction {
+                kind: Some(kind),
+            })),
         }
     }
 
@@ -219,12 +259,10 @@ impl ProtoGame for Dolmen {
                 direction: direction(dir),
                 jumped: jumped as u32,
             }),
-            Event::HerbsCollected { seat, site: at } => {
-                Kind::HerbsCollected(ev::HerbsCollected {
-                    seat: s(seat),
-                    site: site(at),
-                })
-            }
+            Event::HerbsCollected { seat, site: at } => Kind::HerbsCollected(ev::HerbsCollected {
+                seat: s(seat),
+                site: site(at),
+            }),
             Event::Flew { seat, from, to } => Kind::Flew(ev::Flew {
                 seat: s(seat),
                 from: site(from),
@@ -243,12 +281,10 @@ impl ProtoGame for Dolmen {
                 seat: s(seat),
                 site: site(at),
             }),
-            Event::LeaderChanged { circle: c, leader } => {
-                Kind::LeaderChanged(ev::LeaderChanged {
-                    circle: circle(c),
-                    leader: s(leader),
-                })
-            }
+            Event::LeaderChanged { circle: c, leader } => Kind::LeaderChanged(ev::LeaderChanged {
+                circle: circle(c),
+                leader: s(leader),
+            }),
             Event::DolmenPlaced {
                 seat,
                 circle: c,
@@ -391,6 +427,147 @@ impl ProtoGame for Dolmen {
         })
     }
 
+    fn decode_view(state: &pb::StateView) -> Result<View, DecodeError> {
+        use pb::dolmen_site::Occupant as PbOccupant;
+        let v = match &state.game {
+            Some(pb::state_view::Game::Dolmen(v)) => v,
+            Some(_) => return Err(DecodeError::WrongGame { expected: "dolmen" }),
+            None => return Err(DecodeError::Missing("state.game")),
+        };
+        let n = players::<Dolmen>("dolmen.seats", v.seats.len())?;
+        let seat = |field, value| decode_seat(field, value, n);
+        let byte = |field, value| small(field, value, u8::MAX);
+        count("dolmen.sites", &v.sites, board::SITES)?;
+        let sites = v
+            .sites
+            .iter()
+            .map(|s| {
+                s.occupant
+                    .as_ref()
+                    .map(|o| {
+                        Ok(match *o {
+                            PbOccupant::Druid(d) => Occupant::Druid {
+                                seat: seat("dolmen.sites.druid.seat", d.seat)?,
+                                lying: d.lying,
+                            },
+                            PbOccupant::Stone(owner) => {
+                                Occupant::Stone(seat("dolmen.sites.stone", owner)?)
+                            }
+                        })
+                    })
+                    .transpose()
+            })
+            .collect::<Result<Vec<_>, DecodeError>>()?;
+        count("dolmen.circles", &v.circles, board::CIRCLES)?;
+        let circles = v
+            .circles
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let most = board::shape(Circle(i as u8)).max_dolmens();
+                if c.stack.len() > most {
+                    return Err(DecodeError::OutOfRange {
+                        field: "dolmen.circles.stack (count)",
+                        value: c.stack.len() as u64,
+                        max: most as u64,
+                    });
+                }
+                if c.stones.len() > Dolmen::MAX_PLAYERS {
+                    return Err(DecodeError::OutOfRange {
+                        field: "dolmen.circles.stones (count)",
+                        value: c.stones.len() as u64,
+                        max: Dolmen::MAX_PLAYERS as u64,
+                    });
+                }
+                let sites = board::circle_sites(Circle(i as u8)).len() as u8;
+                Ok(CircleView {
+                    leader: c
+                        .leader
+                        .map(|l| seat("dolmen.circles.leader", l))
+                        .transpose()?,
+                    stones: c
+                        .stones
+                        .iter()
+                        .map(|&k| small("dolmen.circles.stones", k, sites))
+                        .collect::<Result<_, _>>()?,
+                    stack: c
+                        .stack
+                        .iter()
+                        .map(|d| {
+                            Ok(DolmenView {
+                                seat: seat("dolmen.circles.stack.seat", d.seat)?,
+                                value: match d.value {
+                                    None => None,
+                                    Some(value @ 1..=4) => Some(value as u8),
+                                    Some(value) => {
+                                        return Err(DecodeError::OutOfRange {
+                                            field: "dolmen.circles.stack.value (1-4)",
+                                            value: value as u64,
+                                            max: 4,
+                                        });
+                                    }
+                                },
+                            })
+                        })
+                        .collect::<Result<_, DecodeError>>()?,
+                    complete: c.complete,
+                })
+            })
+            .collect::<Result<Vec<_>, DecodeError>>()?;
+        let seats = v
+            .seats
+            .iter()
+            .map(|s| {
+                Ok(SeatView {
+                    score: s.score,
+                    stones_left: byte("dolmen.seats.stones_left", s.stones_left)?,
+                    dolmens_left: byte("dolmen.seats.dolmens_left", s.dolmens_left)?,
+                    dolmens_placed: byte("dolmen.seats.dolmens_placed", s.dolmens_placed)?,
+                    druids_to_place: byte("dolmen.seats.druids_to_place", s.druids_to_place)?,
+                    hand: s
+                        .hand
+                        .as_ref()
+                        .map(|h| decode_values("dolmen.seats.hand", h))
+                        .transpose()?,
+                    scored: decode_values(
+                        "dolmen.seats.scored",
+                        s.scored
+                            .as_ref()
+                            .ok_or(DecodeError::Missing("dolmen.seats.scored"))?,
+                    )?,
+                })
+            })
+            .collect::<Result<Vec<_>, DecodeError>>()?;
+        Ok(View {
+            viewer: decode_viewer(state, n)?,
+            sites,
+            circles,
+            seats,
+            active: seat("dolmen.active", v.active)?,
+            turn: v.turn,
+            to_act: decode_to_act(state, n)?,
+            decision: match state.decision.as_ref().and_then(|d| d.game.as_ref()) {
+                None => None,
+                Some(pb::decision::Game::Dolmen(d)) => Some(decode_decision(d)?),
+                Some(_) => return Err(DecodeError::WrongGame { expected: "dolmen" }),
+            },
+            end_triggered_by: v
+                .end_triggered_by
+                .map(|s| seat("dolmen.end_triggered_by", s))
+                .transpose()?,
+            last_turns_left: byte("dolmen.last_turns_left", v.last_turns_left)?,
+            max_turns: v.max_turns,
+            outcome: state
+                .outcome
+                .as_ref()
+                .map(|o| decode_outcome(o, n))
+                .transpose()?,
+            // Not in the contract: `DolmenView` has no field for the dolmen
+            // decisions waiting behind the current one.
+            queued_dolmens: Vec::new(),
+        })
+    }
+
     fn decision(&self) -> Option<pb::Decision> {
         Dolmen::decision(self).map(|d| pb::Decision {
             game: Some(pb::decision::Game::Dolmen(decision(d))),
@@ -447,15 +624,75 @@ mod tests {
         assert!(v.seats.iter().all(|s| s.hand.is_none()));
     }
 
+    /// Every view of random games of 2 to 5 players, for every seat and a
+    /// spectator, decodes back to the engine view it was encoded from, except
+    /// `queued_dolmens`, which the contract does not carry.
+    #[test]
+    fn views_round_trip() {
+        let checked = crate::codec::test_support::views_round_trip::<Dolmen>(2..=5, 0..4, |v| {
+            v.queued_dolmens.clear()
+        });
+        assert!(checked > 500, "{checked} positions");
+    }
+
+    #[test]
+    fn malformed_views_are_named() {
+        use crate::codec::test_support::state_view;
+        let mut events = Vec::new();
+        let game = Dolmen::new(2, 1, &Options::default(), &mut events).unwrap();
+        let good = state_view(&game, Viewer::Seat(Seat(0)));
+        assert!(Dolmen::decode_view(&good).is_ok());
+        let mut bad = good.clone();
+        bad.game = Some(pb::state_view::Game::Meduris(pb::MedurisView::default()));
+        assert_eq!(
+            Dolmen::decode_view(&bad),
+            Err(DecodeError::WrongGame { expected: "dolmen" })
+        );
+        let mut bad = good.clone();
+        let Some(pb::state_view::Game::Dolmen(v)) = &mut bad.game else {
+            unreachable!()
+        };
+        v.sites.pop();
+        assert_eq!(
+            Dolmen::decode_view(&bad),
+            Err(DecodeError::Count {
+                field: "dolmen.sites",
+                got: 72,
+                expected: 73
+            })
+        );
+        let mut bad = good.clone();
+        let Some(pb::state_view::Game::Dolmen(v)) = &mut bad.game else {
+            unreachable!()
+        };
+        v.active = 2;
+        assert!(matches!(
+            Dolmen::decode_view(&bad),
+            Err(DecodeError::OutOfRange {
+                field: "dolmen.active",
+                ..
+            })
+        ));
+        let mut bad = good;
+        let Some(pb::state_view::Game::Dolmen(v)) = &mut bad.game else {
+            unreachable!()
+        };
+        v.circles[0].stack = vec![pb::DolmenPiece {
+            seat: 0,
+            value: Some(5),
+        }];
+        assert!(Dolmen::decode_view(&bad).is_err());
+    }
+
     #[test]
     fn malformed_actions_are_named() {
         let dolmen = |kind| pb::Action {
-            game: Some(pb::action::Game::Dolmen(pb::DolmenAction { kind: Some(kind) })),
+            game: Some(pb::action::Game::Dolmen(pb::DolmenAction {
+                kind: Some(kind),
+            })),
         };
         assert_eq!(
-            Dolmen::decode_action(&dolmen(act::Kind::PlaceDruid(act::PlaceDruid {
-                site: 73
-            }))),
+            Dolmen::decode_action(&dolmen(act::Kind::PlaceDruid(act::PlaceDruid { site: 73 }))),
             Err(DecodeError::OutOfRange {
                 field: "place_druid.site",
                 value: 73,

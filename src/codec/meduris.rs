@@ -5,7 +5,13 @@ use druids_engine::meduris::{
     Meduris, OfferingKind, Options, ScoreReason, View,
 };
 
-use super::{DecodeError, ProtoGame, common_options, enum_field, seat_u32, small};
+use druids_engine::meduris::state::{GOODS_PER_KIND, STACK_LIMIT};
+use druids_engine::meduris::{FieldView, SeatView};
+
+use super::{
+    DecodeError, ProtoGame, common_options, count, decode_outcome, decode_seat, decode_to_act,
+    decode_viewer, enum_field, players, seat_u32, small,
+};
 use crate::pb;
 use crate::pb::meduris_action as act;
 use crate::pb::meduris_event as ev;
@@ -90,6 +96,65 @@ fn decision(d: Decision) -> pb::MedurisDecision {
         field,
         last_round,
     }
+}
+
+fn decode_decision(d: &pb::MedurisDecision) -> Result<Decision, DecodeError> {
+    use pb::meduris_decision::Kind;
+    Ok(match enum_field::<Kind>("decision.meduris.kind", d.kind)? {
+        Kind::PlaceWorker => Decision::PlaceWorker,
+        Kind::TakeGood => Decision::TakeGood,
+        Kind::ReturnGood => Decision::ReturnGood,
+        Kind::Turn => Decision::Turn,
+        Kind::Offering => Decision::Offering {
+            field: small("decision.meduris.field", d.field, MAX_FIELD)?,
+            last_round: d.last_round,
+        },
+        Kind::Unspecified => unreachable!("enum_field rejects 0"),
+    })
+}
+
+fn decode_chip(field: &'static str, value: i32) -> Result<Option<Chip>, DecodeError> {
+    if value == 0 {
+        return Ok(None);
+    }
+    Ok(Some(match enum_field::<pb::Chip>(field, value)? {
+        pb::Chip::PlusTwo => Chip::PlusTwo,
+        pb::Chip::FreeHut => Chip::FreeHut,
+        pb::Chip::DruidOffering => Chip::DruidOffering,
+        pb::Chip::Unspecified => unreachable!("enum_field rejects 0"),
+    }))
+}
+
+fn decode_area(field: &'static str, value: i32) -> Result<Area, DecodeError> {
+    if !(1..=Area::ALL.len() as i32).contains(&value) {
+        return Err(DecodeError::BadEnum { field, value });
+    }
+    Ok(Area::ALL[value as usize - 1])
+}
+
+fn decode_druid(p: Option<&pb::DruidPosition>, fields: usize) -> Result<DruidPos, DecodeError> {
+    use pb::druid_position::At;
+    Ok(
+        match p
+            .and_then(|p| p.at.as_ref())
+            .ok_or(DecodeError::Missing("meduris.druid"))?
+        {
+            At::Temple(_) => DruidPos::Temple,
+            At::StoneField(n) => DruidPos::StoneField(small("meduris.druid.stone_field", *n, 3)?),
+            At::Field(f) => DruidPos::Field(small("meduris.druid.field", *f, fields as u8 - 1)?),
+        },
+    )
+}
+
+/// Goods in a view: a seat's or the supply (never more than exist of a kind).
+fn decode_view_goods(field: &'static str, g: Option<&pb::Goods>) -> Result<Goods, DecodeError> {
+    let g = g.ok_or(DecodeError::Missing(field))?;
+    Ok(Goods([
+        small(field, g.wood, GOODS_PER_KIND)?,
+        small(field, g.wool, GOODS_PER_KIND)?,
+        small(field, g.copper, GOODS_PER_KIND)?,
+        small(field, g.stone, GOODS_PER_KIND)?,
+    ]))
 }
 
 /// Field numbers never exceed this (the large board has 40 fields).
@@ -418,6 +483,132 @@ impl ProtoGame for Meduris {
         })
     }
 
+    fn decode_view(state: &pb::StateView) -> Result<View, DecodeError> {
+        let v = match &state.game {
+            Some(pb::state_view::Game::Meduris(v)) => v,
+            Some(_) => {
+                return Err(DecodeError::WrongGame {
+                    expected: "meduris",
+                });
+            }
+            None => return Err(DecodeError::Missing("state.game")),
+        };
+        let n = players::<Meduris>("meduris.seats", v.seats.len())?;
+        let seat = |field, value| decode_seat(field, value, n);
+        let board = match enum_field::<pb::MedurisBoard>("meduris.board", v.board)? {
+            pb::MedurisBoard::Small => BoardKind::Small,
+            pb::MedurisBoard::Large => BoardKind::Large,
+            pb::MedurisBoard::Unspecified => unreachable!("enum_field rejects 0"),
+        };
+        let field_count = board.field_count();
+        count("meduris.fields", &v.fields, field_count)?;
+        let fields = v
+            .fields
+            .iter()
+            .map(|f| {
+                Ok(FieldView {
+                    building: f
+                        .building
+                        .map(|b| {
+                            let owner = seat("meduris.fields.building.owner", b.owner)?;
+                            Ok(if b.temple {
+                                Building::Temple(owner)
+                            } else {
+                                Building::Hut(owner)
+                            })
+                        })
+                        .transpose()?,
+                    chip: decode_chip("meduris.fields.chip", f.chip)?,
+                })
+            })
+            .collect::<Result<Vec<_>, DecodeError>>()?;
+        count("meduris.plateaus", &v.plateaus, Good::ALL.len())?;
+        let mut plateaus: [Vec<_>; 4] = Default::default();
+        for p in &v.plateaus {
+            let g = decode_good("meduris.plateaus.good", p.good)?;
+            if p.workers.len() > STACK_LIMIT {
+                return Err(DecodeError::OutOfRange {
+                    field: "meduris.plateaus.workers (count)",
+                    value: p.workers.len() as u64,
+                    max: STACK_LIMIT as u64,
+                });
+            }
+            plateaus[g.index()] = p
+                .workers
+                .iter()
+                .map(|&w| seat("meduris.plateaus.workers", w))
+                .collect::<Result<_, _>>()?;
+        }
+        let seats = v
+            .seats
+            .iter()
+            .map(|s| {
+                let byte = |field, value| small(field, value, u8::MAX);
+                Ok(SeatView {
+                    score: s.score,
+                    huts_left: byte("meduris.seats.huts_left", s.huts_left)?,
+                    temples_left: byte("meduris.seats.temples_left", s.temples_left)?,
+                    buildings_placed: byte("meduris.seats.buildings_placed", s.buildings_placed)?,
+                    runes: small("meduris.seats.runes", s.runes, Area::ALL.len() as u8)?,
+                    workers_to_place: byte("meduris.seats.workers_to_place", s.workers_to_place)?,
+                    goods: s
+                        .goods
+                        .as_ref()
+                        .map(|g| decode_view_goods("meduris.seats.goods", Some(g)))
+                        .transpose()?,
+                })
+            })
+            .collect::<Result<Vec<_>, DecodeError>>()?;
+        count("meduris.runes", &v.runes, Area::ALL.len())?;
+        let mut runes = [None; 9];
+        for r in &v.runes {
+            let a = decode_area("meduris.runes.area", r.area)?;
+            runes[a.index()] = r.seat.map(|s| seat("meduris.runes.seat", s)).transpose()?;
+        }
+        let field_number = |field, value| small(field, value, field_count as u8 - 1);
+        Ok(View {
+            viewer: decode_viewer(state, n)?,
+            board,
+            fields,
+            plateaus,
+            supply: decode_view_goods("meduris.supply", v.supply.as_ref())?,
+            seats,
+            runes,
+            druid: decode_druid(v.druid.as_ref(), field_count)?,
+            active: seat("meduris.active", v.active)?,
+            turn: v.turn,
+            to_act: decode_to_act(state, n)?,
+            decision: match state.decision.as_ref().and_then(|d| d.game.as_ref()) {
+                None => None,
+                Some(pb::decision::Game::Meduris(d)) => Some(decode_decision(d)?),
+                Some(_) => {
+                    return Err(DecodeError::WrongGame {
+                        expected: "meduris",
+                    });
+                }
+            },
+            end_triggered_by: v
+                .end_triggered_by
+                .map(|s| seat("meduris.end_triggered_by", s))
+                .transpose()?,
+            last_turns_left: small("meduris.last_turns_left", v.last_turns_left, u8::MAX)?,
+            max_turns: v.max_turns,
+            ritual_start: v
+                .ritual_start
+                .map(|f| field_number("meduris.ritual_start", f))
+                .transpose()?,
+            last_round_end: v
+                .last_round_end
+                .map(|f| field_number("meduris.last_round_end", f))
+                .transpose()?,
+            outcome: state
+                .outcome
+                .as_ref()
+                .map(|o| decode_outcome(o, n))
+                .transpose()?,
+        })
+    }
+
     fn decision(&self) -> Option<pb::Decision> {
         Meduris::decision(self).map(|d| pb::Decision {
             game: Some(pb::decision::Game::Meduris(decision(d))),
@@ -456,6 +647,65 @@ mod tests {
                 i += 1;
             }
         }
+    }
+
+    /// Every view of random 2-, 3- and 4-player games, for every seat and a
+    /// spectator, decodes back to the engine view it was encoded from.
+    #[test]
+    fn views_round_trip() {
+        let checked = crate::codec::test_support::views_round_trip::<Meduris>(2..=4, 0..6, |_| {});
+        assert!(checked > 1000, "{checked} positions");
+    }
+
+    #[test]
+    fn malformed_views_are_named() {
+        use crate::codec::test_support::state_view;
+        use druids_engine::{Seat, Viewer};
+        let mut events = Vec::new();
+        let game = Meduris::new(3, 1, &Options::default(), &mut events).unwrap();
+        let good = state_view(&game, Viewer::Seat(Seat(1)));
+        assert!(Meduris::decode_view(&good).is_ok());
+        let mut bad = good.clone();
+        bad.game = None;
+        assert_eq!(
+            Meduris::decode_view(&bad),
+            Err(DecodeError::Missing("state.game"))
+        );
+        bad.game = Some(pb::state_view::Game::Dolmen(pb::DolmenView::default()));
+        assert_eq!(
+            Meduris::decode_view(&bad),
+            Err(DecodeError::WrongGame {
+                expected: "meduris"
+            })
+        );
+        let mut bad = good.clone();
+        bad.viewer_seat = Some(3);
+        assert!(matches!(
+            Meduris::decode_view(&bad),
+            Err(DecodeError::OutOfRange {
+                field: "viewer_seat",
+                ..
+            })
+        ));
+        let mut bad = good.clone();
+        let Some(pb::state_view::Game::Meduris(v)) = &mut bad.game else {
+            unreachable!()
+        };
+        v.fields.pop();
+        assert_eq!(
+            Meduris::decode_view(&bad),
+            Err(DecodeError::Count {
+                field: "meduris.fields",
+                got: 31,
+                expected: 32
+            })
+        );
+        let mut bad = good;
+        let Some(pb::state_view::Game::Meduris(v)) = &mut bad.game else {
+            unreachable!()
+        };
+        v.plateaus[0].workers = vec![0, 1, 2, 0];
+        assert!(Meduris::decode_view(&bad).is_err());
     }
 
     #[test]

@@ -8,7 +8,7 @@
 mod dolmen;
 mod meduris;
 
-use druids_engine::{Game, Seat};
+use druids_engine::{Game, Outcome, Seat, Viewer};
 
 use crate::pb;
 
@@ -42,6 +42,16 @@ pub enum DecodeError {
         /// The game being played.
         expected: &'static str,
     },
+    /// A list has the wrong number of entries (views: one per seat, field, ...).
+    #[error("{field} has {got} entries, expected {expected}")]
+    Count {
+        /// The list.
+        field: &'static str,
+        /// Entries received.
+        got: u64,
+        /// Entries the contract requires here.
+        expected: u64,
+    },
 }
 
 /// A game as it appears on the wire: the proto shapes of its actions, events,
@@ -70,6 +80,15 @@ pub trait ProtoGame: Game {
 
     /// The decision pending now, `None` once the game is over.
     fn decision(&self) -> Option<pb::Decision>;
+
+    /// The engine view a state on the wire shows: the game's own part
+    /// (`state.game`, see [`ProtoGame::encode_view`]) and the fields every game
+    /// carries at the top of `StateView` (`viewer_seat`, `to_act`, `decision`,
+    /// `outcome`). The inverse of what the server sends, for clients that run
+    /// engine-side logic, e.g. the search bots of `druids-bots` playing over
+    /// the network. Everything is checked for form (enums, ranges, one entry
+    /// per seat, field or site) so the result is safe to hand to the engine.
+    fn decode_view(state: &pb::StateView) -> Result<Self::View, DecodeError>;
 
     /// Every legal action with every distinct payment, for games whose actions
     /// carry one; the default is the plain legal-action list.
@@ -118,6 +137,93 @@ pub(crate) fn common_options(options: &pb::GameOptions) -> Result<(u8, u32), Dec
     Ok((start_seat, max_turns))
 }
 
+/// The viewer of a state on the wire: its `viewer_seat`, or a spectator.
+pub(crate) fn decode_viewer(state: &pb::StateView, players: usize) -> Result<Viewer, DecodeError> {
+    state
+        .viewer_seat
+        .map(|s| decode_seat("viewer_seat", s, players).map(Viewer::Seat))
+        .transpose()
+        .map(|v| v.unwrap_or(Viewer::Spectator))
+}
+
+/// The seat that must decide (`to_act`) of a state on the wire.
+pub(crate) fn decode_to_act(
+    state: &pb::StateView,
+    players: usize,
+) -> Result<Option<Seat>, DecodeError> {
+    state
+        .to_act
+        .map(|s| decode_seat("to_act", s, players))
+        .transpose()
+}
+
+/// The number of seats of a view on the wire, within what game `G` allows.
+pub(crate) fn players<G: Game>(field: &'static str, seats: usize) -> Result<usize, DecodeError> {
+    if seats < G::MIN_PLAYERS {
+        return Err(DecodeError::Count {
+            field,
+            got: seats as u64,
+            expected: G::MIN_PLAYERS as u64,
+        });
+    }
+    if seats > G::MAX_PLAYERS {
+        return Err(DecodeError::OutOfRange {
+            field,
+            value: seats as u64,
+            max: G::MAX_PLAYERS as u64,
+        });
+    }
+    Ok(seats)
+}
+
+/// A seat number from the wire, which must name one of `players` seats.
+pub(crate) fn decode_seat(
+    field: &'static str,
+    value: u32,
+    players: usize,
+) -> Result<Seat, DecodeError> {
+    if value as usize >= players {
+        return Err(DecodeError::OutOfRange {
+            field,
+            value: value as u64,
+            max: players.saturating_sub(1) as u64,
+        });
+    }
+    Ok(Seat(value as u8))
+}
+
+/// Checks that a list has one entry per seat, field, site ...
+pub(crate) fn count<T>(
+    field: &'static str,
+    list: &[T],
+    expected: usize,
+) -> Result<(), DecodeError> {
+    if list.len() != expected {
+        return Err(DecodeError::Count {
+            field,
+            got: list.len() as u64,
+            expected: expected as u64,
+        });
+    }
+    Ok(())
+}
+
+/// An outcome from the wire, for a game of `players` seats.
+pub fn decode_outcome(outcome: &pb::Outcome, players: usize) -> Result<Outcome, DecodeError> {
+    count("outcome.scores", &outcome.scores, players)?;
+    let seats = |field, list: &[u32]| {
+        list.iter()
+            .map(|&s| decode_seat(field, s, players))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    Ok(Outcome {
+        scores: outcome.scores.clone(),
+        winners: seats("outcome.winners", &outcome.winners)?,
+        ranking: seats("outcome.ranking", &outcome.ranking)?,
+        by_safeguard: outcome.by_safeguard,
+    })
+}
+
 /// An outcome on the wire.
 pub fn encode_outcome(outcome: &druids_engine::Outcome) -> pb::Outcome {
     pb::Outcome {
@@ -125,5 +231,71 @@ pub fn encode_outcome(outcome: &druids_engine::Outcome) -> pb::Outcome {
         winners: outcome.winners.iter().map(|&s| seat_u32(s)).collect(),
         ranking: outcome.ranking.iter().map(|&s| seat_u32(s)).collect(),
         by_safeguard: outcome.by_safeguard,
+    }
+}
+
+/// What the codecs' tests share.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+
+    /// The `StateView` a server sends `viewer` (the parts `decode_view` reads).
+    pub(crate) fn state_view<G: ProtoGame>(game: &G, viewer: Viewer) -> pb::StateView {
+        pb::StateView {
+            kind: G::KIND as i32,
+            viewer_seat: match viewer {
+                Viewer::Seat(s) => Some(seat_u32(s)),
+                Viewer::Spectator => None,
+            },
+            to_act: game.to_act().map(seat_u32),
+            decision: ProtoGame::decision(game),
+            outcome: game.outcome().as_ref().map(encode_outcome),
+            game: Some(G::encode_view(&game.view(viewer))),
+            ..Default::default()
+        }
+    }
+
+    /// Plays random games of each player count from each seed and checks, at
+    /// every position, that every seat's and a spectator's view survive the
+    /// round trip engine view → wire → engine view, up to `normalise` (which
+    /// removes from the engine view what the contract does not carry).
+    /// Returns the positions checked.
+    pub(crate) fn views_round_trip<G: ProtoGame>(
+        players: std::ops::RangeInclusive<usize>,
+        seeds: std::ops::Range<u64>,
+        normalise: impl Fn(&mut G::View),
+    ) -> usize {
+        let mut events = Vec::new();
+        let mut legal = Vec::new();
+        let mut checked = 0;
+        for seed in seeds {
+            for n in players.clone() {
+                let mut game = G::new(n, seed, &G::Options::default(), &mut events).unwrap();
+                let mut i = 0usize;
+                loop {
+                    let viewers = (0..n as u8)
+                        .map(|s| Viewer::Seat(Seat(s)))
+                        .chain([Viewer::Spectator]);
+                    for viewer in viewers {
+                        let wire = state_view(&game, viewer);
+                        let mut view = game.view(viewer);
+                        normalise(&mut view);
+                        assert_eq!(
+                            G::decode_view(&wire),
+                            Ok(view),
+                            "seed {seed}, {n} players, action {i}, {viewer:?}"
+                        );
+                    }
+                    checked += 1;
+                    let Some(seat) = game.to_act() else { break };
+                    legal.clear();
+                    game.legal_actions(&mut legal);
+                    let a = legal[(i * 7 + seed as usize) % legal.len()].clone();
+                    game.apply(seat, &a, &mut events).unwrap();
+                    i += 1;
+                }
+            }
+        }
+        checked
     }
 }

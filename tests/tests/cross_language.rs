@@ -1,7 +1,8 @@
 //! Cross-language end-to-end: bots written in Python (the `bots/python` kit, run
-//! as subprocesses) and in Rust (the generated client, in-process tasks) play one
-//! game together against a real server over TCP, each seat following its own
-//! event stream. Every client must see the same final outcome.
+//! as subprocesses) and in Rust (the generated client, in-process tasks) play
+//! one 4-player game of each title (Meduris, Die Dolmengötter) together against
+//! a real server over TCP, each seat following its own event stream. Every
+//! client must see the same final outcome.
 //!
 //! The Python virtualenv `bots/python/.venv` is made by `bots/python/setup_venv.sh`
 //! (from PyPI the first time, reused afterwards). If it cannot be made, the test
@@ -355,6 +356,22 @@ async fn python_and_rust_bots_play_meduris_to_the_same_end() {
             Rust,
         ],
         7,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_and_rust_bots_play_dolmen_to_the_same_end() {
+    use Player::{Python, Rust};
+    play_cross_language(
+        pb::GameKind::Dolmen,
+        &[
+            Python("heuristic_bot.py"),
+            Rust,
+            Python("random_bot.py"),
+            Rust,
+        ],
+        11,
     )
     .await;
 }

@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
-"""A simple Meduris heuristic: build temples, then huts (bonus chips first),
-offer both goods, take the good held least, return the good held most, and
-move workers to the plateau of the scarcest good. Random in other games.
+"""A simple heuristic bot for both games.
+
+Meduris: temples, then huts (bonus chips first); offer both goods; take the good
+held least, return the one held most; move workers to the scarcest good.
+Die Dolmengoetter: always leave a stone; rate a walk or flight by the stone it
+leaves where the druid stood (+2 per open circle of that site where it gives this
+seat sole majority, +1 where it ties); highest dolmen on top, lowest under a
+stack, never pass; place druids on sites touching the most circles.
 
     python examples/heuristic_bot.py --server 127.0.0.1:50051 --game-id ID --token T
 """
@@ -28,15 +33,14 @@ def total(goods):
     return goods.wood + goods.wool + goods.copper + goods.stone
 
 
-def score(action, state):
+def meduris_score(action, state):
     """Higher is better; unknown kinds score 0."""
     kind = action.WhichOneof("kind")
     if kind == "build_temple":
         return 100 - total(action.build_temple.payment)
     if kind == "build_hut":
         field = next(f for f in state.meduris.fields if f.field == action.build_hut.field)
-        chip = field.chip
-        return 80 + 10 * CHIP_BONUS.get(chip, 0) - total(action.build_hut.payment)
+        return 80 + 10 * CHIP_BONUS.get(field.chip, 0) - total(action.build_hut.payment)
     if kind == "offer_chip":
         return 60
     if kind == "offer":  # both goods > one good > nothing
@@ -52,12 +56,43 @@ def score(action, state):
     return 0
 
 
+def stone_value(site, state):
+    """What one more stone of ours on `site` does to the majorities of its open circles."""
+    me, value = state.viewer_seat, 0
+    for c in (state.dolmen.circles[i] for i in state.dolmen.sites[site].circles):
+        if c.complete:
+            continue
+        mine = c.stones[me] + 1
+        best_other = max((k for s, k in enumerate(c.stones) if s != me), default=0)
+        value += 2 if mine > best_other else 1 if mine == best_other else 0
+    return value
+
+
+def dolmen_score(action, state):
+    """Higher is better; unknown kinds score 0."""
+    kind = action.WhichOneof("kind")
+    if kind == "place_stone":
+        return 100
+    if kind == "place_dolmen":  # highest on top, lowest under the stack
+        value = action.place_dolmen.value
+        return 50 + (value if state.decision.dolmen.on_top else -value)
+    if kind in ("walk", "fly"):  # `from` is a Python keyword: getattr
+        return 10 + stone_value(getattr(getattr(action, kind), "from"), state)
+    if kind == "collect_herbs":
+        return 10
+    if kind == "place_druid":
+        return len(state.dolmen.sites[action.place_druid.site].circles)
+    return 0  # decline_stone, pass_dolmen
+
+
+SCORES = {"meduris": meduris_score, "dolmen": dolmen_score}
+
+
 def choose(legal_actions, state):
-    """The best-scoring Meduris action (ties broken at random); random otherwise."""
-    if state.WhichOneof("game") != "meduris":
-        return random.choice(legal_actions)
+    """The best-scoring action of this game (ties broken at random)."""
     random.shuffle(legal_actions)
-    return max(legal_actions, key=lambda la: score(la.action.meduris, state))
+    game = state.WhichOneof("game")
+    return max(legal_actions, key=lambda la: SCORES[game](getattr(la.action, game), state))
 
 
 if __name__ == "__main__":

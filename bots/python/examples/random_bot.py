@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A bot that picks uniformly among the legal actions, for any game.
+"""A bot that picks uniformly among the legal actions, for any game (Meduris,
+Die Dolmengoetter).
 
     python examples/random_bot.py --server 127.0.0.1:50051 --game-id ID --token T
 """
