@@ -1793,10 +1793,10 @@ fn determinize_deals_hidden_values_consistently() {
     for seed in 0..30u64 {
         let players = 2 + (seed % 4) as usize;
         let mut game = Dolmen::new(players, seed, &Options::default(), &mut Vec::new()).unwrap();
-        let mut step = 0;
+        let mut step = 0u64;
         while let Some(seat) = game.to_act() {
             step += 1;
-            if step % 7 == 0 || matches!(game.decision(), Some(Decision::Dolmen { .. })) {
+            if step.is_multiple_of(7) || matches!(game.decision(), Some(Decision::Dolmen { .. })) {
                 let viewers = [Viewer::Seat(seat), Viewer::Spectator];
                 for viewer in viewers {
                     let view = game.view(viewer);
