@@ -5,6 +5,33 @@
 //! cited where it is implemented. The module is split by concern: [`board`] (the
 //! 28 circles and 73 sites as data), `state`, [`action`] and [`event`] (the
 //! vocabulary), `rules` (legal actions and apply), `scoring` and [`view`].
+//!
+//! # Rulings and engine decisions
+//! * \[ruling\] The board: the digest's 8 × 8 letter grid ([`board::GRID`]);
+//!   73 sites, paths along circle boundaries and board edges, wrap-around to the
+//!   opposite border and the corner diagonals (see [`board`]).
+//! * \[ruling\] Multipliers from the top of a stack down: square 3, 2, 1;
+//!   hexagon 4, 3, 2, 1; octagon 5, 4, 3, 2, 1 — whatever the stack's height.
+//! * \[ruling\] A seat with no legal action at all when its turn starts loses
+//!   the turn ([`Event::TurnPassed`]). Should every seat in a row be unable to
+//!   act, the game ends as by the safeguard instead of looping.
+//! * \[ruling\] Safeguard: when another turn would exceed
+//!   [`Options::max_turns`], the game ends ([`EndReason::Safeguard`]) with the
+//!   usual final scoring.
+//! * Last dolmen: when a seat places its last dolmen — possibly out of turn,
+//!   in a dolmen decision during another seat's turn — the current turn is
+//!   finished, then every other seat takes exactly one more turn, in seat order
+//!   starting from the seat after the active one (so after an out-of-turn
+//!   trigger the active seat plays once more, last), and the game ends. Only
+//!   the first seat to place its last dolmen starts the last turns.
+//! * The last stone of all players ends the game at once, after that stone's
+//!   dolmen decisions and completion scoring, even during the last turns.
+//! * A stone's dolmen decisions are taken one at a time, circles in letter
+//!   order; one whose stack is full, or whose seat has no dolmen left, when it
+//!   comes up is skipped without an event. A circle completed by the stone
+//!   scores after all of them.
+//! * A walk whose chain of jumped druids leads all the way round the board back
+//!   to the walking druid is illegal.
 
 pub mod action;
 pub mod board;
@@ -69,7 +96,11 @@ impl Dolmen {
     /// A complete game consistent with what `view` shows: public state copied,
     /// the hidden values of other seats' dolmens (in hand and on the board)
     /// dealt at random from what they can still be, using `seed`. The result is
-    /// a legal position, not necessarily the true one (for the bots).
+    /// a legal position, not necessarily the true one (for the bots): it
+    /// conserves the pieces, shows `view`'s viewer exactly `view`, and gives the
+    /// seat to act the same legal actions. Dolmen decisions queued behind the
+    /// current one are rebuilt from [`View::queued_dolmens`] (a view decoded
+    /// from the wire, where that list is empty, loses them).
     pub fn determinize(view: &View, seed: u64) -> Dolmen {
         Dolmen {
             state: view::determinize(view, seed),
@@ -164,7 +195,13 @@ impl Game for Dolmen {
         scoring::outcome(&self.state)
     }
 
-    /// See the README's turn-clock section.
+    /// The least harmful choice per decision kind:
+    /// * placing a druid: the lowest-numbered free site;
+    /// * a turn: collect herbs with the standing druid on the lowest-numbered
+    ///   site; with none standing, fly the lying druid on the lowest-numbered
+    ///   site to the lowest-numbered free site;
+    /// * a stone: leave it ([`Action::PlaceStone`]; declining costs a point);
+    /// * a dolmen: pass ([`Action::PassDolmen`]; no penalty).
     fn timeout_action(&self) -> Option<Action> {
         rules::timeout_action(&self.state)
     }
