@@ -120,3 +120,65 @@ pub fn tournament<G: Searchable>(
     }
     Ok(standings)
 }
+
+#[cfg(test)]
+mod tests {
+    use druids_engine::dolmen::Dolmen;
+    use druids_engine::meduris::Meduris;
+
+    use super::*;
+
+    /// Random, greedy and MCTS (a small fixed budget) finish games of every
+    /// player count without the engine ever refusing one of their actions.
+    fn every_strategy_finishes<G: Searchable>() {
+        let all = [Strategy::Mcts, Strategy::Greedy, Strategy::Random];
+        for players in G::MIN_PLAYERS..=G::MAX_PLAYERS {
+            let lineup: Vec<Strategy> = all.iter().cycle().take(players).copied().collect();
+            let games = players as u32;
+            let standings =
+                tournament::<G>(&lineup, games, 7, Budget::Iterations(10), |_, _| {}).unwrap();
+            let wins: f64 = standings.iter().map(|s| s.wins).sum();
+            assert!((wins - games as f64).abs() < 1e-9, "one win per game");
+            assert!(standings.iter().all(|s| s.games == games));
+        }
+    }
+
+    #[test]
+    fn every_strategy_finishes_meduris() {
+        every_strategy_finishes::<Meduris>();
+    }
+
+    #[test]
+    fn every_strategy_finishes_dolmen() {
+        every_strategy_finishes::<Dolmen>();
+    }
+
+    /// Greedy's win rate against random over `games` 2-player games.
+    fn greedy_vs_random<G: Searchable>(games: u32) -> f64 {
+        let lineup = [Strategy::Greedy, Strategy::Random];
+        let standings =
+            tournament::<G>(&lineup, games, 1, Budget::Iterations(1), |_, _| {}).unwrap();
+        standings[0].win_rate()
+    }
+
+    #[test]
+    fn greedy_beats_random_at_both_games() {
+        let meduris = greedy_vs_random::<Meduris>(40);
+        assert!(meduris > 0.75, "meduris: {meduris}");
+        let dolmen = greedy_vs_random::<Dolmen>(40);
+        assert!(dolmen > 0.75, "dolmen: {dolmen}");
+    }
+
+    #[test]
+    fn win_rate_interval_contains_the_rate() {
+        let s = Standing {
+            games: 100,
+            wins: 97.0,
+            score_sum: 4560.0,
+        };
+        let (lo, hi) = s.win_rate_ci95();
+        assert!(lo < 0.97 && 0.97 < hi, "{lo} {hi}");
+        assert!((lo - 0.9155).abs() < 1e-3 && (hi - 0.9897).abs() < 1e-3);
+        assert!((s.mean_score() - 45.6).abs() < 1e-9);
+    }
+}

@@ -7,6 +7,8 @@
 //!
 //! Runes and temples count what final scoring would give today; goods and huts
 //! are what future offerings are paid with and asked at.
+//!
+//! Die Dolmengötter evaluation: see `impl Searchable for Dolmen` below.
 
 use druids_engine::dolmen::{Circle, Dolmen, board};
 use druids_engine::meduris::{Building, Meduris};
@@ -90,7 +92,12 @@ impl Searchable for Dolmen {
         }
         let hand: f64 = me
             .hand
-            .map(|h| h.iter().enumerate().map(|(v, &n)| ((v + 1) * n as usize) as f64).sum())
+            .map(|h| {
+                h.iter()
+                    .enumerate()
+                    .map(|(v, &n)| ((v + 1) * n as usize) as f64)
+                    .sum()
+            })
             .unwrap_or(0.0);
         me.score as f64 + on_board + HAND_VALUE * hand + LEAD_VALUE * led
     }
