@@ -1,8 +1,8 @@
 //! Complete random Meduris games per second, for 2, 3 and 4 players, plus the
-//! cost of legal-action generation alone on positions from such games, and the
-//! same games replayed without generating legal actions: the difference between
-//! `meduris_random_game/4` and `meduris_replay/4` is the share of legal-action
-//! generation in a random game.
+//! cost of legal-action generation alone on positions from such games, and
+//! recorded 4-player games replayed with and without listing the legal actions
+//! at every position: `1 - meduris_replay/4 ÷ meduris_replay/4_with_legal` is the
+//! share of legal-action generation in a random game's engine time.
 //!
 //! Run: `cargo bench -p druids-engine --bench meduris`
 //! (quick: `cargo bench -p druids-engine --bench meduris -- --warm-up-time 1 --measurement-time 3`)
@@ -87,13 +87,12 @@ fn legal_actions(c: &mut Criterion) {
     group.finish();
 }
 
-fn replay(c: &mut Criterion) {
-    // The same kind of games as `meduris_random_game/4`, recorded, then replayed:
-    // setup and apply only, no legal-action generation.
+/// Random 4-player games, recorded: seeds and the actions played.
+fn record_games(count: u64) -> Vec<(u64, Vec<(Seat, Action)>)> {
     let mut rng = Pcg64Mcg::seed_from_u64(1);
     let mut legal = Vec::new();
     let mut events = Vec::new();
-    let recorded: Vec<(u64, Vec<(Seat, Action)>)> = (1..=200u64)
+    (1..=count)
         .map(|seed| {
             let mut game = Meduris::new(4, seed, &Options::default(), &mut events).unwrap();
             let mut actions = Vec::new();
@@ -106,23 +105,43 @@ fn replay(c: &mut Criterion) {
             }
             (seed, actions)
         })
-        .collect();
+        .collect()
+}
+
+fn replay(c: &mut Criterion) {
+    // The same kind of games as `meduris_random_game/4`, recorded, then replayed:
+    // `meduris_replay/4` sets up and applies only, `meduris_replay/4_with_legal`
+    // also lists the legal actions at every position, as a random game does. The
+    // share of legal-action generation in a game's engine time is
+    // 1 - replay/4 ÷ replay/4_with_legal.
+    let recorded = record_games(200);
+    let mut events = Vec::with_capacity(64);
+    let mut legal = Vec::with_capacity(256);
     let mut group = c.benchmark_group("meduris_replay");
     group.throughput(Throughput::Elements(1));
-    group.bench_function("4", |b| {
-        let mut i = 0;
-        b.iter(|| {
-            let (seed, actions) = &recorded[i % recorded.len()];
-            i += 1;
-            events.clear();
-            let mut game = Meduris::new(4, *seed, &Options::default(), &mut events).unwrap();
-            for (seat, a) in actions {
+    for with_legal in [false, true] {
+        let name = if with_legal { "4_with_legal" } else { "4" };
+        group.bench_function(name, |b| {
+            let mut i = 0;
+            b.iter(|| {
+                let (seed, actions) = &recorded[i % recorded.len()];
+                i += 1;
                 events.clear();
-                game.apply(*seat, a, &mut events).unwrap();
-            }
-            black_box(game.to_act())
-        })
-    });
+                let mut game = Meduris::new(4, *seed, &Options::default(), &mut events).unwrap();
+                let mut listed = 0;
+                for (seat, a) in actions {
+                    if with_legal {
+                        legal.clear();
+                        game.legal_actions(&mut legal);
+                        listed += legal.len();
+                    }
+                    events.clear();
+                    game.apply(*seat, a, &mut events).unwrap();
+                }
+                black_box((game.to_act(), listed))
+            })
+        });
+    }
     group.finish();
 }
 

@@ -95,11 +95,31 @@ impl BoardKind {
     }
 
     /// For each field, the index (0..6) of its unordered pair of goods, see
-    /// [`PAIR_GOODS`]. A table so that legal-action listing does not recompute it.
-    pub(crate) const fn pairs(self) -> &'static [u8] {
+    /// [`PAIR_GOODS`]. A table so that legal-action listing does not recompute it;
+    /// 64 entries (0 past the ring) so that any bit index of a field mask is in
+    /// bounds.
+    pub(crate) const fn pairs(self) -> &'static [u8; 64] {
         match self {
             BoardKind::Small => &SMALL_PAIRS,
             BoardKind::Large => &LARGE_PAIRS,
+        }
+    }
+
+    /// For each pair index (see [`PAIR_GOODS`]), the bit mask of the fields showing
+    /// that pair: bit `i` set when field `i` asks for those two goods.
+    pub(crate) const fn pair_masks(self) -> &'static [u64; 6] {
+        match self {
+            BoardKind::Small => &SMALL_PAIR_MASKS,
+            BoardKind::Large => &LARGE_PAIR_MASKS,
+        }
+    }
+
+    /// For each set of pair indices (bit `p` for pair `p`), the mask of the
+    /// fields showing one of those pairs.
+    pub(crate) const fn pair_set_masks(self) -> &'static [u64; 64] {
+        match self {
+            BoardKind::Small => &SMALL_PAIR_SET_MASKS,
+            BoardKind::Large => &LARGE_PAIR_SET_MASKS,
         }
     }
 }
@@ -126,8 +146,8 @@ pub(crate) const fn pair_index(goods: [Good; 2]) -> usize {
     }
 }
 
-const fn pairs_of<const N: usize>(fields: &[Field; N]) -> [u8; N] {
-    let mut out = [0; N];
+const fn pairs_of<const N: usize>(fields: &[Field; N]) -> [u8; 64] {
+    let mut out = [0; 64];
     let mut i = 0;
     while i < N {
         out[i] = pair_index(fields[i].goods) as u8;
@@ -136,8 +156,38 @@ const fn pairs_of<const N: usize>(fields: &[Field; N]) -> [u8; N] {
     out
 }
 
-static SMALL_PAIRS: [u8; 32] = pairs_of(&SMALL);
-static LARGE_PAIRS: [u8; 40] = pairs_of(&LARGE);
+const fn pair_masks_of(pairs: &[u8], len: usize) -> [u64; 6] {
+    let mut out = [0; 6];
+    let mut i = 0;
+    while i < len {
+        out[pairs[i] as usize] |= 1 << i;
+        i += 1;
+    }
+    out
+}
+
+static SMALL_PAIRS: [u8; 64] = pairs_of(&SMALL);
+static LARGE_PAIRS: [u8; 64] = pairs_of(&LARGE);
+const fn pair_set_masks_of(masks: &[u64; 6]) -> [u64; 64] {
+    let mut out = [0; 64];
+    let mut set = 0;
+    while set < 64 {
+        let mut p = 0;
+        while p < 6 {
+            if set & (1 << p) != 0 {
+                out[set] |= masks[p];
+            }
+            p += 1;
+        }
+        set += 1;
+    }
+    out
+}
+
+static SMALL_PAIR_MASKS: [u64; 6] = pair_masks_of(&SMALL_PAIRS, SMALL.len());
+static LARGE_PAIR_MASKS: [u64; 6] = pair_masks_of(&LARGE_PAIRS, LARGE.len());
+static SMALL_PAIR_SET_MASKS: [u64; 64] = pair_set_masks_of(&SMALL_PAIR_MASKS);
+static LARGE_PAIR_SET_MASKS: [u64; 64] = pair_set_masks_of(&LARGE_PAIR_MASKS);
 
 const fn f(area: Area, a: Good, b: Good) -> Field {
     Field {
@@ -272,6 +322,18 @@ mod tests {
                 let mut want = field.goods;
                 want.sort();
                 assert_eq!(PAIR_GOODS[pair as usize], want);
+            }
+            let masks = board.pair_masks();
+            for (set, &fields) in board.pair_set_masks().iter().enumerate() {
+                let want = (0..6)
+                    .filter(|p| set & (1 << p) != 0)
+                    .fold(0, |m, p| m | masks[p]);
+                assert_eq!(fields, want);
+            }
+            for (i, &pair) in board.pairs()[..board.field_count()].iter().enumerate() {
+                for (p, mask) in masks.iter().enumerate() {
+                    assert_eq!(mask & (1 << i) != 0, p == pair as usize);
+                }
             }
         }
     }

@@ -9,7 +9,7 @@ use super::board::{Area, BoardKind, MAX_FIELDS, PAIR_GOODS};
 use super::event::{Event, OfferingKind, ScoreReason};
 use super::goods::{self, Good, Goods};
 use super::scoring;
-use super::state::{GOODS_PER_KIND, MAX_SEATS, Options, Phase, SeatState, Stack, State};
+use super::state::{GOODS_PER_KIND, MAX_SEATS, Options, Phase, Ring, SeatState, Stack, State};
 use crate::{Rejection, RuleViolation, Seat, SetupError};
 
 /// Why an action was refused. The state is unchanged whenever one is returned.
@@ -133,7 +133,7 @@ pub(crate) fn to_act(state: &State) -> Option<Seat> {
         }
         Phase::Turn => Some(state.active),
         Phase::Ritual { field, .. } | Phase::LastRound { field, .. } => {
-            state.buildings[field as usize].map(Building::owner)
+            state.building(field as usize).map(Building::owner)
         }
         Phase::Over => None,
     }
@@ -184,8 +184,7 @@ pub(crate) fn setup(
         players: players as u8,
         options: *options,
         rng: rand_pcg::Pcg64Mcg::seed_from_u64(seed),
-        buildings: [None; super::board::MAX_FIELDS],
-        chips: [None; super::board::MAX_FIELDS],
+        ring: Ring::new(board),
         plateaus: [Stack::default(); 4],
         supply,
         seats,
@@ -230,7 +229,7 @@ fn place_chips(state: &mut State, events: &mut Vec<Event>) {
     }
     let mut field = below(&mut state.rng, n);
     for (chip, gap) in kinds.into_iter().zip(gaps) {
-        state.chips[field] = Some(chip);
+        state.ring.set_chip(field, Some(chip));
         events.push(Event::ChipPlaced {
             field: field as u8,
             chip,
@@ -256,7 +255,7 @@ fn below(rng: &mut rand_pcg::Pcg64Mcg, n: usize) -> usize {
 
 /// The cost of a hut on `field` for the active seat (empty on a free-hut chip).
 fn hut_cost(state: &State, field: usize) -> Goods {
-    if state.chips[field] == Some(Chip::FreeHut) {
+    if state.chip(field) == Some(Chip::FreeHut) {
         return Goods::EMPTY;
     }
     let n = state.settlement_through(field) as u8;
@@ -279,25 +278,18 @@ pub(crate) fn legal_actions(state: &State, all_payments: bool, out: &mut Vec<Act
     match state.phase {
         Phase::Over => {}
         Phase::PlaceWorkers { .. } => {
-            for p in Good::ALL {
-                if state.plateaus[p.index()].has_room() {
-                    out.push(Action::PlaceWorker { plateau: p });
-                }
+            let mut room = 0;
+            for (p, stack) in state.plateaus.iter().enumerate() {
+                room |= (stack.has_room() as usize) << p;
             }
+            push_listed(out, &LISTS.place[room & 15], room);
         }
         Phase::TakeGood { .. } => {
-            for g in Good::ALL {
-                if state.supply.get(g) > 0 {
-                    out.push(Action::TakeGood { good: g });
-                }
-            }
+            push_listed(out, &LISTS.take[kinds(state.supply)], kinds(state.supply))
         }
         Phase::ReturnGood { seat } => {
-            for g in Good::ALL {
-                if state.seats[seat.index()].goods.get(g) > 0 {
-                    out.push(Action::ReturnGood { good: g });
-                }
-            }
+            let held = kinds(state.seats[seat.index()].goods);
+            push_listed(out, &LISTS.give_back[held], held)
         }
         Phase::Turn => turn_actions(state, all_payments, out),
         Phase::Ritual { field, .. } | Phase::LastRound { field, .. } => {
@@ -305,6 +297,64 @@ pub(crate) fn legal_actions(state: &State, all_payments: bool, out: &mut Vec<Act
         }
     }
 }
+
+/// The kinds present in `goods`, a bit each (bit `k` for good `k`).
+#[inline]
+fn kinds(goods: Goods) -> usize {
+    goods
+        .0
+        .iter()
+        .enumerate()
+        .fold(0, |m, (k, &n)| m | ((n > 0) as usize) << k)
+}
+
+/// Appends the first `BITS[set]` actions of `list`: all four are copied (a fixed
+/// size, no loop) and the list is cut to length.
+#[inline]
+fn push_listed(out: &mut Vec<Action>, list: &[Action; 4], set: usize) {
+    let len = out.len();
+    out.extend_from_slice(list);
+    out.truncate(len + BITS[set & 15]);
+}
+
+/// The actions naming one good each, for every set of goods (bit `k` for good
+/// `k`): those goods in order, padded to four.
+struct Lists {
+    place: [[Action; 4]; 16],
+    take: [[Action; 4]; 16],
+    give_back: [[Action; 4]; 16],
+}
+
+static LISTS: Lists = {
+    /// `kind` 0: place a worker, 1: take a good, 2: return a good.
+    const fn lists(kind: u8) -> [[Action; 4]; 16] {
+        let mut table = [[Action::OfferChip; 4]; 16];
+        let mut set = 0;
+        while set < 16 {
+            let mut k = 0;
+            let mut g = 0;
+            while g < 4 {
+                if set & (1 << g) != 0 {
+                    let good = Good::ALL[g];
+                    table[set][k] = match kind {
+                        0 => Action::PlaceWorker { plateau: good },
+                        1 => Action::TakeGood { good },
+                        _ => Action::ReturnGood { good },
+                    };
+                    k += 1;
+                }
+                g += 1;
+            }
+            set += 1;
+        }
+        table
+    }
+    Lists {
+        place: lists(0),
+        take: lists(1),
+        give_back: lists(2),
+    }
+};
 
 fn push_payments(
     required: Goods,
@@ -322,134 +372,209 @@ fn push_payments(
     }
 }
 
+/// The turn's actions: big yields, then for each empty field in ring order its
+/// hut and its temple. This is the hot path of random play: everything is
+/// decided on bit masks of the ring (bit `i` for field `i`) with what the fields
+/// share computed once per position, and the actions are written in one pass
+/// into space reserved for them.
 fn turn_actions(state: &State, all: bool, out: &mut Vec<Action>) {
     let me = state.active;
     let seat = &state.seats[me.index()];
-    // A. Big yield.
-    for from in Good::ALL {
-        let stack = &state.plateaus[from.index()];
-        for (h, owner) in stack.workers().enumerate() {
-            if owner != me {
-                continue;
-            }
-            for to in Good::ALL {
-                if to != from && state.plateaus[to.index()].has_room() {
-                    out.push(Action::BigYield {
-                        from,
-                        height: h as u8 + 1,
-                        to,
-                    });
-                }
-            }
-        }
+    // A. Big yield: each of the seat's workers (by plateau, bottom first) to each
+    // other plateau with room. Bit 3p + h - 1 of `mine`: the seat has the worker
+    // at height h of plateau p; bit p of `room`: plateau p has room.
+    let mut room = 0usize;
+    let mut mine = 0u32;
+    for (p, stack) in state.plateaus.iter().enumerate() {
+        room |= (stack.has_room() as usize) << p;
+        mine |= stack.heights_of(me) << (3 * p);
     }
-    // B and C. Build. Cheap filters first: this loop is the hot path of random play.
+    let mut yields = 0;
+    for from in 0..4 {
+        yields += BITS[(mine >> (3 * from)) as usize & 7] * BITS[room & !(1 << from)];
+    }
+
+    // B and C. Build.
     let holding = seat.goods;
     let held = holding.total();
     let can_hut = seat.huts_left > 0;
     let can_temple = seat.temples_left > 0 && held >= 2;
-    if !can_hut && !can_temple {
+    let n = state.len();
+    let ring = &state.ring;
+    if all {
+        let empty = !ring.built() & ((1u64 << n) - 1);
+        let start = out.len();
+        out.extend_from_slice(&PLACEHOLDERS[..yields + SPARE]);
+        write_yields(&mut out[start..], mine, room);
+        out.truncate(start + yields);
+        if can_hut || can_temple {
+            build_actions_all_payments(state, empty, can_hut, can_temple, out);
+        }
         return;
     }
-    let n = state.len();
-    let (huts, built) = state.masks();
-    let empty = !built & ((1u64 << n) - 1);
-    if all {
-        let doubled = huts as u128 | (huts as u128) << n;
-        return build_actions_all_payments(state, empty, doubled, can_hut, can_temple, out);
-    }
-    let pairs = state.board.pairs();
-    // Default payments depend only on the field's pair of goods (6 pairs) and the
-    // settlement size (memoised up to MEMO_SIZES), so each distinct cost is
-    // computed once per call. Bit `pair * MEMO_SIZES + size` of `known` marks a
-    // computed entry, the same bit of `payable` whether it can be paid.
-    let mut memo = [Goods::EMPTY; 6 * MEMO_SIZES];
-    let (mut known, mut payable) = (0u64, 0u64);
-    let mut lookup = |pair: usize, size: u8| -> Option<Goods> {
-        let unit = PAIR_UNITS[pair];
-        let cost = || Goods(unit.0.map(|k| k * size));
-        if size as usize >= MEMO_SIZES {
-            return goods::default_payment(cost(), holding);
+
+    // Fields with a hut, respectively a temple, to list. A hut's payment is
+    // `pay[pair * 4 + class]` for the field's pair of goods (see PAIR_GOODS) and
+    // its class, given by bit i of `class1` and of `class2` for field i: 0 for a
+    // hut alone (one of each of the two goods), 1 for one joining a single hut
+    // (two of each), 2 for a settlement of 3 (three of each); class 3 is paid
+    // `pay[32 + i]`: nothing on a free-hut chip, else a larger settlement's cost.
+    let (mut huts, mut temples) = (0u64, 0u64);
+    let (mut class1, mut class2) = (0u64, 0u64);
+    let mut pay = [Goods::EMPTY; 32 + 64];
+    let mut unit_pay = [Goods::EMPTY; 8];
+    if can_hut || can_temple {
+        let fields_of = state.board.pair_set_masks();
+        let units;
+        (unit_pay, units) = goods::unit_pair_payments(holding);
+        let one = fields_of[units as usize & 63];
+        let sites = ring.sites();
+        if can_temple {
+            temples = sites.temple & one;
         }
-        let slot = pair * MEMO_SIZES + size as usize;
-        if known & (1 << slot) == 0 {
-            known |= 1 << slot;
-            if let Some(p) = goods::default_payment(cost(), holding) {
-                payable |= 1 << slot;
-                memo[slot] = p;
-            }
-        }
-        (payable & (1 << slot) != 0).then_some(memo[slot])
-    };
-    // The fields without a hut, in ring order: the huts between two consecutive
-    // ones (cyclic) form the run a new hut would join on that side.
-    let mut gaps = [0u8; MAX_FIELDS + 1];
-    let mut m = 0;
-    let mut rest = !huts & ((1u64 << n) - 1);
-    while rest != 0 {
-        gaps[m] = rest.trailing_zeros() as u8;
-        rest &= rest - 1;
-        m += 1;
-    }
-    // Two actions at most per empty field: written to a buffer, copied once.
-    let mut buf = [Action::OfferChip; 2 * MAX_FIELDS];
-    let mut len = 0;
-    for j in 0..m {
-        let field = gaps[j] as usize;
-        if empty & (1 << field) == 0 {
-            continue;
-        }
-        let f = field as u8;
-        let chip = state.chips[field];
-        let pair = pairs[field] as usize;
         if can_hut {
-            if chip == Some(Chip::FreeHut) {
-                buf[len] = Action::BuildHut {
-                    field: f,
-                    payment: Goods::EMPTY,
-                };
-                len += 1;
-            } else {
-                let before = if j == 0 { gaps[m - 1] } else { gaps[j - 1] } as usize;
-                let after = if j + 1 == m { gaps[0] } else { gaps[j + 1] } as usize;
-                // Huts on each side (cyclic); with a single field without a hut
-                // both sides are the same n - 1 huts.
-                let left = if before < field {
-                    field - before - 1
-                } else {
-                    field + n - before - 1
-                };
-                let right = if after > field {
-                    after - field - 1
-                } else {
-                    after + n - field - 1
-                };
-                let size = if m == 1 { n } else { 1 + left + right } as u8;
-                debug_assert_eq!(size as usize, state.settlement_through(field));
-                if held >= 2 * size as u32
-                    && let Some(payment) = lookup(pair, size)
-                {
-                    buf[len] = Action::BuildHut { field: f, payment };
-                    len += 1;
+            // The pairs the seat can pay for twice and three times over, and four
+            // times (a larger settlement costs at least four of each).
+            let (twos, threes) = goods::pairs_payable_twice_and_thrice(holding);
+            let (two, three) = (
+                fields_of[twos as usize & 63],
+                fields_of[threes as usize & 63],
+            );
+            let (of_two, of_three) = (sites.of_two & two, sites.of_three & three);
+            let mut larger = 0;
+            if sites.larger & three != 0 {
+                let four = goods::pairs_payable(holding, 4) as usize;
+                larger = sites.larger & fields_of[four & 63];
+            }
+            huts = sites.free | (sites.alone & one) | of_two | of_three;
+            class1 = sites.free | sites.of_two | larger;
+            class2 = sites.free | sites.of_three | larger;
+            for p in 0..6 {
+                pay[p * 4] = unit_pay[p];
+            }
+            let pairs = state.board.pairs();
+            // Payments for 2 and 3 of each, for the pairs that need them.
+            let mut need =
+                (sites.pairs_of_two as u32 & twos) | (sites.pairs_of_three as u32 & threes) << 8;
+            while need != 0 {
+                let bit = need.trailing_zeros() as usize;
+                need &= need - 1;
+                let (pair, times) = (bit & 7, bit / 8 + 2);
+                let [a, b] = PAIR_GOODS[pair % 6];
+                pay[pair * 4 + times - 1] = goods::default_pair_payment(a, b, times as u8, holding)
+                    .expect("the pair pays for the settlement");
+            }
+            let mut rest = larger;
+            while rest != 0 {
+                let field = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let size = State::new_hut_settlement_size(ring.huts(), n, field);
+                let [a, b] = PAIR_GOODS[pairs[field & 63] as usize % 6];
+                if let Some(payment) = goods::default_pair_payment(a, b, size, holding) {
+                    pay[32 + (field & 63)] = payment;
+                    huts |= 1 << field;
                 }
             }
         }
-        if can_temple
-            && chip.is_none()
-            && let Some(payment) = lookup(pair, 1)
-        {
-            buf[len] = Action::BuildTemple { field: f, payment };
-            len += 1;
-        }
     }
-    out.extend_from_slice(&buf[..len]);
+
+    // Space for every action and a few spare slots (a worker's three yields, a
+    // field's hut and temple, are written unconditionally, the count advanced
+    // only for those listed), copied from a row of placeholders.
+    let start = out.len();
+    let most = yields + 2 * (huts | temples).count_ones() as usize;
+    out.extend_from_slice(&PLACEHOLDERS[..most + SPARE]);
+    let dst = &mut out[start..];
+    let mut k = write_yields(dst, mine, room);
+    let pairs = state.board.pairs();
+    let mut todo = huts | temples;
+    while todo != 0 {
+        let field = todo.trailing_zeros() as usize;
+        todo &= todo - 1;
+        let pair = pairs[field & 63] as usize & 7;
+        let class = (class1 >> field & 1 | (class2 >> field & 1) << 1) as usize;
+        let slot = if class == 3 {
+            32 + field
+        } else {
+            pair * 4 + class
+        };
+        let payment = pay[slot & 127];
+        debug_assert!(
+            huts & (1 << field) == 0
+                || Some(payment) == goods::default_payment(hut_cost(state, field), holding)
+        );
+        let f = field as u8;
+        dst[k] = Action::BuildHut { field: f, payment };
+        k += (huts >> field & 1) as usize;
+        dst[k] = Action::BuildTemple {
+            field: f,
+            payment: unit_pay[pair],
+        };
+        k += (temples >> field & 1) as usize;
+    }
+    out.truncate(start + k);
 }
+
+/// Placeholders for the turn's actions, overwritten: the most a turn can list
+/// (9 big yields, a hut and a temple per field) and `SPARE` more.
+static PLACEHOLDERS: [Action; 9 + 2 * MAX_FIELDS + SPARE] =
+    [Action::OfferChip; 9 + 2 * MAX_FIELDS + SPARE];
+
+/// Slots written past the listed actions (see [`turn_actions`]).
+const SPARE: usize = 3;
+
+/// Bits set in each 4-bit number.
+const BITS: [usize; 16] = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4];
+
+/// Writes the big yields (see [`turn_actions`]) to the start of `dst`, which has
+/// room for them and `SPARE` more; returns how many were written. A worker's
+/// targets are written three at a time, the count advanced by how many it has.
+#[inline]
+fn write_yields(dst: &mut [Action], mine: u32, room: usize) -> usize {
+    let mut k = 0;
+    let mut workers = mine;
+    while workers != 0 {
+        let bit = workers.trailing_zeros() as usize;
+        workers &= workers - 1;
+        let (from, height) = (bit / 3, (bit % 3) as u8 + 1);
+        let targets = room & !(1 << from) & 15;
+        let to = TARGETS[targets];
+        for (j, &to) in to.iter().enumerate() {
+            dst[k + j] = Action::BigYield {
+                from: Good::from_index(from & 3),
+                height,
+                to: Good::from_index(to as usize & 3),
+            };
+        }
+        k += BITS[targets];
+    }
+    k
+}
+
+/// For each set of plateaus (bit `p` for plateau `p`, at most three), the
+/// plateaus in order, padded to three.
+const TARGETS: [[u8; 3]; 16] = {
+    let mut table = [[0u8; 3]; 16];
+    let mut set = 0;
+    while set < 16 {
+        let mut k = 0;
+        let mut p = 0;
+        while p < 4 {
+            if set & (1 << p) != 0 && k < 3 {
+                table[set][k] = p as u8;
+                k += 1;
+            }
+            p += 1;
+        }
+        set += 1;
+    }
+    table
+};
 
 /// The build actions with every distinct valid payment (on request only).
 fn build_actions_all_payments(
     state: &State,
     empty: u64,
-    doubled: u128,
     can_hut: bool,
     can_temple: bool,
     out: &mut Vec<Action>,
@@ -458,14 +583,14 @@ fn build_actions_all_payments(
     let n = state.len();
     for field in (0..n).filter(|&f| empty & (1 << f) != 0) {
         let f = field as u8;
-        let chip = state.chips[field];
+        let chip = state.chip(field);
         let unit = field_goods(state, field);
         if can_hut {
             let make = |payment| Action::BuildHut { field: f, payment };
             if chip == Some(Chip::FreeHut) {
                 out.push(make(Goods::EMPTY));
             } else {
-                let size = State::new_hut_settlement_size(doubled, n, field);
+                let size = State::new_hut_settlement_size(state.ring.huts(), n, field);
                 push_payments(Goods(unit.0.map(|k| k * size)), holding, true, out, make);
             }
         }
@@ -476,54 +601,52 @@ fn build_actions_all_payments(
     }
 }
 
-/// Settlement sizes whose hut costs are memoised per call (larger ones are rare).
-const MEMO_SIZES: usize = 8;
-
-/// One of each good of a pair (see [`PAIR_GOODS`]): a temple's cost, and a hut's
-/// cost per hut of its settlement.
-const PAIR_UNITS: [Goods; 6] = {
-    let mut units = [Goods::EMPTY; 6];
-    let mut i = 0;
-    while i < 6 {
-        units[i].0[PAIR_GOODS[i][0] as usize] = 1;
-        units[i].0[PAIR_GOODS[i][1] as usize] = 1;
-        i += 1;
-    }
-    units
-};
-
 fn offering_actions(state: &State, field: usize, all: bool, out: &mut Vec<Action>) {
-    let owner = state.buildings[field]
+    let owner = state
+        .building(field)
         .map(Building::owner)
         .expect("offering at a hut");
     let holding = state.seats[owner.index()].goods;
     let [a, b] = state.field(field).goods;
-    if state.chips[field] == Some(Chip::DruidOffering) {
+    let chip = state.chip(field) == Some(Chip::DruidOffering);
+    let make = |payment| Action::Offer { payment };
+    if !all {
+        // The chip, both goods, one of them, nothing. Paying `a` by three goods
+        // is the same payment as paying `b` by three goods (both come from the
+        // largest surpluses of the same holding), so `b`'s is listed only if
+        // different. Written in place, each slot kept only if listed.
+        let (both, one_a, one_b) = goods::offering_payments(a, b, holding);
+        let len = out.len();
+        out.extend_from_slice(&[Action::OfferChip; 5]);
+        let list = &mut out[len..];
+        let mut k = chip as usize;
+        list[k] = make(both.unwrap_or_default());
+        k += both.is_some() as usize;
+        list[k] = make(one_a.unwrap_or_default());
+        k += one_a.is_some() as usize;
+        list[k] = make(one_b.unwrap_or_default());
+        k += (one_b.is_some() && one_b != one_a) as usize;
+        list[k] = make(Goods::EMPTY);
+        out.truncate(len + k + 1);
+        return;
+    }
+    if chip {
         out.push(Action::OfferChip);
     }
-    let make = |payment| Action::Offer { payment };
     push_payments(field_goods(state, field), holding, all, out, make);
     // "One good": any three goods replace either of the two, so a 3-good payment
     // answers both requirements and is listed once; the second list adds only
     // what the first does not hold.
     let ones = out.len();
     push_payments(Goods::of(a, 1), holding, all, out, make);
-    if all {
-        let mut second = Vec::new();
-        goods::all_payments(Goods::of(b, 1), holding, &mut second);
-        for payment in second {
-            if !out[ones..].contains(&make(payment)) {
-                out.push(make(payment));
-            }
+    let mut second = Vec::new();
+    goods::all_payments(Goods::of(b, 1), holding, &mut second);
+    for payment in second {
+        if !out[ones..].contains(&make(payment)) {
+            out.push(make(payment));
         }
-    } else if let Some(payment) = goods::default_payment(Goods::of(b, 1), holding)
-        && !out[ones..].contains(&make(payment))
-    {
-        out.push(make(payment));
     }
-    out.push(Action::Offer {
-        payment: Goods::EMPTY,
-    });
+    out.push(make(Goods::EMPTY));
 }
 
 // ---------------------------------------------------------------------------
@@ -717,7 +840,7 @@ fn build(
             len: len as u8,
         });
     }
-    if state.buildings[f].is_some() {
+    if state.building(f).is_some() {
         return Err(RuleError::FieldOccupied(field));
     }
     let me = &state.seats[seat.index()];
@@ -730,7 +853,7 @@ fn build(
         if me.temples_left == 0 {
             return Err(RuleError::NoTemplesLeft);
         }
-        if state.chips[f].is_some() {
+        if state.chip(f).is_some() {
             return Err(RuleError::ChipOnField(field));
         }
         field_goods(state, f)
@@ -752,21 +875,21 @@ fn build(
     state.built[seat.index()] += 1;
     if hut {
         me.huts_left -= 1;
-        state.buildings[f] = Some(Building::Hut(seat));
+        state.ring.set_building(f, Some(Building::Hut(seat)));
         events.push(Event::HutBuilt {
             seat,
             field,
             paid: payment,
             settlement: state.settlement_through(f) as u8,
         });
-        match state.chips[f] {
+        match state.chip(f) {
             Some(chip @ Chip::PlusTwo) => {
-                state.chips[f] = None;
+                state.ring.set_chip(f, None);
                 events.push(Event::ChipUsed { field, chip });
                 add_score(state, seat, 2, ScoreReason::Chip, events);
             }
             Some(chip @ Chip::FreeHut) => {
-                state.chips[f] = None;
+                state.ring.set_chip(f, None);
                 events.push(Event::ChipUsed { field, chip });
             }
             // The druid chip stays under the hut.
@@ -784,7 +907,7 @@ fn build(
         }
     } else {
         me.temples_left -= 1;
-        state.buildings[f] = Some(Building::Temple(seat));
+        state.ring.set_building(f, Some(Building::Temple(seat)));
         events.push(Event::TempleBuilt {
             seat,
             field,
@@ -905,7 +1028,7 @@ fn offer(
     let holding = state.seats[seat.index()].goods;
     let (kind, paid) = match payment {
         None => {
-            if state.chips[f] != Some(Chip::DruidOffering) {
+            if state.chip(f) != Some(Chip::DruidOffering) {
                 return Err(RuleError::NoDruidChip(field));
             }
             (OfferingKind::Chip, Goods::EMPTY)
@@ -931,7 +1054,7 @@ fn offer(
 
     // Valid.
     if kind == OfferingKind::Chip {
-        state.chips[f] = None;
+        state.ring.set_chip(f, None);
         events.push(Event::ChipUsed {
             field,
             chip: Chip::DruidOffering,

@@ -15,7 +15,7 @@ pub const fn rune_points(k: i32) -> i32 {
 pub(crate) fn finish(state: &mut State, events: &mut Vec<Event>) {
     // Temples: 1 point per hut in the settlements directly left and right.
     for f in 0..state.len() {
-        if let Some(Building::Temple(owner)) = state.buildings[f] {
+        if let Some(Building::Temple(owner)) = state.building(f) {
             let huts = state.huts_beside(f) as i32;
             if huts > 0 {
                 add_score(state, owner, huts, ScoreReason::Temple, events);

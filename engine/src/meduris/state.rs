@@ -57,6 +57,13 @@ impl Stack {
         self.len += 1;
     }
 
+    /// The heights of `seat`'s workers here, a bit each (bit `h - 1` for height `h`).
+    #[inline]
+    pub(crate) fn heights_of(&self, seat: Seat) -> u32 {
+        let [w0, w1, w2] = self.workers.map(|w| (w == seat.0) as u32);
+        (w0 | w1 << 1 | w2 << 2) & ((1 << self.len) - 1)
+    }
+
     /// Removes the worker at `height`; the workers above move down.
     pub(crate) fn remove(&mut self, height: u8) {
         let i = height as usize - 1;
@@ -118,6 +125,178 @@ impl Default for Options {
     }
 }
 
+/// What stands on the fields of the ring: buildings and bonus chips, with bit
+/// masks of both (bit `i` for field `i`) kept in step by the only writers,
+/// [`Ring::set_building`] and [`Ring::set_chip`], so that the rules read facts
+/// about the whole ring (where the huts are, which fields are free, how large a
+/// settlement a new hut would join) without scanning it. The masks are derived
+/// data: two rings with the same buildings and chips are equal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Ring {
+    buildings: [Option<Building>; MAX_FIELDS],
+    chips: [Option<Chip>; MAX_FIELDS],
+    /// The board, all its fields, and how many.
+    board: BoardKind,
+    fields: u64,
+    len: u8,
+    huts: u64,
+    built: u64,
+    chipped: u64,
+    free_huts: u64,
+    /// See [`Ring::sites`].
+    sites: Sites,
+}
+
+/// The empty fields of a ring, by what may be built there (bit masks).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Sites {
+    /// Without a chip: a temple may be built there.
+    pub temple: u64,
+    /// A hut there is free (a free-hut chip).
+    pub free: u64,
+    /// A hut there, not free, joins no settlement: it costs one of each good.
+    pub alone: u64,
+    /// A hut there, not free, joins one hut: a settlement of 2.
+    pub of_two: u64,
+    /// A hut there, not free, makes a settlement of 3.
+    pub of_three: u64,
+    /// A hut there, not free, makes a settlement of 4 or more.
+    pub larger: u64,
+    /// The pairs of goods of the fields in `of_two` (bit `p` for pair `p` of
+    /// `PAIR_GOODS`).
+    pub pairs_of_two: u8,
+    /// The pairs of goods of the fields in `of_three`.
+    pub pairs_of_three: u8,
+}
+
+impl Ring {
+    /// The ring of `board`, no buildings, no chips.
+    pub(crate) fn new(board: BoardKind) -> Ring {
+        let len = board.field_count();
+        debug_assert!(len < 64);
+        let mut ring = Ring {
+            buildings: [None; MAX_FIELDS],
+            chips: [None; MAX_FIELDS],
+            board,
+            fields: (1 << len) - 1,
+            len: len as u8,
+            huts: 0,
+            built: 0,
+            chipped: 0,
+            free_huts: 0,
+            sites: Sites::default(),
+        };
+        ring.refresh();
+        ring
+    }
+
+    /// The building on field `i`.
+    #[inline]
+    pub(crate) fn building(&self, i: usize) -> Option<Building> {
+        self.buildings[i]
+    }
+
+    /// The bonus chip on field `i`.
+    #[inline]
+    pub(crate) fn chip(&self, i: usize) -> Option<Chip> {
+        self.chips[i]
+    }
+
+    /// Puts (or with `None` removes) a building.
+    pub(crate) fn set_building(&mut self, i: usize, building: Option<Building>) {
+        let bit = (1u64 << i) & self.fields;
+        self.buildings[i] = building;
+        self.huts &= !bit;
+        self.built &= !bit;
+        match building {
+            Some(Building::Hut(_)) => {
+                self.huts |= bit;
+                self.built |= bit;
+            }
+            Some(Building::Temple(_)) => self.built |= bit,
+            None => {}
+        }
+        self.refresh();
+    }
+
+    /// Puts (or with `None` removes) a bonus chip.
+    pub(crate) fn set_chip(&mut self, i: usize, chip: Option<Chip>) {
+        let bit = (1u64 << i) & self.fields;
+        self.chips[i] = chip;
+        self.chipped &= !bit;
+        self.free_huts &= !bit;
+        match chip {
+            Some(Chip::FreeHut) => {
+                self.chipped |= bit;
+                self.free_huts |= bit;
+            }
+            Some(_) => self.chipped |= bit,
+            None => {}
+        }
+        self.refresh();
+    }
+
+    /// Recomputes [`Ring::sites`] from the masks.
+    fn refresh(&mut self) {
+        let (all, n) = (self.fields, self.len as usize);
+        let h = self.huts;
+        // Bit i of `left(k)`: a hut on field i - k; of `right(k)`: on i + k.
+        let left = |k: usize| (h << k | h >> (n - k)) & all;
+        let right = |k: usize| (h >> k | h << (n - k)) & all;
+        let (l1, l2, l3) = (left(1), left(2), left(3));
+        let (r1, r2, r3) = (right(1), right(2), right(3));
+        let empty = all & !self.built;
+        let paid = empty & !self.free_huts;
+        // Settlement sizes from the runs of huts on both sides.
+        let of_two = paid & ((l1 & !l2 & !r1) | (r1 & !r2 & !l1));
+        let of_three =
+            paid & ((l1 & l2 & !l3 & !r1) | (r1 & r2 & !r3 & !l1) | (l1 & !l2 & r1 & !r2));
+        let (mut pairs_of_two, mut pairs_of_three) = (0, 0);
+        for (p, &mask) in self.board.pair_masks().iter().enumerate() {
+            pairs_of_two |= ((mask & of_two != 0) as u8) << p;
+            pairs_of_three |= ((mask & of_three != 0) as u8) << p;
+        }
+        self.sites = Sites {
+            temple: empty & !self.chipped,
+            free: empty & self.free_huts,
+            alone: paid & !(l1 | r1),
+            of_two,
+            of_three,
+            larger: paid & (l1 | r1) & !of_two & !of_three,
+            pairs_of_two,
+            pairs_of_three,
+        };
+    }
+
+    /// The empty fields by what may be built there.
+    #[inline]
+    pub(crate) fn sites(&self) -> &Sites {
+        &self.sites
+    }
+
+    /// Fields holding a hut.
+    #[inline]
+    pub(crate) fn huts(&self) -> u64 {
+        self.huts
+    }
+
+    /// Fields holding any building.
+    #[inline]
+    pub(crate) fn built(&self) -> u64 {
+        self.built
+    }
+
+    /// Whether the masks match the fields (for tests and debug checks).
+    pub(crate) fn consistent(&self) -> bool {
+        let mut r = Ring::new(self.board);
+        for i in 0..MAX_FIELDS {
+            r.set_building(i, self.buildings[i]);
+            r.set_chip(i, self.chips[i]);
+        }
+        r == *self
+    }
+}
+
 /// The full state. Fields are plain data so that `PartialEq` compares states
 /// byte for byte (the property tests rely on it).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,8 +305,8 @@ pub struct State {
     pub(crate) players: u8,
     pub(crate) options: Options,
     pub(crate) rng: rand_pcg::Pcg64Mcg,
-    pub(crate) buildings: [Option<Building>; MAX_FIELDS],
-    pub(crate) chips: [Option<Chip>; MAX_FIELDS],
+    /// Buildings and bonus chips on the fields.
+    pub(crate) ring: Ring,
     pub(crate) plateaus: [Stack; 4],
     pub(crate) supply: Goods,
     pub(crate) seats: [SeatState; MAX_SEATS],
@@ -171,7 +350,7 @@ impl State {
 
     #[inline]
     pub(crate) fn is_hut(&self, i: usize) -> bool {
-        matches!(self.buildings[i], Some(Building::Hut(_)))
+        self.ring.huts & (1 << i) != 0
     }
 
     #[inline]
@@ -204,37 +383,32 @@ impl State {
         l + r + 1
     }
 
-    /// Bit masks of the ring: `(huts, built)`, bit `i` set when field `i` holds a
-    /// hut, respectively any building.
+    /// The building on field `i`.
     #[inline]
-    pub(crate) fn masks(&self) -> (u64, u64) {
-        let mut huts = 0u64;
-        let mut built = 0u64;
-        for (i, b) in self.buildings[..self.len()].iter().enumerate() {
-            match b {
-                Some(Building::Hut(_)) => {
-                    huts |= 1 << i;
-                    built |= 1 << i;
-                }
-                Some(Building::Temple(_)) => built |= 1 << i,
-                None => {}
-            }
-        }
-        (huts, built)
+    pub(crate) fn building(&self, i: usize) -> Option<Building> {
+        self.ring.building(i)
+    }
+
+    /// The bonus chip on field `i`.
+    #[inline]
+    pub(crate) fn chip(&self, i: usize) -> Option<Chip> {
+        self.ring.chip(i)
     }
 
     /// The size of the settlement a new hut on field `i` (which holds no hut) would
-    /// belong to, from the hut mask `doubled` = `huts | huts << len` (the ring
-    /// written twice, so that runs crossing the river are contiguous bits).
+    /// belong to, from the hut mask `huts` of a ring of `len` fields.
     #[inline]
-    pub(crate) fn new_hut_settlement_size(doubled: u128, len: usize, i: usize) -> u8 {
-        // Huts right after `i`: trailing ones from bit i + 1 (bit i + len is `i`
-        // itself, not a hut, so the run stops within the ring).
-        let right = (!(doubled >> (i + 1))).trailing_zeros() as usize;
-        // Huts right before `i`: ones from bit i + len - 1 downwards (bit i stops it).
-        let left = (doubled << (128 - (i + len))).leading_ones() as usize;
+    pub(crate) fn new_hut_settlement_size(huts: u64, len: usize, i: usize) -> u8 {
+        debug_assert!(huts & (1 << i) == 0 && len < 64);
+        // The ring rotated so that field i + 1 is bit 0 and field i bit len - 1.
+        let s = i + 1;
+        let r = (huts >> s | huts << (len - s)) & ((1 << len) - 1);
+        // Huts right after `i` (bit len - 1, field i, stops the run) ...
+        let right = r.trailing_ones();
+        // ... and right before it: from bit len - 2 (field i - 1) downwards.
+        let left = (r << (65 - len)).leading_ones();
         // Both runs are the same huts when `i` is the only field without a hut.
-        (1 + (left + right).min(len - 1)) as u8
+        (1 + (left + right).min(len as u32 - 1)) as u8
     }
 
     /// For every field without a hut, the size of the settlement a new hut there
@@ -244,12 +418,11 @@ impl State {
     #[cfg(test)]
     pub(crate) fn new_hut_settlement_sizes(&self) -> [u8; MAX_FIELDS] {
         let n = self.len();
-        let (huts, _) = self.masks();
-        let doubled = huts as u128 | (huts as u128) << n;
+        let huts = self.ring.huts;
         let mut sizes = [1u8; MAX_FIELDS];
         for (i, size) in sizes[..n].iter_mut().enumerate() {
             if huts & (1 << i) == 0 {
-                *size = Self::new_hut_settlement_size(doubled, n, i);
+                *size = Self::new_hut_settlement_size(huts, n, i);
             }
         }
         sizes
@@ -265,7 +438,7 @@ impl State {
 
     /// Whether any hut stands on the ring.
     pub(crate) fn any_hut(&self) -> bool {
-        (0..self.len()).any(|i| self.is_hut(i))
+        self.ring.huts != 0
     }
 
     /// Goods held by nobody (the general supply) must equal 18 minus all holdings.

@@ -25,7 +25,9 @@ fn g(pairs: &[(Good, u8)]) -> Goods {
 fn bare(players: usize, active: Seat) -> Meduris {
     let mut game = Meduris::new(players, 1, &Default::default(), &mut Vec::new()).unwrap();
     let st = game.state_mut();
-    st.chips = [None; super::board::MAX_FIELDS];
+    for f in 0..st.len() {
+        st.ring.set_chip(f, None);
+    }
     st.plateaus = [Stack::default(); 4];
     for s in 0..players {
         st.seats[s].workers_to_place = 0;
@@ -46,11 +48,11 @@ fn set_goods(st: &mut State, seat: Seat, goods: Goods) {
 }
 
 fn hut(st: &mut State, field: usize, seat: Seat) {
-    st.buildings[field] = Some(Building::Hut(seat));
+    st.ring.set_building(field, Some(Building::Hut(seat)));
 }
 
 fn temple(st: &mut State, field: usize, seat: Seat) {
-    st.buildings[field] = Some(Building::Temple(seat));
+    st.ring.set_building(field, Some(Building::Temple(seat)));
 }
 
 fn stack(st: &mut State, plateau: Good, workers: &[Seat]) {
@@ -329,7 +331,7 @@ fn example_06_extending_costs_by_settlement_size_at_either_end() {
         );
         assert!(matches!(ev[0], Event::HutBuilt { settlement: 3, .. }));
         assert_eq!(game.goods(PURPLE), Goods::EMPTY);
-        assert_eq!(game.state().buildings[13], Some(Building::Hut(PURPLE)));
+        assert_eq!(game.state().building(13), Some(Building::Hut(PURPLE)));
     }
 }
 
@@ -745,7 +747,7 @@ fn no_hut_on_the_board_the_druid_stays() {
 fn chip_plus_two_scores_and_is_paid_as_usual() {
     let mut game = bare(2, PURPLE);
     let st = game.state_mut();
-    st.chips[5] = Some(Chip::PlusTwo);
+    st.ring.set_chip(5, Some(Chip::PlusTwo));
     set_goods(st, PURPLE, g(&[(Wood, 1), (Wool, 1)]));
     reject(
         &mut game,
@@ -769,14 +771,14 @@ fn chip_plus_two_scores_and_is_paid_as_usual() {
         field: 5,
         chip: Chip::PlusTwo
     }));
-    assert_eq!(game.state().chips[5], None);
+    assert_eq!(game.state().chip(5), None);
 }
 
 #[test]
 fn chip_free_hut_costs_nothing_whatever_the_settlement() {
     let mut game = bare(2, PURPLE);
     let st = game.state_mut();
-    st.chips[5] = Some(Chip::FreeHut);
+    st.ring.set_chip(5, Some(Chip::FreeHut));
     hut(st, 4, BLUE);
     hut(st, 6, BLUE);
     set_goods(st, PURPLE, g(&[(Wood, 3), (Wool, 3)]));
@@ -797,14 +799,14 @@ fn chip_free_hut_costs_nothing_whatever_the_settlement() {
         },
     );
     assert_eq!(game.goods(PURPLE), g(&[(Wood, 3), (Wool, 3)]));
-    assert_eq!(game.state().chips[5], None);
+    assert_eq!(game.state().chip(5), None);
 }
 
 #[test]
 fn temple_may_not_be_built_on_a_chip() {
     let mut game = bare(2, PURPLE);
     let st = game.state_mut();
-    st.chips[5] = Some(Chip::DruidOffering);
+    st.ring.set_chip(5, Some(Chip::DruidOffering));
     set_goods(st, PURPLE, g(&[(Wood, 1), (Wool, 1)]));
     let err = reject(
         &mut game,
@@ -821,7 +823,7 @@ fn temple_may_not_be_built_on_a_chip() {
 fn druid_chip_kept_then_used_counts_as_both() {
     let mut game = bare(2, PURPLE);
     let st = game.state_mut();
-    st.chips[5] = Some(Chip::DruidOffering);
+    st.ring.set_chip(5, Some(Chip::DruidOffering));
     hut(st, 6, BLUE);
     st.druid = DruidPos::StoneField(3);
     set_goods(st, PURPLE, g(&[(Wood, 2), (Wool, 2)]));
@@ -834,7 +836,7 @@ fn druid_chip_kept_then_used_counts_as_both() {
         },
     );
     assert_eq!(
-        game.state().chips[5],
+        game.state().chip(5),
         Some(Chip::DruidOffering),
         "the chip stays under the hut"
     );
@@ -844,7 +846,7 @@ fn druid_chip_kept_then_used_counts_as_both() {
     assert!(legal.contains(&Action::OfferChip));
     // Keep it: offer nothing.
     play(&mut game, PURPLE, offer(Goods::EMPTY));
-    assert_eq!(game.state().chips[5], Some(Chip::DruidOffering));
+    assert_eq!(game.state().chip(5), Some(Chip::DruidOffering));
     play(&mut game, BLUE, offer(Goods::EMPTY));
     // A later visit: hand it in, it counts as both goods (settlement of 2).
     let st = game.state_mut();
@@ -857,7 +859,7 @@ fn druid_chip_kept_then_used_counts_as_both() {
         field: 5,
         chip: Chip::DruidOffering
     }));
-    assert_eq!(game.state().chips[5], None);
+    assert_eq!(game.state().chip(5), None);
     // No chip any more: the chip offering is refused.
     let st = game.state_mut();
     st.phase = Phase::Ritual { field: 6, start: 6 };
@@ -1001,7 +1003,7 @@ fn temple_scoring_with_settlements_on_both_sides() {
     }
     temple(st, 9, PURPLE);
     assert_eq!(st.huts_beside(9), 31);
-    st.buildings[20] = None;
+    st.ring.set_building(20, None);
     assert_eq!(st.huts_beside(9), 30);
 }
 
@@ -1149,7 +1151,7 @@ fn setup_material_and_chip_spacing() {
             let game = Meduris::new(players, seed, &Default::default(), &mut ev).unwrap();
             let st = game.state();
             let n = st.len();
-            let chips: Vec<usize> = (0..n).filter(|&f| st.chips[f].is_some()).collect();
+            let chips: Vec<usize> = (0..n).filter(|&f| st.chip(f).is_some()).collect();
             assert_eq!(chips.len(), 6);
             for (i, &a) in chips.iter().enumerate() {
                 let b = chips[(i + 1) % chips.len()];
@@ -1160,7 +1162,7 @@ fn setup_material_and_chip_spacing() {
                 );
             }
             for kind in [Chip::PlusTwo, Chip::FreeHut, Chip::DruidOffering] {
-                assert_eq!(st.chips.iter().filter(|c| **c == Some(kind)).count(), 2);
+                assert_eq!((0..n).filter(|&f| st.chip(f) == Some(kind)).count(), 2);
             }
             let s = &st.seats[0];
             assert_eq!(s.goods, Goods([1; 4]));
@@ -1208,11 +1210,21 @@ fn settlement_sizes_in_one_pass_match_the_direct_count() {
             }
         }
         let sizes = st.new_hut_settlement_sizes();
+        let sites = *st.ring.sites();
         for (f, &size) in sizes[..32].iter().enumerate() {
             if !st.is_hut(f) {
                 assert_eq!(size as usize, st.settlement_through(f));
             }
+            // The ring's sites sort the empty fields by that size.
+            let empty = st.building(f).is_none();
+            let at = |mask: u64| mask & (1 << f) != 0;
+            assert_eq!(at(sites.alone), empty && size == 1);
+            assert_eq!(at(sites.of_two), empty && size == 2);
+            assert_eq!(at(sites.of_three), empty && size == 3);
+            assert_eq!(at(sites.larger), empty && size >= 4);
+            assert_eq!(at(sites.temple), empty);
         }
+        assert!(st.ring.consistent());
     }
     // The edge cases: an empty ring, and the last gap in a ring full of huts
     // (both runs are then the same huts: the settlement is the whole ring).
@@ -1225,12 +1237,12 @@ fn settlement_sizes_in_one_pass_match_the_direct_count() {
             for f in 0..n {
                 hut(st, f, BLUE);
             }
-            st.buildings[gap] = None;
+            st.ring.set_building(gap, None);
             assert_eq!(st.settlement_through(gap), n);
             assert_eq!(st.new_hut_settlement_sizes()[gap] as usize, n);
             // Two gaps side by side: each closes a run of n - 2 huts.
             let next = st.next_field(gap);
-            st.buildings[next] = None;
+            st.ring.set_building(next, None);
             assert_eq!(st.new_hut_settlement_sizes()[gap] as usize, n - 1);
             assert_eq!(st.new_hut_settlement_sizes()[next] as usize, n - 1);
         }
@@ -1300,12 +1312,12 @@ fn naive_turn_actions(game: &Meduris, all: bool) -> Vec<Action> {
         v
     };
     for field in 0..st.len() {
-        if st.buildings[field].is_some() {
+        if st.building(field).is_some() {
             continue;
         }
         let f = field as u8;
         if seat.huts_left > 0 {
-            let required = if st.chips[field] == Some(Chip::FreeHut) {
+            let required = if st.chip(field) == Some(Chip::FreeHut) {
                 Goods::EMPTY
             } else {
                 let n = st.settlement_through(field) as u8;
@@ -1319,7 +1331,7 @@ fn naive_turn_actions(game: &Meduris, all: bool) -> Vec<Action> {
                 out.push(Action::BuildHut { field: f, payment });
             }
         }
-        if seat.temples_left > 0 && st.chips[field].is_none() {
+        if seat.temples_left > 0 && st.chip(field).is_none() {
             for payment in payments(rules::field_goods(st, field)) {
                 out.push(Action::BuildTemple { field: f, payment });
             }
@@ -1338,6 +1350,7 @@ fn turn_actions_match_the_plain_field_by_field_listing() {
         let mut game = Meduris::new(players, seed, &Default::default(), &mut Vec::new()).unwrap();
         let mut legal = Vec::new();
         while let Some(seat) = game.to_act() {
+            assert!(game.state().ring.consistent(), "seed {seed}");
             if game.decision() == Some(Decision::Turn) {
                 legal.clear();
                 game.legal_actions(&mut legal);
@@ -1369,10 +1382,11 @@ fn turn_actions_match_the_plain_field_by_field_listing() {
             }
         }
         for _ in 0..holes {
-            st.buildings[rng.next_u32() as usize % n] = None;
+            st.ring.set_building(rng.next_u32() as usize % n, None);
         }
         if trial % 3 == 0 {
-            st.chips[rng.next_u32() as usize % n] = Some(Chip::FreeHut);
+            st.ring
+                .set_chip(rng.next_u32() as usize % n, Some(Chip::FreeHut));
         }
         let goods = Goods([0, 1, 2, 3].map(|_| (rng.next_u32() % 10) as u8));
         set_goods(st, PURPLE, goods);

@@ -85,8 +85,8 @@ pub(crate) fn view(state: &State, viewer: Viewer) -> View {
         board: state.board,
         fields: (0..state.len())
             .map(|i| FieldView {
-                building: state.buildings[i],
-                chip: state.chips[i],
+                building: state.building(i),
+                chip: state.chip(i),
             })
             .collect(),
         plateaus: std::array::from_fn(|p| state.plateaus[p].workers().collect()),
@@ -132,9 +132,7 @@ pub(crate) fn view(state: &State, viewer: Viewer) -> View {
 /// are hidden, out of the goods that are neither in the supply nor the viewer's.
 /// Future die rolls come from `seed`. Used by bots that search (determinization).
 pub(crate) fn determinize(view: &View, seed: u64) -> State {
-    use super::action::Building as B;
-    use super::board::MAX_FIELDS;
-    use super::state::{GOODS_PER_KIND, MAX_SEATS, Options, SeatState, Stack};
+    use super::state::{GOODS_PER_KIND, MAX_SEATS, Options, Ring, SeatState, Stack};
     use rand_core::{RngCore, SeedableRng};
 
     let n = view.seats.len();
@@ -165,11 +163,10 @@ pub(crate) fn determinize(view: &View, seed: u64) -> State {
             }
         }
     }
-    let mut buildings = [None; MAX_FIELDS];
-    let mut chips = [None; MAX_FIELDS];
+    let mut ring = Ring::new(view.board);
     for (i, f) in view.fields.iter().enumerate() {
-        buildings[i] = f.building;
-        chips[i] = f.chip;
+        ring.set_building(i, f.building);
+        ring.set_chip(i, f.chip);
     }
     let mut built = [0u8; MAX_SEATS];
     for (i, sv) in view.seats.iter().enumerate() {
@@ -209,12 +206,7 @@ pub(crate) fn determinize(view: &View, seed: u64) -> State {
             end: view.last_round_end.unwrap_or(field),
         },
     };
-    debug_assert!(
-        buildings
-            .iter()
-            .flatten()
-            .all(|b| matches!(b, B::Hut(_) | B::Temple(_)))
-    );
+    debug_assert!(ring.consistent());
     State {
         board: view.board,
         players: n as u8,
@@ -223,8 +215,7 @@ pub(crate) fn determinize(view: &View, seed: u64) -> State {
             max_turns: view.max_turns,
         },
         rng,
-        buildings,
-        chips,
+        ring,
         plateaus,
         supply: view.supply,
         seats,
