@@ -128,7 +128,11 @@ fn assault(
     id: u32,
 ) -> Result<(), TestCaseError> {
     let before = fingerprint(game.as_ref());
-    tries.extend(bytes.iter().filter_map(|b| pb::Action::decode(b.as_slice()).ok()));
+    tries.extend(
+        bytes
+            .iter()
+            .filter_map(|b| pb::Action::decode(b.as_slice()).ok()),
+    );
     for action in &tries {
         let mut copy = game.version();
         let result = game.apply(Seat(seat), action, None, &mut |_| Ok(()));

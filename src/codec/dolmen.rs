@@ -2,7 +2,7 @@
 
 use druids_engine::dolmen::{
     Action, Circle, CircleView, Decision, Dir, Dolmen, DolmenView, EndReason, Event, Occupant,
-    Options, ScoreReason, SeatView, Shape, Site, View, board,
+    Options, QueuedDolmen, ScoreReason, SeatView, Shape, Site, View, board,
 };
 
 use druids_engine::{Game, Seat};
@@ -424,6 +424,15 @@ impl ProtoGame for Dolmen {
             end_triggered_by: v.end_triggered_by.map(seat_u32),
             last_turns_left: v.last_turns_left as u32,
             max_turns: v.max_turns,
+            queued_dolmens: v
+                .queued_dolmens
+                .iter()
+                .map(|q| pb::DolmenQueued {
+                    circle: circle(q.circle),
+                    seat: seat_u32(q.seat),
+                    on_top: q.on_top,
+                })
+                .collect(),
         })
     }
 
@@ -562,9 +571,17 @@ impl ProtoGame for Dolmen {
                 .as_ref()
                 .map(|o| decode_outcome(o, n))
                 .transpose()?,
-            // Not in the contract: `DolmenView` has no field for the dolmen
-            // decisions waiting behind the current one.
-            queued_dolmens: Vec::new(),
+            queued_dolmens: v
+                .queued_dolmens
+                .iter()
+                .map(|q| {
+                    Ok(QueuedDolmen {
+                        circle: decode_circle("dolmen.queued_dolmens.circle", q.circle)?,
+                        seat: seat("dolmen.queued_dolmens.seat", q.seat)?,
+                        on_top: q.on_top,
+                    })
+                })
+                .collect::<Result<_, DecodeError>>()?,
         })
     }
 
@@ -625,13 +642,10 @@ mod tests {
     }
 
     /// Every view of random games of 2 to 5 players, for every seat and a
-    /// spectator, decodes back to the engine view it was encoded from, except
-    /// `queued_dolmens`, which the contract does not carry.
+    /// spectator, decodes back to the engine view it was encoded from.
     #[test]
     fn views_round_trip() {
-        let checked = crate::codec::test_support::views_round_trip::<Dolmen>(2..=5, 0..4, |v| {
-            v.queued_dolmens.clear()
-        });
+        let checked = crate::codec::test_support::views_round_trip::<Dolmen>(2..=5, 0..4);
         assert!(checked > 500, "{checked} positions");
     }
 

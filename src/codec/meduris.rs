@@ -653,7 +653,7 @@ mod tests {
     /// spectator, decodes back to the engine view it was encoded from.
     #[test]
     fn views_round_trip() {
-        let checked = crate::codec::test_support::views_round_trip::<Meduris>(2..=4, 0..6, |_| {});
+        let checked = crate::codec::test_support::views_round_trip::<Meduris>(2..=4, 0..6);
         assert!(checked > 1000, "{checked} positions");
     }
 

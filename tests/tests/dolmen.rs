@@ -27,7 +27,9 @@ fn dolmen_view(view: &pb::StateView) -> &pb::DolmenView {
 
 fn action(kind: act::Kind) -> pb::Action {
     pb::Action {
-        game: Some(pb::action::Game::Dolmen(pb::DolmenAction { kind: Some(kind) })),
+        game: Some(pb::action::Game::Dolmen(pb::DolmenAction {
+            kind: Some(kind),
+        })),
     }
 }
 
@@ -99,7 +101,11 @@ async fn complete_dolmen_games_for_every_player_count() {
             assert_eq!(mine.outcome.as_ref(), Some(&outcome));
         }
         let events = all_events(&mut client, &id, None).await;
-        assert_eq!(events.len() as u64, st.last_seq, "a spectator sees every event");
+        assert_eq!(
+            events.len() as u64,
+            st.last_seq,
+            "a spectator sees every event"
+        );
         match events.last().and_then(|e| e.body.clone()) {
             Some(Body::GameFinished(f)) => assert_eq!(f.outcome.unwrap(), outcome),
             other => panic!("the log should end with GameFinished, not {other:?}"),
@@ -208,7 +214,11 @@ async fn bad_dolmen_actions_are_refused_and_change_nothing() {
     client
         .submit_action(authed(
             &tokens[0],
-            submit(&id, action(act::Kind::PlaceDruid(act::PlaceDruid { site: taken })), 0),
+            submit(
+                &id,
+                action(act::Kind::PlaceDruid(act::PlaceDruid { site: taken })),
+                0,
+            ),
         ))
         .await
         .unwrap();
@@ -250,7 +260,7 @@ async fn bad_dolmen_actions_are_refused_and_change_nothing() {
     ];
     for (a, code, needle) in cases {
         let result = client
-            .submit_action(authed(&tokens[1], submit(&id, a.clone(), 1)))
+            .submit_action(authed(&tokens[1], submit(&id, a, 1)))
             .await;
         match result {
             Ok(r) => panic!("{a:?} was accepted: {r:?}"),
@@ -265,7 +275,11 @@ async fn bad_dolmen_actions_are_refused_and_change_nothing() {
     let not_yours = client
         .submit_action(authed(
             &tokens[0],
-            submit(&id, action(act::Kind::PlaceDruid(act::PlaceDruid { site: 40 })), 1),
+            submit(
+                &id,
+                action(act::Kind::PlaceDruid(act::PlaceDruid { site: 40 })),
+                1,
+            ),
         ))
         .await
         .unwrap_err();
