@@ -334,6 +334,21 @@ impl Service {
         })
     }
 
+    /// Runs `f`, which writes to the store, without stalling the other tasks of
+    /// this async worker while a durable store waits for the disk: on the
+    /// multi-threaded runtime the server runs on, the worker hands its other
+    /// tasks over for the duration (`block_in_place`). Elsewhere (an in-memory
+    /// store, or a single-threaded runtime in tests) `f` simply runs.
+    fn off_the_workers<T>(&self, f: impl FnOnce() -> T) -> T {
+        let multi_threaded = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if self.store.is_durable() && multi_threaded {
+            tokio::task::block_in_place(f)
+        } else {
+            f()
+        }
+    }
+
     fn join(&self, req: pb::JoinGameRequest) -> Result<pb::JoinGameResponse> {
         check_name(&req.name)?;
         let room = self.room(&req.game_id)?;
@@ -435,30 +450,35 @@ impl Drop for StreamSlot {
     }
 }
 
-/// Feeds one stream: history from `from_seq`, then live events, at the reader's pace.
+/// The snapshot a stream opened with `from_seq` 0 starts with: the state when
+/// `StreamEvents` is answered, so a client that acts as soon as the call returns
+/// still receives the events of its action. Also the seq the stream goes on from.
+fn snapshot(room: &Room, viewer: Viewer) -> (pb::GameEvent, u64) {
+    let state = room.lock();
+    let seq = state.game.last_seq();
+    let event = pb::GameEvent {
+        seq,
+        version: state.game.version(),
+        body: Some(pb::game_event::Body::Snapshot(pb::Snapshot {
+            state: Some(room.view(&state, viewer)),
+        })),
+    };
+    (event, seq + 1)
+}
+
+/// Feeds one stream: `first` (a snapshot), if any, then the events from seq
+/// `cursor` on — history, then live events — at the reader's pace.
 async fn pump(
     room: Arc<Room>,
     viewer: Viewer,
-    from_seq: u64,
+    first: Option<pb::GameEvent>,
+    mut cursor: u64,
     tx: mpsc::Sender<std::result::Result<pb::GameEvent, Status>>,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let _slot = StreamSlot(Arc::clone(&room), viewer);
     let mut last = room.subscribe();
-    let mut cursor = from_seq;
-    if from_seq == 0 {
-        let snapshot = {
-            let state = room.lock();
-            let seq = state.game.last_seq();
-            cursor = seq + 1;
-            pb::GameEvent {
-                seq,
-                version: state.game.version(),
-                body: Some(pb::game_event::Body::Snapshot(pb::Snapshot {
-                    state: Some(room.view(&state, viewer)),
-                })),
-            }
-        };
+    if let Some(snapshot) = first {
         if tx.send(Ok(snapshot)).await.is_err() {
             return;
         }
@@ -512,8 +532,9 @@ impl Druids for Service {
         &self,
         request: Request<pb::CreateGameRequest>,
     ) -> std::result::Result<Response<pb::CreateGameResponse>, Status> {
+        let req = request.into_inner();
         Ok(Response::new(
-            self.refused(self.create(request.into_inner()))?,
+            self.refused(self.off_the_workers(|| self.create(req)))?,
         ))
     }
 
@@ -524,7 +545,9 @@ impl Druids for Service {
         let req = request.into_inner();
         let span = info_span!("join_game", game_id = %req.game_id);
         let _enter = span.enter();
-        Ok(Response::new(self.refused(self.join(req))?))
+        Ok(Response::new(
+            self.refused(self.off_the_workers(|| self.join(req)))?,
+        ))
     }
 
     async fn get_legal_actions(
@@ -601,9 +624,17 @@ impl Druids for Service {
             .into());
         }
         self.open_stream(&room, viewer)?;
+        let (first, cursor) = match from_seq {
+            0 => {
+                let (snapshot, cursor) = snapshot(&room, viewer);
+                (Some(snapshot), cursor)
+            }
+            n => (None, n),
+        };
         let (tx, rx) = mpsc::channel(STREAM_BUFFER);
         let span = info_span!("stream_events", game_id = %room.id, viewer = ?viewer);
-        tokio::spawn(pump(room, viewer, from_seq, tx, self.stop.subscribe()).instrument(span));
+        let shutdown = self.stop.subscribe();
+        tokio::spawn(pump(room, viewer, first, cursor, tx, shutdown).instrument(span));
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 

@@ -694,6 +694,57 @@ async fn a_retry_with_the_same_key_applies_nothing_twice() {
     server.stop().await;
 }
 
+/// The snapshot is the state when `StreamEvents` is answered: a client that
+/// acts as soon as the call returns still gets its action's events on the
+/// stream. (They were lost when the snapshot was taken later, in the stream's
+/// own task; that stalled the load bench at 1,000 games.) The service is called
+/// directly, on one thread, so that the action is applied before the stream's
+/// task has had a chance to run — the one ordering that matters here.
+#[tokio::test]
+async fn a_stream_opened_before_an_action_carries_its_events() {
+    use pb::druids_server::Druids;
+    let server = TestServer::start().await;
+    let service = &server.service;
+    let created = service
+        .create_game(Request::new(pb::CreateGameRequest {
+            kind: MEDURIS as i32,
+            players: 2,
+            seed: Some(3),
+            ..Default::default()
+        }))
+        .await
+        .unwrap()
+        .into_inner();
+    let id = created.game_id;
+    let token = &created.seats[0].token;
+    let mut stream = service
+        .stream_events(Request::new(pb::StreamEventsRequest {
+            game_id: id.clone(),
+            from_seq: 0,
+        }))
+        .await
+        .unwrap()
+        .into_inner();
+    let submit = pb::SubmitActionRequest {
+        game_id: id.clone(),
+        choice: Some(pb::submit_action_request::Choice::LegalActionId(0)),
+        expected_version: Some(0),
+        idempotency_key: String::new(),
+    };
+    service.submit_action(authed(token, submit)).await.unwrap();
+    let snapshot = stream.next().await.unwrap().unwrap();
+    assert!(matches!(snapshot.body, Some(Body::Snapshot(_))));
+    assert_eq!(snapshot.version, 0, "the snapshot predates the action");
+    let next = tokio::time::timeout(std::time::Duration::from_secs(10), stream.next())
+        .await
+        .expect("the action's events arrive")
+        .unwrap()
+        .unwrap();
+    assert_eq!(next.seq, snapshot.seq + 1);
+    assert_eq!(next.version, 1, "an event of the action");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn streams_resume_from_any_sequence_number() {
     let server = TestServer::start().await;
