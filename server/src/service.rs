@@ -478,10 +478,10 @@ async fn pump(
 ) {
     let _slot = StreamSlot(Arc::clone(&room), viewer);
     let mut last = room.subscribe();
-    if let Some(snapshot) = first {
-        if tx.send(Ok(snapshot)).await.is_err() {
-            return;
-        }
+    if let Some(snapshot) = first
+        && tx.send(Ok(snapshot)).await.is_err()
+    {
+        return;
     }
     let mut batch = Vec::with_capacity(STREAM_BATCH);
     loop {
