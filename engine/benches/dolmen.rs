@@ -1,127 +1,25 @@
-//! Complete random Die Dolmengötter games per second, for 2, 3, 4 and 5
-//! players, plus the cost of legal-action generation alone on positions from
-//! such games, and the same games replayed without generating legal actions.
+//! Complete random Die Dolmengötter games per second, for 2 to 5 players, plus
+//! the cost of legal-action generation alone and its share of a random game's
+//! engine time (see `common` for the groups).
 //!
 //! Run: `cargo bench -p druids-engine --bench dolmen`
 //! (quick: `cargo bench -p druids-engine --bench dolmen -- --warm-up-time 1 --measurement-time 3`)
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use druids_engine::dolmen::{Action, Dolmen, Event, Options};
-use druids_engine::{Game, Seat};
-use rand_core::{RngCore, SeedableRng};
-use rand_pcg::Pcg64Mcg;
-use std::hint::black_box;
+mod common;
 
-/// Plays one complete game choosing uniformly among the legal actions; the
-/// buffers are reused across games so the loop itself does not allocate.
-fn random_game(
-    players: usize,
-    seed: u64,
-    rng: &mut Pcg64Mcg,
-    legal: &mut Vec<Action>,
-    events: &mut Vec<Event>,
-) -> u32 {
-    events.clear();
-    let mut game = Dolmen::new(players, seed, &Options::default(), events).unwrap();
-    let mut n = 0;
-    while let Some(seat) = game.to_act() {
-        legal.clear();
-        game.legal_actions(legal);
-        let a = legal[(rng.next_u32() as usize) % legal.len()];
-        events.clear();
-        game.apply(seat, &a, events).unwrap();
-        n += 1;
-    }
-    n
-}
+use criterion::{Criterion, criterion_group, criterion_main};
+use druids_engine::dolmen::Dolmen;
 
 fn games(c: &mut Criterion) {
-    let mut group = c.benchmark_group("dolmen_random_game");
-    for players in [2usize, 3, 4, 5] {
-        group.throughput(Throughput::Elements(1));
-        group.bench_with_input(BenchmarkId::from_parameter(players), &players, |b, &p| {
-            let mut rng = Pcg64Mcg::seed_from_u64(1);
-            let mut legal = Vec::with_capacity(256);
-            let mut events = Vec::with_capacity(64);
-            let mut seed = 0;
-            b.iter(|| {
-                seed += 1;
-                black_box(random_game(p, seed, &mut rng, &mut legal, &mut events))
-            });
-        });
-    }
-    group.finish();
+    common::games::<Dolmen>(c, &[2, 3, 4, 5]);
 }
 
 fn legal_actions(c: &mut Criterion) {
-    // Positions sampled from random 4-player games.
-    let mut rng = Pcg64Mcg::seed_from_u64(2);
-    let mut positions = Vec::new();
-    let mut legal = Vec::new();
-    let mut events = Vec::new();
-    for seed in 0..50 {
-        let mut game = Dolmen::new(4, seed, &Options::default(), &mut events).unwrap();
-        while let Some(seat) = game.to_act() {
-            positions.push(game.clone());
-            legal.clear();
-            game.legal_actions(&mut legal);
-            let a = legal[(rng.next_u32() as usize) % legal.len()];
-            game.apply(seat, &a, &mut events).unwrap();
-        }
-    }
-    let mut group = c.benchmark_group("dolmen_legal_actions");
-    group.throughput(Throughput::Elements(positions.len() as u64));
-    group.bench_function("4p_positions", |b| {
-        b.iter(|| {
-            let mut total = 0;
-            for g in &positions {
-                legal.clear();
-                g.legal_actions(&mut legal);
-                total += legal.len();
-            }
-            black_box(total)
-        })
-    });
-    group.finish();
+    common::legal_actions::<Dolmen>(c);
 }
 
 fn replay(c: &mut Criterion) {
-    // The same kind of games as `dolmen_random_game/4`, recorded, then
-    // replayed: setup and apply only, no legal-action generation.
-    let mut rng = Pcg64Mcg::seed_from_u64(1);
-    let mut legal = Vec::new();
-    let mut events = Vec::new();
-    let recorded: Vec<(u64, Vec<(Seat, Action)>)> = (1..=200u64)
-        .map(|seed| {
-            let mut game = Dolmen::new(4, seed, &Options::default(), &mut events).unwrap();
-            let mut actions = Vec::new();
-            while let Some(seat) = game.to_act() {
-                legal.clear();
-                game.legal_actions(&mut legal);
-                let a = legal[(rng.next_u32() as usize) % legal.len()];
-                game.apply(seat, &a, &mut events).unwrap();
-                actions.push((seat, a));
-            }
-            (seed, actions)
-        })
-        .collect();
-    let mut group = c.benchmark_group("dolmen_replay");
-    group.throughput(Throughput::Elements(1));
-    group.bench_function("4", |b| {
-        let mut i = 0;
-        b.iter(|| {
-            let (seed, actions) = &recorded[i % recorded.len()];
-            i += 1;
-            events.clear();
-            let mut game = Dolmen::new(4, *seed, &Options::default(), &mut events).unwrap();
-            for (seat, a) in actions {
-                events.clear();
-                game.apply(*seat, a, &mut events).unwrap();
-            }
-            black_box(game.to_act())
-        })
-    });
-    group.finish();
+    common::replay::<Dolmen>(c);
 }
 
 criterion_group!(benches, games, legal_actions, replay);

@@ -93,6 +93,29 @@ pub struct Outcome {
     pub by_safeguard: bool,
 }
 
+impl Outcome {
+    /// Ranks the seats by `key` (higher is better: points first, then the
+    /// game's tie-breaks); seats whose keys are equal to the best all win, and
+    /// tied seats are ranked in seat order.
+    pub fn rank<K: Ord>(scores: Vec<i32>, key: impl Fn(Seat) -> K, by_safeguard: bool) -> Outcome {
+        let mut ranking: Vec<Seat> = (0..scores.len() as u8).map(Seat).collect();
+        // A stable sort keeps tied seats in seat order.
+        ranking.sort_by_cached_key(|&s| std::cmp::Reverse(key(s)));
+        let best = key(ranking[0]);
+        let winners = ranking
+            .iter()
+            .copied()
+            .filter(|&s| key(s) == best)
+            .collect();
+        Outcome {
+            scores,
+            winners,
+            ranking,
+            by_safeguard,
+        }
+    }
+}
+
 /// A game engine: pure, deterministic (all randomness from the seed), no I/O.
 ///
 /// Implementations hold the complete state, including hidden information; what a

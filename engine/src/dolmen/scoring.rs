@@ -76,20 +76,10 @@ pub(crate) fn outcome(state: &State) -> Option<Outcome> {
         return None;
     }
     let n = state.n();
-    let key = |s: usize| (state.seats[s].score, state.seats[s].placed);
-    let mut ranking: Vec<Seat> = (0..n as u8).map(Seat).collect();
-    // A stable sort keeps tied seats in seat order.
-    ranking.sort_by_key(|s| std::cmp::Reverse(key(s.index())));
-    let best = key(ranking[0].index());
-    let winners = ranking
-        .iter()
-        .copied()
-        .filter(|s| key(s.index()) == best)
-        .collect();
-    Some(Outcome {
-        scores: state.seats[..n].iter().map(|s| s.score).collect(),
-        winners,
-        ranking,
-        by_safeguard: state.by_safeguard,
-    })
+    let key = |s: Seat| (state.seats[s.index()].score, state.seats[s.index()].placed);
+    Some(Outcome::rank(
+        state.seats[..n].iter().map(|s| s.score).collect(),
+        key,
+        state.by_safeguard,
+    ))
 }

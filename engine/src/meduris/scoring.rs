@@ -49,26 +49,17 @@ pub(crate) fn outcome(state: &State) -> Option<Outcome> {
         return None;
     }
     let n = state.players as usize;
-    let key = |s: usize| {
+    let key = |s: Seat| {
+        let s = s.index();
         (
             state.seats[s].score,
             state.built[s],
             state.seats[s].goods.total(),
         )
     };
-    let mut ranking: Vec<Seat> = (0..n as u8).map(Seat).collect();
-    // Stable sort keeps tied seats in seat order.
-    ranking.sort_by_key(|s| std::cmp::Reverse(key(s.index())));
-    let best = key(ranking[0].index());
-    let winners = ranking
-        .iter()
-        .copied()
-        .filter(|s| key(s.index()) == best)
-        .collect();
-    Some(Outcome {
-        scores: state.seats[..n].iter().map(|s| s.score).collect(),
-        winners,
-        ranking,
-        by_safeguard: state.by_safeguard,
-    })
+    Some(Outcome::rank(
+        state.seats[..n].iter().map(|s| s.score).collect(),
+        key,
+        state.by_safeguard,
+    ))
 }
