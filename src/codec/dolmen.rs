@@ -597,31 +597,6 @@ mod tests {
     use super::*;
     use druids_engine::{Game, Viewer};
 
-    /// Every action of many random games survives the round trip through the wire.
-    #[test]
-    fn actions_round_trip() {
-        let mut events = Vec::new();
-        let mut legal = Vec::new();
-        for seed in 0..20u64 {
-            let players = 2 + (seed % 4) as usize;
-            let mut game = Dolmen::new(players, seed, &Options::default(), &mut events).unwrap();
-            let mut i = 0usize;
-            while let Some(seat) = game.to_act() {
-                legal.clear();
-                game.legal_actions(&mut legal);
-                for a in &legal {
-                    assert_eq!(
-                        Dolmen::decode_action(&Dolmen::encode_action(a)).as_ref(),
-                        Ok(a)
-                    );
-                }
-                let a = legal[(i * 7 + seed as usize) % legal.len()];
-                game.apply(seat, &a, &mut events).unwrap();
-                i += 1;
-            }
-        }
-    }
-
     /// Views carry the board's geometry: 73 sites, 28 circles with their shapes.
     #[test]
     fn views_carry_the_board() {
@@ -641,11 +616,11 @@ mod tests {
         assert!(v.seats.iter().all(|s| s.hand.is_none()));
     }
 
-    /// Every view of random games of 2 to 5 players, for every seat and a
-    /// spectator, decodes back to the engine view it was encoded from.
+    /// Every view of random games, for every seat and a spectator, and
+    /// every legal action with every payment, decode back to what was encoded.
     #[test]
-    fn views_round_trip() {
-        let checked = crate::codec::test_support::views_round_trip::<Dolmen>(2..=5, 0..4);
+    fn views_and_actions_round_trip() {
+        let checked = crate::codec::test_support::round_trip::<Dolmen>(2..=5, 0..4);
         assert!(checked > 500, "{checked} positions");
     }
 

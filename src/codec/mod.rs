@@ -257,10 +257,9 @@ pub(crate) mod test_support {
 
     /// Plays random games of each player count from each seed and checks, at
     /// every position, that every seat's and a spectator's view survive the
-    /// round trip engine view → wire → engine view, up to `normalise` (which
-    /// removes from the engine view what the contract does not carry).
-    /// Returns the positions checked.
-    pub(crate) fn views_round_trip<G: ProtoGame>(
+    /// round trip engine view → wire → engine view, and so does every legal
+    /// action (with every distinct payment). Returns the positions checked.
+    pub(crate) fn round_trip<G: ProtoGame>(
         players: std::ops::RangeInclusive<usize>,
         seeds: std::ops::Range<u64>,
     ) -> usize {
@@ -286,7 +285,10 @@ pub(crate) mod test_support {
                     checked += 1;
                     let Some(seat) = game.to_act() else { break };
                     legal.clear();
-                    game.legal_actions(&mut legal);
+                    game.legal_actions_all_payments(&mut legal);
+                    for a in &legal {
+                        assert_eq!(G::decode_action(&G::encode_action(a)).as_ref(), Ok(a));
+                    }
                     let a = legal[(i * 7 + seed as usize) % legal.len()].clone();
                     game.apply(seat, &a, &mut events).unwrap();
                     i += 1;
