@@ -92,7 +92,7 @@ pub fn state(view: &pb::StateView) -> String {
     if let Some(o) = &view.outcome {
         let _ = writeln!(out, "over: scores {:?}, winners {:?}", o.scores, o.winners);
     } else if let Some(s) = view.to_act {
-        let _ = writeln!(out, "seat {s} must decide");
+        let _ = writeln!(out, "seat {s} must decide: {}", decision(&view.decision));
     }
     out
 }
@@ -330,6 +330,42 @@ fn dolmen_event(d: &pb::DolmenEvent) -> String {
     }
 }
 
+/// What a pending decision asks, in words.
+pub fn decision(d: &Option<pb::Decision>) -> String {
+    use pb::decision::Game;
+    use pb::dolmen_decision::Kind as D;
+    use pb::meduris_decision::Kind as M;
+    match d.as_ref().and_then(|d| d.game.as_ref()) {
+        Some(Game::Meduris(m)) => match M::try_from(m.kind) {
+            Ok(M::PlaceWorker) => "place a worker".into(),
+            Ok(M::TakeGood) => "\"+1\": take a good".into(),
+            Ok(M::ReturnGood) => "\"-1\": return a good".into(),
+            Ok(M::Turn) => "the turn (big yield, hut or temple)".into(),
+            Ok(M::Offering) => format!(
+                "an offering at the hut on field {}{}",
+                m.field,
+                if m.last_round { " (last round)" } else { "" }
+            ),
+            _ => "?".into(),
+        },
+        Some(Game::Dolmen(d)) => match D::try_from(d.kind) {
+            Ok(D::PlaceDruid) => "place a druid".into(),
+            Ok(D::Turn) => "the turn (walk, collect herbs or fly)".into(),
+            Ok(D::Stone) if d.may_decline => {
+                format!("leave a stone on site {} or lose 1 point", d.site)
+            }
+            Ok(D::Stone) => format!("leave a stone on site {} (1 point: no choice)", d.site),
+            Ok(D::Dolmen) => format!(
+                "a dolmen {} circle {}, or none",
+                if d.on_top { "on top of" } else { "under" },
+                circle_letter(d.circle)
+            ),
+            _ => "?".into(),
+        },
+        None => "?".into(),
+    }
+}
+
 /// One event as a line, e.g. `#42 v17 seat 2 built a hut on field 12 ...`.
 pub fn event(e: &pb::GameEvent) -> String {
     let body = match &e.body {
@@ -340,7 +376,9 @@ pub fn event(e: &pb::GameEvent) -> String {
         ),
         Some(Body::SeatJoined(j)) => format!("seat {} joined as {}", j.seat, j.name),
         Some(Body::GameStarted(_)) => "the game starts".into(),
-        Some(Body::DecisionNeeded(d)) => format!("seat {} must decide", d.seat),
+        Some(Body::DecisionNeeded(d)) => {
+            format!("seat {} must decide: {}", d.seat, decision(&d.decision))
+        }
         Some(Body::GameFinished(f)) => match &f.outcome {
             Some(o) => format!("game over: scores {:?}, winners {:?}", o.scores, o.winners),
             None => "game over".into(),
@@ -451,7 +489,7 @@ mod tests {
     }
 
     /// The board picture is the 9 × 9 lattice: 73 sites, the 8 octagon
-    /// centres blank, and the druids placed so far.
+    /// centres blank, and the druids placed so far; then what is to decide.
     #[test]
     fn the_dolmen_board_is_drawn_as_its_lattice() {
         let mut game =
@@ -463,9 +501,12 @@ mod tests {
         }
         let view = pb::StateView {
             game: Some(game.view(druids_engine::Viewer::Spectator)),
+            to_act: game.to_act().map(|s| s.0 as u32),
+            decision: game.decision(),
             ..Default::default()
         };
         let text = state(&view);
+        assert!(text.contains("seat 0 must decide: place a druid"), "{text}");
         let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("  y")).collect();
         assert_eq!(rows.len(), 9, "{text}");
         let sites: usize = rows
