@@ -1,5 +1,5 @@
 //! Die Dolmengötter through the contract, over real TCP: complete games for
-//! every player count, hidden dolmen values never reaching anyone but their
+//! every player count (and their replays), hidden dolmen values never reaching anyone but their
 //! owner before they score, errors that change nothing, and a restart that
 //! carries a game on from the durable store.
 
@@ -114,6 +114,20 @@ async fn complete_dolmen_games_for_every_player_count() {
             .filter(|k| matches!(k, ev::Kind::GameEnded(_)))
             .count();
         assert_eq!(ended, 1);
+        // Its replay re-runs to the same result; a truncated one does not.
+        let replay = client
+            .export_replay(pb::ExportReplayRequest {
+                game_id: id.clone(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(replay.kind, DOLMEN as i32);
+        assert_eq!(replay.actions.len(), n);
+        assert_eq!(druids::replay::verify(&replay).unwrap(), Some(outcome));
+        let mut truncated = replay;
+        truncated.actions.pop();
+        assert!(druids::replay::verify(&truncated).is_err());
     }
     server.stop().await;
 }
