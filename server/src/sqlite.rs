@@ -1,13 +1,20 @@
 //! The embedded, durable [`Store`]: one SQLite file in WAL mode.
 //!
 //! A game is a row in `games`, its claimed seats rows in `seats`, and its
-//! append-only action log rows in `actions` (protobuf-encoded). Every call is
-//! one transaction, committed before it returns; with `Sync::Full` (the default)
-//! each commit is fsynced, so an acknowledged action survives a power cut, and
-//! with `Sync::Normal` it survives a killed process.
+//! append-only action log rows in `actions` (protobuf-encoded). Every call
+//! returns only once what it wrote is committed; with `Sync::Full` (the
+//! default) each commit is fsynced, so an acknowledged action survives a power
+//! cut, and with `Sync::Normal` it survives a killed process.
+//!
+//! Actions of many games arriving together share one commit (group commit):
+//! the first caller to find no commit under way takes every action waiting and
+//! commits them in one transaction, each in a savepoint of its own so that one
+//! bad row fails alone; the others wait for their own row's result. One fsync
+//! then serves a whole batch instead of one action.
 
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 
 use druids::pb;
 use druids_engine::Seat;
@@ -59,7 +66,34 @@ CREATE TABLE IF NOT EXISTS actions (
 /// A SQLite database file holding every game.
 pub struct SqliteStore {
     conn: Mutex<Connection>,
+    appends: Mutex<Appends>,
+    /// Signalled when a batch of appends has its results.
+    appended: Condvar,
 }
+
+/// One action row waiting for a commit.
+struct Row {
+    ticket: u64,
+    game_id: String,
+    version: i64,
+    seat: u8,
+    origin: i64,
+    action: Vec<u8>,
+    request: Vec<u8>,
+}
+
+/// The appends waiting for a commit and the results of those committed.
+#[derive(Default)]
+struct Appends {
+    next_ticket: u64,
+    waiting: Vec<Row>,
+    /// True while a caller commits a batch.
+    committing: bool,
+    /// Results not yet collected by their callers, by ticket.
+    results: HashMap<u64, Result<(), StoreError>>,
+}
+
+const INSERT_ACTION: &str = "INSERT INTO actions (game_id, version, seat, origin, action, request) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 
 fn err(e: rusqlite::Error) -> StoreError {
     StoreError(format!("database error: {e}"))
@@ -86,11 +120,52 @@ impl SqliteStore {
         conn.execute_batch(SCHEMA).map_err(err)?;
         Ok(SqliteStore {
             conn: Mutex::new(conn),
+            appends: Mutex::new(Appends::default()),
+            appended: Condvar::new(),
+        })
+    }
+
+    /// Commits `batch` in one transaction, each row in a savepoint of its own;
+    /// the result of every row by ticket (all errors when the commit fails).
+    fn commit(&self, batch: &[Row]) -> Vec<(u64, Result<(), StoreError>)> {
+        let mut conn = self.conn();
+        let attempt = (|| {
+            let tx = conn.transaction()?;
+            let mut results = Vec::with_capacity(batch.len());
+            {
+                let mut insert = tx.prepare(INSERT_ACTION)?;
+                for row in batch {
+                    tx.execute_batch("SAVEPOINT row")?;
+                    let inserted = insert.execute(params![
+                        row.game_id,
+                        row.version,
+                        row.seat,
+                        row.origin,
+                        row.action,
+                        row.request
+                    ]);
+                    match inserted {
+                        Ok(_) => tx.execute_batch("RELEASE row")?,
+                        Err(_) => tx.execute_batch("ROLLBACK TO row; RELEASE row")?,
+                    }
+                    results.push((row.ticket, inserted.map(|_| ()).map_err(err)));
+                }
+            }
+            tx.commit()?;
+            Ok(results)
+        })();
+        attempt.unwrap_or_else(|e: rusqlite::Error| {
+            let e = err(e);
+            batch.iter().map(|r| (r.ticket, Err(e.clone()))).collect()
         })
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn appends(&self) -> std::sync::MutexGuard<'_, Appends> {
+        self.appends.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Caps the database at `pages` pages, so tests can make the disk "full".
@@ -156,20 +231,39 @@ impl Store for SqliteStore {
     }
 
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
-        self.conn()
-            .execute(
-                "INSERT INTO actions (game_id, version, seat, origin, action, request) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![
-                    game_id,
-                    action.version as i64,
-                    action.seat.0,
-                    action.origin as i64,
-                    action.action.encode_to_vec(),
-                    action.request.encode_to_vec()
-                ],
-            )
-            .map(|_| ())
-            .map_err(err)
+        let mut appends = self.appends();
+        let ticket = appends.next_ticket;
+        appends.next_ticket += 1;
+        appends.waiting.push(Row {
+            ticket,
+            game_id: game_id.to_owned(),
+            version: action.version as i64,
+            seat: action.seat.0,
+            origin: action.origin as i64,
+            action: action.action.encode_to_vec(),
+            request: action.request.encode_to_vec(),
+        });
+        loop {
+            if let Some(result) = appends.results.remove(&ticket) {
+                return result;
+            }
+            if appends.committing {
+                appends = self
+                    .appended
+                    .wait(appends)
+                    .unwrap_or_else(|p| p.into_inner());
+                continue;
+            }
+            // No commit under way: this caller commits every row waiting.
+            appends.committing = true;
+            let batch = std::mem::take(&mut appends.waiting);
+            drop(appends);
+            let results = self.commit(&batch);
+            appends = self.appends();
+            appends.committing = false;
+            appends.results.extend(results);
+            self.appended.notify_all();
+        }
     }
 
     fn abandon(&self, game_id: &str, reason: &str) -> Result<(), StoreError> {
@@ -292,5 +386,75 @@ impl SqliteStore {
             .optional()
             .map(|n| n.unwrap_or(0) as u64)
             .map_err(err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Barrier};
+
+    fn record(version: u64) -> ActionRecord {
+        ActionRecord {
+            version,
+            seat: Seat(0),
+            origin: Origin::Seat,
+            action: pb::Action::default(),
+            request: pb::SubmitActionRequest::default(),
+        }
+    }
+
+    /// Many writers at once: each append returns its own row's result (a
+    /// duplicate fails alone, inside a batch others commit in), and every
+    /// acknowledged row is in the file.
+    #[test]
+    fn concurrent_appends_share_commits_and_keep_their_own_results() {
+        let dir = std::env::temp_dir().join(format!("druids-group-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = Arc::new(SqliteStore::open(&dir.join("g.db"), Sync::Full).unwrap());
+        for g in 0..8 {
+            store
+                .create_game(&GameRecord {
+                    id: format!("g{g}"),
+                    kind: pb::GameKind::Meduris,
+                    players: 2,
+                    seed: 1,
+                    options: pb::GameOptions::default(),
+                    created_unix_ms: 0,
+                    seats: Vec::new(),
+                })
+                .unwrap();
+        }
+        let start = Arc::new(Barrier::new(8));
+        let writers: Vec<_> = (0..8)
+            .map(|g| {
+                let (store, start) = (Arc::clone(&store), Arc::clone(&start));
+                std::thread::spawn(move || {
+                    start.wait();
+                    let id = format!("g{g}");
+                    let mut results = Vec::new();
+                    for v in 1..=40 {
+                        results.push(store.append_action(&id, &record(v)).is_ok());
+                        // Writer 0 also repeats a version: that row alone fails.
+                        if g == 0 && v == 20 {
+                            results.push(store.append_action(&id, &record(v)).is_ok());
+                        }
+                    }
+                    results
+                })
+            })
+            .collect();
+        for (g, w) in writers.into_iter().enumerate() {
+            let results = w.join().unwrap();
+            let failed = results.iter().filter(|ok| !**ok).count();
+            assert_eq!(failed, usize::from(g == 0), "writer {g}: {results:?}");
+            assert_eq!(store.action_count(&format!("g{g}")).unwrap(), 40);
+        }
+        drop(store);
+        let reopened = SqliteStore::open(&dir.join("g.db"), Sync::Full).unwrap();
+        let games = reopened.load().unwrap();
+        assert_eq!(games.len(), 8);
+        assert!(games.iter().all(|g| g.actions.len() == 40));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

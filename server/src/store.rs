@@ -83,7 +83,7 @@ pub struct StoredGame {
 }
 
 /// Why the store failed. The change it was asked to store did not happen.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct StoreError(pub String);
 
