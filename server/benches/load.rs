@@ -32,6 +32,11 @@ use druids_server::{Limits, MemoryStore, Service, Store, SystemClock};
 use tonic::Request;
 use tonic::transport::Channel;
 
+/// The allocator `druids-server` runs with (its `main.rs`), for the bots and
+/// the ceiling too: every row of the table gets the same one.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn seconds() -> Duration {
     Duration::from_secs_f64(
         std::env::var("LOAD_SECONDS")
