@@ -181,6 +181,33 @@ pub async fn legal(
         .into_inner())
 }
 
+/// Every event of a game from seq 1 to its end, as the holder of `token` (or
+/// a spectator) sees them. Returns once the server closes the stream.
+pub async fn all_events(
+    client: &mut DruidsClient<Channel>,
+    game_id: &str,
+    token: Option<&str>,
+) -> Vec<pb::GameEvent> {
+    let msg = pb::StreamEventsRequest {
+        game_id: game_id.to_owned(),
+        from_seq: 1,
+    };
+    let req = match token {
+        Some(t) => authed(t, msg),
+        None => Request::new(msg),
+    };
+    let mut stream = client
+        .stream_events(req)
+        .await
+        .expect("stream")
+        .into_inner();
+    let mut out = Vec::new();
+    while let Some(e) = tokio_stream::StreamExt::next(&mut stream).await {
+        out.push(e.expect("event"));
+    }
+    out
+}
+
 /// A tiny deterministic RNG, so failures reproduce.
 pub struct Lcg(pub u64);
 

@@ -95,27 +95,16 @@ async fn complete_meduris_games_for_every_player_count() {
         assert_eq!(outcome.scores.len(), players as usize);
         assert!(!outcome.winners.is_empty());
         // The full replay ends with the result, and the stream then closes.
-        let mut stream = client
-            .stream_events(pb::StreamEventsRequest {
-                game_id: id.clone(),
-                from_seq: 1,
-            })
-            .await
-            .unwrap()
-            .into_inner();
-        let mut last = None;
-        let mut count = 0;
-        while let Some(e) = stream.next().await {
-            let e = e.unwrap();
-            count += 1;
+        let events = druids_tests::all_events(&mut client, &id, None).await;
+        for (i, e) in events.iter().enumerate() {
             assert_eq!(
-                e.seq, count,
+                e.seq,
+                i as u64 + 1,
                 "a spectator sees every Meduris event, in order"
             );
-            last = Some(e);
         }
-        assert_eq!(count, st.last_seq);
-        match last.and_then(|e| e.body) {
+        assert_eq!(events.len() as u64, st.last_seq);
+        match events.last().and_then(|e| e.body.clone()) {
             Some(Body::GameFinished(f)) => assert_eq!(f.outcome.unwrap(), outcome),
             other => panic!("the log should end with GameFinished, not {other:?}"),
         }

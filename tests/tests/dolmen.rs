@@ -6,15 +6,12 @@
 use std::sync::Arc;
 
 use druids::pb;
-use druids::pb::druids_client::DruidsClient;
 use druids::pb::game_event::Body;
 use druids::pb::{dolmen_action as act, dolmen_event as ev};
 use druids_server::Limits;
 use druids_server::sqlite::{SqliteStore, Sync};
-use druids_tests::{Lcg, TestServer, authed, create, legal, play_random, state};
-use tokio_stream::StreamExt;
-use tonic::transport::Channel;
-use tonic::{Code, Request};
+use druids_tests::{Lcg, TestServer, all_events, authed, create, legal, play_random, state};
+use tonic::Code;
 
 const DOLMEN: pb::GameKind = pb::GameKind::Dolmen;
 
@@ -40,28 +37,6 @@ fn submit(game_id: &str, action: pb::Action, version: u64) -> pb::SubmitActionRe
         expected_version: Some(version),
         idempotency_key: String::new(),
     }
-}
-
-/// Every event of the game as the holder of `token` (or a spectator) sees it.
-async fn all_events(
-    client: &mut DruidsClient<Channel>,
-    game_id: &str,
-    token: Option<&str>,
-) -> Vec<pb::GameEvent> {
-    let msg = pb::StreamEventsRequest {
-        game_id: game_id.to_owned(),
-        from_seq: 1,
-    };
-    let req = match token {
-        Some(t) => authed(t, msg),
-        None => Request::new(msg),
-    };
-    let mut stream = client.stream_events(req).await.unwrap().into_inner();
-    let mut out = Vec::new();
-    while let Some(e) = stream.next().await {
-        out.push(e.unwrap());
-    }
-    out
 }
 
 fn dolmen_events(events: &[pb::GameEvent]) -> impl Iterator<Item = &ev::Kind> {
