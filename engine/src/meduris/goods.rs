@@ -235,6 +235,30 @@ fn take_three(rest: u32) -> u32 {
     TAKE_THREE[index as usize]
 }
 
+/// The plain rule the tables below are computed by: three goods taken one at a
+/// time from the largest count of `rest` (ties: first kind), as a [`word`];
+/// fewer when `rest` holds fewer.
+const fn take_three_plain(mut rest: [u8; 4]) -> u32 {
+    let mut taken = 0;
+    let mut step = 0;
+    while step < 3 {
+        let mut best = 0;
+        let mut i = 1;
+        while i < 4 {
+            if rest[i] > rest[best] {
+                best = i;
+            }
+            i += 1;
+        }
+        if rest[best] > 0 {
+            rest[best] -= 1;
+            taken += 1 << (8 * best);
+        }
+        step += 1;
+    }
+    taken
+}
+
 /// [`take_three`] for every `rest` with counts 0..=3 (index: base-4 digits, wood
 /// first), computed by the plain rule, as [`word`]s. Rests of fewer than three
 /// goods never reach the table; their entries take what there is.
@@ -242,28 +266,13 @@ static TAKE_THREE: [u32; 256] = {
     let mut table = [0u32; 256];
     let mut index = 0;
     while index < 256 {
-        let mut r = [
+        let r = [
             (index >> 6) as u8 & 3,
             (index >> 4) as u8 & 3,
             (index >> 2) as u8 & 3,
             index as u8 & 3,
         ];
-        let mut step = 0;
-        while step < 3 {
-            let mut best = 0;
-            let mut i = 1;
-            while i < 4 {
-                if r[i] > r[best] {
-                    best = i;
-                }
-                i += 1;
-            }
-            if r[best] > 0 {
-                r[best] -= 1;
-                table[index] += 1 << (8 * best);
-            }
-            step += 1;
-        }
+        table[index] = take_three_plain(r);
         index += 1;
     }
     table
@@ -484,24 +493,7 @@ static ONE_MISSING: [[u32; 4]; 625] = {
                 digits[3] as u8,
             ];
             r[d] = r[d].saturating_sub(1);
-            let mut w = 1 << (8 * d);
-            let mut step = 0;
-            while step < 3 {
-                let mut best = 0;
-                let mut i = 1;
-                while i < 4 {
-                    if r[i] > r[best] {
-                        best = i;
-                    }
-                    i += 1;
-                }
-                if r[best] > 0 {
-                    r[best] -= 1;
-                    w += 1 << (8 * best);
-                }
-                step += 1;
-            }
-            table[index][d] = w;
+            table[index][d] = (1 << (8 * d)) + take_three_plain(r);
             d += 1;
         }
         index += 1;
