@@ -259,11 +259,13 @@ fn direction(d: i32) -> &'static str {
     }
 }
 
+/// A circle's letter in the rules digest's grid ('?' for a number off the board).
 fn circle_letter(c: u32) -> char {
-    match c {
-        0..=25 => (b'A' + c as u8) as char,
-        26..=27 => (b'a' + (c - 26) as u8) as char,
-        _ => '?',
+    use druids_engine::dolmen::{Circle, board::CIRCLES};
+    if (c as usize) < CIRCLES {
+        Circle(c as u8).letter()
+    } else {
+        '?'
     }
 }
 
