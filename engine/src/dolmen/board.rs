@@ -239,7 +239,7 @@ static TABLES: Tables = build();
 
 /// Index of a direction in [`Dir::ALL`].
 #[inline]
-pub const fn dir_index(dir: Dir) -> usize {
+const fn dir_index(dir: Dir) -> usize {
     match dir {
         Dir::North => 0,
         Dir::East => 1,
