@@ -330,7 +330,7 @@ impl<G: ProtoGame> HostedGame for Session<G> {
             .iter()
             .enumerate()
             .map(|(i, a)| pb::LegalAction {
-                id: i as u32,
+                id: Some(i as u32),
                 action: Some(G::encode_action(a)),
                 description: G::describe_action(a),
             })
@@ -407,6 +407,7 @@ impl<G: ProtoGame> HostedGame for Session<G> {
                 out.push(pb::GameEvent {
                     seq,
                     version: entry.version,
+                    description: String::new(),
                     body: Some(body),
                 });
                 sent += 1;

@@ -1,12 +1,12 @@
 //! Talking to a druids server: connecting, attaching the seat token, and the
 //! errors a command can end with.
 
-use druids::pb::druids_client::DruidsClient;
+use druids::pb::druids_service_client::DruidsServiceClient;
 use tonic::transport::Channel;
 use tonic::{Request, Status};
 
 /// A client of the druids service.
-pub type Client = DruidsClient<Channel>;
+pub type Client = DruidsServiceClient<Channel>;
 
 /// Why a command failed.
 #[derive(Debug, thiserror::Error)]
@@ -60,7 +60,7 @@ pub fn code_name(code: tonic::Code) -> &'static str {
 
 /// Connects to `url` (e.g. `http://127.0.0.1:50051`).
 pub async fn connect(url: &str) -> Result<Client, CliError> {
-    DruidsClient::connect(url.to_owned())
+    DruidsServiceClient::connect(url.to_owned())
         .await
         .map_err(|source| CliError::Connect {
             url: url.to_owned(),

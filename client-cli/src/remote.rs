@@ -47,6 +47,7 @@ pub async fn create(client: &mut Client, args: CreateArgs, json: bool) -> Result
             options: Some(args.options),
             seat_names: args.names,
             open_seats: args.open,
+            request_id: String::new(),
         })
         .await?
         .into_inner();
@@ -58,10 +59,10 @@ pub async fn create(client: &mut Client, args: CreateArgs, json: bool) -> Result
             .collect();
         println!(
             "{}",
-            serde_json::json!({"game_id": reply.game_id, "seed": reply.seed, "seats": seats})
+            serde_json::json!({"game_id": reply.game_id, "seats": seats})
         );
     } else {
-        println!("game {}  (seed {})", reply.game_id, reply.seed);
+        println!("game {}", reply.game_id);
         for s in &reply.seats {
             println!("  seat {} ({}): token {}", s.seat, s.name, s.token);
         }
@@ -81,6 +82,7 @@ pub async fn join(
             game_id,
             seat,
             name,
+            request_id: String::new(),
         })
         .await?
         .into_inner();
@@ -357,7 +359,7 @@ impl Chooser for HumanChooser {
     ) -> Result<Option<usize>, CliError> {
         print!("{}", render::state(state));
         for a in legal {
-            println!("  [{}] {}", a.id, a.description);
+            println!("  [{}] {}", a.id.unwrap_or_default(), a.description);
         }
         let n = legal.len();
         tokio::task::spawn_blocking(move || {
@@ -412,6 +414,7 @@ impl<C: Chooser> SeatPlayer<'_, C> {
                 pb::GetLegalActionsRequest {
                     game_id: self.game_id.to_owned(),
                     all_payments: false,
+                    ..Default::default()
                 },
             )?)
             .await?
@@ -437,7 +440,7 @@ impl<C: Chooser> SeatPlayer<'_, C> {
         let req = pb::SubmitActionRequest {
             game_id: self.game_id.to_owned(),
             choice: Some(pb::submit_action_request::Choice::LegalActionId(
-                legal.actions[i].id,
+                legal.actions[i].id.unwrap_or_default(),
             )),
             expected_version: Some(legal.version),
             idempotency_key: format!("seat{}-v{}", self.seat, legal.version),
@@ -556,7 +559,7 @@ pub async fn health(url: &str) -> Result<(), CliError> {
         })?;
     let status = HealthClient::new(channel)
         .check(tonic_health::pb::HealthCheckRequest {
-            service: "druids.v1.Druids".into(),
+            service: "druids.v1.DruidsService".into(),
         })
         .await?
         .into_inner()

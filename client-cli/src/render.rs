@@ -469,6 +469,7 @@ mod tests {
         let e = pb::GameEvent {
             seq: 42,
             version: 17,
+            description: String::new(),
             body: Some(Body::Meduris(pb::MedurisEvent {
                 kind: Some(pb::meduris_event::Kind::HutBuilt(
                     pb::meduris_event::HutBuilt {

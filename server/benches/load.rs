@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use druids::pb;
-use druids::pb::druids_client::DruidsClient;
+use druids::pb::druids_service_client::DruidsServiceClient;
 use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::{Limits, MemoryStore, Service, Store, SystemClock};
 use tonic::Request;
@@ -208,7 +208,7 @@ struct Game {
 }
 
 /// Creates a 4-player Meduris game and opens its spectator stream (2 RPCs).
-async fn new_game(client: &mut DruidsClient<Channel>, seed: u64) -> Game {
+async fn new_game(client: &mut DruidsServiceClient<Channel>, seed: u64) -> Game {
     let created = bounded(
         client.create_game(pb::CreateGameRequest {
             kind: pb::GameKind::Meduris as i32,
@@ -270,7 +270,7 @@ async fn drive(
     ready: Arc<tokio::sync::Barrier>,
     mut go: tokio::sync::watch::Receiver<Option<Instant>>,
 ) -> Driven {
-    let mut client = DruidsClient::new(chan);
+    let mut client = DruidsServiceClient::new(chan);
     let mut out = Driven::default();
     let mut games = 0;
     let mut game = new_game(&mut client, seed * 1000).await;
@@ -292,6 +292,7 @@ async fn drive(
                     pb::GetLegalActionsRequest {
                         game_id: id.clone(),
                         all_payments: false,
+                        ..Default::default()
                     },
                 )),
                 || format!("game {id}: GetLegalActions for seat {seat}"),
@@ -441,7 +442,9 @@ fn row(name: &str, n: usize, run: &mut Run, ceiling: f64) {
 /// whose freed memory the allocator would otherwise reuse.
 async fn memory_per_game() -> String {
     let server = start(Arc::new(MemoryStore)).await;
-    let mut client = DruidsClient::connect(server.url.clone()).await.unwrap();
+    let mut client = DruidsServiceClient::connect(server.url.clone())
+        .await
+        .unwrap();
     let before = rss_bytes();
     for g in 0..2000u64 {
         let created = client

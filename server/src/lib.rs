@@ -19,7 +19,7 @@ pub mod store;
 use std::future::Future;
 use std::sync::Arc;
 
-use druids::pb::druids_server::DruidsServer;
+use druids::pb::druids_service_server::DruidsServiceServer;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tonic::transport::Server;
@@ -94,7 +94,7 @@ pub async fn serve_service(
 ) -> Result<(), ServeError> {
     let max_message = service.limits().max_message_bytes;
     let (health, health_service) = tonic_health::server::health_reporter();
-    health.set_serving::<DruidsServer<Service>>().await;
+    health.set_serving::<DruidsServiceServer<Service>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(druids::pb::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -114,7 +114,7 @@ pub async fn serve_service(
         })
     };
     let druids =
-        DruidsServer::from_arc(Arc::clone(&service)).max_decoding_message_size(max_message);
+        DruidsServiceServer::from_arc(Arc::clone(&service)).max_decoding_message_size(max_message);
     // Small request/response messages: never wait for Nagle's algorithm.
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
     let mut builder = Server::builder();

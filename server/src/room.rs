@@ -568,6 +568,7 @@ impl Room {
                 .flat_map(|c| c.autopilot_seats())
                 .map(|s| s.0 as u32)
                 .collect(),
+            seed_chosen_by_creator: false,
             game: Some(game.view(viewer)),
         }
     }

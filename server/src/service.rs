@@ -1,11 +1,11 @@
-//! The `druids.v1.Druids` service: requests are validated here, at the edge,
+//! The `druids.v1.DruidsService` service: requests are validated here, at the edge,
 //! then handed to the game's [`Room`]. No rule of any game is known here.
 
 use std::pin::Pin;
 use std::sync::Arc;
 
 use dashmap::DashMap;
-use druids::pb::{self, druids_server::Druids};
+use druids::pb::{self, druids_service_server::DruidsService};
 use druids_engine::{Seat, Viewer};
 use tokio::sync::{mpsc, watch};
 use tokio_stream::Stream;
@@ -329,7 +329,6 @@ impl Service {
         Ok(pb::CreateGameResponse {
             game_id: id,
             seats: tokens,
-            seed,
             state: Some(state),
         })
     }
@@ -459,6 +458,7 @@ fn snapshot(room: &Room, viewer: Viewer) -> (pb::GameEvent, u64) {
     let event = pb::GameEvent {
         seq,
         version: state.game.version(),
+        description: String::new(),
         body: Some(pb::game_event::Body::Snapshot(pb::Snapshot {
             state: Some(room.view(&state, viewer)),
         })),
@@ -527,7 +527,7 @@ pub type EventStream =
     Pin<Box<dyn Stream<Item = std::result::Result<pb::GameEvent, Status>> + Send>>;
 
 #[tonic::async_trait]
-impl Druids for Service {
+impl DruidsService for Service {
     async fn create_game(
         &self,
         request: Request<pb::CreateGameRequest>,
@@ -568,6 +568,7 @@ impl Druids for Service {
                 Vec::new()
             },
             deadline_unix_ms: if mine { state.deadline_ms() } else { None },
+            next_page_token: String::new(),
         }))
     }
 
@@ -662,7 +663,7 @@ impl Druids for Service {
         request: Request<pb::ListGamesRequest>,
     ) -> std::result::Result<Response<pb::ListGamesResponse>, Status> {
         let req = request.into_inner();
-        let limit = match req.limit {
+        let limit = match req.page_size {
             0 => 1000,
             n => n.min(1000) as usize,
         };
@@ -683,6 +684,9 @@ impl Druids for Service {
                 .then(a.game_id.cmp(&b.game_id))
         });
         games.truncate(limit);
-        Ok(Response::new(pb::ListGamesResponse { games }))
+        Ok(Response::new(pb::ListGamesResponse {
+            games,
+            next_page_token: String::new(),
+        }))
     }
 }

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use druids::new_game;
 use druids::pb;
-use druids::pb::druids_client::DruidsClient;
+use druids::pb::druids_service_client::DruidsServiceClient;
 use druids_engine::{Seat, Viewer};
 use tonic::Request;
 use tonic::transport::Channel;
@@ -94,7 +94,7 @@ impl Tracked {
 }
 
 /// Plays until the game ends, `budget` actions are done, or the server dies.
-async fn drive(client: &mut DruidsClient<Channel>, g: &mut Tracked, budget: usize) -> bool {
+async fn drive(client: &mut DruidsServiceClient<Channel>, g: &mut Tracked, budget: usize) -> bool {
     for _ in 0..budget {
         let st = match client
             .get_state(pb::GetStateRequest {
@@ -115,6 +115,7 @@ async fn drive(client: &mut DruidsClient<Channel>, g: &mut Tracked, budget: usiz
                 pb::GetLegalActionsRequest {
                     game_id: g.id.clone(),
                     all_payments: false,
+                    ..Default::default()
                 },
             ))
             .await
@@ -146,7 +147,7 @@ async fn drive(client: &mut DruidsClient<Channel>, g: &mut Tracked, budget: usiz
 /// After a restart: the server holds every acknowledged action, and at most the
 /// one that was in flight; retrying that one by its key never applies it twice.
 /// Returns whether a submission was in flight, and whether it had been committed.
-async fn reconcile(client: &mut DruidsClient<Channel>, g: &mut Tracked) -> (bool, bool) {
+async fn reconcile(client: &mut DruidsServiceClient<Channel>, g: &mut Tracked) -> (bool, bool) {
     let st = client
         .get_state(pb::GetStateRequest {
             game_id: g.id.clone(),
@@ -196,9 +197,9 @@ async fn reconcile(client: &mut DruidsClient<Channel>, g: &mut Tracked) -> (bool
     }
 }
 
-async fn connect(url: &str) -> DruidsClient<Channel> {
+async fn connect(url: &str) -> DruidsServiceClient<Channel> {
     for _ in 0..100 {
-        if let Ok(c) = DruidsClient::connect(url.to_owned()).await {
+        if let Ok(c) = DruidsServiceClient::connect(url.to_owned()).await {
             return c;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;

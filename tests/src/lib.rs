@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use druids::pb;
-use druids::pb::druids_client::DruidsClient;
+use druids::pb::druids_service_client::DruidsServiceClient;
 use druids_server::{Clock, Limits, MemoryStore, Service, Store, SystemClock, Tls};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -88,8 +88,10 @@ impl TestServer {
     }
 
     /// A new client connection.
-    pub async fn client(&self) -> DruidsClient<Channel> {
-        DruidsClient::connect(self.url()).await.expect("connect")
+    pub async fn client(&self) -> DruidsServiceClient<Channel> {
+        DruidsServiceClient::connect(self.url())
+            .await
+            .expect("connect")
     }
 
     /// Stops the server and waits until it has shut down.
@@ -123,7 +125,7 @@ pub fn authed<T>(token: &str, message: T) -> Request<T> {
 
 /// Creates a game with every seat claimed; returns its id and tokens by seat.
 pub async fn create(
-    client: &mut DruidsClient<Channel>,
+    client: &mut DruidsServiceClient<Channel>,
     kind: pb::GameKind,
     players: u32,
     seed: u64,
@@ -144,7 +146,7 @@ pub async fn create(
 
 /// The state as the holder of `token` sees it (`None`: spectator).
 pub async fn state(
-    client: &mut DruidsClient<Channel>,
+    client: &mut DruidsServiceClient<Channel>,
     game_id: &str,
     token: Option<&str>,
 ) -> pb::StateView {
@@ -166,7 +168,7 @@ pub async fn state(
 
 /// The legal actions of the seat holding `token`.
 pub async fn legal(
-    client: &mut DruidsClient<Channel>,
+    client: &mut DruidsServiceClient<Channel>,
     game_id: &str,
     token: &str,
     all_payments: bool,
@@ -174,6 +176,7 @@ pub async fn legal(
     let req = pb::GetLegalActionsRequest {
         game_id: game_id.to_owned(),
         all_payments,
+        ..Default::default()
     };
     Ok(client
         .get_legal_actions(authed(token, req))
@@ -184,7 +187,7 @@ pub async fn legal(
 /// Every event of a game from seq 1 to its end, as the holder of `token` (or
 /// a spectator) sees them. Returns once the server closes the stream.
 pub async fn all_events(
-    client: &mut DruidsClient<Channel>,
+    client: &mut DruidsServiceClient<Channel>,
     game_id: &str,
     token: Option<&str>,
 ) -> Vec<pb::GameEvent> {
@@ -225,7 +228,7 @@ impl Lcg {
 /// Plays `max_actions` random legal actions (or until the end), choosing by
 /// legal-action id for whichever seat must decide. Returns actions applied.
 pub async fn play_random(
-    client: &mut DruidsClient<Channel>,
+    client: &mut DruidsServiceClient<Channel>,
     game_id: &str,
     tokens: &[String],
     rng: &mut Lcg,

@@ -47,7 +47,7 @@ class Client:
             self.channel = grpc.secure_channel(url[8:], grpc.ssl_channel_credentials(roots))
         else:
             self.channel = grpc.insecure_channel(url.removeprefix("http://"))
-        self.stub = druids_pb2_grpc.DruidsStub(self.channel)
+        self.stub = druids_pb2_grpc.DruidsServiceStub(self.channel)
         self.retries, self.backoff, self.timeout = retries, backoff, timeout
         self.decisions = 0  # actions submitted by play()
 

@@ -2,7 +2,7 @@
 //! trusts the certificate plays, a plaintext client gets nowhere.
 
 use druids::pb;
-use druids::pb::druids_client::DruidsClient;
+use druids::pb::druids_service_client::DruidsServiceClient;
 use druids_server::Tls;
 use druids_tests::TestServer;
 use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
@@ -27,7 +27,7 @@ async fn tls_serves_trusting_clients_only() {
         .connect()
         .await
         .expect("a client trusting the certificate connects");
-    let mut client = DruidsClient::new(channel);
+    let mut client = DruidsServiceClient::new(channel);
     let created = client
         .create_game(pb::CreateGameRequest {
             kind: pb::GameKind::Meduris as i32,
@@ -40,7 +40,8 @@ async fn tls_serves_trusting_clients_only() {
     assert_eq!(created.seats.len(), 2);
 
     // Plaintext gets no answer from a TLS server.
-    let plain = DruidsClient::connect(format!("http://127.0.0.1:{}", server.addr.port())).await;
+    let plain =
+        DruidsServiceClient::connect(format!("http://127.0.0.1:{}", server.addr.port())).await;
     if let Ok(mut plain) = plain {
         assert!(
             plain

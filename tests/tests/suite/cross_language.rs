@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use druids::pb;
-use druids::pb::druids_client::DruidsClient;
+use druids::pb::druids_service_client::DruidsServiceClient;
 use druids::pb::game_event::Body;
 use druids_tests::{Lcg, TestServer, authed};
 use tokio_stream::StreamExt;
@@ -175,7 +175,7 @@ fn python_bot(
 
 /// Takes the seat's pending decision, if any, choosing at random.
 async fn decide(
-    client: &mut DruidsClient<Channel>,
+    client: &mut DruidsServiceClient<Channel>,
     game_id: &str,
     token: &str,
     rng: &mut Lcg,
@@ -187,6 +187,7 @@ async fn decide(
                 pb::GetLegalActionsRequest {
                     game_id: game_id.to_owned(),
                     all_payments: false,
+                    ..Default::default()
                 },
             ))
             .await?
@@ -194,7 +195,9 @@ async fn decide(
         if legal.actions.is_empty() {
             return Ok(false);
         }
-        let pick = legal.actions[rng.below(legal.actions.len())].id;
+        let pick = legal.actions[rng.below(legal.actions.len())]
+            .id
+            .expect("default-list entries have ids");
         let submitted = client
             .submit_action(authed(
                 token,
@@ -218,7 +221,7 @@ async fn decide(
 
 /// A Rust bot: follows the seat's event stream and decides when asked.
 async fn rust_bot(url: String, game_id: String, token: String, seat: u32) -> Result<Seen, String> {
-    let mut client = DruidsClient::connect(url)
+    let mut client = DruidsServiceClient::connect(url)
         .await
         .map_err(|e| format!("connect: {e}"))?;
     let mut rng = Lcg(0xD501D5 + u64::from(seat));

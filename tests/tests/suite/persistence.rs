@@ -75,6 +75,7 @@ async fn a_restarted_server_carries_on_every_game() {
             game_id: waiting.game_id.clone(),
             seat: None,
             name: "late".into(),
+            ..Default::default()
         })
         .await
         .unwrap()

@@ -23,7 +23,7 @@ async fn clocked(store: Arc<dyn Store>) -> (TestServer, Arc<ManualClock>) {
 }
 
 async fn create_clocked(
-    client: &mut druids::pb::druids_client::DruidsClient<tonic::transport::Channel>,
+    client: &mut druids::pb::druids_service_client::DruidsServiceClient<tonic::transport::Channel>,
     players: u32,
     autopilot_after: u32,
 ) -> (String, Vec<String>) {
@@ -49,7 +49,7 @@ async fn create_clocked(
 }
 
 async fn full_log(
-    client: &mut druids::pb::druids_client::DruidsClient<tonic::transport::Channel>,
+    client: &mut druids::pb::druids_service_client::DruidsServiceClient<tonic::transport::Channel>,
     id: &str,
 ) -> Vec<pb::GameEvent> {
     let last = state(client, id, None).await.last_seq;

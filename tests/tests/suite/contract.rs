@@ -4,7 +4,7 @@
 //! hidden information kept hidden.
 
 use druids::pb;
-use druids::pb::druids_client::DruidsClient;
+use druids::pb::druids_service_client::DruidsServiceClient;
 use druids::pb::game_event::Body;
 use druids_server::Limits;
 use druids_tests::{Lcg, TestServer, authed, create, play_random, state};
@@ -52,7 +52,11 @@ fn submit(
 
 /// Everything every viewer can observe of a game: compared before and after a
 /// rejected request to show it changed nothing.
-async fn observe(client: &mut DruidsClient<Channel>, id: &str, tokens: &[String]) -> Vec<String> {
+async fn observe(
+    client: &mut DruidsServiceClient<Channel>,
+    id: &str,
+    tokens: &[String],
+) -> Vec<String> {
     let mut seen = vec![format!("{:?}", state(client, id, None).await)];
     for t in tokens {
         seen.push(format!("{:?}", state(client, id, Some(t)).await));
@@ -298,6 +302,7 @@ async fn every_error_code_leaves_the_game_unchanged() {
                 pb::GetLegalActionsRequest {
                     game_id: id.clone(),
                     all_payments: false,
+                    ..Default::default()
                 },
             ))
             .await,
@@ -549,6 +554,7 @@ async fn create_and_join_validate_their_input() {
                 game_id: id.clone(),
                 seat: Some(0),
                 name: "x".into(),
+                ..Default::default()
             })
             .await,
         Code::AlreadyExists,
@@ -560,6 +566,7 @@ async fn create_and_join_validate_their_input() {
                 game_id: id.clone(),
                 seat: Some(9),
                 name: "x".into(),
+                ..Default::default()
             })
             .await,
         Code::InvalidArgument,
@@ -570,6 +577,7 @@ async fn create_and_join_validate_their_input() {
             game_id: id.clone(),
             seat: Some(2),
             name: "bob".into(),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -581,6 +589,7 @@ async fn create_and_join_validate_their_input() {
             game_id: id.clone(),
             seat: None,
             name: "cid".into(),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -593,6 +602,7 @@ async fn create_and_join_validate_their_input() {
                 game_id: id.clone(),
                 seat: None,
                 name: "late".into(),
+                ..Default::default()
             })
             .await,
         Code::FailedPrecondition,
@@ -691,7 +701,7 @@ async fn a_retry_with_the_same_key_applies_nothing_twice() {
 /// task has had a chance to run — the one ordering that matters here.
 #[tokio::test]
 async fn a_stream_opened_before_an_action_carries_its_events() {
-    use pb::druids_server::Druids;
+    use pb::druids_service_server::DruidsService;
     let server = TestServer::start().await;
     let service = &server.service;
     let created = service
@@ -978,7 +988,7 @@ async fn health_and_reflection_are_served() {
     let mut health = HealthClient::new(channel.clone());
     let status = health
         .check(tonic_health::pb::HealthCheckRequest {
-            service: "druids.v1.Druids".into(),
+            service: "druids.v1.DruidsService".into(),
         })
         .await
         .unwrap()
@@ -1000,7 +1010,7 @@ async fn health_and_reflection_are_served() {
         panic!("expected a service list");
     };
     let names: Vec<_> = list.service.iter().map(|s| s.name.as_str()).collect();
-    assert!(names.contains(&"druids.v1.Druids"), "{names:?}");
+    assert!(names.contains(&"druids.v1.DruidsService"), "{names:?}");
     assert!(names.contains(&"grpc.health.v1.Health"), "{names:?}");
     server.stop().await;
 }

@@ -1,0 +1,13 @@
+//! Every contract and end-to-end test of `druids-tests`, in one binary (as
+//! ripgrep does): one link instead of one per file on a small CI machine. Each
+//! module drives a real server over TCP.
+
+mod clocks;
+mod contract;
+mod cross_language;
+mod deploy;
+mod dolmen;
+mod hostile;
+mod metrics;
+mod persistence;
+mod tls;
