@@ -2,12 +2,10 @@
 //! its version, driven only with proto messages.
 //!
 //! [`HostedGame`] is the object-safe face a server holds for any game;
-//! [`Session`] implements it once for every [`ProtoGame`]. [`new_game`] is the
-//! registry of games: adding a game means implementing its engine and codec and
-//! adding one line there — no server code changes.
+//! [`Session`] implements it once for every [`ProtoGame`]; [`new_game`] creates
+//! any game of the registry ([`crate::with_game!`]), so a new game needs no
+//! server code.
 
-use druids_engine::dolmen::Dolmen;
-use druids_engine::meduris::Meduris;
 use druids_engine::{Rejection, RuleViolation, Seat, SetupError, Viewer};
 
 use crate::codec::{DecodeError, ProtoGame, encode_outcome};
@@ -147,11 +145,11 @@ pub fn new_game(
     seed: u64,
     options: &pb::GameOptions,
 ) -> Result<Box<dyn HostedGame>, CreateError> {
-    match pb::GameKind::try_from(kind) {
-        Ok(pb::GameKind::Meduris) => Ok(Box::new(Session::<Meduris>::new(players, seed, options)?)),
-        Ok(pb::GameKind::Dolmen) => Ok(Box::new(Session::<Dolmen>::new(players, seed, options)?)),
-        _ => Err(CreateError::UnknownKind(kind)),
-    }
+    let game = pb::GameKind::try_from(kind).ok().and_then(|k| {
+        crate::with_game!(k, |G| Session::<G>::new(players, seed, options)
+            .map(|s| Box::new(s) as Box<dyn HostedGame>))
+    });
+    game.unwrap_or(Err(CreateError::UnknownKind(kind)))
 }
 
 /// One entry of the log.

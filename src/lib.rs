@@ -18,7 +18,11 @@ pub mod pb {
 
 pub mod codec;
 pub mod host;
+pub mod registry;
 pub mod replay;
+
+/// The rules engines, for code that dispatches through [`with_game!`].
+pub use druids_engine as engine;
 
 pub use codec::{DecodeError, ProtoGame};
 pub use host::{Applied, ApplyError, CreateError, HostedGame, Persist, Session, new_game};
