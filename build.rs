@@ -28,6 +28,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fds = protox::compile(&files, ["proto"])?;
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(out.join("druids_descriptor.bin"), fds.encode_to_vec())?;
-    tonic_prost_build::configure().compile_fds(fds)?;
+    // Type names (`prost::Name`) let `druids::json` find each message's descriptor.
+    let mut config = prost_build::Config::new();
+    config.enable_type_names();
+    tonic_prost_build::configure().compile_fds_with_config(fds, config)?;
     Ok(())
 }

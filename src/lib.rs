@@ -18,6 +18,7 @@ pub mod pb {
 
 pub mod codec;
 pub mod host;
+pub mod json;
 pub mod registry;
 pub mod replay;
 
