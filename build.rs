@@ -31,6 +31,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Type names (`prost::Name`) let `druids::json` find each message's descriptor.
     let mut config = prost_build::Config::new();
     config.enable_type_names();
-    tonic_prost_build::configure().compile_fds_with_config(fds, config)?;
+    // Malformed request bodies are INVALID_ARGUMENT, not INTERNAL (`druids::wire`).
+    tonic_prost_build::configure()
+        .codec_path("crate::wire::StrictCodec")
+        .compile_fds_with_config(fds, config)?;
     Ok(())
 }

@@ -92,8 +92,14 @@ pub trait HostedGame: Send + Sync {
     fn to_act(&self) -> Option<Seat>;
     /// The pending decision, once started and until the end.
     fn decision(&self) -> Option<pb::Decision>;
-    /// The legal actions of the seat to act, with ids (their index).
+    /// The legal actions of the seat to act. Ids number the default list
+    /// from 0; in the list with every payment, an entry also in the default
+    /// list carries the same id and the others none, so an id names one
+    /// action whichever list it came from.
     fn legal_actions(&self, all_payments: bool) -> Vec<pb::LegalAction>;
+    /// Seq of the `DecisionNeeded` event of the pending decision, while one is
+    /// pending.
+    fn pending_decision_seq(&self) -> Option<u64>;
     /// Applies an action of `seat` once `persist` has stored it; on any error
     /// nothing changes. A `prelude` host event, if any, is logged just before
     /// the action's events (e.g. "this was a timeout").
@@ -174,6 +180,8 @@ pub struct Session<G: ProtoGame> {
     log: Vec<Entry<G::Event>>,
     version: u64,
     started: bool,
+    /// Seq of the pending decision's `DecisionNeeded`.
+    pending: Option<u64>,
     scratch: Vec<G::Event>,
 }
 
@@ -194,6 +202,7 @@ impl<G: ProtoGame> Session<G> {
                 .collect(),
             version: 0,
             started: false,
+            pending: None,
             scratch: Vec::new(),
         })
     }
@@ -215,13 +224,17 @@ impl<G: ProtoGame> Session<G> {
     fn push_next(&mut self) -> u64 {
         match (self.game.to_act(), G::decision(&self.game)) {
             (Some(seat), decision) => {
-                self.push_host(pb::game_event::Body::DecisionNeeded(pb::DecisionNeeded {
-                    seat: seat.0 as u32,
-                    decision,
-                    deadline_unix_ms: None,
-                }))
+                let seq =
+                    self.push_host(pb::game_event::Body::DecisionNeeded(pb::DecisionNeeded {
+                        seat: seat.0 as u32,
+                        decision,
+                        deadline_unix_ms: None,
+                    }));
+                self.pending = Some(seq);
+                seq
             }
             _ => {
+                self.pending = None;
                 let outcome = self.game.outcome().as_ref().map(encode_outcome);
                 self.push_host(pb::game_event::Body::GameFinished(pb::GameFinished {
                     outcome,
@@ -324,15 +337,36 @@ impl<G: ProtoGame> HostedGame for Session<G> {
     }
 
     fn legal_actions(&self, all_payments: bool) -> Vec<pb::LegalAction> {
-        self.legal(all_payments)
+        use prost::Message;
+        let entry = |id, a: &G::Action| pb::LegalAction {
+            id,
+            action: Some(G::encode_action(a)),
+            description: G::describe_action(a),
+        };
+        let default = self.legal(false);
+        if !all_payments {
+            return default
+                .iter()
+                .enumerate()
+                .map(|(i, a)| entry(Some(i as u32), a))
+                .collect();
+        }
+        let ids: std::collections::HashMap<Vec<u8>, u32> = default
             .iter()
             .enumerate()
-            .map(|(i, a)| pb::LegalAction {
-                id: Some(i as u32),
-                action: Some(G::encode_action(a)),
-                description: G::describe_action(a),
+            .map(|(i, a)| (G::encode_action(a).encode_to_vec(), i as u32))
+            .collect();
+        self.legal(true)
+            .iter()
+            .map(|a| {
+                let id = ids.get(&G::encode_action(a).encode_to_vec()).copied();
+                entry(id, a)
             })
             .collect()
+    }
+
+    fn pending_decision_seq(&self) -> Option<u64> {
+        self.pending.filter(|_| self.started)
     }
 
     fn apply(

@@ -21,6 +21,7 @@ pub mod host;
 pub mod json;
 pub mod registry;
 pub mod replay;
+pub mod wire;
 
 /// The rules engines, for code that dispatches through [`with_game!`].
 pub use druids_engine as engine;

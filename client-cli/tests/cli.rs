@@ -16,11 +16,14 @@ fn server() -> String {
         rt.block_on(async move {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             tx.send(listener.local_addr().unwrap()).unwrap();
-            let service = Arc::new(Service::new(
-                Arc::new(MemoryStore),
-                Limits::default(),
-                Arc::new(SystemClock),
-            ));
+            let service = Arc::new(
+                Service::new(
+                    Arc::new(MemoryStore),
+                    Limits::unthrottled(),
+                    Arc::new(SystemClock),
+                )
+                .unwrap(),
+            );
             druids_server::serve_service(listener, service, None, std::future::pending())
                 .await
                 .unwrap();

@@ -8,15 +8,17 @@
 use std::time::Instant;
 
 use druids::pb;
-use druids_engine::Seat;
+use druids_engine::{Seat, Viewer};
 use druids_server::auth::TokenHash;
 use druids_server::room::{Room, SeatSlot, Setup};
+use druids_server::rooms::Rooms;
 use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::store::{GameRecord, MemoryStore, Store};
 
 /// Plays `games` complete random 4-player games through rooms on `store`;
 /// returns (actions, seconds).
 fn play(store: &dyn Store, games: u64) -> (u64, f64) {
+    let rooms = Rooms::new(usize::MAX, false);
     let started = Instant::now();
     let mut actions = 0;
     for g in 0..games {
@@ -29,11 +31,13 @@ fn play(store: &dyn Store, games: u64) -> (u64, f64) {
                 kind: pb::GameKind::Meduris,
                 players: 4,
                 seed: g,
+                seed_chosen: true,
                 options,
                 created_unix_ms: 0,
                 seats: (0..4)
                     .map(|s| (Seat(s), format!("seat {s}"), TokenHash::of("t")))
                     .collect(),
+                request: None,
             })
             .unwrap();
         let seat = SeatSlot {
@@ -44,21 +48,18 @@ fn play(store: &dyn Store, games: u64) -> (u64, f64) {
             id,
             created_unix_ms: 0,
             seed: g,
+            seed_chosen: true,
             options,
         };
-        let room = Room::new(setup, game, vec![seat; 4], None, 0);
-        Room::start(&mut room.lock(), 0);
+        let room = Room::new(setup, game, vec![seat; 4], None, 0, rooms.reserve_recovered());
         let mut rng = g.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
         loop {
-            let (seat, version, n) = {
-                let st = room.lock();
-                let Some(seat) = st.game.to_act() else { break };
-                (
-                    seat,
-                    st.game.version(),
-                    st.game.legal_actions(false).len() as u64,
-                )
+            let view = room.view(Viewer::Spectator);
+            let Some(seat) = view.to_act.map(|s| Seat(s as u8)) else {
+                break;
             };
+            let listing = room.legal_actions(seat, false);
+            let (version, n) = (listing.version, listing.actions.len() as u64);
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
@@ -106,9 +107,11 @@ fn main() {
     let actions: usize = stored.iter().map(|g| g.actions.len()).sum();
     let started = Instant::now();
     let mut rebuilt = 0;
+    let rooms = Rooms::new(usize::MAX, false);
     for game in stored {
-        let room = druids_server::recover::recover(game, 0).unwrap();
-        rebuilt += room.lock().game.version() as usize;
+        let room =
+            druids_server::recover::recover(game, 0, || rooms.reserve_recovered()).unwrap();
+        rebuilt += room.view(Viewer::Spectator).version as usize;
     }
     let secs = started.elapsed().as_secs_f64();
     assert_eq!(rebuilt, actions);

@@ -74,11 +74,12 @@ async fn start(store: Arc<dyn Store>) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let limits = Limits {
-        max_submits_per_second: 0,
-        max_streams_per_game: 1_000_000,
-        ..Limits::default()
+        max_spectator_streams_per_game: 1_000_000,
+        max_open_streams: 1_000_000,
+        max_calls_per_connection: 100_000,
+        ..Limits::unthrottled()
     };
-    let service = Arc::new(Service::new(store, limits, Arc::new(SystemClock)));
+    let service = Arc::new(Service::new(store, limits, Arc::new(SystemClock)).unwrap());
     let (stop, stopped) = tokio::sync::oneshot::channel();
     let task = tokio::spawn(druids_server::serve_service(
         listener,

@@ -1,6 +1,11 @@
-//! Seat tokens: random 256-bit secrets, kept only as SHA-256 hashes and compared
-//! in constant time. A token is shown once, when its seat is claimed.
+//! Seat tokens: 256-bit secrets, kept only as SHA-256 hashes and compared in
+//! constant time. A token is shown once, when its seat is claimed — except to
+//! a retry of the same retry-safe call: a seat claimed with a request id gets a
+//! token derived from the server secret and that id ([`derived_token`]), so a
+//! retry is answered with the same token although the server never stored it.
 
+use druids_engine::Seat;
+use hmac::{Hmac, Mac};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -29,9 +34,39 @@ impl TokenHash {
 pub fn new_token() -> (String, TokenHash) {
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
-    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let token = hex(&bytes);
     let hash = TokenHash::of(&token);
     (token, hash)
+}
+
+/// Lower-case hex of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The token of `seat` of `game_id` claimed by a call with `request_id`:
+/// HMAC-SHA256 of the three under the server's secret (64 hex digits, like a
+/// random token). Whoever knows the request id can get it again by retrying,
+/// so request ids must be unguessable (the contract says so).
+pub fn derived_token(
+    secret: &[u8; 32],
+    request_id: &str,
+    game_id: &str,
+    seat: Seat,
+) -> (String, TokenHash) {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes any key length");
+    for part in [request_id.as_bytes(), b"\0", game_id.as_bytes(), b"\0"] {
+        mac.update(part);
+    }
+    mac.update(&[seat.0]);
+    let token = hex(&mac.finalize().into_bytes());
+    let hash = TokenHash::of(&token);
+    (token, hash)
+}
+
+/// SHA-256 of `bytes`: how request ids and request fingerprints are kept.
+pub fn digest(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
 }
 
 /// A fresh random id (16 hex digits) for a game.
@@ -47,7 +82,7 @@ pub fn bearer(metadata: &MetadataMap) -> Result<Option<TokenHash>, ServiceError>
     };
     let value = value
         .to_str()
-        .map_err(|_| ServiceError::Invalid("authorization metadata is not ASCII".into()))?;
+        .map_err(|_| ServiceError::invalid("authorization", "authorization metadata is not ASCII"))?;
     let token = value
         .strip_prefix("Bearer ")
         .or_else(|| value.strip_prefix("bearer "))
@@ -71,6 +106,23 @@ mod tests {
         assert_eq!(a.len(), 64);
         assert!(ha.matches(&TokenHash::of(&a)));
         assert!(!ha.matches(&hb));
+    }
+
+    #[test]
+    fn derived_tokens_depend_on_every_input() {
+        let secret = [7; 32];
+        let (a, ha) = derived_token(&secret, "r1", "g", Seat(0));
+        assert_eq!(a.len(), 64);
+        assert_eq!(derived_token(&secret, "r1", "g", Seat(0)).0, a);
+        assert!(ha.matches(&TokenHash::of(&a)));
+        for other in [
+            derived_token(&[8; 32], "r1", "g", Seat(0)).0,
+            derived_token(&secret, "r2", "g", Seat(0)).0,
+            derived_token(&secret, "r1", "h", Seat(0)).0,
+            derived_token(&secret, "r1", "g", Seat(1)).0,
+        ] {
+            assert_ne!(other, a);
+        }
     }
 
     #[test]

@@ -7,18 +7,42 @@ use crate::sqlite::Sync;
 
 use clap::{Parser, ValueEnum};
 
-/// Limits that protect the server from careless or hostile clients.
+/// Limits that protect the server from careless or hostile clients. Every
+/// one is a flag with an environment variable; a rate of 0 turns it off.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Limits {
-    /// Most games held at once; CreateGame beyond it fails with RESOURCE_EXHAUSTED.
+    /// Most games in play (waiting for players or running) at once; finished
+    /// and abandoned games do not count. CreateGame beyond it fails with
+    /// RESOURCE_EXHAUSTED.
     #[arg(long, env = "DRUIDS_MAX_GAMES", default_value_t = 100_000)]
     pub max_games: usize,
-    /// Most StreamEvents open on one game at once.
-    #[arg(long, env = "DRUIDS_MAX_STREAMS_PER_GAME", default_value_t = 64)]
-    pub max_streams_per_game: usize,
+    /// Most spectator (no token) StreamEvents open on one game at once. Seats'
+    /// own streams never count against it.
+    #[arg(long, env = "DRUIDS_MAX_SPECTATOR_STREAMS_PER_GAME", default_value_t = 256)]
+    pub max_spectator_streams_per_game: usize,
     /// Most StreamEvents open with one seat's token at once.
     #[arg(long, env = "DRUIDS_MAX_STREAMS_PER_SEAT", default_value_t = 8)]
     pub max_streams_per_seat: usize,
+    /// Most spectator StreamEvents open from one client address (all games).
+    #[arg(long, env = "DRUIDS_MAX_STREAMS_PER_ADDRESS", default_value_t = 64)]
+    pub max_streams_per_address: usize,
+    /// Most StreamEvents open on the whole server.
+    #[arg(long, env = "DRUIDS_MAX_OPEN_STREAMS", default_value_t = 20_000)]
+    pub max_open_streams: usize,
+    /// Most concurrent calls (HTTP/2 streams) on one connection; more wait.
+    #[arg(long, env = "DRUIDS_MAX_CALLS_PER_CONNECTION", default_value_t = 128)]
+    pub max_calls_per_connection: u32,
+    /// Most client connections open at once; more are closed at once.
+    #[arg(long, env = "DRUIDS_MAX_CONNECTIONS", default_value_t = 10_000)]
+    pub max_connections: usize,
+    /// A new connection that sends nothing for this many seconds is closed.
+    #[arg(long, env = "DRUIDS_HANDSHAKE_TIMEOUT_SECS", default_value_t = 10)]
+    pub handshake_timeout_secs: u64,
+    /// A connection that sends nothing (not even a keep-alive answer) for this
+    /// many seconds is closed. The server pings idle connections every third
+    /// of it, so a live client never reaches it.
+    #[arg(long, env = "DRUIDS_IDLE_CONNECTION_SECS", default_value_t = 300)]
+    pub idle_connection_secs: u64,
     /// Largest request accepted, in bytes.
     #[arg(long, env = "DRUIDS_MAX_MESSAGE_BYTES", default_value_t = 64 * 1024)]
     pub max_message_bytes: usize,
@@ -26,6 +50,19 @@ pub struct Limits {
     /// allowed); 0: no limit.
     #[arg(long, env = "DRUIDS_MAX_SUBMITS_PER_SECOND", default_value_t = 1000)]
     pub max_submits_per_second: u32,
+    /// Most CreateGame and JoinGame calls per second from one client address
+    /// (a burst of as many); 0: no limit.
+    #[arg(long, env = "DRUIDS_MAX_SETUPS_PER_SECOND", default_value_t = 50)]
+    pub max_setups_per_second: u32,
+    /// Read budget per second of each seat token (a burst of as much):
+    /// GetState, GetLegalActions, ExportReplay and opening a stream cost 1,
+    /// ListGames 10. 0: no limit.
+    #[arg(long, env = "DRUIDS_MAX_READS_PER_SECOND", default_value_t = 200)]
+    pub max_reads_per_second: u32,
+    /// Read budget per second of each client address for calls without a
+    /// token (spectators), costed as above. 0: no limit.
+    #[arg(long, env = "DRUIDS_MAX_ANONYMOUS_READS_PER_SECOND", default_value_t = 1000)]
+    pub max_anonymous_reads_per_second: u32,
     /// Unfinished games with no action for this many seconds are abandoned
     /// (kept, marked ABANDONED, never deleted); 0: never.
     #[arg(long, env = "DRUIDS_IDLE_GAME_SECS", default_value_t = 0)]
@@ -34,13 +71,27 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
+        use clap::Parser;
+        /// Parses no arguments, so the defaults live in one place: the flags.
+        #[derive(Parser)]
+        struct Defaults {
+            #[command(flatten)]
+            limits: Limits,
+        }
+        Defaults::parse_from(["druids-server"]).limits
+    }
+}
+
+impl Limits {
+    /// No rate limits: for benchmarks and tests that drive many games from
+    /// one address on purpose.
+    pub fn unthrottled() -> Limits {
         Limits {
-            max_games: 100_000,
-            max_streams_per_game: 64,
-            max_streams_per_seat: 8,
-            max_message_bytes: 64 * 1024,
-            max_submits_per_second: 1000,
-            idle_game_secs: 0,
+            max_submits_per_second: 0,
+            max_setups_per_second: 0,
+            max_reads_per_second: 0,
+            max_anonymous_reads_per_second: 0,
+            ..Limits::default()
         }
     }
 }

@@ -1,41 +1,91 @@
 //! Every way a request can fail, and the one table that maps each to a gRPC
-//! status code. Handlers return [`ServiceError`]; nothing else builds a `Status`.
+//! status code and a stable machine-readable reason. Handlers return
+//! [`ServiceError`]; nothing else builds a `Status`.
+//!
+//! The reason travels as a `google.rpc.ErrorInfo` detail (the names come from
+//! the contract's `ErrorReason` enum, so the proto is the list a bot branches
+//! on); malformed fields add a `google.rpc.BadRequest` field violation, and
+//! rate limits a `google.rpc.RetryInfo` with the delay. Client input quoted in
+//! a message is clipped ([`clip`]) so that a hostile request can never make an
+//! error larger than a client's header limit.
 
+use std::collections::HashMap;
+use std::time::Duration;
+
+use druids::pb::ErrorReason;
 use druids::{ApplyError, CreateError};
 use druids_engine::Rejection;
 use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
+
+use crate::store::StoreError;
+
+/// The `domain` of every `google.rpc.ErrorInfo` this server sends.
+pub const ERROR_DOMAIN: &str = "druids.dev";
+
+/// Most bytes of client input quoted back in an error message.
+pub const MAX_QUOTED_BYTES: usize = 64;
+
+/// `s` quoted for an error message: at most [`MAX_QUOTED_BYTES`] bytes of it
+/// (cut at a character boundary, with `…` when cut), Debug-escaped.
+pub fn clip(s: &str) -> String {
+    if s.len() <= MAX_QUOTED_BYTES {
+        return format!("{s:?}");
+    }
+    let mut end = MAX_QUOTED_BYTES;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{:?}… ({} bytes)", &s[..end], s.len())
+}
 
 /// A request the server refuses. The message says what was wrong; the state is
 /// unchanged whenever one of these is returned.
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
-    /// The request is malformed.
-    #[error("{0}")]
-    Invalid(String),
-    /// No game with this id.
-    #[error("no game with id {0:?}")]
+    /// A field of the request is missing, malformed or out of range.
+    #[error("{message}")]
+    Invalid {
+        /// The field, as named in the proto (`game_id`, `action`, ...).
+        field: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// No game with this id (already clipped).
+    #[error("no game with id {0}")]
     GameNotFound(String),
     /// No `authorization` metadata where a seat token is required.
     #[error("missing seat token: send metadata `authorization: Bearer <token>`")]
     MissingToken,
-    /// The token is not one this server issued (for this game or any other).
+    /// The token is not one this server issued.
     #[error("the token is not a seat token of game {0}")]
     UnknownToken(String),
     /// The token is a seat token, but of another game.
     #[error("this token belongs to another game, not to game {0}")]
     TokenOfOtherGame(String),
-    /// The engine refused the action, or it is not this seat's decision.
+    /// The engine refused the action by the rules.
     #[error("{0}")]
-    Refused(String),
+    Illegal(String),
+    /// Another seat must decide now.
+    #[error("{0}")]
+    NotYourTurn(String),
     /// Nothing can be played before every seat is claimed.
     #[error("game {0} has not started: seats are still open")]
     NotStarted(String),
-    /// The game is over (or abandoned).
+    /// The game is over.
     #[error("game {0} is over")]
     Finished(String),
     /// The server gave the game up.
     #[error("game {0} was abandoned ({1}): nothing more can be played")]
     Abandoned(String, String),
+    /// JoinGame on a game with no open seat.
+    #[error("game {0} has no open seat: it has started")]
+    NoOpenSeat(String),
+    /// ExportReplay of a game still being played.
+    #[error(
+        "game {0} is still being played: only finished or abandoned games can be exported"
+    )]
+    GameRunning(String),
     /// `expected_version` is not the current version.
     #[error("stale expected_version {expected}: the game is at version {current}")]
     StaleVersion {
@@ -44,64 +94,191 @@ pub enum ServiceError {
         /// The current version.
         current: u64,
     },
-    /// The idempotency key was used for a different request.
-    #[error("idempotency key {0:?} was already used for a different action")]
-    KeyReused(String),
+    /// The idempotency key or request id was used for a different request.
+    #[error("{what} {key} was already used for a different request")]
+    KeyReused {
+        /// "idempotency key" or "request id".
+        what: &'static str,
+        /// The key, clipped.
+        key: String,
+    },
+    /// The idempotency window of a key has passed.
+    #[error("{0}")]
+    KeyExpired(String),
     /// The seat asked for is not open.
     #[error("seat {0} is already claimed")]
     SeatTaken(u32),
-    /// A configured limit was hit.
+    /// A rate limit: retry after the delay.
+    #[error("rate limit: {what}; retry in {} ms", retry_after.as_millis())]
+    RateLimited {
+        /// Which limit, in words.
+        what: String,
+        /// When a retry will be accepted.
+        retry_after: Duration,
+    },
+    /// A capacity limit was hit.
     #[error("limit reached: {0}")]
     Limit(String),
-    /// The action could not be stored; nothing was applied.
+    /// A page token of another version or query.
+    #[error("{0}")]
+    StalePageToken(String),
+    /// The change could not be stored; nothing was applied.
     #[error("storage unavailable, nothing was applied: {0}")]
-    Storage(String),
+    Storage(#[from] StoreError),
+    /// The server is stopping.
+    #[error("the server is shutting down")]
+    ShuttingDown,
 }
 
 impl ServiceError {
+    /// A malformed `field`.
+    pub fn invalid(field: &'static str, message: impl Into<String>) -> ServiceError {
+        ServiceError::Invalid {
+            field,
+            message: message.into(),
+        }
+    }
+
     /// The status code of each error: the whole mapping, in one place.
     pub fn code(&self) -> Code {
         match self {
-            ServiceError::Invalid(_) => Code::InvalidArgument,
+            ServiceError::Invalid { .. } => Code::InvalidArgument,
             ServiceError::GameNotFound(_) => Code::NotFound,
             ServiceError::MissingToken | ServiceError::UnknownToken(_) => Code::Unauthenticated,
             ServiceError::TokenOfOtherGame(_) => Code::PermissionDenied,
-            ServiceError::Refused(_)
+            ServiceError::Illegal(_)
+            | ServiceError::NotYourTurn(_)
             | ServiceError::NotStarted(_)
             | ServiceError::Finished(_)
-            | ServiceError::Abandoned(..) => Code::FailedPrecondition,
-            ServiceError::StaleVersion { .. } => Code::Aborted,
-            ServiceError::KeyReused(_) | ServiceError::SeatTaken(_) => Code::AlreadyExists,
-            ServiceError::Limit(_) => Code::ResourceExhausted,
-            ServiceError::Storage(_) => Code::Unavailable,
+            | ServiceError::Abandoned(..)
+            | ServiceError::NoOpenSeat(_)
+            | ServiceError::GameRunning(_)
+            | ServiceError::KeyExpired(_) => Code::FailedPrecondition,
+            ServiceError::StaleVersion { .. } | ServiceError::StalePageToken(_) => Code::Aborted,
+            ServiceError::KeyReused { .. } | ServiceError::SeatTaken(_) => Code::AlreadyExists,
+            ServiceError::RateLimited { .. } | ServiceError::Limit(_) => Code::ResourceExhausted,
+            ServiceError::Storage(_) | ServiceError::ShuttingDown => Code::Unavailable,
+        }
+    }
+
+    /// The stable reason of each error, one of the contract's `ErrorReason`s.
+    pub fn reason(&self) -> ErrorReason {
+        match self {
+            ServiceError::Invalid { .. } => ErrorReason::InvalidArgument,
+            ServiceError::GameNotFound(_) => ErrorReason::GameNotFound,
+            ServiceError::MissingToken => ErrorReason::TokenMissing,
+            ServiceError::UnknownToken(_) => ErrorReason::TokenUnknown,
+            ServiceError::TokenOfOtherGame(_) => ErrorReason::TokenOfOtherGame,
+            ServiceError::Illegal(_) => ErrorReason::IllegalAction,
+            ServiceError::NotYourTurn(_) => ErrorReason::NotYourTurn,
+            ServiceError::NotStarted(_) => ErrorReason::NotStarted,
+            ServiceError::Finished(_) => ErrorReason::GameOver,
+            ServiceError::Abandoned(..) => ErrorReason::GameAbandoned,
+            ServiceError::NoOpenSeat(_) => ErrorReason::NoOpenSeat,
+            ServiceError::GameRunning(_) => ErrorReason::GameRunning,
+            ServiceError::StaleVersion { .. } => ErrorReason::StaleVersion,
+            ServiceError::KeyReused { .. } => ErrorReason::KeyReused,
+            ServiceError::KeyExpired(_) => ErrorReason::KeyExpired,
+            ServiceError::SeatTaken(_) => ErrorReason::SeatTaken,
+            ServiceError::RateLimited { .. } => ErrorReason::RateLimited,
+            ServiceError::Limit(_) => ErrorReason::LimitReached,
+            ServiceError::StalePageToken(_) => ErrorReason::StalePageToken,
+            ServiceError::Storage(_) => ErrorReason::StorageUnavailable,
+            ServiceError::ShuttingDown => ErrorReason::ShuttingDown,
         }
     }
 
     /// Classifies a host error for the game `game_id`.
     pub fn from_apply(game_id: &str, e: ApplyError) -> ServiceError {
         match e {
-            ApplyError::Decode(_) | ApplyError::NoSuchLegalAction { .. } => {
-                ServiceError::Invalid(e.to_string())
+            ApplyError::Decode(_) => ServiceError::invalid("action", e.to_string()),
+            ApplyError::NoSuchLegalAction { .. } => {
+                ServiceError::invalid("legal_action_id", e.to_string())
             }
             ApplyError::NotStarted => ServiceError::NotStarted(game_id.to_owned()),
-            ApplyError::Rule {
-                rejection: Rejection::GameOver,
-                ..
-            } => ServiceError::Finished(game_id.to_owned()),
-            ApplyError::Rule { message, .. } => ServiceError::Refused(message),
-            ApplyError::Persist(message) => ServiceError::Storage(message),
+            ApplyError::Rule { rejection, message } => match rejection {
+                Rejection::GameOver => ServiceError::Finished(game_id.to_owned()),
+                Rejection::NotYourTurn => ServiceError::NotYourTurn(message),
+                Rejection::Illegal => ServiceError::Illegal(message),
+            },
+            ApplyError::Persist(source) => ServiceError::Storage(StoreError::Persist(source)),
         }
     }
 }
 
+/// The reason's name as sent: the enum value's name without its prefix.
+pub fn reason_name(reason: ErrorReason) -> &'static str {
+    let name = reason.as_str_name();
+    name.strip_prefix("ERROR_REASON_").unwrap_or(name)
+}
+
 impl From<CreateError> for ServiceError {
     fn from(e: CreateError) -> Self {
-        ServiceError::Invalid(e.to_string())
+        let field = match &e {
+            CreateError::UnknownKind(_) => "kind",
+            CreateError::Decode(_) => "options",
+            CreateError::Setup(druids_engine::SetupError::PlayerCount { .. }) => "players",
+            CreateError::Setup(_) => "options",
+        };
+        ServiceError::invalid(field, e.to_string())
     }
 }
 
 impl From<ServiceError> for Status {
     fn from(e: ServiceError) -> Status {
-        Status::new(e.code(), e.to_string())
+        let mut details = ErrorDetails::with_error_info(
+            reason_name(e.reason()),
+            ERROR_DOMAIN,
+            HashMap::<String, String>::new(),
+        );
+        match &e {
+            ServiceError::Invalid { field, message } => {
+                details.add_bad_request_violation(*field, message.clone());
+            }
+            ServiceError::RateLimited { retry_after, .. } => {
+                details.set_retry_info(Some(*retry_after));
+            }
+            _ => {}
+        }
+        Status::with_error_details(e.code(), e.to_string(), details)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_input_is_clipped_at_a_char_boundary() {
+        let long = "é".repeat(10_000);
+        let quoted = clip(&long);
+        assert!(quoted.len() < 2 * MAX_QUOTED_BYTES, "{quoted}");
+        assert!(quoted.contains("20000 bytes"));
+        assert_eq!(clip("abc"), "\"abc\"");
+    }
+
+    #[test]
+    fn every_error_carries_its_reason() {
+        let status = Status::from(ServiceError::StaleVersion {
+            expected: 1,
+            current: 2,
+        });
+        assert_eq!(status.code(), Code::Aborted);
+        let info = status.get_details_error_info().expect("error info");
+        assert_eq!(info.reason, "STALE_VERSION");
+        assert_eq!(info.domain, ERROR_DOMAIN);
+        let status = Status::from(ServiceError::RateLimited {
+            what: "reads".into(),
+            retry_after: Duration::from_millis(250),
+        });
+        assert_eq!(
+            status.get_details_retry_info().unwrap().retry_delay,
+            Some(Duration::from_millis(250))
+        );
+        let status = Status::from(ServiceError::invalid("game_id", "game_id is required"));
+        assert_eq!(
+            status.get_details_bad_request().unwrap().field_violations[0].field,
+            "game_id"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! `druids-server`: the druids games behind the `druids.v1` gRPC contract.
 //!
-//! [`serve`] runs the service on an already-bound listener until a shutdown
+//! [`start`] builds the service and rebuilds the stored games; then
+//! [`serve_service`] runs it on an already-bound listener until a shutdown
 //! future completes, so tests bind port 0 and connect without sleeping. Each
 //! game is owned by one [`room::Room`]; the games themselves are driven only
 //! through [`druids::HostedGame`], so a new game needs no code here.
@@ -9,12 +10,19 @@ pub mod auth;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod legal;
+pub mod listing;
+pub mod lobby;
 pub mod metrics;
+pub mod quota;
 pub mod recover;
 pub mod room;
+pub mod rooms;
 pub mod service;
 pub mod sqlite;
 pub mod store;
+pub mod stream;
+pub mod transport;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -23,7 +31,6 @@ use druids::pb::druids_service_server::DruidsServiceServer;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tonic::transport::Server;
-use tonic::transport::server::TcpIncoming;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{Config, Limits};
@@ -47,31 +54,31 @@ pub enum ServeError {
 /// How often the referee looks for expired turn clocks.
 const REFEREE_TICK: Duration = Duration::from_millis(20);
 
-/// Serves the druids service on `listener` until `shutdown` completes, with the
-/// system clock; every game in `store` is rebuilt first. See [`serve_service`].
-pub async fn serve(
-    listener: TcpListener,
-    metrics_listener: Option<TcpListener>,
-    store: Arc<dyn Store>,
-    limits: Limits,
-    tls: Option<Tls>,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), ServeError> {
-    let service = Arc::new(Service::new(store, limits, Arc::new(SystemClock)));
+/// Builds the service over `store` with the system clock and rebuilds the
+/// stored games that are still in play, before anything is served. Returns
+/// the service and the number of games rebuilt.
+pub fn start(store: Arc<dyn Store>, limits: Limits) -> Result<(Arc<Service>, usize), ServeError> {
+    let started = std::time::Instant::now();
+    let service = Arc::new(Service::new(store, limits, Arc::new(SystemClock))?);
     let recovered = service.recover_all()?;
-    if recovered > 0 {
-        tracing::info!(games = recovered, "stored games rebuilt");
-    }
-    if let Some(l) = metrics_listener {
-        let stopped = service.stopped();
-        let s = Arc::clone(&service);
-        tokio::spawn(async move {
-            if let Err(e) = metrics::serve_metrics(l, s, stopped).await {
-                tracing::error!("metrics endpoint failed: {e}");
-            }
-        });
-    }
-    serve_service(listener, service, tls, shutdown).await
+    tracing::info!(
+        games = recovered,
+        ms = started.elapsed().as_millis() as u64,
+        "stored games rebuilt"
+    );
+    Ok((service, recovered))
+}
+
+/// Serves Prometheus metrics of `service` on `listener` until the service stops.
+pub fn spawn_metrics(listener: TcpListener, service: &Arc<Service>) {
+    let stopped = service.stopped();
+    let s = Arc::clone(service);
+    tokio::spawn(async move {
+        if let Err(e) = metrics::serve_metrics(listener, move || s.render_metrics(), stopped).await
+        {
+            tracing::error!("metrics endpoint failed: {e}");
+        }
+    });
 }
 
 /// A TLS identity: certificate chain and private key, both PEM.
@@ -92,13 +99,22 @@ pub async fn serve_service(
     tls: Option<Tls>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let max_message = service.limits().max_message_bytes;
+    let limits = service.limits().clone();
     let (health, health_service) = tonic_health::server::health_reporter();
-    health.set_serving::<DruidsServiceServer<Service>>().await;
-    let reflection = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(druids::pb::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    health
+        .set_serving::<DruidsServiceServer<Service>>()
+        .await;
+    // Reflection in both versions: older tools (grpcurl before 1.9) speak only v1alpha.
+    let reflection = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(druids::pb::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let reflection_v1 = reflection()
         .build_v1()
+        .expect("the embedded descriptor sets are valid");
+    let reflection_v1alpha = reflection()
+        .build_v1alpha()
         .expect("the embedded descriptor sets are valid");
     let referee = {
         let service = Arc::clone(&service);
@@ -113,19 +129,23 @@ pub async fn serve_service(
             }
         })
     };
-    let druids =
-        DruidsServiceServer::from_arc(Arc::clone(&service)).max_decoding_message_size(max_message);
-    // Small request/response messages: never wait for Nagle's algorithm.
-    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-    let mut builder = Server::builder();
+    let druids = DruidsServiceServer::from_arc(Arc::clone(&service))
+        .max_decoding_message_size(limits.max_message_bytes);
+    let incoming = transport::incoming(listener, &limits);
+    let mut builder = Server::builder()
+        .max_concurrent_streams(limits.max_calls_per_connection)
+        .http2_keepalive_interval(Some(transport::keepalive_interval(&limits)))
+        .http2_keepalive_timeout(Some(Duration::from_secs(20)));
     if let Some(tls) = tls {
         let identity = tonic::transport::Identity::from_pem(tls.cert_pem, tls.key_pem);
         builder =
             builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
     }
     let result = builder
+        .layer(tower::util::MapResponseLayer::new(transport::remap))
         .add_service(health_service)
-        .add_service(reflection)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
         .add_service(druids)
         .serve_with_incoming_shutdown(incoming, async move {
             shutdown.await;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use clap::Parser;
 use druids_server::config::{Config, LogFormat};
 use druids_server::sqlite::SqliteStore;
-use druids_server::{MemoryStore, Store, Tls, serve};
+use druids_server::{MemoryStore, Store, Tls};
 use tracing_subscriber::EnvFilter;
 
 /// mimalloc rather than the system allocator: a busy server allocates and frees
@@ -25,7 +25,10 @@ async fn main() -> std::process::ExitCode {
         );
         EnvFilter::new("info")
     });
-    let subscriber = tracing_subscriber::fmt().with_env_filter(filter);
+    // Logs go to stderr: stdout carries only the machine-readable ready line.
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
     match config.log_format {
         LogFormat::Text => subscriber.init(),
         LogFormat::Json => subscriber.json().init(),
@@ -62,16 +65,9 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    match listener.local_addr() {
-        Ok(addr) => tracing::info!("druids-server listening on {addr}"),
-        Err(e) => tracing::warn!("listening, but the local address is unknown: {e}"),
-    }
     let metrics = match config.metrics_listen {
         Some(addr) => match tokio::net::TcpListener::bind(addr).await {
-            Ok(l) => {
-                tracing::info!("metrics on http://{addr}/metrics");
-                Some(l)
-            }
+            Ok(l) => Some(l),
             Err(e) => {
                 tracing::error!("cannot listen for metrics on {addr}: {e}");
                 return std::process::ExitCode::FAILURE;
@@ -79,15 +75,30 @@ async fn main() -> std::process::ExitCode {
         },
         None => None,
     };
-    let result = serve(
-        listener,
-        metrics,
-        store,
-        config.limits,
-        tls,
-        shutdown_signal(),
-    )
-    .await;
+    // Rebuild the games in play before saying that the server is listening.
+    let service = match druids_server::start(store, config.limits) {
+        Ok((service, _)) => service,
+        Err(e) => {
+            tracing::error!("cannot start: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let mut ready = serde_json::Map::new();
+    let addr = |l: &tokio::net::TcpListener| {
+        l.local_addr()
+            .map(|a| serde_json::Value::String(a.to_string()))
+            .unwrap_or(serde_json::Value::Null)
+    };
+    ready.insert("grpc".into(), addr(&listener));
+    if let Some(l) = metrics {
+        ready.insert("metrics".into(), addr(&l));
+        druids_server::spawn_metrics(l, &service);
+    }
+    tracing::info!("druids-server listening on {}", ready["grpc"]);
+    // One machine-readable line, first on stdout, for harnesses that bind port 0.
+    println!("{}", serde_json::Value::Object(ready));
+    let result =
+        druids_server::serve_service(listener, service, tls, shutdown_signal()).await;
     match result {
         Ok(()) => {
             tracing::info!("druids-server stopped");

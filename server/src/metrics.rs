@@ -8,6 +8,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use druids::pb;
 use druids_engine::Seat;
 use prometheus::{
     Encoder, Histogram, HistogramOpts, IntCounterVec, IntGaugeVec, Opts, Registry, TextEncoder,
@@ -15,8 +16,7 @@ use prometheus::{
 use tokio::net::TcpListener;
 
 use crate::auth::TokenHash;
-use crate::service::Service;
-use crate::store::{ActionRecord, GameRecord, Store, StoreError, StoredGame};
+use crate::store::{ActionRecord, GameRecord, RequestRecord, Store, StoreError, StoredGame};
 
 /// Every metric of the server.
 pub struct Metrics {
@@ -94,17 +94,18 @@ impl Metrics {
         }
     }
 
-    /// The text exposition format, with the gauges read from `service` now.
-    pub fn render(&self, service: &Service) -> String {
+    /// The text exposition format, with the gauges set from `census` (games
+    /// by kind and status) and `open_streams`.
+    pub fn render(&self, census: &[(pb::GameKind, pb::GameStatus, usize)], open_streams: usize) -> String {
         self.games.reset();
-        for (kind, status, n) in service.census() {
+        for &(kind, status, n) in census {
             self.games
                 .with_label_values(&[kind.as_str_name(), status.as_str_name()])
                 .set(n as i64);
         }
         self.streams
             .with_label_values(&[] as &[&str])
-            .set(service.open_streams() as i64);
+            .set(open_streams as i64);
         let mut out = Vec::new();
         TextEncoder::new()
             .encode(&self.registry.gather(), &mut out)
@@ -137,8 +138,17 @@ impl<S: Store> Store for TimedStore<S> {
         seat: Seat,
         name: &str,
         token: &TokenHash,
+        request: Option<&RequestRecord>,
     ) -> Result<(), StoreError> {
-        self.inner.claim_seat(game_id, seat, name, token)
+        self.inner.claim_seat(game_id, seat, name, token, request)
+    }
+
+    fn requests_since(&self, since_ms: u64) -> Result<Vec<RequestRecord>, StoreError> {
+        self.inner.requests_since(since_ms)
+    }
+
+    fn secret(&self) -> Result<[u8; 32], StoreError> {
+        self.inner.secret()
     }
 
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
@@ -163,22 +173,18 @@ impl<S: Store> Store for TimedStore<S> {
     }
 }
 
-/// Serves `GET /metrics` on `listener` until `shutdown` completes.
+/// Serves `GET /metrics` on `listener` until `shutdown` completes; `render`
+/// produces the exposition text at each scrape.
 pub async fn serve_metrics(
     listener: TcpListener,
-    service: Arc<Service>,
+    render: impl Fn() -> String + Clone + Send + Sync + 'static,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let app = axum::Router::new().route(
         "/metrics",
         axum::routing::get(move || {
-            let service = Arc::clone(&service);
-            async move {
-                (
-                    [("content-type", "text/plain; version=0.0.4")],
-                    service.metrics().render(&service),
-                )
-            }
+            let render = render.clone();
+            async move { ([("content-type", "text/plain; version=0.0.4")], render()) }
         }),
     );
     axum::serve(listener, app)

@@ -4,6 +4,7 @@
 
 use crate::clock::{ClockRules, SeatClocks};
 use crate::room::{Room, SeatSlot, Setup};
+use crate::rooms::PlaySlot;
 use crate::store::StoredGame;
 
 /// Why a stored game could not be rebuilt.
@@ -30,8 +31,13 @@ pub enum RecoverError {
 }
 
 /// The room of a stored game, with its state, seats, clocks and idempotency
-/// keys. The pending decision's clock restarts at `now_ms`.
-pub fn recover(stored: StoredGame, now_ms: u64) -> Result<Room, RecoverError> {
+/// keys. The pending decision's clock restarts at `now_ms`; `play` gives the
+/// game its place among the games in play.
+pub fn recover(
+    stored: StoredGame,
+    now_ms: u64,
+    play: impl FnOnce() -> PlaySlot,
+) -> Result<Room, RecoverError> {
     let StoredGame {
         record,
         joins,
@@ -68,35 +74,21 @@ pub fn recover(stored: StoredGame, now_ms: u64) -> Result<Room, RecoverError> {
         id: id.clone(),
         created_unix_ms: record.created_unix_ms,
         seed: record.seed,
+        seed_chosen: record.seed_chosen,
         options: record.options,
     };
-    let room = Room::new(setup, game, seats, clocks, now_ms);
-    {
-        let mut state = room.lock();
-        if state.seats.iter().all(|s| s.token.is_some()) {
-            Room::start(&mut state, now_ms);
-        }
-        for a in actions {
-            let choice = druids::pb::submit_action_request::Choice::Action(a.action);
-            let applied = state
-                .apply(a.seat, a.origin, &choice, now_ms, &mut |_| Ok(()))
-                .map_err(|source| RecoverError::Replay {
-                    id: id.clone(),
-                    version: a.version,
-                    source,
-                })?;
-            if !a.request.idempotency_key.is_empty() {
-                let reply = druids::pb::SubmitActionResponse {
-                    version: applied.version,
-                    events: Room::events_of(&state, applied, a.seat),
-                };
-                Room::remember_key(&mut state, a.seat, a.request, reply);
-            }
-        }
-        if let Some(reason) = abandoned {
-            Room::abandon(&mut state, reason);
-        }
-        room.announce(&state);
+    let room = Room::new(setup, game, seats, clocks, now_ms, play());
+    for a in actions {
+        let version = a.version;
+        room.replay_stored(a, now_ms)
+            .map_err(|source| RecoverError::Replay {
+                id: id.clone(),
+                version,
+                source,
+            })?;
+    }
+    if let Some(reason) = abandoned {
+        room.abandon_stored(reason);
     }
     Ok(room)
 }

@@ -1,11 +1,12 @@
 //! One game on the server: the single owner of its state.
 //!
 //! A [`Room`] holds the hosted engine, the seats and their token hashes, the
-//! turn clocks, and the answers already given per idempotency key, behind one
-//! `std::sync::Mutex` that is never held across an `.await`. Every change goes
-//! through the [`Store`] first and is then announced on a `watch` channel
-//! carrying the last event seq; streams read the log at their own pace, so a
-//! slow reader never holds up the game.
+//! turn clocks, the answers already given per idempotency key and the streams
+//! open on it, behind one `std::sync::Mutex` that is never held across an
+//! `.await`. Its fields are private: everything is done through its methods.
+//! Every change goes through the [`Store`] first and is then announced on a
+//! `watch` channel carrying the last event seq; streams read the log at their
+//! own pace, so a slow reader never holds up the game.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
@@ -16,8 +17,10 @@ use tokio::sync::watch;
 
 use crate::auth::TokenHash;
 use crate::clock::{Expiry, SeatClocks};
-use crate::error::ServiceError;
-use crate::store::{ActionRecord, Origin, Store};
+use crate::error::{ServiceError, clip};
+use crate::quota::Bucket;
+use crate::rooms::PlaySlot;
+use crate::store::{ActionRecord, Origin, RequestRecord, Store};
 
 /// Longest display name accepted.
 pub const MAX_NAME_BYTES: usize = 64;
@@ -41,46 +44,48 @@ struct Fingerprint {
 }
 
 /// The mutable part of a room.
-pub struct RoomState {
-    /// The engine and its event log.
-    pub game: Box<dyn HostedGame>,
-    /// The seats, by number.
-    pub seats: Vec<SeatSlot>,
-    /// Turn clocks, for games created with one.
-    pub clocks: Option<SeatClocks>,
+struct RoomState {
+    game: Box<dyn HostedGame>,
+    seats: Vec<SeatSlot>,
+    clocks: Option<SeatClocks>,
     /// First answers by (seat, idempotency key).
     replies: HashMap<(Seat, String), (Fingerprint, pb::SubmitActionResponse)>,
     /// Submission budgets, by seat.
-    buckets: Vec<RateBucket>,
+    buckets: Vec<Bucket>,
     /// Why the server gave the game up, if it did.
-    pub abandoned: Option<String>,
+    abandoned: Option<String>,
     /// When anything last happened (creation, a join, an action).
-    pub last_activity_ms: u64,
+    last_activity_ms: u64,
     /// Every applied action, for replays.
-    pub actions: Vec<pb::ReplayAction>,
-    /// Streams open on this game.
-    pub streams: usize,
+    actions: Vec<pb::ReplayAction>,
+    /// Spectator streams open on this game.
+    spectator_streams: usize,
     /// Streams open per seat.
-    pub seat_streams: Vec<usize>,
+    seat_streams: Vec<usize>,
+    /// Held while the game is in play; dropped when it ends.
+    play: Option<PlaySlot>,
 }
 
 impl RoomState {
-    /// Points the clock at whoever must decide now.
-    fn rewind_clock(&mut self, now_ms: u64) {
+    /// Points the clock at whoever must decide now, and gives the game's
+    /// place among the games in play back once it is over.
+    fn after_change(&mut self, now_ms: u64) {
         let next = self.game.to_act().map(|s| (s, self.game.version()));
         if let Some(c) = &mut self.clocks {
             c.ask(next, now_ms);
         }
+        if self.game.is_over() || self.abandoned.is_some() {
+            self.play = None;
+        }
     }
 
-    /// The deadline of the pending decision, if the game has a clock.
-    pub fn deadline_ms(&self) -> Option<u64> {
+    fn deadline_ms(&self) -> Option<u64> {
         self.clocks.as_ref()?.pending().map(|p| p.deadline_ms)
     }
 
     /// Puts the deadline on the event announcing the pending decision (the log
     /// keeps no times, so that replays reproduce it exactly).
-    pub fn stamp_deadlines(&self, events: &mut [pb::GameEvent]) {
+    fn stamp_deadlines(&self, events: &mut [pb::GameEvent]) {
         let Some(p) = self.clocks.as_ref().and_then(|c| c.pending()) else {
             return;
         };
@@ -93,9 +98,33 @@ impl RoomState {
         }
     }
 
+    fn status(&self) -> pb::GameStatus {
+        if self.abandoned.is_some() {
+            pb::GameStatus::Abandoned
+        } else if self.game.is_over() {
+            pb::GameStatus::Finished
+        } else if self.game.started() {
+            pb::GameStatus::Running
+        } else {
+            pb::GameStatus::WaitingForPlayers
+        }
+    }
+
+    fn seat_infos(&self) -> Vec<pb::SeatInfo> {
+        self.seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| pb::SeatInfo {
+                seat: i as u32,
+                name: s.name.clone(),
+                claimed: s.token.is_some(),
+            })
+            .collect()
+    }
+
     /// Applies an action decided by `origin` for `seat`: the one path of every
     /// action, live or replayed, so that both log the same events.
-    pub fn apply(
+    fn apply(
         &mut self,
         seat: Seat,
         origin: Origin,
@@ -165,7 +194,7 @@ impl RoomState {
                 Origin::Autopilot => {}
             }
         }
-        self.rewind_clock(now_ms);
+        self.after_change(now_ms);
         Ok(Applied {
             last_seq: self.game.last_seq(),
             ..applied
@@ -188,36 +217,26 @@ impl RoomState {
             Origin::Seat => None,
         }
     }
-}
 
-/// A token bucket: `rate` submissions per second, bursts of up to `rate`.
-#[derive(Clone, Copy, Debug, Default)]
-struct RateBucket {
-    /// Submissions available, in thousandths.
-    milli_tokens: u64,
-    /// When it was last refilled.
-    at_ms: u64,
-}
+    /// The events of one applied action, as `viewer` sees them.
+    fn events_of(&self, applied: Applied, viewer: Viewer) -> Vec<pb::GameEvent> {
+        let mut events = Vec::new();
+        let n = (applied.last_seq + 1 - applied.first_seq) as usize;
+        self.game.events(applied.first_seq, n, viewer, &mut events);
+        self.stamp_deadlines(&mut events);
+        events
+    }
 
-impl RateBucket {
-    /// Takes one submission at `now_ms`; false when the budget is spent.
-    fn take(&mut self, rate: u32, now_ms: u64) -> bool {
-        let cap = rate as u64 * 1000;
-        let refill = now_ms
-            .saturating_sub(self.at_ms)
-            .saturating_mul(rate as u64);
-        self.milli_tokens = if self.at_ms == 0 {
-            cap
-        } else {
-            (self.milli_tokens + refill).min(cap)
-        };
-        self.at_ms = now_ms;
-        if self.milli_tokens >= 1000 {
-            self.milli_tokens -= 1000;
-            true
-        } else {
-            false
+    fn abandon(&mut self, reason: String) {
+        self.game
+            .record(pb::game_event::Body::GameAbandoned(pb::GameAbandoned {
+                reason: reason.clone(),
+            }));
+        if let Some(c) = &mut self.clocks {
+            c.ask(None, 0);
         }
+        self.abandoned = Some(reason);
+        self.play = None;
     }
 }
 
@@ -230,37 +249,47 @@ pub struct Setup {
     pub created_unix_ms: u64,
     /// RNG seed.
     pub seed: u64,
+    /// Whether the creator chose the seed.
+    pub seed_chosen: bool,
     /// Options.
     pub options: pb::GameOptions,
+}
+
+/// A claimed seat, as JoinGame answers it.
+#[derive(Clone, Debug)]
+pub struct Claimed {
+    /// The seat.
+    pub seat: Seat,
+    /// Its display name.
+    pub name: String,
+    /// Whether this claim started the game.
+    pub started: bool,
 }
 
 /// A game and everything the server knows of it.
 pub struct Room {
     /// Game id.
     pub id: String,
-    /// Creation time, ms since the Unix epoch.
-    pub created_unix_ms: u64,
-    /// RNG seed (secret until the game is over: it decides the die rolls).
-    seed: u64,
-    /// Options as created.
-    options: pb::GameOptions,
+    setup: Setup,
     state: Mutex<RoomState>,
     last_seq: watch::Sender<u64>,
 }
 
 impl Room {
-    /// A room for a freshly created (or recovered) game.
+    /// A room for a freshly created (or recovered) game; `play` is its place
+    /// among the games in play.
     pub fn new(
         setup: Setup,
         game: Box<dyn HostedGame>,
         seats: Vec<SeatSlot>,
         clocks: Option<SeatClocks>,
         now_ms: u64,
+        play: PlaySlot,
     ) -> Room {
         let last = game.last_seq();
         let seats_len = seats.len();
         let mut state = RoomState {
-            buckets: vec![RateBucket::default(); seats.len()],
+            buckets: vec![Bucket::default(); seats_len],
             abandoned: None,
             last_activity_ms: now_ms,
             actions: Vec::new(),
@@ -268,15 +297,17 @@ impl Room {
             seats,
             clocks,
             replies: HashMap::new(),
-            streams: 0,
+            spectator_streams: 0,
             seat_streams: vec![0; seats_len],
+            play: Some(play),
         };
-        state.rewind_clock(now_ms);
+        if state.seats.iter().all(|s| s.token.is_some()) {
+            state.game.start();
+        }
+        state.after_change(now_ms);
         Room {
-            id: setup.id,
-            created_unix_ms: setup.created_unix_ms,
-            seed: setup.seed,
-            options: setup.options,
+            id: setup.id.clone(),
+            setup,
             state: Mutex::new(state),
             last_seq: watch::channel(last).0,
         }
@@ -285,7 +316,7 @@ impl Room {
     /// Locks the room. A poisoned lock means a panic while applying, which the
     /// engines' tests rule out; the state is then still consistent, because every
     /// change is made on a copy first, so the guard is recovered.
-    pub fn lock(&self) -> MutexGuard<'_, RoomState> {
+    fn lock(&self) -> MutexGuard<'_, RoomState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -295,20 +326,35 @@ impl Room {
     }
 
     /// Tells the streams that the log grew.
-    pub fn announce(&self, state: &RoomState) {
+    fn announce(&self, state: &RoomState) {
         self.last_seq.send_replace(state.game.last_seq());
     }
 
-    /// Starts play once every seat is claimed (and the clock with it).
-    pub fn start(state: &mut RoomState, now_ms: u64) {
-        state.game.start();
-        state.rewind_clock(now_ms);
+    /// The game's kind.
+    pub fn kind(&self) -> pb::GameKind {
+        self.lock().game.kind()
+    }
+
+    /// Whether the game can still change (not over, not abandoned).
+    pub fn is_live(&self) -> bool {
+        let state = self.lock();
+        !state.game.is_over() && state.abandoned.is_none()
+    }
+
+    /// Whether the game has a turn clock.
+    pub fn has_clock(&self) -> bool {
+        self.lock().clocks.is_some()
+    }
+
+    /// The token hashes of the claimed seats.
+    pub fn token_hashes(&self) -> Vec<TokenHash> {
+        self.lock().seats.iter().filter_map(|s| s.token).collect()
     }
 
     /// The seat whose token hash is `token`, in constant time per seat.
-    pub fn seat_of(state: &RoomState, token: &TokenHash) -> Option<Seat> {
+    pub fn seat_of(&self, token: &TokenHash) -> Option<Seat> {
         let mut found = None;
-        for (i, slot) in state.seats.iter().enumerate() {
+        for (i, slot) in self.lock().seats.iter().enumerate() {
             if let Some(t) = &slot.token
                 && t.matches(token)
             {
@@ -341,8 +387,83 @@ impl Room {
                         },
                     },
                 )
-                .map_err(|e| e.0)
+                .map_err(|e| e.to_string())
         }
+    }
+
+    /// Claims seat `wanted` (or the lowest open one) for `name`, storing the
+    /// claim first; `mint` makes the seat's token (and the request record of a
+    /// retry-safe call). Returns the claim and the token.
+    pub fn claim(
+        &self,
+        wanted: Option<u32>,
+        name: &str,
+        store: &dyn Store,
+        now_ms: u64,
+        mint: impl FnOnce(Seat) -> (String, TokenHash, Option<RequestRecord>),
+    ) -> Result<(Claimed, String, TokenHash), ServiceError> {
+        let mut state = self.lock();
+        if state.game.started() {
+            return Err(ServiceError::NoOpenSeat(self.id.clone()));
+        }
+        let players = state.seats.len();
+        let seat = match wanted {
+            Some(s) if s as usize >= players => {
+                return Err(ServiceError::invalid(
+                    "seat",
+                    format!(
+                        "seat {s} does not exist: the game has seats 0 to {}",
+                        players - 1
+                    ),
+                ));
+            }
+            Some(s) if state.seats[s as usize].token.is_some() => {
+                return Err(ServiceError::SeatTaken(s));
+            }
+            Some(s) => s as usize,
+            None => state
+                .seats
+                .iter()
+                .position(|s| s.token.is_none())
+                .expect("a game that has not started has an open seat"),
+        };
+        let seat = Seat(seat as u8);
+        let name = if name.is_empty() {
+            format!("seat {}", seat.0)
+        } else {
+            name.to_owned()
+        };
+        let started = state
+            .seats
+            .iter()
+            .enumerate()
+            .all(|(i, s)| i == seat.index() || s.token.is_some());
+        let (token, hash, mut request) = mint(seat);
+        if let Some(r) = &mut request {
+            r.seat = Some(seat);
+            r.started = started;
+        }
+        store.claim_seat(&self.id, seat, &name, &hash, request.as_ref())?;
+        state.seats[seat.index()] = SeatSlot {
+            name: name.clone(),
+            token: Some(hash),
+        };
+        state.game.seat_joined(seat, &name);
+        state.last_activity_ms = now_ms;
+        if started {
+            state.game.start();
+        }
+        state.after_change(now_ms);
+        self.announce(&state);
+        Ok((
+            Claimed {
+                seat,
+                name,
+                started,
+            },
+            token,
+            hash,
+        ))
     }
 
     /// Applies a submission of `seat`, storing it first.
@@ -355,10 +476,13 @@ impl Room {
         max_per_second: u32,
     ) -> Result<pb::SubmitActionResponse, ServiceError> {
         if req.idempotency_key.len() > MAX_KEY_BYTES {
-            return Err(ServiceError::Invalid(format!(
-                "idempotency_key is {} bytes; at most {MAX_KEY_BYTES} allowed",
-                req.idempotency_key.len()
-            )));
+            return Err(ServiceError::invalid(
+                "idempotency_key",
+                format!(
+                    "idempotency_key is {} bytes; at most {MAX_KEY_BYTES} allowed",
+                    req.idempotency_key.len()
+                ),
+            ));
         }
         let fingerprint = Fingerprint {
             choice: req.choice,
@@ -372,20 +496,26 @@ impl Room {
             return if *first == fingerprint {
                 Ok(reply.clone())
             } else {
-                Err(ServiceError::KeyReused(req.idempotency_key.clone()))
+                Err(ServiceError::KeyReused {
+                    what: "idempotency key",
+                    key: clip(&req.idempotency_key),
+                })
             };
         }
-        if max_per_second > 0 && !state.buckets[seat.index()].take(max_per_second, now_ms) {
-            return Err(ServiceError::Limit(format!(
-                "{seat} may submit at most {max_per_second} actions per second"
-            )));
+        if max_per_second > 0
+            && let Err(retry_after) = state.buckets[seat.index()].take(max_per_second, 1, now_ms)
+        {
+            return Err(ServiceError::RateLimited {
+                what: format!("{seat} may submit at most {max_per_second} actions per second"),
+                retry_after,
+            });
         }
         let choice = req.choice.as_ref().ok_or_else(|| {
-            ServiceError::Invalid("choice is required: action or legal_action_id".into())
+            ServiceError::invalid("choice", "choice is required: action or legal_action_id")
         })?;
-        let expected = req
-            .expected_version
-            .ok_or_else(|| ServiceError::Invalid("expected_version is required".into()))?;
+        let expected = req.expected_version.ok_or_else(|| {
+            ServiceError::invalid("expected_version", "expected_version is required")
+        })?;
         if state.game.is_over() {
             return Err(ServiceError::Finished(self.id.clone()));
         }
@@ -402,7 +532,7 @@ impl Room {
             .map_err(|e| ServiceError::from_apply(&self.id, e))?;
         let reply = pb::SubmitActionResponse {
             version: applied.version,
-            events: Room::events_of(&state, applied, seat),
+            events: state.events_of(applied, Viewer::Seat(seat)),
         };
         if !req.idempotency_key.is_empty() {
             state.replies.insert(key, (fingerprint, reply.clone()));
@@ -411,15 +541,28 @@ impl Room {
         Ok(reply)
     }
 
-    /// The events of one applied action, as its seat sees them.
-    pub fn events_of(state: &RoomState, applied: Applied, seat: Seat) -> Vec<pb::GameEvent> {
-        let mut events = Vec::new();
-        let n = (applied.last_seq + 1 - applied.first_seq) as usize;
-        state
-            .game
-            .events(applied.first_seq, n, Viewer::Seat(seat), &mut events);
-        state.stamp_deadlines(&mut events);
-        events
+    /// Replays a stored action at start-up (already durable: nothing is
+    /// stored), remembering its idempotency key.
+    pub fn replay_stored(&self, record: ActionRecord, now_ms: u64) -> Result<(), ApplyError> {
+        let mut state = self.lock();
+        let choice = pb::submit_action_request::Choice::Action(record.action);
+        let applied = state.apply(record.seat, record.origin, &choice, now_ms, &mut |_| Ok(()))?;
+        let req = record.request;
+        if !req.idempotency_key.is_empty() {
+            let reply = pb::SubmitActionResponse {
+                version: applied.version,
+                events: state.events_of(applied, Viewer::Seat(record.seat)),
+            };
+            let fingerprint = Fingerprint {
+                choice: req.choice,
+                expected_version: req.expected_version,
+            };
+            state
+                .replies
+                .insert((record.seat, req.idempotency_key), (fingerprint, reply));
+        }
+        self.announce(&state);
+        Ok(())
     }
 
     /// Decides for every seat whose clock ran out (or who is on autopilot) at
@@ -464,17 +607,11 @@ impl Room {
         Ok(taken)
     }
 
-    /// Gives the game up unfinished (kept, and queryable, never deleted).
-    pub fn abandon(state: &mut RoomState, reason: String) {
-        state
-            .game
-            .record(pb::game_event::Body::GameAbandoned(pb::GameAbandoned {
-                reason: reason.clone(),
-            }));
-        if let Some(c) = &mut state.clocks {
-            c.ask(None, 0);
-        }
-        state.abandoned = Some(reason);
+    /// Gives the game up unfinished (at start-up, as stored).
+    pub fn abandon_stored(&self, reason: String) {
+        let mut state = self.lock();
+        state.abandon(reason);
+        self.announce(&state);
     }
 
     /// Abandons the game if nothing happened for `idle_ms` (0: never).
@@ -493,67 +630,134 @@ impl Room {
             return Ok(false);
         }
         let reason = format!("no action for {} s", idle_ms / 1000);
-        store
-            .abandon(&self.id, &reason)
-            .map_err(|e| ServiceError::Storage(e.0))?;
-        Room::abandon(&mut state, reason);
+        store.abandon(&self.id, &reason)?;
+        state.abandon(reason);
         self.announce(&state);
         Ok(true)
     }
 
-    /// Records a replayed action's idempotency key during recovery.
-    pub fn remember_key(
-        state: &mut RoomState,
-        seat: Seat,
-        req: pb::SubmitActionRequest,
-        reply: pb::SubmitActionResponse,
-    ) {
-        let fingerprint = Fingerprint {
-            choice: req.choice,
-            expected_version: req.expected_version,
-        };
-        state
-            .replies
-            .insert((seat, req.idempotency_key), (fingerprint, reply));
-    }
-
-    /// The game's status.
-    pub fn status(state: &RoomState) -> pb::GameStatus {
-        if state.abandoned.is_some() {
-            pb::GameStatus::Abandoned
-        } else if state.game.is_over() {
-            pb::GameStatus::Finished
-        } else if state.game.started() {
-            pb::GameStatus::Running
-        } else {
-            pb::GameStatus::WaitingForPlayers
+    /// The legal actions of `seat` now (all payments or the default list), the
+    /// version they belong to, and the pending decision if it is the seat's.
+    pub fn legal_actions(&self, seat: Seat, all_payments: bool) -> crate::legal::Listing {
+        let state = self.lock();
+        let mine = state.game.to_act() == Some(seat);
+        crate::legal::Listing {
+            version: state.game.version(),
+            decision: if mine { state.game.decision() } else { None },
+            actions: if mine {
+                state.game.legal_actions(all_payments)
+            } else {
+                Vec::new()
+            },
+            deadline_unix_ms: if mine { state.deadline_ms() } else { None },
         }
     }
 
-    /// The seats as listed to clients.
-    pub fn seat_infos(state: &RoomState) -> Vec<pb::SeatInfo> {
-        state
-            .seats
-            .iter()
-            .enumerate()
-            .map(|(i, s)| pb::SeatInfo {
-                seat: i as u32,
-                name: s.name.clone(),
-                claimed: s.token.is_some(),
-            })
-            .collect()
+    /// Counts a stream opened on this game by `viewer`, within the per-seat
+    /// and per-game spectator budgets.
+    pub fn open_stream(
+        &self,
+        viewer: Viewer,
+        per_seat: usize,
+        spectators: usize,
+    ) -> Result<(), ServiceError> {
+        let mut state = self.lock();
+        match viewer {
+            Viewer::Seat(seat) => {
+                let open = &mut state.seat_streams[seat.index()];
+                if *open >= per_seat {
+                    return Err(ServiceError::Limit(format!(
+                        "at most {per_seat} streams may be open for one seat"
+                    )));
+                }
+                *open += 1;
+            }
+            Viewer::Spectator => {
+                if state.spectator_streams >= spectators {
+                    return Err(ServiceError::Limit(format!(
+                        "at most {spectators} spectator streams may be open on one game"
+                    )));
+                }
+                state.spectator_streams += 1;
+            }
+        }
+        Ok(())
     }
 
-    /// The state as `viewer` may see it.
-    pub fn view(&self, state: &RoomState, viewer: Viewer) -> pb::StateView {
+    /// Frees a stream's slot.
+    pub fn close_stream(&self, viewer: Viewer) {
+        let mut state = self.lock();
+        match viewer {
+            Viewer::Seat(seat) => state.seat_streams[seat.index()] -= 1,
+            Viewer::Spectator => state.spectator_streams -= 1,
+        }
+    }
+
+    /// Streams open on this game.
+    pub fn open_streams(&self) -> usize {
+        let state = self.lock();
+        state.spectator_streams + state.seat_streams.iter().sum::<usize>()
+    }
+
+    /// What a stream opened with `from_seq` 0 starts with: the state when
+    /// `StreamEvents` is answered and, if a seat must decide, the event of
+    /// that pending decision once more (so a client that acts on
+    /// `DecisionNeeded` events needs nothing else). Also the seq the stream
+    /// goes on from.
+    pub fn snapshot(&self, viewer: Viewer) -> (Vec<pb::GameEvent>, u64) {
+        let state = self.lock();
+        let seq = state.game.last_seq();
+        let mut events = vec![pb::GameEvent {
+            seq,
+            version: state.game.version(),
+            description: String::new(),
+            body: Some(pb::game_event::Body::Snapshot(pb::Snapshot {
+                state: Some(self.view_of(&state, viewer)),
+            })),
+        }];
+        if let Some(pending) = state.game.pending_decision_seq() {
+            let mut decision = Vec::with_capacity(1);
+            state.game.events(pending, 1, viewer, &mut decision);
+            state.stamp_deadlines(&mut decision);
+            events.extend(decision);
+        }
+        (events, seq + 1)
+    }
+
+    /// Appends the events from `cursor` on (at most `max`) as `viewer` sees
+    /// them; returns the next cursor, whether the log is read to its end, and
+    /// whether the game can no longer change.
+    pub fn read_events(
+        &self,
+        cursor: u64,
+        max: usize,
+        viewer: Viewer,
+        out: &mut Vec<pb::GameEvent>,
+    ) -> (u64, bool, bool) {
+        let state = self.lock();
+        let next = state.game.events(cursor, max, viewer, out);
+        state.stamp_deadlines(out);
+        (
+            next,
+            next > state.game.last_seq(),
+            state.game.is_over() || state.abandoned.is_some(),
+        )
+    }
+
+    /// Seq of the last event.
+    pub fn last_seq(&self) -> u64 {
+        self.lock().game.last_seq()
+    }
+
+    fn view_of(&self, state: &RoomState, viewer: Viewer) -> pb::StateView {
         let game = &state.game;
         pb::StateView {
             game_id: self.id.clone(),
             kind: game.kind() as i32,
-            status: Room::status(state) as i32,
+            status: state.status() as i32,
             version: game.version(),
             last_seq: game.last_seq(),
-            seats: Room::seat_infos(state),
+            seats: state.seat_infos(),
             viewer_seat: match viewer {
                 Viewer::Seat(s) => Some(s.0 as u32),
                 Viewer::Spectator => None,
@@ -568,26 +772,30 @@ impl Room {
                 .flat_map(|c| c.autopilot_seats())
                 .map(|s| s.0 as u32)
                 .collect(),
-            seed_chosen_by_creator: false,
+            seed_chosen_by_creator: self.setup.seed_chosen,
             game: Some(game.view(viewer)),
         }
     }
 
-    /// The replay of a game that is over (finished or abandoned).
-    pub fn replay(&self, state: &RoomState) -> Result<pb::Replay, ServiceError> {
-        let status = Room::status(state);
+    /// The state as `viewer` may see it.
+    pub fn view(&self, viewer: Viewer) -> pb::StateView {
+        self.view_of(&self.lock(), viewer)
+    }
+
+    /// The replay of a game that is over (finished or abandoned); the seed is
+    /// published only here, and only then.
+    pub fn replay(&self) -> Result<pb::Replay, ServiceError> {
+        let state = self.lock();
+        let status = state.status();
         if !matches!(status, pb::GameStatus::Finished | pb::GameStatus::Abandoned) {
-            return Err(ServiceError::Refused(format!(
-                "game {} is still being played: only finished or abandoned games can be exported",
-                self.id
-            )));
+            return Err(ServiceError::GameRunning(self.id.clone()));
         }
         Ok(pb::Replay {
             game_id: self.id.clone(),
             kind: state.game.kind() as i32,
             players: state.game.players() as u32,
-            seed: self.seed,
-            options: Some(self.options),
+            seed: self.setup.seed,
+            options: Some(self.setup.options),
             actions: state.actions.clone(),
             outcome: state.game.outcome(),
             status: status as i32,
@@ -595,15 +803,16 @@ impl Room {
     }
 
     /// A line of `ListGames`.
-    pub fn summary(&self, state: &RoomState) -> pb::GameSummary {
+    pub fn summary(&self) -> pb::GameSummary {
+        let state = self.lock();
         pb::GameSummary {
             game_id: self.id.clone(),
             kind: state.game.kind() as i32,
-            status: Room::status(state) as i32,
+            status: state.status() as i32,
             players: state.game.players() as u32,
             version: state.game.version(),
-            seats: Room::seat_infos(state),
-            created_unix_ms: self.created_unix_ms,
+            seats: state.seat_infos(),
+            created_unix_ms: self.setup.created_unix_ms,
         }
     }
 }

@@ -22,7 +22,9 @@ use prost::Message;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::auth::TokenHash;
-use crate::store::{ActionRecord, GameRecord, Origin, Store, StoreError, StoredGame};
+use crate::store::{
+    ActionRecord, GameRecord, Origin, RequestRecord, Store, StoreError, StoredGame,
+};
 
 /// How hard each commit waits for the disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -33,7 +35,11 @@ pub enum Sync {
     Normal,
 }
 
-const SCHEMA: &str = "
+/// The schema, as versioned migrations: `PRAGMA user_version` says how many
+/// have been applied, and each one runs once, in order, in one transaction.
+const MIGRATIONS: &[&str] = &[
+    // 1: games, seats, actions.
+    "
 CREATE TABLE IF NOT EXISTS games (
     id              TEXT PRIMARY KEY,
     kind            INTEGER NOT NULL,
@@ -60,8 +66,41 @@ CREATE TABLE IF NOT EXISTS actions (
     action  BLOB NOT NULL,
     request BLOB NOT NULL,
     PRIMARY KEY (game_id, version)
+);",
+    // 2: whether the creator chose the seed (games before this migration had
+    // their seed returned to the creator, so it was never secret); request ids
+    // of retry-safe CreateGame/JoinGame calls; the server secret.
+    "
+ALTER TABLE games ADD COLUMN seed_chosen INTEGER NOT NULL DEFAULT 1;
+CREATE TABLE requests (
+    key         BLOB PRIMARY KEY,
+    fingerprint BLOB NOT NULL,
+    game_id     TEXT NOT NULL REFERENCES games(id),
+    seat        INTEGER,
+    started     INTEGER NOT NULL,
+    at_ms       INTEGER NOT NULL
 );
-";
+CREATE INDEX requests_at ON requests(at_ms);
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+);",
+];
+
+/// Brings the schema of `conn` up to date.
+fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    let applied: usize = conn
+        .pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))
+        .map_err(err("reading the schema version"))? as usize;
+    for (n, sql) in MIGRATIONS.iter().enumerate().skip(applied) {
+        let tx = conn.transaction().map_err(err("migrating"))?;
+        tx.execute_batch(sql).map_err(err("migrating"))?;
+        tx.pragma_update(None, "user_version", (n + 1) as i64)
+            .map_err(err("migrating"))?;
+        tx.commit().map_err(err("migrating"))?;
+    }
+    Ok(())
+}
 
 /// A SQLite database file holding every game.
 pub struct SqliteStore {
@@ -95,29 +134,35 @@ struct Appends {
 
 const INSERT_ACTION: &str = "INSERT INTO actions (game_id, version, seat, origin, action, request) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 
-fn err(e: rusqlite::Error) -> StoreError {
-    StoreError(format!("database error: {e}"))
+/// Wraps a database error with what the store was doing.
+fn err(op: &'static str) -> impl Fn(rusqlite::Error) -> StoreError + Copy {
+    move |e| StoreError::Database {
+        op,
+        source: std::sync::Arc::new(e),
+    }
 }
 
 impl SqliteStore {
     /// Opens (creating if needed) the database at `path`.
     pub fn open(path: &Path, sync: Sync) -> Result<SqliteStore, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Open {
+                path: dir.to_owned(),
+                source: std::sync::Arc::new(e),
+            })?;
         }
-        let conn = Connection::open(path).map_err(err)?;
+        let mut conn = Connection::open(path).map_err(err("opening the database"))?;
         conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(err)?;
+            .map_err(err("setting up the database"))?;
         let level = match sync {
             Sync::Full => "FULL",
             Sync::Normal => "NORMAL",
         };
         conn.pragma_update(None, "synchronous", level)
-            .map_err(err)?;
+            .map_err(err("setting up the database"))?;
         conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(err)?;
-        conn.execute_batch(SCHEMA).map_err(err)?;
+            .map_err(err("setting up the database"))?;
+        migrate(&mut conn)?;
         Ok(SqliteStore {
             conn: Mutex::new(conn),
             appends: Mutex::new(Appends::default()),
@@ -148,14 +193,17 @@ impl SqliteStore {
                         Ok(_) => tx.execute_batch("RELEASE row")?,
                         Err(_) => tx.execute_batch("ROLLBACK TO row; RELEASE row")?,
                     }
-                    results.push((row.ticket, inserted.map(|_| ()).map_err(err)));
+                    results.push((
+                    row.ticket,
+                    inserted.map(|_| ()).map_err(err("storing an action")),
+                ));
                 }
             }
             tx.commit()?;
             Ok(results)
         })();
         attempt.unwrap_or_else(|e: rusqlite::Error| {
-            let e = err(e);
+            let e = err("committing actions")(e);
             batch.iter().map(|r| (r.ticket, Err(e.clone()))).collect()
         })
     }
@@ -172,7 +220,7 @@ impl SqliteStore {
     pub fn set_max_pages(&self, pages: u64) -> Result<(), StoreError> {
         self.conn()
             .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
-            .map_err(err)
+            .map_err(err("capping the database"))
     }
 }
 
@@ -184,33 +232,60 @@ fn hash_of(blob: Vec<u8>) -> Result<TokenHash, rusqlite::Error> {
 }
 
 fn decode<M: Message + Default>(what: &str, blob: &[u8]) -> Result<M, StoreError> {
-    M::decode(blob).map_err(|e| StoreError(format!("stored {what} is corrupt: {e}")))
+    M::decode(blob).map_err(|e| StoreError::Corrupt(format!("stored {what}: {e}")))
+}
+
+/// Stores a request id in the transaction of the change it answered.
+fn insert_request(tx: &rusqlite::Transaction<'_>, r: &RequestRecord) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO requests (key, fingerprint, game_id, seat, started, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            r.key.as_slice(),
+            r.fingerprint.as_slice(),
+            r.game_id,
+            r.seat.map(|s| s.0),
+            r.started,
+            r.at_ms as i64
+        ],
+    )
+    .map(|_| ())
+}
+
+/// A 32-byte column.
+fn bytes32(blob: Vec<u8>, column: &str) -> Result<[u8; 32], StoreError> {
+    blob.try_into()
+        .map_err(|_| StoreError::Corrupt(format!("{column} is not 32 bytes")))
 }
 
 impl Store for SqliteStore {
     fn create_game(&self, game: &GameRecord) -> Result<(), StoreError> {
+        let op = "creating a game";
         let mut conn = self.conn();
-        let tx = conn.transaction().map_err(err)?;
+        let tx = conn.transaction().map_err(err(op))?;
         tx.execute(
-            "INSERT INTO games (id, kind, players, seed, options, created_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO games (id, kind, players, seed, seed_chosen, options, created_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 game.id,
                 game.kind as i32,
                 game.players as i64,
                 game.seed as i64,
+                game.seed_chosen,
                 game.options.encode_to_vec(),
                 game.created_unix_ms as i64
             ],
         )
-        .map_err(err)?;
+        .map_err(err(op))?;
         for (i, (seat, name, hash)) in game.seats.iter().enumerate() {
             tx.execute(
                 "INSERT INTO seats (game_id, seat, name, token_hash, at_create, claim_no) VALUES (?1, ?2, ?3, ?4, 1, ?5)",
                 params![game.id, seat.0, name, hash.0.as_slice(), i as i64],
             )
-            .map_err(err)?;
+            .map_err(err(op))?;
         }
-        tx.commit().map_err(err)
+        if let Some(r) = &game.request {
+            insert_request(&tx, r).map_err(err(op))?;
+        }
+        tx.commit().map_err(err(op))
     }
 
     fn claim_seat(
@@ -219,15 +294,74 @@ impl Store for SqliteStore {
         seat: Seat,
         name: &str,
         token: &TokenHash,
+        request: Option<&RequestRecord>,
     ) -> Result<(), StoreError> {
-        self.conn()
-            .execute(
-                "INSERT INTO seats (game_id, seat, name, token_hash, at_create, claim_no)
-                 VALUES (?1, ?2, ?3, ?4, 0, (SELECT COUNT(*) FROM seats WHERE game_id = ?1))",
-                params![game_id, seat.0, name, token.0.as_slice()],
-            )
-            .map(|_| ())
-            .map_err(err)
+        let op = "claiming a seat";
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(err(op))?;
+        tx.execute(
+            "INSERT INTO seats (game_id, seat, name, token_hash, at_create, claim_no)
+             VALUES (?1, ?2, ?3, ?4, 0, (SELECT COUNT(*) FROM seats WHERE game_id = ?1))",
+            params![game_id, seat.0, name, token.0.as_slice()],
+        )
+        .map_err(err(op))?;
+        if let Some(r) = request {
+            insert_request(&tx, r).map_err(err(op))?;
+        }
+        tx.commit().map_err(err(op))
+    }
+
+    fn requests_since(&self, since_ms: u64) -> Result<Vec<RequestRecord>, StoreError> {
+        let op = "reading request ids";
+        let conn = self.conn();
+        conn.execute("DELETE FROM requests WHERE at_ms < ?1", [since_ms as i64])
+            .map_err(err(op))?;
+        let mut q = conn
+            .prepare("SELECT key, fingerprint, game_id, seat, started, at_ms FROM requests")
+            .map_err(err(op))?;
+        let rows = q
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, Vec<u8>>(0)?,
+                    r.get::<_, Vec<u8>>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Option<u8>>(3)?,
+                    r.get::<_, bool>(4)?,
+                    r.get::<_, i64>(5)?,
+                ))
+            })
+            .map_err(err(op))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (key, fingerprint, game_id, seat, started, at_ms) = row.map_err(err(op))?;
+            out.push(RequestRecord {
+                key: bytes32(key, "requests.key")?,
+                fingerprint: bytes32(fingerprint, "requests.fingerprint")?,
+                game_id,
+                seat: seat.map(Seat),
+                started,
+                at_ms: at_ms as u64,
+            });
+        }
+        Ok(out)
+    }
+
+    fn secret(&self) -> Result<[u8; 32], StoreError> {
+        let op = "reading the server secret";
+        let conn = self.conn();
+        let fresh: [u8; 32] = rand::random();
+        // The first call stores a fresh secret; every later call reads it.
+        conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('token_secret', ?1)",
+            [fresh.as_slice()],
+        )
+        .map_err(err(op))?;
+        let stored: Vec<u8> = conn
+            .query_row("SELECT value FROM meta WHERE key = 'token_secret'", [], |r| {
+                r.get(0)
+            })
+            .map_err(err(op))?;
+        bytes32(stored, "meta.token_secret")
     }
 
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
@@ -273,13 +407,14 @@ impl Store for SqliteStore {
                 params![game_id, reason],
             )
             .map(|_| ())
-            .map_err(err)
+            .map_err(err("abandoning a game"))
     }
 
     fn load(&self) -> Result<Vec<StoredGame>, StoreError> {
+        let err = err("loading the games");
         let conn = self.conn();
         let mut games_q = conn
-            .prepare("SELECT id, kind, players, seed, options, created_unix_ms, abandoned FROM games ORDER BY created_unix_ms, id")
+            .prepare("SELECT id, kind, players, seed, options, created_unix_ms, abandoned, seed_chosen FROM games ORDER BY created_unix_ms, id")
             .map_err(err)?;
         let rows = games_q
             .query_map([], |r| {
@@ -291,6 +426,7 @@ impl Store for SqliteStore {
                     r.get::<_, Vec<u8>>(4)?,
                     r.get::<_, i64>(5)?,
                     r.get::<_, Option<String>>(6)?,
+                    r.get::<_, bool>(7)?,
                 ))
             })
             .map_err(err)?
@@ -303,15 +439,17 @@ impl Store for SqliteStore {
             .prepare("SELECT version, seat, origin, action, request FROM actions WHERE game_id = ?1 ORDER BY version")
             .map_err(err)?;
         let mut games = Vec::with_capacity(rows.len());
-        for (id, kind, players, seed, options, created, abandoned) in rows {
+        for (id, kind, players, seed, options, created, abandoned, seed_chosen) in rows {
             let mut record = GameRecord {
                 id: id.clone(),
                 kind: pb::GameKind::try_from(kind).unwrap_or(pb::GameKind::Unspecified),
                 players: players as usize,
                 seed: seed as u64,
+                seed_chosen,
                 options: decode("options", &options)?,
                 created_unix_ms: created as u64,
                 seats: Vec::new(),
+                request: None,
             };
             let mut joins = Vec::new();
             let seats = seats_q
@@ -350,7 +488,7 @@ impl Store for SqliteStore {
                     version: version as u64,
                     seat: Seat(seat),
                     origin: Origin::from_i64(origin).ok_or_else(|| {
-                        StoreError(format!(
+                        StoreError::Corrupt(format!(
                             "stored action {version} has an unknown origin {origin}"
                         ))
                     })?,
@@ -385,7 +523,7 @@ impl SqliteStore {
             )
             .optional()
             .map(|n| n.unwrap_or(0) as u64)
-            .map_err(err)
+            .map_err(err("counting actions"))
     }
 }
 
@@ -419,6 +557,8 @@ mod tests {
                     kind: pb::GameKind::Meduris,
                     players: 2,
                     seed: 1,
+                    seed_chosen: true,
+                    request: None,
                     options: pb::GameOptions::default(),
                     created_unix_ms: 0,
                     seats: Vec::new(),

@@ -22,12 +22,35 @@ pub struct GameRecord {
     pub players: usize,
     /// RNG seed.
     pub seed: u64,
+    /// Whether the creator chose the seed (then the dice are not secret).
+    pub seed_chosen: bool,
     /// Options as created.
     pub options: pb::GameOptions,
     /// Creation time, ms since the Unix epoch.
     pub created_unix_ms: u64,
     /// Seats claimed at creation: seat, name, token hash.
     pub seats: Vec<(Seat, String, TokenHash)>,
+    /// The request id the game was created with, stored in the same commit.
+    pub request: Option<RequestRecord>,
+}
+
+/// A CreateGame or JoinGame call made with a request id: what a retry with the
+/// same id needs to give the same answer. Tokens are not kept: they are derived
+/// again from the server secret and the id ([`crate::auth::derived_token`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestRecord {
+    /// SHA-256 of the client's request id (the id itself is never stored).
+    pub key: [u8; 32],
+    /// SHA-256 of the request without its id: a retry must match it.
+    pub fingerprint: [u8; 32],
+    /// The game created or joined.
+    pub game_id: String,
+    /// JoinGame: the seat claimed; CreateGame: none.
+    pub seat: Option<Seat>,
+    /// JoinGame: whether this join started the game.
+    pub started: bool,
+    /// When the call was answered, ms since the Unix epoch.
+    pub at_ms: u64,
 }
 
 /// Who decided an action.
@@ -84,22 +107,54 @@ pub struct StoredGame {
 
 /// Why the store failed. The change it was asked to store did not happen.
 #[derive(Clone, Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct StoreError(pub String);
+pub enum StoreError {
+    /// The database refused or failed an operation.
+    #[error("database error while {op}: {source}")]
+    Database {
+        /// What the store was doing.
+        op: &'static str,
+        /// The database's error.
+        #[source]
+        source: std::sync::Arc<dyn std::error::Error + Send + Sync>,
+    },
+    /// The database file or its folder could not be opened or created.
+    #[error("cannot open {path}: {source}")]
+    Open {
+        /// The path.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: std::sync::Arc<std::io::Error>,
+    },
+    /// A stored value does not decode.
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+    /// The host's persist step failed (the store's error, as the host reports it).
+    #[error("{0}")]
+    Persist(String),
+}
 
 /// Durable storage of games. Implementations must make each call durable (or
 /// fail) before returning.
 pub trait Store: Send + Sync + 'static {
-    /// Records a new game.
+    /// Records a new game (and its request id, if any, in the same commit).
     fn create_game(&self, game: &GameRecord) -> Result<(), StoreError>;
-    /// Records that a seat was claimed.
+    /// Records that a seat was claimed (and the request id of the claim, if
+    /// any, in the same commit).
     fn claim_seat(
         &self,
         game_id: &str,
         seat: Seat,
         name: &str,
         token: &TokenHash,
+        request: Option<&RequestRecord>,
     ) -> Result<(), StoreError>;
+    /// The request ids answered at or after `since_ms`; older ones may be
+    /// forgotten.
+    fn requests_since(&self, since_ms: u64) -> Result<Vec<RequestRecord>, StoreError>;
+    /// The server's secret for deriving retry-safe tokens: created once and
+    /// kept, so that answers survive restarts.
+    fn secret(&self) -> Result<[u8; 32], StoreError>;
     /// Appends an action to a game's log.
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError>;
     /// Records that an unfinished game was given up (it is kept, never deleted).
@@ -115,13 +170,31 @@ pub trait Store: Send + Sync + 'static {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MemoryStore;
 
+/// The secret of an in-memory server: random, for this process only.
+static MEMORY_SECRET: std::sync::LazyLock<[u8; 32]> = std::sync::LazyLock::new(rand::random);
+
 impl Store for MemoryStore {
     fn create_game(&self, _: &GameRecord) -> Result<(), StoreError> {
         Ok(())
     }
 
-    fn claim_seat(&self, _: &str, _: Seat, _: &str, _: &TokenHash) -> Result<(), StoreError> {
+    fn claim_seat(
+        &self,
+        _: &str,
+        _: Seat,
+        _: &str,
+        _: &TokenHash,
+        _: Option<&RequestRecord>,
+    ) -> Result<(), StoreError> {
         Ok(())
+    }
+
+    fn requests_since(&self, _: u64) -> Result<Vec<RequestRecord>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    fn secret(&self) -> Result<[u8; 32], StoreError> {
+        Ok(*MEMORY_SECRET)
     }
 
     fn append_action(&self, _: &str, _: &ActionRecord) -> Result<(), StoreError> {
@@ -153,8 +226,17 @@ impl<T: Store + ?Sized> Store for std::sync::Arc<T> {
         seat: Seat,
         name: &str,
         token: &TokenHash,
+        request: Option<&RequestRecord>,
     ) -> Result<(), StoreError> {
-        (**self).claim_seat(game_id, seat, name, token)
+        (**self).claim_seat(game_id, seat, name, token, request)
+    }
+
+    fn requests_since(&self, since_ms: u64) -> Result<Vec<RequestRecord>, StoreError> {
+        (**self).requests_since(since_ms)
+    }
+
+    fn secret(&self) -> Result<[u8; 32], StoreError> {
+        (**self).secret()
     }
 
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {

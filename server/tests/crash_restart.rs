@@ -44,18 +44,15 @@ fn start(db: &Path) -> Server {
         .stderr(Stdio::inherit())
         .spawn()
         .expect("spawn druids-server");
+    // The first line on stdout says where the server listens, as JSON.
     let stdout = child.stdout.take().unwrap();
     let mut lines = BufReader::new(stdout).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("server exited before listening")
-            .unwrap();
-        if let Some(i) = line.find("listening on ") {
-            break line[i + "listening on ".len()..].trim().to_owned();
-        }
-    };
-    // Keep draining the log so the child never blocks on a full pipe.
+    let ready = lines
+        .next()
+        .expect("server exited before listening")
+        .unwrap();
+    let ready: serde_json::Value = serde_json::from_str(&ready).expect("a JSON ready line");
+    let addr = ready["grpc"].as_str().expect("the gRPC address").to_owned();
     std::thread::spawn(move || for _ in lines {});
     Server {
         child,

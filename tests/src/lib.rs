@@ -25,9 +25,10 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    /// Starts a server with default limits and in-memory storage.
+    /// Starts a server with in-memory storage and no rate limits (tests drive
+    /// games from one address far faster than people do).
     pub async fn start() -> TestServer {
-        TestServer::with(Arc::new(MemoryStore), Limits::default()).await
+        TestServer::with(Arc::new(MemoryStore), Limits::unthrottled()).await
     }
 
     /// Starts a server with the given store and limits.
@@ -48,7 +49,7 @@ impl TestServer {
     pub async fn with_tls(tls: Tls) -> TestServer {
         TestServer::launch(
             Arc::new(MemoryStore),
-            Limits::default(),
+            Limits::unthrottled(),
             Arc::new(SystemClock),
             Some(tls),
         )
@@ -63,7 +64,7 @@ impl TestServer {
     ) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
-        let service = Arc::new(Service::new(store, limits, clock));
+        let service = Arc::new(Service::new(store, limits, clock).expect("the store opens"));
         service.recover_all().expect("stored games rebuild");
         let (tx, rx) = oneshot::channel();
         let served = Arc::clone(&service);

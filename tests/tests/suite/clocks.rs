@@ -18,7 +18,7 @@ const DECISION_MS: u32 = 2_000;
 
 async fn clocked(store: Arc<dyn Store>) -> (TestServer, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::at(T0));
-    let server = TestServer::with_clock(store, Limits::default(), clock.clone()).await;
+    let server = TestServer::with_clock(store, Limits::unthrottled(), clock.clone()).await;
     (server, clock)
 }
 
@@ -241,7 +241,7 @@ async fn timeouts_and_clocks_survive_a_restart() {
 
     let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
     let clock = Arc::new(ManualClock::at(T0 + 3_600_000));
-    let server = TestServer::with_clock(store, Limits::default(), clock.clone()).await;
+    let server = TestServer::with_clock(store, Limits::unthrottled(), clock.clone()).await;
     let mut client = server.client().await;
     let after = full_log(&mut client, &id).await;
     // Deadlines are stamped live, not stored: compare the logs without them.

@@ -734,6 +734,10 @@ async fn a_stream_opened_before_an_action_carries_its_events() {
     let snapshot = stream.next().await.unwrap().unwrap();
     assert!(matches!(snapshot.body, Some(Body::Snapshot(_))));
     assert_eq!(snapshot.version, 0, "the snapshot predates the action");
+    // The pending decision is sent again right after the snapshot.
+    let pending = stream.next().await.unwrap().unwrap();
+    assert!(matches!(pending.body, Some(Body::DecisionNeeded(_))));
+    assert!(pending.seq <= snapshot.seq);
     let next = tokio::time::timeout(std::time::Duration::from_secs(10), stream.next())
         .await
         .expect("the action's events arrive")
@@ -833,6 +837,10 @@ async fn streams_resume_from_any_sequence_number() {
         snap.state.unwrap().version,
         state(&mut client, &id, None).await.version
     );
+    // The pending decision is sent again right after the snapshot.
+    let pending = live.next().await.unwrap().unwrap();
+    assert!(matches!(pending.body, Some(Body::DecisionNeeded(_))));
+    assert!(pending.seq <= last_seq);
     play_random(&mut client, &id, &tokens, &mut Lcg(7), 1)
         .await
         .unwrap();
@@ -918,10 +926,10 @@ async fn a_spectator_never_sees_a_seats_goods() {
 async fn limits_answer_resource_exhausted() {
     let limits = Limits {
         max_games: 2,
-        max_streams_per_game: 1,
+        max_spectator_streams_per_game: 1,
         max_message_bytes: 1024,
         max_submits_per_second: 0,
-        ..Limits::default()
+        ..Limits::unthrottled()
     };
     let server = TestServer::with(std::sync::Arc::new(druids_server::MemoryStore), limits).await;
     let mut client = server.client().await;

@@ -288,7 +288,7 @@ async fn a_restarted_server_carries_on_a_dolmen_game() {
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("games.db");
     let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
-    let server = TestServer::with(store, Limits::default()).await;
+    let server = TestServer::with(store, Limits::unthrottled()).await;
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, DOLMEN, 4, 12).await;
     let mut rng = Lcg(3);
@@ -302,7 +302,7 @@ async fn a_restarted_server_carries_on_a_dolmen_game() {
     server.stop().await;
 
     let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
-    let server = TestServer::with(store, Limits::default()).await;
+    let server = TestServer::with(store, Limits::unthrottled()).await;
     let mut client = server.client().await;
     assert_eq!(state(&mut client, &id, None).await, views[0]);
     for (t, view) in tokens.iter().zip(&views[1..]) {

@@ -16,7 +16,7 @@ async fn a_flooding_seat_is_throttled() {
     let clock = Arc::new(ManualClock::at(1_000_000));
     let limits = Limits {
         max_submits_per_second: 5,
-        ..Limits::default()
+        ..Limits::unthrottled()
     };
     let server = TestServer::with_clock(Arc::new(MemoryStore), limits, clock.clone()).await;
     let mut client = server.client().await;
@@ -126,7 +126,7 @@ async fn stuck_and_vanishing_streams_do_not_stall_games_or_linger() {
 async fn one_seat_cannot_hog_a_games_streams() {
     let limits = Limits {
         max_streams_per_seat: 2,
-        ..Limits::default()
+        ..Limits::unthrottled()
     };
     let server = TestServer::with(Arc::new(MemoryStore), limits).await;
     let mut client = server.client().await;

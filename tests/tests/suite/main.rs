@@ -8,6 +8,8 @@ mod cross_language;
 mod deploy;
 mod dolmen;
 mod hostile;
+mod limits;
 mod metrics;
 mod persistence;
 mod tls;
+mod trust;

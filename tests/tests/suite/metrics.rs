@@ -36,7 +36,7 @@ async fn metrics_count_games_actions_rejections_and_streams() {
     let service = Arc::clone(&server.service);
     tokio::spawn(druids_server::metrics::serve_metrics(
         listener,
-        service,
+        move || service.render_metrics(),
         std::future::pending(),
     ));
 

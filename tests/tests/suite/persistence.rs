@@ -22,7 +22,7 @@ fn temp_db(name: &str) -> PathBuf {
 async fn a_restarted_server_carries_on_every_game() {
     let db = temp_db("restart");
     let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
-    let server = TestServer::with(store, Limits::default()).await;
+    let server = TestServer::with(store, Limits::unthrottled()).await;
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, pb::GameKind::Meduris, 3, 77).await;
     // A second game waits for a player.
@@ -51,7 +51,7 @@ async fn a_restarted_server_carries_on_every_game() {
     server.stop().await;
 
     let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
-    let server = TestServer::with(store, Limits::default()).await;
+    let server = TestServer::with(store, Limits::unthrottled()).await;
     let mut client = server.client().await;
     for (t, view) in before.iter().zip(&views) {
         assert_eq!(
@@ -85,7 +85,7 @@ async fn a_restarted_server_carries_on_every_game() {
 
     // Finished games stay queryable after yet another restart.
     let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
-    let server = TestServer::with(store, Limits::default()).await;
+    let server = TestServer::with(store, Limits::unthrottled()).await;
     let mut client = server.client().await;
     let over = state(&mut client, &id, None).await;
     assert_eq!(over.status, pb::GameStatus::Finished as i32);
@@ -98,7 +98,7 @@ async fn a_restarted_server_carries_on_every_game() {
 async fn a_full_database_refuses_actions_with_unavailable() {
     let db = temp_db("full");
     let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
-    let server = TestServer::with(store.clone(), Limits::default()).await;
+    let server = TestServer::with(store.clone(), Limits::unthrottled()).await;
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, pb::GameKind::Meduris, 2, 9).await;
     play_random(&mut client, &id, &tokens, &mut Lcg(1), 3)
@@ -160,7 +160,7 @@ async fn idle_games_are_abandoned_and_kept() {
     let db = temp_db("idle");
     let limits = Limits {
         idle_game_secs: 60,
-        ..Limits::default()
+        ..Limits::unthrottled()
     };
     let clock = Arc::new(ManualClock::at(5_000_000));
     let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());

@@ -1,0 +1,159 @@
+//! `ListGames`: filters checked against the contract, newest first, in pages.
+//!
+//! A page token is the position of the last game of the page in the order
+//! (creation time, then id) plus the filters it was given for, so paging is
+//! stable while games are created and never mixes two queries.
+
+use std::sync::Arc;
+
+use druids::pb;
+
+use crate::error::ServiceError;
+use crate::room::Room;
+
+/// Games per page when the request does not say.
+pub const DEFAULT_PAGE_SIZE: usize = 100;
+/// Most games per page.
+pub const MAX_PAGE_SIZE: usize = 1000;
+
+/// Where the previous page ended, and the query it belongs to.
+#[derive(Debug, PartialEq, Eq)]
+struct Cursor {
+    kind: i32,
+    status: i32,
+    created_unix_ms: u64,
+    game_id: String,
+}
+
+impl Cursor {
+    fn token(&self) -> String {
+        format!(
+            "v1.{}.{}.{}.{}",
+            self.kind, self.status, self.created_unix_ms, self.game_id
+        )
+    }
+
+    fn parse(token: &str) -> Option<Cursor> {
+        let mut parts = token.strip_prefix("v1.")?.splitn(4, '.');
+        Some(Cursor {
+            kind: parts.next()?.parse().ok()?,
+            status: parts.next()?.parse().ok()?,
+            created_unix_ms: parts.next()?.parse().ok()?,
+            game_id: parts.next()?.to_owned(),
+        })
+    }
+}
+
+/// Newest first; ties by id.
+fn order(a: &pb::GameSummary, b: &pb::GameSummary) -> std::cmp::Ordering {
+    b.created_unix_ms
+        .cmp(&a.created_unix_ms)
+        .then_with(|| a.game_id.cmp(&b.game_id))
+}
+
+/// The page of `rooms` that `req` asks for.
+pub fn list(
+    rooms: &[Arc<Room>],
+    req: &pb::ListGamesRequest,
+) -> Result<pb::ListGamesResponse, ServiceError> {
+    if pb::GameKind::try_from(req.kind).is_err() {
+        return Err(ServiceError::invalid(
+            "kind",
+            format!("kind {} is not a GameKind of the contract", req.kind),
+        ));
+    }
+    if pb::GameStatus::try_from(req.status).is_err() {
+        return Err(ServiceError::invalid(
+            "status",
+            format!("status {} is not a GameStatus of the contract", req.status),
+        ));
+    }
+    let after = if req.page_token.is_empty() {
+        None
+    } else {
+        let cursor = Cursor::parse(&req.page_token)
+            .filter(|c| c.kind == req.kind && c.status == req.status)
+            .ok_or_else(|| {
+                ServiceError::invalid(
+                    "page_token",
+                    "page_token is not a next_page_token of this query (same kind and status)",
+                )
+            })?;
+        Some(pb::GameSummary {
+            game_id: cursor.game_id,
+            created_unix_ms: cursor.created_unix_ms,
+            ..Default::default()
+        })
+    };
+    let size = match req.page_size as usize {
+        0 => DEFAULT_PAGE_SIZE,
+        n => n.min(MAX_PAGE_SIZE),
+    };
+    let mut games: Vec<pb::GameSummary> = rooms
+        .iter()
+        .map(|room| room.summary())
+        .filter(|g| {
+            (req.kind == 0 || g.kind == req.kind)
+                && (req.status == 0 || g.status == req.status)
+                && after
+                    .as_ref()
+                    .is_none_or(|a| order(a, g) == std::cmp::Ordering::Less)
+        })
+        .collect();
+    games.sort_by(order);
+    let next_page_token = match games.get(size) {
+        Some(_) => {
+            let last = &games[size - 1];
+            Cursor {
+                kind: req.kind,
+                status: req.status,
+                created_unix_ms: last.created_unix_ms,
+                game_id: last.game_id.clone(),
+            }
+            .token()
+        }
+        None => String::new(),
+    };
+    games.truncate(size);
+    Ok(pb::ListGamesResponse {
+        games,
+        next_page_token,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_round_trip_with_dots_in_ids() {
+        let c = Cursor {
+            kind: 1,
+            status: 0,
+            created_unix_ms: 42,
+            game_id: "a.b".into(),
+        };
+        assert_eq!(Cursor::parse(&c.token()), Some(c));
+        assert_eq!(Cursor::parse("v2.1"), None);
+    }
+
+    #[test]
+    fn unknown_filters_are_refused() {
+        let req = pb::ListGamesRequest {
+            kind: 99,
+            ..Default::default()
+        };
+        assert!(matches!(
+            list(&[], &req),
+            Err(ServiceError::Invalid { field: "kind", .. })
+        ));
+        let req = pb::ListGamesRequest {
+            status: -1,
+            ..Default::default()
+        };
+        assert!(matches!(
+            list(&[], &req),
+            Err(ServiceError::Invalid { field: "status", .. })
+        ));
+    }
+}

@@ -1,0 +1,389 @@
+//! Creating games and claiming seats, retry-safe with request ids.
+//!
+//! A CreateGame or JoinGame that carries a `request_id` is recorded (the id's
+//! hash, the request's fingerprint, the game and seat) in the same commit as
+//! the change itself, and its seat tokens are derived from the server secret
+//! and the id instead of drawn at random. A retry with the same id and request
+//! within [`REQUEST_WINDOW_MS`] — also after a restart — is answered again,
+//! tokens included, and changes nothing; the same id with another request is
+//! refused.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use druids::pb;
+use druids_engine::{Seat, Viewer};
+use prost::Message;
+use tracing::info;
+
+use crate::auth::{self, TokenHash};
+use crate::clock::{Clock, ClockRules, SeatClocks};
+use crate::error::{ServiceError, clip};
+use crate::room::{MAX_NAME_BYTES, Room, SeatSlot, Setup};
+use crate::rooms::Rooms;
+use crate::store::{GameRecord, RequestRecord, Store, StoreError};
+
+/// How long a request id is honoured: 24 hours.
+pub const REQUEST_WINDOW_MS: u64 = 24 * 60 * 60 * 1000;
+/// Longest request id accepted.
+pub const MAX_REQUEST_ID_BYTES: usize = 128;
+
+/// Where games are created and seats claimed.
+pub struct Lobby {
+    rooms: Arc<Rooms>,
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    secret: [u8; 32],
+    /// Answered request ids by hash; held while a keyed call runs, so two
+    /// calls with one id never both create.
+    requests: Mutex<HashMap<[u8; 32], RequestRecord>>,
+}
+
+fn check_name(field: &'static str, name: &str) -> Result<(), ServiceError> {
+    if name.len() > MAX_NAME_BYTES {
+        return Err(ServiceError::invalid(
+            field,
+            format!(
+                "name {} is longer than {MAX_NAME_BYTES} bytes",
+                clip(name)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_request_id(id: &str) -> Result<(), ServiceError> {
+    if id.len() > MAX_REQUEST_ID_BYTES {
+        return Err(ServiceError::invalid(
+            "request_id",
+            format!(
+                "request_id is {} bytes; at most {MAX_REQUEST_ID_BYTES} allowed",
+                id.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The fingerprint of a keyed request: its encoding without the id, under a
+/// label per call.
+fn fingerprint(label: &[u8], encoded: Vec<u8>) -> [u8; 32] {
+    auth::digest(&[label, &encoded].concat())
+}
+
+impl Lobby {
+    /// A lobby over `store`, with the request ids answered within the window.
+    pub fn new(
+        rooms: Arc<Rooms>,
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Lobby, StoreError> {
+        let since = clock.now_ms().saturating_sub(REQUEST_WINDOW_MS);
+        let requests = store
+            .requests_since(since)?
+            .into_iter()
+            .map(|r| (r.key, r))
+            .collect();
+        Ok(Lobby {
+            secret: store.secret()?,
+            rooms,
+            store,
+            clock,
+            requests: Mutex::new(requests),
+        })
+    }
+
+    fn requests(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], RequestRecord>> {
+        self.requests.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Forgets request ids older than the window.
+    pub fn forget_old(&self) {
+        let since = self.clock.now_ms().saturating_sub(REQUEST_WINDOW_MS);
+        self.requests().retain(|_, r| r.at_ms >= since);
+    }
+
+    /// A seat token: derived from the request id if there is one, else random.
+    fn token(&self, request_id: &str, game_id: &str, seat: Seat) -> (String, TokenHash) {
+        if request_id.is_empty() {
+            auth::new_token()
+        } else {
+            auth::derived_token(&self.secret, request_id, game_id, seat)
+        }
+    }
+
+    /// CreateGame.
+    pub fn create(
+        &self,
+        mut req: pb::CreateGameRequest,
+    ) -> Result<pb::CreateGameResponse, ServiceError> {
+        check_request_id(&req.request_id)?;
+        let request_id = std::mem::take(&mut req.request_id);
+        if request_id.is_empty() {
+            return self.create_new(req, "", None);
+        }
+        let key = auth::digest(request_id.as_bytes());
+        let print = fingerprint(b"create\0", req.encode_to_vec());
+        let mut requests = self.requests();
+        if let Some(done) = requests.get(&key) {
+            if done.fingerprint != print || done.seat.is_some() {
+                return Err(ServiceError::KeyReused {
+                    what: "request id",
+                    key: clip(&request_id),
+                });
+            }
+            return self.created_again(&req, &request_id, &done.game_id);
+        }
+        let record = RequestRecord {
+            key,
+            fingerprint: print,
+            game_id: String::new(),
+            seat: None,
+            started: false,
+            at_ms: self.clock.now_ms(),
+        };
+        let reply = self.create_new(req, &request_id, Some(record.clone()))?;
+        requests.insert(
+            key,
+            RequestRecord {
+                game_id: reply.game_id.clone(),
+                ..record
+            },
+        );
+        Ok(reply)
+    }
+
+    /// The answer to a retried CreateGame: the same game and tokens, and its
+    /// state now.
+    fn created_again(
+        &self,
+        req: &pb::CreateGameRequest,
+        request_id: &str,
+        game_id: &str,
+    ) -> Result<pb::CreateGameResponse, ServiceError> {
+        let room = self.rooms.get(game_id)?;
+        let view = room.view(Viewer::Spectator);
+        let seats = view
+            .seats
+            .iter()
+            .filter(|s| !req.open_seats.contains(&s.seat))
+            .map(|s| pb::SeatToken {
+                seat: s.seat,
+                name: s.name.clone(),
+                token: self.token(request_id, game_id, Seat(s.seat as u8)).0,
+            })
+            .collect();
+        Ok(pb::CreateGameResponse {
+            game_id: game_id.to_owned(),
+            seats,
+            state: Some(view),
+        })
+    }
+
+    fn create_new(
+        &self,
+        req: pb::CreateGameRequest,
+        request_id: &str,
+        request: Option<RequestRecord>,
+    ) -> Result<pb::CreateGameResponse, ServiceError> {
+        let players = req.players as usize;
+        let mut open = vec![false; players];
+        for &s in &req.open_seats {
+            match open.get_mut(s as usize) {
+                Some(o) if !*o => *o = true,
+                Some(_) => {
+                    return Err(ServiceError::invalid(
+                        "open_seats",
+                        format!("open_seats lists seat {s} twice"),
+                    ));
+                }
+                None => {
+                    return Err(ServiceError::invalid(
+                        "open_seats",
+                        format!(
+                            "open_seats lists seat {s}, but the game has seats 0 to {}",
+                            players.saturating_sub(1)
+                        ),
+                    ));
+                }
+            }
+        }
+        let claimed: Vec<usize> = (0..players).filter(|&i| !open[i]).collect();
+        // Names: none, one per seat, or one per claimed seat (open seats are
+        // named by JoinGame).
+        let names: Vec<Option<String>> = match req.seat_names.len() {
+            0 => vec![None; players],
+            n if n == players => req.seat_names.iter().cloned().map(Some).collect(),
+            n if n == claimed.len() => {
+                let mut names = vec![None; players];
+                for (&seat, name) in claimed.iter().zip(&req.seat_names) {
+                    names[seat] = Some(name.clone());
+                }
+                names
+            }
+            n => {
+                return Err(ServiceError::invalid(
+                    "seat_names",
+                    format!(
+                        "seat_names has {n} names for {players} seats ({} claimed): give none, one per seat or one per claimed seat",
+                        claimed.len()
+                    ),
+                ));
+            }
+        };
+        for name in names.iter().flatten() {
+            check_name("seat_names", name)?;
+        }
+        let (seed, seed_chosen) = match req.seed {
+            Some(seed) => (seed, true),
+            None => (rand::random(), false),
+        };
+        let options = req.options.unwrap_or_default();
+        let game = druids::new_game(req.kind, players, seed, &options)?;
+        let play = self.rooms.reserve()?;
+        let id = auth::new_game_id();
+        let mut seats = Vec::with_capacity(players);
+        let mut tokens = Vec::new();
+        for (i, &is_open) in open.iter().enumerate() {
+            let name = names[i].clone().unwrap_or_else(|| {
+                if is_open {
+                    String::new()
+                } else {
+                    format!("seat {i}")
+                }
+            });
+            if is_open {
+                seats.push(SeatSlot { name, token: None });
+            } else {
+                let (token, hash) = self.token(request_id, &id, Seat(i as u8));
+                tokens.push(pb::SeatToken {
+                    seat: i as u32,
+                    name: name.clone(),
+                    token,
+                });
+                seats.push(SeatSlot {
+                    name,
+                    token: Some(hash),
+                });
+            }
+        }
+        let created = self.clock.now_ms();
+        self.store.create_game(&GameRecord {
+            id: id.clone(),
+            kind: game.kind(),
+            players,
+            seed,
+            seed_chosen,
+            options,
+            created_unix_ms: created,
+            seats: seats
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| s.token.map(|t| (Seat(i as u8), s.name.clone(), t)))
+                .collect(),
+            request: request.map(|r| RequestRecord {
+                game_id: id.clone(),
+                ..r
+            }),
+        })?;
+        let clocks = ClockRules::of(&options).map(|r| SeatClocks::new(r, players));
+        let setup = Setup {
+            id: id.clone(),
+            created_unix_ms: created,
+            seed,
+            seed_chosen,
+            options,
+        };
+        let room = Arc::new(Room::new(setup, game, seats, clocks, created, play));
+        let state = room.view(Viewer::Spectator);
+        self.rooms.insert(room);
+        // The seed is never logged: it decides the dice of a running game.
+        info!(game_id = %id, kind = ?state.kind, players, seed_chosen, "game created");
+        Ok(pb::CreateGameResponse {
+            game_id: id,
+            seats: tokens,
+            state: Some(state),
+        })
+    }
+
+    /// JoinGame.
+    pub fn join(&self, mut req: pb::JoinGameRequest) -> Result<pb::JoinGameResponse, ServiceError> {
+        check_name("name", &req.name)?;
+        check_request_id(&req.request_id)?;
+        let request_id = std::mem::take(&mut req.request_id);
+        let room = self.rooms.get(&req.game_id)?;
+        let now = self.clock.now_ms();
+        if request_id.is_empty() {
+            return self.claim(&room, &req, "", None, now);
+        }
+        let key = auth::digest(request_id.as_bytes());
+        let print = fingerprint(b"join\0", req.encode_to_vec());
+        let mut requests = self.requests();
+        if let Some(done) = requests.get(&key) {
+            let Some(seat) = done.seat.filter(|_| done.fingerprint == print) else {
+                return Err(ServiceError::KeyReused {
+                    what: "request id",
+                    key: clip(&request_id),
+                });
+            };
+            let name = room
+                .view(Viewer::Spectator)
+                .seats
+                .get(seat.index())
+                .map(|s| s.name.clone())
+                .unwrap_or_default();
+            return Ok(pb::JoinGameResponse {
+                seat: Some(pb::SeatToken {
+                    seat: seat.0 as u32,
+                    name,
+                    token: self.token(&request_id, &room.id, seat).0,
+                }),
+                started: done.started,
+            });
+        }
+        let record = RequestRecord {
+            key,
+            fingerprint: print,
+            game_id: room.id.clone(),
+            seat: None,
+            started: false,
+            at_ms: now,
+        };
+        let reply = self.claim(&room, &req, &request_id, Some(record.clone()), now)?;
+        let seat = reply.seat.as_ref().map(|s| Seat(s.seat as u8));
+        requests.insert(
+            key,
+            RequestRecord {
+                seat,
+                started: reply.started,
+                ..record
+            },
+        );
+        Ok(reply)
+    }
+
+    fn claim(
+        &self,
+        room: &Room,
+        req: &pb::JoinGameRequest,
+        request_id: &str,
+        request: Option<RequestRecord>,
+        now: u64,
+    ) -> Result<pb::JoinGameResponse, ServiceError> {
+        let (claimed, token, hash) =
+            room.claim(req.seat, &req.name, self.store.as_ref(), now, |seat| {
+                let (token, hash) = self.token(request_id, &room.id, seat);
+                (token, hash, request)
+            })?;
+        self.rooms.add_token(hash, &room.id);
+        info!(game_id = %room.id, seat = claimed.seat.0, started = claimed.started, "seat claimed");
+        Ok(pb::JoinGameResponse {
+            seat: Some(pb::SeatToken {
+                seat: claimed.seat.0 as u32,
+                name: claimed.name,
+                token,
+            }),
+            started: claimed.started,
+        })
+    }
+}

@@ -1,0 +1,343 @@
+//! No lockout, bounded cost, retry-safe set-up: spectators cannot lock seats
+//! out, `--max-games` counts games in play and cannot be raced, connections
+//! and calls are bounded, creates and reads are rate-limited with a retry
+//! delay, and CreateGame/JoinGame with a request id can be retried safely,
+//! also across a restart.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use druids::pb;
+use druids::pb::druids_service_client::DruidsServiceClient;
+use druids_server::sqlite::{SqliteStore, Sync};
+use druids_server::{Limits, MemoryStore, Store};
+use druids_tests::{Lcg, TestServer, authed, create, play_random};
+use tokio::io::AsyncReadExt;
+use tonic::Code;
+use tonic_types::StatusExt;
+
+use crate::trust::refused;
+
+const MEDURIS: pb::GameKind = pb::GameKind::Meduris;
+
+fn stream_req(id: &str) -> pb::StreamEventsRequest {
+    pb::StreamEventsRequest {
+        game_id: id.to_owned(),
+        from_seq: 0,
+    }
+}
+
+#[tokio::test]
+async fn a_thousand_spectators_never_lock_the_seats_out() {
+    let server = TestServer::with(
+        Arc::new(MemoryStore),
+        Limits {
+            max_calls_per_connection: 2000,
+            ..Limits::unthrottled()
+        },
+    )
+    .await;
+    let mut client = server.client().await;
+    let (id, tokens) = create(&mut client, MEDURIS, 4, 1).await;
+    let mut open = Vec::new();
+    let mut refused_spectators = 0;
+    for _ in 0..1000 {
+        match client.stream_events(stream_req(&id)).await {
+            Ok(s) => open.push(s.into_inner()),
+            Err(e) => {
+                assert_eq!(e.code(), Code::ResourceExhausted);
+                refused_spectators += 1;
+            }
+        }
+    }
+    let limits = Limits::default();
+    assert!(open.len() <= limits.max_streams_per_address.min(limits.max_spectator_streams_per_game));
+    eprintln!(
+        "1,000 spectator streams asked on one game: {} open, {refused_spectators} refused",
+        open.len()
+    );
+    let mut seats = Vec::new();
+    for token in &tokens {
+        let s = client
+            .stream_events(authed(token, stream_req(&id)))
+            .await
+            .expect("a seat's own stream is always accepted");
+        seats.push(s.into_inner());
+    }
+    eprintln!("seats' streams accepted: {}/{}", seats.len(), tokens.len());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn max_games_counts_games_in_play_and_cannot_be_raced() {
+    let limits = Limits {
+        max_games: 20,
+        ..Limits::unthrottled()
+    };
+    let server = TestServer::with(Arc::new(MemoryStore), limits).await;
+    let client = server.client().await;
+    let creates: Vec<_> = (0..96)
+        .map(|i| {
+            let mut c = client.clone();
+            tokio::spawn(async move {
+                c.create_game(pb::CreateGameRequest {
+                    kind: MEDURIS as i32,
+                    players: 2,
+                    seed: Some(i),
+                    ..Default::default()
+                })
+                .await
+            })
+        })
+        .collect();
+    let mut made = Vec::new();
+    for c in creates {
+        match c.await.unwrap() {
+            Ok(r) => made.push(r.into_inner()),
+            Err(e) => {
+                assert_eq!(e.code(), Code::ResourceExhausted);
+                assert_eq!(crate::trust::reason(&e), "LIMIT_REACHED");
+            }
+        }
+    }
+    assert_eq!(made.len(), 20, "exactly the limit");
+    assert_eq!(server.service.games_in_play(), 20);
+    // A finished game leaves play: a new one may be created.
+    let mut client = client;
+    let done = &made[0];
+    let tokens: Vec<String> = done.seats.iter().map(|s| s.token.clone()).collect();
+    play_random(&mut client, &done.game_id, &tokens, &mut Lcg(1), 100_000)
+        .await
+        .unwrap();
+    assert_eq!(server.service.games_in_play(), 19);
+    create(&mut client, MEDURIS, 2, 1000).await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn setups_and_reads_are_rate_limited_with_a_retry_delay() {
+    let limits = Limits {
+        max_setups_per_second: 2,
+        max_reads_per_second: 3,
+        max_anonymous_reads_per_second: 20,
+        ..Limits::default()
+    };
+    let server = TestServer::with(Arc::new(MemoryStore), limits).await;
+    let mut client = server.client().await;
+    let (id, tokens) = create(&mut client, MEDURIS, 2, 1).await;
+    create(&mut client, MEDURIS, 2, 2).await;
+    let third = client
+        .create_game(pb::CreateGameRequest {
+            kind: MEDURIS as i32,
+            players: 2,
+            ..Default::default()
+        })
+        .await;
+    let status = refused(third, Code::ResourceExhausted, "RATE_LIMITED");
+    let delay = status
+        .get_details_retry_info()
+        .and_then(|r| r.retry_delay)
+        .expect("a retry delay");
+    assert!(delay > Duration::ZERO && delay <= Duration::from_secs(1), "{delay:?}");
+    // Reads with a token: the token's budget.
+    let read = |c: &mut DruidsServiceClient<_>, t: &str| {
+        let req = authed(
+            t,
+            pb::GetStateRequest {
+                game_id: id.clone(),
+            },
+        );
+        let mut c = c.clone();
+        async move { c.get_state(req).await }
+    };
+    for _ in 0..3 {
+        read(&mut client, &tokens[0]).await.unwrap();
+    }
+    refused(read(&mut client, &tokens[0]).await, Code::ResourceExhausted, "RATE_LIMITED");
+    // The other seat has its own budget.
+    read(&mut client, &tokens[1]).await.unwrap();
+    // Spectators: ListGames costs 10 of the address's 20.
+    client.list_games(pb::ListGamesRequest::default()).await.unwrap();
+    client.list_games(pb::ListGamesRequest::default()).await.unwrap();
+    refused(
+        client.list_games(pb::ListGamesRequest::default()).await,
+        Code::ResourceExhausted,
+        "RATE_LIMITED",
+    );
+    // After the delay, reads go through again.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    read(&mut client, &tokens[0]).await.unwrap();
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn calls_per_connection_and_connections_are_bounded() {
+    let limits = Limits {
+        max_calls_per_connection: 4,
+        max_connections: 3,
+        ..Limits::unthrottled()
+    };
+    let server = TestServer::with(Arc::new(MemoryStore), limits).await;
+    let mut client = server.client().await;
+    let (id, _) = create(&mut client, MEDURIS, 2, 1).await;
+    // Ten streams asked on one connection: at most four are open at once
+    // (HTTP/2 makes the others wait).
+    let mut waiting = Vec::new();
+    for _ in 0..10 {
+        let mut c = client.clone();
+        let id = id.clone();
+        waiting.push(tokio::spawn(async move { c.stream_events(stream_req(&id)).await }));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(server.service.open_streams() <= 4, "{}", server.service.open_streams());
+    for w in waiting {
+        w.abort();
+    }
+    // Connections: the first client holds one; two more fit, the next is closed.
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        let mut c = server.client().await;
+        c.list_games(pb::ListGamesRequest::default()).await.unwrap();
+        held.push(c);
+    }
+    let mut extra = DruidsServiceClient::connect(server.url()).await.unwrap();
+    let err = extra
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .expect_err("a connection over the limit is closed");
+    // The client sees its connection closed (how it words that varies).
+    assert!(
+        matches!(err.code(), Code::Unavailable | Code::Cancelled),
+        "{err:?}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn silent_connections_are_closed() {
+    let limits = Limits {
+        handshake_timeout_secs: 1,
+        idle_connection_secs: 1,
+        ..Limits::unthrottled()
+    };
+    let server = TestServer::with(Arc::new(MemoryStore), limits).await;
+    // Sends nothing at all.
+    let mut silent = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let mut buf = [0u8; 64];
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match silent.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "a silent connection is closed after the handshake timeout");
+    // Sends the HTTP/2 preface, then nothing (and never answers pings).
+    let mut idle = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    use tokio::io::AsyncWriteExt;
+    idle.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+        .await
+        .unwrap();
+    let closed = tokio::time::timeout(Duration::from_secs(8), async {
+        loop {
+            match idle.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "an idle connection is closed");
+    // A live client is unaffected.
+    let mut client = server.client().await;
+    client.list_games(pb::ListGamesRequest::default()).await.unwrap();
+    server.stop().await;
+}
+
+async fn keyed_create(
+    client: &mut DruidsServiceClient<tonic::transport::Channel>,
+    request_id: &str,
+    seed: u64,
+) -> Result<pb::CreateGameResponse, tonic::Status> {
+    client
+        .create_game(pb::CreateGameRequest {
+            kind: MEDURIS as i32,
+            players: 3,
+            seed: Some(seed),
+            open_seats: vec![2],
+            request_id: request_id.into(),
+            ..Default::default()
+        })
+        .await
+        .map(|r| r.into_inner())
+}
+
+async fn keyed_join(
+    client: &mut DruidsServiceClient<tonic::transport::Channel>,
+    game_id: &str,
+    request_id: &str,
+    name: &str,
+) -> Result<pb::JoinGameResponse, tonic::Status> {
+    client
+        .join_game(pb::JoinGameRequest {
+            game_id: game_id.into(),
+            seat: None,
+            name: name.into(),
+            request_id: request_id.into(),
+        })
+        .await
+        .map(|r| r.into_inner())
+}
+
+#[tokio::test]
+async fn create_and_join_with_a_request_id_are_retry_safe_across_restarts() {
+    let dir = std::env::temp_dir().join(format!("druids-requests-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let db = dir.join("games.db");
+    let open = || -> Arc<dyn Store> { Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap()) };
+    let server = TestServer::with(open(), Limits::unthrottled()).await;
+    let mut client = server.client().await;
+    let first = keyed_create(&mut client, "create-7f3a", 5).await.unwrap();
+    let again = keyed_create(&mut client, "create-7f3a", 5).await.unwrap();
+    assert_eq!(again.game_id, first.game_id);
+    assert_eq!(again.seats, first.seats, "the same tokens");
+    let other = keyed_create(&mut client, "create-7f3a", 6).await;
+    refused(other, Code::AlreadyExists, "KEY_REUSED");
+    let joined = keyed_join(&mut client, &first.game_id, "join-91c2", "late").await.unwrap();
+    assert!(joined.started);
+    let rejoined = keyed_join(&mut client, &first.game_id, "join-91c2", "late").await.unwrap();
+    assert_eq!(rejoined, joined);
+    refused(
+        keyed_join(&mut client, &first.game_id, "join-91c2", "someone else").await,
+        Code::AlreadyExists,
+        "KEY_REUSED",
+    );
+    server.stop().await;
+
+    // After a restart on the same file: the same answers, nothing new.
+    let server = TestServer::with(open(), Limits::unthrottled()).await;
+    let mut client = server.client().await;
+    let after = keyed_create(&mut client, "create-7f3a", 5).await.unwrap();
+    assert_eq!((&after.game_id, &after.seats), (&first.game_id, &first.seats));
+    let rejoined = keyed_join(&mut client, &first.game_id, "join-91c2", "late").await.unwrap();
+    assert_eq!(rejoined, joined);
+    let games = client
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .games;
+    assert_eq!(games.len(), 1);
+    // The tokens work: every seat can play.
+    let mut tokens = vec![String::new(); 3];
+    for s in after.seats.iter().chain(rejoined.seat.iter()) {
+        tokens[s.seat as usize] = s.token.clone();
+    }
+    play_random(&mut client, &first.game_id, &tokens, &mut Lcg(2), 10)
+        .await
+        .unwrap();
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
