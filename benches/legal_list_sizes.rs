@@ -6,7 +6,7 @@
 //! Run: `cargo bench -p druids --bench legal_list_sizes -- [GAMES]` (default 10,000
 //! games per game and player count).
 
-use druids::{HostedGame, pb, registry};
+use druids::{pb, registry};
 use prost::Message;
 
 /// Entries per page, as the server sends them (`druids_server::legal::MAX_PAGE_SIZE`).

@@ -387,6 +387,9 @@ impl<G: ProtoGame> HostedGame for Session<G> {
         prelude: Option<pb::game_event::Body>,
         persist: Persist<'_>,
     ) -> Result<Applied, ApplyError> {
+        if !self.started {
+            return Err(ApplyError::NotStarted);
+        }
         let legal = self.legal(false);
         let action = legal
             .get(id as usize)

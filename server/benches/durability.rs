@@ -51,7 +51,14 @@ fn play(store: &dyn Store, games: u64) -> (u64, f64) {
             seed_chosen: true,
             options,
         };
-        let room = Room::new(setup, game, vec![seat; 4], None, 0, rooms.reserve_recovered());
+        let room = Room::new(
+            setup,
+            game,
+            vec![seat; 4],
+            None,
+            0,
+            rooms.reserve_recovered(),
+        );
         let mut rng = g.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
         loop {
             let view = room.view(Viewer::Spectator);
@@ -109,8 +116,7 @@ fn main() {
     let mut rebuilt = 0;
     let rooms = Rooms::new(usize::MAX, false);
     for game in stored {
-        let room =
-            druids_server::recover::recover(game, 0, || rooms.reserve_recovered()).unwrap();
+        let room = druids_server::recover::recover(game, 0, || rooms.reserve_recovered()).unwrap();
         rebuilt += room.view(Viewer::Spectator).version as usize;
     }
     let secs = started.elapsed().as_secs_f64();

@@ -80,9 +80,9 @@ pub fn bearer(metadata: &MetadataMap) -> Result<Option<TokenHash>, ServiceError>
     let Some(value) = metadata.get("authorization") else {
         return Ok(None);
     };
-    let value = value
-        .to_str()
-        .map_err(|_| ServiceError::invalid("authorization", "authorization metadata is not ASCII"))?;
+    let value = value.to_str().map_err(|_| {
+        ServiceError::invalid("authorization", "authorization metadata is not ASCII")
+    })?;
     let token = value
         .strip_prefix("Bearer ")
         .or_else(|| value.strip_prefix("bearer "))

@@ -18,7 +18,11 @@ pub struct Limits {
     pub max_games: usize,
     /// Most spectator (no token) StreamEvents open on one game at once. Seats'
     /// own streams never count against it.
-    #[arg(long, env = "DRUIDS_MAX_SPECTATOR_STREAMS_PER_GAME", default_value_t = 256)]
+    #[arg(
+        long,
+        env = "DRUIDS_MAX_SPECTATOR_STREAMS_PER_GAME",
+        default_value_t = 256
+    )]
     pub max_spectator_streams_per_game: usize,
     /// Most StreamEvents open with one seat's token at once.
     #[arg(long, env = "DRUIDS_MAX_STREAMS_PER_SEAT", default_value_t = 8)]
@@ -61,7 +65,11 @@ pub struct Limits {
     pub max_reads_per_second: u32,
     /// Read budget per second of each client address for calls without a
     /// token (spectators), costed as above. 0: no limit.
-    #[arg(long, env = "DRUIDS_MAX_ANONYMOUS_READS_PER_SECOND", default_value_t = 1000)]
+    #[arg(
+        long,
+        env = "DRUIDS_MAX_ANONYMOUS_READS_PER_SECOND",
+        default_value_t = 1000
+    )]
     pub max_anonymous_reads_per_second: u32,
     /// Unfinished games with no action for this many seconds are abandoned
     /// (kept, marked ABANDONED, never deleted); 0: never.

@@ -82,9 +82,7 @@ pub enum ServiceError {
     #[error("game {0} has no open seat: it has started")]
     NoOpenSeat(String),
     /// ExportReplay of a game still being played.
-    #[error(
-        "game {0} is still being played: only finished or abandoned games can be exported"
-    )]
+    #[error("game {0} is still being played: only finished or abandoned games can be exported")]
     GameRunning(String),
     /// `expected_version` is not the current version.
     #[error("stale expected_version {expected}: the game is at version {current}")]
@@ -102,9 +100,6 @@ pub enum ServiceError {
         /// The key, clipped.
         key: String,
     },
-    /// The idempotency window of a key has passed.
-    #[error("{0}")]
-    KeyExpired(String),
     /// The seat asked for is not open.
     #[error("seat {0} is already claimed")]
     SeatTaken(u32),
@@ -152,8 +147,7 @@ impl ServiceError {
             | ServiceError::Finished(_)
             | ServiceError::Abandoned(..)
             | ServiceError::NoOpenSeat(_)
-            | ServiceError::GameRunning(_)
-            | ServiceError::KeyExpired(_) => Code::FailedPrecondition,
+            | ServiceError::GameRunning(_) => Code::FailedPrecondition,
             ServiceError::StaleVersion { .. } | ServiceError::StalePageToken(_) => Code::Aborted,
             ServiceError::KeyReused { .. } | ServiceError::SeatTaken(_) => Code::AlreadyExists,
             ServiceError::RateLimited { .. } | ServiceError::Limit(_) => Code::ResourceExhausted,
@@ -178,7 +172,6 @@ impl ServiceError {
             ServiceError::GameRunning(_) => ErrorReason::GameRunning,
             ServiceError::StaleVersion { .. } => ErrorReason::StaleVersion,
             ServiceError::KeyReused { .. } => ErrorReason::KeyReused,
-            ServiceError::KeyExpired(_) => ErrorReason::KeyExpired,
             ServiceError::SeatTaken(_) => ErrorReason::SeatTaken,
             ServiceError::RateLimited { .. } => ErrorReason::RateLimited,
             ServiceError::Limit(_) => ErrorReason::LimitReached,

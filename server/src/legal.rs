@@ -171,7 +171,10 @@ mod tests {
             Err(ServiceError::StalePageToken(_))
         ));
         assert_eq!(
-            page(listing(2), 0, &req("v1.7.0.1", false)).unwrap().actions[0].id,
+            page(listing(2), 0, &req("v1.7.0.1", false))
+                .unwrap()
+                .actions[0]
+                .id,
             Some(1)
         );
     }

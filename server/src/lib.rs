@@ -101,9 +101,7 @@ pub async fn serve_service(
 ) -> Result<(), ServeError> {
     let limits = service.limits().clone();
     let (health, health_service) = tonic_health::server::health_reporter();
-    health
-        .set_serving::<DruidsServiceServer<Service>>()
-        .await;
+    health.set_serving::<DruidsServiceServer<Service>>().await;
     // Reflection in both versions: older tools (grpcurl before 1.9) speak only v1alpha.
     let reflection = || {
         tonic_reflection::server::Builder::configure()

@@ -153,7 +153,10 @@ mod tests {
         };
         assert!(matches!(
             list(&[], &req),
-            Err(ServiceError::Invalid { field: "status", .. })
+            Err(ServiceError::Invalid {
+                field: "status",
+                ..
+            })
         ));
     }
 }

@@ -43,10 +43,7 @@ fn check_name(field: &'static str, name: &str) -> Result<(), ServiceError> {
     if name.len() > MAX_NAME_BYTES {
         return Err(ServiceError::invalid(
             field,
-            format!(
-                "name {} is longer than {MAX_NAME_BYTES} bytes",
-                clip(name)
-            ),
+            format!("name {} is longer than {MAX_NAME_BYTES} bytes", clip(name)),
         ));
     }
     Ok(())

@@ -97,8 +97,7 @@ async fn main() -> std::process::ExitCode {
     tracing::info!("druids-server listening on {}", ready["grpc"]);
     // One machine-readable line, first on stdout, for harnesses that bind port 0.
     println!("{}", serde_json::Value::Object(ready));
-    let result =
-        druids_server::serve_service(listener, service, tls, shutdown_signal()).await;
+    let result = druids_server::serve_service(listener, service, tls, shutdown_signal()).await;
     match result {
         Ok(()) => {
             tracing::info!("druids-server stopped");

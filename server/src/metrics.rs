@@ -96,7 +96,11 @@ impl Metrics {
 
     /// The text exposition format, with the gauges set from `census` (games
     /// by kind and status) and `open_streams`.
-    pub fn render(&self, census: &[(pb::GameKind, pb::GameStatus, usize)], open_streams: usize) -> String {
+    pub fn render(
+        &self,
+        census: &[(pb::GameKind, pb::GameStatus, usize)],
+        open_streams: usize,
+    ) -> String {
         self.games.reset();
         for &(kind, status, n) in census {
             self.games

@@ -204,7 +204,8 @@ mod tests {
         // The token is spent, whatever the address.
         assert!(q.read(Read::One, Some(b), Some(&t), 1).is_err());
         // Another token from the same address has its own budget.
-        q.read(Read::One, Some(a), Some(&TokenHash::of("u")), 1).unwrap();
+        q.read(Read::One, Some(a), Some(&TokenHash::of("u")), 1)
+            .unwrap();
         // Spectators are limited per address.
         q.read(Read::One, Some(b), None, 1).unwrap();
         assert!(matches!(

@@ -224,8 +224,12 @@ impl Service {
 
     /// Charges a read to `caller`.
     fn read(&self, read: Read, caller: &Caller) -> Result<()> {
-        self.quotas
-            .read(read, caller.peer, caller.token.as_ref(), self.clock.now_ms())
+        self.quotas.read(
+            read,
+            caller.peer,
+            caller.token.as_ref(),
+            self.clock.now_ms(),
+        )
     }
 
     /// Runs `f`, which may write to a durable store, on the blocking pool when
@@ -243,7 +247,6 @@ impl Service {
             Ok(f())
         }
     }
-
 }
 
 /// The event stream of `StreamEvents`.
@@ -386,8 +389,9 @@ impl DruidsService for Service {
     ) -> std::result::Result<Response<pb::ListGamesResponse>, Status> {
         let caller = Caller::of(&request)?;
         self.refused(self.read(Read::List, &caller))?;
-        Ok(Response::new(
-            self.refused(crate::listing::list(&self.rooms.all(), request.get_ref()))?,
-        ))
+        Ok(Response::new(self.refused(crate::listing::list(
+            &self.rooms.all(),
+            request.get_ref(),
+        ))?))
     }
 }

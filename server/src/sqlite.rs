@@ -194,9 +194,9 @@ impl SqliteStore {
                         Err(_) => tx.execute_batch("ROLLBACK TO row; RELEASE row")?,
                     }
                     results.push((
-                    row.ticket,
-                    inserted.map(|_| ()).map_err(err("storing an action")),
-                ));
+                        row.ticket,
+                        inserted.map(|_| ()).map_err(err("storing an action")),
+                    ));
                 }
             }
             tx.commit()?;
@@ -357,9 +357,11 @@ impl Store for SqliteStore {
         )
         .map_err(err(op))?;
         let stored: Vec<u8> = conn
-            .query_row("SELECT value FROM meta WHERE key = 'token_secret'", [], |r| {
-                r.get(0)
-            })
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'token_secret'",
+                [],
+                |r| r.get(0),
+            )
             .map_err(err(op))?;
         bytes32(stored, "meta.token_secret")
     }

@@ -35,7 +35,12 @@ pub struct Conn {
 }
 
 impl Conn {
-    fn new(inner: TcpStream, permit: OwnedSemaphorePermit, handshake: Duration, idle: Duration) -> Conn {
+    fn new(
+        inner: TcpStream,
+        permit: OwnedSemaphorePermit,
+        handshake: Duration,
+        idle: Duration,
+    ) -> Conn {
         Conn {
             inner,
             _permit: permit,

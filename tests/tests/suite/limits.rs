@@ -51,7 +51,12 @@ async fn a_thousand_spectators_never_lock_the_seats_out() {
         }
     }
     let limits = Limits::default();
-    assert!(open.len() <= limits.max_streams_per_address.min(limits.max_spectator_streams_per_game));
+    assert!(
+        open.len()
+            <= limits
+                .max_streams_per_address
+                .min(limits.max_spectator_streams_per_game)
+    );
     eprintln!(
         "1,000 spectator streams asked on one game: {} open, {refused_spectators} refused",
         open.len()
@@ -138,7 +143,10 @@ async fn setups_and_reads_are_rate_limited_with_a_retry_delay() {
         .get_details_retry_info()
         .and_then(|r| r.retry_delay)
         .expect("a retry delay");
-    assert!(delay > Duration::ZERO && delay <= Duration::from_secs(1), "{delay:?}");
+    assert!(
+        delay > Duration::ZERO && delay <= Duration::from_secs(1),
+        "{delay:?}"
+    );
     // Reads with a token: the token's budget.
     let read = |c: &mut DruidsServiceClient<_>, t: &str| {
         let req = authed(
@@ -153,12 +161,22 @@ async fn setups_and_reads_are_rate_limited_with_a_retry_delay() {
     for _ in 0..3 {
         read(&mut client, &tokens[0]).await.unwrap();
     }
-    refused(read(&mut client, &tokens[0]).await, Code::ResourceExhausted, "RATE_LIMITED");
+    refused(
+        read(&mut client, &tokens[0]).await,
+        Code::ResourceExhausted,
+        "RATE_LIMITED",
+    );
     // The other seat has its own budget.
     read(&mut client, &tokens[1]).await.unwrap();
     // Spectators: ListGames costs 10 of the address's 20.
-    client.list_games(pb::ListGamesRequest::default()).await.unwrap();
-    client.list_games(pb::ListGamesRequest::default()).await.unwrap();
+    client
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .unwrap();
+    client
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .unwrap();
     refused(
         client.list_games(pb::ListGamesRequest::default()).await,
         Code::ResourceExhausted,
@@ -186,10 +204,16 @@ async fn calls_per_connection_and_connections_are_bounded() {
     for _ in 0..10 {
         let mut c = client.clone();
         let id = id.clone();
-        waiting.push(tokio::spawn(async move { c.stream_events(stream_req(&id)).await }));
+        waiting.push(tokio::spawn(async move {
+            c.stream_events(stream_req(&id)).await
+        }));
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert!(server.service.open_streams() <= 4, "{}", server.service.open_streams());
+    assert!(
+        server.service.open_streams() <= 4,
+        "{}",
+        server.service.open_streams()
+    );
     for w in waiting {
         w.abort();
     }
@@ -233,7 +257,10 @@ async fn silent_connections_are_closed() {
         }
     })
     .await;
-    assert!(closed.is_ok(), "a silent connection is closed after the handshake timeout");
+    assert!(
+        closed.is_ok(),
+        "a silent connection is closed after the handshake timeout"
+    );
     // Sends the HTTP/2 preface, then nothing (and never answers pings).
     let mut idle = tokio::net::TcpStream::connect(server.addr).await.unwrap();
     use tokio::io::AsyncWriteExt;
@@ -252,7 +279,10 @@ async fn silent_connections_are_closed() {
     assert!(closed.is_ok(), "an idle connection is closed");
     // A live client is unaffected.
     let mut client = server.client().await;
-    client.list_games(pb::ListGamesRequest::default()).await.unwrap();
+    client
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .unwrap();
     server.stop().await;
 }
 
@@ -305,9 +335,13 @@ async fn create_and_join_with_a_request_id_are_retry_safe_across_restarts() {
     assert_eq!(again.seats, first.seats, "the same tokens");
     let other = keyed_create(&mut client, "create-7f3a", 6).await;
     refused(other, Code::AlreadyExists, "KEY_REUSED");
-    let joined = keyed_join(&mut client, &first.game_id, "join-91c2", "late").await.unwrap();
+    let joined = keyed_join(&mut client, &first.game_id, "join-91c2", "late")
+        .await
+        .unwrap();
     assert!(joined.started);
-    let rejoined = keyed_join(&mut client, &first.game_id, "join-91c2", "late").await.unwrap();
+    let rejoined = keyed_join(&mut client, &first.game_id, "join-91c2", "late")
+        .await
+        .unwrap();
     assert_eq!(rejoined, joined);
     refused(
         keyed_join(&mut client, &first.game_id, "join-91c2", "someone else").await,
@@ -320,8 +354,13 @@ async fn create_and_join_with_a_request_id_are_retry_safe_across_restarts() {
     let server = TestServer::with(open(), Limits::unthrottled()).await;
     let mut client = server.client().await;
     let after = keyed_create(&mut client, "create-7f3a", 5).await.unwrap();
-    assert_eq!((&after.game_id, &after.seats), (&first.game_id, &first.seats));
-    let rejoined = keyed_join(&mut client, &first.game_id, "join-91c2", "late").await.unwrap();
+    assert_eq!(
+        (&after.game_id, &after.seats),
+        (&first.game_id, &first.seats)
+    );
+    let rejoined = keyed_join(&mut client, &first.game_id, "join-91c2", "late")
+        .await
+        .unwrap();
     assert_eq!(rejoined, joined);
     let games = client
         .list_games(pb::ListGamesRequest::default())

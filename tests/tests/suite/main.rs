@@ -11,5 +11,6 @@ mod hostile;
 mod limits;
 mod metrics;
 mod persistence;
+mod proto;
 mod tls;
 mod trust;

@@ -120,6 +120,7 @@ async fn a_full_database_refuses_actions_with_unavailable() {
     }
     let status = failure.expect("a full database must refuse a submission");
     assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+    assert_eq!(crate::trust::reason(&status), "STORAGE_UNAVAILABLE");
     assert!(
         status.message().contains("nothing was applied"),
         "{}",
