@@ -48,6 +48,7 @@ pub async fn create(client: &mut Client, args: CreateArgs, json: bool) -> Result
             seat_names: args.names,
             open_seats: args.open,
             request_id: String::new(),
+            start_from: None,
         })
         .await?
         .into_inner();

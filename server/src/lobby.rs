@@ -68,6 +68,86 @@ fn fingerprint(label: &[u8], encoded: Vec<u8>) -> [u8; 32] {
     auth::digest(&[label, &encoded].concat())
 }
 
+/// Takes a `start_from` out of `req`, filling the game's set-up from its
+/// replay; returns the actions to apply (none without `start_from`).
+fn start_from(req: &mut pb::CreateGameRequest) -> Result<Vec<pb::ReplayAction>, ServiceError> {
+    let Some(start) = req.start_from.take() else {
+        return Ok(Vec::new());
+    };
+    let replay = start.replay.ok_or_else(|| {
+        ServiceError::invalid("start_from.replay", "start_from.replay is required")
+    })?;
+    let clash = |field: &'static str| {
+        ServiceError::invalid(
+            field,
+            format!("{field} differs from the replay's: leave it unset with start_from"),
+        )
+    };
+    if req.kind != 0 && req.kind != replay.kind {
+        return Err(clash("kind"));
+    }
+    if req.players != 0 && req.players != replay.players {
+        return Err(clash("players"));
+    }
+    if req.seed.is_some_and(|s| s != replay.seed) {
+        return Err(clash("seed"));
+    }
+    if !req.open_seats.is_empty() {
+        return Err(ServiceError::invalid(
+            "open_seats",
+            "a game started from a replay has every seat claimed: leave open_seats empty",
+        ));
+    }
+    let n = start.actions as usize;
+    if n > replay.actions.len() {
+        return Err(ServiceError::invalid(
+            "start_from.actions",
+            format!(
+                "start_from.actions is {n}, but the replay has {} actions",
+                replay.actions.len()
+            ),
+        ));
+    }
+    req.kind = replay.kind;
+    req.players = replay.players;
+    req.seed = Some(replay.seed);
+    req.options = req.options.or(replay.options);
+    let mut actions = replay.actions;
+    actions.truncate(n);
+    Ok(actions)
+}
+
+/// Checks that `prefix` plays on a fresh game of this set-up, before anything
+/// is stored, so that a bad replay creates nothing.
+fn check_prefix(
+    kind: i32,
+    players: usize,
+    seed: u64,
+    options: &pb::GameOptions,
+    prefix: &[pb::ReplayAction],
+) -> Result<(), ServiceError> {
+    let mut game = druids::new_game(kind, players, seed, options)?;
+    game.start();
+    for (i, a) in prefix.iter().enumerate() {
+        let action = a.action.ok_or_else(|| {
+            ServiceError::invalid(
+                "start_from.replay",
+                format!("replay action {i} has no action"),
+            )
+        })?;
+        let seat = u8::try_from(a.seat)
+            .map_err(|_| ServiceError::invalid("start_from.replay", "a seat is out of range"))?;
+        game.apply(Seat(seat), &action, None, &mut |_| Ok(()))
+            .map_err(|e| {
+                ServiceError::invalid(
+                    "start_from.replay",
+                    format!("replay action {i} does not apply: {e}"),
+                )
+            })?;
+    }
+    Ok(())
+}
+
 impl Lobby {
     /// A lobby over `store`, with the request ids answered within the window.
     pub fn new(
@@ -179,10 +259,11 @@ impl Lobby {
 
     fn create_new(
         &self,
-        req: pb::CreateGameRequest,
+        mut req: pb::CreateGameRequest,
         request_id: &str,
         request: Option<RequestRecord>,
     ) -> Result<pb::CreateGameResponse, ServiceError> {
+        let prefix = start_from(&mut req)?;
         let players = req.players as usize;
         let mut open = vec![false; players];
         for &s in &req.open_seats {
@@ -237,6 +318,9 @@ impl Lobby {
         };
         let options = req.options.unwrap_or_default();
         let game = druids::new_game(req.kind, players, seed, &options)?;
+        if !prefix.is_empty() {
+            check_prefix(req.kind, players, seed, &options, &prefix)?;
+        }
         let play = self.rooms.reserve()?;
         let id = auth::new_game_id();
         let mut seats = Vec::with_capacity(players);
@@ -292,6 +376,9 @@ impl Lobby {
             options,
         };
         let room = Arc::new(Room::new(setup, game, seats, clocks, created, play));
+        for action in prefix {
+            room.apply_prefix(action, self.store.as_ref(), created)?;
+        }
         let state = room.view(Viewer::Spectator);
         self.rooms.insert(room);
         // The seed is never logged: it decides the dice of a running game.

@@ -541,6 +541,36 @@ impl Room {
         Ok(reply)
     }
 
+    /// Applies an action of the replay a game starts from (CreateGame with
+    /// `start_from`), storing it like any action.
+    pub fn apply_prefix(
+        &self,
+        action: pb::ReplayAction,
+        store: &dyn Store,
+        now_ms: u64,
+    ) -> Result<(), ServiceError> {
+        let mut state = self.lock();
+        let seat = Seat(action.seat as u8);
+        let origin = match (action.timeout, action.autopilot) {
+            (_, true) => Origin::Autopilot,
+            (true, false) => Origin::Timeout,
+            (false, false) => Origin::Seat,
+        };
+        let choice = pb::submit_action_request::Choice::Action(action.action.unwrap_or_default());
+        let version = state.game.version();
+        let request = pb::SubmitActionRequest {
+            choice: Some(choice),
+            expected_version: Some(version),
+            ..Default::default()
+        };
+        let mut persist = self.persist(store, seat, origin, version + 1, &request);
+        state
+            .apply(seat, origin, &choice, now_ms, &mut persist)
+            .map_err(|e| ServiceError::from_apply(&self.id, e))?;
+        self.announce(&state);
+        Ok(())
+    }
+
     /// Replays a stored action at start-up (already durable: nothing is
     /// stored), remembering its idempotency key.
     pub fn replay_stored(&self, record: ActionRecord, now_ms: u64) -> Result<(), ApplyError> {

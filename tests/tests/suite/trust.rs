@@ -727,3 +727,80 @@ async fn every_refusal_names_its_reason() {
     refused(end, Code::Unavailable, "SHUTTING_DOWN");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_game_can_start_from_a_replay_prefix() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    for kind in [pb::GameKind::Meduris, pb::GameKind::Dolmen] {
+        let (id, tokens) = create(&mut client, kind, 3, 31).await;
+        play_random(&mut client, &id, &tokens, &mut Lcg(31), 30)
+            .await
+            .unwrap();
+        let mut at_30 = state(&mut client, &id, None).await;
+        play_random(&mut client, &id, &tokens, &mut Lcg(32), 100_000)
+            .await
+            .unwrap();
+        let replay = client
+            .export_replay(pb::ExportReplayRequest { game_id: id })
+            .await
+            .unwrap()
+            .into_inner();
+        let from = |actions| pb::CreateGameRequest {
+            start_from: Some(pb::StartFrom {
+                replay: Some(replay.clone()),
+                actions,
+            }),
+            ..Default::default()
+        };
+        let started = client.create_game(from(30)).await.unwrap().into_inner();
+        let mut copy = state(&mut client, &started.game_id, None).await;
+        assert!(copy.seed_chosen_by_creator);
+        copy.game_id.clear();
+        at_30.game_id.clear();
+        assert_eq!(copy, at_30, "{kind:?}: the same position");
+        // The copy plays on.
+        let tokens: Vec<String> = started.seats.iter().map(|s| s.token.clone()).collect();
+        play_random(&mut client, &started.game_id, &tokens, &mut Lcg(33), 5)
+            .await
+            .unwrap();
+        // Bad prefixes create nothing.
+        let before = client
+            .list_games(pb::ListGamesRequest::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .games
+            .len();
+        refused(
+            client.create_game(from(100_000)).await,
+            Code::InvalidArgument,
+            "INVALID_ARGUMENT",
+        );
+        let mut broken = from(30);
+        let start = broken.start_from.as_mut().unwrap();
+        let r = start.replay.as_mut().unwrap();
+        r.actions.swap(10, 11);
+        refused(
+            client.create_game(broken).await,
+            Code::InvalidArgument,
+            "INVALID_ARGUMENT",
+        );
+        let mut open = from(30);
+        open.open_seats = vec![1];
+        refused(
+            client.create_game(open).await,
+            Code::InvalidArgument,
+            "INVALID_ARGUMENT",
+        );
+        let after = client
+            .list_games(pb::ListGamesRequest::default())
+            .await
+            .unwrap()
+            .into_inner()
+            .games
+            .len();
+        assert_eq!(before, after);
+    }
+    server.stop().await;
+}
