@@ -10,6 +10,7 @@ pub mod auth;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod in_play;
 pub mod legal;
 pub mod listing;
 pub mod lobby;

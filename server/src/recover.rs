@@ -3,8 +3,8 @@
 //! reproduces the same state and the same numbered events.
 
 use crate::clock::{ClockRules, SeatClocks};
+use crate::in_play::PlaySlot;
 use crate::room::{Room, SeatSlot, Setup};
-use crate::rooms::PlaySlot;
 use crate::store::StoredGame;
 
 /// Why a stored game could not be rebuilt.

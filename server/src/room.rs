@@ -18,8 +18,8 @@ use tokio::sync::watch;
 use crate::auth::TokenHash;
 use crate::clock::{Expiry, SeatClocks};
 use crate::error::{ServiceError, clip};
+use crate::in_play::PlaySlot;
 use crate::quota::Bucket;
-use crate::rooms::PlaySlot;
 use crate::store::{ActionRecord, Origin, RequestRecord, Store};
 
 /// Longest display name accepted.

@@ -1,30 +1,17 @@
 //! The games of this server: rooms by id, the index of live token hashes, and
 //! the count of games in play that `--max-games` limits.
 //!
-//! A game holds a [`PlaySlot`] while it is in play (waiting for players or
-//! running); the slot is taken when the game is created, so that the check
-//! against the limit and the insert cannot race, and given back when the game
-//! ends or is abandoned.
+//! A game holds a [`PlaySlot`] while it is in play (see [`crate::in_play`]).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use dashmap::DashMap;
 use druids::pb;
 
 use crate::auth::TokenHash;
 use crate::error::{ServiceError, clip};
+use crate::in_play::{InPlay, PlaySlot};
 use crate::room::Room;
-
-/// A place among the games in play; given back when dropped.
-#[derive(Debug)]
-pub struct PlaySlot(Arc<AtomicUsize>);
-
-impl Drop for PlaySlot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
 
 /// Every room, by id.
 pub struct Rooms {
@@ -34,7 +21,7 @@ pub struct Rooms {
     watched: DashMap<String, Arc<Room>>,
     /// Every live token hash, to tell a token of another game from a forged one.
     tokens: DashMap<TokenHash, String>,
-    in_play: Arc<AtomicUsize>,
+    in_play: InPlay,
     max_in_play: usize,
     /// Whether every live game is watched (idle games expire), not only
     /// those with a clock.
@@ -51,7 +38,7 @@ impl Rooms {
             games: DashMap::new(),
             watched: DashMap::new(),
             tokens: DashMap::new(),
-            in_play: Arc::new(AtomicUsize::new(0)),
+            in_play: InPlay::default(),
             max_in_play,
         }
     }
@@ -59,28 +46,22 @@ impl Rooms {
     /// A place for a new game in play, if the limit allows one.
     pub fn reserve(&self) -> Result<PlaySlot, ServiceError> {
         let max = self.max_in_play;
-        self.in_play
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < max).then_some(n + 1)
-            })
-            .map(|_| PlaySlot(Arc::clone(&self.in_play)))
-            .map_err(|_| {
-                ServiceError::Limit(format!(
-                    "this server holds at most {max} games in play (waiting or running)"
-                ))
-            })
+        self.in_play.reserve(max).ok_or_else(|| {
+            ServiceError::Limit(format!(
+                "this server holds at most {max} games in play (waiting or running)"
+            ))
+        })
     }
 
     /// A place for a recovered game in play: granted whatever the limit, since
     /// the game exists already.
     pub fn reserve_recovered(&self) -> PlaySlot {
-        self.in_play.fetch_add(1, Ordering::AcqRel);
-        PlaySlot(Arc::clone(&self.in_play))
+        self.in_play.reserve(usize::MAX).expect("no limit")
     }
 
     /// Games in play now.
     pub fn in_play(&self) -> usize {
-        self.in_play.load(Ordering::Acquire)
+        self.in_play.count()
     }
 
     /// Adds a room (under the referee's eye if it must be).

@@ -12,10 +12,11 @@ use druids_engine::{Seat, Viewer};
 use tokio::sync::{mpsc, watch};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
+use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status};
 use tracing::{Instrument, info_span};
 
-use crate::auth::{self, TokenHash};
+use crate::auth::TokenHash;
 use crate::clock::Clock;
 use crate::config::Limits;
 use crate::error::ServiceError;
@@ -48,11 +49,31 @@ struct Caller {
     token: Option<TokenHash>,
 }
 
+/// The hash of the bearer token in `authorization` metadata, if any.
+/// A present but malformed header is an error, not a spectator.
+fn bearer(metadata: &MetadataMap) -> Result<Option<TokenHash>> {
+    let Some(value) = metadata.get("authorization") else {
+        return Ok(None);
+    };
+    let value = value.to_str().map_err(|_| {
+        ServiceError::invalid("authorization", "authorization metadata is not ASCII")
+    })?;
+    let token = value
+        .strip_prefix("Bearer ")
+        .or_else(|| value.strip_prefix("bearer "))
+        .unwrap_or(value)
+        .trim();
+    if token.is_empty() {
+        return Err(ServiceError::MissingToken);
+    }
+    Ok(Some(TokenHash::of(token)))
+}
+
 impl Caller {
     fn of<T>(req: &Request<T>) -> Result<Caller> {
         Ok(Caller {
             peer: req.remote_addr().map(|a| a.ip()),
-            token: auth::bearer(req.metadata())?,
+            token: bearer(req.metadata())?,
         })
     }
 }
@@ -393,5 +414,20 @@ impl DruidsService for Service {
             &self.rooms.all(),
             request.get_ref(),
         ))?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bearer_reads_the_header() {
+        let mut md = MetadataMap::new();
+        assert_eq!(bearer(&md).unwrap(), None);
+        md.insert("authorization", "Bearer abc".parse().unwrap());
+        assert_eq!(bearer(&md).unwrap(), Some(TokenHash::of("abc")));
+        md.insert("authorization", "Bearer ".parse().unwrap());
+        assert!(matches!(bearer(&md), Err(ServiceError::MissingToken)));
     }
 }
