@@ -5,7 +5,7 @@ use druids_engine::meduris::{
     Meduris, OfferingKind, Options, ScoreReason, View,
 };
 
-use druids_engine::meduris::state::{GOODS_PER_KIND, STACK_LIMIT};
+use druids_engine::meduris::{GOODS_PER_KIND, STACK_LIMIT};
 use druids_engine::meduris::{FieldView, SeatView};
 
 use super::{

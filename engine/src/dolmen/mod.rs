@@ -41,34 +41,15 @@ mod scoring;
 mod state;
 pub mod view;
 
-pub use action::{Action, Circle, Decision, Dir, Shape, Site};
+pub use action::{Action, Decision};
+pub use board::{Circle, Dir, Shape, Site};
 pub use event::{EndReason, Event, ScoreReason};
 pub use rules::RuleError;
-pub use state::{starting_dolmens, starting_stones};
-pub use view::{CircleView, DolmenView, Occupant, QueuedDolmen, SeatView, View};
+pub use state::{Occupant, Options, starting_dolmens, starting_stones};
+pub use view::{CircleView, DolmenView, QueuedDolmen, SeatView, View};
 
 use crate::{Game, Outcome, Seat, SetupError, Viewer};
 use state::State;
-
-/// Options fixed when a game is created.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Options {
-    /// The seat that places the first druid and takes the first turn
-    /// (the rulebook: the youngest; default seat 0).
-    pub start_seat: Seat,
-    /// Safeguard (\[ruling\]): regular play ends after this many turns, then
-    /// final scoring. Not a rule of the game. At least 1.
-    pub max_turns: u32,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            start_seat: Seat(0),
-            max_turns: 1000,
-        }
-    }
-}
 
 /// A Die Dolmengötter game: the whole state, hidden dolmen values included. Use
 /// [`Game::view`] to show it to a seat or a spectator.

@@ -13,13 +13,11 @@
 //!   possibly by seats not on turn; then every circle the stone completed scores;
 //! * the end: see [`end_turn`] and [`finish_stone`].
 
-use super::Options;
-use super::action::{Action, Circle, Decision, Dir, Site};
-use super::board::{self, CIRCLES, SITES};
+use super::action::{Action, Decision};
+use super::board::{self, CIRCLES, Circle, Dir, SITES, Site};
 use super::event::{EndReason, Event, ScoreReason};
 use super::scoring;
-use super::state::{MAX_SEATS, Pending, Phase, StackDolmen, State};
-use super::view::Occupant;
+use super::state::{MAX_SEATS, Occupant, Options, Pending, Phase, StackDolmen, State};
 use crate::{Rejection, RuleViolation, Seat, SetupError};
 
 /// Why an action was refused. The state is unchanged whenever one is returned.

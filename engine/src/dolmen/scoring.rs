@@ -1,7 +1,6 @@
 //! Completion scoring, final scoring and the outcome.
 
-use super::action::Circle;
-use super::board;
+use super::board::{self, Circle};
 use super::event::{EndReason, Event, ScoreReason};
 use super::state::{Phase, State};
 use crate::{Outcome, Seat};

@@ -4,13 +4,12 @@
 //! outcome is checked.
 
 use super::Dolmen;
-use super::Options;
-use super::action::{Action, Circle, Decision, Dir, Shape, Site};
-use super::board::{self, CIRCLES, SITES};
+use super::action::{Action, Decision};
+use super::board::{self, CIRCLES, Circle, Dir, SITES, Shape, Site};
 use super::event::{EndReason, Event, ScoreReason};
 use super::rules::RuleError;
-use super::state::{Phase, StackDolmen, State, starting_dolmens};
-use super::view::{Occupant, QueuedDolmen};
+use super::state::{Occupant, Options, Phase, StackDolmen, State, starting_dolmens};
+use super::view::QueuedDolmen;
 use crate::{Game, Rejection, RuleViolation, Seat, SetupError, Viewer};
 
 const RED: Seat = Seat(0);

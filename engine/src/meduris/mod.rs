@@ -3,17 +3,22 @@
 //!
 //! The rules follow `shared/rules/meduris.md`; every `\[ruling\]` there is cited
 //! where it is implemented. The module is split by concern: [`board`] (the rings
-//! as data), [`goods`] (goods and the payment rule), [`state`], [`action`] and
-//! [`event`] (the vocabulary), `rules` (legal actions and apply), [`scoring`]
-//! and [`view`].
+//! as data), [`goods`] (goods) and [`payment`] (the payment rule), `state`,
+//! [`action`] and [`event`] (the vocabulary), `rules` (what is pending, and
+//! why an action is refused), `setup`, `legal` (legal actions and the timeout
+//! default), `apply`, [`scoring`] and [`view`].
 
 pub mod action;
+mod apply;
 pub mod board;
 pub mod event;
 pub mod goods;
+mod legal;
+pub mod payment;
 mod rules;
 pub mod scoring;
-pub mod state;
+mod setup;
+mod state;
 pub mod view;
 
 pub use action::{Action, Building, Chip, Decision, DieFace, DruidPos, Plateau};
@@ -21,7 +26,7 @@ pub use board::{Area, BoardKind, Field};
 pub use event::{Event, OfferingKind, ScoreReason};
 pub use goods::{Good, Goods};
 pub use rules::RuleError;
-pub use state::Options;
+pub use state::{GOODS_PER_KIND, Options, STACK_LIMIT};
 pub use view::{FieldView, SeatView, View};
 
 use crate::{Game, Outcome, Seat, SetupError, Viewer};
@@ -43,7 +48,7 @@ impl Meduris {
     /// Like [`Game::legal_actions`], but every action that carries a payment is
     /// listed once per distinct valid payment instead of once with a default.
     pub fn legal_actions_all_payments(&self, out: &mut Vec<Action>) {
-        rules::legal_actions(&self.state, true, out);
+        legal::legal_actions(&self.state, true, out);
     }
 
     /// The seat whose turn it is (the active player; offerings and "+1"/"−1"
@@ -109,7 +114,7 @@ impl Game for Meduris {
         options: &Options,
         events: &mut Vec<Event>,
     ) -> Result<Self, SetupError> {
-        rules::setup(players, seed, options, events).map(|state| Meduris { state })
+        setup::setup(players, seed, options, events).map(|state| Meduris { state })
     }
 
     fn players(&self) -> usize {
@@ -121,7 +126,7 @@ impl Game for Meduris {
     }
 
     fn legal_actions(&self, out: &mut Vec<Action>) {
-        rules::legal_actions(&self.state, false, out);
+        legal::legal_actions(&self.state, false, out);
     }
 
     fn apply(
@@ -130,7 +135,7 @@ impl Game for Meduris {
         action: &Action,
         events: &mut Vec<Event>,
     ) -> Result<(), RuleError> {
-        rules::apply(&mut self.state, seat, action, events)
+        apply::apply(&mut self.state, seat, action, events)
     }
 
     fn view(&self, viewer: Viewer) -> View {
@@ -166,7 +171,7 @@ impl Game for Meduris {
     /// plentiful good to take; the most held good to return; the big yield
     /// bringing the most goods; offer nothing.
     fn timeout_action(&self) -> Option<Action> {
-        rules::timeout_action(&self.state)
+        legal::timeout_action(&self.state)
     }
 }
 

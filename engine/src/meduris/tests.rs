@@ -7,8 +7,8 @@ use super::action::{Action, Building, Chip, Decision, DieFace, DruidPos};
 use super::board::Area;
 use super::event::{Event, OfferingKind, ScoreReason};
 use super::goods::{Good, Good::*, Goods};
-use super::rules;
 use super::state::{Phase, Stack, State};
+use super::{apply, rules, state};
 use crate::{Game, Seat};
 
 const PURPLE: Seat = Seat(0);
@@ -116,7 +116,7 @@ fn example_01_small_yield_wood() {
     stack(st, Wood, &[BLUE, GREEN, BLUE]);
     stack(st, Stone, &[RED]);
     let mut events = Vec::new();
-    rules::small_yield(st, DieFace::Yield(Wood), &mut events);
+    apply::small_yield(st, DieFace::Yield(Wood), &mut events);
     assert_eq!(game.goods(GREEN), g(&[(Wood, 1)]));
     assert_eq!(game.goods(BLUE), g(&[(Wood, 2)]));
     assert_eq!(game.goods(RED), Goods::EMPTY);
@@ -147,7 +147,7 @@ fn example_02_big_yield_onto_a_stack() {
     assert_eq!(game.goods(GREEN), g(&[(Stone, 2)]));
     let stone: Vec<Seat> = game.state().plateaus[Stone.index()].workers().collect();
     assert_eq!(stone, vec![RED, GREEN, RED]);
-    assert!(game.state().plateaus[Wood.index()].is_empty());
+    assert!(game.state().plateaus[Wood.index()].len() == 0);
 }
 
 #[test]
@@ -437,7 +437,7 @@ fn example_09_four_temples_before_the_first_hut() {
         let st = game.state_mut();
         st.phase = Phase::Turn;
         st.active = seat;
-        let payment = rules::field_goods(st, field);
+        let payment = state::field_goods(st, field);
         play(
             &mut game,
             seat,
@@ -511,7 +511,7 @@ fn example_11_supply_exhaustion_top_worker_first() {
     stack(st, Copper, &[BLUE, PURPLE]);
     set_goods(st, BLUE, g(&[(Copper, 17)]));
     let mut ev = Vec::new();
-    rules::small_yield(st, DieFace::Yield(Copper), &mut ev);
+    apply::small_yield(st, DieFace::Yield(Copper), &mut ev);
     assert_eq!(game.goods(PURPLE), g(&[(Copper, 1)]));
     assert_eq!(game.goods(BLUE), g(&[(Copper, 17)]));
     assert_eq!(game.supply().get(Copper), 0);
@@ -921,7 +921,7 @@ fn offering_one_good_by_three_for_one_and_wrong_offerings() {
 fn plus_one_every_player_in_seat_order_from_the_active_one() {
     let mut game = bare(3, BLUE);
     let mut ev = Vec::new();
-    rules::small_yield(game.state_mut(), DieFace::PlusOne, &mut ev);
+    apply::small_yield(game.state_mut(), DieFace::PlusOne, &mut ev);
     assert_eq!(game.to_act(), Some(BLUE));
     assert_eq!(game.decision(), Some(Decision::TakeGood));
     play(&mut game, BLUE, Action::TakeGood { good: Copper });
@@ -947,7 +947,7 @@ fn plus_one_with_an_exhausted_supply() {
     );
     set_goods(st, GREEN, g(&[(Copper, 8)]));
     let mut ev = Vec::new();
-    rules::small_yield(game.state_mut(), DieFace::PlusOne, &mut ev);
+    apply::small_yield(game.state_mut(), DieFace::PlusOne, &mut ev);
     let mut legal = Vec::new();
     game.legal_actions(&mut legal);
     assert_eq!(legal, vec![Action::TakeGood { good: Copper }]);
@@ -965,7 +965,7 @@ fn minus_one_skips_players_without_goods() {
     set_goods(st, BLUE, g(&[(Stone, 2)]));
     set_goods(st, GREEN, g(&[(Wood, 1)]));
     let mut ev = Vec::new();
-    rules::small_yield(game.state_mut(), DieFace::MinusOne, &mut ev);
+    apply::small_yield(game.state_mut(), DieFace::MinusOne, &mut ev);
     // Purple (active) holds nothing: blue is first.
     assert_eq!(game.to_act(), Some(BLUE));
     reject(&mut game, BLUE, Action::ReturnGood { good: Wood });
@@ -1088,7 +1088,7 @@ fn last_round_from_the_stone_fields_starts_at_field_zero_without_river_scoring()
     let mut ev = Vec::new();
     st.options.max_turns = 1;
     // Regular play ends by the safeguard at the end of this turn.
-    rules::tests_end_turn(st, &mut ev);
+    apply::tests_end_turn(st, &mut ev);
     assert!(ev.contains(&Event::SafeguardReached { turns: 1 }));
     let mut order = Vec::new();
     let mut all = ev;
@@ -1305,9 +1305,9 @@ fn naive_turn_actions(game: &Meduris, all: bool) -> Vec<Action> {
     let payments = |required: Goods| {
         let mut v = Vec::new();
         if all {
-            super::goods::all_payments(required, seat.goods, &mut v);
+            super::payment::all_payments(required, seat.goods, &mut v);
         } else {
-            v.extend(super::goods::default_payment(required, seat.goods));
+            v.extend(super::payment::default_payment(required, seat.goods));
         }
         v
     };
@@ -1332,7 +1332,7 @@ fn naive_turn_actions(game: &Meduris, all: bool) -> Vec<Action> {
             }
         }
         if seat.temples_left > 0 && st.chip(field).is_none() {
-            for payment in payments(rules::field_goods(st, field)) {
+            for payment in payments(state::field_goods(st, field)) {
                 out.push(Action::BuildTemple { field: f, payment });
             }
         }

@@ -5,8 +5,8 @@
 use super::action::{Building, Chip, Decision, DruidPos};
 use super::board::BoardKind;
 use super::goods::Goods;
-use super::rules;
 use super::state::{Phase, State};
+use super::{rules, state};
 use crate::{Outcome, Seat, Viewer};
 
 /// One field of the ring as seen at the table.
@@ -100,7 +100,7 @@ pub(crate) fn view(state: &State, viewer: Viewer) -> View {
                     huts_left: s.huts_left,
                     temples_left: s.temples_left,
                     buildings_placed: state.built[i],
-                    runes: rules::runes_of(state, seat).count() as u8,
+                    runes: state::runes_of(state, seat).count() as u8,
                     workers_to_place: s.workers_to_place,
                     goods: viewer.sees(seat).then_some(s.goods),
                 }
