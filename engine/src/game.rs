@@ -52,6 +52,54 @@ pub enum Rejection {
     NotYourTurn,
     /// The action is well formed but the rules do not allow it here.
     Illegal,
+    /// The action names something that does not exist in this game (a field
+    /// beyond the board in use, a site or value out of range): the same
+    /// mistake a decoder refuses for absurd numbers, so it gets the same class.
+    Malformed,
+}
+
+/// The refusals every game shares, whatever its rules: the game is over,
+/// another seat must decide, or the action answers another kind of decision
+/// (`D`, the game's decision type). Each game's error wraps it, so the wording
+/// and the classification live here once.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TurnError<D: fmt::Debug> {
+    /// The game is over.
+    #[error("the game is over")]
+    GameOver,
+    /// Another seat must decide.
+    #[error("it is not your decision: {expected} must decide now")]
+    NotYourTurn {
+        /// The seat that must decide.
+        expected: Seat,
+    },
+    /// The action is of the wrong kind for the pending decision.
+    #[error("this action does not answer the pending decision ({expected:?})")]
+    WrongDecision {
+        /// The decision that is pending.
+        expected: D,
+    },
+}
+
+impl<D: fmt::Debug> TurnError<D> {
+    /// Checks that `seat` may act when `to_act` must: the first check of every
+    /// `apply`.
+    pub fn check(to_act: Option<Seat>, seat: Seat) -> Result<(), TurnError<D>> {
+        match to_act {
+            None => Err(TurnError::GameOver),
+            Some(expected) if expected != seat => Err(TurnError::NotYourTurn { expected }),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// The broad class of the refusal.
+    pub fn rejection(&self) -> Rejection {
+        match self {
+            TurnError::GameOver => Rejection::GameOver,
+            TurnError::NotYourTurn { .. } => Rejection::NotYourTurn,
+            TurnError::WrongDecision { .. } => Rejection::Illegal,
+        }
+    }
 }
 
 /// Errors returned by [`Game::apply`] classify themselves for the server.

@@ -5,8 +5,8 @@ use druids_engine::meduris::{
     Meduris, OfferingKind, Options, ScoreReason, View,
 };
 
-use druids_engine::meduris::{GOODS_PER_KIND, STACK_LIMIT};
 use druids_engine::meduris::{FieldView, SeatView};
+use druids_engine::meduris::{GOODS_PER_KIND, STACK_LIMIT};
 
 use super::{
     DecodeError, ProtoGame, common_options, count, decode_outcome, decode_seat, decode_to_act,

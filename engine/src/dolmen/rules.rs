@@ -18,26 +18,15 @@ use super::board::{self, CIRCLES, Circle, Dir, SITES, Site};
 use super::event::{EndReason, Event, ScoreReason};
 use super::scoring;
 use super::state::{MAX_SEATS, Occupant, Options, Pending, Phase, StackDolmen, State};
-use crate::{Rejection, RuleViolation, Seat, SetupError};
+use crate::{Rejection, RuleViolation, Seat, SetupError, TurnError};
 
 /// Why an action was refused. The state is unchanged whenever one is returned.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
-    /// The game is over.
-    #[error("the game is over")]
-    GameOver,
-    /// Another seat must decide.
-    #[error("it is not your decision: {expected} must decide now")]
-    NotYourTurn {
-        /// The seat that must decide.
-        expected: Seat,
-    },
-    /// The action is of the wrong kind for the pending decision.
-    #[error("this action does not answer the pending decision ({expected:?})")]
-    WrongDecision {
-        /// The decision that is pending.
-        expected: Decision,
-    },
+    /// The game is over, another seat must decide, or the action answers
+    /// another kind of decision.
+    #[error(transparent)]
+    Turn(#[from] TurnError<Decision>),
     /// The site number is not on the board.
     #[error("there is no site {0} (sites are numbered 0 to 72)")]
     NoSuchSite(u8),
@@ -102,8 +91,8 @@ pub enum RuleError {
 impl RuleViolation for RuleError {
     fn rejection(&self) -> Rejection {
         match self {
-            RuleError::GameOver => Rejection::GameOver,
-            RuleError::NotYourTurn { .. } => Rejection::NotYourTurn,
+            RuleError::Turn(e) => e.rejection(),
+            RuleError::NoSuchSite(_) | RuleError::NoSuchValue(_) => Rejection::Malformed,
             _ => Rejection::Illegal,
         }
     }
@@ -308,10 +297,7 @@ pub(crate) fn apply(
     action: &Action,
     events: &mut Vec<Event>,
 ) -> Result<(), RuleError> {
-    let expected = to_act(state).ok_or(RuleError::GameOver)?;
-    if seat != expected {
-        return Err(RuleError::NotYourTurn { expected });
-    }
+    TurnError::check(to_act(state), seat)?;
     match (state.phase, *action) {
         (Phase::PlaceDruid { .. }, Action::PlaceDruid { site }) => {
             if !state.is_free(check_site(site)?) {
@@ -385,9 +371,10 @@ pub(crate) fn apply(
             next_dolmen(state, events);
         }
         _ => {
-            return Err(RuleError::WrongDecision {
+            return Err(TurnError::WrongDecision {
                 expected: decision(state).expect("the game is not over"),
-            });
+            }
+            .into());
         }
     }
     Ok(())

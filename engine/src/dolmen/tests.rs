@@ -10,7 +10,7 @@ use super::event::{EndReason, Event, ScoreReason};
 use super::rules::RuleError;
 use super::state::{Occupant, Options, Phase, StackDolmen, State, starting_dolmens};
 use super::view::QueuedDolmen;
-use crate::{Game, Rejection, RuleViolation, Seat, SetupError, Viewer};
+use crate::{Game, Rejection, RuleViolation, Seat, SetupError, TurnError, Viewer};
 
 const RED: Seat = Seat(0);
 const YELLOW: Seat = Seat(1);
@@ -1012,7 +1012,7 @@ fn a_second_colour_hands_the_majority_to_the_first_out_of_turn() {
     );
     assert_eq!(
         reject(&mut game, BLUE, Action::PassDolmen),
-        RuleError::NotYourTurn { expected: RED }
+        RuleError::Turn(TurnError::NotYourTurn { expected: RED })
     );
     assert_eq!(
         reject(&mut game, RED, Action::PlaceDolmen { value: 5 }),
@@ -1020,12 +1020,12 @@ fn a_second_colour_hands_the_majority_to_the_first_out_of_turn() {
     );
     assert_eq!(
         reject(&mut game, RED, Action::PlaceStone),
-        RuleError::WrongDecision {
+        RuleError::Turn(TurnError::WrongDecision {
             expected: Decision::Dolmen {
                 circle: f,
                 on_top: true
             }
-        }
+        })
     );
     let ev = play(&mut game, RED, Action::PlaceDolmen { value: 4 });
     assert_eq!(
@@ -1333,7 +1333,7 @@ fn last_dolmen_on_own_turn_gives_every_other_player_one_more_turn() {
     assert_eq!(o.ranking, [RED, YELLOW, BLUE]);
     assert_eq!(
         reject(&mut game, RED, Action::PassDolmen),
-        RuleError::GameOver
+        RuleError::Turn(TurnError::GameOver)
     );
     assert_eq!(game.timeout_action(), None);
     assert!(legal(&game).is_empty());
@@ -1666,19 +1666,22 @@ fn errors_say_what_was_wrong_and_classify_themselves() {
     let mut game = bare(2, RED);
     druid(game.state_mut(), s(4, 4), RED, false);
     let e = reject(&mut game, YELLOW, Action::CollectHerbs { site: s(4, 4) });
-    assert_eq!(e, RuleError::NotYourTurn { expected: RED });
+    assert_eq!(e, RuleError::Turn(TurnError::NotYourTurn { expected: RED }));
     assert_eq!(e.rejection(), Rejection::NotYourTurn);
     let e = reject(&mut game, RED, Action::PlaceStone);
     assert_eq!(
         e,
-        RuleError::WrongDecision {
+        RuleError::Turn(TurnError::WrongDecision {
             expected: Decision::Turn
-        }
+        })
     );
     assert_eq!(e.rejection(), Rejection::Illegal);
     let e = reject(&mut game, RED, walk(Site(200), Dir::North));
     assert_eq!(e, RuleError::NoSuchSite(200));
     assert!(e.to_string().contains("no site 200"));
+    // A site or value that does not exist is malformed, as the codec says of it.
+    assert_eq!(e.rejection(), Rejection::Malformed);
+    assert_eq!(RuleError::NoSuchValue(5).rejection(), Rejection::Malformed);
     let e = reject(
         &mut game,
         RED,
@@ -1691,7 +1694,10 @@ fn errors_say_what_was_wrong_and_classify_themselves() {
     let e = reject(&mut game, RED, Action::CollectHerbs { site: park(YELLOW) });
     assert_eq!(e, RuleError::NotYourDruid(park(YELLOW)));
     assert!(e.to_string().contains("no druid"));
-    assert_eq!(RuleError::GameOver.rejection(), Rejection::GameOver);
+    assert_eq!(
+        RuleError::Turn(TurnError::GameOver).rejection(),
+        Rejection::GameOver
+    );
 }
 
 // ---------------------------------------------------------------------------

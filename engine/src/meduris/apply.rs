@@ -9,7 +9,7 @@ use super::payment;
 use super::rules::{RuleError, decision, to_act};
 use super::scoring::{self, add_score};
 use super::state::{self, MAX_SEATS, Phase, State, field_goods, hut_cost};
-use crate::Seat;
+use crate::{Seat, TurnError};
 
 pub(crate) fn apply(
     state: &mut State,
@@ -17,14 +17,11 @@ pub(crate) fn apply(
     action: &Action,
     events: &mut Vec<Event>,
 ) -> Result<(), RuleError> {
-    let Some(expected) = to_act(state) else {
-        return Err(RuleError::GameOver);
-    };
-    if seat != expected {
-        return Err(RuleError::NotYourTurn { expected });
-    }
-    let wrong = || RuleError::WrongDecision {
-        expected: decision(state).expect("game not over"),
+    TurnError::check(to_act(state), seat)?;
+    let wrong = || {
+        RuleError::from(TurnError::WrongDecision {
+            expected: decision(state).expect("game not over"),
+        })
     };
     match (state.phase, *action) {
         (Phase::PlaceWorkers { .. }, Action::PlaceWorker { plateau }) => {

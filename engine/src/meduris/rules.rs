@@ -7,26 +7,15 @@ use super::action::{Building, Decision, Plateau};
 
 use super::goods::{Good, Goods};
 use super::state::{Phase, State};
-use crate::{Rejection, RuleViolation, Seat};
+use crate::{Rejection, RuleViolation, Seat, TurnError};
 
 /// Why an action was refused. The state is unchanged whenever one is returned.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
-    /// The game is over.
-    #[error("the game is over")]
-    GameOver,
-    /// Another seat must decide.
-    #[error("it is not your decision: {expected} must decide now")]
-    NotYourTurn {
-        /// The seat that must decide.
-        expected: Seat,
-    },
-    /// The action is of the wrong kind for the pending decision.
-    #[error("this action does not answer the pending decision ({expected:?})")]
-    WrongDecision {
-        /// The decision that is pending.
-        expected: Decision,
-    },
+    /// The game is over, another seat must decide, or the action answers
+    /// another kind of decision.
+    #[error(transparent)]
+    Turn(#[from] TurnError<Decision>),
     /// The plateau already holds 3 workers.
     #[error("the {0} plateau already holds 3 workers")]
     PlateauFull(Plateau),
@@ -47,8 +36,9 @@ pub enum RuleError {
     /// You hold none of this good.
     #[error("you hold no {0}")]
     NotHeld(Good),
-    /// Field number outside the ring.
-    #[error("field {field} does not exist (the ring has {len} fields)")]
+    /// Field number beyond the ring of the board in use (the codec refuses
+    /// only numbers no board has).
+    #[error("field {field} does not exist: this board has fields 0 to {}", .len - 1)]
     NoSuchField {
         /// Field asked for.
         field: u8,
@@ -96,8 +86,8 @@ pub enum RuleError {
 impl RuleViolation for RuleError {
     fn rejection(&self) -> Rejection {
         match self {
-            RuleError::GameOver => Rejection::GameOver,
-            RuleError::NotYourTurn { .. } => Rejection::NotYourTurn,
+            RuleError::Turn(e) => e.rejection(),
+            RuleError::NoSuchField { .. } => Rejection::Malformed,
             _ => Rejection::Illegal,
         }
     }

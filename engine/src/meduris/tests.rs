@@ -9,7 +9,7 @@ use super::event::{Event, OfferingKind, ScoreReason};
 use super::goods::{Good, Good::*, Goods};
 use super::state::{Phase, Stack, State};
 use super::{apply, rules, state};
-use crate::{Game, Seat};
+use crate::{Game, Seat, TurnError};
 
 const PURPLE: Seat = Seat(0);
 const BLUE: Seat = Seat(1);
@@ -1179,9 +1179,15 @@ fn setup_material_and_chip_spacing() {
 fn wrong_seat_and_wrong_decision_are_rejected_without_change() {
     let mut game = bare(2, PURPLE);
     let err = reject(&mut game, BLUE, Action::TakeGood { good: Wood });
-    assert_eq!(err, rules::RuleError::NotYourTurn { expected: PURPLE });
+    assert_eq!(
+        err,
+        rules::RuleError::Turn(TurnError::NotYourTurn { expected: PURPLE })
+    );
     let err = reject(&mut game, PURPLE, Action::TakeGood { good: Wood });
-    assert!(matches!(err, rules::RuleError::WrongDecision { .. }));
+    assert!(matches!(
+        err,
+        rules::RuleError::Turn(TurnError::WrongDecision { .. })
+    ));
     let err = reject(
         &mut game,
         PURPLE,
@@ -1191,6 +1197,31 @@ fn wrong_seat_and_wrong_decision_are_rejected_without_change() {
         },
     );
     assert!(matches!(err, rules::RuleError::NoSuchField { .. }));
+}
+
+/// A field the board in use does not have is one mistake with one class
+/// (malformed, like the codec's refusal of absurd numbers), whatever its number,
+/// and the message names the board's range.
+#[test]
+fn a_field_beyond_the_board_is_malformed_and_names_the_range() {
+    use crate::{Rejection, RuleViolation};
+    let mut game = bare(2, PURPLE);
+    game.state_mut().phase = Phase::Turn;
+    for field in [32, 45, 63] {
+        let err = reject(
+            &mut game,
+            PURPLE,
+            Action::BuildTemple {
+                field,
+                payment: Goods::EMPTY,
+            },
+        );
+        assert_eq!(err.rejection(), Rejection::Malformed, "field {field}");
+        assert_eq!(
+            err.to_string(),
+            format!("field {field} does not exist: this board has fields 0 to 31")
+        );
+    }
 }
 
 #[test]
