@@ -17,7 +17,10 @@
 //!   act, the game ends as by the safeguard instead of looping.
 //! * \[ruling\] Safeguard: when another turn would exceed
 //!   [`Options::max_turns`], the game ends ([`EndReason::Safeguard`]) with the
-//!   usual final scoring.
+//!   usual final scoring — but only while no end has been triggered: once a
+//!   seat has placed its last dolmen, the owed last turns are always played,
+//!   whatever the turn count. [`View::last_turns_left`] is 0 once the game is
+//!   over, however it ended.
 //! * Last dolmen: when a seat places its last dolmen — possibly out of turn,
 //!   in a dolmen decision during another seat's turn — the current turn is
 //!   finished, then every other seat takes exactly one more turn, in seat order

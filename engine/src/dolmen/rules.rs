@@ -563,7 +563,8 @@ fn finish_stone(state: &mut State, events: &mut Vec<Event>) {
 /// the last of them), and the game ends.
 ///
 /// The `max_turns` safeguard (\[ruling\]) ends the game when another turn
-/// would exceed it. A seat with no legal action at all loses its turn
+/// would exceed it, but only while no end has been triggered: the owed last
+/// turns are always played. A seat with no legal action at all loses its turn
 /// (\[ruling\]: `TurnPassed`); should every seat in a row be unable to act, the
 /// game ends as by the safeguard rather than loop.
 pub(crate) fn end_turn(state: &mut State, events: &mut Vec<Event>) {
@@ -584,7 +585,9 @@ pub(crate) fn end_turn(state: &mut State, events: &mut Vec<Event>) {
             }
             None => state.next_seat(state.active),
         };
-        if state.turn >= state.max_turns {
+        // Owed last turns are always played: the safeguard only cuts short a
+        // game whose end has not been triggered.
+        if state.end_triggered_by.is_none() && state.turn >= state.max_turns {
             scoring::finish(state, EndReason::Safeguard, events);
             return;
         }

@@ -63,7 +63,8 @@ pub struct Options {
     /// (the rulebook: the youngest; default seat 0).
     pub start_seat: Seat,
     /// Safeguard (\[ruling\]): regular play ends after this many turns, then
-    /// final scoring. Not a rule of the game. At least 1.
+    /// final scoring, unless a seat has placed its last dolmen (the owed last
+    /// turns are always played). Not a rule of the game. At least 1.
     pub max_turns: u32,
 }
 

@@ -1481,6 +1481,57 @@ fn final_scoring_covers_incomplete_circles_in_letter_order_top_down() {
     assert!(game.pieces_conserved());
 }
 
+/// \[ruling\] The safeguard applies only while no end has been triggered:
+/// owed last turns are always played. Here the game is at `max_turns` when
+/// yellow places its last dolmen; blue and red still play once each.
+#[test]
+fn the_safeguard_never_cuts_the_owed_last_turns_short() {
+    let mut game = bare(3, RED);
+    let st = game.state_mut();
+    st.max_turns = st.turn + 1;
+    leave_in_hand(st, YELLOW, [0, 0, 1, 0]);
+    put_stone(st, s(5, 1), YELLOW);
+    put_stone(st, s(6, 1), YELLOW);
+    stone(&mut game, RED, s(5, 2));
+    let ev = play(&mut game, YELLOW, Action::PlaceDolmen { value: 3 });
+    assert_eq!(turns(&ev), [2]);
+    assert_eq!(game.turn(), game.state().max_turns);
+    let ev = herbs(&mut game);
+    assert_eq!(turns(&ev), [0], "red's owed turn is played past max_turns");
+    let ev = herbs(&mut game);
+    assert_eq!(
+        ev[1],
+        Event::GameEnded {
+            reason: EndReason::LastDolmen
+        }
+    );
+    assert!(!game.outcome().unwrap().by_safeguard);
+}
+
+/// The view's `last_turns_left` counts turns still to be played: none once the
+/// game is over, even when the last stone ends it during the last turns.
+#[test]
+fn no_last_turns_are_left_once_the_game_is_over() {
+    let mut game = bare(3, YELLOW);
+    let st = game.state_mut();
+    leave_in_hand(st, RED, [0; 4]);
+    st.end_triggered_by = Some(RED);
+    st.last_turns_left = 1;
+    st.seats[RED.index()].stones_left = 0;
+    st.seats[BLUE.index()].stones_left = 0;
+    st.seats[YELLOW.index()].stones_left = 1;
+    druid(st, s(5, 2), YELLOW, false);
+    play_raw(&mut game, YELLOW, walk(s(5, 2), Dir::West));
+    play_raw(&mut game, YELLOW, Action::PlaceStone);
+    while let Some(seat) = game.to_act() {
+        play_raw(&mut game, seat, Action::PassDolmen);
+    }
+    assert!(game.outcome().is_some());
+    for viewer in [Viewer::Spectator, Viewer::Seat(RED), Viewer::Seat(YELLOW)] {
+        assert_eq!(game.view(viewer).last_turns_left, 0);
+    }
+}
+
 #[test]
 fn safeguard_ends_when_another_turn_would_exceed_max_turns() {
     let options = Options {

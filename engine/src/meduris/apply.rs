@@ -500,7 +500,9 @@ fn end_turn(state: &mut State, events: &mut Vec<Event>) {
     if state.end_trigger.is_some() && state.last_turns_left == 0 {
         return start_last_round(state, events);
     }
-    if state.turn >= state.options.max_turns {
+    // The safeguard applies only while no end has been triggered: owed final
+    // turns are always played.
+    if state.end_trigger.is_none() && state.turn >= state.options.max_turns {
         state.by_safeguard = true;
         events.push(Event::SafeguardReached { turns: state.turn });
         return start_last_round(state, events);

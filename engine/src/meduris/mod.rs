@@ -7,6 +7,13 @@
 //! [`action`] and [`event`] (the vocabulary), `rules` (what is pending, and
 //! why an action is refused), `setup`, `legal` (legal actions and the timeout
 //! default), `apply`, [`scoring`] and [`view`].
+//!
+//! # Safeguard
+//! \[ruling\] The `max_turns` option ([`Options::max_turns`]) is not a rule of
+//! the game: it ends a game that cannot finish with the same last round and
+//! scoring ([`Event::SafeguardReached`]). It counts turns and applies only
+//! while no end has been triggered: once a player has built everything, the
+//! owed final turns are played and then the last round, as without it.
 
 pub mod action;
 mod apply;

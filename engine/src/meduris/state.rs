@@ -108,7 +108,9 @@ pub(crate) enum Phase {
 pub struct Options {
     /// Seat that starts (worker placement and the first turn) \[ruling: default 0\].
     pub start_seat: u8,
-    /// Safeguard: regular play ends after this many turns \[ruling: default 1000\].
+    /// Safeguard: regular play ends after this many turns \[ruling: default
+    /// 1000\], unless the end has been triggered (owed final turns are always
+    /// played).
     pub max_turns: u32,
 }
 

@@ -1105,6 +1105,44 @@ fn last_round_from_the_stone_fields_starts_at_field_zero_without_river_scoring()
     assert!(o.by_safeguard);
 }
 
+/// \[ruling\] The safeguard applies only while no end has been triggered: once
+/// a player has built everything, the owed final turns are played and then the
+/// last round, even past `max_turns`.
+#[test]
+fn the_safeguard_never_cuts_the_owed_final_turns_short() {
+    let mut game = bare(3, BLUE);
+    let st = game.state_mut();
+    st.turn = 5;
+    st.options.max_turns = 5;
+    st.end_trigger = Some(PURPLE);
+    st.last_turns_left = 2;
+    let mut ev = Vec::new();
+    apply::tests_end_turn(st, &mut ev);
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(e, Event::SafeguardReached { .. })),
+        "{ev:?}"
+    );
+    assert!(ev.contains(&Event::TurnStarted {
+        seat: Seat(2),
+        turn: 6
+    }));
+    assert_eq!(game.view(crate::Viewer::Spectator).last_turns_left, 1);
+    let mut ev = Vec::new();
+    let st = game.state_mut();
+    st.phase = Phase::Turn;
+    apply::tests_end_turn(st, &mut ev);
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(e, Event::SafeguardReached { .. }))
+    );
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::LastRoundStarted { .. }))
+    );
+    assert!(!game.state().by_safeguard);
+}
+
 #[test]
 fn setup_places_workers_in_seat_order_from_the_start_seat() {
     let options = super::Options {
