@@ -128,6 +128,30 @@ pub enum SetupError {
     Option(String),
 }
 
+/// Why a view could not be turned back into a complete game.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DeterminizeError {
+    /// The view contradicts the rules' invariants (pieces or goods not
+    /// conserved, a decision pending for nobody, ...); `what` names it.
+    #[error("the view is inconsistent: {what}")]
+    Inconsistent {
+        /// The invariant the view breaks.
+        what: &'static str,
+    },
+}
+
+/// Resampling hidden information: a complete game consistent with what one
+/// viewer sees (OpenSpiel's `ResampleFromInfostate`). Search bots play from a
+/// seat's view by dealing the hidden information at random.
+pub trait Determinize: Game {
+    /// A complete game whose view for `view`'s viewer is exactly `view`: public
+    /// state copied, hidden information dealt at random from `seed`,
+    /// consistently with everything the view shows. The result is a legal
+    /// position, not necessarily the true one; a view that breaks the game's
+    /// invariants is refused rather than turned into an impossible position.
+    fn determinize(view: &Self::View, seed: u64) -> Result<Self, DeterminizeError>;
+}
+
 /// The end of a game: final scores and who won.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
@@ -171,10 +195,12 @@ impl Outcome {
 pub trait Game: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// Options fixed at creation (start seat, safeguards, ...).
     type Options: Clone + fmt::Debug + Default + Send + Sync + 'static;
-    /// One decision by one seat.
-    type Action: Clone + fmt::Debug + PartialEq + Send + Sync + 'static;
-    /// Something that happened, reported by [`Game::apply`].
-    type Event: Clone + fmt::Debug + PartialEq + Send + Sync + 'static;
+    /// One decision by one seat; `Display` words it as one line of plain
+    /// English ("build a hut on field 12 paying 2 wood, 2 wool").
+    type Action: Clone + fmt::Debug + fmt::Display + PartialEq + Send + Sync + 'static;
+    /// Something that happened, reported by [`Game::apply`]; `Display` words
+    /// it as one line of plain English.
+    type Event: Clone + fmt::Debug + fmt::Display + PartialEq + Send + Sync + 'static;
     /// What one viewer may see of the state.
     type View: Clone + fmt::Debug + PartialEq + Send + Sync + 'static;
     /// Why an action was refused.
@@ -222,6 +248,16 @@ pub trait Game: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// The event as `viewer` may see it: hidden values are removed, or `None`
     /// when the viewer must not learn of the event at all.
     fn redact(event: &Self::Event, viewer: Viewer) -> Option<Self::Event>;
+
+    /// `action`, taken by `actor`, as `viewer` may see it: the actor's secrets
+    /// it carries are removed for everyone else, so that a host can report an
+    /// action in a public event (e.g. the one a turn clock applied). The
+    /// default shows it unchanged: only games whose actions carry secrets
+    /// override it.
+    fn redact_action(action: &Self::Action, viewer: Viewer, actor: Seat) -> Self::Action {
+        let _ = (viewer, actor);
+        action.clone()
+    }
 
     /// The result, once the game is over.
     fn outcome(&self) -> Option<Outcome>;

@@ -6,7 +6,7 @@
 //! and the same seed and actions replay exactly.
 
 use druids_engine::dolmen::{Action, Decision, Dir, Dolmen, EndReason, Event, Options, Site};
-use druids_engine::{Game, Seat, Viewer};
+use druids_engine::{Determinize, Game, Seat, Viewer};
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -32,7 +32,7 @@ fn random_action(rng: &mut Pcg64Mcg) -> Action {
         4 => Action::PlaceStone,
         5 => Action::DeclineStone,
         6 => Action::PlaceDolmen {
-            value: pick(rng, 6) as u8,
+            value: Some(pick(rng, 6) as u8).filter(|&v| v != 5),
         },
         _ => Action::PassDolmen,
     }
@@ -255,7 +255,7 @@ fn views_and_determinization_agree_along_random_games() {
             if step.is_multiple_of(5) || matches!(game.decision(), Some(Decision::Dolmen { .. })) {
                 let viewer = Viewer::Seat(seat);
                 let view = game.view(viewer);
-                let d = Dolmen::determinize(&view, seed ^ step);
+                let d = Dolmen::determinize(&view, seed ^ step).unwrap();
                 assert!(d.pieces_conserved(), "seed {seed} step {step}");
                 assert_eq!(d.view(viewer), view);
                 assert_eq!(d.to_act(), game.to_act());

@@ -38,8 +38,10 @@ pub enum Action {
     /// A dolmen may be placed (on top of or under a stack, as the decision says):
     /// place one of yours of this value.
     PlaceDolmen {
-        /// Value of the dolmen placed (1–4; you must hold one).
-        value: u8,
+        /// Value of the dolmen placed (1–4; you must hold one). `None` only in
+        /// the action as shown to other seats ([`crate::Game::redact_action`]):
+        /// the value is its owner's secret. The engine refuses it unnamed.
+        value: Option<u8>,
     },
     /// A dolmen may be placed: don't (no penalty).
     PassDolmen,

@@ -42,6 +42,7 @@ pub mod event;
 mod rules;
 mod scoring;
 mod state;
+mod text;
 pub mod view;
 
 pub use action::{Action, Decision};
@@ -51,7 +52,7 @@ pub use rules::RuleError;
 pub use state::{Occupant, Options, starting_dolmens, starting_stones};
 pub use view::{CircleView, DolmenView, QueuedDolmen, SeatView, View};
 
-use crate::{Game, Outcome, Seat, SetupError, Viewer};
+use crate::{Determinize, DeterminizeError, Game, Outcome, Seat, SetupError, Viewer};
 use state::State;
 
 /// A Die Dolmengötter game: the whole state, hidden dolmen values included. Use
@@ -75,20 +76,6 @@ impl Dolmen {
     /// Turns started so far.
     pub fn turn(&self) -> u32 {
         self.state.turn
-    }
-
-    /// A complete game consistent with what `view` shows: public state copied,
-    /// the hidden values of other seats' dolmens (in hand and on the board)
-    /// dealt at random from what they can still be, using `seed`. The result is
-    /// a legal position, not necessarily the true one (for the bots): it
-    /// conserves the pieces, shows `view`'s viewer exactly `view`, and gives the
-    /// seat to act the same legal actions. Dolmen decisions queued behind the
-    /// current one are rebuilt from [`View::queued_dolmens`] (a view decoded
-    /// from the wire, where that list is empty, loses them).
-    pub fn determinize(view: &View, seed: u64) -> Dolmen {
-        Dolmen {
-            state: view::determinize(view, seed),
-        }
     }
 
     /// Checks the conservation laws: each seat's stones (stock + board) and
@@ -175,6 +162,17 @@ impl Game for Dolmen {
         })
     }
 
+    /// The value of a placed dolmen is its owner's secret: others see the
+    /// action without it.
+    fn redact_action(action: &Action, viewer: Viewer, actor: Seat) -> Action {
+        match *action {
+            Action::PlaceDolmen { value } => Action::PlaceDolmen {
+                value: value.filter(|_| viewer.sees(actor)),
+            },
+            other => other,
+        }
+    }
+
     fn outcome(&self) -> Option<Outcome> {
         scoring::outcome(&self.state)
     }
@@ -188,6 +186,34 @@ impl Game for Dolmen {
     /// * a dolmen: pass ([`Action::PassDolmen`]; no penalty).
     fn timeout_action(&self) -> Option<Action> {
         rules::timeout_action(&self.state)
+    }
+}
+
+/// Public state copied, the hidden values of other seats' dolmens (in hand
+/// and on the board) dealt at random from what they can still be. Dolmen
+/// decisions queued behind the pending one are rebuilt from
+/// [`View::queued_dolmens`]. Checked: the pieces are conserved and the result
+/// shows the viewer exactly `view`, so the seat to act has the same legal
+/// actions.
+impl Determinize for Dolmen {
+    fn determinize(view: &View, seed: u64) -> Result<Dolmen, DeterminizeError> {
+        let bad = |what| Err(DeterminizeError::Inconsistent { what });
+        if !(Dolmen::MIN_PLAYERS..=Dolmen::MAX_PLAYERS).contains(&view.seats.len()) {
+            return bad("not 2 to 5 seats");
+        }
+        if view.sites.len() != board::SITES || view.circles.len() != board::CIRCLES {
+            return bad("the sites or circles do not match the board");
+        }
+        let game = Dolmen {
+            state: view::determinize(view, seed),
+        };
+        if !game.pieces_conserved() {
+            return bad("pieces are not conserved");
+        }
+        if game.view(view.viewer) != *view {
+            return bad("the view describes no position");
+        }
+        Ok(game)
     }
 }
 

@@ -83,6 +83,9 @@ pub enum RuleError {
     /// Dolmen values are 1 to 4.
     #[error("there is no dolmen value {0} (values are 1 to 4)")]
     NoSuchValue(u8),
+    /// A dolmen placed without its value (the form other seats see).
+    #[error("name the value of the dolmen you place")]
+    HiddenValue,
     /// You hold no dolmen of that value.
     #[error("you hold no dolmen of value {0}")]
     NoDolmenOfValue(u8),
@@ -92,7 +95,9 @@ impl RuleViolation for RuleError {
     fn rejection(&self) -> Rejection {
         match self {
             RuleError::Turn(e) => e.rejection(),
-            RuleError::NoSuchSite(_) | RuleError::NoSuchValue(_) => Rejection::Malformed,
+            RuleError::NoSuchSite(_) | RuleError::NoSuchValue(_) | RuleError::HiddenValue => {
+                Rejection::Malformed
+            }
             _ => Rejection::Illegal,
         }
     }
@@ -263,7 +268,9 @@ pub(crate) fn legal_actions(state: &State, out: &mut Vec<Action>) {
                 let hand = state.seats[p.seat.index()].hand;
                 for (i, &k) in hand.iter().enumerate() {
                     if k > 0 {
-                        out.push(Action::PlaceDolmen { value: i as u8 + 1 });
+                        out.push(Action::PlaceDolmen {
+                            value: Some(i as u8 + 1),
+                        });
                     }
                 }
                 out.push(Action::PassDolmen);
@@ -353,6 +360,7 @@ pub(crate) fn apply(
             end_turn(state, events);
         }
         (Phase::Dolmen, Action::PlaceDolmen { value }) => {
+            let value = value.ok_or(RuleError::HiddenValue)?;
             if !(1..=4).contains(&value) {
                 return Err(RuleError::NoSuchValue(value));
             }

@@ -10,7 +10,7 @@ use super::event::{EndReason, Event, ScoreReason};
 use super::rules::RuleError;
 use super::state::{Occupant, Options, Phase, StackDolmen, State, starting_dolmens};
 use super::view::QueuedDolmen;
-use crate::{Game, Rejection, RuleViolation, Seat, SetupError, TurnError, Viewer};
+use crate::{Determinize, Game, Rejection, RuleViolation, Seat, SetupError, TurnError, Viewer};
 
 const RED: Seat = Seat(0);
 const YELLOW: Seat = Seat(1);
@@ -447,16 +447,16 @@ fn rulebook_octagon_example() {
     }));
     assert_eq!(game.decision(), dolmen_decision(i, true));
     assert_eq!(game.to_act(), Some(YELLOW));
-    play(&mut game, YELLOW, Action::PlaceDolmen { value: 3 });
+    play(&mut game, YELLOW, Action::PlaceDolmen { value: Some(3) });
     // Red stone: red equalises, dolmen under.
     stone(&mut game, RED, s(4, 3));
     assert_eq!(game.decision(), dolmen_decision(i, false));
     assert_eq!(game.to_act(), Some(RED));
-    play(&mut game, RED, Action::PlaceDolmen { value: 2 });
+    play(&mut game, RED, Action::PlaceDolmen { value: Some(2) });
     // Blue stone: blue equalises (yellow still leads), dolmen under red.
     stone(&mut game, BLUE, s(2, 4));
     assert_eq!(game.decision(), dolmen_decision(i, false));
-    play(&mut game, BLUE, Action::PlaceDolmen { value: 4 });
+    play(&mut game, BLUE, Action::PlaceDolmen { value: Some(4) });
     assert_eq!(stack(&game, i), [(YELLOW, 3), (RED, 2), (BLUE, 4)]);
     assert_eq!(game.state().circles[i.index()].leader, Some(YELLOW));
 
@@ -477,7 +477,7 @@ fn rulebook_octagon_example() {
         leader: BLUE
     }));
     assert_eq!(game.decision(), dolmen_decision(i, true));
-    play(&mut game, BLUE, Action::PlaceDolmen { value: 1 });
+    play(&mut game, BLUE, Action::PlaceDolmen { value: Some(1) });
     assert!([RED, YELLOW, BLUE].iter().all(|&p| score(&game, p) == 4));
 
     // Red fills the last site: red equalises blue, dolmen under; in the same
@@ -497,7 +497,7 @@ fn rulebook_octagon_example() {
             on_top: true
         }]
     );
-    let ev = play(&mut game, RED, Action::PlaceDolmen { value: 1 });
+    let ev = play(&mut game, RED, Action::PlaceDolmen { value: Some(1) });
     assert_eq!(
         ev,
         [Event::DolmenPlaced {
@@ -1003,10 +1003,10 @@ fn a_second_colour_hands_the_majority_to_the_first_out_of_turn() {
     assert_eq!(
         legal(&game),
         [
-            Action::PlaceDolmen { value: 1 },
-            Action::PlaceDolmen { value: 2 },
-            Action::PlaceDolmen { value: 3 },
-            Action::PlaceDolmen { value: 4 },
+            Action::PlaceDolmen { value: Some(1) },
+            Action::PlaceDolmen { value: Some(2) },
+            Action::PlaceDolmen { value: Some(3) },
+            Action::PlaceDolmen { value: Some(4) },
             Action::PassDolmen
         ]
     );
@@ -1015,7 +1015,7 @@ fn a_second_colour_hands_the_majority_to_the_first_out_of_turn() {
         RuleError::Turn(TurnError::NotYourTurn { expected: RED })
     );
     assert_eq!(
-        reject(&mut game, RED, Action::PlaceDolmen { value: 5 }),
+        reject(&mut game, RED, Action::PlaceDolmen { value: Some(5) }),
         RuleError::NoSuchValue(5)
     );
     assert_eq!(
@@ -1027,7 +1027,7 @@ fn a_second_colour_hands_the_majority_to_the_first_out_of_turn() {
             }
         })
     );
-    let ev = play(&mut game, RED, Action::PlaceDolmen { value: 4 });
+    let ev = play(&mut game, RED, Action::PlaceDolmen { value: Some(4) });
     assert_eq!(
         ev,
         [
@@ -1051,7 +1051,7 @@ fn a_second_colour_hands_the_majority_to_the_first_out_of_turn() {
         on_top: true,
     });
     assert_eq!(
-        reject(&mut game, RED, Action::PlaceDolmen { value: 4 }),
+        reject(&mut game, RED, Action::PlaceDolmen { value: Some(4) }),
         RuleError::NoDolmenOfValue(4)
     );
 }
@@ -1072,7 +1072,7 @@ fn a_tie_keeps_the_leader_and_the_equaliser_goes_under() {
     assert!(!ev.iter().any(|e| matches!(e, Event::LeaderChanged { .. })));
     assert_eq!(game.decision(), dolmen_decision(g, false));
     assert_eq!(game.to_act(), Some(YELLOW));
-    play(&mut game, YELLOW, Action::PlaceDolmen { value: 1 });
+    play(&mut game, YELLOW, Action::PlaceDolmen { value: Some(1) });
     assert_eq!(stack(&game, g), [(RED, 2), (YELLOW, 1)]);
     assert_eq!(game.state().circles[g.index()].leader, Some(RED));
     // Red breaks the tie: it already leads, so nothing.
@@ -1285,7 +1285,7 @@ fn last_dolmen_on_own_turn_gives_every_other_player_one_more_turn() {
     put_stone(st, s(6, 1), YELLOW);
     let ev = stone(&mut game, RED, s(5, 2));
     assert!(turns(&ev).is_empty());
-    let ev = play(&mut game, RED, Action::PlaceDolmen { value: 1 });
+    let ev = play(&mut game, RED, Action::PlaceDolmen { value: Some(1) });
     assert_eq!(ev[1], Event::LastTurnsBegin { seat: RED });
     assert_eq!(stack(&game, f), [(RED, 1)]);
     assert_eq!(turns(&ev), [1]);
@@ -1352,7 +1352,7 @@ fn last_dolmen_out_of_turn_the_active_seat_finishes_then_the_others_play_once() 
     put_stone(st, s(6, 1), YELLOW);
     stone(&mut game, RED, s(5, 2));
     assert_eq!(game.to_act(), Some(YELLOW));
-    let ev = play(&mut game, YELLOW, Action::PlaceDolmen { value: 3 });
+    let ev = play(&mut game, YELLOW, Action::PlaceDolmen { value: Some(3) });
     assert_eq!(ev[1], Event::LastTurnsBegin { seat: YELLOW });
     assert_eq!(turns(&ev), [2], "yellow is skipped");
     assert_eq!(game.view(Viewer::Spectator).last_turns_left, 1);
@@ -1380,7 +1380,7 @@ fn a_later_last_dolmen_does_not_restart_the_last_turns() {
     put_stone(st, s(5, 1), RED);
     put_stone(st, s(6, 1), YELLOW);
     stone(&mut game, RED, s(5, 2));
-    let ev = play(&mut game, RED, Action::PlaceDolmen { value: 1 });
+    let ev = play(&mut game, RED, Action::PlaceDolmen { value: Some(1) });
     assert_eq!(ev[1], Event::LastTurnsBegin { seat: RED });
     // Yellow's last turn: it equalises in F (completing it) and places its
     // last dolmen too: the last turns are not restarted.
@@ -1388,7 +1388,7 @@ fn a_later_last_dolmen_does_not_restart_the_last_turns() {
     play(&mut game, YELLOW, walk(s(6, 2), Dir::South));
     play(&mut game, YELLOW, Action::PlaceStone);
     assert_eq!(game.decision(), dolmen_decision(c('F'), false));
-    let ev = play(&mut game, YELLOW, Action::PlaceDolmen { value: 1 });
+    let ev = play(&mut game, YELLOW, Action::PlaceDolmen { value: Some(1) });
     assert!(!ev.contains(&Event::LastTurnsBegin { seat: YELLOW }));
     assert!(ev.contains(&Event::CircleCompleted { circle: c('F') }));
     assert!(ev.contains(&Event::GameEnded {
@@ -1420,7 +1420,7 @@ fn the_last_stone_of_all_ends_the_game_at_once_after_its_dolmen_decisions() {
         }
     );
     assert_eq!(game.to_act(), Some(YELLOW), "the decision still happens");
-    let ev = play_raw(&mut game, YELLOW, Action::PlaceDolmen { value: 2 });
+    let ev = play_raw(&mut game, YELLOW, Action::PlaceDolmen { value: Some(2) });
     assert_eq!(
         ev[1],
         Event::GameEnded {
@@ -1493,7 +1493,7 @@ fn the_safeguard_never_cuts_the_owed_last_turns_short() {
     put_stone(st, s(5, 1), YELLOW);
     put_stone(st, s(6, 1), YELLOW);
     stone(&mut game, RED, s(5, 2));
-    let ev = play(&mut game, YELLOW, Action::PlaceDolmen { value: 3 });
+    let ev = play(&mut game, YELLOW, Action::PlaceDolmen { value: Some(3) });
     assert_eq!(turns(&ev), [2]);
     assert_eq!(game.turn(), game.state().max_turns);
     let ev = herbs(&mut game);
@@ -1836,7 +1836,7 @@ fn views_hide_other_hands_and_dolmen_values() {
 fn determinize_where_nothing_is_hidden_is_the_true_state() {
     let game = Dolmen::new(4, 0, &Options::default(), &mut Vec::new()).unwrap();
     for viewer in [Viewer::Seat(Seat(2)), Viewer::Spectator] {
-        let d = Dolmen::determinize(&game.view(viewer), 9);
+        let d = Dolmen::determinize(&game.view(viewer), 9).unwrap();
         assert_eq!(d, game);
     }
 }
@@ -1856,7 +1856,7 @@ fn determinize_deals_hidden_values_consistently() {
                 let viewers = [Viewer::Seat(seat), Viewer::Spectator];
                 for viewer in viewers {
                     let view = game.view(viewer);
-                    let d = Dolmen::determinize(&view, seed * 1000 + step);
+                    let d = Dolmen::determinize(&view, seed * 1000 + step).unwrap();
                     assert!(d.pieces_conserved(), "seed {seed} step {step}");
                     // The determinized game shows the same view.
                     assert_eq!(d.view(viewer), view, "seed {seed} step {step}");
@@ -1904,7 +1904,7 @@ fn determinize_varies_only_hidden_values_with_the_seed() {
     let view = game.view(Viewer::Seat(RED));
     let mut stacks = std::collections::BTreeSet::new();
     for seed in 0..50 {
-        let d = Dolmen::determinize(&view, seed);
+        let d = Dolmen::determinize(&view, seed).unwrap();
         assert!(d.pieces_conserved());
         assert_eq!(
             d.state().seats[RED.index()],
@@ -1919,4 +1919,43 @@ fn determinize_varies_only_hidden_values_with_the_seed() {
             .iter()
             .all(|s| s.iter().all(|&(seat, _)| seat == YELLOW))
     );
+}
+
+/// A placed dolmen's value is its owner's secret in the action too: a host
+/// reporting the action (e.g. one a turn clock applied) shows others none.
+#[test]
+fn the_value_of_a_placed_dolmen_is_redacted_from_the_action_for_others() {
+    let place = Action::PlaceDolmen { value: Some(3) };
+    assert_eq!(Dolmen::redact_action(&place, Viewer::Seat(RED), RED), place);
+    let hidden = Action::PlaceDolmen { value: None };
+    assert_eq!(
+        Dolmen::redact_action(&place, Viewer::Seat(YELLOW), RED),
+        hidden
+    );
+    assert_eq!(
+        Dolmen::redact_action(&place, Viewer::Spectator, RED),
+        hidden
+    );
+    let walk = walk(s(4, 4), Dir::North);
+    assert_eq!(Dolmen::redact_action(&walk, Viewer::Spectator, RED), walk);
+    assert_eq!(hidden.to_string(), "place a dolmen");
+    assert_eq!(place.to_string(), "place a dolmen of value 3");
+    // The engine refuses the redacted form: the value must be named.
+    let f = c('F');
+    let mut game = bare(2, RED);
+    let st = game.state_mut();
+    put_stone(st, s(5, 1), YELLOW);
+    put_stone(st, s(6, 1), YELLOW);
+    stone(&mut game, RED, s(5, 2));
+    assert_eq!(
+        game.decision(),
+        Some(Decision::Dolmen {
+            circle: f,
+            on_top: true
+        })
+    );
+    let seat = game.to_act().unwrap();
+    let e = reject(&mut game, seat, hidden);
+    assert_eq!(e, RuleError::HiddenValue);
+    assert_eq!(e.rejection(), Rejection::Malformed);
 }

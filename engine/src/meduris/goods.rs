@@ -124,7 +124,7 @@ impl fmt::Display for Goods {
             let n = self.get(good);
             if n > 0 {
                 if !first {
-                    f.write_str(" + ")?;
+                    f.write_str(", ")?;
                 }
                 write!(f, "{n} {good}")?;
                 first = false;

@@ -8,6 +8,7 @@ use super::goods::{Good, Goods};
 use super::payment;
 use super::state::{Phase, State, field_goods, hut_cost};
 
+/// Appends the legal actions of the seat to act. With `all_payments`, every
 /// distinct valid payment is listed instead of one default payment per target.
 pub(crate) fn legal_actions(state: &State, all_payments: bool, out: &mut Vec<Action>) {
     match state.phase {

@@ -26,6 +26,7 @@ mod rules;
 pub mod scoring;
 mod setup;
 mod state;
+mod text;
 pub mod view;
 
 pub use action::{Action, Building, Chip, Decision, DieFace, DruidPos, Plateau};
@@ -36,7 +37,7 @@ pub use rules::RuleError;
 pub use state::{GOODS_PER_KIND, Options, STACK_LIMIT};
 pub use view::{FieldView, SeatView, View};
 
-use crate::{Game, Outcome, Seat, SetupError, Viewer};
+use crate::{Determinize, DeterminizeError, Game, Outcome, Seat, SetupError, Viewer};
 use state::State;
 
 /// A Meduris game: the whole state, hidden goods included. Use [`Game::view`] to
@@ -77,15 +78,6 @@ impl Meduris {
     /// The general supply.
     pub fn supply(&self) -> Goods {
         self.state.supply
-    }
-
-    /// A complete game consistent with what `view` shows: public state copied,
-    /// hidden goods dealt at random (see the bots' determinization), future die
-    /// rolls drawn from `seed`. The result is a legal position, not the true one.
-    pub fn determinize(view: &View, seed: u64) -> Meduris {
-        Meduris {
-            state: view::determinize(view, seed),
-        }
     }
 
     /// Checks the conservation law: supply plus all holdings is 18 of each good.
@@ -179,6 +171,29 @@ impl Game for Meduris {
     /// bringing the most goods; offer nothing.
     fn timeout_action(&self) -> Option<Action> {
         legal::timeout_action(&self.state)
+    }
+}
+
+/// Public state copied, the goods hidden from the viewer dealt at random among
+/// the seats whose goods are hidden (out of those neither in the supply nor
+/// in sight), future die rolls drawn from `seed`. Checked: goods are
+/// conserved and the result shows the viewer exactly `view`.
+impl Determinize for Meduris {
+    fn determinize(view: &View, seed: u64) -> Result<Meduris, DeterminizeError> {
+        let game = Meduris {
+            state: view::determinize(view, seed)?,
+        };
+        if !game.goods_conserved() {
+            return Err(DeterminizeError::Inconsistent {
+                what: "goods are not conserved",
+            });
+        }
+        if game.view(view.viewer) != *view {
+            return Err(DeterminizeError::Inconsistent {
+                what: "the view describes no position",
+            });
+        }
+        Ok(game)
     }
 }
 

@@ -473,14 +473,14 @@ pub(crate) fn hut_cost(state: &State, field: usize) -> Goods {
     cost
 }
 
+/// The two goods of `field`, one of each: the cost of a temple there, and
+/// what the druid asks for at a hut there.
 pub(crate) fn field_goods(state: &State, field: usize) -> Goods {
     let [a, b] = state.field(field).goods;
     let mut g = Goods::of(a, 1);
     g.0[b.index()] += 1;
     g
 }
-
-/// Appends the legal actions of the seat to act. With `all_payments`, every
 
 /// Which rune areas a seat holds (used by views and scoring).
 pub(crate) fn runes_of(state: &State, seat: Seat) -> impl Iterator<Item = Area> + '_ {

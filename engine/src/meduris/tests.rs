@@ -1595,3 +1595,33 @@ fn example_05_after_the_ritual_the_next_player_plays() {
     assert_eq!(game.decision(), Some(Decision::Turn));
     assert_eq!(game.active(), PURPLE);
 }
+
+/// Actions and events read as one line of plain English.
+#[test]
+fn actions_and_events_read_as_plain_english() {
+    let payment = Goods::from_pairs(&[(Wood, 2), (Wool, 2)]);
+    assert_eq!(
+        Action::BuildHut { field: 12, payment }.to_string(),
+        "build a hut on field 12 paying 2 wood, 2 wool"
+    );
+    assert_eq!(offer(Goods::EMPTY).to_string(), "offer nothing (-1 point)");
+    assert_eq!(
+        Event::HutBuilt {
+            seat: BLUE,
+            field: 12,
+            paid: payment,
+            settlement: 3
+        }
+        .to_string(),
+        "seat 1 built a hut on field 12 (settlement 3) paying 2 wood, 2 wool"
+    );
+    assert_eq!(
+        Event::RuneTaken {
+            area: Area::Serpent,
+            from: None,
+            to: PURPLE
+        }
+        .to_string(),
+        "seat 0 took the serpent rune stone from the supply"
+    );
+}
