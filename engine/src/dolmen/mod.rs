@@ -4,7 +4,8 @@
 //! The rules follow `shared/rules/dolmengoetter.md`; every `\[ruling\]` there is
 //! cited where it is implemented. The module is split by concern: [`board`] (the
 //! 28 circles and 73 sites as data), `state`, [`action`] and [`event`] (the
-//! vocabulary), `rules` (legal actions and apply), `scoring` and [`view`].
+//! vocabulary), `rules` (setup, what is pending, legal actions, errors),
+//! `apply`, `scoring`, `text` (the wording) and [`view`].
 //!
 //! # Rulings and engine decisions
 //! * \[ruling\] The board: the digest's 8 × 8 letter grid ([`board::GRID`]);
@@ -37,6 +38,7 @@
 //!   to the walking druid is illegal.
 
 pub mod action;
+mod apply;
 pub mod board;
 pub mod event;
 mod rules;
@@ -135,7 +137,7 @@ impl Game for Dolmen {
         action: &Action,
         events: &mut Vec<Event>,
     ) -> Result<(), RuleError> {
-        rules::apply(&mut self.state, seat, action, events)
+        apply::apply(&mut self.state, seat, action, events)
     }
 
     fn view(&self, viewer: Viewer) -> View {

@@ -190,12 +190,40 @@ pub(crate) fn determinize(view: &View, seed: u64) -> Result<State, DeterminizeEr
         }
     }
     let hidden_seats: Vec<usize> = (0..n).filter(|&i| hidden[i]).collect();
-    if !hidden_seats.is_empty() {
-        for good in super::goods::Good::ALL {
-            for _ in 0..unknown.get(good) {
-                let s = hidden_seats[rng.next_u32() as usize % hidden_seats.len()];
-                seats[s].goods.0[good.index()] += 1;
+    let deal = |rng: &mut rand_pcg::Pcg64Mcg| {
+        let mut dealt = seats;
+        if !hidden_seats.is_empty() {
+            for good in super::goods::Good::ALL {
+                for _ in 0..unknown.get(good) {
+                    let s = hidden_seats[rng.next_u32() as usize % hidden_seats.len()];
+                    dealt[s].goods.0[good.index()] += 1;
+                }
             }
+        }
+        dealt
+    };
+    let mut seats = deal(&mut rng);
+    // Once the game is over the outcome tells something of the hidden goods
+    // (goods left break ties): deal again until the deal agrees with it. The
+    // true deal does, and ties on points and buildings are rare, so a few
+    // deals do.
+    if let Some(want) = &view.outcome {
+        let agrees = |seats: &[SeatState; MAX_SEATS]| {
+            let key = |s: Seat| {
+                let i = s.index();
+                (
+                    seats[i].score,
+                    view.seats[i].buildings_placed,
+                    seats[i].goods.total(),
+                )
+            };
+            Outcome::rank(want.scores.clone(), key, want.by_safeguard) == *want
+        };
+        for _ in 0..10_000 {
+            if agrees(&seats) {
+                break;
+            }
+            seats = deal(&mut rng);
         }
     }
     let mut ring = Ring::new(view.board);
