@@ -123,7 +123,7 @@ fn random_sim<G: Conformance>(players: usize, seed: u64) {
     loop {
         let at = format!("{} seed {seed}, {players} players, step {step}", G::NAME);
         // Views: no secret of another seat, and determinization round-trips.
-        if step % 3 == 0 || game.to_act().is_none() {
+        if step.is_multiple_of(3) || game.to_act().is_none() {
             for viewer in viewers(players) {
                 let view = game.view(viewer);
                 assert!(!G::view_leaks(&view, viewer), "{at}: view for {viewer:?}");
