@@ -109,5 +109,6 @@ fn scored(events: &[Event], who: Seat, why: ScoreReason) -> i32 {
 mod end;
 mod examples;
 mod listing;
+mod pictures;
 mod rule_by_rule;
 mod setup_and_errors;
