@@ -56,12 +56,13 @@ fn fingerprint(game: &dyn HostedGame) -> (u64, u64, Vec<pb::state_view::Game>, V
 fn any_meduris_action() -> impl Strategy<Value = pb::Action> {
     use pb::meduris_action::*;
     let good = 0i32..6;
-    let goods = (0u32..20, 0u32..20, 0u32..20, 0u32..20).prop_map(|(a, b, c, d)| pb::Goods {
-        wood: a,
-        wool: b,
-        copper: c,
-        stone: d,
-    });
+    let goods =
+        (0u32..20, 0u32..20, 0u32..20, 0u32..20).prop_map(|(a, b, c, d)| pb::MedurisGoods {
+            wood: a,
+            wool: b,
+            copper: c,
+            stone: d,
+        });
     let kind = prop_oneof![
         good.clone()
             .prop_map(|g| Kind::PlaceWorker(PlaceWorker { plateau: g })),
@@ -70,9 +71,9 @@ fn any_meduris_action() -> impl Strategy<Value = pb::Action> {
         good.clone()
             .prop_map(|g| Kind::ReturnGood(ReturnGood { good: g })),
         (good.clone(), 0u32..6, good.clone()).prop_map(|(f, h, t)| Kind::BigYield(BigYield {
-            from: f,
+            from_plateau: f,
             height: h,
-            to: t
+            to_plateau: t
         })),
         (0u32..70, proptest::option::of(goods.clone())).prop_map(|(f, p)| Kind::BuildHut(
             BuildHut {
@@ -86,7 +87,10 @@ fn any_meduris_action() -> impl Strategy<Value = pb::Action> {
                 payment: p
             }
         )),
-        proptest::option::of(goods).prop_map(|p| Kind::Offer(Offer { payment: p })),
+        (proptest::option::of(goods), 0i32..6).prop_map(|(p, k)| Kind::Offer(Offer {
+            payment: p,
+            kind: k
+        })),
         Just(Kind::OfferChip(OfferChip {})),
     ];
     proptest::option::of(kind).prop_map(|k| pb::Action {
@@ -102,15 +106,18 @@ fn any_dolmen_action() -> impl Strategy<Value = pb::Action> {
         site.clone()
             .prop_map(|s| Kind::PlaceDruid(PlaceDruid { site: s })),
         (site.clone(), 0i32..7).prop_map(|(s, d)| Kind::Walk(Walk {
-            from: s,
+            from_site: s,
             direction: d
         })),
         site.clone()
             .prop_map(|s| Kind::CollectHerbs(CollectHerbs { site: s })),
-        (site.clone(), site).prop_map(|(f, t)| Kind::Fly(Fly { from: f, to: t })),
+        (site.clone(), site).prop_map(|(f, t)| Kind::Fly(Fly {
+            from_site: f,
+            to_site: t
+        })),
         Just(Kind::PlaceStone(PlaceStone {})),
         Just(Kind::DeclineStone(DeclineStone {})),
-        (0u32..6).prop_map(|v| Kind::PlaceDolmen(PlaceDolmen { value: v })),
+        proptest::option::of(0u32..6).prop_map(|v| Kind::PlaceDolmen(PlaceDolmen { value: v })),
         Just(Kind::PassDolmen(PassDolmen {})),
     ];
     proptest::option::of(kind).prop_map(|k| pb::Action {

@@ -140,8 +140,6 @@ pub trait HostedGame: Send + Sync {
     fn outcome(&self) -> Option<pb::Outcome>;
     /// The engine's documented default for the pending decision (turn clocks).
     fn timeout_action(&self) -> Option<pb::Action>;
-    /// A one-line description of an action of this game.
-    fn describe(&self, action: &pb::Action) -> String;
 }
 
 /// Creates a game of `kind`: the registry of every game the contract knows.
@@ -341,7 +339,7 @@ impl<G: ProtoGame> HostedGame for Session<G> {
         let entry = |id, a: &G::Action| pb::LegalAction {
             id,
             action: Some(G::encode_action(a)),
-            description: G::describe_action(a),
+            description: a.to_string(),
         };
         let default = self.legal(false);
         if !all_payments {
@@ -465,12 +463,5 @@ impl<G: ProtoGame> HostedGame for Session<G> {
             .timeout_action()
             .filter(|_| self.started)
             .map(|a| G::encode_action(&a))
-    }
-
-    fn describe(&self, action: &pb::Action) -> String {
-        match G::decode_action(action) {
-            Ok(a) => G::describe_action(&a),
-            Err(e) => format!("malformed action ({e})"),
-        }
     }
 }

@@ -1,5 +1,5 @@
-//! Per-game evaluations and determinizations: what the search bots know about
-//! each game. One `impl Searchable` per game.
+//! Per-game evaluations: what the search bots know about each game. One
+//! `impl Searchable` per game.
 //!
 //! Meduris evaluation (points, from the seat's point of view, for the position
 //! as it stands):
@@ -22,10 +22,6 @@ const GOOD_VALUE: f64 = 0.3;
 const HUT_VALUE: f64 = 0.5;
 
 impl Searchable for Meduris {
-    fn determinize(view: &Self::View, seed: u64) -> Self {
-        Meduris::determinize(view, seed)
-    }
-
     fn evaluate(&self, seat: Seat) -> f64 {
         let view = self.view(Viewer::Seat(seat));
         let me = &view.seats[seat.index()];
@@ -69,10 +65,6 @@ const LEAD_VALUE: f64 = 0.5;
 /// `score + Σ value × multiplier of own dolmens on the board (what final scoring
 /// would give today) + 0.5 × value of dolmens in hand + 0.5 × circles led`.
 impl Searchable for Dolmen {
-    fn determinize(view: &Self::View, seed: u64) -> Self {
-        Dolmen::determinize(view, seed)
-    }
-
     fn evaluate(&self, seat: Seat) -> f64 {
         let view = self.view(Viewer::Seat(seat));
         let me = &view.seats[seat.index()];

@@ -28,7 +28,11 @@ impl<G: Searchable> Bot<G> for Greedy {
     }
 
     fn choose(&mut self, seat: Seat, view: &G::View, legal: &[G::Action]) -> G::Action {
-        let base = G::determinize(view, self.rng.next_u64());
+        // A view that describes no position (never one the engine made):
+        // nothing to search, the first legal action.
+        let Ok(base) = G::determinize(view, self.rng.next_u64()) else {
+            return legal[0].clone();
+        };
         let mut events = Vec::new();
         let mut best = (f64::NEG_INFINITY, 0);
         for (i, action) in legal.iter().enumerate() {

@@ -5,7 +5,8 @@
 //! state, so a bot cannot peek at hidden goods or dolmen values by construction.
 //! Bots that search ([`Greedy`], [`Mcts`]) build full positions from the view by
 //! *determinization*: hidden information is dealt at random, consistently with
-//! everything the view shows ([`Searchable::determinize`]).
+//! everything the view shows ([`Determinize::determinize`], a method of the
+//! engine).
 
 #![warn(missing_docs)]
 
@@ -17,19 +18,15 @@ mod random;
 
 use std::time::Duration;
 
-use druids_engine::{Game, Seat};
+use druids_engine::{Determinize, Game, Seat};
 
 pub use greedy::Greedy;
 pub use mcts::{Budget, Mcts};
 pub use random::Random;
 
-/// A game the search bots can play: positions can be rebuilt from a seat's view,
-/// and a position can be scored heuristically.
-pub trait Searchable: Game {
-    /// A complete position consistent with `view`; hidden information is drawn
-    /// at random from `seed`.
-    fn determinize(view: &Self::View, seed: u64) -> Self;
-
+/// A game the search bots can play: positions can be rebuilt from a seat's view
+/// (the engine's [`Determinize`]), and a position can be scored heuristically.
+pub trait Searchable: Determinize {
     /// The game's evaluation of a position for `seat` (higher is better), in
     /// points: what greedy maximises and MCTS uses to cut long rollouts short.
     fn evaluate(&self, seat: Seat) -> f64;

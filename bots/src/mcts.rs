@@ -2,7 +2,7 @@
 //! Powley & Whitehouse 2012) with determinization.
 //!
 //! Every iteration deals the hidden information afresh from the bot's view
-//! ([`Searchable::determinize`]), walks one shared tree whose edges are actions,
+//! ([`druids_engine::Determinize`]), walks one shared tree whose edges are actions,
 //! choosing among the children legal in *this* determinization by UCB1 with
 //! availability counts, expands one new action, plays the rest of the game out
 //! at random, and backs the result up: each node is scored from the point of
@@ -86,7 +86,11 @@ impl<G: Searchable> Bot<G> for Mcts {
                 _ => {}
             }
             iterations += 1;
-            let mut game = G::determinize(view, self.rng.next_u64());
+            // A view that describes no position (never one the engine made)
+            // leaves the search empty: the first legal action is chosen.
+            let Ok(mut game) = G::determinize(view, self.rng.next_u64()) else {
+                break;
+            };
             path.clear();
             path.push(0);
             let mut node = 0;

@@ -7,16 +7,16 @@ use druids::pb;
 use druids::pb::game_event::Body;
 
 fn good(g: i32) -> &'static str {
-    match pb::Good::try_from(g) {
-        Ok(pb::Good::Wood) => "wood",
-        Ok(pb::Good::Wool) => "wool",
-        Ok(pb::Good::Copper) => "copper",
-        Ok(pb::Good::Stone) => "stone",
+    match pb::MedurisGood::try_from(g) {
+        Ok(pb::MedurisGood::Wood) => "wood",
+        Ok(pb::MedurisGood::Wool) => "wool",
+        Ok(pb::MedurisGood::Copper) => "copper",
+        Ok(pb::MedurisGood::Stone) => "stone",
         _ => "?",
     }
 }
 
-fn goods(g: &Option<pb::Goods>) -> String {
+fn goods(g: &Option<pb::MedurisGoods>) -> String {
     let Some(g) = g else {
         return "nothing".into();
     };
@@ -37,8 +37,8 @@ fn goods(g: &Option<pb::Goods>) -> String {
     }
 }
 
-fn druid(p: &Option<pb::DruidPosition>) -> String {
-    use pb::druid_position::At;
+fn druid(p: &Option<pb::MedurisDruidPosition>) -> String {
+    use pb::meduris_druid_position::At;
     match p.as_ref().and_then(|p| p.at) {
         Some(At::Temple(_)) => "on his temple".into(),
         Some(At::StoneField(n)) => format!("on stone field {n}"),
@@ -48,10 +48,10 @@ fn druid(p: &Option<pb::DruidPosition>) -> String {
 }
 
 fn chip(c: i32) -> &'static str {
-    match pb::Chip::try_from(c) {
-        Ok(pb::Chip::PlusTwo) => "+2",
-        Ok(pb::Chip::FreeHut) => "free",
-        Ok(pb::Chip::DruidOffering) => "druid",
+    match pb::MedurisChip::try_from(c) {
+        Ok(pb::MedurisChip::PlusTwo) => "+2",
+        Ok(pb::MedurisChip::FreeHut) => "free",
+        Ok(pb::MedurisChip::DruidOffering) => "druid",
         _ => "",
     }
 }
@@ -282,8 +282,8 @@ fn dolmen_event(d: &pb::DolmenEvent) -> String {
             "seat {} walks {} from site {} to site {}{}",
             w.seat,
             direction(w.direction),
-            w.from,
-            w.to,
+            w.from_site,
+            w.to_site,
             if w.jumped > 0 {
                 format!(" jumping over {} druid(s)", w.jumped)
             } else {
@@ -295,7 +295,7 @@ fn dolmen_event(d: &pb::DolmenEvent) -> String {
         }
         Kind::Flew(f) => format!(
             "seat {} flies from site {} to site {}",
-            f.seat, f.from, f.to
+            f.seat, f.from_site, f.to_site
         ),
         Kind::StonePlaced(s) => format!(
             "seat {} leaves a stone on site {} ({} left)",
@@ -345,22 +345,22 @@ pub fn decision(d: &Option<pb::Decision>) -> String {
             Ok(M::Turn) => "the turn (big yield, hut or temple)".into(),
             Ok(M::Offering) => format!(
                 "an offering at the hut on field {}{}",
-                m.field,
-                if m.last_round { " (last round)" } else { "" }
+                m.field(),
+                if m.last_round() { " (last round)" } else { "" }
             ),
             _ => "?".into(),
         },
         Some(Game::Dolmen(d)) => match D::try_from(d.kind) {
             Ok(D::PlaceDruid) => "place a druid".into(),
             Ok(D::Turn) => "the turn (walk, collect herbs or fly)".into(),
-            Ok(D::Stone) if d.may_decline => {
-                format!("leave a stone on site {} or lose 1 point", d.site)
+            Ok(D::Stone) if d.may_decline() => {
+                format!("leave a stone on site {} or lose 1 point", d.site())
             }
-            Ok(D::Stone) => format!("leave a stone on site {} (1 point: no choice)", d.site),
+            Ok(D::Stone) => format!("leave a stone on site {} (1 point: no choice)", d.site()),
             Ok(D::Dolmen) => format!(
                 "a dolmen {} circle {}, or none",
-                if d.on_top { "on top of" } else { "under" },
-                circle_letter(d.circle)
+                if d.on_top() { "on top of" } else { "under" },
+                circle_letter(d.circle())
             ),
             _ => "?".into(),
         },
@@ -417,15 +417,15 @@ fn meduris_event(m: &pb::MedurisEvent) -> String {
         Kind::TurnStarted(t) => format!("turn {}: seat {}", t.turn, t.seat),
         Kind::DieRolled(d) if d.plus_one => "the die shows +1".into(),
         Kind::DieRolled(d) if d.minus_one => "the die shows -1".into(),
-        Kind::DieRolled(d) => format!("the die shows {}", good(d.r#yield)),
+        Kind::DieRolled(d) => format!("the die shows {}", good(d.yield_good)),
         Kind::GoodsGained(g) => format!("seat {} gains {} {}", g.seat, g.count, good(g.good)),
         Kind::GoodReturned(g) => format!("seat {} returns 1 {}", g.seat, good(g.good)),
         Kind::WorkerMoved(w) => format!(
             "seat {} moves a worker from {} (height {}) to {}",
             w.seat,
-            good(w.from),
+            good(w.from_plateau),
             w.height,
-            good(w.to)
+            good(w.to_plateau)
         ),
         Kind::HutBuilt(h) => format!(
             "seat {} built a hut on field {} (settlement {}) paying {}",
@@ -441,7 +441,7 @@ fn meduris_event(m: &pb::MedurisEvent) -> String {
             goods(&t.paid)
         ),
         Kind::ChipUsed(c) => format!("the {} chip on field {} is used", chip(c.chip), c.field),
-        Kind::RuneTaken(r) => format!("seat {} takes the rune stone of area {}", r.to, r.area),
+        Kind::RuneTaken(r) => format!("seat {} takes the rune stone of area {}", r.to_seat, r.area),
         Kind::DruidMoved(d) => format!("the druid moves {}", druid(&d.to)),
         Kind::RiverCrossed(_) => "the druid crosses the great river: rune scoring".into(),
         Kind::Offering(o) => format!(
@@ -475,7 +475,7 @@ mod tests {
                     pb::meduris_event::HutBuilt {
                         seat: 2,
                         field: 12,
-                        paid: Some(pb::Goods {
+                        paid: Some(pb::MedurisGoods {
                             wood: 2,
                             wool: 2,
                             ..Default::default()

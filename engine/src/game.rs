@@ -52,6 +52,54 @@ pub enum Rejection {
     NotYourTurn,
     /// The action is well formed but the rules do not allow it here.
     Illegal,
+    /// The action names something that does not exist in this game (a field
+    /// beyond the board in use, a site or value out of range): the same
+    /// mistake a decoder refuses for absurd numbers, so it gets the same class.
+    Malformed,
+}
+
+/// The refusals every game shares, whatever its rules: the game is over,
+/// another seat must decide, or the action answers another kind of decision
+/// (`D`, the game's decision type). Each game's error wraps it, so the wording
+/// and the classification live here once.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TurnError<D: fmt::Debug> {
+    /// The game is over.
+    #[error("the game is over")]
+    GameOver,
+    /// Another seat must decide.
+    #[error("it is not your decision: {expected} must decide now")]
+    NotYourTurn {
+        /// The seat that must decide.
+        expected: Seat,
+    },
+    /// The action is of the wrong kind for the pending decision.
+    #[error("this action does not answer the pending decision ({expected:?})")]
+    WrongDecision {
+        /// The decision that is pending.
+        expected: D,
+    },
+}
+
+impl<D: fmt::Debug> TurnError<D> {
+    /// Checks that `seat` may act when `to_act` must: the first check of every
+    /// `apply`.
+    pub fn check(to_act: Option<Seat>, seat: Seat) -> Result<(), TurnError<D>> {
+        match to_act {
+            None => Err(TurnError::GameOver),
+            Some(expected) if expected != seat => Err(TurnError::NotYourTurn { expected }),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// The broad class of the refusal.
+    pub fn rejection(&self) -> Rejection {
+        match self {
+            TurnError::GameOver => Rejection::GameOver,
+            TurnError::NotYourTurn { .. } => Rejection::NotYourTurn,
+            TurnError::WrongDecision { .. } => Rejection::Illegal,
+        }
+    }
 }
 
 /// Errors returned by [`Game::apply`] classify themselves for the server.
@@ -78,6 +126,30 @@ pub enum SetupError {
     /// An option is out of range.
     #[error("invalid option: {0}")]
     Option(String),
+}
+
+/// Why a view could not be turned back into a complete game.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DeterminizeError {
+    /// The view contradicts the rules' invariants (pieces or goods not
+    /// conserved, a decision pending for nobody, ...); `what` names it.
+    #[error("the view is inconsistent: {what}")]
+    Inconsistent {
+        /// The invariant the view breaks.
+        what: &'static str,
+    },
+}
+
+/// Resampling hidden information: a complete game consistent with what one
+/// viewer sees (OpenSpiel's `ResampleFromInfostate`). Search bots play from a
+/// seat's view by dealing the hidden information at random.
+pub trait Determinize: Game {
+    /// A complete game whose view for `view`'s viewer is exactly `view`: public
+    /// state copied, hidden information dealt at random from `seed`,
+    /// consistently with everything the view shows. The result is a legal
+    /// position, not necessarily the true one; a view that breaks the game's
+    /// invariants is refused rather than turned into an impossible position.
+    fn determinize(view: &Self::View, seed: u64) -> Result<Self, DeterminizeError>;
 }
 
 /// The end of a game: final scores and who won.
@@ -123,10 +195,12 @@ impl Outcome {
 pub trait Game: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// Options fixed at creation (start seat, safeguards, ...).
     type Options: Clone + fmt::Debug + Default + Send + Sync + 'static;
-    /// One decision by one seat.
-    type Action: Clone + fmt::Debug + PartialEq + Send + Sync + 'static;
-    /// Something that happened, reported by [`Game::apply`].
-    type Event: Clone + fmt::Debug + PartialEq + Send + Sync + 'static;
+    /// One decision by one seat; `Display` words it as one line of plain
+    /// English ("build a hut on field 12 paying 2 wood, 2 wool").
+    type Action: Clone + fmt::Debug + fmt::Display + PartialEq + Send + Sync + 'static;
+    /// Something that happened, reported by [`Game::apply`]; `Display` words
+    /// it as one line of plain English.
+    type Event: Clone + fmt::Debug + fmt::Display + PartialEq + Send + Sync + 'static;
     /// What one viewer may see of the state.
     type View: Clone + fmt::Debug + PartialEq + Send + Sync + 'static;
     /// Why an action was refused.
@@ -174,6 +248,16 @@ pub trait Game: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// The event as `viewer` may see it: hidden values are removed, or `None`
     /// when the viewer must not learn of the event at all.
     fn redact(event: &Self::Event, viewer: Viewer) -> Option<Self::Event>;
+
+    /// `action`, taken by `actor`, as `viewer` may see it: the actor's secrets
+    /// it carries are removed for everyone else, so that a host can report an
+    /// action in a public event (e.g. the one a turn clock applied). The
+    /// default shows it unchanged: only games whose actions carry secrets
+    /// override it.
+    fn redact_action(action: &Self::Action, viewer: Viewer, actor: Seat) -> Self::Action {
+        let _ = (viewer, actor);
+        action.clone()
+    }
 
     /// The result, once the game is over.
     fn outcome(&self) -> Option<Outcome>;

@@ -7,7 +7,10 @@
 
 mod game;
 
-pub use game::{Game, Outcome, Rejection, RuleViolation, Seat, SetupError, Viewer};
+pub use game::{
+    Determinize, DeterminizeError, Game, Outcome, Rejection, RuleViolation, Seat, SetupError,
+    TurnError, Viewer,
+};
 
 pub mod dolmen;
 pub mod meduris;

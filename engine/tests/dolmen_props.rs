@@ -1,11 +1,10 @@
-//! Property tests over many seeded random Die Dolmengötter games (2–5
-//! players): every game ends (by its own rules, not the safeguard), pieces are
-//! conserved after every action, scores never drop below 1, listed actions
-//! apply, unlisted actions are rejected without a trace, the last turns give
-//! every other seat exactly one more turn, views and determinization agree,
-//! and the same seed and actions replay exactly.
+//! Die Dolmengötter's own properties over many seeded random games (2–5
+//! players): every game ends by its own rules, not the safeguard; pieces are
+//! conserved after every action; scores never drop below 1; unlisted actions
+//! are refused without a trace; the last turns give every other seat exactly
+//! one more turn. What every game must satisfy is in `conformance.rs`.
 
-use druids_engine::dolmen::{Action, Decision, Dir, Dolmen, EndReason, Event, Options, Site};
+use druids_engine::dolmen::{Action, Dir, Dolmen, EndReason, Event, Options, Site};
 use druids_engine::{Game, Seat, Viewer};
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -32,7 +31,7 @@ fn random_action(rng: &mut Pcg64Mcg) -> Action {
         4 => Action::PlaceStone,
         5 => Action::DeclineStone,
         6 => Action::PlaceDolmen {
-            value: pick(rng, 6) as u8,
+            value: Some(pick(rng, 6) as u8).filter(|&v| v != 5),
         },
         _ => Action::PassDolmen,
     }
@@ -40,7 +39,6 @@ fn random_action(rng: &mut Pcg64Mcg) -> Action {
 
 struct Played {
     game: Dolmen,
-    actions: Vec<(Seat, Action)>,
     events: Vec<Event>,
     reason: EndReason,
 }
@@ -54,25 +52,20 @@ fn play_checked(seed: u64, players: usize, check_every_listed: bool) -> Played {
     };
     let mut all_events = Vec::new();
     let mut game = Dolmen::new(players, seed, &options, &mut all_events).unwrap();
-    let mut actions = Vec::new();
+    let mut actions = 0usize;
     let mut legal = Vec::new();
     let mut events = Vec::new();
     while let Some(seat) = game.to_act() {
-        assert!(actions.len() < 10_000, "seed {seed}: the game must end");
+        assert!(actions < 10_000, "seed {seed}: the game must end");
         legal.clear();
         game.legal_actions(&mut legal);
         assert!(
             !legal.is_empty(),
             "seed {seed}: a seat to act always has a legal action"
         );
-        let timeout = game.timeout_action().unwrap();
-        assert!(legal.contains(&timeout), "seed {seed}: timeout is legal");
-
-        // The list has no duplicates; with `check_every_listed` every entry
-        // applies and keeps the pieces.
-        for (i, a) in legal.iter().enumerate() {
+        // With `check_every_listed`, every entry keeps the pieces.
+        for a in &legal {
             if check_every_listed {
-                assert!(!legal[..i].contains(a), "seed {seed}: duplicate {a:?}");
                 let mut g = game.clone();
                 let mut ev = Vec::new();
                 g.apply(seat, a, &mut ev)
@@ -81,8 +74,7 @@ fn play_checked(seed: u64, players: usize, check_every_listed: bool) -> Played {
             }
         }
 
-        // A random unlisted action is rejected and changes nothing; so is any
-        // action by a seat that is not to act.
+        // A random unlisted action is rejected and changes nothing.
         let before = game.clone();
         let wrong = random_action(&mut rng);
         if !legal.contains(&wrong) {
@@ -91,9 +83,6 @@ fn play_checked(seed: u64, players: usize, check_every_listed: bool) -> Played {
             assert!(events.is_empty());
             assert_eq!(game, before, "seed {seed}: rejected {wrong:?} left a trace");
         }
-        let other = Seat(((seat.0 as usize + 1 + pick(&mut rng, players - 1)) % players) as u8);
-        assert!(game.apply(other, &legal[0], &mut events).is_err());
-        assert_eq!(game, before);
 
         let a = legal[pick(&mut rng, legal.len())];
         events.clear();
@@ -106,7 +95,7 @@ fn play_checked(seed: u64, players: usize, check_every_listed: bool) -> Played {
                 assert!(*score >= 1, "seed {seed}: {seat} score {score}");
             }
         }
-        actions.push((seat, a));
+        actions += 1;
         all_events.extend_from_slice(&events);
     }
     let reason = all_events
@@ -118,7 +107,6 @@ fn play_checked(seed: u64, players: usize, check_every_listed: bool) -> Played {
         .expect("GameEnded");
     Played {
         game,
-        actions,
         events: all_events,
         reason,
     }
@@ -223,95 +211,6 @@ fn random_games_keep_every_invariant() {
 }
 
 #[test]
-fn the_same_seed_and_actions_replay_exactly() {
-    for seed in 0..200u64 {
-        let players = 2 + (seed % 4) as usize;
-        let p = play_checked(seed, players, false);
-        let options = Options {
-            start_seat: p.actions[0].0,
-            ..Options::default()
-        };
-        let mut events = Vec::new();
-        let mut game = Dolmen::new(players, seed, &options, &mut events).unwrap();
-        for (seat, a) in &p.actions {
-            game.apply(*seat, a, &mut events).unwrap();
-        }
-        assert_eq!(game, p.game);
-        assert_eq!(events, p.events);
-        assert_eq!(game.outcome(), p.game.outcome());
-    }
-}
-
-#[test]
-fn views_and_determinization_agree_along_random_games() {
-    let mut rng = Pcg64Mcg::seed_from_u64(77);
-    let mut legal = Vec::new();
-    for seed in 0..300u64 {
-        let players = 2 + (seed % 4) as usize;
-        let mut game = Dolmen::new(players, seed, &Options::default(), &mut Vec::new()).unwrap();
-        let mut step = 0u64;
-        while let Some(seat) = game.to_act() {
-            step += 1;
-            if step.is_multiple_of(5) || matches!(game.decision(), Some(Decision::Dolmen { .. })) {
-                let viewer = Viewer::Seat(seat);
-                let view = game.view(viewer);
-                let d = Dolmen::determinize(&view, seed ^ step);
-                assert!(d.pieces_conserved(), "seed {seed} step {step}");
-                assert_eq!(d.view(viewer), view);
-                assert_eq!(d.to_act(), game.to_act());
-                // The seat to act has exactly its true choices.
-                let mut a = Vec::new();
-                let mut b = Vec::new();
-                game.legal_actions(&mut a);
-                d.legal_actions(&mut b);
-                assert_eq!(a, b, "seed {seed} step {step}");
-                // Play on to the end from the determinized state.
-                let mut d = d;
-                let mut ev = Vec::new();
-                while let Some(s) = d.to_act() {
-                    legal.clear();
-                    d.legal_actions(&mut legal);
-                    let x = legal[pick(&mut rng, legal.len())];
-                    d.apply(s, &x, &mut ev).unwrap();
-                }
-                assert!(d.pieces_conserved());
-                // Other seats see none of the viewer's secrets.
-                for other in 0..players as u8 {
-                    if Seat(other) != seat {
-                        let v = game.view(Viewer::Seat(Seat(other)));
-                        assert_eq!(v.seats[seat.index()].hand, None);
-                        for c in &v.circles {
-                            for dv in &c.stack {
-                                assert_eq!(dv.value.is_some(), dv.seat == Seat(other));
-                            }
-                        }
-                    }
-                }
-            }
-            legal.clear();
-            game.legal_actions(&mut legal);
-            let a = legal[pick(&mut rng, legal.len())];
-            let mut ev = Vec::new();
-            game.apply(seat, &a, &mut ev).unwrap();
-            // Redaction: no other seat learns a placed dolmen's value.
-            for e in &ev {
-                if let Event::DolmenPlaced { seat: owner, .. } = e {
-                    for v in 0..players as u8 {
-                        let r = Dolmen::redact(e, Viewer::Seat(Seat(v))).unwrap();
-                        let Event::DolmenPlaced { value, .. } = r else {
-                            unreachable!()
-                        };
-                        assert_eq!(value.is_some(), Seat(v) == *owner);
-                    }
-                    let r = Dolmen::redact(e, Viewer::Spectator).unwrap();
-                    assert!(matches!(r, Event::DolmenPlaced { value: None, .. }));
-                }
-            }
-        }
-    }
-}
-
-#[test]
 fn the_safeguard_ends_long_games_with_final_scoring() {
     let mut rng = Pcg64Mcg::seed_from_u64(3);
     let mut legal = Vec::new();
@@ -330,7 +229,15 @@ fn the_safeguard_ends_long_games_with_final_scoring() {
             game.apply(seat, &a, &mut events).unwrap();
             assert!(game.pieces_conserved());
         }
-        assert!(game.turn() <= options.max_turns);
+        // Past max_turns only to play the owed last turns (the safeguard
+        // applies only while no end has been triggered).
+        assert!(
+            game.turn() <= options.max_turns
+                || events
+                    .iter()
+                    .any(|e| matches!(e, Event::LastTurnsBegin { .. })),
+            "seed {seed}"
+        );
         let o = game.outcome().unwrap();
         if o.by_safeguard {
             assert_eq!(game.turn(), options.max_turns);

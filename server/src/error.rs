@@ -193,6 +193,7 @@ impl ServiceError {
                 Rejection::GameOver => ServiceError::Finished(game_id.to_owned()),
                 Rejection::NotYourTurn => ServiceError::NotYourTurn(message),
                 Rejection::Illegal => ServiceError::Illegal(message),
+                Rejection::Malformed => ServiceError::invalid("action", message),
             },
             ApplyError::Persist(source) => ServiceError::Storage(StoreError::Persist(source)),
         }

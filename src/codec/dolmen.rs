@@ -76,13 +76,13 @@ fn decision(d: Decision) -> pb::DolmenDecision {
             may_decline,
         } => {
             out.kind = Kind::Stone as i32;
-            out.site = site(s);
-            out.may_decline = may_decline;
+            out.site = Some(site(s));
+            out.may_decline = Some(may_decline);
         }
         Decision::Dolmen { circle: c, on_top } => {
             out.kind = Kind::Dolmen as i32;
-            out.circle = circle(c);
-            out.on_top = on_top;
+            out.circle = Some(circle(c));
+            out.on_top = Some(on_top);
         }
     }
     out
@@ -98,12 +98,23 @@ fn decode_decision(d: &pb::DolmenDecision) -> Result<Decision, DecodeError> {
         Kind::PlaceDruid => Decision::PlaceDruid,
         Kind::Turn => Decision::Turn,
         Kind::Stone => Decision::Stone {
-            site: decode_site("decision.dolmen.site", d.site)?,
-            may_decline: d.may_decline,
+            site: decode_site(
+                "decision.dolmen.site",
+                d.site.ok_or(DecodeError::Missing("decision.dolmen.site"))?,
+            )?,
+            may_decline: d
+                .may_decline
+                .ok_or(DecodeError::Missing("decision.dolmen.may_decline"))?,
         },
         Kind::Dolmen => Decision::Dolmen {
-            circle: decode_circle("decision.dolmen.circle", d.circle)?,
-            on_top: d.on_top,
+            circle: decode_circle(
+                "decision.dolmen.circle",
+                d.circle
+                    .ok_or(DecodeError::Missing("decision.dolmen.circle"))?,
+            )?,
+            on_top: d
+                .on_top
+                .ok_or(DecodeError::Missing("decision.dolmen.on_top"))?,
         },
         Kind::Unspecified => unreachable!("enum_field rejects 0"),
     })
@@ -122,16 +133,6 @@ fn decode_values(field: &'static str, v: &pb::DolmenValues) -> Result<[u8; 4], D
 /// No player ever holds more dolmens of one value (5 ones with 2 players).
 const MAX_OF_A_VALUE: u8 = 5;
 
-fn dir_name(d: Dir) -> &'static str {
-    match d {
-        Dir::North => "north",
-        Dir::East => "east",
-        Dir::South => "south",
-        Dir::West => "west",
-        Dir::Diagonal => "diagonally",
-    }
-}
-
 impl ProtoGame for Dolmen {
     const KIND: pb::GameKind = pb::GameKind::Dolmen;
 
@@ -148,20 +149,20 @@ impl ProtoGame for Dolmen {
         let kind = match *action {
             Action::PlaceDruid { site: s } => Kind::PlaceDruid(act::PlaceDruid { site: site(s) }),
             Action::Walk { from, dir } => Kind::Walk(act::Walk {
-                from: site(from),
+                from_site: site(from),
                 direction: direction(dir),
             }),
             Action::CollectHerbs { site: s } => {
                 Kind::CollectHerbs(act::CollectHerbs { site: site(s) })
             }
             Action::Fly { from, to } => Kind::Fly(act::Fly {
-                from: site(from),
-                to: site(to),
+                from_site: site(from),
+                to_site: site(to),
             }),
             Action::PlaceStone => Kind::PlaceStone(act::PlaceStone {}),
             Action::DeclineStone => Kind::DeclineStone(act::DeclineStone {}),
             Action::PlaceDolmen { value } => Kind::PlaceDolmen(act::PlaceDolmen {
-                value: value as u32,
+                value: value.map(u32::from),
             }),
             Action::PassDolmen => Kind::PassDolmen(act::PassDolmen {}),
         };
@@ -189,48 +190,36 @@ impl ProtoGame for Dolmen {
                     site: decode_site("place_druid.site", a.site)?,
                 },
                 Kind::Walk(a) => Action::Walk {
-                    from: decode_site("walk.from", a.from)?,
+                    from: decode_site("walk.from_site", a.from_site)?,
                     dir: decode_direction("walk.direction", a.direction)?,
                 },
                 Kind::CollectHerbs(a) => Action::CollectHerbs {
                     site: decode_site("collect_herbs.site", a.site)?,
                 },
                 Kind::Fly(a) => Action::Fly {
-                    from: decode_site("fly.from", a.from)?,
-                    to: decode_site("fly.to", a.to)?,
+                    from: decode_site("fly.from_site", a.from_site)?,
+                    to: decode_site("fly.to_site", a.to_site)?,
                 },
                 Kind::PlaceStone(_) => Action::PlaceStone,
                 Kind::DeclineStone(_) => Action::DeclineStone,
                 Kind::PlaceDolmen(a) => {
-                    if !(1..=4).contains(&a.value) {
+                    // Unset means hidden: only ever in an action shown to
+                    // another seat, never in one sent to be played.
+                    let value = a.value.ok_or(DecodeError::Missing("place_dolmen.value"))?;
+                    if !(1..=4).contains(&value) {
                         return Err(DecodeError::OutOfRange {
                             field: "place_dolmen.value (1-4)",
-                            value: a.value as u64,
+                            value: value as u64,
                             max: 4,
                         });
                     }
                     Action::PlaceDolmen {
-                        value: a.value as u8,
+                        value: Some(value as u8),
                     }
                 }
                 Kind::PassDolmen(_) => Action::PassDolmen,
             },
         )
-    }
-
-    fn describe_action(action: &Action) -> String {
-        match *action {
-            Action::PlaceDruid { site } => format!("place a druid on {site}"),
-            Action::Walk { from, dir } => format!("walk the druid on {from} {}", dir_name(dir)),
-            Action::CollectHerbs { site } => {
-                format!("lay the druid on {site} down to collect herbs")
-            }
-            Action::Fly { from, to } => format!("fly the lying druid on {from} to {to}"),
-            Action::PlaceStone => "leave a stone".into(),
-            Action::DeclineStone => "leave no stone (-1 point)".into(),
-            Action::PlaceDolmen { value } => format!("place a dolmen of value {value}"),
-            Action::PassDolmen => "place no dolmen".into(),
-        }
     }
 
     fn encode_event(event: &Event) -> pb::game_event::Body {
@@ -254,8 +243,8 @@ impl ProtoGame for Dolmen {
                 jumped,
             } => Kind::Walked(ev::Walked {
                 seat: s(seat),
-                from: site(from),
-                to: site(to),
+                from_site: site(from),
+                to_site: site(to),
                 direction: direction(dir),
                 jumped: jumped as u32,
             }),
@@ -265,8 +254,8 @@ impl ProtoGame for Dolmen {
             }),
             Event::Flew { seat, from, to } => Kind::Flew(ev::Flew {
                 seat: s(seat),
-                from: site(from),
-                to: site(to),
+                from_site: site(from),
+                to_site: site(to),
             }),
             Event::StonePlaced {
                 seat,
@@ -598,6 +587,37 @@ mod tests {
     use druids_engine::{Game, Viewer};
 
     /// Views carry the board's geometry: 73 sites, 28 circles with their shapes.
+    /// The action as others see it leaves a dolmen's value unset (hidden);
+    /// its owner sees it.
+    #[test]
+    fn an_action_is_encoded_per_viewer() {
+        use druids_engine::Viewer;
+        let place = Action::PlaceDolmen { value: Some(3) };
+        let red = Seat(0);
+        let value = |a: pb::Action| match a.game {
+            Some(pb::action::Game::Dolmen(pb::DolmenAction {
+                kind: Some(act::Kind::PlaceDolmen(p)),
+            })) => p.value,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            value(Dolmen::encode_action_for(&place, Viewer::Seat(red), red)),
+            Some(3)
+        );
+        assert_eq!(
+            value(Dolmen::encode_action_for(
+                &place,
+                Viewer::Seat(Seat(1)),
+                red
+            )),
+            None
+        );
+        assert_eq!(
+            value(Dolmen::encode_action_for(&place, Viewer::Spectator, red)),
+            None
+        );
+    }
+
     #[test]
     fn views_carry_the_board() {
         let mut events = Vec::new();
@@ -690,7 +710,7 @@ mod tests {
         );
         assert_eq!(
             Dolmen::decode_action(&dolmen(act::Kind::Walk(act::Walk {
-                from: 3,
+                from_site: 3,
                 direction: 0
             }))),
             Err(DecodeError::BadEnum {
@@ -700,9 +720,16 @@ mod tests {
         );
         assert!(
             Dolmen::decode_action(&dolmen(act::Kind::PlaceDolmen(act::PlaceDolmen {
-                value: 0
+                value: Some(0)
             })))
             .is_err()
+        );
+        // Unset is the hidden form others see: never an action to play.
+        assert_eq!(
+            Dolmen::decode_action(&dolmen(act::Kind::PlaceDolmen(act::PlaceDolmen {
+                value: None
+            }))),
+            Err(DecodeError::Missing("place_dolmen.value"))
         );
         let meduris = pb::Action {
             game: Some(pb::action::Game::Meduris(pb::MedurisAction::default())),

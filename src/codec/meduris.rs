@@ -5,8 +5,8 @@ use druids_engine::meduris::{
     Meduris, OfferingKind, Options, ScoreReason, View,
 };
 
-use druids_engine::meduris::state::{GOODS_PER_KIND, STACK_LIMIT};
 use druids_engine::meduris::{FieldView, SeatView};
+use druids_engine::meduris::{GOODS_PER_KIND, STACK_LIMIT};
 
 use super::{
     DecodeError, ProtoGame, common_options, count, decode_outcome, decode_seat, decode_to_act,
@@ -18,25 +18,25 @@ use crate::pb::meduris_event as ev;
 
 fn good(g: Good) -> i32 {
     (match g {
-        Good::Wood => pb::Good::Wood,
-        Good::Wool => pb::Good::Wool,
-        Good::Copper => pb::Good::Copper,
-        Good::Stone => pb::Good::Stone,
+        Good::Wood => pb::MedurisGood::Wood,
+        Good::Wool => pb::MedurisGood::Wool,
+        Good::Copper => pb::MedurisGood::Copper,
+        Good::Stone => pb::MedurisGood::Stone,
     }) as i32
 }
 
 fn decode_good(field: &'static str, value: i32) -> Result<Good, DecodeError> {
-    Ok(match enum_field::<pb::Good>(field, value)? {
-        pb::Good::Wood => Good::Wood,
-        pb::Good::Wool => Good::Wool,
-        pb::Good::Copper => Good::Copper,
-        pb::Good::Stone => Good::Stone,
-        pb::Good::Unspecified => unreachable!("enum_field rejects 0"),
+    Ok(match enum_field::<pb::MedurisGood>(field, value)? {
+        pb::MedurisGood::Wood => Good::Wood,
+        pb::MedurisGood::Wool => Good::Wool,
+        pb::MedurisGood::Copper => Good::Copper,
+        pb::MedurisGood::Stone => Good::Stone,
+        pb::MedurisGood::Unspecified => unreachable!("enum_field rejects 0"),
     })
 }
 
-fn goods(g: Goods) -> pb::Goods {
-    pb::Goods {
+fn goods(g: Goods) -> pb::MedurisGoods {
+    pb::MedurisGoods {
         wood: g.0[0] as u32,
         wool: g.0[1] as u32,
         copper: g.0[2] as u32,
@@ -47,7 +47,7 @@ fn goods(g: Goods) -> pb::Goods {
 /// No payment ever needs more than this many goods of a kind (18 exist).
 const MAX_PER_KIND: u8 = 18;
 
-fn decode_goods(field: &'static str, g: Option<&pb::Goods>) -> Result<Goods, DecodeError> {
+fn decode_goods(field: &'static str, g: Option<&pb::MedurisGoods>) -> Result<Goods, DecodeError> {
     let Some(g) = g else {
         return Ok(Goods::EMPTY);
     };
@@ -61,9 +61,9 @@ fn decode_goods(field: &'static str, g: Option<&pb::Goods>) -> Result<Goods, Dec
 
 fn chip(c: Chip) -> i32 {
     (match c {
-        Chip::PlusTwo => pb::Chip::PlusTwo,
-        Chip::FreeHut => pb::Chip::FreeHut,
-        Chip::DruidOffering => pb::Chip::DruidOffering,
+        Chip::PlusTwo => pb::MedurisChip::PlusTwo,
+        Chip::FreeHut => pb::MedurisChip::FreeHut,
+        Chip::DruidOffering => pb::MedurisChip::DruidOffering,
     }) as i32
 }
 
@@ -71,9 +71,9 @@ fn area(a: Area) -> i32 {
     a.index() as i32 + 1
 }
 
-fn druid(p: DruidPos) -> pb::DruidPosition {
-    use pb::druid_position::At;
-    pb::DruidPosition {
+fn druid(p: DruidPos) -> pb::MedurisDruidPosition {
+    use pb::meduris_druid_position::At;
+    pb::MedurisDruidPosition {
         at: Some(match p {
             DruidPos::Temple => At::Temple(true),
             DruidPos::StoneField(n) => At::StoneField(n as u32),
@@ -91,10 +91,11 @@ fn decision(d: Decision) -> pb::MedurisDecision {
         Decision::Turn => (Kind::Turn, 0, false),
         Decision::Offering { field, last_round } => (Kind::Offering, field as u32, last_round),
     };
+    let offering = matches!(d, Decision::Offering { .. });
     pb::MedurisDecision {
         kind: kind as i32,
-        field,
-        last_round,
+        field: offering.then_some(field),
+        last_round: offering.then_some(last_round),
     }
 }
 
@@ -106,8 +107,15 @@ fn decode_decision(d: &pb::MedurisDecision) -> Result<Decision, DecodeError> {
         Kind::ReturnGood => Decision::ReturnGood,
         Kind::Turn => Decision::Turn,
         Kind::Offering => Decision::Offering {
-            field: small("decision.meduris.field", d.field, MAX_FIELD)?,
-            last_round: d.last_round,
+            field: small(
+                "decision.meduris.field",
+                d.field
+                    .ok_or(DecodeError::Missing("decision.meduris.field"))?,
+                MAX_FIELD,
+            )?,
+            last_round: d
+                .last_round
+                .ok_or(DecodeError::Missing("decision.meduris.last_round"))?,
         },
         Kind::Unspecified => unreachable!("enum_field rejects 0"),
     })
@@ -117,11 +125,11 @@ fn decode_chip(field: &'static str, value: i32) -> Result<Option<Chip>, DecodeEr
     if value == 0 {
         return Ok(None);
     }
-    Ok(Some(match enum_field::<pb::Chip>(field, value)? {
-        pb::Chip::PlusTwo => Chip::PlusTwo,
-        pb::Chip::FreeHut => Chip::FreeHut,
-        pb::Chip::DruidOffering => Chip::DruidOffering,
-        pb::Chip::Unspecified => unreachable!("enum_field rejects 0"),
+    Ok(Some(match enum_field::<pb::MedurisChip>(field, value)? {
+        pb::MedurisChip::PlusTwo => Chip::PlusTwo,
+        pb::MedurisChip::FreeHut => Chip::FreeHut,
+        pb::MedurisChip::DruidOffering => Chip::DruidOffering,
+        pb::MedurisChip::Unspecified => unreachable!("enum_field rejects 0"),
     }))
 }
 
@@ -132,8 +140,11 @@ fn decode_area(field: &'static str, value: i32) -> Result<Area, DecodeError> {
     Ok(Area::ALL[value as usize - 1])
 }
 
-fn decode_druid(p: Option<&pb::DruidPosition>, fields: usize) -> Result<DruidPos, DecodeError> {
-    use pb::druid_position::At;
+fn decode_druid(
+    p: Option<&pb::MedurisDruidPosition>,
+    fields: usize,
+) -> Result<DruidPos, DecodeError> {
+    use pb::meduris_druid_position::At;
     Ok(
         match p
             .and_then(|p| p.at.as_ref())
@@ -147,7 +158,10 @@ fn decode_druid(p: Option<&pb::DruidPosition>, fields: usize) -> Result<DruidPos
 }
 
 /// Goods in a view: a seat's or the supply (never more than exist of a kind).
-fn decode_view_goods(field: &'static str, g: Option<&pb::Goods>) -> Result<Goods, DecodeError> {
+fn decode_view_goods(
+    field: &'static str,
+    g: Option<&pb::MedurisGoods>,
+) -> Result<Goods, DecodeError> {
     let g = g.ok_or(DecodeError::Missing(field))?;
     Ok(Goods([
         small(field, g.wood, GOODS_PER_KIND)?,
@@ -157,7 +171,20 @@ fn decode_view_goods(field: &'static str, g: Option<&pb::Goods>) -> Result<Goods
     ]))
 }
 
-/// Field numbers never exceed this (the large board has 40 fields).
+/// The kind of offering a payment's size makes: each of the field's two goods
+/// is paid by itself or by three goods, so both goods take 2, 4 or 6 goods,
+/// one good 1 or 3, nothing none. The rules, not the codec, check that the
+/// goods fit the field.
+fn offer_kind(payment: Goods) -> pb::MedurisOfferingKind {
+    match payment.total() {
+        0 => pb::MedurisOfferingKind::Nothing,
+        1 | 3 => pb::MedurisOfferingKind::One,
+        _ => pb::MedurisOfferingKind::Both,
+    }
+}
+
+/// Field numbers never exceed this (the large board has 40 fields); the
+/// engine refuses those beyond the board in use.
 const MAX_FIELD: u8 = 63;
 
 impl ProtoGame for Meduris {
@@ -180,9 +207,9 @@ impl ProtoGame for Meduris {
             Action::TakeGood { good: g } => Kind::TakeGood(act::TakeGood { good: good(g) }),
             Action::ReturnGood { good: g } => Kind::ReturnGood(act::ReturnGood { good: good(g) }),
             Action::BigYield { from, height, to } => Kind::BigYield(act::BigYield {
-                from: good(from),
+                from_plateau: good(from),
                 height: height as u32,
-                to: good(to),
+                to_plateau: good(to),
             }),
             Action::BuildHut { field, payment } => Kind::BuildHut(act::BuildHut {
                 field: field as u32,
@@ -194,6 +221,7 @@ impl ProtoGame for Meduris {
             }),
             Action::Offer { payment } => Kind::Offer(act::Offer {
                 payment: Some(goods(payment)),
+                kind: offer_kind(payment) as i32,
             }),
             Action::OfferChip => Kind::OfferChip(act::OfferChip {}),
         };
@@ -231,9 +259,9 @@ impl ProtoGame for Meduris {
                     good: decode_good("return_good.good", a.good)?,
                 },
                 Kind::BigYield(a) => Action::BigYield {
-                    from: decode_good("big_yield.from", a.from)?,
+                    from: decode_good("big_yield.from_plateau", a.from_plateau)?,
                     height: small("big_yield.height", a.height, 3)?,
-                    to: decode_good("big_yield.to", a.to)?,
+                    to: decode_good("big_yield.to_plateau", a.to_plateau)?,
                 },
                 Kind::BuildHut(a) => Action::BuildHut {
                     field: small("build_hut.field", a.field, MAX_FIELD)?,
@@ -243,32 +271,20 @@ impl ProtoGame for Meduris {
                     field: small("build_temple.field", a.field, MAX_FIELD)?,
                     payment: decode_goods("build_temple.payment", a.payment.as_ref())?,
                 },
-                Kind::Offer(a) => Action::Offer {
-                    payment: decode_goods("offer.payment", a.payment.as_ref())?,
-                },
+                Kind::Offer(a) => {
+                    let payment = decode_goods("offer.payment", a.payment.as_ref())?;
+                    let kind = enum_field::<pb::MedurisOfferingKind>("offer.kind", a.kind)?;
+                    if kind != offer_kind(payment) {
+                        return Err(DecodeError::Contradiction {
+                            field: "offer.kind",
+                            why: "the payment's size says another kind of offering (both goods: 2, 4 or 6 goods; one good: 1 or 3; nothing: none; the druid chip: send offer_chip)",
+                        });
+                    }
+                    Action::Offer { payment }
+                }
                 Kind::OfferChip(_) => Action::OfferChip,
             },
         )
-    }
-
-    fn describe_action(action: &Action) -> String {
-        match *action {
-            Action::PlaceWorker { plateau } => format!("place a worker on the {plateau} plateau"),
-            Action::TakeGood { good } => format!("take 1 {good}"),
-            Action::ReturnGood { good } => format!("return 1 {good}"),
-            Action::BigYield { from, height, to } => {
-                format!("big yield: move your worker at height {height} on {from} to {to}")
-            }
-            Action::BuildHut { field, payment } => {
-                format!("build a hut on field {field} paying {payment}")
-            }
-            Action::BuildTemple { field, payment } => {
-                format!("build a temple on field {field} paying {payment}")
-            }
-            Action::Offer { payment } if payment.is_empty() => "offer nothing (-1 point)".into(),
-            Action::Offer { payment } => format!("offer {payment}"),
-            Action::OfferChip => "hand in the druid-offering chip".into(),
-        }
     }
 
     fn encode_event(event: &Event) -> pb::game_event::Body {
@@ -289,7 +305,7 @@ impl ProtoGame for Meduris {
             }),
             Event::DieRolled { face } => Kind::DieRolled(match face {
                 DieFace::Yield(g) => ev::DieRolled {
-                    r#yield: good(*g),
+                    yield_good: good(*g),
                     ..Default::default()
                 },
                 DieFace::PlusOne => ev::DieRolled {
@@ -321,9 +337,9 @@ impl ProtoGame for Meduris {
                 to,
             } => Kind::WorkerMoved(ev::WorkerMoved {
                 seat: s(*seat),
-                from: good(*from),
+                from_plateau: good(*from),
                 height: *height as u32,
-                to: good(*to),
+                to_plateau: good(*to),
             }),
             Event::HutBuilt {
                 seat,
@@ -347,8 +363,8 @@ impl ProtoGame for Meduris {
             }),
             Event::RuneTaken { area: a, from, to } => Kind::RuneTaken(ev::RuneTaken {
                 area: area(*a),
-                from: from.map(s),
-                to: s(*to),
+                from_seat: from.map(s),
+                to_seat: s(*to),
             }),
             Event::DruidMoved { to } => Kind::DruidMoved(ev::DruidMoved {
                 to: Some(druid(*to)),
@@ -363,10 +379,10 @@ impl ProtoGame for Meduris {
                 seat: s(*seat),
                 field: *field as u32,
                 kind: (match kind {
-                    OfferingKind::Both => pb::OfferingKind::Both,
-                    OfferingKind::One => pb::OfferingKind::One,
-                    OfferingKind::Nothing => pb::OfferingKind::Nothing,
-                    OfferingKind::Chip => pb::OfferingKind::Chip,
+                    OfferingKind::Both => pb::MedurisOfferingKind::Both,
+                    OfferingKind::One => pb::MedurisOfferingKind::One,
+                    OfferingKind::Nothing => pb::MedurisOfferingKind::Nothing,
+                    OfferingKind::Chip => pb::MedurisOfferingKind::Chip,
                 }) as i32,
                 paid: Some(goods(*paid)),
             }),
@@ -380,11 +396,11 @@ impl ProtoGame for Meduris {
                 delta: *delta,
                 total: *total,
                 reason: (match reason {
-                    ScoreReason::Chip => pb::ScoreReason::Chip,
-                    ScoreReason::Offering => pb::ScoreReason::Offering,
-                    ScoreReason::RiverCrossing => pb::ScoreReason::RiverCrossing,
-                    ScoreReason::Temple => pb::ScoreReason::Temple,
-                    ScoreReason::Runes => pb::ScoreReason::Runes,
+                    ScoreReason::Chip => pb::MedurisScoreReason::Chip,
+                    ScoreReason::Offering => pb::MedurisScoreReason::Offering,
+                    ScoreReason::RiverCrossing => pb::MedurisScoreReason::RiverCrossing,
+                    ScoreReason::Temple => pb::MedurisScoreReason::Temple,
+                    ScoreReason::Runes => pb::MedurisScoreReason::Runes,
                 }) as i32,
             }),
             Event::EndTriggered { seat } => Kind::EndTriggered(ev::EndTriggered { seat: s(*seat) }),
@@ -443,7 +459,7 @@ impl ProtoGame for Meduris {
             plateaus: Good::ALL
                 .iter()
                 .zip(&v.plateaus)
-                .map(|(&g, stack)| pb::Plateau {
+                .map(|(&g, stack)| pb::MedurisPlateau {
                     good: good(g),
                     workers: stack.iter().map(|&w| seat_u32(w)).collect(),
                 })
@@ -467,7 +483,7 @@ impl ProtoGame for Meduris {
                 .collect(),
             runes: Area::ALL
                 .iter()
-                .map(|&a| pb::RuneHolder {
+                .map(|&a| pb::MedurisRuneHolder {
                     area: area(a),
                     seat: v.runes[a.index()].map(seat_u32),
                 })
@@ -682,6 +698,97 @@ mod tests {
         };
         v.plateaus[0].workers = vec![0, 1, 2, 0];
         assert!(Meduris::decode_view(&bad).is_err());
+    }
+
+    /// An offer says which kind it is; a kind its payment's size rules out is
+    /// refused, whatever the goods.
+    #[test]
+    fn an_offer_names_its_kind_and_the_payment_must_agree() {
+        use pb::MedurisOfferingKind as K;
+        let offer = |payment: Goods, kind: K| pb::Action {
+            game: Some(pb::action::Game::Meduris(pb::MedurisAction {
+                kind: Some(act::Kind::Offer(act::Offer {
+                    payment: Some(goods(payment)),
+                    kind: kind as i32,
+                })),
+            })),
+        };
+        let two = Goods([1, 1, 0, 0]);
+        let three = Goods([3, 0, 0, 0]);
+        for (payment, kind) in [
+            (Goods::EMPTY, K::Nothing),
+            (Goods([1, 0, 0, 0]), K::One),
+            (three, K::One),
+            (two, K::Both),
+            (Goods([1, 3, 0, 0]), K::Both),
+        ] {
+            let a = Action::Offer { payment };
+            assert_eq!(Meduris::encode_action(&a), offer(payment, kind));
+            assert_eq!(Meduris::decode_action(&offer(payment, kind)), Ok(a));
+        }
+        for (payment, kind) in [
+            (two, K::One),
+            (three, K::Both),
+            (Goods::EMPTY, K::Both),
+            (two, K::Nothing),
+            (two, K::Chip),
+        ] {
+            assert!(matches!(
+                Meduris::decode_action(&offer(payment, kind)),
+                Err(DecodeError::Contradiction {
+                    field: "offer.kind",
+                    ..
+                })
+            ));
+        }
+        assert_eq!(
+            Meduris::decode_action(&offer(two, K::Unspecified)),
+            Err(DecodeError::BadEnum {
+                field: "offer.kind",
+                value: 0
+            })
+        );
+    }
+
+    /// A field the board in use does not have is one mistake with one class,
+    /// malformed, whether the codec (no board has it) or the engine (this
+    /// board has not) refuses it; the engine's message names the board's range.
+    #[test]
+    fn a_field_beyond_the_board_is_malformed_whoever_refuses_it() {
+        use crate::host::{ApplyError, HostedGame, Session};
+        use druids_engine::Rejection;
+        let mut s = Session::<Meduris>::new(2, 1, &pb::GameOptions::default()).unwrap();
+        s.start();
+        let mut keep = |_: &pb::Action| Ok(());
+        while s.game().decision() != Some(Decision::Turn) {
+            let seat = s.game().to_act().unwrap();
+            s.apply_legal(seat, 0, None, &mut keep).unwrap();
+        }
+        let seat = s.game().to_act().unwrap();
+        let temple = |field| pb::Action {
+            game: Some(pb::action::Game::Meduris(pb::MedurisAction {
+                kind: Some(act::Kind::BuildTemple(act::BuildTemple {
+                    field,
+                    payment: None,
+                })),
+            })),
+        };
+        for field in [32, 45, 63] {
+            match s.apply(seat, &temple(field), None, &mut keep) {
+                Err(ApplyError::Rule {
+                    rejection: Rejection::Malformed,
+                    message,
+                }) => assert_eq!(
+                    message,
+                    format!("field {field} does not exist: this board has fields 0 to 31")
+                ),
+                other => panic!("field {field}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            s.apply(seat, &temple(64), None, &mut keep),
+            Err(ApplyError::Decode(DecodeError::OutOfRange { .. }))
+        ));
     }
 
     #[test]

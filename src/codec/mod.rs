@@ -36,6 +36,15 @@ pub enum DecodeError {
         /// The largest allowed value.
         max: u64,
     },
+    /// Two fields of a message contradict each other (e.g. a Meduris offer
+    /// whose kind its payment's size rules out).
+    #[error("{field} contradicts the rest of the message: {why}")]
+    Contradiction {
+        /// The field.
+        field: &'static str,
+        /// Why.
+        why: &'static str,
+    },
     /// The action or option belongs to another game.
     #[error("this is a {expected} game: send a {expected} action")]
     WrongGame {
@@ -69,8 +78,14 @@ pub trait ProtoGame: Game {
     /// An action from the wire, fully validated in form (not in legality).
     fn decode_action(action: &pb::Action) -> Result<Self::Action, DecodeError>;
 
-    /// A one-line human description of an action.
-    fn describe_action(action: &Self::Action) -> String;
+    /// An action taken by `actor` as `viewer` may see it on the wire: the
+    /// engine's [`Game::redact_action`], then [`ProtoGame::encode_action`]
+    /// (e.g. a Die Dolmengötter dolmen's value is unset for everyone but its
+    /// owner). For actions a host reports in events, such as the one a turn
+    /// clock applied.
+    fn encode_action_for(action: &Self::Action, viewer: Viewer, actor: Seat) -> pb::Action {
+        Self::encode_action(&Self::redact_action(action, viewer, actor))
+    }
 
     /// An event as sent on the wire (already redacted for its viewer).
     fn encode_event(event: &Self::Event) -> pb::game_event::Body;

@@ -19,8 +19,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywher
 
 from druids_bot import meduris_pb2 as m, run_cli  # noqa: E402
 
-GOOD_NAMES = {m.GOOD_WOOD: "wood", m.GOOD_WOOL: "wool", m.GOOD_COPPER: "copper", m.GOOD_STONE: "stone"}
-CHIP_BONUS = {m.CHIP_PLUS_TWO: 3, m.CHIP_FREE_HUT: 4, m.CHIP_DRUID_OFFERING: 2}
+GOOD_NAMES = {
+    m.MEDURIS_GOOD_WOOD: "wood",
+    m.MEDURIS_GOOD_WOOL: "wool",
+    m.MEDURIS_GOOD_COPPER: "copper",
+    m.MEDURIS_GOOD_STONE: "stone",
+}
+CHIP_BONUS = {m.MEDURIS_CHIP_PLUS_TWO: 3, m.MEDURIS_CHIP_FREE_HUT: 4, m.MEDURIS_CHIP_DRUID_OFFERING: 2}
 
 
 def held(state, good):
@@ -50,7 +55,7 @@ def meduris_score(action, state):
     if kind == "return_good":
         return 40 + held(state, action.return_good.good)
     if kind == "big_yield":
-        return 20 - held(state, action.big_yield.to)
+        return 20 - held(state, action.big_yield.to_plateau)
     if kind == "place_worker":
         return 10 - sum(len(p.workers) for p in state.meduris.plateaus if p.good == action.place_worker.plateau)
     return 0
@@ -76,8 +81,8 @@ def dolmen_score(action, state):
     if kind == "place_dolmen":  # highest on top, lowest under the stack
         value = action.place_dolmen.value
         return 50 + (value if state.decision.dolmen.on_top else -value)
-    if kind in ("walk", "fly"):  # `from` is a Python keyword: getattr
-        return 10 + stone_value(getattr(getattr(action, kind), "from"), state)
+    if kind in ("walk", "fly"):
+        return 10 + stone_value(getattr(action, kind).from_site, state)
     if kind == "collect_herbs":
         return 10
     if kind == "place_druid":

@@ -16,7 +16,111 @@
 //! (8, y) and (0, y) are two different sites, one step apart), and each corner
 //! is joined to the opposite corner by [`Dir::Diagonal`].
 
-use super::action::{Circle, Dir, Shape, Site};
+use std::fmt;
+
+/// A site of the board: a lattice point where a druid or a stone may stand.
+///
+/// Sites are numbered 0..73 row by row (y = 0 first, x from 0 to 8 within a
+/// row), skipping the centre point of each octagon; see [`coords`] for
+/// the coordinates of each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Site(pub u8);
+
+impl Site {
+    /// The site as an index into per-site arrays.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for Site {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (x, y) = coords(*self);
+        write!(f, "site {} ({x},{y})", self.0)
+    }
+}
+
+/// A stone circle, numbered 0..28 in letter order: `A`..`Z` are 0..=25, `a`
+/// is 26, `b` is 27 (the digest's grid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Circle(pub u8);
+
+impl Circle {
+    /// The circle as an index into per-circle arrays.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The circle's letter in the digest's grid.
+    pub const fn letter(self) -> char {
+        if self.0 < 26 {
+            (b'A' + self.0) as char
+        } else {
+            (b'a' + self.0 - 26) as char
+        }
+    }
+}
+
+impl fmt::Display for Circle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "circle {}", self.letter())
+    }
+}
+
+/// The shape of a circle, which fixes its sites, stack limit and multipliers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// 4 sites, at most 3 dolmens, multipliers 3, 2, 1.
+    Square,
+    /// 6 sites, at most 4 dolmens, multipliers 4, 3, 2, 1.
+    Hexagon,
+    /// 8 sites, at most 5 dolmens, multipliers 5, 4, 3, 2, 1.
+    Octagon,
+}
+
+impl Shape {
+    /// Sites on the circle.
+    pub const fn sites(self) -> usize {
+        match self {
+            Shape::Square => 4,
+            Shape::Hexagon => 6,
+            Shape::Octagon => 8,
+        }
+    }
+
+    /// Most dolmens in the circle's stack; also the top dolmen's multiplier
+    /// (\[ruling\]: 3, 4, 5).
+    pub const fn max_dolmens(self) -> usize {
+        match self {
+            Shape::Square => 3,
+            Shape::Hexagon => 4,
+            Shape::Octagon => 5,
+        }
+    }
+}
+
+/// A direction of a walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dir {
+    /// Towards y = 0 (wraps to y = 8).
+    North,
+    /// Towards x = 8 (wraps to x = 0).
+    East,
+    /// Towards y = 8 (wraps to y = 0).
+    South,
+    /// Towards x = 0 (wraps to x = 8).
+    West,
+    /// From a corner to the opposite corner ((0,0) ↔ (8,8), (8,0) ↔ (0,8));
+    /// never a jump.
+    Diagonal,
+}
+
+impl Dir {
+    /// Every direction.
+    pub const ALL: [Dir; 5] = [Dir::North, Dir::East, Dir::South, Dir::West, Dir::Diagonal];
+}
 
 /// Number of sites.
 pub const SITES: usize = 73;

@@ -4,7 +4,7 @@
 //! [`Event::DolmenPlaced`] carries it for the engine and for its owner, and
 //! [`crate::Game::redact`] removes it for everyone else.
 
-use super::action::{Circle, Dir, Site};
+use super::board::{Circle, Dir, Site};
 use crate::Seat;
 
 /// Why a score changed.

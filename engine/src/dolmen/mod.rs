@@ -4,7 +4,8 @@
 //! The rules follow `shared/rules/dolmengoetter.md`; every `\[ruling\]` there is
 //! cited where it is implemented. The module is split by concern: [`board`] (the
 //! 28 circles and 73 sites as data), `state`, [`action`] and [`event`] (the
-//! vocabulary), `rules` (legal actions and apply), `scoring` and [`view`].
+//! vocabulary), `rules` (setup, what is pending, legal actions, errors),
+//! `apply`, `scoring`, `text` (the wording) and [`view`].
 //!
 //! # Rulings and engine decisions
 //! * \[ruling\] The board: the digest's 8 × 8 letter grid ([`board::GRID`]);
@@ -17,7 +18,10 @@
 //!   act, the game ends as by the safeguard instead of looping.
 //! * \[ruling\] Safeguard: when another turn would exceed
 //!   [`Options::max_turns`], the game ends ([`EndReason::Safeguard`]) with the
-//!   usual final scoring.
+//!   usual final scoring — but only while no end has been triggered: once a
+//!   seat has placed its last dolmen, the owed last turns are always played,
+//!   whatever the turn count. [`View::last_turns_left`] is 0 once the game is
+//!   over, however it ended.
 //! * Last dolmen: when a seat places its last dolmen — possibly out of turn,
 //!   in a dolmen decision during another seat's turn — the current turn is
 //!   finished, then every other seat takes exactly one more turn, in seat order
@@ -34,41 +38,24 @@
 //!   to the walking druid is illegal.
 
 pub mod action;
+mod apply;
 pub mod board;
 pub mod event;
 mod rules;
 mod scoring;
 mod state;
+mod text;
 pub mod view;
 
-pub use action::{Action, Circle, Decision, Dir, Shape, Site};
+pub use action::{Action, Decision};
+pub use board::{Circle, Dir, Shape, Site};
 pub use event::{EndReason, Event, ScoreReason};
 pub use rules::RuleError;
-pub use state::{starting_dolmens, starting_stones};
-pub use view::{CircleView, DolmenView, Occupant, QueuedDolmen, SeatView, View};
+pub use state::{Occupant, Options, starting_dolmens, starting_stones};
+pub use view::{CircleView, DolmenView, QueuedDolmen, SeatView, View};
 
-use crate::{Game, Outcome, Seat, SetupError, Viewer};
+use crate::{Determinize, DeterminizeError, Game, Outcome, Seat, SetupError, Viewer};
 use state::State;
-
-/// Options fixed when a game is created.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Options {
-    /// The seat that places the first druid and takes the first turn
-    /// (the rulebook: the youngest; default seat 0).
-    pub start_seat: Seat,
-    /// Safeguard (\[ruling\]): regular play ends after this many turns, then
-    /// final scoring. Not a rule of the game. At least 1.
-    pub max_turns: u32,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            start_seat: Seat(0),
-            max_turns: 1000,
-        }
-    }
-}
 
 /// A Die Dolmengötter game: the whole state, hidden dolmen values included. Use
 /// [`Game::view`] to show it to a seat or a spectator.
@@ -91,20 +78,6 @@ impl Dolmen {
     /// Turns started so far.
     pub fn turn(&self) -> u32 {
         self.state.turn
-    }
-
-    /// A complete game consistent with what `view` shows: public state copied,
-    /// the hidden values of other seats' dolmens (in hand and on the board)
-    /// dealt at random from what they can still be, using `seed`. The result is
-    /// a legal position, not necessarily the true one (for the bots): it
-    /// conserves the pieces, shows `view`'s viewer exactly `view`, and gives the
-    /// seat to act the same legal actions. Dolmen decisions queued behind the
-    /// current one are rebuilt from [`View::queued_dolmens`] (a view decoded
-    /// from the wire, where that list is empty, loses them).
-    pub fn determinize(view: &View, seed: u64) -> Dolmen {
-        Dolmen {
-            state: view::determinize(view, seed),
-        }
     }
 
     /// Checks the conservation laws: each seat's stones (stock + board) and
@@ -164,7 +137,7 @@ impl Game for Dolmen {
         action: &Action,
         events: &mut Vec<Event>,
     ) -> Result<(), RuleError> {
-        rules::apply(&mut self.state, seat, action, events)
+        apply::apply(&mut self.state, seat, action, events)
     }
 
     fn view(&self, viewer: Viewer) -> View {
@@ -191,6 +164,17 @@ impl Game for Dolmen {
         })
     }
 
+    /// The value of a placed dolmen is its owner's secret: others see the
+    /// action without it.
+    fn redact_action(action: &Action, viewer: Viewer, actor: Seat) -> Action {
+        match *action {
+            Action::PlaceDolmen { value } => Action::PlaceDolmen {
+                value: value.filter(|_| viewer.sees(actor)),
+            },
+            other => other,
+        }
+    }
+
     fn outcome(&self) -> Option<Outcome> {
         scoring::outcome(&self.state)
     }
@@ -204,6 +188,34 @@ impl Game for Dolmen {
     /// * a dolmen: pass ([`Action::PassDolmen`]; no penalty).
     fn timeout_action(&self) -> Option<Action> {
         rules::timeout_action(&self.state)
+    }
+}
+
+/// Public state copied, the hidden values of other seats' dolmens (in hand
+/// and on the board) dealt at random from what they can still be. Dolmen
+/// decisions queued behind the pending one are rebuilt from
+/// [`View::queued_dolmens`]. Checked: the pieces are conserved and the result
+/// shows the viewer exactly `view`, so the seat to act has the same legal
+/// actions.
+impl Determinize for Dolmen {
+    fn determinize(view: &View, seed: u64) -> Result<Dolmen, DeterminizeError> {
+        let bad = |what| Err(DeterminizeError::Inconsistent { what });
+        if !(Dolmen::MIN_PLAYERS..=Dolmen::MAX_PLAYERS).contains(&view.seats.len()) {
+            return bad("not 2 to 5 seats");
+        }
+        if view.sites.len() != board::SITES || view.circles.len() != board::CIRCLES {
+            return bad("the sites or circles do not match the board");
+        }
+        let game = Dolmen {
+            state: view::determinize(view, seed),
+        };
+        if !game.pieces_conserved() {
+            return bad("pieces are not conserved");
+        }
+        if game.view(view.viewer) != *view {
+            return bad("the view describes no position");
+        }
+        Ok(game)
     }
 }
 

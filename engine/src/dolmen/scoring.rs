@@ -1,7 +1,6 @@
 //! Completion scoring, final scoring and the outcome.
 
-use super::action::Circle;
-use super::board;
+use super::board::{self, Circle};
 use super::event::{EndReason, Event, ScoreReason};
 use super::state::{Phase, State};
 use crate::{Outcome, Seat};
@@ -61,6 +60,9 @@ pub(crate) fn finish(state: &mut State, reason: EndReason, events: &mut Vec<Even
     }
     state.queue = Default::default();
     state.phase = Phase::Over;
+    // No turn is still to be played once the game is over, however it ended
+    // (the last stone can end it during the last turns).
+    state.last_turns_left = 0;
     state.by_safeguard = reason == EndReason::Safeguard;
     let o = outcome(state).expect("the game is over");
     events.push(Event::GameOver {

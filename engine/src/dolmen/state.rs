@@ -5,9 +5,7 @@
 //! rules never allocate. Unused slots are kept zeroed, so two states that mean
 //! the same position compare equal.
 
-use super::action::{Circle, Shape, Site};
-use super::board::{self, CIRCLES, SITES};
-use super::view::Occupant;
+use super::board::{self, CIRCLES, Circle, SITES, Shape, Site};
 use crate::Seat;
 
 /// Most players.
@@ -41,6 +39,41 @@ pub const fn starting_dolmens(players: usize) -> [u8; 4] {
         4 => [4, 3, 1, 1],
         5 => [3, 2, 1, 1],
         _ => [0; 4],
+    }
+}
+
+/// What stands on a site.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Occupant {
+    /// A druid of this seat, standing or lying (collecting herbs).
+    Druid {
+        /// Owner.
+        seat: Seat,
+        /// True when lying: it can only fly.
+        lying: bool,
+    },
+    /// A stone of this seat.
+    Stone(Seat),
+}
+
+/// Options fixed when a game is created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The seat that places the first druid and takes the first turn
+    /// (the rulebook: the youngest; default seat 0).
+    pub start_seat: Seat,
+    /// Safeguard (\[ruling\]): regular play ends after this many turns, then
+    /// final scoring, unless a seat has placed its last dolmen (the owed last
+    /// turns are always played). Not a rule of the game. At least 1.
+    pub max_turns: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            start_seat: Seat(0),
+            max_turns: 1000,
+        }
     }
 }
 

@@ -5,26 +5,12 @@
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::action::{Circle, Decision, Site};
-use super::board::SITES;
+use super::action::Decision;
+use super::board::{Circle, SITES, Site};
 use super::state::{
-    MAX_SEATS, Pending, Phase, StackDolmen, State, starting_dolmens, starting_stones,
+    MAX_SEATS, Occupant, Pending, Phase, StackDolmen, State, starting_dolmens, starting_stones,
 };
 use crate::{Outcome, Seat, Viewer};
-
-/// What stands on a site.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Occupant {
-    /// A druid of this seat, standing or lying (collecting herbs).
-    Druid {
-        /// Owner.
-        seat: Seat,
-        /// True when lying: it can only fly.
-        lying: bool,
-    },
-    /// A stone of this seat.
-    Stone(Seat),
-}
 
 /// A dolmen in a stack as the viewer sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -3,17 +3,30 @@
 //!
 //! The rules follow `shared/rules/meduris.md`; every `\[ruling\]` there is cited
 //! where it is implemented. The module is split by concern: [`board`] (the rings
-//! as data), [`goods`] (goods and the payment rule), [`state`], [`action`] and
-//! [`event`] (the vocabulary), `rules` (legal actions and apply), [`scoring`]
-//! and [`view`].
+//! as data), [`goods`] (goods) and [`payment`] (the payment rule), `state`,
+//! [`action`] and [`event`] (the vocabulary), `rules` (what is pending, and
+//! why an action is refused), `setup`, `legal` (legal actions and the timeout
+//! default), `apply`, [`scoring`] and [`view`].
+//!
+//! # Safeguard
+//! \[ruling\] The `max_turns` option ([`Options::max_turns`]) is not a rule of
+//! the game: it ends a game that cannot finish with the same last round and
+//! scoring ([`Event::SafeguardReached`]). It counts turns and applies only
+//! while no end has been triggered: once a player has built everything, the
+//! owed final turns are played and then the last round, as without it.
 
 pub mod action;
+mod apply;
 pub mod board;
 pub mod event;
 pub mod goods;
+mod legal;
+pub mod payment;
 mod rules;
 pub mod scoring;
-pub mod state;
+mod setup;
+mod state;
+mod text;
 pub mod view;
 
 pub use action::{Action, Building, Chip, Decision, DieFace, DruidPos, Plateau};
@@ -21,10 +34,10 @@ pub use board::{Area, BoardKind, Field};
 pub use event::{Event, OfferingKind, ScoreReason};
 pub use goods::{Good, Goods};
 pub use rules::RuleError;
-pub use state::Options;
+pub use state::{GOODS_PER_KIND, Options, STACK_LIMIT};
 pub use view::{FieldView, SeatView, View};
 
-use crate::{Game, Outcome, Seat, SetupError, Viewer};
+use crate::{Determinize, DeterminizeError, Game, Outcome, Seat, SetupError, Viewer};
 use state::State;
 
 /// A Meduris game: the whole state, hidden goods included. Use [`Game::view`] to
@@ -43,7 +56,7 @@ impl Meduris {
     /// Like [`Game::legal_actions`], but every action that carries a payment is
     /// listed once per distinct valid payment instead of once with a default.
     pub fn legal_actions_all_payments(&self, out: &mut Vec<Action>) {
-        rules::legal_actions(&self.state, true, out);
+        legal::legal_actions(&self.state, true, out);
     }
 
     /// The seat whose turn it is (the active player; offerings and "+1"/"−1"
@@ -65,15 +78,6 @@ impl Meduris {
     /// The general supply.
     pub fn supply(&self) -> Goods {
         self.state.supply
-    }
-
-    /// A complete game consistent with what `view` shows: public state copied,
-    /// hidden goods dealt at random (see the bots' determinization), future die
-    /// rolls drawn from `seed`. The result is a legal position, not the true one.
-    pub fn determinize(view: &View, seed: u64) -> Meduris {
-        Meduris {
-            state: view::determinize(view, seed),
-        }
     }
 
     /// Checks the conservation law: supply plus all holdings is 18 of each good.
@@ -109,7 +113,7 @@ impl Game for Meduris {
         options: &Options,
         events: &mut Vec<Event>,
     ) -> Result<Self, SetupError> {
-        rules::setup(players, seed, options, events).map(|state| Meduris { state })
+        setup::setup(players, seed, options, events).map(|state| Meduris { state })
     }
 
     fn players(&self) -> usize {
@@ -121,7 +125,7 @@ impl Game for Meduris {
     }
 
     fn legal_actions(&self, out: &mut Vec<Action>) {
-        rules::legal_actions(&self.state, false, out);
+        legal::legal_actions(&self.state, false, out);
     }
 
     fn apply(
@@ -130,7 +134,7 @@ impl Game for Meduris {
         action: &Action,
         events: &mut Vec<Event>,
     ) -> Result<(), RuleError> {
-        rules::apply(&mut self.state, seat, action, events)
+        apply::apply(&mut self.state, seat, action, events)
     }
 
     fn view(&self, viewer: Viewer) -> View {
@@ -166,7 +170,30 @@ impl Game for Meduris {
     /// plentiful good to take; the most held good to return; the big yield
     /// bringing the most goods; offer nothing.
     fn timeout_action(&self) -> Option<Action> {
-        rules::timeout_action(&self.state)
+        legal::timeout_action(&self.state)
+    }
+}
+
+/// Public state copied, the goods hidden from the viewer dealt at random among
+/// the seats whose goods are hidden (out of those neither in the supply nor
+/// in sight), future die rolls drawn from `seed`. Checked: goods are
+/// conserved and the result shows the viewer exactly `view`.
+impl Determinize for Meduris {
+    fn determinize(view: &View, seed: u64) -> Result<Meduris, DeterminizeError> {
+        let game = Meduris {
+            state: view::determinize(view, seed)?,
+        };
+        if !game.goods_conserved() {
+            return Err(DeterminizeError::Inconsistent {
+                what: "goods are not conserved",
+            });
+        }
+        if game.view(view.viewer) != *view {
+            return Err(DeterminizeError::Inconsistent {
+                what: "the view describes no position",
+            });
+        }
+        Ok(game)
     }
 }
 

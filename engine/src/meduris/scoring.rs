@@ -2,7 +2,6 @@
 
 use super::action::Building;
 use super::event::{Event, ScoreReason};
-use super::rules::add_score;
 use super::state::{Phase, State};
 use crate::{Outcome, Seat};
 
@@ -62,4 +61,24 @@ pub(crate) fn outcome(state: &State) -> Option<Outcome> {
         key,
         state.by_safeguard,
     ))
+}
+
+/// Changes a score, never below 0, and reports the change actually made.
+pub(crate) fn add_score(
+    state: &mut State,
+    seat: Seat,
+    delta: i32,
+    reason: ScoreReason,
+    events: &mut Vec<Event>,
+) {
+    let s = &mut state.seats[seat.index()].score;
+    let new = (*s + delta).max(0);
+    let applied = new - *s;
+    *s = new;
+    events.push(Event::Scored {
+        seat,
+        delta: applied,
+        total: new,
+        reason,
+    });
 }

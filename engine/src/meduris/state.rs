@@ -1,8 +1,10 @@
 //! The complete state of a Meduris game, hidden goods included, and the queries
 //! on it that the rules and the views share (settlements, holdings, stacks).
 
+use rand_core::RngCore;
+
 use super::action::{Building, Chip, DruidPos};
-use super::board::{BoardKind, Field, MAX_FIELDS};
+use super::board::{Area, BoardKind, Field, MAX_FIELDS};
 use super::goods::Goods;
 use crate::Seat;
 
@@ -31,12 +33,6 @@ impl Stack {
     #[inline]
     pub fn len(&self) -> usize {
         self.len as usize
-    }
-
-    /// True when no worker stands here.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// True when a worker may be put on top.
@@ -112,7 +108,9 @@ pub(crate) enum Phase {
 pub struct Options {
     /// Seat that starts (worker placement and the first turn) \[ruling: default 0\].
     pub start_seat: u8,
-    /// Safeguard: regular play ends after this many turns \[ruling: default 1000\].
+    /// Safeguard: regular play ends after this many turns \[ruling: default
+    /// 1000\], unless the end has been triggered (owed final turns are always
+    /// played).
     pub max_turns: u32,
 }
 
@@ -449,4 +447,44 @@ impl State {
         }
         total == Goods([GOODS_PER_KIND; 4])
     }
+}
+
+/// A uniform number below `n` (tiny bias-free rejection; `n` is small).
+pub(crate) fn below(rng: &mut rand_pcg::Pcg64Mcg, n: usize) -> usize {
+    let n = n as u32;
+    let zone = u32::MAX - u32::MAX % n;
+    loop {
+        let x = rng.next_u32();
+        if x < zone {
+            return (x % n) as usize;
+        }
+    }
+}
+
+/// The cost of a hut on `field` for the active seat (empty on a free-hut chip).
+pub(crate) fn hut_cost(state: &State, field: usize) -> Goods {
+    if state.chip(field) == Some(Chip::FreeHut) {
+        return Goods::EMPTY;
+    }
+    let n = state.settlement_through(field) as u8;
+    let [a, b] = state.field(field).goods;
+    let mut cost = Goods::of(a, n);
+    cost.0[b.index()] += n;
+    cost
+}
+
+/// The two goods of `field`, one of each: the cost of a temple there, and
+/// what the druid asks for at a hut there.
+pub(crate) fn field_goods(state: &State, field: usize) -> Goods {
+    let [a, b] = state.field(field).goods;
+    let mut g = Goods::of(a, 1);
+    g.0[b.index()] += 1;
+    g
+}
+
+/// Which rune areas a seat holds (used by views and scoring).
+pub(crate) fn runes_of(state: &State, seat: Seat) -> impl Iterator<Item = Area> + '_ {
+    Area::ALL
+        .into_iter()
+        .filter(move |a| state.runes[a.index()] == Some(seat))
 }

@@ -5,9 +5,9 @@
 use super::action::{Building, Chip, Decision, DruidPos};
 use super::board::BoardKind;
 use super::goods::Goods;
-use super::rules;
 use super::state::{Phase, State};
-use crate::{Outcome, Seat, Viewer};
+use super::{rules, state};
+use crate::{DeterminizeError, Outcome, Seat, Viewer};
 
 /// One field of the ring as seen at the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,7 +33,9 @@ pub struct SeatView {
     pub runes: u8,
     /// Workers still to be placed at setup.
     pub workers_to_place: u8,
-    /// Goods behind the screen: only for the viewer's own seat, or after the game.
+    /// Goods behind the screen: only for the viewer's own seat (private while
+    /// the game runs; afterwards derivable from the public replay, but views
+    /// still show only the viewer's own).
     pub goods: Option<Goods>,
 }
 
@@ -100,7 +102,7 @@ pub(crate) fn view(state: &State, viewer: Viewer) -> View {
                     huts_left: s.huts_left,
                     temples_left: s.temples_left,
                     buildings_placed: state.built[i],
-                    runes: rules::runes_of(state, seat).count() as u8,
+                    runes: state::runes_of(state, seat).count() as u8,
                     workers_to_place: s.workers_to_place,
                     goods: viewer.sees(seat).then_some(s.goods),
                 }
@@ -131,11 +133,44 @@ pub(crate) fn view(state: &State, viewer: Viewer) -> View {
 /// goods hidden from the viewer are dealt at random among the seats whose goods
 /// are hidden, out of the goods that are neither in the supply nor the viewer's.
 /// Future die rolls come from `seed`. Used by bots that search (determinization).
-pub(crate) fn determinize(view: &View, seed: u64) -> State {
+/// Refuses, instead of panicking on, a view whose shape no game has (seat,
+/// field or worker counts out of range, more goods in sight than exist, an
+/// offering at a field without a hut); the caller checks the rest.
+pub(crate) fn determinize(view: &View, seed: u64) -> Result<State, DeterminizeError> {
     use super::state::{GOODS_PER_KIND, MAX_SEATS, Options, Ring, SeatState, Stack};
     use rand_core::{RngCore, SeedableRng};
 
+    let bad = |what| Err(DeterminizeError::Inconsistent { what });
     let n = view.seats.len();
+    if !(2..=MAX_SEATS).contains(&n) {
+        return bad("not 2 to 4 seats");
+    }
+    if view.fields.len() != view.board.field_count() {
+        return bad("the ring does not match the board");
+    }
+    if view
+        .plateaus
+        .iter()
+        .any(|p| p.len() > super::state::STACK_LIMIT)
+        || view.plateaus.iter().flatten().any(|w| w.index() >= n)
+    {
+        return bad("a plateau holds more than 3 workers, or a worker of no seat");
+    }
+    let mut seen = view.supply;
+    for g in view.seats.iter().filter_map(|s| s.goods) {
+        seen.add(g);
+    }
+    if seen.0.iter().any(|&k| k > GOODS_PER_KIND) {
+        return bad("more goods in sight than exist");
+    }
+    if let Some(Decision::Offering { field, .. }) = view.decision
+        && !matches!(
+            view.fields.get(field as usize).and_then(|f| f.building),
+            Some(Building::Hut(_))
+        )
+    {
+        return bad("an offering at a field without a hut");
+    }
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
     let mut seats = [SeatState::default(); MAX_SEATS];
     let mut unknown = Goods([GOODS_PER_KIND; 4]);
@@ -155,12 +190,40 @@ pub(crate) fn determinize(view: &View, seed: u64) -> State {
         }
     }
     let hidden_seats: Vec<usize> = (0..n).filter(|&i| hidden[i]).collect();
-    if !hidden_seats.is_empty() {
-        for good in super::goods::Good::ALL {
-            for _ in 0..unknown.get(good) {
-                let s = hidden_seats[rng.next_u32() as usize % hidden_seats.len()];
-                seats[s].goods.0[good.index()] += 1;
+    let deal = |rng: &mut rand_pcg::Pcg64Mcg| {
+        let mut dealt = seats;
+        if !hidden_seats.is_empty() {
+            for good in super::goods::Good::ALL {
+                for _ in 0..unknown.get(good) {
+                    let s = hidden_seats[rng.next_u32() as usize % hidden_seats.len()];
+                    dealt[s].goods.0[good.index()] += 1;
+                }
             }
+        }
+        dealt
+    };
+    let mut seats = deal(&mut rng);
+    // Once the game is over the outcome tells something of the hidden goods
+    // (goods left break ties): deal again until the deal agrees with it. The
+    // true deal does, and ties on points and buildings are rare, so a few
+    // deals do.
+    if let Some(want) = &view.outcome {
+        let agrees = |seats: &[SeatState; MAX_SEATS]| {
+            let key = |s: Seat| {
+                let i = s.index();
+                (
+                    seats[i].score,
+                    view.seats[i].buildings_placed,
+                    seats[i].goods.total(),
+                )
+            };
+            Outcome::rank(want.scores.clone(), key, want.by_safeguard) == *want
+        };
+        for _ in 0..10_000 {
+            if agrees(&seats) {
+                break;
+            }
+            seats = deal(&mut rng);
         }
     }
     let mut ring = Ring::new(view.board);
@@ -206,8 +269,10 @@ pub(crate) fn determinize(view: &View, seed: u64) -> State {
             end: view.last_round_end.unwrap_or(field),
         },
     };
-    debug_assert!(ring.consistent());
-    State {
+    if !ring.consistent() {
+        return bad("the ring's buildings and chips disagree");
+    }
+    Ok(State {
         board: view.board,
         players: n as u8,
         options: Options {
@@ -228,5 +293,5 @@ pub(crate) fn determinize(view: &View, seed: u64) -> State {
         last_turns_left: view.last_turns_left,
         by_safeguard: view.outcome.as_ref().is_some_and(|o| o.by_safeguard),
         built,
-    }
+    })
 }

@@ -14,7 +14,7 @@ use tonic::{Code, Request};
 
 const MEDURIS: pb::GameKind = pb::GameKind::Meduris;
 
-fn take_good(good: pb::Good) -> pb::Action {
+fn take_good(good: pb::MedurisGood) -> pb::Action {
     pb::Action {
         game: Some(pb::action::Game::Meduris(pb::MedurisAction {
             kind: Some(pb::meduris_action::Kind::TakeGood(
@@ -24,7 +24,7 @@ fn take_good(good: pb::Good) -> pb::Action {
     }
 }
 
-fn place_worker(good: pb::Good) -> pb::Action {
+fn place_worker(good: pb::MedurisGood) -> pb::Action {
     pb::Action {
         game: Some(pb::action::Game::Meduris(pb::MedurisAction {
             kind: Some(pb::meduris_action::Kind::PlaceWorker(
@@ -137,13 +137,13 @@ async fn every_error_code_leaves_the_game_unchanged() {
         client
             .submit_action(authed(
                 &actor,
-                submit("", take_good(pb::Good::Wood), Some(version), ""),
+                submit("", take_good(pb::MedurisGood::Wood), Some(version), ""),
             ))
             .await,
         Code::InvalidArgument,
         "game_id",
     );
-    let mut bad = take_good(pb::Good::Wood);
+    let mut bad = take_good(pb::MedurisGood::Wood);
     if let Some(pb::action::Game::Meduris(m)) = &mut bad.game
         && let Some(pb::meduris_action::Kind::TakeGood(t)) = &mut m.kind
     {
@@ -180,7 +180,7 @@ async fn every_error_code_leaves_the_game_unchanged() {
         client
             .submit_action(authed(
                 &actor,
-                submit(&id, take_good(pb::Good::Wood), None, ""),
+                submit(&id, take_good(pb::MedurisGood::Wood), None, ""),
             ))
             .await,
         Code::InvalidArgument,
@@ -213,7 +213,12 @@ async fn every_error_code_leaves_the_game_unchanged() {
         client
             .submit_action(authed(
                 &actor,
-                submit(&id, take_good(pb::Good::Wood), Some(version), &long_key),
+                submit(
+                    &id,
+                    take_good(pb::MedurisGood::Wood),
+                    Some(version),
+                    &long_key,
+                ),
             ))
             .await,
         Code::InvalidArgument,
@@ -225,7 +230,7 @@ async fn every_error_code_leaves_the_game_unchanged() {
         client
             .submit_action(authed(
                 &waiting,
-                submit(&id, place_worker(pb::Good::Wood), Some(version), ""),
+                submit(&id, place_worker(pb::MedurisGood::Wood), Some(version), ""),
             ))
             .await,
         Code::FailedPrecondition,
@@ -254,7 +259,12 @@ async fn every_error_code_leaves_the_game_unchanged() {
         client
             .submit_action(authed(
                 &actor,
-                submit(&id, place_worker(pb::Good::Wood), Some(version - 1), ""),
+                submit(
+                    &id,
+                    place_worker(pb::MedurisGood::Wood),
+                    Some(version - 1),
+                    "",
+                ),
             ))
             .await,
         Code::Aborted,
@@ -275,7 +285,7 @@ async fn every_error_code_leaves_the_game_unchanged() {
         client
             .submit_action(authed(
                 &actor,
-                submit("nope", take_good(pb::Good::Wood), Some(0), ""),
+                submit("nope", take_good(pb::MedurisGood::Wood), Some(0), ""),
             ))
             .await,
         Code::NotFound,
@@ -287,7 +297,7 @@ async fn every_error_code_leaves_the_game_unchanged() {
         client
             .submit_action(Request::new(submit(
                 &id,
-                place_worker(pb::Good::Wood),
+                place_worker(pb::MedurisGood::Wood),
                 Some(version),
                 "",
             )))
@@ -327,7 +337,7 @@ async fn every_error_code_leaves_the_game_unchanged() {
         client
             .submit_action(authed(
                 &other_tokens[0],
-                submit(&id, place_worker(pb::Good::Wood), Some(version), ""),
+                submit(&id, place_worker(pb::MedurisGood::Wood), Some(version), ""),
             ))
             .await,
         Code::PermissionDenied,
@@ -389,11 +399,16 @@ async fn rejected_requests_change_nothing_at_all() {
     let attempts = [
         (
             actor.clone(),
-            submit(&id, place_worker(pb::Good::Stone), Some(version + 5), ""),
+            submit(
+                &id,
+                place_worker(pb::MedurisGood::Stone),
+                Some(version + 5),
+                "",
+            ),
         ),
         (
             waiting.clone(),
-            submit(&id, take_good(pb::Good::Wool), Some(version), ""),
+            submit(&id, take_good(pb::MedurisGood::Wool), Some(version), ""),
         ),
         (
             actor.clone(),
@@ -401,7 +416,7 @@ async fn rejected_requests_change_nothing_at_all() {
         ),
         (
             "forged".to_owned(),
-            submit(&id, take_good(pb::Good::Wool), Some(version), ""),
+            submit(&id, take_good(pb::MedurisGood::Wool), Some(version), ""),
         ),
     ];
     for (token, req) in attempts {
@@ -409,10 +424,10 @@ async fn rejected_requests_change_nothing_at_all() {
     }
     // Every illegal action of every kind the contract can express.
     for g in [
-        pb::Good::Wood,
-        pb::Good::Wool,
-        pb::Good::Copper,
-        pb::Good::Stone,
+        pb::MedurisGood::Wood,
+        pb::MedurisGood::Wool,
+        pb::MedurisGood::Copper,
+        pb::MedurisGood::Stone,
     ] {
         for action in [place_worker(g), take_good(g)] {
             let legal = druids_tests::legal(&mut client, &id, &actor, true)
@@ -538,7 +553,7 @@ async fn create_and_join_validate_their_input() {
         client
             .submit_action(authed(
                 &host,
-                submit(&id, place_worker(pb::Good::Wood), Some(0), ""),
+                submit(&id, place_worker(pb::MedurisGood::Wood), Some(0), ""),
             ))
             .await,
         Code::FailedPrecondition,
@@ -850,7 +865,7 @@ async fn streams_resume_from_any_sequence_number() {
 }
 
 /// Goods of every seat in a Meduris view, `None` where hidden.
-fn goods_shown(view: &pb::StateView) -> Vec<Option<pb::Goods>> {
+fn goods_shown(view: &pb::StateView) -> Vec<Option<pb::MedurisGoods>> {
     match &view.game {
         Some(pb::state_view::Game::Meduris(m)) => m.seats.iter().map(|s| s.goods).collect(),
         _ => panic!("not a Meduris view"),

@@ -228,7 +228,7 @@ async fn bad_dolmen_actions_are_refused_and_change_nothing() {
         ),
         (
             action(act::Kind::Walk(act::Walk {
-                from: 0,
+                from_site: 0,
                 direction: 9,
             })),
             Code::InvalidArgument,

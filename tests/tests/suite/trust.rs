@@ -618,7 +618,7 @@ async fn every_refusal_names_its_reason() {
         game: Some(pb::action::Game::Meduris(pb::MedurisAction {
             kind: Some(pb::meduris_action::Kind::TakeGood(
                 pb::meduris_action::TakeGood {
-                    good: pb::Good::Wood as i32,
+                    good: pb::MedurisGood::Wood as i32,
                 },
             )),
         })),

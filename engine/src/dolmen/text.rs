@@ -1,0 +1,165 @@
+//! The wording of Die Dolmengötter: every action and event as one line of
+//! plain English (`Display`), for logs, command-line clients and the
+//! descriptions a server sends beside the structured messages. Kept apart
+//! from the rules so that a change of wording never touches them.
+
+use std::fmt;
+
+use super::action::Action;
+use super::board::Dir;
+use super::event::{EndReason, Event, ScoreReason};
+use crate::Seat;
+
+impl fmt::Display for Dir {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Dir::North => "north",
+            Dir::East => "east",
+            Dir::South => "south",
+            Dir::West => "west",
+            Dir::Diagonal => "diagonally",
+        })
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Action::PlaceDruid { site } => write!(f, "place a druid on {site}"),
+            Action::Walk { from, dir } => write!(f, "walk the druid on {from} {dir}"),
+            Action::CollectHerbs { site } => {
+                write!(f, "lay the druid on {site} down to collect herbs")
+            }
+            Action::Fly { from, to } => write!(f, "fly the lying druid on {from} to {to}"),
+            Action::PlaceStone => f.write_str("leave a stone"),
+            Action::DeclineStone => f.write_str("leave no stone (-1 point)"),
+            Action::PlaceDolmen { value: Some(value) } => {
+                write!(f, "place a dolmen of value {value}")
+            }
+            Action::PlaceDolmen { value: None } => f.write_str("place a dolmen"),
+            Action::PassDolmen => f.write_str("place no dolmen"),
+        }
+    }
+}
+
+impl fmt::Display for ScoreReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ScoreReason::Dolmen => "a dolmen scored",
+            ScoreReason::DeclinedStone => "declined to leave a stone",
+        })
+    }
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EndReason::LastDolmen => "the last turns after a last dolmen were played",
+            EndReason::LastStone => "the last stone of all players was placed",
+            EndReason::Safeguard => "the max_turns safeguard",
+        })
+    }
+}
+
+/// Seats as "seat 0, seat 2".
+fn seats(list: &[Seat]) -> String {
+    list.iter()
+        .map(Seat::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::DruidPlaced { seat, site } => write!(f, "{seat} placed a druid on {site}"),
+            Event::TurnStarted { seat, turn } => write!(f, "turn {turn}: {seat} to play"),
+            Event::TurnPassed { seat } => {
+                write!(f, "{seat} has no legal action and loses the turn")
+            }
+            Event::Walked {
+                seat,
+                from,
+                to,
+                dir,
+                jumped,
+            } => match jumped {
+                0 => write!(f, "{seat} walked {dir} from {from} to {to}"),
+                1 => write!(
+                    f,
+                    "{seat} walked {dir} from {from} to {to}, jumping 1 druid"
+                ),
+                n => write!(
+                    f,
+                    "{seat} walked {dir} from {from} to {to}, jumping {n} druids"
+                ),
+            },
+            Event::HerbsCollected { seat, site } => {
+                write!(f, "{seat} laid the druid on {site} down to collect herbs")
+            }
+            Event::Flew { seat, from, to } => write!(f, "{seat} flew a druid from {from} to {to}"),
+            Event::StonePlaced {
+                seat,
+                site,
+                stones_left,
+            } => write!(f, "{seat} left a stone on {site} ({stones_left} left)"),
+            Event::StoneDeclined { seat, site } => write!(f, "{seat} left no stone on {site}"),
+            Event::LeaderChanged { circle, leader } => write!(f, "{leader} now leads {circle}"),
+            Event::DolmenPlaced {
+                seat,
+                circle,
+                on_top,
+                value,
+                dolmens_left,
+            } => {
+                let place = if *on_top { "on top of" } else { "under" };
+                match value {
+                    Some(v) => write!(
+                        f,
+                        "{seat} placed a dolmen of value {v} {place} the stack of {circle} ({dolmens_left} left)"
+                    ),
+                    None => write!(
+                        f,
+                        "{seat} placed a dolmen {place} the stack of {circle} ({dolmens_left} left)"
+                    ),
+                }
+            }
+            Event::DolmenPassed { seat, circle } => {
+                write!(f, "{seat} placed no dolmen in {circle}")
+            }
+            Event::CircleCompleted { circle } => {
+                write!(f, "{circle} is complete: its stack scores")
+            }
+            Event::DolmenScored {
+                seat,
+                circle,
+                value,
+                multiplier,
+            } => write!(
+                f,
+                "{seat}'s dolmen of value {value} in {circle} scored {value} x {multiplier}"
+            ),
+            Event::ScoreChanged {
+                seat,
+                delta,
+                score,
+                reason,
+            } => write!(f, "{seat} scored {delta:+} ({reason}), now {score}"),
+            Event::LastTurnsBegin { seat } => write!(
+                f,
+                "{seat} placed its last dolmen: every other player has one more turn"
+            ),
+            Event::GameEnded { reason } => write!(f, "regular play ended: {reason}"),
+            Event::GameOver { scores, winners } => write!(
+                f,
+                "game over: scores {}; won by {}",
+                scores
+                    .iter()
+                    .map(i32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                seats(winners)
+            ),
+        }
+    }
+}
