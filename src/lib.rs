@@ -17,7 +17,6 @@ pub mod pb {
 }
 
 pub mod codec;
-pub mod host;
 pub mod json;
 pub mod registry;
 pub mod replay;
@@ -27,7 +26,3 @@ pub mod wire;
 pub use druids_engine as engine;
 
 pub use codec::{DecodeError, ProtoGame};
-pub use host::{Applied, ApplyError, CreateError, HostedGame, Persist, Session, new_game};
-
-#[cfg(test)]
-mod fuzz_tests;

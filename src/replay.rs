@@ -2,17 +2,31 @@
 //! action; [`verify`] plays them through the engine again and checks that the
 //! recorded result comes out.
 
-use druids_engine::Seat;
+use druids_engine::{Seat, SetupError};
 
-use crate::host::{ApplyError, CreateError, new_game};
+use crate::codec::{DecodeError, ProtoGame, encode_outcome};
 use crate::pb;
 
 /// Why a replay does not reproduce its game.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
-    /// The set-up is refused.
+    /// The kind is unset or unknown.
+    #[error("the replay's kind {0} is not a game of this contract")]
+    UnknownKind(i32),
+    /// The options do not decode.
+    #[error("the replay's options are invalid: {0}")]
+    Options(DecodeError),
+    /// The engine refuses the set-up.
     #[error("the replay's set-up is invalid: {0}")]
-    Setup(#[from] CreateError),
+    Setup(#[from] SetupError),
+    /// An action does not decode.
+    #[error("action {index} is malformed: {source}")]
+    Malformed {
+        /// Position in the replay, from 0.
+        index: usize,
+        /// Why.
+        source: DecodeError,
+    },
     /// An action does not apply.
     #[error("action {index} (seat {seat}) does not apply: {source}")]
     Action {
@@ -20,8 +34,8 @@ pub enum ReplayError {
         index: usize,
         /// Its seat.
         seat: u32,
-        /// Why.
-        source: ApplyError,
+        /// The engine's error.
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// An action has no body.
     #[error("action {0} is empty")]
@@ -47,20 +61,29 @@ pub enum ReplayError {
 /// Plays `replay` through the engine and returns the outcome it produces, if
 /// it equals the recorded one.
 pub fn verify(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {
-    let options = replay.options.unwrap_or_default();
-    let mut game = new_game(replay.kind, replay.players as usize, replay.seed, &options)?;
-    game.start();
+    let kind = pb::GameKind::try_from(replay.kind).unwrap_or_default();
+    crate::with_game!(kind, |G| verify_game::<G>(replay))
+        .unwrap_or(Err(ReplayError::UnknownKind(replay.kind)))
+}
+
+fn verify_game<G: ProtoGame>(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {
+    let options =
+        G::decode_options(&replay.options.unwrap_or_default()).map_err(ReplayError::Options)?;
+    let mut events = Vec::new();
+    let mut game = G::new(replay.players as usize, replay.seed, &options, &mut events)?;
     for (index, a) in replay.actions.iter().enumerate() {
         let action = a.action.as_ref().ok_or(ReplayError::Empty(index))?;
-        game.apply(Seat(a.seat.min(255) as u8), action, None, &mut |_| Ok(()))
-            .map_err(|source| ReplayError::Action {
+        let action =
+            G::decode_action(action).map_err(|source| ReplayError::Malformed { index, source })?;
+        game.apply(Seat(a.seat.min(255) as u8), &action, &mut events)
+            .map_err(|e| ReplayError::Action {
                 index,
                 seat: a.seat,
-                source,
+                source: Box::new(e),
             })?;
     }
     let abandoned = replay.status == pb::GameStatus::Abandoned as i32;
-    match (game.is_over(), abandoned) {
+    match (game.to_act().is_none(), abandoned) {
         (true, true) => {
             return Err(ReplayError::Unfinished {
                 state: "over",
@@ -75,7 +98,7 @@ pub fn verify(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {
         }
         _ => {}
     }
-    let got = game.outcome();
+    let got = game.outcome().as_ref().map(encode_outcome);
     if got != replay.outcome {
         return Err(ReplayError::Outcome {
             got: format!("{got:?}"),

@@ -24,7 +24,8 @@ fn play(store: &dyn Store, games: u64) -> (u64, f64) {
     for g in 0..games {
         let id = format!("bench-{g}");
         let options = pb::GameOptions::default();
-        let game = druids::new_game(pb::GameKind::Meduris as i32, 4, g, &options).unwrap();
+        let game =
+            druids_server::host::new_game(pb::GameKind::Meduris as i32, 4, g, &options).unwrap();
         store
             .create_game(&GameRecord {
                 id: id.clone(),

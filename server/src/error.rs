@@ -12,9 +12,9 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use crate::host::{ApplyError, CreateError};
 use druids::pb::ErrorReason;
-use druids::{ApplyError, CreateError};
-use druids_engine::Rejection;
+use druids_engine::{Rejection, RuleViolation};
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
@@ -63,12 +63,10 @@ pub enum ServiceError {
     /// The token is a seat token, but of another game.
     #[error("this token belongs to another game, not to game {0}")]
     TokenOfOtherGame(String),
-    /// The engine refused the action by the rules.
+    /// The engine refused the action: its own error, which says why and
+    /// classifies itself (illegal, not your turn, over, malformed).
     #[error("{0}")]
-    Illegal(String),
-    /// Another seat must decide now.
-    #[error("{0}")]
-    NotYourTurn(String),
+    Rule(Box<dyn RuleViolation>),
     /// Nothing can be played before every seat is claimed.
     #[error("game {0} has not started: seats are still open")]
     NotStarted(String),
@@ -141,8 +139,8 @@ impl ServiceError {
             ServiceError::GameNotFound(_) => Code::NotFound,
             ServiceError::MissingToken | ServiceError::UnknownToken(_) => Code::Unauthenticated,
             ServiceError::TokenOfOtherGame(_) => Code::PermissionDenied,
-            ServiceError::Illegal(_)
-            | ServiceError::NotYourTurn(_)
+            ServiceError::Rule(e) if e.rejection() == Rejection::Malformed => Code::InvalidArgument,
+            ServiceError::Rule(_)
             | ServiceError::NotStarted(_)
             | ServiceError::Finished(_)
             | ServiceError::Abandoned(..)
@@ -163,8 +161,12 @@ impl ServiceError {
             ServiceError::MissingToken => ErrorReason::TokenMissing,
             ServiceError::UnknownToken(_) => ErrorReason::TokenUnknown,
             ServiceError::TokenOfOtherGame(_) => ErrorReason::TokenOfOtherGame,
-            ServiceError::Illegal(_) => ErrorReason::IllegalAction,
-            ServiceError::NotYourTurn(_) => ErrorReason::NotYourTurn,
+            ServiceError::Rule(e) => match e.rejection() {
+                Rejection::GameOver => ErrorReason::GameOver,
+                Rejection::NotYourTurn => ErrorReason::NotYourTurn,
+                Rejection::Illegal => ErrorReason::IllegalAction,
+                Rejection::Malformed => ErrorReason::InvalidArgument,
+            },
             ServiceError::NotStarted(_) => ErrorReason::NotStarted,
             ServiceError::Finished(_) => ErrorReason::GameOver,
             ServiceError::Abandoned(..) => ErrorReason::GameAbandoned,
@@ -189,13 +191,8 @@ impl ServiceError {
                 ServiceError::invalid("legal_action_id", e.to_string())
             }
             ApplyError::NotStarted => ServiceError::NotStarted(game_id.to_owned()),
-            ApplyError::Rule { rejection, message } => match rejection {
-                Rejection::GameOver => ServiceError::Finished(game_id.to_owned()),
-                Rejection::NotYourTurn => ServiceError::NotYourTurn(message),
-                Rejection::Illegal => ServiceError::Illegal(message),
-                Rejection::Malformed => ServiceError::invalid("action", message),
-            },
-            ApplyError::Persist(source) => ServiceError::Storage(StoreError::Persist(source)),
+            ApplyError::Rule(e) => ServiceError::Rule(e),
+            ApplyError::Persist(source) => ServiceError::Storage(source),
         }
     }
 }
@@ -228,6 +225,9 @@ impl From<ServiceError> for Status {
         match &e {
             ServiceError::Invalid { field, message } => {
                 details.add_bad_request_violation(*field, message.clone());
+            }
+            ServiceError::Rule(e) if e.rejection() == Rejection::Malformed => {
+                details.add_bad_request_violation("action", e.to_string());
             }
             ServiceError::RateLimited { retry_after, .. } => {
                 details.set_retry_info(Some(*retry_after));

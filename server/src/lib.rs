@@ -4,12 +4,13 @@
 //! [`serve_service`] runs it on an already-bound listener until a shutdown
 //! future completes, so tests bind port 0 and connect without sleeping. Each
 //! game is owned by one [`room::Room`]; the games themselves are driven only
-//! through [`druids::HostedGame`], so a new game needs no code here.
+//! through [`host::HostedGame`], so a new game needs no code here.
 
 pub mod auth;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod host;
 pub mod in_play;
 pub mod legal;
 pub mod listing;

@@ -126,7 +126,7 @@ fn check_prefix(
     options: &pb::GameOptions,
     prefix: &[pb::ReplayAction],
 ) -> Result<(), ServiceError> {
-    let mut game = druids::new_game(kind, players, seed, options)?;
+    let mut game = crate::host::new_game(kind, players, seed, options)?;
     game.start();
     for (i, a) in prefix.iter().enumerate() {
         let action = a.action.ok_or_else(|| {
@@ -317,7 +317,7 @@ impl Lobby {
             None => (rand::random(), false),
         };
         let options = req.options.unwrap_or_default();
-        let game = druids::new_game(req.kind, players, seed, &options)?;
+        let game = crate::host::new_game(req.kind, players, seed, &options)?;
         if !prefix.is_empty() {
             check_prefix(req.kind, players, seed, &options, &prefix)?;
         }

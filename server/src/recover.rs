@@ -16,7 +16,7 @@ pub enum RecoverError {
         /// Game id.
         id: String,
         /// Why.
-        source: druids::CreateError,
+        source: crate::host::CreateError,
     },
     /// A logged action did not replay.
     #[error("game {id}: action {version} does not replay: {source}")]
@@ -26,7 +26,7 @@ pub enum RecoverError {
         /// Version of the action.
         version: u64,
         /// Why.
-        source: druids::ApplyError,
+        source: crate::host::ApplyError,
     },
 }
 
@@ -45,7 +45,7 @@ pub fn recover(
         abandoned,
     } = stored;
     let id = record.id.clone();
-    let mut game = druids::new_game(
+    let mut game = crate::host::new_game(
         record.kind as i32,
         record.players,
         record.seed,

@@ -11,7 +11,9 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
-use druids::{Applied, ApplyError, HostedGame, pb};
+use druids::pb;
+
+use crate::host::{Applied, ApplyError, HostedGame, Prelude};
 use druids_engine::{Seat, Viewer};
 use tokio::sync::watch;
 
@@ -130,29 +132,17 @@ impl RoomState {
         origin: Origin,
         choice: &pb::submit_action_request::Choice,
         now_ms: u64,
-        persist: druids::Persist<'_>,
+        persist: crate::host::Persist<'_>,
     ) -> Result<Applied, ApplyError> {
         let prelude = match origin {
             Origin::Seat => self
                 .clocks
                 .as_ref()
                 .filter(|c| c.autopilot_seats().any(|s| s == seat))
-                .map(|_| {
-                    pb::game_event::Body::AutopilotChanged(pb::AutopilotChanged {
-                        seat: seat.0 as u32,
-                        on: false,
-                    })
-                }),
-            Origin::Timeout | Origin::Autopilot => {
-                let pb::submit_action_request::Choice::Action(action) = choice else {
-                    unreachable!("the server decides with full actions")
-                };
-                Some(pb::game_event::Body::TimedOut(pb::TimedOut {
-                    seat: seat.0 as u32,
-                    action: Some(*action),
-                    autopilot: origin == Origin::Autopilot,
-                }))
-            }
+                .map(|_| Prelude::Resumed),
+            Origin::Timeout | Origin::Autopilot => Some(Prelude::TimedOut {
+                autopilot: origin == Origin::Autopilot,
+            }),
         };
         // The host hands the action, in canonical form, to the store: keep it
         // for replays too.
@@ -371,23 +361,21 @@ impl Room {
         origin: Origin,
         version: u64,
         request: &'a pb::SubmitActionRequest,
-    ) -> impl FnMut(&pb::Action) -> Result<(), String> + 'a {
+    ) -> impl FnMut(&pb::Action) -> Result<(), crate::store::StoreError> + 'a {
         move |action: &pb::Action| {
-            store
-                .append_action(
-                    &self.id,
-                    &ActionRecord {
-                        version,
-                        seat,
-                        origin,
-                        action: *action,
-                        request: pb::SubmitActionRequest {
-                            game_id: String::new(),
-                            ..request.clone()
-                        },
+            store.append_action(
+                &self.id,
+                &ActionRecord {
+                    version,
+                    seat,
+                    origin,
+                    action: *action,
+                    request: pb::SubmitActionRequest {
+                        game_id: String::new(),
+                        ..request.clone()
                     },
-                )
-                .map_err(|e| e.to_string())
+                },
+            )
         }
     }
 

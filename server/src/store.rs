@@ -129,9 +129,6 @@ pub enum StoreError {
     /// A stored value does not decode.
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
-    /// The host's persist step failed (the store's error, as the host reports it).
-    #[error("{0}")]
-    Persist(String),
 }
 
 /// Durable storage of games. Implementations must make each call durable (or

@@ -13,10 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use druids::new_game;
 use druids::pb;
 use druids::pb::druids_service_client::DruidsServiceClient;
 use druids_engine::{Seat, Viewer};
+use druids_server::host::new_game;
 use tonic::Request;
 use tonic::transport::Channel;
 

@@ -750,47 +750,6 @@ mod tests {
         );
     }
 
-    /// A field the board in use does not have is one mistake with one class,
-    /// malformed, whether the codec (no board has it) or the engine (this
-    /// board has not) refuses it; the engine's message names the board's range.
-    #[test]
-    fn a_field_beyond_the_board_is_malformed_whoever_refuses_it() {
-        use crate::host::{ApplyError, HostedGame, Session};
-        use druids_engine::Rejection;
-        let mut s = Session::<Meduris>::new(2, 1, &pb::GameOptions::default()).unwrap();
-        s.start();
-        let mut keep = |_: &pb::Action| Ok(());
-        while s.game().decision() != Some(Decision::Turn) {
-            let seat = s.game().to_act().unwrap();
-            s.apply_legal(seat, 0, None, &mut keep).unwrap();
-        }
-        let seat = s.game().to_act().unwrap();
-        let temple = |field| pb::Action {
-            game: Some(pb::action::Game::Meduris(pb::MedurisAction {
-                kind: Some(act::Kind::BuildTemple(act::BuildTemple {
-                    field,
-                    payment: None,
-                })),
-            })),
-        };
-        for field in [32, 45, 63] {
-            match s.apply(seat, &temple(field), None, &mut keep) {
-                Err(ApplyError::Rule {
-                    rejection: Rejection::Malformed,
-                    message,
-                }) => assert_eq!(
-                    message,
-                    format!("field {field} does not exist: this board has fields 0 to 31")
-                ),
-                other => panic!("field {field}: {other:?}"),
-            }
-        }
-        assert!(matches!(
-            s.apply(seat, &temple(64), None, &mut keep),
-            Err(ApplyError::Decode(DecodeError::OutOfRange { .. }))
-        ));
-    }
-
     #[test]
     fn malformed_actions_are_named() {
         let none = pb::Action { game: None };

@@ -804,3 +804,69 @@ async fn a_game_can_start_from_a_replay_prefix() {
     }
     server.stop().await;
 }
+
+#[tokio::test]
+async fn the_clocks_actions_never_show_another_seats_dolmen_value() {
+    use druids_server::ManualClock;
+    let clock = Arc::new(ManualClock::at(1_000_000));
+    let server =
+        TestServer::with_clock(Arc::new(MemoryStore), Limits::unthrottled(), clock.clone()).await;
+    let mut client = server.client().await;
+    let created = client
+        .create_game(pb::CreateGameRequest {
+            kind: pb::GameKind::Dolmen as i32,
+            players: 3,
+            options: Some(pb::GameOptions {
+                decision_ms: Some(1000),
+                autopilot_after: Some(1),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let id = created.game_id;
+    let tokens: Vec<String> = created.seats.iter().map(|s| s.token.clone()).collect();
+    // Every seat is silent: the clock, then the autopilot, plays the game.
+    for _ in 0..10_000 {
+        if state(&mut client, &id, None).await.status == pb::GameStatus::Finished as i32 {
+            break;
+        }
+        clock.advance(2_000);
+        server.service.expire_due();
+    }
+    assert_eq!(
+        state(&mut client, &id, None).await.status,
+        pb::GameStatus::Finished as i32
+    );
+    let mut placed_by_server = 0;
+    let viewers: Vec<Option<usize>> = vec![None, Some(0), Some(1), Some(2)];
+    for viewer in viewers {
+        let token = viewer.map(|s| tokens[s].as_str());
+        for event in druids_tests::all_events(&mut client, &id, token).await {
+            let Some(Body::TimedOut(t)) = event.body else {
+                continue;
+            };
+            let Some(pb::action::Game::Dolmen(d)) = t.action.and_then(|a| a.game) else {
+                continue;
+            };
+            if let Some(pb::dolmen_action::Kind::PlaceDolmen(p)) = d.kind {
+                placed_by_server += 1;
+                let own = viewer == Some(t.seat as usize);
+                assert_eq!(
+                    p.value.is_some(),
+                    own,
+                    "seq {}: a dolmen's value is shown to its owner only (viewer {viewer:?})",
+                    event.seq
+                );
+                assert!(!event.description.is_empty());
+            }
+        }
+    }
+    assert!(
+        placed_by_server > 0,
+        "the server placed dolmens for the seats"
+    );
+    server.stop().await;
+}

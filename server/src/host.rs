@@ -3,13 +3,15 @@
 //!
 //! [`HostedGame`] is the object-safe face a server holds for any game;
 //! [`Session`] implements it once for every [`ProtoGame`]; [`new_game`] creates
-//! any game of the registry ([`crate::with_game!`]), so a new game needs no
-//! server code.
+//! any game of the registry ([`druids::with_game!`]), so a new game needs no
+//! server code. The host is the server's game lifecycle (versions, event
+//! numbering, seats joined, decisions needed); the rules stay in the engines.
 
-use druids_engine::{Rejection, RuleViolation, Seat, SetupError, Viewer};
+use druids::codec::{DecodeError, ProtoGame, encode_outcome};
+use druids::pb;
+use druids_engine::{RuleViolation, Seat, SetupError, Viewer};
 
-use crate::codec::{DecodeError, ProtoGame, encode_outcome};
-use crate::pb;
+use crate::store::StoreError;
 
 /// Why a game could not be created.
 #[derive(Debug, thiserror::Error)]
@@ -43,15 +45,25 @@ pub enum ApplyError {
         len: usize,
     },
     /// The action could not be made durable; it was not applied.
+    #[error(transparent)]
+    Persist(#[from] StoreError),
+    /// The engine refused the action (its own error, which says why and
+    /// classifies itself with [`RuleViolation::rejection`]).
     #[error("{0}")]
-    Persist(String),
-    /// The engine refused the action.
-    #[error("{message}")]
-    Rule {
-        /// The broad reason.
-        rejection: Rejection,
-        /// The engine's explanation.
-        message: String,
+    Rule(Box<dyn RuleViolation>),
+}
+
+/// A host event logged just before an action's own events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prelude {
+    /// The seat was on autopilot and decided itself again (`AutopilotChanged`
+    /// off).
+    Resumed,
+    /// The server decided for the seat: its clock ran out, or it is on
+    /// autopilot (`TimedOut`, carrying the action as each viewer may see it).
+    TimedOut {
+        /// Whether the autopilot decided (rather than the clock's default).
+        autopilot: bool,
     },
 }
 
@@ -68,7 +80,7 @@ pub struct Applied {
 
 /// Makes an accepted action durable before it takes effect: called with the
 /// action in canonical form once the engine has accepted it; an error cancels it.
-pub type Persist<'a> = &'a mut dyn FnMut(&pb::Action) -> Result<(), String>;
+pub type Persist<'a> = &'a mut dyn FnMut(&pb::Action) -> Result<(), StoreError>;
 
 /// A game hosted behind the contract, whatever game it is.
 ///
@@ -107,7 +119,7 @@ pub trait HostedGame: Send + Sync {
         &mut self,
         seat: Seat,
         action: &pb::Action,
-        prelude: Option<pb::game_event::Body>,
+        prelude: Option<Prelude>,
         persist: Persist<'_>,
     ) -> Result<Applied, ApplyError>;
     /// Applies entry `id` of the default legal-action list, like [`HostedGame::apply`].
@@ -115,7 +127,7 @@ pub trait HostedGame: Send + Sync {
         &mut self,
         seat: Seat,
         id: u32,
-        prelude: Option<pb::game_event::Body>,
+        prelude: Option<Prelude>,
         persist: Persist<'_>,
     ) -> Result<Applied, ApplyError>;
     /// Records that a seat was claimed.
@@ -142,7 +154,7 @@ pub trait HostedGame: Send + Sync {
     fn timeout_action(&self) -> Option<pb::Action>;
 }
 
-/// Creates a game of `kind`: the registry of every game the contract knows.
+/// Creates a game of `kind`, whichever game of the registry it is.
 pub fn new_game(
     kind: i32,
     players: usize,
@@ -150,7 +162,7 @@ pub fn new_game(
     options: &pb::GameOptions,
 ) -> Result<Box<dyn HostedGame>, CreateError> {
     let game = pb::GameKind::try_from(kind).ok().and_then(|k| {
-        crate::with_game!(k, |G| Session::<G>::new(players, seed, options)
+        druids::with_game!(k, |G| Session::<G>::new(players, seed, options)
             .map(|s| Box::new(s) as Box<dyn HostedGame>))
     });
     game.unwrap_or(Err(CreateError::UnknownKind(kind)))
@@ -158,24 +170,60 @@ pub fn new_game(
 
 /// One entry of the log.
 #[derive(Clone, Debug)]
-struct Entry<E> {
+struct Entry<G: ProtoGame> {
     version: u64,
-    body: Body<E>,
+    body: Body<G>,
 }
 
 #[derive(Clone, Debug)]
-enum Body<E> {
+enum Body<G: ProtoGame> {
     /// An engine event, redacted per viewer when read.
-    Engine(E),
+    Engine(G::Event),
+    /// The server decided for `seat`: the action is redacted per viewer when
+    /// read, like an engine event (a dolmen's value is its owner's secret).
+    TimedOut {
+        seat: Seat,
+        action: G::Action,
+        autopilot: bool,
+    },
     /// A host event, public.
     Host(Box<pb::game_event::Body>),
+}
+
+/// A host event in plain English.
+fn describe_host(body: &pb::game_event::Body) -> String {
+    use pb::game_event::Body as B;
+    match body {
+        B::SeatJoined(j) => format!("seat {} joined as {}", j.seat, j.name),
+        B::GameStarted(_) => "every seat is claimed: the game starts".into(),
+        B::DecisionNeeded(d) => format!("seat {} must decide", d.seat),
+        B::GameFinished(f) => match &f.outcome {
+            Some(o) => {
+                let winners: Vec<String> = o.winners.iter().map(|w| format!("seat {w}")).collect();
+                let scores: Vec<String> = o.scores.iter().map(i32::to_string).collect();
+                format!(
+                    "the game is over: {} won (scores {})",
+                    winners.join(" and "),
+                    scores.join(", ")
+                )
+            }
+            None => "the game is over".into(),
+        },
+        B::AutopilotChanged(a) if a.on => {
+            format!("seat {} is on autopilot: the server decides for it", a.seat)
+        }
+        B::AutopilotChanged(a) => format!("seat {} decides again", a.seat),
+        B::GameAbandoned(a) => format!("the server gave the game up ({})", a.reason),
+        B::Snapshot(_) => "the state now".into(),
+        B::TimedOut(_) | B::Meduris(_) | B::Dolmen(_) => String::new(),
+    }
 }
 
 /// A [`ProtoGame`] with its event log: the one implementation of [`HostedGame`].
 #[derive(Clone, Debug)]
 pub struct Session<G: ProtoGame> {
     game: G,
-    log: Vec<Entry<G::Event>>,
+    log: Vec<Entry<G>>,
     version: u64,
     started: bool,
     /// Seq of the pending decision's `DecisionNeeded`.
@@ -245,7 +293,7 @@ impl<G: ProtoGame> Session<G> {
         &mut self,
         seat: Seat,
         action: &G::Action,
-        prelude: Option<pb::game_event::Body>,
+        prelude: Option<Prelude>,
         persist: Persist<'_>,
     ) -> Result<Applied, ApplyError> {
         if !self.started {
@@ -258,10 +306,7 @@ impl<G: ProtoGame> Session<G> {
         let mut events = std::mem::take(&mut self.scratch);
         let result = next
             .apply(seat, action, &mut events)
-            .map_err(|e| ApplyError::Rule {
-                rejection: e.rejection(),
-                message: e.to_string(),
-            })
+            .map_err(|e| ApplyError::Rule(Box::new(e)))
             .and_then(|()| persist(&G::encode_action(action)).map_err(ApplyError::Persist));
         if let Err(e) = result {
             events.clear();
@@ -271,8 +316,24 @@ impl<G: ProtoGame> Session<G> {
         self.game = next;
         self.version += 1;
         let first_seq = self.log.len() as u64 + 1;
-        if let Some(body) = prelude {
-            self.push_host(body);
+        match prelude {
+            Some(Prelude::Resumed) => {
+                self.push_host(pb::game_event::Body::AutopilotChanged(
+                    pb::AutopilotChanged {
+                        seat: seat.0 as u32,
+                        on: false,
+                    },
+                ));
+            }
+            Some(Prelude::TimedOut { autopilot }) => self.log.push(Entry {
+                version: self.version,
+                body: Body::TimedOut {
+                    seat,
+                    action: action.clone(),
+                    autopilot,
+                },
+            }),
+            None => {}
         }
         let version = self.version;
         self.log.extend(events.drain(..).map(|e| Entry {
@@ -371,7 +432,7 @@ impl<G: ProtoGame> HostedGame for Session<G> {
         &mut self,
         seat: Seat,
         action: &pb::Action,
-        prelude: Option<pb::game_event::Body>,
+        prelude: Option<Prelude>,
         persist: Persist<'_>,
     ) -> Result<Applied, ApplyError> {
         let action = G::decode_action(action)?;
@@ -382,7 +443,7 @@ impl<G: ProtoGame> HostedGame for Session<G> {
         &mut self,
         seat: Seat,
         id: u32,
-        prelude: Option<pb::game_event::Body>,
+        prelude: Option<Prelude>,
         persist: Persist<'_>,
     ) -> Result<Applied, ApplyError> {
         if !self.started {
@@ -432,15 +493,37 @@ impl<G: ProtoGame> HostedGame for Session<G> {
             let Some(entry) = self.log.get(seq as usize - 1) else {
                 break;
             };
-            let body = match &entry.body {
-                Body::Host(b) => Some((**b).clone()),
-                Body::Engine(e) => G::redact(e, viewer).map(|e| G::encode_event(&e)),
+            let described = match &entry.body {
+                Body::Host(b) => Some((describe_host(b), (**b).clone())),
+                Body::Engine(e) => {
+                    G::redact(e, viewer).map(|e| (e.to_string(), G::encode_event(&e)))
+                }
+                Body::TimedOut {
+                    seat,
+                    action,
+                    autopilot,
+                } => {
+                    let seen = G::redact_action(action, viewer, *seat);
+                    let why = if *autopilot {
+                        "is on autopilot"
+                    } else {
+                        "ran out of time"
+                    };
+                    Some((
+                        format!("{seat} {why}: the server decided \"{seen}\" for it"),
+                        pb::game_event::Body::TimedOut(pb::TimedOut {
+                            seat: seat.0 as u32,
+                            action: Some(G::encode_action(&seen)),
+                            autopilot: *autopilot,
+                        }),
+                    ))
+                }
             };
-            if let Some(body) = body {
+            if let Some((description, body)) = described {
                 out.push(pb::GameEvent {
                     seq,
                     version: entry.version,
-                    description: String::new(),
+                    description,
                     body: Some(body),
                 });
                 sent += 1;
@@ -465,3 +548,8 @@ impl<G: ProtoGame> HostedGame for Session<G> {
             .map(|a| G::encode_action(&a))
     }
 }
+
+#[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
+mod malformed_tests;

@@ -3,7 +3,7 @@
 //! encoded size of that list unpaged and of the largest page the server sends
 //! (1,000 entries). A default gRPC client refuses answers over 4 MB.
 //!
-//! Run: `cargo bench -p druids --bench legal_list_sizes -- [GAMES]` (default 10,000
+//! Run: `cargo bench -p druids-server --bench legal_list_sizes -- [GAMES]` (default 10,000
 //! games per game and player count).
 
 use druids::{pb, registry};
@@ -31,7 +31,8 @@ fn main() {
             let (mut longest, mut unpaged, mut page) = (0usize, 0usize, 0usize);
             for seed in 0..games {
                 let mut game =
-                    druids::new_game(kind as i32, players, seed, &Default::default()).unwrap();
+                    druids_server::host::new_game(kind as i32, players, seed, &Default::default())
+                        .unwrap();
                 game.start();
                 let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
                 while let Some(seat) = game.to_act() {

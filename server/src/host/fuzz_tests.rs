@@ -10,8 +10,9 @@ use druids_engine::Seat;
 use proptest::prelude::*;
 use prost::Message;
 
+use druids::pb;
+
 use crate::host::{HostedGame, new_game};
-use crate::pb;
 
 fn cases() -> u32 {
     std::env::var("DRUIDS_FUZZ_CASES")
@@ -155,7 +156,9 @@ fn assault(
     let _ = game.apply_legal(Seat(seat), id.max(10_000), None, &mut |_| Ok(()));
     prop_assert_eq!(&fingerprint(game.as_ref()), &before);
     if let Some(to_act) = game.to_act() {
-        let r = game.apply_legal(to_act, 0, None, &mut |_| Err("disk full".into()));
+        let r = game.apply_legal(to_act, 0, None, &mut |_| {
+            Err(crate::store::StoreError::Corrupt("disk full".into()))
+        });
         prop_assert!(r.is_err());
         prop_assert_eq!(&fingerprint(game.as_ref()), &before);
     }
