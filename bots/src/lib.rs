@@ -11,26 +11,25 @@
 #![warn(missing_docs)]
 
 pub mod arena;
-mod eval;
 mod greedy;
 mod mcts;
 mod random;
 
 use std::time::Duration;
 
-use druids_engine::{Determinize, Game, Seat};
+use druids_engine::{Determinize, Evaluate, Game, Seat};
 
 pub use greedy::Greedy;
 pub use mcts::{Budget, Mcts};
 pub use random::Random;
 
 /// A game the search bots can play: positions can be rebuilt from a seat's view
-/// (the engine's [`Determinize`]), and a position can be scored heuristically.
-pub trait Searchable: Determinize {
-    /// The game's evaluation of a position for `seat` (higher is better), in
-    /// points: what greedy maximises and MCTS uses to cut long rollouts short.
-    fn evaluate(&self, seat: Seat) -> f64;
-}
+/// (the engine's [`Determinize`]) and scored by the game's own heuristic (the
+/// engine's [`Evaluate`]). Every engine that has both is searchable, so a new
+/// game needs nothing here.
+pub trait Searchable: Determinize + Evaluate {}
+
+impl<G: Determinize + Evaluate> Searchable for G {}
 
 /// A player program: picks one of the legal actions from its seat's view.
 pub trait Bot<G: Game>: Send {

@@ -271,3 +271,11 @@ pub trait Game: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
         legal.into_iter().next()
     }
 }
+
+/// A game's own heuristic: what a position is worth to `seat`, in points
+/// (higher is better). Greedy bots maximise it; MCTS uses it to cut long
+/// rollouts short. Each game implements it beside its rules.
+pub trait Evaluate: Game {
+    /// The worth of the position to `seat`, as it stands.
+    fn evaluate(&self, seat: Seat) -> f64;
+}

@@ -8,8 +8,8 @@
 mod game;
 
 pub use game::{
-    Determinize, DeterminizeError, Game, Outcome, Rejection, RuleViolation, Seat, SetupError,
-    TurnError, Viewer,
+    Determinize, DeterminizeError, Evaluate, Game, Outcome, Rejection, RuleViolation, Seat,
+    SetupError, TurnError, Viewer,
 };
 
 pub mod dolmen;

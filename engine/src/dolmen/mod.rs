@@ -40,6 +40,7 @@
 pub mod action;
 mod apply;
 pub mod board;
+mod evaluate;
 pub mod event;
 mod rules;
 mod scoring;

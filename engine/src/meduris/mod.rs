@@ -18,6 +18,7 @@
 pub mod action;
 mod apply;
 pub mod board;
+mod evaluate;
 pub mod event;
 pub mod goods;
 mod legal;
