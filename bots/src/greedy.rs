@@ -1,6 +1,6 @@
 //! The greedy bot: tries every legal action on one determinization of what it
 //! sees and keeps the one whose resulting position the game's evaluation
-//! ([`Searchable::evaluate`]) rates best for itself. Ties go to the first listed.
+//! ([`druids_engine::Evaluate::evaluate`]) rates best for itself. Ties go to the first listed.
 
 use druids_engine::Seat;
 use rand_core::{RngCore, SeedableRng};
