@@ -1,1 +1,335 @@
-// placeholder
+// Meduris on the page: the board drawn from a MedurisView, the clickable
+// target of each legal action, and how each MedurisEvent changes the view.
+//
+// Every read of a Meduris-specific JSON field of the contract is in this file
+// (dolmen.js is its twin), so a renamed field is fixed here and nowhere else.
+
+import { s, h, label, disc, ink, num, oneof, words, summary } from './svg.js';
+
+export const title = 'Meduris';
+
+// Seat colours of the game (0 purple, 1 blue, 2 light green, 3 red).
+const COLOURS = ['#7b3fa0', '#1f5fbf', '#8fd14f', '#d62728'];
+export const colour = (seat) => COLOURS[seat % COLOURS.length];
+
+const GOODS = ['wood', 'wool', 'copper', 'stone'];
+const GOOD_STYLE = {
+  wood: ['#8b5a2b', 'W'],
+  wool: ['#f3efe0', 'L'],
+  copper: ['#d9822b', 'C'],
+  stone: ['#9e9e9e', 'S'],
+};
+const goodOf = (e) => (e || '').replace('GOOD_', '').toLowerCase();
+
+const AREAS = {
+  AREA_SERPENT: ['#cfe8c7', 'serpent'],
+  AREA_STAR: ['#f6e7a8', 'star'],
+  AREA_SPLASH: ['#c9e2f5', 'splash'],
+  AREA_SCALES: ['#f3cfc0', 'scales'],
+  AREA_SPIRAL: ['#e2d3f0', 'spiral'],
+  AREA_WAVE: ['#bfe3df', 'wave'],
+  AREA_FIRE: ['#f7c6a3', 'fire'],
+  AREA_MOON: ['#dcdce8', 'moon'],
+  AREA_ARROW: ['#e8dcc0', 'arrow'],
+};
+const CHIPS = {
+  CHIP_PLUS_TWO: ['+2', '"+2 points" chip'],
+  CHIP_FREE_HUT: ['F', '"free hut" chip'],
+  CHIP_DRUID_OFFERING: ['D', '"druid offering" chip'],
+};
+
+const view = (state) => state.meduris;
+
+// A good as a small square in its colour with its letter.
+function goodIcon(x, y, size, good, attrs) {
+  const [fillc, letter] = GOOD_STYLE[good];
+  return s('g', attrs, [
+    s('rect', { x: x - size / 2, y: y - size / 2, width: size, height: size, rx: 2, fill: fillc, stroke: '#333' }),
+    label(x, y, letter, { 'font-size': size * 0.7, fill: ink(fillc) }),
+  ]);
+}
+
+// Where field `i` of `n` lies on the ring: clockwise from the river at the top.
+function fieldPos(i, n) {
+  const a = -Math.PI / 2 + ((i + 0.5) * 2 * Math.PI) / n;
+  return [500 + 430 * Math.cos(a), 400 + 330 * Math.sin(a)];
+}
+
+const STONE_FIELDS = { 1: [390, 235], 2: [500, 235], 3: [610, 235] };
+const TEMPLE = [500, 150];
+
+// The clickable target of a legal action: "field:N", "plateau:wood", "good:wool".
+export function targetOf(action, decision) {
+  const [kind, a] = oneof(action.meduris, Object.keys(action.meduris || {}));
+  switch (kind) {
+    case 'placeWorker': return `plateau:${goodOf(a.plateau)}`;
+    case 'takeGood':
+    case 'returnGood': return `good:${goodOf(a.good)}`;
+    case 'bigYield': return `plateau:${goodOf(a.to)}`;
+    case 'buildHut':
+    case 'buildTemple': return `field:${num(a.field)}`;
+    case 'offer':
+    case 'offerChip': return `field:${num(decision?.meduris?.field)}`;
+    default: return null;
+  }
+}
+
+// The board as SVG. `targets` is a Set of target keys that can be clicked.
+export function draw(state, targets) {
+  const v = view(state);
+  const n = v.fields.length;
+  const tgt = (key) => (targets.has(key) ? { 'data-target': key, class: 'target', tabindex: 0, role: 'button' } : { 'data-key': key });
+  const svg = s('svg', { viewBox: '0 0 1000 800', class: 'board meduris', role: 'img', 'aria-label': 'Meduris board' });
+  svg.append(s('ellipse', { cx: 500, cy: 400, rx: 480, ry: 385, fill: '#e9f0dc', stroke: '#9bb07d' }));
+  // The great river crosses the ring at the top, between the last field and field 0.
+  svg.append(s('path', { d: 'M 470 0 C 510 30, 470 60, 505 95 S 480 130, 500 150', stroke: '#3d8fd1', 'stroke-width': 18, fill: 'none', opacity: 0.8 }));
+  svg.append(label(540, 20, 'river', { 'font-size': 16, fill: '#1d5f99', 'font-style': 'italic' }));
+  const size = n > 32 ? 54 : 62;
+  for (const f of v.fields) {
+    const i = num(f.field);
+    const [x, y] = fieldPos(i, n);
+    const [bg, area] = AREAS[f.area] || ['#eee', '?'];
+    const g = s('g', { ...tgt(`field:${i}`), 'data-field': i });
+    g.append(s('title', {}, [`field ${i}, ${area}: ${goodOf(f.firstGood)} + ${goodOf(f.secondGood)}`]));
+    g.append(s('rect', { x: x - size / 2, y: y - size / 2, width: size, height: size, rx: 6, fill: bg, stroke: '#555', class: 'field' }));
+    g.append(label(x, y - size / 2 + 9, `${i} ${area}`, { 'font-size': 10, fill: '#333' }));
+    g.append(goodIcon(x - 12, y + size / 2 - 12, 16, goodOf(f.firstGood)));
+    g.append(goodIcon(x + 12, y + size / 2 - 12, 16, goodOf(f.secondGood)));
+    if (f.chip && CHIPS[f.chip]) {
+      g.append(s('circle', { cx: x + size / 2 - 9, cy: y - 4, r: 9, fill: '#fff8d0', stroke: '#a08000' }));
+      g.append(label(x + size / 2 - 9, y - 4, CHIPS[f.chip][0], { 'font-size': 9, 'font-weight': 'bold' }));
+    }
+    if (f.building) {
+      const owner = num(f.building.owner);
+      const c = colour(owner);
+      const shape = f.building.temple
+        ? s('path', { d: `M ${x - 16} ${y + 8} L ${x - 16} ${y - 4} L ${x} ${y - 16} L ${x + 16} ${y - 4} L ${x + 16} ${y + 8} Z`, fill: c, stroke: '#111', 'stroke-width': 2.5 })
+        : s('path', { d: `M ${x - 11} ${y + 8} L ${x - 11} ${y - 3} L ${x} ${y - 13} L ${x + 11} ${y - 3} L ${x + 11} ${y + 8} Z`, fill: c, stroke: '#111', 'stroke-width': 1.5 });
+      g.append(s('g', { class: `piece seat-${owner} ${f.building.temple ? 'temple' : 'hut'}` }, [
+        shape,
+        label(x, y + 1, f.building.temple ? `T${owner}` : owner, { 'font-size': 11, 'font-weight': 'bold', fill: ink(c) }),
+      ]));
+    }
+    svg.append(g);
+  }
+  // The druid's temple and the three stone fields.
+  svg.append(s('circle', { cx: TEMPLE[0], cy: TEMPLE[1], r: 26, fill: '#f4f1e8', stroke: '#777' }));
+  svg.append(label(TEMPLE[0], TEMPLE[1] - 36, 'druid temple', { 'font-size': 12 }));
+  for (const [k, [x, y]] of Object.entries(STONE_FIELDS)) {
+    svg.append(s('circle', { cx: x, cy: y, r: 20, fill: '#d6d6d6', stroke: '#777' }));
+    svg.append(label(x, y + 30, `stone field ${k}`, { 'font-size': 11 }));
+  }
+  svg.append(druid(v.druid, n));
+  // The four plateaus with their stacks of workers (height 1 at the bottom).
+  v.plateaus.forEach((p, i) => {
+    const good = goodOf(p.good);
+    const x = 290 + i * 140;
+    const g = s('g', tgt(`plateau:${good}`));
+    g.append(s('rect', { x: x - 55, y: 300, width: 110, height: 150, rx: 10, fill: '#f7f4ea', stroke: '#777', class: 'plateau' }));
+    g.append(goodIcon(x, 318, 22, good));
+    g.append(label(x, 440, `${good} plateau`, { 'font-size': 12 }));
+    (p.workers || []).forEach((w, h) => {
+      g.append(disc(x, 408 - h * 32, 14, num(w), colour(num(w)), { class: `piece seat-${num(w)} worker` }));
+    });
+    svg.append(g);
+  });
+  // The supply, and the rune stones with their holders.
+  svg.append(label(500, 480, 'supply', { 'font-size': 13 }));
+  GOODS.forEach((good, i) => {
+    const x = 395 + i * 70;
+    const g = s('g', tgt(`good:${good}`));
+    g.append(goodIcon(x - 12, 510, 22, good));
+    g.append(label(x + 16, 510, num(v.supply?.[good]), { 'font-size': 16 }));
+    svg.append(g);
+  });
+  svg.append(label(500, 555, 'rune stones', { 'font-size': 13 }));
+  (v.runes || []).forEach((r, i) => {
+    const x = 260 + i * 60;
+    const [bg, area] = AREAS[r.area] || ['#eee', '?'];
+    svg.append(s('rect', { x: x - 27, y: 570, width: 54, height: 50, rx: 6, fill: bg, stroke: '#777' }));
+    svg.append(label(x, 582, area, { 'font-size': 10 }));
+    if (r.seat !== undefined) svg.append(disc(x, 603, 10, num(r.seat), colour(num(r.seat))));
+    else svg.append(label(x, 603, '—', { 'font-size': 12, fill: '#777' }));
+  });
+  return svg;
+}
+
+// The druid as a dark figure, wherever he stands.
+function druid(pos, n) {
+  let x;
+  let y;
+  if (pos?.field !== undefined) {
+    const [fx, fy] = fieldPos(num(pos.field), n);
+    // Beside the field, towards the middle of the ring.
+    [x, y] = [fx + (500 - fx) * 0.17, fy + (400 - fy) * 0.17];
+  } else if (pos?.stoneField !== undefined) {
+    [x, y] = STONE_FIELDS[num(pos.stoneField)] || TEMPLE;
+  } else {
+    [x, y] = TEMPLE;
+  }
+  return s('g', { class: 'druid' }, [
+    s('title', {}, ['the druid']),
+    s('path', { d: `M ${x} ${y - 18} L ${x + 11} ${y + 12} L ${x - 11} ${y + 12} Z`, fill: '#fff', stroke: '#111', 'stroke-width': 2 }),
+    s('circle', { cx: x, cy: y - 18, r: 7, fill: '#fff', stroke: '#111', 'stroke-width': 2 }),
+  ]);
+}
+
+// The seats' numbers beside the board: score, pieces left, runes; goods only
+// where the view has them (the viewer's own seat, or every seat once over).
+export function seatRows(state) {
+  return view(state).seats.map((st) => ({
+    seat: num(st.seat),
+    score: num(st.score),
+    details: [
+      `huts ${num(st.hutsLeft)}`,
+      `temples ${num(st.templesLeft)}`,
+      `runes ${num(st.runes)}`,
+      num(st.workersToPlace) ? `workers to place ${num(st.workersToPlace)}` : null,
+      st.goods ? h('span', { class: 'goods' }, ['goods: ', GOODS.map((g) => `${g} ${num(st.goods[g])}`).join(', ')]) : null,
+    ].filter(Boolean),
+  }));
+}
+
+// Turn and whose turn it is, for the status line.
+export function status(state) {
+  const v = view(state);
+  return `turn ${num(v.turn)}, seat ${num(v.active)} active`;
+}
+
+// The pending decision in words.
+export function decisionText(decision) {
+  const d = decision?.meduris;
+  if (!d) return '';
+  const k = (d.kind || '').replace('KIND_', '').toLowerCase().replace(/_/g, ' ');
+  return d.kind === 'KIND_OFFERING' ? `offering at field ${num(d.field)}${d.lastRound ? ' (last round)' : ''}` : k;
+}
+
+// The type name of an event's Meduris body, and the body.
+export function eventBody(event) {
+  const m = event.meduris;
+  if (!m) return null;
+  const [k, body] = oneof(m, Object.keys(m));
+  return k ? [words(k), body] : null;
+}
+
+// A fallback description of a Meduris event.
+export function describe(event) {
+  const b = eventBody(event);
+  return b ? `${b[0]}: ${summary(b[1])}` : null;
+}
+
+const add = (goods, paid, sign) => {
+  if (!goods || !paid) return;
+  for (const g of GOODS) goods[g] = num(goods[g]) + sign * num(paid[g]);
+};
+
+// Applies one Meduris event to the state (in place). Events are public, so a
+// seat's goods change only where the view shows them.
+export function apply(state, event) {
+  const v = view(state);
+  const b = event.meduris;
+  if (!v || !b) return;
+  const seat = (x) => v.seats[num(x.seat)];
+  const [kind, e] = oneof(b, Object.keys(b));
+  switch (kind) {
+    case 'chipPlaced': v.fields[num(e.field)].chip = e.chip; break;
+    case 'workerPlaced':
+      v.plateaus.find((p) => goodOf(p.good) === goodOf(e.plateau)).workers.push(num(e.seat));
+      seat(e).workersToPlace = num(seat(e).workersToPlace) - 1;
+      break;
+    case 'turnStarted': v.active = num(e.seat); v.turn = num(e.turn); break;
+    case 'goodsGained': {
+      const g = goodOf(e.good);
+      v.supply[g] = num(v.supply[g]) - num(e.count);
+      if (seat(e).goods) seat(e).goods[g] = num(seat(e).goods[g]) + num(e.count);
+      break;
+    }
+    case 'goodReturned': {
+      const g = goodOf(e.good);
+      v.supply[g] = num(v.supply[g]) + 1;
+      if (seat(e).goods) seat(e).goods[g] = num(seat(e).goods[g]) - 1;
+      break;
+    }
+    case 'workerMoved': {
+      const from = v.plateaus.find((p) => goodOf(p.good) === goodOf(e.from));
+      from.workers.splice(num(e.height) - 1, 1);
+      v.plateaus.find((p) => goodOf(p.good) === goodOf(e.to)).workers.push(num(e.seat));
+      break;
+    }
+    case 'hutBuilt':
+    case 'templeBuilt': {
+      const temple = kind === 'templeBuilt';
+      v.fields[num(e.field)].building = { owner: num(e.seat), temple };
+      const st = seat(e);
+      if (temple) st.templesLeft = num(st.templesLeft) - 1;
+      else st.hutsLeft = num(st.hutsLeft) - 1;
+      st.buildingsPlaced = num(st.buildingsPlaced) + 1;
+      add(v.supply, e.paid, 1);
+      add(st.goods, e.paid, -1);
+      break;
+    }
+    case 'chipUsed': v.fields[num(e.field)].chip = 'CHIP_UNSPECIFIED'; break;
+    case 'runeTaken': {
+      const r = v.runes.find((x) => x.area === e.area);
+      if (e.from !== undefined) v.seats[num(e.from)].runes = num(v.seats[num(e.from)].runes) - 1;
+      v.seats[num(e.to)].runes = num(v.seats[num(e.to)].runes) + 1;
+      r.seat = num(e.to);
+      break;
+    }
+    case 'druidMoved': v.druid = e.to; break;
+    case 'offering':
+      add(v.supply, e.paid, 1);
+      add(seat(e).goods, e.paid, -1);
+      break;
+    case 'scored': seat(e).score = num(e.total); break;
+    case 'endTriggered': v.endTriggeredBy = num(e.seat); break;
+    case 'gameOver': (e.scores || []).forEach((sc, i) => { v.seats[i].score = num(sc); }); break;
+    default: break;
+  }
+}
+
+// The state before the first event, from the final state and every event of
+// the game: pieces start off the board, and each count starts where the final
+// count minus the events' net change puts it (so the start needs no copy of
+// the game's set-up rules).
+export function initial(final, events) {
+  const fresh = (st) => {
+    const v = view(st);
+    for (const f of v.fields) { delete f.building; f.chip = 'CHIP_UNSPECIFIED'; }
+    for (const p of v.plateaus) p.workers = [];
+    for (const r of v.runes) delete r.seat;
+    v.druid = { temple: true };
+    v.turn = 0; v.active = 0; v.lastTurnsLeft = 0;
+    delete v.endTriggeredBy; delete v.ritualStart; delete v.lastRoundEnd;
+    return v;
+  };
+  const start = structuredClone(final);
+  const zero = structuredClone(final);
+  fresh(start);
+  const z = fresh(zero);
+  for (const g of GOODS) z.supply[g] = 0;
+  for (const st of z.seats) {
+    st.hutsLeft = 0; st.templesLeft = 0; st.workersToPlace = 0; st.runes = 0; st.buildingsPlaced = 0;
+    if (st.goods) for (const g of GOODS) st.goods[g] = 0;
+  }
+  for (const e of events) apply(zero, e);
+  const v = view(start);
+  for (const g of GOODS) v.supply[g] = num(view(final).supply[g]) - z.supply[g];
+  v.seats.forEach((st, i) => {
+    const fz = z.seats[i];
+    st.hutsLeft = num(st.hutsLeft) - fz.hutsLeft;
+    st.templesLeft = num(st.templesLeft) - fz.templesLeft;
+    st.workersToPlace = num(st.workersToPlace) - fz.workersToPlace;
+    st.runes = 0;
+    st.buildingsPlaced = 0;
+    if (st.goods) for (const g of GOODS) st.goods[g] = num(st.goods[g]) - fz.goods[g];
+    const first = events.map((e) => e.meduris?.scored).find((x) => x && num(x.seat) === i);
+    if (first) st.score = num(first.total) - num(first.delta);
+  });
+  return start;
+}
+
+// True when the event changes a score (for "next score change").
+export function changesScore(event) {
+  return Boolean(event.meduris?.scored);
+}

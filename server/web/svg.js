@@ -1,1 +1,78 @@
-// placeholder
+// Small DOM helpers shared by every page: building HTML and SVG elements
+// without a framework (the viewer is plain ES modules, no build step), and the
+// seat pieces both boards draw. Pieces always carry their seat number as well
+// as their colour, so that colour-blind players can tell them apart.
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+// Sets attributes (`class`, `data-*`, ...) and appends children (nodes or text).
+function fill(node, attrs, children) {
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'onclick') node.addEventListener('click', v);
+    else if (k === 'text') node.textContent = v;
+    // Through the CSSOM: the page's Content-Security-Policy forbids style attributes.
+    else if (k === 'css') Object.assign(node.style, v);
+    else node.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of [].concat(children || [])) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return node;
+}
+
+// An HTML element.
+export function h(tag, attrs, children) {
+  return fill(document.createElement(tag), attrs, children);
+}
+
+// An SVG element.
+export function s(tag, attrs, children) {
+  return fill(document.createElementNS(SVG_NS, tag), attrs, children);
+}
+
+// An SVG text label, centred on (x, y).
+export function label(x, y, text, attrs) {
+  return s('text', { x, y, 'text-anchor': 'middle', 'dominant-baseline': 'central', ...attrs }, [text]);
+}
+
+// Text that is dark on light colours and light on dark ones.
+export function ink(colour) {
+  const hex = colour.replace('#', '');
+  const [r, g, b] = [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  return 0.299 * r + 0.587 * g + 0.114 * b > 150 ? '#111' : '#fff';
+}
+
+// A round piece of seat `seat` in `colour` with the seat number on it.
+export function disc(x, y, r, seat, colour, attrs) {
+  return s('g', { class: `piece seat-${seat}`, ...attrs }, [
+    s('circle', { cx: x, cy: y, r, fill: colour, stroke: '#111', 'stroke-width': 1.5 }),
+    label(x, y, seat, { fill: ink(colour), 'font-size': r * 1.2, 'font-weight': 'bold' }),
+  ]);
+}
+
+// The canonical proto3 JSON of a 64-bit integer is a string.
+export function num(v) {
+  return v === undefined || v === null ? 0 : Number(v);
+}
+
+// The one key of a JSON oneof among `keys` that is present.
+export function oneof(obj, keys) {
+  if (!obj) return [undefined, undefined];
+  for (const k of keys) if (obj[k] !== undefined && obj[k] !== null) return [k, obj[k]];
+  return [undefined, undefined];
+}
+
+// `camelCase` as words ("hutBuilt" -> "hut built").
+export function words(name) {
+  return String(name).replace(/([A-Z])/g, ' $1').toLowerCase();
+}
+
+// A short summary of a message's fields, for events without a description.
+export function summary(obj) {
+  if (!obj || typeof obj !== 'object') return '';
+  return Object.entries(obj)
+    .map(([k, v]) => `${words(k)} ${typeof v === 'object' ? JSON.stringify(v) : v}`)
+    .join(', ');
+}

@@ -161,9 +161,9 @@ pub(super) async fn rpc(
             .await
         }
         "SubmitAction" => {
-            call.unary(|s, r: Request<pb::SubmitActionRequest>| async move {
-                s.submit_action(r).await
-            })
+            call.unary(
+                |s, r: Request<pb::SubmitActionRequest>| async move { s.submit_action(r).await },
+            )
             .await
         }
         "GetState" => {
@@ -175,9 +175,9 @@ pub(super) async fn rpc(
                 .await
         }
         "ExportReplay" => {
-            call.unary(|s, r: Request<pb::ExportReplayRequest>| async move {
-                s.export_replay(r).await
-            })
+            call.unary(
+                |s, r: Request<pb::ExportReplayRequest>| async move { s.export_replay(r).await },
+            )
             .await
         }
         "StreamEvents" => match message::<pb::StreamEventsRequest>(&call.json) {

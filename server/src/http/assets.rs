@@ -18,7 +18,16 @@ const FILES: &[(&str, &str, &str)] = &[
     ("svg.js", JS, include_str!("../../web/svg.js")),
     ("meduris.js", JS, include_str!("../../web/meduris.js")),
     ("dolmen.js", JS, include_str!("../../web/dolmen.js")),
-    ("style.css", "text/css; charset=utf-8", include_str!("../../web/style.css")),
+    (
+        "style.css",
+        "text/css; charset=utf-8",
+        include_str!("../../web/style.css"),
+    ),
+    (
+        "favicon.svg",
+        "image/svg+xml",
+        include_str!("../../web/favicon.svg"),
+    ),
 ];
 
 const JS: &str = "text/javascript; charset=utf-8";

@@ -18,9 +18,9 @@ use axum::response::{IntoResponse, Response};
 use druids::ProtoGame;
 use druids::pb::{self, druids_service_server::DruidsService, game_event::Body as Ev};
 use druids_bots::{Bot, Budget, Searchable, Strategy};
+use druids_engine::Seat;
 use druids_engine::dolmen::Dolmen;
 use druids_engine::meduris::Meduris;
-use druids_engine::Seat;
 use tokio_stream::StreamExt;
 use tonic::{Code, Request};
 
