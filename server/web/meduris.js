@@ -138,6 +138,8 @@ export function draw(state, targets) {
   GOODS.forEach((good, i) => {
     const x = 395 + i * 70;
     const g = s('g', tgt(`good:${good}`));
+    // One hit area for the icon and its count, so a click anywhere on either counts.
+    g.append(s('rect', { x: x - 28, y: 494, width: 60, height: 32, rx: 6, fill: '#fff', 'fill-opacity': targets.has(`good:${good}`) ? 0.9 : 0, class: 'supply-good' }));
     g.append(goodIcon(x - 12, 510, 22, good));
     g.append(label(x + 16, 510, num(v.supply?.[good]), { 'font-size': 16 }));
     svg.append(g);

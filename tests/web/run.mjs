@@ -41,14 +41,17 @@ const results = { problems };
 try {
   // 1. A spectator watches a live game to its end (web.rs starts playing once
   // this page's stream is open).
+  if (plan.spectate) {
   await page.goto(`${plan.base}/games/${plan.spectate.gameId}`);
   await page.waitForSelector('svg.board');
   await page.waitForFunction(() => document.body.dataset.status === 'GAME_STATUS_FINISHED', null, { timeout: 90_000 });
   await page.waitForSelector('#outcome:not(:empty)');
   results.spectate = { scores: await seatScores(), outcome: await page.textContent('#outcome'), events: await page.$$eval('#log li', (l) => l.length) };
   await shots('spectator');
+  }
 
   // 2. The games list, filtered and unfiltered.
+  if (plan.list !== false) {
   await page.goto(`${plan.base}/`);
   await page.waitForSelector('#games tbody tr[data-game]');
   results.list = { games: await page.$$eval('#games tbody tr[data-game]', (r) => r.length) };
@@ -58,8 +61,10 @@ try {
   await page.selectOption('#status', '');
   await page.waitForSelector('#games tbody tr[data-game]');
   await shots('games-list');
+  }
 
   // 3. A replay stepped, then played at top speed to its end.
+  if (plan.replay) {
   await page.goto(`${plan.base}/games/${plan.replay.gameId}`);
   await page.waitForSelector('#replay:not([hidden]) #play');
   await page.click('#step');
@@ -74,6 +79,7 @@ try {
   await page.click('#back');
   await page.click('#last');
   await shots('replay');
+  }
 
   // 4. A person plays complete games against the built-in bots, by clicks.
   results.human = [];
@@ -90,12 +96,14 @@ try {
     await page.waitForSelector('svg.board');
     let clicks = 0;
     let boardClicks = 0;
+    let fallbacks = 0;
+    const t0 = Date.now();
     for (;;) {
       await page.waitForFunction(() => document.body.dataset.status === 'GAME_STATUS_FINISHED' || document.querySelector('#actions:not([hidden]) button.action'), null, { timeout: 30_000 });
       if ((await page.getAttribute('body', 'data-status')) === 'GAME_STATUS_FINISHED') break;
       const target = page.locator('svg.board [data-target]').first();
       if (await target.count()) {
-        await target.click({ timeout: 5_000 }).catch(() => target.dispatchEvent('click'));
+        await target.click({ timeout: 2_000 }).catch(() => { fallbacks++; return target.dispatchEvent('click'); });
         boardClicks++;
         if (await page.locator('#actions ol.filtered button.action').count()) {
           await page.locator('#actions ol.filtered button.action').first().click();
@@ -108,7 +116,7 @@ try {
       if (clicks > 3000) throw new Error(`${game.kind}: no end after ${clicks} clicks`);
     }
     await page.waitForSelector('#outcome:not(:empty)');
-    results.human.push({ kind: game.kind, clicks, boardClicks, scores: await seatScores(), outcome: await page.textContent('#outcome'), gameId: page.url().split('/games/')[1].split('#')[0] });
+    results.human.push({ kind: game.kind, clicks, boardClicks, fallbacks, ms: Date.now() - t0, scores: await seatScores(), outcome: await page.textContent('#outcome'), gameId: page.url().split('/games/')[1].split('#')[0] });
   }
 
   // 5. A seat's page shows its own secrets and nobody else's.

@@ -114,7 +114,7 @@ async fn start(
     let name = strategy_name(p.strategy);
     let seat_names = (0..p.players)
         .map(|s| match s {
-            0 => "you".to_owned(),
+            0 => "player".to_owned(),
             s => format!("{name} bot {s}"),
         })
         .collect();

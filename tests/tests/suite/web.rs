@@ -100,6 +100,287 @@ async fn curl_walk_through_of_docs_http_md() {
     assert!(!st.outcome.expect("outcome").by_safeguard);
 }
 
+/// An HTTP/1.1 exchange over a plain TCP connection (`Connection: close`):
+/// the status, the head (lower-cased) and the body as received (streams are
+/// chunked; their events are whole within a chunk).
+async fn http(
+    base: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = base.trim_start_matches("http://").to_owned();
+    let mut conn = tokio::net::TcpStream::connect(&addr)
+        .await
+        .expect("connect");
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\ncontent-length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    conn.write_all(req.as_bytes()).await.expect("send");
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), conn.read_to_end(&mut raw))
+        .await
+        .expect("the answer ends")
+        .expect("read");
+    let raw = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = raw.split_once("\r\n\r\n").expect("an HTTP answer");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("status");
+    (status, head.to_lowercase(), body.to_owned())
+}
+
+/// The JSON body of an answer (not chunked: unary answers have a length).
+fn json(body: &str) -> serde_json::Value {
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"))
+}
+
+/// Asserts an error answer: HTTP status, gRPC code name and (when the server
+/// attaches an ErrorInfo) its reason.
+fn assert_error(answer: &(u16, String, String), status: u16, code: &str, reason: &str) {
+    assert_eq!(answer.0, status, "{answer:?}");
+    let body = json(&answer.2);
+    assert_eq!(body["code"], code, "{body}");
+    let got = body["reason"].as_str().expect("reason is always there");
+    assert!(
+        got.is_empty() || got == reason,
+        "reason {got:?}, expected {reason:?}"
+    );
+    assert!(!body["message"].as_str().unwrap_or("").is_empty(), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rpcs_over_http_fail_as_over_grpc() {
+    let server = TestServer::start().await;
+    let base = http_face(&server).await;
+    let created = http(
+        &base,
+        "POST",
+        "/api/v1/CreateGame",
+        &[],
+        r#"{"kind": "GAME_KIND_DOLMEN", "players": 2, "seed": "4"}"#,
+    )
+    .await;
+    assert_eq!(created.0, 200, "{created:?}");
+    let created = json(&created.2);
+    let game = created["gameId"].as_str().expect("game id").to_owned();
+    let token = created["seats"][0]["token"]
+        .as_str()
+        .expect("token")
+        .to_owned();
+    let bearer = format!("Bearer {token}");
+    let auth = [("authorization", bearer.as_str())];
+    let body = format!(r#"{{"gameId": "{game}"}}"#);
+
+    assert_error(
+        &http(
+            &base,
+            "POST",
+            "/api/v1/GetState",
+            &[],
+            r#"{"gameId": "nope"}"#,
+        )
+        .await,
+        404,
+        "NOT_FOUND",
+        "GAME_NOT_FOUND",
+    );
+    assert_error(
+        &http(&base, "POST", "/api/v1/GetLegalActions", &[], &body).await,
+        401,
+        "UNAUTHENTICATED",
+        "TOKEN_MISSING",
+    );
+    assert_error(
+        &http(
+            &base,
+            "POST",
+            "/api/v1/GetLegalActions",
+            &[("authorization", "Bearer 00")],
+            &body,
+        )
+        .await,
+        401,
+        "UNAUTHENTICATED",
+        "TOKEN_UNKNOWN",
+    );
+    let other = json(
+        &http(
+            &base,
+            "POST",
+            "/api/v1/CreateGame",
+            &[],
+            r#"{"kind": "GAME_KIND_MEDURIS", "players": 2}"#,
+        )
+        .await
+        .2,
+    );
+    let other_bearer = format!(
+        "Bearer {}",
+        other["seats"][0]["token"].as_str().expect("token")
+    );
+    assert_error(
+        &http(
+            &base,
+            "POST",
+            "/api/v1/GetLegalActions",
+            &[("authorization", &other_bearer)],
+            &body,
+        )
+        .await,
+        403,
+        "PERMISSION_DENIED",
+        "TOKEN_OF_OTHER_GAME",
+    );
+    assert_error(
+        &http(&base, "POST", "/api/v1/GetState", &[], "{not json").await,
+        400,
+        "INVALID_ARGUMENT",
+        "INVALID_ARGUMENT",
+    );
+    assert_error(
+        &http(&base, "POST", "/api/v1/GetState", &[], r#"{"gameId": 7}"#).await,
+        400,
+        "INVALID_ARGUMENT",
+        "INVALID_ARGUMENT",
+    );
+    assert_error(
+        &http(&base, "POST", "/api/v1/NoSuchMethod", &[], "{}").await,
+        404,
+        "UNIMPLEMENTED",
+        "",
+    );
+    let huge = format!(r#"{{"gameId": "{}"}}"#, "x".repeat(70_000));
+    assert_error(
+        &http(&base, "POST", "/api/v1/GetState", &[], &huge).await,
+        413,
+        "RESOURCE_EXHAUSTED",
+        "LIMIT_REACHED",
+    );
+    // A stale version, then an illegal action, then a good one.
+    let stale = format!(
+        r#"{{"gameId": "{game}", "legalActionId": 0, "expectedVersion": "5", "idempotencyKey": "a"}}"#
+    );
+    assert_error(
+        &http(&base, "POST", "/api/v1/SubmitAction", &auth, &stale).await,
+        409,
+        "ABORTED",
+        "STALE_VERSION",
+    );
+    let illegal = format!(
+        r#"{{"gameId": "{game}", "action": {{"dolmen": {{"passDolmen": {{}}}}}}, "expectedVersion": "0", "idempotencyKey": "b"}}"#
+    );
+    assert_error(
+        &http(&base, "POST", "/api/v1/SubmitAction", &auth, &illegal).await,
+        400,
+        "FAILED_PRECONDITION",
+        "ILLEGAL_ACTION",
+    );
+    let good = format!(
+        r#"{{"gameId": "{game}", "legalActionId": 0, "expectedVersion": "0", "idempotencyKey": "c"}}"#
+    );
+    let applied = http(&base, "POST", "/api/v1/SubmitAction", &auth, &good).await;
+    assert_eq!(applied.0, 200, "{applied:?}");
+    assert_eq!(json(&applied.2)["version"], "1");
+    // The same request over gRPC sees the same game.
+    let mut client = server.client().await;
+    assert_eq!(state(&mut client, &game, None).await.version, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn event_streams_over_http_resume_by_seq() {
+    let server = TestServer::start().await;
+    let base = http_face(&server).await;
+    let mut client = server.client().await;
+    let (game, tokens) = create(&mut client, pb::GameKind::Dolmen, 2, 6).await;
+    play_random(&mut client, &game, &tokens, &mut Lcg(6), usize::MAX)
+        .await
+        .expect("play");
+    let last = state(&mut client, &game, None).await.last_seq;
+    let path = format!("/api/v1/games/{game}/events?from_seq=1");
+    let sse = [("accept", "text/event-stream")];
+    let (status, head, body) = http(&base, "GET", &path, &sse, "").await;
+    assert_eq!(status, 200);
+    assert!(head.contains("content-type: text/event-stream"), "{head}");
+    assert_eq!(
+        body.matches("\nid: ").count() + usize::from(body.starts_with("id: ")),
+        last as usize
+    );
+    assert!(
+        body.contains(&format!("id: {last}\ndata: ")),
+        "the last event"
+    );
+    assert!(body.contains("\"gameFinished\""));
+    // Last-Event-ID resumes right after it, whatever the query says.
+    let (_, _, resumed) = http(
+        &base,
+        "GET",
+        &path,
+        &[("accept", "text/event-stream"), ("last-event-id", "40")],
+        "",
+    )
+    .await;
+    assert!(
+        resumed.contains("id: 41\n") && !resumed.contains("id: 40\n"),
+        "{}",
+        &resumed[..200.min(resumed.len())]
+    );
+    // Newline-delimited JSON: one GameEvent per line, resumable by from_seq.
+    let (status, head, ndjson) = http(
+        &base,
+        "GET",
+        &format!("/api/v1/games/{game}/events?from_seq=30"),
+        &[("accept", "application/x-ndjson")],
+        "",
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(
+        head.contains("content-type: application/x-ndjson"),
+        "{head}"
+    );
+    let seqs: Vec<u64> = ndjson
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| {
+            json(l)["seq"]
+                .as_str()
+                .expect("seq")
+                .parse()
+                .expect("number")
+        })
+        .collect();
+    assert_eq!(seqs, (30..=last).collect::<Vec<_>>());
+    // POST /api/v1/StreamEvents is the same stream.
+    let (status, _, posted) = http(
+        &base,
+        "POST",
+        "/api/v1/StreamEvents",
+        &[],
+        &format!(r#"{{"gameId": "{game}", "fromSeq": "{last}"}}"#),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(posted.contains("\"gameFinished\""), "{posted}");
+    // An unknown game is an ordinary error, before any event.
+    assert_error(
+        &http(&base, "GET", "/api/v1/games/nope/events", &sse, "").await,
+        404,
+        "NOT_FOUND",
+        "GAME_NOT_FOUND",
+    );
+}
+
 /// Makes sure Chromium and playwright-core are there; returns the directory
 /// holding `node_modules/playwright-core` and the test script.
 fn browser_tools() -> PathBuf {
@@ -358,8 +639,8 @@ async fn the_viewer_in_a_real_browser() {
         assert!(page["ownSecret"].as_str().is_some_and(|s| !s.is_empty()));
     }
     let med_page = &secrets[0];
-    for seat in 1..3 {
-        let other = state(&mut client, &med_id, Some(&med_tokens[seat])).await;
+    for (seat, token) in med_tokens.iter().enumerate().skip(1) {
+        let other = state(&mut client, &med_id, Some(token)).await;
         let Some(pb::state_view::Game::Meduris(v)) = other.game else {
             panic!("meduris")
         };
