@@ -25,12 +25,16 @@ const px = (c) => 40 + num(c) * SCALE;
 
 const view = (state) => state.dolmen;
 
+// A field named `from` (a reserved word in several languages) may be renamed
+// `fromSomething`; read either, so the viewer survives that rename.
+const fromOf = (x) => x.from ?? x[Object.keys(x).find((k) => /^from[A-Z]/.test(k))];
+
 // The clickable target of a legal action: "site:N" or "circle:N".
 export function targetOf(action, decision) {
   const [kind, a] = oneof(action.dolmen, Object.keys(action.dolmen || {}));
   switch (kind) {
     case 'placeDruid': return `site:${num(a.site)}`;
-    case 'walk': return `site:${num(a.from)}`;
+    case 'walk': return `site:${num(fromOf(a))}`;
     case 'collectHerbs': return `site:${num(a.site)}`;
     case 'fly': return `site:${num(a.to)}`;
     case 'placeStone': return `site:${num(decision?.dolmen?.site)}`;
@@ -171,8 +175,8 @@ export function apply(state, event) {
     case 'turnStarted': v.active = num(e.seat); v.turn = num(e.turn); break;
     case 'walked':
     case 'flew': {
-      const d = site(e.from).druid || { seat: num(e.seat) };
-      delete site(e.from).druid;
+      const d = site(fromOf(e)).druid || { seat: num(e.seat) };
+      delete site(fromOf(e)).druid;
       site(e.to).druid = { seat: num(d.seat), lying: false };
       break;
     }
@@ -259,4 +263,17 @@ export function initial(final, events) {
 
 export function changesScore(event) {
   return Boolean(event.dolmen?.scored);
+}
+
+// What a state shows that every viewer may see, in a canonical form: the
+// tests compare the state the page computed from events with the server's.
+export function essentials(state) {
+  const v = view(state);
+  return {
+    sites: v.sites.map((x) => (x.stone !== undefined ? `stone ${num(x.stone)}` : x.druid ? `druid ${num(x.druid.seat)}${x.druid.lying ? ' lying' : ''}` : '')),
+    circles: v.circles.map((c) => [c.leader === undefined ? null : num(c.leader), (c.stones || []).map(num), (c.stack || []).map((d) => num(d.seat)), Boolean(c.complete)]),
+    seats: v.seats.map((st) => [num(st.score), num(st.stonesLeft), num(st.dolmensLeft), num(st.dolmensPlaced), num(st.druidsToPlace), VALUES.map((k) => num(st.scored?.[k]))]),
+    turn: num(v.turn),
+    active: num(v.active),
+  };
 }

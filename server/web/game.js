@@ -160,6 +160,9 @@ export async function gamePage(root, gameId) {
   document.title = `${game.title} ${gameId} — druids`;
   const ui = skeleton(root, game, gameId, token, state);
   Object.assign(ui, { game, state, legal: null, filter: null, error: null });
+  // For tests and the curious (browser console): the public essentials of the
+  // state shown, or of any state.
+  window.druids = { essentials: (st) => game.essentials(st ?? ui.state) };
   if (OVER.includes(state.status)) return replay(ui, gameId, token);
   return live(ui, gameId, token);
 }
@@ -235,16 +238,23 @@ async function replay(ui, gameId, token) {
   const where = h('span', { id: 'position' });
   const speed = h('select', { id: 'speed', 'aria-label': 'speed' }, [1, 2, 5, 10, 50, 500].map((n) => h('option', { value: n, selected: n === 5 }, [`${n} events/s`])));
   const playBtn = h('button', { id: 'play' }, ['▶ play']);
-  const show = (p) => {
-    pos = Math.max(0, Math.min(events.length, p));
+  let shown = -1;
+  const show = (target) => {
+    const p = Math.max(0, Math.min(events.length, target));
+    pos = p;
     ui.state = states[pos];
     ui.outcome = pos === events.length ? record.outcome || final.outcome : null;
     range.value = pos;
     where.textContent = `event ${pos} of ${events.length}, version ${num(ui.state.version)}`;
     document.body.dataset.replayPos = String(pos);
     document.body.dataset.replayEnd = String(pos === events.length);
-    ui.logEl.replaceChildren();
-    for (const ev of events.slice(Math.max(0, pos - LOG_LINES), pos)) logLine(ui, ev);
+    // A few steps forward add to the log; any other move rebuilds it.
+    if (p > shown && shown >= 0 && p - shown <= 50) for (const ev of events.slice(shown, p)) logLine(ui, ev);
+    else {
+      ui.logEl.replaceChildren();
+      for (const ev of events.slice(Math.max(0, pos - LOG_LINES), pos)) logLine(ui, ev);
+    }
+    shown = pos;
     render(ui);
     if (pos === events.length) stop();
   };
@@ -253,7 +263,11 @@ async function replay(ui, gameId, token) {
     if (timer) return stop();
     if (pos === events.length) show(0);
     playBtn.textContent = '❚❚ pause';
-    timer = setInterval(() => show(pos + 1), 1000 / Number(speed.value));
+    // Browsers run timers at most every few ms, and a frame every ~16 ms is
+    // all anyone sees: fast speeds take several events per tick.
+    const every = Math.max(20, 1000 / Number(speed.value));
+    const step = Math.max(1, Math.round((Number(speed.value) * every) / 1000));
+    timer = setInterval(() => show(pos + step), every);
   };
   playBtn.addEventListener('click', play);
   speed.addEventListener('change', () => { if (timer) { stop(); play(); } });

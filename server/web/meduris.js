@@ -40,6 +40,10 @@ const CHIPS = {
 
 const view = (state) => state.meduris;
 
+// A field named `from` (a reserved word in several languages) may be renamed
+// `fromSomething`; read either, so the viewer survives that rename.
+const fromOf = (x) => x.from ?? x[Object.keys(x).find((k) => /^from[A-Z]/.test(k))];
+
 // A good as a small square in its colour with its letter.
 function goodIcon(x, y, size, good, attrs) {
   const [fillc, letter] = GOOD_STYLE[good];
@@ -253,7 +257,7 @@ export function apply(state, event) {
       break;
     }
     case 'workerMoved': {
-      const from = v.plateaus.find((p) => goodOf(p.good) === goodOf(e.from));
+      const from = v.plateaus.find((p) => goodOf(p.good) === goodOf(fromOf(e)));
       from.workers.splice(num(e.height) - 1, 1);
       v.plateaus.find((p) => goodOf(p.good) === goodOf(e.to)).workers.push(num(e.seat));
       break;
@@ -273,7 +277,8 @@ export function apply(state, event) {
     case 'chipUsed': v.fields[num(e.field)].chip = 'CHIP_UNSPECIFIED'; break;
     case 'runeTaken': {
       const r = v.runes.find((x) => x.area === e.area);
-      if (e.from !== undefined) v.seats[num(e.from)].runes = num(v.seats[num(e.from)].runes) - 1;
+      const prev = fromOf(e);
+      if (prev !== undefined) v.seats[num(prev)].runes = num(v.seats[num(prev)].runes) - 1;
       v.seats[num(e.to)].runes = num(v.seats[num(e.to)].runes) + 1;
       r.seat = num(e.to);
       break;
@@ -334,4 +339,20 @@ export function initial(final, events) {
 // True when the event changes a score (for "next score change").
 export function changesScore(event) {
   return Boolean(event.meduris?.scored);
+}
+
+// What a state shows that every viewer may see, in a canonical form: the
+// tests compare the state the page computed from events with the server's.
+export function essentials(state) {
+  const v = view(state);
+  return {
+    fields: v.fields.map((f) => [f.building ? [num(f.building.owner), Boolean(f.building.temple)] : null, f.chip || 'CHIP_UNSPECIFIED']),
+    plateaus: v.plateaus.map((p) => (p.workers || []).map(num)),
+    supply: GOODS.map((g) => num(v.supply?.[g])),
+    seats: v.seats.map((st) => [num(st.score), num(st.hutsLeft), num(st.templesLeft), num(st.buildingsPlaced), num(st.runes), num(st.workersToPlace)]),
+    runes: v.runes.map((r) => (r.seat === undefined ? null : num(r.seat))),
+    druid: JSON.stringify(v.druid || {}),
+    turn: num(v.turn),
+    active: num(v.active),
+  };
 }

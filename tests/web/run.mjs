@@ -3,7 +3,7 @@
 // runs this script once (one browser launch for every page), and checks what
 // it prints. Usage: node run.mjs PLAN.json; prints one JSON line of results.
 //
-// PLAN: { base, screenshots, userDataDir, spectate: {gameId}, replay: {gameId},
+// PLAN: { base, screenshots, userDataDir, spectate: {gameId}, replays: [{name, gameId}],
 //         human: [{kind, seed}], secrets: [{name, gameId, token, seat}] }
 
 import { readFileSync, mkdirSync } from 'node:fs';
@@ -35,6 +35,17 @@ async function shots(name) {
   await page.setViewportSize(DESKTOP);
 }
 
+// How the state the page computed from events differs from the server's
+// (GetState), in everything a spectator may see: [] when it is the same.
+const diffsFromServer = (gameId) => page.evaluate(async (id) => {
+  const r = await fetch('/api/v1/GetState', { method: 'POST', body: JSON.stringify({ gameId: id }) }).then((x) => x.json());
+  const mine = window.druids.essentials();
+  const theirs = window.druids.essentials(r.state);
+  return Object.keys(theirs)
+    .filter((k) => JSON.stringify(mine[k]) !== JSON.stringify(theirs[k]))
+    .map((k) => `${k}: page ${JSON.stringify(mine[k])} server ${JSON.stringify(theirs[k])}`.slice(0, 800));
+}, gameId);
+
 const seatScores = () => page.$$eval('#seats tbody tr', (rows) => rows.map((r) => Number(r.querySelector('.score').textContent)));
 const results = { problems };
 
@@ -46,7 +57,7 @@ try {
   await page.waitForSelector('svg.board');
   await page.waitForFunction(() => document.body.dataset.status === 'GAME_STATUS_FINISHED', null, { timeout: 90_000 });
   await page.waitForSelector('#outcome:not(:empty)');
-  results.spectate = { scores: await seatScores(), outcome: await page.textContent('#outcome'), events: await page.$$eval('#log li', (l) => l.length) };
+  results.spectate = { diffs: await diffsFromServer(plan.spectate.gameId), scores: await seatScores(), outcome: await page.textContent('#outcome'), events: await page.$$eval('#log li', (l) => l.length) };
   await shots('spectator');
   }
 
@@ -63,22 +74,23 @@ try {
   await shots('games-list');
   }
 
-  // 3. A replay stepped, then played at top speed to its end.
-  if (plan.replay) {
-  await page.goto(`${plan.base}/games/${plan.replay.gameId}`);
-  await page.waitForSelector('#replay:not([hidden]) #play');
-  await page.click('#step');
-  await page.click('#step');
-  const afterSteps = await page.getAttribute('body', 'data-replay-pos');
-  await page.click('#next-score');
-  const afterScore = await page.getAttribute('body', 'data-replay-pos');
-  await page.selectOption('#speed', '500');
-  await page.click('#play');
-  await page.waitForFunction(() => document.body.dataset.replayEnd === 'true', null, { timeout: 60_000 });
-  results.replay = { afterSteps: Number(afterSteps), afterScore: Number(afterScore), scores: await seatScores(), outcome: await page.textContent('#outcome') };
-  await page.click('#back');
-  await page.click('#last');
-  await shots('replay');
+  // 3. Replays stepped, then played at top speed to their end.
+  results.replays = [];
+  for (const replay of plan.replays || []) {
+    await page.goto(`${plan.base}/games/${replay.gameId}`);
+    await page.waitForSelector('#replay:not([hidden]) #play');
+    await page.click('#step');
+    await page.click('#step');
+    const afterSteps = await page.getAttribute('body', 'data-replay-pos');
+    await page.click('#next-score');
+    const afterScore = await page.getAttribute('body', 'data-replay-pos');
+    await page.selectOption('#speed', '500');
+    await page.click('#play');
+    await page.waitForFunction(() => document.body.dataset.replayEnd === 'true', null, { timeout: 60_000 });
+    results.replays.push({ gameId: replay.gameId, diffs: await diffsFromServer(replay.gameId), afterSteps: Number(afterSteps), afterScore: Number(afterScore), scores: await seatScores(), outcome: await page.textContent('#outcome') });
+    await page.click('#back');
+    await page.click('#last');
+    await shots(`replay-${replay.name}`);
   }
 
   // 4. A person plays complete games against the built-in bots, by clicks.
@@ -116,7 +128,8 @@ try {
       if (clicks > 3000) throw new Error(`${game.kind}: no end after ${clicks} clicks`);
     }
     await page.waitForSelector('#outcome:not(:empty)');
-    results.human.push({ kind: game.kind, clicks, boardClicks, fallbacks, ms: Date.now() - t0, scores: await seatScores(), outcome: await page.textContent('#outcome'), gameId: page.url().split('/games/')[1].split('#')[0] });
+    const gameId = page.url().split('/games/')[1].split('#')[0];
+    results.human.push({ diffs: await diffsFromServer(gameId), kind: game.kind, clicks, boardClicks, fallbacks, ms: Date.now() - t0, scores: await seatScores(), outcome: await page.textContent('#outcome'), gameId });
   }
 
   // 5. A seat's page shows its own secrets and nobody else's.

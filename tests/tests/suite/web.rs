@@ -508,7 +508,8 @@ async fn the_viewer_in_a_real_browser() {
         "screenshots": screenshots,
         "userDataDir": user_data,
         "spectate": {"gameId": live_id},
-        "replay": {"gameId": replay_id},
+        // The Dolmen game is the live one, over by the time it is replayed.
+        "replays": [{"name": "meduris", "gameId": replay_id}, {"name": "dolmen", "gameId": live_id}],
         "human": [{"kind": "meduris", "seed": 7}, {"kind": "dolmen", "seed": 8}],
         "secrets": [
             {"name": "meduris", "gameId": med_id, "token": med_tokens[0], "seat": 0},
@@ -534,6 +535,18 @@ async fn the_viewer_in_a_real_browser() {
         .unwrap_or_else(|e| panic!("run.mjs printed no results ({e}): {stdout}\n{stderr}"));
     assert!(results["error"].is_null(), "browser: {}", results["error"]);
     assert_eq!(results["problems"], serde_json::json!([]), "page problems");
+    // Every page's state, computed from the events, is the server's state.
+    let none = serde_json::json!([]);
+    assert_eq!(
+        results["spectate"]["diffs"], none,
+        "spectator page vs GetState"
+    );
+    for replay in results["replays"].as_array().expect("replays") {
+        assert_eq!(replay["diffs"], none, "replay at its end vs GetState");
+    }
+    for human in results["human"].as_array().expect("human games") {
+        assert_eq!(human["diffs"], none, "player's page vs GetState");
+    }
     player.await.expect("live game played");
 
     // The spectator's page ended on the scores of the GameFinished event.
@@ -570,34 +583,37 @@ async fn the_viewer_in_a_real_browser() {
         results["list"]
     );
 
-    // The replay, stepped and played to its end, shows the recorded outcome.
-    let replay = client
-        .export_replay(pb::ExportReplayRequest {
-            game_id: replay_id.clone(),
-        })
-        .await
-        .expect("export")
-        .into_inner();
-    let recorded = replay.outcome.expect("recorded outcome");
-    assert_eq!(results["replay"]["afterSteps"], 2);
-    assert!(results["replay"]["afterScore"].as_u64() > Some(2));
-    assert_eq!(
-        results["replay"]["scores"],
-        serde_json::json!(recorded.scores),
-        "replay at its end"
-    );
-    let winners: Vec<String> = recorded
-        .winners
-        .iter()
-        .map(|w| format!("seat {w}"))
-        .collect();
-    assert!(
-        results["replay"]["outcome"]
-            .as_str()
-            .is_some_and(|s| s.contains(&format!("Winner: {}", winners.join(" and ")))),
-        "{}",
-        results["replay"]
-    );
+    // Each replay, stepped and played to its end, shows the recorded outcome.
+    let replays = results["replays"].as_array().expect("replays");
+    assert_eq!(replays.len(), 2);
+    for shown in replays {
+        let replay = client
+            .export_replay(pb::ExportReplayRequest {
+                game_id: shown["gameId"].as_str().expect("id").to_owned(),
+            })
+            .await
+            .expect("export")
+            .into_inner();
+        let recorded = replay.outcome.expect("recorded outcome");
+        assert_eq!(shown["afterSteps"], 2);
+        assert!(shown["afterScore"].as_u64() > Some(2));
+        assert_eq!(
+            shown["scores"],
+            serde_json::json!(recorded.scores),
+            "replay at its end"
+        );
+        let winners: Vec<String> = recorded
+            .winners
+            .iter()
+            .map(|w| format!("seat {w}"))
+            .collect();
+        assert!(
+            shown["outcome"]
+                .as_str()
+                .is_some_and(|s| s.contains(&format!("Winner: {}", winners.join(" and ")))),
+            "{shown}"
+        );
+    }
 
     // A person played a whole game of each kind by clicks, to the real end.
     for human in results["human"].as_array().expect("human games") {
