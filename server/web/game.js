@@ -30,7 +30,10 @@ function applyEvent(game, state, ev) {
     case 'snapshot': return body.state;
     case 'seatJoined': state.seats[num(body.seat)] = { seat: num(body.seat), name: body.name, claimed: true }; break;
     case 'gameStarted': state.status = 'GAME_STATUS_RUNNING'; break;
-    case 'decisionNeeded': state.toAct = num(body.seat); state.decision = body.decision; break;
+    case 'decisionNeeded':
+      state.toAct = num(body.seat); state.decision = body.decision;
+      if (body.deadlineUnixMs !== undefined) state.deadlineUnixMs = body.deadlineUnixMs; else delete state.deadlineUnixMs;
+      break;
     case 'gameFinished':
       state.status = 'GAME_STATUS_FINISHED'; state.outcome = body.outcome;
       delete state.toAct; delete state.decision;
@@ -90,6 +93,7 @@ function render(ui) {
     ? (state.status === 'GAME_STATUS_ABANDONED' ? 'abandoned' : 'finished')
     : `${state.status === 'GAME_STATUS_RUNNING' ? game.status(state) : 'waiting for players'}${state.toAct !== undefined ? `; seat ${state.toAct} to decide: ${game.decisionText(state.decision)}` : ''}`;
   const names = state.seats || [];
+  ui.clockEl.textContent = clockText(state);
   ui.seatsEl.replaceChildren(...game.seatRows(state).map((r) => h('tr', { 'data-seat': r.seat, class: state.toAct === r.seat ? 'to-act' : '' }, [
     h('td', {}, [h('span', { class: 'pill', css: { background: game.colour(r.seat) } }, [String(r.seat)])]),
     h('td', { class: 'name' }, [names[r.seat]?.name || `seat ${r.seat}`, r.seat === state.viewerSeat ? ' (you)' : '', (state.autopilotSeats || []).includes(r.seat) ? ' (autopilot)' : '']),
@@ -112,6 +116,13 @@ function render(ui) {
   ui.errorEl.textContent = ui.error || '';
 }
 
+// The turn clock of the pending decision, if the game has one.
+function clockText(state) {
+  if (state.deadlineUnixMs === undefined || state.toAct === undefined || OVER.includes(state.status)) return '';
+  const left = Math.max(0, Math.ceil((num(state.deadlineUnixMs) - Date.now()) / 1000));
+  return `seat ${state.toAct}'s clock: ${left} s left`;
+}
+
 function logLine(ui, ev) {
   const li = h('li', { 'data-seq': num(ev.seq) }, [h('span', { class: 'seq' }, [`#${num(ev.seq)}`]), ' ', eventText(ui.game, ev)]);
   ui.logEl.prepend(li);
@@ -123,6 +134,7 @@ function skeleton(root, game, gameId, token, state) {
   const ui = {
     boardEl: h('div', { class: 'board-wrap' }),
     statusEl: h('p', { id: 'status', class: 'status' }),
+    clockEl: h('p', { id: 'clock', class: 'clock' }),
     seatsEl: h('tbody'),
     actionsEl: h('section', { id: 'actions', class: 'actions', hidden: true }),
     errorEl: h('p', { id: 'error', class: 'error', role: 'alert' }),
@@ -135,6 +147,7 @@ function skeleton(root, game, gameId, token, state) {
       h('h1', {}, [game.title, ' ', h('small', {}, [`game ${gameId}`])]),
       h('p', { class: 'role' }, [you, state.seedChosenByCreator ? ' · seed chosen by the creator (dice not secret)' : '']),
       ui.statusEl,
+      ui.clockEl,
       ui.outcomeEl,
     ]),
     h('div', { class: 'game-body' }, [
@@ -194,6 +207,7 @@ async function live(ui, gameId, token) {
   };
   render(ui);
   refreshLegal();
+  const tick = setInterval(() => { ui.clockEl.textContent = clockText(ui.state); }, 1000);
   // The state from GetState covers every event up to its lastSeq: the stream
   // starts a few events earlier so that the log shows some history, and only
   // later events are applied.
@@ -206,6 +220,7 @@ async function live(ui, gameId, token) {
     if (ev.gameFinished) { ui.outcome = ev.gameFinished.outcome; ui.legal = null; }
     later();
   });
+  clearInterval(tick);
   ui.legal = null;
   render(ui);
   if (OVER.includes(ui.state.status)) {
