@@ -5,7 +5,8 @@
 import * as api from './api.js';
 import { h, num } from './svg.js';
 
-const PAGE = 20;
+// Games per page; `?page_size=N` in the address asks for another size.
+const PAGE = Math.min(1000, Math.max(1, Number(new URLSearchParams(location.search).get('page_size')) || 20));
 const KINDS = { '': 'all games', GAME_KIND_MEDURIS: 'Meduris', GAME_KIND_DOLMEN: 'Die Dolmengötter' };
 const STATUSES = { '': 'any status', GAME_STATUS_WAITING_FOR_PLAYERS: 'waiting', GAME_STATUS_RUNNING: 'live', GAME_STATUS_FINISHED: 'finished', GAME_STATUS_ABANDONED: 'abandoned' };
 
@@ -40,6 +41,7 @@ export async function listPage(root) {
   };
   const reload = () => {
     const q = new URLSearchParams();
+    if (PAGE !== 20) q.set('page_size', PAGE);
     if (kind.value) q.set('kind', kind.value);
     if (status.value) q.set('status', status.value);
     history.replaceState(null, '', `/${q.toString() ? `?${q}` : ''}`);

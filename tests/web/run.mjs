@@ -72,6 +72,14 @@ try {
   await page.selectOption('#status', '');
   await page.waitForSelector('#games tbody tr[data-game]');
   await shots('games-list');
+  // Paging: two games a page, then the next page.
+  await page.goto(`${plan.base}/?page_size=2`);
+  await page.waitForSelector('#games tbody tr[data-game]');
+  const firstPage = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
+  await page.click('#next-page');
+  await page.waitForFunction((ids) => { const now = [...document.querySelectorAll('#games tbody tr[data-game]')].map((x) => x.dataset.game); return now.length && !now.includes(ids[0]); }, firstPage);
+  const secondPage = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
+  results.list.pages = [firstPage, secondPage];
   }
 
   // 3. Replays stepped, then played at top speed to their end.
