@@ -25,6 +25,9 @@ const px = (c) => 40 + num(c) * SCALE;
 
 const view = (state) => state.dolmen;
 
+// The prefixes of the Die Dolmengötter enums' value names, dropped when shown in words.
+const ENUM_PREFIXES = ['DOLMEN_SCORE_REASON_', 'DOLMEN_DIRECTION_', 'DOLMEN_END_REASON_', 'DOLMEN_SHAPE_', 'DOLMEN_COLOUR_'];
+
 // A field named `from` (a reserved word in several languages) may be renamed
 // `fromSomething`; read either, so the viewer survives that rename.
 const fromOf = (x) => x.from ?? x[Object.keys(x).find((k) => /^from[A-Z]/.test(k))];
@@ -104,11 +107,14 @@ export function draw(state, targets) {
       const seat = num(st.druid.seat);
       if (st.druid.lying) {
         g.append(s('g', { class: `piece druid lying seat-${seat}` }, [
+          s('title', {}, [`seat ${seat}'s druid, lying (collecting herbs)`]),
           s('ellipse', { cx: x, cy: y, rx: 20, ry: 10, fill: colour(seat), stroke: '#111', 'stroke-width': 2 }),
           label(x, y, `${seat}z`, { 'font-size': 11, fill: ink(colour(seat)), 'font-weight': 'bold' }),
         ]));
       } else {
-        g.append(disc(x, y, 15, seat, colour(seat), { class: `piece druid standing seat-${seat}` }));
+        const d = disc(x, y, 15, seat, colour(seat), { class: `piece druid standing seat-${seat}` });
+        d.prepend(s('title', {}, [`seat ${seat}'s druid, standing`]));
+        g.append(d);
       }
     }
     svg.append(g);
@@ -129,6 +135,9 @@ export function seatRows(state) {
     ].filter(Boolean),
   }));
 }
+
+// What the board's symbols mean.
+export const legend = 'Small circles: sites. Round pieces: standing druids; flat ones marked "z": lying druids (collecting herbs). Squares: stones. Dashed coloured outline and badge: the circle\'s leader. "2:3": a dolmen of seat 2 worth 3; "2:?": its value is hidden until it scores. Square, hexagonal and octagonal circles are shaded apart; completed ones are grey.';
 
 export function status(state) {
   const v = view(state);
@@ -156,7 +165,7 @@ export function eventBody(event) {
 
 export function describe(event) {
   const b = eventBody(event);
-  return b ? `${b[0]}: ${summary(b[1])}` : null;
+  return b ? `${b[0]}: ${summary(b[1], ENUM_PREFIXES)}` : null;
 }
 
 // Applies one Die Dolmengötter event to the state (in place).

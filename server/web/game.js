@@ -151,7 +151,7 @@ function skeleton(root, game, gameId, token, state) {
       ui.outcomeEl,
     ]),
     h('div', { class: 'game-body' }, [
-      ui.boardEl,
+      h('div', {}, [ui.boardEl, h('p', { class: 'note legend' }, [game.legend])]),
       h('aside', {}, [
         h('table', { id: 'seats', class: 'seats' }, [h('thead', {}, [h('tr', {}, [h('th', {}, ['seat']), h('th', {}, ['name']), h('th', {}, ['score']), h('th', {}, [''])])]), ui.seatsEl]),
         ui.errorEl,

@@ -40,6 +40,9 @@ const CHIPS = {
 
 const view = (state) => state.meduris;
 
+// The prefixes of the Meduris enums' value names, dropped when shown in words.
+const ENUM_PREFIXES = ['SCORE_REASON_', 'OFFERING_KIND_', 'GOOD_', 'CHIP_', 'AREA_', 'MEDURIS_COLOUR_'];
+
 // A field named `from` (a reserved word in several languages) may be renamed
 // `fromSomething`; read either, so the viewer survives that rename.
 const fromOf = (x) => x.from ?? x[Object.keys(x).find((k) => /^from[A-Z]/.test(k))];
@@ -196,6 +199,9 @@ export function seatRows(state) {
   }));
 }
 
+// What the board's symbols mean.
+export const legend = 'Goods: W wood, L wool, C copper, S stone (each field shows the two it asks for). Houses: huts, marked with the owner\'s seat; larger ones marked T: temples. Chips: +2 points, F free hut, D druid offering. The white figure is the druid. Discs on the plateaus: workers, bottom first.';
+
 // Turn and whose turn it is, for the status line.
 export function status(state) {
   const v = view(state);
@@ -221,7 +227,7 @@ export function eventBody(event) {
 // A fallback description of a Meduris event.
 export function describe(event) {
   const b = eventBody(event);
-  return b ? `${b[0]}: ${summary(b[1])}` : null;
+  return b ? `${b[0]}: ${summary(b[1], ENUM_PREFIXES)}` : null;
 }
 
 const add = (goods, paid, sign) => {

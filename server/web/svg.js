@@ -69,10 +69,26 @@ export function words(name) {
   return String(name).replace(/([A-Z])/g, ' $1').toLowerCase();
 }
 
-// A short summary of a message's fields, for events without a description.
-export function summary(obj) {
+// A short summary of a message's fields, for events without a description:
+// the seat first, enum values as words without the type's prefix (one of
+// `prefixes`, which the game modules know), goods and the like as counts.
+export function summary(obj, prefixes = []) {
   if (!obj || typeof obj !== 'object') return '';
-  return Object.entries(obj)
-    .map(([k, v]) => `${words(k)} ${typeof v === 'object' ? JSON.stringify(v) : v}`)
-    .join(', ');
+  const value = (v) => {
+    if (typeof v === 'string' && /^[A-Z][A-Z0-9_]+$/.test(v)) {
+      const p = prefixes.find((x) => v.startsWith(x));
+      return (p ? v.slice(p.length) : v).toLowerCase().replace(/_/g, ' ');
+    }
+    if (Array.isArray(v)) return v.length ? v.map(value).join(', ') : 'none';
+    if (v && typeof v === 'object') {
+      const parts = Object.entries(v)
+        .filter(([, x]) => x !== 0 && x !== false && x !== '')
+        .map(([k, x]) => (typeof x === 'number' ? `${x} ${words(k)}` : x === true ? words(k) : `${words(k)} ${value(x)}`));
+      return parts.length ? parts.join(' + ') : 'nothing';
+    }
+    return String(v);
+  };
+  const entries = Object.entries(obj).filter(([, v]) => v !== false);
+  entries.sort(([a], [b]) => (a === 'seat' ? -1 : b === 'seat' ? 1 : 0));
+  return entries.map(([k, v]) => (v === true ? words(k) : `${words(k)} ${value(v)}`)).join(', ');
 }

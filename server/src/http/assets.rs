@@ -76,3 +76,16 @@ pub(super) async fn not_found() -> Response {
     }
     .into_response()
 }
+
+/// A known path with the wrong method (e.g. `GET /api/v1/CreateGame`).
+pub(super) async fn wrong_method() -> Response {
+    ApiError {
+        http_status: Some(StatusCode::METHOD_NOT_ALLOWED),
+        ..ApiError::new(
+            Code::Unimplemented,
+            "wrong method: RPCs are POST /api/v1/<Method>, streams GET /api/v1/games/<id>/events",
+            "",
+        )
+    }
+    .into_response()
+}

@@ -49,6 +49,7 @@ fn router(ctx: Ctx) -> Router {
         .route("/games/{id}", get(assets::page))
         .route("/static/{file}", get(assets::file))
         .fallback(assets::not_found)
+        .method_not_allowed_fallback(assets::wrong_method)
         .with_state(ctx)
 }
 
