@@ -418,7 +418,15 @@ async fn event_streams_over_http_resume_by_seq() {
 /// Makes sure Chromium and playwright-core are there; returns the directory
 /// holding `node_modules/playwright-core` and the test script.
 fn browser_tools() -> PathBuf {
-    if !Path::new("/usr/bin/chromium").exists() {
+    let runs = |cmd: &str| {
+        Command::new(cmd)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    // Debian packages, installed as CI does (as root); apt's lists are
+    // refreshed only when a first attempt fails.
+    let apt = |package: &str| {
         let ok = |args: &[&str]| {
             Command::new("apt-get")
                 .args(args)
@@ -426,11 +434,20 @@ fn browser_tools() -> PathBuf {
                 .status()
                 .is_ok_and(|s| s.success())
         };
-        let installed = ok(&["install", "-y", "-q", "chromium"])
-            || (ok(&["update", "-q"]) && ok(&["install", "-y", "-q", "chromium"]));
+        ok(&["install", "-y", "-q", package])
+            || (ok(&["update", "-q"]) && ok(&["install", "-y", "-q", package]))
+    };
+    if !Path::new("/usr/bin/chromium").exists() {
         assert!(
-            installed && Path::new("/usr/bin/chromium").exists(),
+            apt("chromium") && Path::new("/usr/bin/chromium").exists(),
             "the browser tests need /usr/bin/chromium: `apt-get install -y chromium` failed \
+             (run as root, with Debian's package mirrors reachable)"
+        );
+    }
+    if !runs("node") || !runs("npm") {
+        assert!(
+            apt("nodejs") && apt("npm") && runs("node") && runs("npm"),
+            "the browser tests need Node.js and npm: `apt-get install -y nodejs npm` failed \
              (run as root, with Debian's package mirrors reachable)"
         );
     }
