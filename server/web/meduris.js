@@ -56,14 +56,19 @@ function goodIcon(x, y, size, good, attrs) {
   ]);
 }
 
-// Where field `i` of `n` lies on the ring: clockwise from the river at the top.
+// The printed board's layout: the druid's temple in the top left corner,
+// his three stone fields leading down from it, and the great river crossing
+// the ring on the left; the fields run clockwise from just above the river.
+const RIVER_ANGLE = (195 * Math.PI) / 180;
+
+// Where field `i` of `n` lies on the ring.
 function fieldPos(i, n) {
-  const a = -Math.PI / 2 + ((i + 0.5) * 2 * Math.PI) / n;
-  return [500 + 430 * Math.cos(a), 400 + 330 * Math.sin(a)];
+  const a = RIVER_ANGLE + ((i + 0.5) * 2 * Math.PI) / n;
+  return [500 + 400 * Math.cos(a), 400 + 330 * Math.sin(a)];
 }
 
-const STONE_FIELDS = { 1: [390, 235], 2: [500, 235], 3: [610, 235] };
-const TEMPLE = [500, 150];
+const STONE_FIELDS = { 1: [52, 128], 2: [58, 190], 3: [74, 250] };
+const TEMPLE = [52, 56];
 
 // The clickable target of a legal action: "field:N", "plateau:wood", "good:wool".
 export function targetOf(action, decision) {
@@ -87,10 +92,11 @@ export function draw(state, targets) {
   const n = v.fields.length;
   const tgt = (key) => (targets.has(key) ? { 'data-target': key, class: 'target', tabindex: 0, role: 'button' } : { 'data-key': key });
   const svg = s('svg', { viewBox: '0 0 1000 800', class: 'board meduris', role: 'img', 'aria-label': 'Meduris board' });
-  svg.append(s('ellipse', { cx: 500, cy: 400, rx: 480, ry: 385, fill: '#e9f0dc', stroke: '#9bb07d' }));
-  // The great river crosses the ring at the top, between the last field and field 0.
-  svg.append(s('path', { d: 'M 470 0 C 510 30, 470 60, 505 95 S 480 130, 500 150', stroke: '#3d8fd1', 'stroke-width': 18, fill: 'none', opacity: 0.8 }));
-  svg.append(label(540, 20, 'river', { 'font-size': 16, fill: '#1d5f99', 'font-style': 'italic' }));
+  svg.append(s('rect', { x: 0, y: 0, width: 1000, height: 800, rx: 24, fill: '#dfe9cf' }));
+  svg.append(s('ellipse', { cx: 500, cy: 400, rx: 340, ry: 270, fill: '#eef3e4' }));
+  // The great river crosses the ring on the left, between the last field and field 0.
+  svg.append(s('path', { d: 'M 0 350 C 50 345, 85 322, 112 316 S 170 300, 215 306', stroke: '#3d8fd1', 'stroke-width': 16, fill: 'none', opacity: 0.8, 'stroke-linecap': 'round' }));
+  svg.append(label(4, 372, 'great river', { 'font-size': 12, fill: '#1d5f99', 'font-style': 'italic', 'text-anchor': 'start' }));
   const size = n > 32 ? 54 : 62;
   for (const f of v.fields) {
     const i = num(f.field);
@@ -120,11 +126,11 @@ export function draw(state, targets) {
     svg.append(g);
   }
   // The druid's temple and the three stone fields.
-  svg.append(s('circle', { cx: TEMPLE[0], cy: TEMPLE[1], r: 26, fill: '#f4f1e8', stroke: '#777' }));
-  svg.append(label(TEMPLE[0], TEMPLE[1] - 36, 'druid temple', { 'font-size': 12 }));
+  svg.append(s('circle', { cx: TEMPLE[0], cy: TEMPLE[1], r: 30, fill: '#f4f1e8', stroke: '#777' }));
+  svg.append(label(TEMPLE[0] + 70, TEMPLE[1] - 20, 'druid temple', { 'font-size': 12 }));
   for (const [k, [x, y]] of Object.entries(STONE_FIELDS)) {
-    svg.append(s('circle', { cx: x, cy: y, r: 20, fill: '#d6d6d6', stroke: '#777' }));
-    svg.append(label(x, y + 30, `stone field ${k}`, { 'font-size': 11 }));
+    svg.append(s('circle', { cx: x, cy: y, r: 20, fill: '#d6d6d6', stroke: '#777' }, [s('title', {}, [`stone field ${k}`])]));
+    svg.append(label(x - 30, y, k, { 'font-size': 12, fill: '#555' }));
   }
   svg.append(druid(v.druid, n));
   // The four plateaus with their stacks of workers (height 1 at the bottom).

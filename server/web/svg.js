@@ -81,14 +81,18 @@ export function summary(obj, prefixes = []) {
     }
     if (Array.isArray(v)) return v.length ? v.map(value).join(', ') : 'none';
     if (v && typeof v === 'object') {
+      // One field (e.g. where the druid stands): "field 20"; several (goods): counts.
+      const only = Object.entries(v);
+      if (only.length === 1) return only[0][1] === true ? words(only[0][0]) : `${words(only[0][0])} ${value(only[0][1])}`;
       const parts = Object.entries(v)
-        .filter(([, x]) => x !== 0 && x !== false && x !== '')
+        .filter(([, x]) => x !== 0 && x !== false && x !== '' && !String(x).endsWith('_UNSPECIFIED'))
         .map(([k, x]) => (typeof x === 'number' ? `${x} ${words(k)}` : x === true ? words(k) : `${words(k)} ${value(x)}`));
       return parts.length ? parts.join(' + ') : 'nothing';
     }
     return String(v);
   };
-  const entries = Object.entries(obj).filter(([, v]) => v !== false);
+  // Unset enums and false flags say nothing (e.g. the faces a die did not show).
+  const entries = Object.entries(obj).filter(([, v]) => v !== false && !String(v).endsWith('_UNSPECIFIED'));
   entries.sort(([a], [b]) => (a === 'seat' ? -1 : b === 'seat' ? 1 : 0));
   return entries.map(([k, v]) => (v === true ? words(k) : `${words(k)} ${value(v)}`)).join(', ');
 }
