@@ -267,10 +267,15 @@ impl Framing {
         }
     }
 
-    /// One event: its seq is the SSE id, so that `Last-Event-ID` resumes.
-    fn event(self, event: &pb::GameEvent) -> Bytes {
+    /// One event: its seq is the SSE id, so that `Last-Event-ID` resumes;
+    /// except for an event not newer than one already sent (the pending
+    /// DecisionNeeded repeated after a snapshot), which carries no id so that
+    /// the browser's last id stays the snapshot's and a resumption repeats
+    /// nothing the snapshot covered.
+    fn event(self, event: &pb::GameEvent, newest: u64) -> Bytes {
         let json = to_json(event).to_string();
         Bytes::from(match self {
+            Framing::Sse if event.seq <= newest => format!("data: {json}\n\n"),
             Framing::Sse => format!("id: {}\ndata: {json}\n\n", event.seq),
             Framing::Ndjson => format!("{json}\n"),
         })
@@ -328,11 +333,16 @@ async fn forward(
     framing: Framing,
 ) {
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + KEEPALIVE, KEEPALIVE);
+    let mut newest = 0;
     loop {
         let chunk = tokio::select! {
             item = events.next() => match item {
                 None => break,
-                Some(Ok(event)) => framing.event(&event),
+                Some(Ok(event)) => {
+                    let chunk = framing.event(&event, newest);
+                    newest = newest.max(event.seq);
+                    chunk
+                }
                 Some(Err(status)) => {
                     let _ = tx.send(Ok(framing.error(&ApiError::from(status)))).await;
                     break;

@@ -140,6 +140,47 @@ async fn http(
     (status, head.to_lowercase(), body.to_owned())
 }
 
+/// The first `n` Server-Sent Events blocks of a stream that stays open (the
+/// chunked framing removed), e.g. of a running game.
+async fn first_sse_blocks(base: &str, path: &str, n: usize) -> Vec<String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = base.trim_start_matches("http://").to_owned();
+    let mut conn = tokio::net::TcpStream::connect(&addr)
+        .await
+        .expect("connect");
+    let req = format!("GET {path} HTTP/1.1\r\nhost: {addr}\r\naccept: text/event-stream\r\n\r\n");
+    conn.write_all(req.as_bytes()).await.expect("send");
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = String::from_utf8_lossy(&raw).into_owned();
+        if let Some((_, body)) = text.split_once("\r\n\r\n") {
+            // Each chunk is "<size>\r\n<data>\r\n"; events never span chunks.
+            let data: String = body
+                .split("\r\n")
+                .collect::<Vec<_>>()
+                .chunks(2)
+                .filter_map(|c| c.get(1).copied())
+                .collect();
+            let blocks: Vec<String> = data
+                .split("\n\n")
+                .filter(|b| !b.is_empty())
+                .map(str::to_owned)
+                .collect();
+            if blocks.len() > n || (blocks.len() == n && data.ends_with("\n\n")) {
+                return blocks.into_iter().take(n).collect();
+            }
+        }
+        let read = tokio::time::timeout_at(deadline, conn.read(&mut buf))
+            .await
+            .expect("the events come in time")
+            .expect("read");
+        assert!(read > 0, "the stream ended early");
+        raw.extend_from_slice(&buf[..read]);
+    }
+}
+
 /// The JSON body of an answer (not chunked: unary answers have a length).
 fn json(body: &str) -> serde_json::Value {
     serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"))
@@ -406,6 +447,28 @@ async fn event_streams_over_http_resume_by_seq() {
     .await;
     assert_eq!(status, 200);
     assert!(posted.contains("\"gameFinished\""), "{posted}");
+    // From 0 on a running game: the snapshot carries the id, the pending
+    // DecisionNeeded repeated after it none (a resumption must not go back).
+    let (running, running_tokens) = create(&mut client, pb::GameKind::Meduris, 2, 8).await;
+    play_random(&mut client, &running, &running_tokens, &mut Lcg(8), 5)
+        .await
+        .expect("play");
+    let snapshot_seq = state(&mut client, &running, None).await.last_seq;
+    let blocks = first_sse_blocks(
+        &base,
+        &format!("/api/v1/games/{running}/events?from_seq=0"),
+        2,
+    )
+    .await;
+    assert!(
+        blocks[0].starts_with(&format!("id: {snapshot_seq}\ndata: ")),
+        "{blocks:?}"
+    );
+    assert!(blocks[0].contains("\"snapshot\""), "{blocks:?}");
+    assert!(
+        blocks[1].starts_with("data: ") && blocks[1].contains("\"decisionNeeded\""),
+        "{blocks:?}"
+    );
     // An unknown game is an ordinary error, before any event.
     assert_error(
         &http(&base, "GET", "/api/v1/games/nope/events", &sse, "").await,
