@@ -224,7 +224,11 @@ async function live(ui, gameId, token) {
   ui.legal = null;
   render(ui);
   if (OVER.includes(ui.state.status)) {
-    ui.controlsEl.replaceChildren(h('a', { href: location.pathname, class: 'button' }, ['watch the replay']));
+    // The fragment (a seat token) is left behind: the replay is public.
+    ui.controlsEl.replaceChildren(
+      h('a', { href: location.pathname, class: 'button' }, ['watch the replay']), ' ',
+      h('a', { href: '/', class: 'button' }, [token ? 'play again' : 'all games']),
+    );
     ui.controlsEl.hidden = false;
   }
 }
