@@ -58,9 +58,14 @@ export async function streamEvents(gameId, fromSeq, token, onEvent, signal) {
       if (!r.ok) throw new ApiError(r.status, await r.json().catch(() => ({})));
       const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
       let buf = '';
+      let seen = 0;
+      let over = false;
       for (;;) {
         const { value, done } = await reader.read();
-        if (done) return;
+        // The server ends a stream only after the game's last event; a
+        // connection cut before that (a proxy, a restart) is resumed.
+        if (done && (over || seen === 0)) return;
+        if (done) throw new Error('the stream was cut');
         buf += value;
         let cut;
         while ((cut = buf.indexOf('\n\n')) >= 0) {
@@ -72,6 +77,8 @@ export async function streamEvents(gameId, fromSeq, token, onEvent, signal) {
           const event = JSON.parse(ev.data);
           next = Number(event.seq) + 1;
           attempt = 0;
+          seen++;
+          over = Boolean(event.gameFinished || event.gameAbandoned);
           onEvent(event);
         }
       }
