@@ -28,9 +28,10 @@ const view = (state) => state.dolmen;
 // The prefixes of the Die Dolmengötter enums' value names, dropped when shown in words.
 const ENUM_PREFIXES = ['DOLMEN_SCORE_REASON_', 'DOLMEN_DIRECTION_', 'DOLMEN_END_REASON_', 'DOLMEN_SHAPE_', 'DOLMEN_COLOUR_'];
 
-// A field named `from` (a reserved word in several languages) may be renamed
-// `fromSomething`; read either, so the viewer survives that rename.
+// `from` and `to` (reserved words in several languages) are named after what
+// they hold (`fromSite`, `toSite`); read either form.
 const fromOf = (x) => x.from ?? x[Object.keys(x).find((k) => /^from[A-Z]/.test(k))];
+const toOf = (x) => x.to ?? x[Object.keys(x).find((k) => /^to[A-Z]/.test(k))];
 
 // The clickable target of a legal action: "site:N" or "circle:N".
 export function targetOf(action, decision) {
@@ -39,7 +40,7 @@ export function targetOf(action, decision) {
     case 'placeDruid': return `site:${num(a.site)}`;
     case 'walk': return `site:${num(fromOf(a))}`;
     case 'collectHerbs': return `site:${num(a.site)}`;
-    case 'fly': return `site:${num(a.to)}`;
+    case 'fly': return `site:${num(toOf(a))}`;
     case 'placeStone': return `site:${num(decision?.dolmen?.site)}`;
     case 'placeDolmen': return `circle:${num(decision?.dolmen?.circle)}`;
     default: return null;
@@ -186,7 +187,7 @@ export function apply(state, event) {
     case 'flew': {
       const d = site(fromOf(e)).druid || { seat: num(e.seat) };
       delete site(fromOf(e)).druid;
-      site(e.to).druid = { seat: num(d.seat), lying: false };
+      site(toOf(e)).druid = { seat: num(d.seat), lying: false };
       break;
     }
     case 'herbsCollected':

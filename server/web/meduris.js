@@ -19,33 +19,37 @@ const GOOD_STYLE = {
   copper: ['#d9822b', 'C'],
   stone: ['#9e9e9e', 'S'],
 };
-const goodOf = (e) => (e || '').replace('GOOD_', '').toLowerCase();
+// Enum values by their last words: "MEDURIS_GOOD_WOOD" -> "wood".
+const goodOf = (e) => (e || '').replace(/^.*GOOD_/, '').toLowerCase();
+const areaOf = (e) => (e || '').replace(/^.*AREA_/, '');
+const chipOf = (e) => (e || '').replace(/^.*CHIP_/, '').replace(/^UNSPECIFIED$/, '');
 
 const AREAS = {
-  AREA_SERPENT: ['#cfe8c7', 'serpent'],
-  AREA_STAR: ['#f6e7a8', 'star'],
-  AREA_SPLASH: ['#c9e2f5', 'splash'],
-  AREA_SCALES: ['#f3cfc0', 'scales'],
-  AREA_SPIRAL: ['#e2d3f0', 'spiral'],
-  AREA_WAVE: ['#bfe3df', 'wave'],
-  AREA_FIRE: ['#f7c6a3', 'fire'],
-  AREA_MOON: ['#dcdce8', 'moon'],
-  AREA_ARROW: ['#e8dcc0', 'arrow'],
+  SERPENT: ['#cfe8c7', 'serpent'],
+  STAR: ['#f6e7a8', 'star'],
+  SPLASH: ['#c9e2f5', 'splash'],
+  SCALES: ['#f3cfc0', 'scales'],
+  SPIRAL: ['#e2d3f0', 'spiral'],
+  WAVE: ['#bfe3df', 'wave'],
+  FIRE: ['#f7c6a3', 'fire'],
+  MOON: ['#dcdce8', 'moon'],
+  ARROW: ['#e8dcc0', 'arrow'],
 };
 const CHIPS = {
-  CHIP_PLUS_TWO: ['+2', '"+2 points" chip'],
-  CHIP_FREE_HUT: ['F', '"free hut" chip'],
-  CHIP_DRUID_OFFERING: ['D', '"druid offering" chip'],
+  PLUS_TWO: ['+2', '"+2 points" chip'],
+  FREE_HUT: ['F', '"free hut" chip'],
+  DRUID_OFFERING: ['D', '"druid offering" chip'],
 };
 
 const view = (state) => state.meduris;
 
 // The prefixes of the Meduris enums' value names, dropped when shown in words.
-const ENUM_PREFIXES = ['SCORE_REASON_', 'OFFERING_KIND_', 'GOOD_', 'CHIP_', 'AREA_', 'MEDURIS_COLOUR_'];
+const ENUM_PREFIXES = ['MEDURIS_SCORE_REASON_', 'MEDURIS_OFFERING_KIND_', 'MEDURIS_GOOD_', 'MEDURIS_CHIP_', 'MEDURIS_AREA_', 'MEDURIS_COLOUR_'];
 
-// A field named `from` (a reserved word in several languages) may be renamed
-// `fromSomething`; read either, so the viewer survives that rename.
+// `from` and `to` (reserved words in several languages) are named after what
+// they hold (`fromPlateau`, `toSeat`); read either form.
 const fromOf = (x) => x.from ?? x[Object.keys(x).find((k) => /^from[A-Z]/.test(k))];
+const toOf = (x) => x.to ?? x[Object.keys(x).find((k) => /^to[A-Z]/.test(k))];
 
 // A good as a small square in its colour with its letter.
 function goodIcon(x, y, size, good, attrs) {
@@ -77,7 +81,7 @@ export function targetOf(action, decision) {
     case 'placeWorker': return `plateau:${goodOf(a.plateau)}`;
     case 'takeGood':
     case 'returnGood': return `good:${goodOf(a.good)}`;
-    case 'bigYield': return `plateau:${goodOf(a.to)}`;
+    case 'bigYield': return `plateau:${goodOf(toOf(a))}`;
     case 'buildHut':
     case 'buildTemple': return `field:${num(a.field)}`;
     case 'offer':
@@ -101,16 +105,17 @@ export function draw(state, targets) {
   for (const f of v.fields) {
     const i = num(f.field);
     const [x, y] = fieldPos(i, n);
-    const [bg, area] = AREAS[f.area] || ['#eee', '?'];
+    const [bg, area] = AREAS[areaOf(f.area)] || ['#eee', '?'];
     const g = s('g', { ...tgt(`field:${i}`), 'data-field': i });
     g.append(s('title', {}, [`field ${i}, ${area}: ${goodOf(f.firstGood)} + ${goodOf(f.secondGood)}`]));
     g.append(s('rect', { x: x - size / 2, y: y - size / 2, width: size, height: size, rx: 6, fill: bg, stroke: '#555', class: 'field' }));
     g.append(label(x, y - size / 2 + 9, `${i} ${area}`, { 'font-size': 10, fill: '#333' }));
     g.append(goodIcon(x - 12, y + size / 2 - 12, 16, goodOf(f.firstGood)));
     g.append(goodIcon(x + 12, y + size / 2 - 12, 16, goodOf(f.secondGood)));
-    if (f.chip && CHIPS[f.chip]) {
-      g.append(s('circle', { cx: x + size / 2 - 9, cy: y - 4, r: 9, fill: '#fff8d0', stroke: '#a08000' }));
-      g.append(label(x + size / 2 - 9, y - 4, CHIPS[f.chip][0], { 'font-size': 9, 'font-weight': 'bold' }));
+    const chip = CHIPS[chipOf(f.chip)];
+    if (chip) {
+      g.append(s('circle', { cx: x + size / 2 - 9, cy: y - 4, r: 9, fill: '#fff8d0', stroke: '#a08000' }, [s('title', {}, [chip[1]])]));
+      g.append(label(x + size / 2 - 9, y - 4, chip[0], { 'font-size': 9, 'font-weight': 'bold' }));
     }
     if (f.building) {
       const owner = num(f.building.owner);
@@ -160,7 +165,7 @@ export function draw(state, targets) {
   svg.append(label(500, 555, 'rune stones', { 'font-size': 13 }));
   (v.runes || []).forEach((r, i) => {
     const x = 260 + i * 60;
-    const [bg, area] = AREAS[r.area] || ['#eee', '?'];
+    const [bg, area] = AREAS[areaOf(r.area)] || ['#eee', '?'];
     svg.append(s('rect', { x: x - 27, y: 570, width: 54, height: 50, rx: 6, fill: bg, stroke: '#777' }));
     svg.append(label(x, 582, area, { 'font-size': 10 }));
     if (r.seat !== undefined) svg.append(disc(x, 603, 10, num(r.seat), colour(num(r.seat))));
@@ -271,7 +276,7 @@ export function apply(state, event) {
     case 'workerMoved': {
       const from = v.plateaus.find((p) => goodOf(p.good) === goodOf(fromOf(e)));
       from.workers.splice(num(e.height) - 1, 1);
-      v.plateaus.find((p) => goodOf(p.good) === goodOf(e.to)).workers.push(num(e.seat));
+      v.plateaus.find((p) => goodOf(p.good) === goodOf(toOf(e))).workers.push(num(e.seat));
       break;
     }
     case 'hutBuilt':
@@ -286,13 +291,14 @@ export function apply(state, event) {
       add(st.goods, e.paid, -1);
       break;
     }
-    case 'chipUsed': v.fields[num(e.field)].chip = 'CHIP_UNSPECIFIED'; break;
+    case 'chipUsed': delete v.fields[num(e.field)].chip; break;
     case 'runeTaken': {
       const r = v.runes.find((x) => x.area === e.area);
       const prev = fromOf(e);
       if (prev !== undefined) v.seats[num(prev)].runes = num(v.seats[num(prev)].runes) - 1;
-      v.seats[num(e.to)].runes = num(v.seats[num(e.to)].runes) + 1;
-      r.seat = num(e.to);
+      const next = num(toOf(e));
+      v.seats[next].runes = num(v.seats[next].runes) + 1;
+      r.seat = next;
       break;
     }
     case 'druidMoved': v.druid = e.to; break;
@@ -314,7 +320,7 @@ export function apply(state, event) {
 export function initial(final, events) {
   const fresh = (st) => {
     const v = view(st);
-    for (const f of v.fields) { delete f.building; f.chip = 'CHIP_UNSPECIFIED'; }
+    for (const f of v.fields) { delete f.building; delete f.chip; }
     for (const p of v.plateaus) p.workers = [];
     for (const r of v.runes) delete r.seat;
     v.druid = { temple: true };
@@ -358,7 +364,7 @@ export function changesScore(event) {
 export function essentials(state) {
   const v = view(state);
   return {
-    fields: v.fields.map((f) => [f.building ? [num(f.building.owner), Boolean(f.building.temple)] : null, f.chip || 'CHIP_UNSPECIFIED']),
+    fields: v.fields.map((f) => [f.building ? [num(f.building.owner), Boolean(f.building.temple)] : null, chipOf(f.chip)]),
     plateaus: v.plateaus.map((p) => (p.workers || []).map(num)),
     supply: GOODS.map((g) => num(v.supply?.[g])),
     seats: v.seats.map((st) => [num(st.score), num(st.hutsLeft), num(st.templesLeft), num(st.buildingsPlaced), num(st.runes), num(st.workersToPlace)]),
