@@ -127,6 +127,9 @@ pub struct Config {
     /// Serve Prometheus metrics (`GET /metrics`) on this address; off when unset.
     #[arg(long, env = "DRUIDS_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
+    /// Serve the HTTP/JSON face and the web viewer on this address; `off`: don't.
+    #[arg(long, env = "DRUIDS_HTTP_LISTEN", default_value = "127.0.0.1:8080", value_parser = parse_http_listen)]
+    pub http_listen: HttpListen,
     /// TLS certificate chain (PEM). With --tls-key, the server speaks only TLS.
     #[arg(long, env = "DRUIDS_TLS_CERT", requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
@@ -151,4 +154,18 @@ pub struct Config {
     /// Limits.
     #[command(flatten)]
     pub limits: Limits,
+}
+
+/// Where the HTTP face listens, if anywhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HttpListen(pub Option<SocketAddr>);
+
+fn parse_http_listen(s: &str) -> Result<HttpListen, String> {
+    match s {
+        "off" => Ok(HttpListen(None)),
+        addr => addr
+            .parse()
+            .map(|a| HttpListen(Some(a)))
+            .map_err(|e| format!("{e} (an address such as 127.0.0.1:8080, or off)")),
+    }
 }

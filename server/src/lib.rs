@@ -11,6 +11,7 @@ pub mod clock;
 pub mod config;
 pub mod error;
 pub mod host;
+pub mod http;
 pub mod in_play;
 pub mod legal;
 pub mod listing;
@@ -79,6 +80,18 @@ pub fn spawn_metrics(listener: TcpListener, service: &Arc<Service>) {
         if let Err(e) = metrics::serve_metrics(listener, move || s.render_metrics(), stopped).await
         {
             tracing::error!("metrics endpoint failed: {e}");
+        }
+    });
+}
+
+/// Serves the HTTP/JSON face and the web viewer of `service` on `listener`
+/// until the service stops (see [`http`]).
+pub fn spawn_http(listener: TcpListener, service: &Arc<Service>) {
+    let stopped = service.stopped();
+    let s = Arc::clone(service);
+    tokio::spawn(async move {
+        if let Err(e) = http::serve_http(listener, s, stopped).await {
+            tracing::error!("HTTP face failed: {e}");
         }
     });
 }

@@ -75,6 +75,18 @@ async fn main() -> std::process::ExitCode {
         },
         None => None,
     };
+    let http = match config.http_listen.0 {
+        Some(addr) => match tokio::net::TcpListener::bind(addr).await {
+            Ok(l) => Some(l),
+            // The gRPC service matters more than its web face: a busy port
+            // (the default is a popular one) leaves the viewer off, not the server.
+            Err(e) => {
+                tracing::error!("web viewer off: cannot listen for HTTP on {addr}: {e}");
+                None
+            }
+        },
+        None => None,
+    };
     // Rebuild the games in play before saying that the server is listening.
     let service = match druids_server::start(store, config.limits) {
         Ok((service, _)) => service,
@@ -93,6 +105,10 @@ async fn main() -> std::process::ExitCode {
     if let Some(l) = metrics {
         ready.insert("metrics".into(), addr(&l));
         druids_server::spawn_metrics(l, &service);
+    }
+    if let Some(l) = http {
+        ready.insert("http".into(), addr(&l));
+        druids_server::spawn_http(l, &service);
     }
     tracing::info!("druids-server listening on {}", ready["grpc"]);
     // One machine-readable line, first on stdout, for harnesses that bind port 0.

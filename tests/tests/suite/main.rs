@@ -14,3 +14,4 @@ mod persistence;
 mod proto;
 mod tls;
 mod trust;
+mod web;

@@ -1,0 +1,305 @@
+//! `POST /web/v1/practice`: a game against built-in bots for a person at a
+//! browser, who has no bot of their own to run.
+//!
+//! The game is created through the contract like any other, and each bot
+//! plays its seat through the contract too (stream the seat's events, and on
+//! its `DecisionNeeded`: GetState, GetLegalActions, SubmitAction), as
+//! `druids bot` does over the network; here the calls go to the in-process
+//! [`Service`] from tokio tasks. A bot sees only what its seat may see.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
+use druids::ProtoGame;
+use druids::pb::{self, druids_service_server::DruidsService, game_event::Body as Ev};
+use druids_bots::{Bot, Budget, Searchable, Strategy};
+use druids_engine::Seat;
+use druids_engine::dolmen::Dolmen;
+use druids_engine::meduris::Meduris;
+use tokio_stream::StreamExt;
+use tonic::{Code, Request};
+
+use super::api::{grpc_request, read_json};
+use super::{ApiError, Ctx};
+use crate::service::Service;
+
+/// MCTS thinking time per decision: enough to play sensibly, short enough
+/// that a person does not wait.
+const MCTS_THINK: Duration = Duration::from_millis(300);
+/// Longest pause a bot may be asked to make before each action.
+const MAX_DELAY_MS: u64 = 5_000;
+
+/// What the page asks for.
+struct Practice {
+    kind: pb::GameKind,
+    players: u32,
+    strategy: Strategy,
+    seed: Option<u64>,
+    delay: Duration,
+}
+
+fn parse(json: &serde_json::Value) -> Result<Practice, ApiError> {
+    let bad = |m: String| ApiError::bad_json(m);
+    let kind = match json["kind"].as_str().unwrap_or("") {
+        "meduris" | "GAME_KIND_MEDURIS" => pb::GameKind::Meduris,
+        "dolmen" | "GAME_KIND_DOLMEN" => pb::GameKind::Dolmen,
+        other => {
+            return Err(bad(format!(
+                "kind {:?}: expected \"meduris\" or \"dolmen\"",
+                other.chars().take(64).collect::<String>()
+            )));
+        }
+    };
+    let players = json["players"].as_u64().unwrap_or(2);
+    let strategy = json["strategy"]
+        .as_str()
+        .unwrap_or("greedy")
+        .parse::<Strategy>()
+        .map_err(bad)?;
+    // Seeds are 64-bit: like every uint64 of the proto3 JSON mapping, a
+    // string, though a plain number is accepted too.
+    let seed = match &json["seed"] {
+        serde_json::Value::Null => None,
+        serde_json::Value::String(s) => Some(s.parse().map_err(|_| bad("seed".into()))?),
+        v => Some(v.as_u64().ok_or_else(|| bad("seed".into()))?),
+    };
+    let delay_ms = json["botDelayMs"].as_u64().unwrap_or(0).min(MAX_DELAY_MS);
+    Ok(Practice {
+        kind,
+        players: u32::try_from(players).unwrap_or(u32::MAX),
+        strategy,
+        seed,
+        delay: Duration::from_millis(delay_ms),
+    })
+}
+
+fn strategy_name(s: Strategy) -> &'static str {
+    match s {
+        Strategy::Random => "random",
+        Strategy::Greedy => "greedy",
+        Strategy::Mcts => "mcts",
+    }
+}
+
+/// Creates the game (seat 0 for the person, bots elsewhere), starts the bots
+/// and answers `{"gameId", "seat", "token"}`.
+pub(super) async fn practice(
+    State(ctx): State<Ctx>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    match start(&ctx, peer, &headers, body).await {
+        Ok(json) => (
+            [(header::CONTENT_TYPE, "application/json")],
+            json.to_string(),
+        )
+            .into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn start(
+    ctx: &Ctx,
+    peer: SocketAddr,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<serde_json::Value, ApiError> {
+    let p = parse(&read_json(&ctx.service, headers, body).await?)?;
+    let name = strategy_name(p.strategy);
+    let seat_names = (0..p.players)
+        .map(|s| match s {
+            0 => "player".to_owned(),
+            s => format!("{name} bot {s}"),
+        })
+        .collect();
+    let create = pb::CreateGameRequest {
+        kind: p.kind as i32,
+        players: p.players,
+        seed: p.seed,
+        seat_names,
+        ..Default::default()
+    };
+    // The request of the person's browser: its address counts for limits.
+    let req = grpc_request(ctx.local, peer, &HeaderMap::new(), create)?;
+    let created = ctx.service.create_game(req).await?.into_inner();
+    let mut seats = created.seats.into_iter();
+    let human = seats
+        .next()
+        .ok_or_else(|| ApiError::new(Code::Internal, "the game has no seat", ""))?;
+    for seat in seats {
+        let bot = SeatBot {
+            service: Arc::clone(&ctx.service),
+            game_id: created.game_id.clone(),
+            token: seat.token,
+            delay: p.delay,
+        };
+        let seed = rand::random::<u64>();
+        let budget = Budget::Time(MCTS_THINK);
+        match p.kind {
+            pb::GameKind::Meduris => {
+                tokio::spawn(bot.run::<Meduris>(p.strategy.build(seed, budget)));
+            }
+            _ => {
+                tokio::spawn(bot.run::<Dolmen>(p.strategy.build(seed, budget)));
+            }
+        }
+    }
+    Ok(serde_json::json!({
+        "gameId": created.game_id,
+        "seat": human.seat,
+        "token": human.token,
+    }))
+}
+
+/// A built-in bot playing one seat through the contract.
+struct SeatBot {
+    service: Arc<Service>,
+    game_id: String,
+    token: String,
+    delay: Duration,
+}
+
+impl SeatBot {
+    fn authed<T>(&self, msg: T) -> Request<T> {
+        let mut req = Request::new(msg);
+        let value = format!("Bearer {}", self.token)
+            .parse()
+            .expect("tokens are hex digits");
+        req.metadata_mut().insert("authorization", value);
+        req
+    }
+
+    /// Follows the seat's events and acts on each of its decisions, until the
+    /// game ends or the server shuts down.
+    async fn run<G: Searchable + ProtoGame>(self, mut bot: Box<dyn Bot<G>>) {
+        let req = self.authed(pb::StreamEventsRequest {
+            game_id: self.game_id.clone(),
+            from_seq: 0,
+        });
+        let mut events = match self.service.stream_events(req).await {
+            Ok(s) => s.into_inner(),
+            Err(e) => {
+                tracing::warn!(game_id = %self.game_id, "practice bot cannot follow its game: {e}");
+                return;
+            }
+        };
+        // The seat this token holds: learnt from the first state it sees.
+        let mut me: Option<u32> = None;
+        while let Some(Ok(event)) = events.next().await {
+            match event.body {
+                Some(Ev::Snapshot(s)) => me = s.state.and_then(|s| s.viewer_seat),
+                Some(Ev::DecisionNeeded(d)) if Some(d.seat) == me => {
+                    if !self.delay.is_zero() {
+                        tokio::time::sleep(self.delay).await;
+                    }
+                    bot = match self.act(bot).await {
+                        Ok(bot) => bot,
+                        Err(e) => {
+                            tracing::warn!(game_id = %self.game_id, "practice bot stopped: {e}");
+                            return;
+                        }
+                    };
+                }
+                Some(Ev::GameFinished(_) | Ev::GameAbandoned(_)) => return,
+                _ => {}
+            }
+        }
+    }
+
+    /// Takes one decision. A submission refused because the game moved on
+    /// (stale version, over) is not an error: the stream says what is next.
+    async fn act<G: Searchable + ProtoGame>(
+        &self,
+        bot: Box<dyn Bot<G>>,
+    ) -> Result<Box<dyn Bot<G>>, String> {
+        let game_id = self.game_id.clone();
+        let state = self
+            .service
+            .get_state(self.authed(pb::GetStateRequest {
+                game_id: game_id.clone(),
+            }))
+            .await
+            .map_err(|e| e.to_string())?
+            .into_inner()
+            .state
+            .ok_or("GetState returned no state")?;
+        let legal = self
+            .service
+            .get_legal_actions(self.authed(pb::GetLegalActionsRequest {
+                game_id: game_id.clone(),
+                ..Default::default()
+            }))
+            .await
+            .map_err(|e| e.to_string())?
+            .into_inner();
+        if legal.actions.is_empty() {
+            return Ok(bot);
+        }
+        let view = G::decode_view(&state).map_err(|e| e.to_string())?;
+        let seat = Seat(legal.seat as u8);
+        let actions = legal
+            .actions
+            .iter()
+            .map(|la| {
+                la.action
+                    .as_ref()
+                    .ok_or_else(|| "a legal action without its action".to_owned())
+                    .and_then(|a| G::decode_action(a).map_err(|e| e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        // Searching may take a while (MCTS): off the async workers.
+        let (bot, pick) = tokio::task::spawn_blocking(move || {
+            let mut bot = bot;
+            let chosen = bot.choose(seat, &view, &actions);
+            let pick = actions.iter().position(|a| *a == chosen);
+            (bot, pick)
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+        let pick = pick.ok_or("the bot chose an action that is not legal")?;
+        let id = legal.actions[pick].id.unwrap_or(pick as u32);
+        let submitted = self
+            .service
+            .submit_action(self.authed(pb::SubmitActionRequest {
+                game_id,
+                choice: Some(pb::submit_action_request::Choice::LegalActionId(id)),
+                expected_version: Some(legal.version),
+                idempotency_key: format!("practice-{}", legal.version),
+            }))
+            .await;
+        match submitted {
+            Ok(_) => Ok(bot),
+            Err(e) if matches!(e.code(), Code::Aborted | Code::FailedPrecondition) => Ok(bot),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_read_with_defaults_and_limits() {
+        let p = parse(&serde_json::json!({"kind": "dolmen"})).unwrap();
+        assert_eq!(p.kind, pb::GameKind::Dolmen);
+        assert_eq!(p.players, 2);
+        assert_eq!(p.strategy, Strategy::Greedy);
+        assert_eq!(p.seed, None);
+        let p = parse(&serde_json::json!({
+            "kind": "GAME_KIND_MEDURIS", "players": 3, "strategy": "mcts",
+            "seed": "18446744073709551615", "botDelayMs": 99999
+        }))
+        .unwrap();
+        assert_eq!(p.seed, Some(u64::MAX));
+        assert_eq!(p.delay, Duration::from_millis(MAX_DELAY_MS));
+        assert!(parse(&serde_json::json!({"kind": "chess"})).is_err());
+        assert!(parse(&serde_json::json!({"kind": "dolmen", "strategy": "x"})).is_err());
+    }
+}
