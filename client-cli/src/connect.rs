@@ -1,23 +1,59 @@
-//! Talking to a druids server: connecting, attaching the seat token, and the
-//! errors a command can end with.
+//! Talking to a druids server: what `--server` may say, connecting (plain or
+//! TLS), attaching the seat token, and the errors a command can end with.
+//!
+//! Every subcommand that talks to a server connects through [`connect`], so
+//! `host:port`, `http://…` and `https://…` work alike everywhere and an
+//! unreachable server is reported the same way by all of them.
+
+use std::path::{Path, PathBuf};
 
 use druids::pb::druids_service_client::DruidsServiceClient;
-use tonic::transport::Channel;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Request, Status};
 
 /// A client of the druids service.
 pub type Client = DruidsServiceClient<Channel>;
 
+/// Where the server is when `--server` is not given.
+pub const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
+
+/// Where TLS trust anchors are looked for when `--ca-cert` is not given (the
+/// system bundles of Debian/Ubuntu/Alpine and of Fedora/RHEL). tonic is built
+/// without a root-store crate, so the system's own bundle is read instead.
+const SYSTEM_CA_BUNDLES: &[&str] = &[
+    "/etc/ssl/certs/ca-certificates.crt",
+    "/etc/pki/tls/certs/ca-bundle.crt",
+];
+
 /// Why a command failed.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
+    /// `--server` is not an address.
+    #[error(
+        "--server {given:?} is not a server address (expected host:port, http://host:port or https://host:port)"
+    )]
+    BadAddress {
+        /// What was given.
+        given: String,
+    },
     /// The server could not be reached.
-    #[error("cannot reach the server at {url}: {source}")]
+    #[error("cannot reach the druids server at {url}: {reason}")]
     Connect {
         /// The URL tried.
         url: String,
-        /// Why.
+        /// Why, in words (the innermost cause: "connection refused", ...).
+        reason: String,
+        /// The transport's own error.
+        #[source]
         source: tonic::transport::Error,
+    },
+    /// The TLS set-up is wrong (no trust anchors, unreadable certificate).
+    #[error("TLS for {url}: {reason}")]
+    Tls {
+        /// The URL.
+        url: String,
+        /// Why.
+        reason: String,
     },
     /// The server refused a request.
     #[error("{}: {}", code_name(.0.code()), .0.message())]
@@ -25,13 +61,41 @@ pub enum CliError {
     /// The command line does not make sense.
     #[error("{0}")]
     Usage(String),
-    /// Reading or writing a file or the terminal failed.
+    /// A file could not be read or written.
+    #[error("{}: {source}", .path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Reading or writing the terminal failed (a closed stdout is
+    /// [`CliError::is_broken_pipe`]).
     #[error("{0}")]
     Io(#[from] std::io::Error),
     /// The server sent something this client cannot use (a malformed view or
     /// action, a game it does not know).
     #[error("unexpected answer from the server: {0}")]
     Protocol(String),
+    /// A worker task of this program failed.
+    #[error("internal error: {0}")]
+    Task(#[from] tokio::task::JoinError),
+}
+
+impl CliError {
+    /// True when stdout was closed by its reader (`druids watch | head`): the
+    /// command has nothing more to do and ends quietly.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, CliError::Io(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+
+    /// A usage error about a file, keeping its name.
+    pub fn file(path: &Path, source: std::io::Error) -> CliError {
+        CliError::File {
+            path: path.to_owned(),
+            source,
+        }
+    }
 }
 
 /// The gRPC name of a status code, as bot authors know it.
@@ -58,14 +122,109 @@ pub fn code_name(code: tonic::Code) -> &'static str {
     }
 }
 
-/// Connects to `url` (e.g. `http://127.0.0.1:50051`).
-pub async fn connect(url: &str) -> Result<Client, CliError> {
-    DruidsServiceClient::connect(url.to_owned())
+/// How to reach the server: its URL and, for `https`, whom to trust.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerAddr {
+    /// `http://host:port` or `https://host:port`.
+    pub url: String,
+    /// PEM file of the certificate (or CA) to trust for `https`.
+    pub ca_cert: Option<PathBuf>,
+}
+
+impl ServerAddr {
+    /// Parses `--server`: `host:port` means plain `http://host:port`.
+    pub fn parse(given: &str, ca_cert: Option<PathBuf>) -> Result<ServerAddr, CliError> {
+        let given = given.trim();
+        let bad = || CliError::BadAddress {
+            given: given.to_owned(),
+        };
+        let (scheme, rest) = if let Some(rest) = given.strip_prefix("http://") {
+            ("http", rest)
+        } else if let Some(rest) = given.strip_prefix("https://") {
+            ("https", rest)
+        } else if given.contains("://") {
+            return Err(bad());
+        } else {
+            ("http", given)
+        };
+        // An authority only (host and port): no path, nothing empty.
+        let authority = rest.strip_suffix('/').unwrap_or(rest);
+        if authority.is_empty() || authority.contains('/') {
+            return Err(bad());
+        }
+        let url = format!("{scheme}://{authority}");
+        let uri: tonic::codegen::http::Uri = url.parse().map_err(|_| bad())?;
+        if uri.host().is_none_or(str::is_empty) {
+            return Err(bad());
+        }
+        Ok(ServerAddr { url, ca_cert })
+    }
+
+    fn tls(&self) -> bool {
+        self.url.starts_with("https://")
+    }
+
+    /// The endpoint, with TLS set up for `https`.
+    fn endpoint(&self) -> Result<Endpoint, CliError> {
+        let endpoint =
+            Endpoint::from_shared(self.url.clone()).map_err(|_| CliError::BadAddress {
+                given: self.url.clone(),
+            })?;
+        if !self.tls() {
+            return Ok(endpoint);
+        }
+        let tls_err = |reason: String| CliError::Tls {
+            url: self.url.clone(),
+            reason,
+        };
+        let pem = match &self.ca_cert {
+            Some(path) => std::fs::read(path).map_err(|e| CliError::file(path, e))?,
+            None => SYSTEM_CA_BUNDLES
+                .iter()
+                .find_map(|p| std::fs::read(p).ok())
+                .ok_or_else(|| {
+                    tls_err("no system CA bundle found: give the server's certificate with --ca-cert FILE".into())
+                })?,
+        };
+        let config = ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem));
+        endpoint
+            .tls_config(config)
+            .map_err(|e| tls_err(innermost(&e)))
+    }
+}
+
+/// The innermost cause of `e` in words: for a refused connection
+/// "connection refused" rather than tonic's "transport error".
+fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause: &(dyn std::error::Error + 'static) = e;
+    while let Some(next) = cause.source() {
+        if let Some(io) = next.downcast_ref::<std::io::Error>() {
+            // io errors say "Connection refused (os error 111)": the kind reads better.
+            return match io.kind() {
+                std::io::ErrorKind::Other => io.to_string(),
+                kind => kind.to_string(),
+            };
+        }
+        cause = next;
+    }
+    cause.to_string()
+}
+
+/// Connects to the server.
+pub async fn channel(addr: &ServerAddr) -> Result<Channel, CliError> {
+    addr.endpoint()?
+        .connect()
         .await
         .map_err(|source| CliError::Connect {
-            url: url.to_owned(),
+            url: addr.url.clone(),
+            reason: innermost(&source),
             source,
         })
+}
+
+/// A client of the druids service at `addr`.
+pub async fn connect(addr: &ServerAddr) -> Result<Client, CliError> {
+    Ok(DruidsServiceClient::new(channel(addr).await?))
 }
 
 /// `message` carrying `token` (if any) as `authorization: Bearer <token>`.
@@ -78,4 +237,30 @@ pub fn authed<T>(token: Option<&str>, message: T) -> Result<Request<T>, CliError
         req.metadata_mut().insert("authorization", value);
     }
     Ok(req)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_addresses_with_or_without_a_scheme() {
+        let url = |s: &str| ServerAddr::parse(s, None).map(|a| a.url);
+        assert_eq!(url("127.0.0.1:50051").unwrap(), "http://127.0.0.1:50051");
+        assert_eq!(
+            url("http://127.0.0.1:50051/").unwrap(),
+            "http://127.0.0.1:50051"
+        );
+        assert_eq!(
+            url("https://example.org:443").unwrap(),
+            "https://example.org:443"
+        );
+        assert_eq!(url("localhost:1").unwrap(), "http://localhost:1");
+        for bad in ["", "ftp://x:1", "http://", "http://host:1/path"] {
+            assert!(
+                matches!(url(bad), Err(CliError::BadAddress { .. })),
+                "{bad:?}"
+            );
+        }
+    }
 }

@@ -11,14 +11,14 @@ use druids::pb;
 use druids::pb::game_event::Body;
 use tokio_stream::StreamExt;
 
-use crate::connect::{CliError, connect};
-use crate::remote::{RandomChooser, play_seat};
+use crate::connect::{CliError, ServerAddr, connect};
+use crate::play::{RandomChooser, play_seat};
 
 /// What `druids selfplay --server` is asked to do.
 #[derive(Clone, Debug)]
 pub struct Plan {
-    /// Server URL.
-    pub url: String,
+    /// The server.
+    pub server: ServerAddr,
     /// Game kind.
     pub kind: pb::GameKind,
     /// Seats per game.
@@ -59,7 +59,7 @@ pub async fn run(plan: Plan) -> Result<(Arc<Totals>, f64), CliError> {
             "--silent-fraction needs a turn clock: give --decision-ms".into(),
         ));
     }
-    connect(&plan.url).await?; // Fail fast when the server is not there.
+    connect(&plan.server).await?; // Fail fast when the server is not there.
     let totals = Arc::new(Totals::default());
     let next = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
@@ -84,8 +84,7 @@ pub async fn run(plan: Plan) -> Result<(Arc<Totals>, f64), CliError> {
         }));
     }
     for w in workers {
-        w.await
-            .map_err(|e| CliError::Io(std::io::Error::other(e)))?;
+        w.await?;
     }
     Ok((totals, started.elapsed().as_secs_f64()))
 }
@@ -100,7 +99,7 @@ fn silent_seats(plan: &Plan, i: u64) -> Vec<u32> {
 }
 
 async fn play_game(plan: &Plan, i: u64, totals: &Totals) -> Result<(), CliError> {
-    let mut client = connect(&plan.url).await?;
+    let mut client = connect(&plan.server).await?;
     let seed = plan.seed.wrapping_add(i);
     let options = pb::GameOptions {
         decision_ms: (plan.decision_ms > 0).then_some(plan.decision_ms),
@@ -120,18 +119,20 @@ async fn play_game(plan: &Plan, i: u64, totals: &Totals) -> Result<(), CliError>
     let silent = silent_seats(plan, i);
     let mut bots = Vec::new();
     for s in created.seats.iter().filter(|s| !silent.contains(&s.seat)) {
-        let (url, id, token) = (plan.url.clone(), created.game_id.clone(), s.token.clone());
+        let (server, id, token) = (
+            plan.server.clone(),
+            created.game_id.clone(),
+            s.token.clone(),
+        );
         let chooser = RandomChooser::new(seed.wrapping_mul(31).wrapping_add(s.seat as u64));
         bots.push(tokio::spawn(async move {
-            let mut c = connect(&url).await?;
-            play_seat(&mut c, &id, &token, chooser, false).await
+            let mut c = connect(&server).await?;
+            play_seat(&mut c, &id, &token, chooser, None).await
         }));
     }
     let mut outcomes = Vec::new();
     for b in bots {
-        let r = b
-            .await
-            .map_err(|e| CliError::Io(std::io::Error::other(e)))??;
+        let r = b.await??;
         totals.actions.fetch_add(r.actions, Ordering::Relaxed);
         outcomes.push(r.outcome);
     }
@@ -150,13 +151,13 @@ async fn play_game(plan: &Plan, i: u64, totals: &Totals) -> Result<(), CliError>
         .state
         .unwrap_or_default();
     if state.status != pb::GameStatus::Finished as i32 {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::Protocol(format!(
             "game {} did not finish",
             created.game_id
         )));
     }
     if outcomes.iter().any(|o| *o != state.outcome) {
-        return Err(CliError::Usage(format!(
+        return Err(CliError::Protocol(format!(
             "game {}: the bots saw different results",
             created.game_id
         )));
@@ -191,7 +192,7 @@ mod tests {
     #[test]
     fn silent_seats_rotate_and_follow_the_fraction() {
         let plan = Plan {
-            url: String::new(),
+            server: ServerAddr::parse("127.0.0.1:1", None).unwrap(),
             kind: pb::GameKind::Meduris,
             players: 4,
             games: 10,

@@ -1,10 +1,56 @@
 //! `druids tournament`: bots against each other in-process, seats rotated every
-//! game, with win rates (95% Wilson intervals) and mean scores.
+//! game, with win rates (95% Wilson intervals) and mean scores. It measures
+//! the bots, not the server, so it runs on the engines directly.
 
 use std::time::Duration;
 
 use druids_bots::arena::{self, Standing};
 use druids_bots::{Budget, Searchable, Strategy};
+
+use crate::cli::TournamentArgs;
+use crate::connect::CliError;
+use crate::outln;
+
+/// Why a tournament could not be played.
+#[derive(Debug, thiserror::Error)]
+pub enum TournamentError {
+    /// The arena refused the set-up (e.g. a player count the game does not allow).
+    #[error("{0}")]
+    Arena(String),
+    /// The game has no engine in this build.
+    #[error("no engine for this game in this build")]
+    UnknownGame,
+    /// Writing the table failed (e.g. stdout closed).
+    #[error("{0}")]
+    Output(Box<CliError>),
+}
+
+/// `druids tournament`.
+pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
+    if let Some(p) = args.players.filter(|&p| p != args.bots.len()) {
+        return Err(CliError::Usage(format!(
+            "--players {p} but the line-up has {} bots",
+            args.bots.len()
+        )));
+    }
+    let strategies: Vec<Strategy> = args.bots.iter().map(|&b| b.into()).collect();
+    let names: Vec<String> = args.bots.iter().map(|b| b.name()).collect();
+    let think = budget(args.think_ms, args.iterations);
+    let game = druids::registry::name(args.game).unwrap_or("?");
+    let played = druids::with_game!(args.game, |G| run::<G>(
+        game,
+        &strategies,
+        &names,
+        args.games,
+        args.seed,
+        think
+    ));
+    match played.ok_or(TournamentError::UnknownGame) {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(TournamentError::Output(e))) => Err(*e),
+        Ok(Err(e)) | Err(e) => Err(CliError::Usage(e.to_string())),
+    }
+}
 
 /// Runs the tournament and prints a table, then one JSON line.
 pub fn run<G: Searchable>(
@@ -14,25 +60,26 @@ pub fn run<G: Searchable>(
     games: u32,
     seed: u64,
     think: Budget,
-) -> Result<(), String> {
+) -> Result<(), TournamentError> {
     let started = std::time::Instant::now();
     let standings = arena::tournament::<G>(strategies, games, seed, think, |done, _| {
         if done % 10 == 0 {
             eprintln!("{done}/{games} games");
         }
     })
-    .map_err(|e| e.to_string())?;
-    println!(
+    .map_err(|e| TournamentError::Arena(e.to_string()))?;
+    let out = |line: String| outln!("{line}").map_err(|e| TournamentError::Output(Box::new(e)));
+    out(format!(
         "{game_name}, {} players, {games} games, seats rotated",
         strategies.len()
-    );
-    println!(
+    ))?;
+    out(format!(
         "{:<4} {:<8} {:>9} {:>17} {:>10}",
         "#", "bot", "win rate", "95% CI", "mean score"
-    );
+    ))?;
     for (i, (s, name)) in standings.iter().zip(names).enumerate() {
         let (lo, hi) = s.win_rate_ci95();
-        println!(
+        out(format!(
             "{:<4} {:<8} {:>8.1}% {:>7.1}% – {:>5.1}% {:>10.2}",
             i,
             name,
@@ -40,7 +87,7 @@ pub fn run<G: Searchable>(
             100.0 * lo,
             100.0 * hi,
             s.mean_score()
-        );
+        ))?;
     }
     let bots: Vec<serde_json::Value> = standings
         .iter()
@@ -65,18 +112,7 @@ pub fn run<G: Searchable>(
         "seconds": started.elapsed().as_secs_f64(),
         "bots": bots,
     });
-    println!("{line}");
-    Ok(())
-}
-
-/// Parses a comma-separated line-up such as `mcts,greedy,random,random`.
-pub fn parse_lineup(s: &str) -> Result<(Vec<Strategy>, Vec<String>), String> {
-    let names: Vec<String> = s.split(',').map(|n| n.trim().to_string()).collect();
-    let strategies = names
-        .iter()
-        .map(|n| n.parse())
-        .collect::<Result<Vec<Strategy>, String>>()?;
-    Ok((strategies, names))
+    out(line.to_string())
 }
 
 /// The MCTS budget from `--think-ms` / `--iterations`.

@@ -1,0 +1,361 @@
+//! The command line: every subcommand, flag and environment variable of
+//! `druids`, as clap types. Parsing only; `main` dispatches each subcommand to
+//! its function.
+//!
+//! Games are named by the registry (`druids::registry`), so a new game shows up
+//! in `--game` without an edit here.
+
+use std::path::PathBuf;
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use druids::pb;
+
+/// Turn clock of self-play games with silent seats, unless --decision-ms says otherwise.
+pub const SILENT_DECISION_MS: u32 = 200;
+
+#[derive(Parser)]
+#[command(name = "druids", version, about = "Client for the druids game server")]
+pub struct Cli {
+    /// Where the server is.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// How to reach the server; global, so it may come before or after the
+/// subcommand.
+#[derive(Args, Clone, Debug)]
+pub struct ServerArgs {
+    /// Server address: host:port, http://host:port or https://host:port
+    /// [default: 127.0.0.1:50051; `selfplay` without it plays in-process].
+    #[arg(long, global = true, env = "DRUIDS_SERVER")]
+    pub server: Option<String>,
+    /// PEM certificate (or CA) to trust for an https:// server [default: the
+    /// system's CA bundle].
+    #[arg(long, global = true, env = "DRUIDS_CA_CERT")]
+    pub ca_cert: Option<PathBuf>,
+}
+
+/// Which game, and as whom.
+#[derive(Args, Clone, Debug)]
+pub struct GameArgs {
+    /// Game id.
+    #[arg(long)]
+    pub game_id: String,
+    /// Seat token (without it: a spectator; `play` and `bot` need one).
+    #[arg(long, env = "DRUIDS_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+}
+
+/// The built-in bots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StrategyArg {
+    /// Uniformly random legal actions.
+    Random,
+    /// One-ply search on the game's evaluation.
+    Greedy,
+    /// Information-set Monte Carlo tree search (--think-ms / --iterations).
+    Mcts,
+}
+
+impl From<StrategyArg> for druids_bots::Strategy {
+    fn from(s: StrategyArg) -> Self {
+        match s {
+            StrategyArg::Random => druids_bots::Strategy::Random,
+            StrategyArg::Greedy => druids_bots::Strategy::Greedy,
+            StrategyArg::Mcts => druids_bots::Strategy::Mcts,
+        }
+    }
+}
+
+impl StrategyArg {
+    /// Its name on the command line.
+    pub fn name(self) -> String {
+        self.to_possible_value()
+            .map(|v| v.get_name().to_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// `--game`: one of the registry's names ("meduris", "dolmen", ...).
+fn game_kind() -> impl TypedValueParser<Value = pb::GameKind> {
+    let names: Vec<&'static str> = druids::registry::kinds()
+        .filter_map(druids::registry::name)
+        .collect();
+    PossibleValuesParser::new(names).map(|name| {
+        druids::registry::by_name(&name).expect("the parser lists only registered names")
+    })
+}
+
+/// The name of a `GameStatus` on the command line: "waiting-for-players",
+/// "running", ...
+pub fn status_name(status: pb::GameStatus) -> String {
+    status
+        .as_str_name()
+        .trim_start_matches("GAME_STATUS_")
+        .to_lowercase()
+        .replace('_', "-")
+}
+
+/// `--status`: every status the contract knows.
+fn game_status() -> impl TypedValueParser<Value = pb::GameStatus> {
+    let statuses: Vec<pb::GameStatus> = (1..)
+        .map_while(|n| pb::GameStatus::try_from(n).ok())
+        .collect();
+    // clap keeps possible values as `&'static str` (without its "string"
+    // feature): the handful of names is leaked once, when the parser is built.
+    let names: Vec<&'static str> = statuses
+        .iter()
+        .map(|&s| &*Box::leak(status_name(s).into_boxed_str()))
+        .collect();
+    PossibleValuesParser::new(names).map(move |name| {
+        *statuses
+            .iter()
+            .find(|&&s| status_name(s) == name)
+            .expect("the parser lists only known statuses")
+    })
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Create a game; prints its id and one secret token per claimed seat.
+    Create(CreateArgs),
+    /// Claim an open seat of a game.
+    Join {
+        /// Game id.
+        #[arg(long)]
+        game_id: String,
+        /// Seat to claim (default: the lowest open one).
+        #[arg(long)]
+        seat: Option<u32>,
+        /// Your name.
+        #[arg(long, default_value = "")]
+        name: String,
+    },
+    /// List the games on the server, newest first.
+    List(ListArgs),
+    /// Show a game's state (as your seat with --token, else as a spectator).
+    State {
+        #[command(flatten)]
+        game: GameArgs,
+    },
+    /// Print a game's events as they happen, one line each.
+    Watch {
+        #[command(flatten)]
+        game: GameArgs,
+        /// First event to show (0: a snapshot of now, then live).
+        #[arg(long, default_value_t = 0)]
+        from_seq: u64,
+    },
+    /// Play a seat yourself in the terminal.
+    Play {
+        #[command(flatten)]
+        game: GameArgs,
+    },
+    /// Let a built-in bot play a seat until the game ends (any game; the
+    /// server says which). Prints one JSON line with the outcome.
+    Bot(BotArgs),
+    /// Write the replay of a finished game to a file.
+    Export {
+        /// Game id.
+        #[arg(long)]
+        game_id: String,
+        /// File to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Ask the server's gRPC health service; exits 0 when it is serving.
+    Health,
+    /// Re-run a replay file through the engine and check its recorded result
+    /// (no server needed).
+    Replay {
+        /// Replay file (from `druids export`).
+        file: PathBuf,
+    },
+    /// Built-in bots against each other (in-process, no server), seats
+    /// rotated every game.
+    Tournament(TournamentArgs),
+    /// Play many complete games between random bots and report totals as JSON.
+    Selfplay(SelfplayArgs),
+}
+
+#[derive(Args)]
+pub struct CreateArgs {
+    /// Which game.
+    #[arg(long, value_parser = game_kind(), default_value = "meduris")]
+    pub game: pb::GameKind,
+    /// Number of seats.
+    #[arg(long)]
+    pub players: u32,
+    /// RNG seed (the server picks a secret one if not given).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Leave this seat open for `druids join` (repeatable).
+    #[arg(long = "open-seat")]
+    pub open_seats: Vec<u32>,
+    /// Seat names: once per claimed seat, or once per seat (repeatable).
+    #[arg(long = "name")]
+    pub names: Vec<String>,
+    /// Seat that starts.
+    #[arg(long)]
+    pub start_seat: Option<u32>,
+    /// Safeguard: regular play ends after this many turns.
+    #[arg(long)]
+    pub max_turns: Option<u32>,
+    /// Turn clock: milliseconds per decision.
+    #[arg(long)]
+    pub decision_ms: Option<u32>,
+    /// Turn clock: reserve per seat, in milliseconds.
+    #[arg(long)]
+    pub time_bank_ms: Option<u32>,
+    /// Turn clock: consecutive timeouts before autopilot.
+    #[arg(long)]
+    pub autopilot_after: Option<u32>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct ListArgs {
+    /// Only games of this kind.
+    #[arg(long, value_parser = game_kind())]
+    pub game: Option<pb::GameKind>,
+    /// Only games in this status.
+    #[arg(long, value_parser = game_status())]
+    pub status: Option<pb::GameStatus>,
+    /// Games per page (server default 100, at most 1000).
+    #[arg(long)]
+    pub page_size: Option<u32>,
+    /// Start at this page (the token printed after the previous page).
+    #[arg(long, conflicts_with = "all")]
+    pub page_token: Option<String>,
+    /// Follow every page to the end.
+    #[arg(long)]
+    pub all: bool,
+    /// One proto3 JSON object (GameSummary) per game per line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct BotArgs {
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// Strategy.
+    #[arg(long, value_enum, default_value = "random")]
+    pub strategy: StrategyArg,
+    /// Seed of the bot's choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// MCTS thinking time per decision, in milliseconds.
+    #[arg(long, default_value_t = 100)]
+    pub think_ms: u64,
+    /// MCTS iterations per decision instead of a time limit.
+    #[arg(long)]
+    pub iterations: Option<u32>,
+}
+
+#[derive(Args)]
+pub struct TournamentArgs {
+    /// Which game.
+    #[arg(long, value_parser = game_kind(), default_value = "meduris")]
+    pub game: pb::GameKind,
+    /// Number of seats (must match the line-up).
+    #[arg(long)]
+    pub players: Option<usize>,
+    /// Line-up, one strategy per seat, comma-separated (e.g. random,greedy,mcts).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "greedy,random"
+    )]
+    pub bots: Vec<StrategyArg>,
+    /// Number of games.
+    #[arg(long, default_value_t = 100)]
+    pub games: u32,
+    /// Seed of the first game.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// MCTS thinking time per decision, in milliseconds.
+    #[arg(long, default_value_t = 100)]
+    pub think_ms: u64,
+    /// MCTS iterations per decision instead of a time limit (reproducible).
+    #[arg(long)]
+    pub iterations: Option<u32>,
+}
+
+#[derive(Args)]
+pub struct SelfplayArgs {
+    /// Which game.
+    #[arg(long, value_parser = game_kind(), default_value = "meduris")]
+    pub game: pb::GameKind,
+    /// Seats per game.
+    #[arg(long, default_value_t = 4)]
+    pub players: usize,
+    /// Number of games.
+    #[arg(long, default_value_t = 100)]
+    pub games: u64,
+    /// Games played at the same time.
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// Seed of the first game (game i uses seed + i).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// With --server: this fraction of the seats never answers (their
+    /// clocks run out; the games get a clock of --decision-ms).
+    #[arg(long, default_value_t = 0.0)]
+    pub silent_fraction: f64,
+    /// With --server: turn clock per decision, in milliseconds (default:
+    /// none, or 200 when some seats are silent).
+    #[arg(long)]
+    pub decision_ms: Option<u32>,
+    /// With --server: consecutive timeouts before the autopilot takes over.
+    #[arg(long, default_value_t = 0)]
+    pub autopilot_after: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn games_come_from_the_registry_and_bots_are_a_list() {
+        let cli = Cli::try_parse_from([
+            "druids",
+            "tournament",
+            "--game",
+            "dolmen",
+            "--bots",
+            "random,greedy,mcts",
+        ])
+        .unwrap();
+        let Command::Tournament(t) = cli.command else {
+            panic!("tournament")
+        };
+        assert_eq!(t.game, pb::GameKind::Dolmen);
+        assert_eq!(
+            t.bots,
+            [StrategyArg::Random, StrategyArg::Greedy, StrategyArg::Mcts]
+        );
+        assert!(
+            Cli::try_parse_from(["druids", "create", "--game", "chess", "--players", "2"]).is_err()
+        );
+        let cli =
+            Cli::try_parse_from(["druids", "list", "--status", "waiting-for-players"]).unwrap();
+        let Command::List(l) = cli.command else {
+            panic!("list")
+        };
+        assert_eq!(l.status, Some(pb::GameStatus::WaitingForPlayers));
+    }
+}
