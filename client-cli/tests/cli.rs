@@ -1,6 +1,7 @@
 //! The `druids` binary end to end against a real server on an ephemeral port:
-//! self-play (also with silent seats and turn clocks), create, state, watch,
-//! a person playing through piped stdin, a bot, export and replay.
+//! self-play (also with silent seats and turn clocks), create, list, state,
+//! watch, a person playing through piped stdin (also choosing how to pay), a
+//! bot, export and replay; server addresses, TLS and the environment.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -10,6 +11,11 @@ use druids_server::{Limits, MemoryStore, Service, SystemClock};
 
 /// Starts a server on a runtime of its own thread; returns its URL.
 fn server() -> String {
+    serve(None, "http")
+}
+
+/// Starts a server (TLS when `tls` is given) and returns its URL with `scheme`.
+fn serve(tls: Option<druids_server::Tls>, scheme: &str) -> String {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let rt = tokio::runtime::Runtime::new().unwrap();
@@ -24,19 +30,26 @@ fn server() -> String {
                 )
                 .unwrap(),
             );
-            druids_server::serve_service(listener, service, None, std::future::pending())
+            druids_server::serve_service(listener, service, tls, std::future::pending())
                 .await
                 .unwrap();
         });
     });
-    format!("http://{}", rx.recv().unwrap())
+    let addr: std::net::SocketAddr = rx.recv().unwrap();
+    if scheme == "https" {
+        format!("https://localhost:{}", addr.port())
+    } else {
+        format!("{scheme}://{addr}")
+    }
 }
 
-fn druids(url: &str, args: &[&str]) -> (bool, String, String) {
+/// Runs `druids` with `args` and `env`, without `--server`; (success, stdout, stderr).
+fn druids_env(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_druids"))
-        .arg("--server")
-        .arg(url)
         .args(args)
+        .env_remove("DRUIDS_SERVER")
+        .env_remove("DRUIDS_TOKEN")
+        .envs(env.iter().copied())
         .output()
         .expect("run druids");
     (
@@ -44,6 +57,56 @@ fn druids(url: &str, args: &[&str]) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+fn druids(url: &str, args: &[&str]) -> (bool, String, String) {
+    let mut all = vec!["--server", url];
+    all.extend_from_slice(args);
+    druids_env(&all, &[])
+}
+
+/// Creates a game; returns its id and the tokens.
+fn create(url: &str, game: &str, players: &str, seed: &str) -> (String, Vec<String>) {
+    let (ok, out, err) = druids(
+        url,
+        &[
+            "create",
+            "--game",
+            game,
+            "--players",
+            players,
+            "--seed",
+            seed,
+            "--json",
+        ],
+    );
+    assert!(ok, "{err}");
+    let created: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let tokens = created["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["token"].as_str().unwrap().to_owned())
+        .collect();
+    (created["game_id"].as_str().unwrap().to_owned(), tokens)
+}
+
+/// Plays a game to its end with random bots on every seat.
+fn play_out(url: &str, id: &str, tokens: &[String]) {
+    let bots: Vec<_> = tokens
+        .iter()
+        .map(|t| {
+            Command::new(env!("CARGO_BIN_EXE_druids"))
+                .args(["--server", url, "bot", "--game-id", id, "--token", t])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for b in bots {
+        assert!(b.wait_with_output().unwrap().status.success());
+    }
 }
 
 fn last_json(stdout: &str) -> serde_json::Value {
@@ -149,7 +212,7 @@ fn a_person_and_a_bot_play_a_game_then_it_replays() {
 
     let (ok, out, _) = druids(&url, &["state", "--game-id", &id]);
     assert!(ok);
-    assert!(out.contains("seat 0 must decide"), "{out}");
+    assert!(out.contains("seat 0 (purple) must decide"), "{out}");
     assert!(
         out.contains("goods: hidden"),
         "a spectator sees no goods: {out}"
@@ -170,29 +233,53 @@ fn a_person_and_a_bot_play_a_game_then_it_replays() {
     {
         let mut stdin = person.stdin.take().unwrap();
         let mut input = String::from("banana\n999\n");
-        input.push_str(&"0\n".repeat(2000));
+        input.push_str(&"a\n".repeat(2000));
         let _ = stdin.write_all(input.as_bytes());
     }
     let played = person.wait_with_output().unwrap();
     assert!(played.status.success());
     let screen = String::from_utf8_lossy(&played.stdout);
     assert!(
-        screen.contains("please type a number"),
+        screen.contains("please type one of the letters a to"),
         "bad input is asked again"
     );
     assert!(
-        screen.contains("[0] place a worker"),
-        "numbered actions are shown"
+        screen.contains("[a] place a worker"),
+        "lettered actions are shown"
     );
     assert!(screen.contains("game over"), "the game ends");
+    assert!(
+        screen.contains("you won") || screen.contains("you came 2nd of 2"),
+        "the person hears how it went: {screen}"
+    );
     let bot = bot.wait_with_output().unwrap();
     assert!(bot.status.success());
     let seen = last_json(&String::from_utf8_lossy(&bot.stdout));
 
+    assert_eq!(seen["game_id"], id.as_str());
+    assert_eq!(seen["seat"], 1);
     let (ok, out, _) = druids(&url, &["watch", "--game-id", &id, "--from-seq", "1"]);
     assert!(ok);
-    assert!(out.lines().last().unwrap().contains("game over"));
-    assert!(out.contains(&format!("winners {}", seen["outcome"]["winners"])));
+    let winners: Vec<u64> = seen["outcome"]["winners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_u64().unwrap())
+        .collect();
+    let end = out
+        .lines()
+        .find(|l| l.starts_with("game over"))
+        .expect("the end is announced");
+    assert!(
+        winners.iter().all(|w| end.contains(&format!("seat {w}"))),
+        "{end} names the winners {winners:?}"
+    );
+    // One line per event: its seq, then what happened.
+    for (i, line) in out.lines().take_while(|l| l.starts_with('#')).enumerate() {
+        let prefix = format!("#{} v", i + 1);
+        assert!(line.starts_with(&prefix), "{line}");
+        assert!(line.split_whitespace().count() > 2, "{line} says nothing");
+    }
 
     let file = std::env::temp_dir().join(format!("druids-cli-{}.replay", std::process::id()));
     let (ok, _, err) = druids(
@@ -201,19 +288,37 @@ fn a_person_and_a_bot_play_a_game_then_it_replays() {
     );
     assert!(ok, "{err}");
     let (ok, out, err) = druids(&url, &["replay", file.to_str().unwrap()]);
+    assert!(!ok, "--server is refused by replay");
+    assert!(
+        err.contains("--server is not used by `druids replay`"),
+        "{err}"
+    );
+    let (ok, out, err) = druids_env(&["replay", file.to_str().unwrap()], &[]);
     assert!(ok, "{err}");
     assert!(out.starts_with("ok:"), "{out}");
+    assert!(!out.contains("Some("), "{out}");
+    assert!(out.contains("scores ") && out.contains("winner"), "{out}");
     std::fs::write(&file, b"not a replay").unwrap();
-    let (ok, _, err) = druids(&url, &["replay", file.to_str().unwrap()]);
+    let (ok, _, err) = druids_env(&["replay", file.to_str().unwrap()], &[]);
     assert!(!ok);
     assert!(err.contains("not a replay file"), "{err}");
     let _ = std::fs::remove_file(&file);
+    let (ok, _, err) = druids_env(&["replay", file.to_str().unwrap()], &[]);
+    assert!(!ok);
+    assert!(
+        err.contains(file.to_str().unwrap()),
+        "a missing file is named: {err}"
+    );
 
     let (ok, out, err) = druids(&url, &["health"]);
     assert!(ok, "{err}");
     assert_eq!(out.trim(), "serving");
-    let (ok, _, _) = druids("http://127.0.0.1:1", &["health"]);
+    let (ok, _, err) = druids("http://127.0.0.1:1", &["health"]);
     assert!(!ok, "no server, no health");
+    assert!(
+        err.contains("cannot reach the druids server at http://127.0.0.1:1: connection refused"),
+        "{err}"
+    );
 
     let (ok, _, err) = druids(&url, &["state", "--game-id", "nope"]);
     assert!(!ok);
@@ -257,27 +362,31 @@ fn greedy_and_mcts_bots_finish_both_games_over_the_network() {
                     .unwrap()
             })
             .collect();
-        let seen: Vec<serde_json::Value> = bots
+        let seen: Vec<(serde_json::Value, u64)> = bots
             .into_iter()
             .map(|bot| {
                 let out = bot.wait_with_output().unwrap();
-                assert!(
-                    out.status.success(),
-                    "{game}: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
-                last_json(&String::from_utf8_lossy(&out.stdout))
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert!(out.status.success(), "{game}: {err}");
+                // "seat N made K decisions" on stderr; stdout is the JSON line.
+                let decisions = err
+                    .split_whitespace()
+                    .skip_while(|w| *w != "made")
+                    .nth(1)
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0);
+                (last_json(&String::from_utf8_lossy(&out.stdout)), decisions)
             })
             .collect();
-        for s in &seen {
-            assert!(s["actions"].as_u64().unwrap() > 0, "{game}: {s}");
+        for (s, decisions) in &seen {
+            assert!(decisions > &0, "{game}: {s}");
             assert_eq!(s["outcome"]["scores"].as_array().unwrap().len(), 2);
-            assert_eq!(s["outcome"], seen[0]["outcome"], "{game}: same end");
+            assert_eq!(s["outcome"], seen[0].0["outcome"], "{game}: same end");
         }
         let (ok, out, _) = druids(&url, &["state", "--game-id", &id]);
         assert!(ok);
         assert!(out.contains("(finished,"), "{game}: {out}");
-        assert!(out.contains("over: scores"), "{game}: {out}");
+        assert!(out.contains("game over: "), "{game}: {out}");
     }
 
     let (ok, _, err) = druids(
@@ -293,5 +402,310 @@ fn greedy_and_mcts_bots_finish_both_games_over_the_network() {
         ],
     );
     assert!(!ok);
-    assert!(err.contains("unknown strategy"), "{err}");
+    assert!(err.contains("invalid value 'clever'"), "{err}");
+    assert!(
+        err.contains("possible values: random, greedy, mcts"),
+        "{err}"
+    );
+}
+
+/// `--server` takes host:port, http:// and https:// alike; DRUIDS_SERVER and
+/// DRUIDS_TOKEN stand in for --server and --token; commands that use no
+/// server say so.
+#[test]
+fn server_addresses_tls_and_the_environment() {
+    let url = server();
+    let bare = url.trim_start_matches("http://");
+    let (ok, out, err) = druids(bare, &["health"]);
+    assert!(ok, "host:port works: {err}");
+    assert_eq!(out.trim(), "serving");
+    let (id, tokens) = create(bare, "dolmen", "2", "1");
+
+    // The environment, for every command that talks to a server.
+    let env = [
+        ("DRUIDS_SERVER", bare),
+        ("DRUIDS_TOKEN", tokens[1].as_str()),
+    ];
+    let (ok, out, err) = druids_env(&["state", "--game-id", &id], &env);
+    assert!(ok, "{err}");
+    assert!(out.contains("seat 1 (yellow): -  <- you"), "{out}");
+    let (ok, out, err) = druids_env(&["list"], &env);
+    assert!(ok, "{err}");
+    assert!(out.contains(&id), "{out}");
+
+    let (ok, _, err) = druids_env(&["health"], &[("DRUIDS_SERVER", "127.0.0.1:1")]);
+    assert!(!ok);
+    assert!(
+        err.contains("cannot reach the druids server at http://127.0.0.1:1: connection refused"),
+        "{err}"
+    );
+    let (ok, _, err) = druids("ftp://x", &["health"]);
+    assert!(!ok);
+    assert!(err.contains("is not a server address"), "{err}");
+
+    let (ok, _, err) = druids(&url, &["tournament", "--games", "1"]);
+    assert!(!ok);
+    assert!(
+        err.contains("--server is not used by `druids tournament`"),
+        "{err}"
+    );
+
+    // https:// with the server's certificate trusted.
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    let pem = std::env::temp_dir().join(format!("druids-cli-{}.pem", std::process::id()));
+    std::fs::write(&pem, cert.cert.pem()).unwrap();
+    let tls = serve(
+        Some(druids_server::Tls {
+            cert_pem: cert.cert.pem().into_bytes(),
+            key_pem: cert.signing_key.serialize_pem().into_bytes(),
+        }),
+        "https",
+    );
+    let (ok, out, err) = druids_env(
+        &[
+            "--server",
+            &tls,
+            "--ca-cert",
+            pem.to_str().unwrap(),
+            "health",
+        ],
+        &[],
+    );
+    assert!(ok, "https works: {err}");
+    assert_eq!(out.trim(), "serving");
+    let _ = std::fs::remove_file(&pem);
+}
+
+/// `druids list`: filters, pages, --all, and JSON lines.
+#[test]
+fn list_filters_pages_and_prints_json() {
+    let url = server();
+    let (m1, _) = create(&url, "meduris", "2", "1");
+    let (m2, _) = create(&url, "meduris", "3", "2");
+    let (d1, _) = create(&url, "dolmen", "2", "3");
+    let rows = |out: &str| out.lines().skip(1).map(str::to_owned).collect::<Vec<_>>();
+
+    let (ok, out, err) = druids(&url, &["list", "--page-size", "2"]);
+    assert!(ok, "{err}");
+    assert_eq!(rows(&out).len(), 2, "{out}");
+    assert!(
+        err.contains("--page-token "),
+        "the next page is named: {err}"
+    );
+    let (ok, out, err) = druids(&url, &["list", "--page-size", "2", "--all"]);
+    assert!(ok, "{err}");
+    assert_eq!(rows(&out).len(), 3, "{out}");
+    for id in [&m1, &m2, &d1] {
+        assert!(out.contains(id.as_str()), "{out}");
+    }
+
+    let (ok, out, err) = druids(&url, &["list", "--game", "dolmen", "--json"]);
+    assert!(ok, "{err}");
+    let games: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(games.len(), 1, "{out}");
+    assert_eq!(games[0]["gameId"], d1.as_str());
+    assert_eq!(games[0]["kind"], "GAME_KIND_DOLMEN");
+
+    let (ok, out, err) = druids(&url, &["list", "--status", "finished"]);
+    assert!(ok, "{err}");
+    assert!(rows(&out).is_empty(), "{out}");
+    let (ok, out, _) = druids(&url, &["list", "--status", "running", "--game", "meduris"]);
+    assert!(ok);
+    assert_eq!(rows(&out).len(), 2, "{out}");
+}
+
+/// `druids watch … | head`: the reader goes away, the watcher ends quietly.
+#[test]
+fn a_closed_pipe_ends_watch_quietly() {
+    let url = server();
+    let (id, tokens) = create(&url, "meduris", "2", "4");
+    play_out(&url, &id, &tokens);
+    let mut watch = Command::new(env!("CARGO_BIN_EXE_druids"))
+        .args([
+            "--server",
+            &url,
+            "watch",
+            "--game-id",
+            &id,
+            "--from-seq",
+            "1",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::BufRead;
+        let mut first = String::new();
+        let mut stdout = std::io::BufReader::new(watch.stdout.take().unwrap());
+        stdout.read_line(&mut first).unwrap();
+        assert!(first.starts_with("#1 "), "{first}");
+    } // The reader closes the pipe here, hundreds of events early.
+    let out = watch.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "exit status {:?}: {err}", out.status);
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// A person building a hut chooses how to pay: every distinct payment of
+/// that hut is offered, and one that is not the default is applied.
+#[test]
+fn a_person_chooses_how_to_pay() {
+    use std::io::Read;
+    let url = server();
+    let (id, tokens) = create(&url, "meduris", "2", "5");
+    let bot = Command::new(env!("CARGO_BIN_EXE_druids"))
+        .args([
+            "--server",
+            &url,
+            "bot",
+            "--game-id",
+            &id,
+            "--token",
+            &tokens[1],
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut person = Command::new(env!("CARGO_BIN_EXE_druids"))
+        .args([
+            "--server",
+            &url,
+            "play",
+            "--game-id",
+            &id,
+            "--token",
+            &tokens[0],
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = person.stdin.take().unwrap();
+    let mut stdout = person.stdout.take().unwrap();
+    let mut screen = String::new();
+    let mut asked_from = 0;
+    let mut paid = None;
+    let mut buf = [0u8; 4096];
+    // Answer each prompt from what was shown since the previous one: the
+    // first hut when it is the turn, then the last payment offered.
+    while paid.is_none() {
+        let n = stdout.read(&mut buf).unwrap();
+        assert!(n > 0, "the game ended before a hut was built: {screen}");
+        screen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        if !screen.ends_with("q to quit): ") {
+            continue;
+        }
+        let shown = &screen[asked_from..];
+        asked_from = screen.len();
+        let choices: Vec<&str> = shown
+            .lines()
+            .filter(|l| l.trim_start().starts_with('['))
+            .collect();
+        let label = |line: &str| line.trim_start()[1..].split(']').next().unwrap().to_owned();
+        let answer = if shown.contains("how do you pay?") {
+            let payments: Vec<&str> = shown
+                .split("how do you pay?")
+                .nth(1)
+                .unwrap()
+                .lines()
+                .filter(|l| l.trim_start().starts_with('['))
+                .collect();
+            assert!(payments.len() > 1, "{shown}");
+            let last = payments.last().unwrap();
+            assert!(!last.contains("(the default)"), "{shown}");
+            paid = Some(last.split("paying ").nth(1).unwrap().trim().to_owned());
+            label(last)
+        } else if let Some(hut) = choices
+            .iter()
+            .find(|l| l.contains("build a hut on field 0 "))
+        {
+            label(hut)
+        } else {
+            "a".to_owned()
+        };
+        stdin.write_all(format!("{answer}\n").as_bytes()).unwrap();
+    }
+    let paid = paid.unwrap();
+    // Read on until the board shows the hut, then quit.
+    while !screen[asked_from..].contains("hut of seat 0") {
+        let n = stdout.read(&mut buf).unwrap();
+        assert!(n > 0, "{screen}");
+        screen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    let _ = stdin.write_all(b"q\n");
+    drop(stdin);
+    drop(stdout);
+    let _ = person.wait();
+    let _ = bot;
+    // The hut was paid as chosen (3 goods replace one: 4 goods in all).
+    assert_eq!(
+        paid.split('+')
+            .map(|p| p.trim().split(' ').next().unwrap().parse::<u32>().unwrap())
+            .sum::<u32>(),
+        4,
+        "{paid}"
+    );
+    let (ok, out, _) = druids(&url, &["state", "--game-id", &id]);
+    assert!(ok);
+    assert!(
+        out.lines()
+            .any(|l| l.contains("field  0") && l.contains("hut of seat 0")),
+        "{out}"
+    );
+}
+
+/// `druids create` passes names through: one per seat, or one per claimed seat.
+#[test]
+fn create_names_the_claimed_seats() {
+    let url = server();
+    let (ok, out, err) = druids(
+        &url,
+        &[
+            "create",
+            "--players",
+            "2",
+            "--name",
+            "ann",
+            "--name",
+            "bo",
+            "--json",
+        ],
+    );
+    assert!(ok, "{err}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(j["seats"][1]["name"], "bo");
+    let (ok, _, err) = druids(
+        &url,
+        &["create", "--players", "3", "--name", "ann", "--json"],
+    );
+    assert!(!ok, "one name for three seats is refused");
+    assert!(
+        err.contains("give one per claimed seat (3) or one per seat (3)"),
+        "{err}"
+    );
+    let (ok, out, err) = druids(
+        &url,
+        &[
+            "create",
+            "--players",
+            "3",
+            "--open-seat",
+            "1",
+            "--name",
+            "ann",
+            "--name",
+            "cy",
+            "--json",
+        ],
+    );
+    assert!(ok, "{err}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(j["seats"][0]["name"], "ann");
+    assert_eq!(j["seats"][1]["seat"], 2);
+    assert_eq!(j["seats"][1]["name"], "cy");
 }

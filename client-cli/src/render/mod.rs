@@ -42,7 +42,8 @@ pub fn state(view: &pb::StateView, style: Style) -> String {
             seat_label(view, s.seat, style),
             if !s.claimed {
                 "(open)"
-            } else if s.name.is_empty() {
+            } else if s.name.is_empty() || s.name == format!("seat {}", s.seat) {
+                // The server names unnamed seats "seat N": said already.
                 "-"
             } else {
                 &s.name
@@ -180,7 +181,7 @@ pub fn ranking(o: &pb::Outcome, seats: &[pb::SeatInfo], viewer: Option<u32>) -> 
     let name = |seat: u32| {
         seats
             .iter()
-            .find(|s| s.seat == seat && !s.name.is_empty())
+            .find(|s| s.seat == seat && !s.name.is_empty() && s.name != format!("seat {seat}"))
             .map_or(String::new(), |s| format!(" {}", s.name))
     };
     let winners: Vec<String> = o.winners.iter().map(|w| format!("seat {w}")).collect();
