@@ -287,7 +287,7 @@ fn a_person_and_a_bot_play_a_game_then_it_replays() {
         &["export", "--game-id", &id, "--out", file.to_str().unwrap()],
     );
     assert!(ok, "{err}");
-    let (ok, out, err) = druids(&url, &["replay", file.to_str().unwrap()]);
+    let (ok, _, err) = druids(&url, &["replay", file.to_str().unwrap()]);
     assert!(!ok, "--server is refused by replay");
     assert!(
         err.contains("--server is not used by `druids replay`"),
