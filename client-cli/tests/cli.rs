@@ -429,6 +429,7 @@ fn server_addresses_tls_and_the_environment() {
     let (ok, out, err) = druids_env(&["state", "--game-id", &id], &env);
     assert!(ok, "{err}");
     assert!(out.contains("seat 1 (yellow): -  <- you"), "{out}");
+    assert!(!out.contains('\x1b'), "no colours into a pipe: {out}");
     let (ok, out, err) = druids_env(&["list"], &env);
     assert!(ok, "{err}");
     assert!(out.contains(&id), "{out}");

@@ -31,7 +31,10 @@ pub fn seat_colour(d: &pb::DolmenView, seat: u32) -> Option<(String, Colour)> {
         pb::DolmenColour::Black => Colour::Black,
         pb::DolmenColour::Unspecified => return None,
     };
-    Some((enum_words(c.as_str_name(), "DOLMEN_COLOUR_"), term))
+    Some((
+        enum_words(c.as_str_name(), pb::DolmenColour::Unspecified.as_str_name()),
+        term,
+    ))
 }
 
 fn seat(d: &pb::DolmenView, seat: u32, style: Style) -> String {
@@ -202,7 +205,7 @@ pub fn board(out: &mut String, d: &pb::DolmenView, style: Style) {
             "  circle {} ({}, {multipliers}): leader {}; stones {}; dolmens {}/{most}{}{}",
             c.letter,
             pb::DolmenShape::try_from(c.shape)
-                .map(|s| enum_words(s.as_str_name(), "DOLMEN_SHAPE_"))
+                .map(|s| enum_words(s.as_str_name(), pb::DolmenShape::Unspecified.as_str_name()))
                 .unwrap_or_default(),
             c.leader.map_or("none".into(), |l| seat(d, l, style)),
             if stones.is_empty() {
@@ -258,19 +261,8 @@ fn letter_of(d: &pb::DolmenView, circle: u32) -> String {
         .map_or("?".into(), |c| c.letter.clone())
 }
 
-/// A circle's letter from the engine's board, for decisions (which come
-/// without a view).
-fn circle_letter(c: u32) -> char {
-    use druids_engine::dolmen::{Circle, board::CIRCLES};
-    if (c as usize) < CIRCLES {
-        Circle(c as u8).letter()
-    } else {
-        '?'
-    }
-}
-
 /// What a pending Die Dolmengötter decision asks, in words.
-pub fn decision(d: &pb::DolmenDecision) -> String {
+pub fn decision(d: &pb::DolmenDecision, view: Option<&pb::DolmenView>) -> String {
     use pb::dolmen_decision::Kind as D;
     match D::try_from(d.kind) {
         Ok(D::PlaceDruid) => "place a druid".into(),
@@ -282,7 +274,10 @@ pub fn decision(d: &pb::DolmenDecision) -> String {
         Ok(D::Dolmen) => format!(
             "a dolmen {} circle {}, or none",
             if d.on_top { "on top of" } else { "under" },
-            circle_letter(d.circle)
+            view.map_or_else(
+                || format!("number {}", d.circle),
+                |v| letter_of(v, d.circle)
+            )
         ),
         _ => "?".into(),
     }

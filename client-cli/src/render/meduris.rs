@@ -16,14 +16,14 @@ use super::enum_words;
 
 fn good(g: i32) -> String {
     pb::Good::try_from(g)
-        .map(|g| enum_words(g.as_str_name(), "GOOD_"))
+        .map(|g| enum_words(g.as_str_name(), pb::Good::Unspecified.as_str_name()))
         .unwrap_or_else(|_| "?".into())
 }
 
 fn area(a: i32) -> String {
     pb::Area::try_from(a)
         .map(|a| {
-            let w = enum_words(a.as_str_name(), "AREA_");
+            let w = enum_words(a.as_str_name(), pb::Area::Unspecified.as_str_name());
             let mut c = w.chars();
             c.next()
                 .map(|f| f.to_uppercase().chain(c).collect())
@@ -74,7 +74,13 @@ pub fn seat_colour(m: &pb::MedurisView, seat: u32) -> Option<(String, Colour)> {
         pb::MedurisColour::Red => Colour::Red,
         pb::MedurisColour::Unspecified => return None,
     };
-    Some((enum_words(c.as_str_name(), "MEDURIS_COLOUR_"), term))
+    Some((
+        enum_words(
+            c.as_str_name(),
+            pb::MedurisColour::Unspecified.as_str_name(),
+        ),
+        term,
+    ))
 }
 
 fn seat(m: &pb::MedurisView, seat: u32, style: Style) -> String {

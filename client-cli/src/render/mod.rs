@@ -67,7 +67,7 @@ pub fn state(view: &pb::StateView, style: Style) -> String {
             out,
             "{} must decide: {}",
             seat_label(view, s, style),
-            decision(&view.decision)
+            decision(view)
         );
     }
     out
@@ -89,25 +89,34 @@ pub fn seat_label(view: &pb::StateView, seat: u32, style: Style) -> String {
     }
 }
 
-/// A colour enum's value name in words: `MEDURIS_COLOUR_LIGHT_GREEN` → "light green".
-fn enum_words(name: &str, prefix: &str) -> String {
+/// A proto enum value's name in words: `MEDURIS_COLOUR_LIGHT_GREEN` → "light
+/// green". The prefix is taken from the enum's `…_UNSPECIFIED` name, so that
+/// renaming an enum (and its value prefix) needs no edit here.
+fn enum_words(name: &str, unspecified: &str) -> String {
+    let prefix = unspecified.trim_end_matches("UNSPECIFIED");
     name.trim_start_matches(prefix)
         .to_lowercase()
         .replace('_', " ")
 }
 
-/// What a pending decision asks, in words.
-pub fn decision(d: &Option<pb::Decision>) -> String {
-    match d.as_ref().and_then(|d| d.game.as_ref()) {
+/// What the pending decision of `view` asks, in words.
+pub fn decision(view: &pb::StateView) -> String {
+    match view.decision.as_ref().and_then(|d| d.game.as_ref()) {
         Some(pb::decision::Game::Meduris(m)) => meduris::decision(m),
-        Some(pb::decision::Game::Dolmen(d)) => dolmen::decision(d),
+        Some(pb::decision::Game::Dolmen(d)) => {
+            let board = match &view.game {
+                Some(pb::state_view::Game::Dolmen(v)) => Some(v),
+                _ => None,
+            };
+            dolmen::decision(d, board)
+        }
         _ => "a decision".into(),
     }
 }
 
 /// The line above the numbered choices of `druids play`.
 pub fn choices_heading(view: &pb::StateView) -> String {
-    format!("your decision: {}", decision(&view.decision))
+    format!("your decision: {}", decision(view))
 }
 
 /// What an action that carries a payment is bought for (e.g. "a hut on field
