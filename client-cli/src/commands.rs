@@ -250,8 +250,10 @@ pub async fn export(server: &ServerAddr, game_id: String, path: &Path) -> Result
 /// recorded result.
 pub fn replay(path: &Path) -> Result<(), CliError> {
     let bytes = std::fs::read(path).map_err(|e| CliError::file(path, e))?;
-    let replay = pb::Replay::decode(bytes.as_slice())
-        .map_err(|e| CliError::Usage(format!("{} is not a replay file: {e}", path.display())))?;
+    let replay = pb::Replay::decode(bytes.as_slice()).map_err(|source| CliError::NotAReplay {
+        path: path.to_owned(),
+        source,
+    })?;
     match druids::replay::verify(&replay) {
         Ok(outcome) => outln!(
             "ok: {} actions reproduce the recorded result: {}",
@@ -261,10 +263,10 @@ pub fn replay(path: &Path) -> Result<(), CliError> {
                 None => "the game was abandoned".into(),
             }
         ),
-        Err(e) => Err(CliError::Usage(format!(
-            "{}: the replay does not reproduce its game: {e}",
-            path.display()
-        ))),
+        Err(source) => Err(CliError::Replay {
+            path: path.to_owned(),
+            source,
+        }),
     }
 }
 
@@ -284,6 +286,6 @@ pub async fn health(server: &ServerAddr) -> Result<(), CliError> {
     if status == ServingStatus::Serving as i32 {
         outln!("serving")
     } else {
-        Err(CliError::Usage(format!("not serving (status {status})")))
+        Err(CliError::NotServing(status))
     }
 }

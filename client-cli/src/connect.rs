@@ -77,6 +77,36 @@ pub enum CliError {
     /// action, a game it does not know).
     #[error("unexpected answer from the server: {0}")]
     Protocol(String),
+    /// A game cannot be set up as asked (in-process self-play: player count,
+    /// options).
+    #[error(transparent)]
+    Setup(#[from] druids_engine::SetupError),
+    /// A tournament could not be played.
+    #[error(transparent)]
+    Tournament(#[from] druids_bots::arena::ArenaError),
+    /// A file is not a replay (not a binary `Replay` message).
+    #[error("{} is not a replay file: {source}", .path.display())]
+    NotAReplay {
+        /// The file.
+        path: PathBuf,
+        /// What the decoder said.
+        source: prost::DecodeError,
+    },
+    /// The health service answered, but not "serving".
+    #[error("not serving (health status {0})")]
+    NotServing(i32),
+    /// A replay file does not reproduce its game.
+    #[error("{}: the replay does not reproduce its game: {source}", .path.display())]
+    Replay {
+        /// The file.
+        path: PathBuf,
+        /// What differs.
+        source: druids::replay::ReplayError,
+    },
+    /// The game has no engine in this build (a kind the registry does not
+    /// bind: in-process commands cannot play it).
+    #[error("no engine for game kind {0:?} in this build")]
+    NoEngine(druids::pb::GameKind),
     /// A worker task of this program failed.
     #[error("internal error: {0}")]
     Task(#[from] tokio::task::JoinError),

@@ -57,8 +57,8 @@ pub async fn selfplay(
             let result = druids::with_game!(args.game, |G| selfplay_local::run::<G>(
                 players, games, threads, seed
             ))
-            .ok_or_else(|| CliError::Usage(format!("no engine for the game {name}")))?;
-            let (t, seconds) = result.map_err(|e| CliError::Usage(e.to_string()))?;
+            .ok_or(CliError::NoEngine(args.game))?;
+            let (t, seconds) = result?;
             serde_json::json!({
                 "game": name,
                 "players": args.players,

@@ -11,20 +11,6 @@ use crate::cli::TournamentArgs;
 use crate::connect::CliError;
 use crate::outln;
 
-/// Why a tournament could not be played.
-#[derive(Debug, thiserror::Error)]
-pub enum TournamentError {
-    /// The arena refused the set-up (e.g. a player count the game does not allow).
-    #[error("{0}")]
-    Arena(String),
-    /// The game has no engine in this build.
-    #[error("no engine for this game in this build")]
-    UnknownGame,
-    /// Writing the table failed (e.g. stdout closed).
-    #[error("{0}")]
-    Output(Box<CliError>),
-}
-
 /// `druids tournament`.
 pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
     if let Some(p) = args.players.filter(|&p| p != args.bots.len()) {
@@ -37,19 +23,15 @@ pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
     let names: Vec<String> = args.bots.iter().map(|b| b.name()).collect();
     let think = budget(args.think_ms, args.iterations);
     let game = druids::registry::name(args.game).unwrap_or("?");
-    let played = druids::with_game!(args.game, |G| run::<G>(
+    druids::with_game!(args.game, |G| run::<G>(
         game,
         &strategies,
         &names,
         args.games,
         args.seed,
         think
-    ));
-    match played.ok_or(TournamentError::UnknownGame) {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(TournamentError::Output(e))) => Err(*e),
-        Ok(Err(e)) | Err(e) => Err(CliError::Usage(e.to_string())),
-    }
+    ))
+    .ok_or(CliError::NoEngine(args.game))?
 }
 
 /// Runs the tournament and prints a table, then one JSON line.
@@ -60,15 +42,14 @@ pub fn run<G: Searchable>(
     games: u32,
     seed: u64,
     think: Budget,
-) -> Result<(), TournamentError> {
+) -> Result<(), CliError> {
     let started = std::time::Instant::now();
     let standings = arena::tournament::<G>(strategies, games, seed, think, |done, _| {
         if done % 10 == 0 {
             eprintln!("{done}/{games} games");
         }
-    })
-    .map_err(|e| TournamentError::Arena(e.to_string()))?;
-    let out = |line: String| outln!("{line}").map_err(|e| TournamentError::Output(Box::new(e)));
+    })?;
+    let out = |line: String| outln!("{line}");
     out(format!(
         "{game_name}, {} players, {games} games, seats rotated",
         strategies.len()
