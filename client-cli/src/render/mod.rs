@@ -114,9 +114,23 @@ pub fn decision(view: &pb::StateView) -> String {
     }
 }
 
-/// The line above the numbered choices of `druids play`.
+/// The line above the lettered choices of `druids play`, with the time left
+/// when the game has a turn clock.
 pub fn choices_heading(view: &pb::StateView) -> String {
-    format!("your decision: {}", decision(view))
+    let clock = view.deadline_unix_ms.map(|deadline| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        format!(
+            " ({} s left, then the default action is taken for you)",
+            deadline.saturating_sub(now).div_ceil(1000)
+        )
+    });
+    format!(
+        "your decision: {}{}",
+        decision(view),
+        clock.unwrap_or_default()
+    )
 }
 
 /// What an action that carries a payment is bought for (e.g. "a hut on field
