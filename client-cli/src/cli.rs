@@ -231,9 +231,9 @@ pub struct ListArgs {
     #[arg(long)]
     pub page_size: Option<u32>,
     /// Start at this page (the token printed after the previous page).
-    #[arg(long, conflicts_with = "all")]
+    #[arg(long)]
     pub page_token: Option<String>,
-    /// Follow every page to the end.
+    /// Follow every page to the end (from --page-token, if given).
     #[arg(long)]
     pub all: bool,
     /// One proto3 JSON object (GameSummary) per game per line.
