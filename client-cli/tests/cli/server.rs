@@ -26,6 +26,23 @@ fn server_addresses_tls_and_the_environment() {
     let (ok, out, err) = druids_env(&["list"], &env);
     assert!(ok, "{err}");
     assert!(out.contains(&id), "{out}");
+    // A bot on seat 1 with the token from the environment, one on seat 0
+    // with --token: they finish the game.
+    let seat1 = Command::new(env!("CARGO_BIN_EXE_druids"))
+        .args(["bot", "--game-id", &id])
+        .envs(env)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (ok, out, err) = druids(bare, &["bot", "--game-id", &id, "--token", &tokens[0]]);
+    assert!(ok, "{err}");
+    assert_eq!(last_json(&out)["seat"], 0);
+    let seat1 = seat1.wait_with_output().unwrap();
+    assert!(seat1.status.success());
+    let line = last_json(&String::from_utf8_lossy(&seat1.stdout));
+    assert_eq!(line["seat"], 1);
+    assert_eq!(line["game_id"], id.as_str());
 
     let (ok, _, err) = druids_env(&["health"], &[("DRUIDS_SERVER", "127.0.0.1:1")]);
     assert!(!ok);
