@@ -151,10 +151,14 @@ fn summary_line(g: &pb::GameSummary) -> String {
     let seats: Vec<String> = g
         .seats
         .iter()
-        .map(|s| match (s.claimed, s.name.is_empty()) {
-            (false, _) => format!("{}: open", s.seat),
-            (true, true) => format!("{}: -", s.seat),
-            (true, false) => format!("{}: {}", s.seat, s.name),
+        .map(|s| {
+            // The server names unnamed seats "seat N": shown as unnamed.
+            let unnamed = s.name.is_empty() || s.name == format!("seat {}", s.seat);
+            match (s.claimed, unnamed) {
+                (false, _) => format!("{}: open", s.seat),
+                (true, true) => format!("{}: -", s.seat),
+                (true, false) => format!("{}: {}", s.seat, s.name),
+            }
         })
         .collect();
     format!(
