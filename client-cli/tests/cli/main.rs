@@ -115,3 +115,44 @@ fn play_out(url: &str, id: &str, tokens: &[String]) {
 fn last_json(stdout: &str) -> serde_json::Value {
     serde_json::from_str(stdout.lines().last().expect("output")).expect("JSON last line")
 }
+
+/// Every event of a game so far, as a spectator sees it, in proto3 JSON
+/// (field names survive renames of the generated types).
+fn events_json(url: &str, id: &str) -> Vec<serde_json::Value> {
+    use druids::pb;
+    use tokio_stream::StreamExt;
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let mut client = pb::druids_service_client::DruidsServiceClient::connect(url.to_owned())
+            .await
+            .unwrap();
+        let state = client
+            .get_state(pb::GetStateRequest {
+                game_id: id.to_owned(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .state
+            .unwrap();
+        let mut stream = client
+            .stream_events(pb::StreamEventsRequest {
+                game_id: id.to_owned(),
+                from_seq: 1,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let mut events = Vec::new();
+        // A running game's stream stays open: stop at the last event logged.
+        while let Some(e) = stream.next().await {
+            let e = e.unwrap();
+            let seq = e.seq;
+            events.push(druids::json::to_json(&e));
+            if seq >= state.last_seq {
+                break;
+            }
+        }
+        events
+    })
+}
