@@ -175,7 +175,12 @@ pub fn board(out: &mut String, d: &pb::DolmenView, style: Style) {
     let _ = writeln!(
         out,
         "legend: D2 standing druid of seat 2, d2 lying druid, #2 stone of seat 2, . free site; \
-         letters: the circles (A-Z, a, b), blank: an octagon's centre (no site)"
+         letters: the circles (A-Z, a, b){}, blank: an octagon's centre (no site)",
+        if style.colour {
+            " in the colour of their leader"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(out, "circles in play (dolmen stacks top first):");
     let mut any = false;
