@@ -229,10 +229,13 @@ fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
     let mut cause: &(dyn std::error::Error + 'static) = e;
     while let Some(next) = cause.source() {
         if let Some(io) = next.downcast_ref::<std::io::Error>() {
-            // io errors say "Connection refused (os error 111)": the kind reads better.
+            // Socket errors say "Connection refused (os error 111)": their
+            // kind reads better. Others (TLS, DNS) carry their own message.
+            use std::io::ErrorKind::*;
             return match io.kind() {
-                std::io::ErrorKind::Other => io.to_string(),
-                kind => kind.to_string(),
+                kind @ (ConnectionRefused | ConnectionReset | ConnectionAborted | TimedOut
+                | AddrNotAvailable | HostUnreachable | NetworkUnreachable) => kind.to_string(),
+                _ => io.to_string(),
             };
         }
         cause = next;

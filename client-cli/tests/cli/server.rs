@@ -84,6 +84,14 @@ fn server_addresses_tls_and_the_environment() {
     );
     assert!(ok, "https works: {err}");
     assert_eq!(out.trim(), "serving");
+    // Without trusting the certificate: refused, and the reason is given.
+    let (ok, _, err) = druids_env(&["--server", &tls, "health"], &[]);
+    assert!(!ok);
+    assert!(
+        err.contains(&format!("cannot reach the druids server at {tls}:"))
+            && err.to_lowercase().contains("certificate"),
+        "{err}"
+    );
     let _ = std::fs::remove_file(&pem);
 }
 
