@@ -272,16 +272,16 @@ pub fn decision(d: &pb::DolmenDecision, view: Option<&pb::DolmenView>) -> String
     match D::try_from(d.kind) {
         Ok(D::PlaceDruid) => "place a druid".into(),
         Ok(D::Turn) => "the turn (walk, collect herbs or fly)".into(),
-        Ok(D::Stone) if d.may_decline => {
-            format!("leave a stone on site {} or lose 1 point", d.site)
+        Ok(D::Stone) if d.may_decline() => {
+            format!("leave a stone on site {} or lose 1 point", d.site())
         }
-        Ok(D::Stone) => format!("leave a stone on site {} (1 point: no choice)", d.site),
+        Ok(D::Stone) => format!("leave a stone on site {} (1 point: no choice)", d.site()),
         Ok(D::Dolmen) => format!(
             "a dolmen {} circle {}, or none",
-            if d.on_top { "on top of" } else { "under" },
+            if d.on_top() { "on top of" } else { "under" },
             view.map_or_else(
-                || format!("number {}", d.circle),
-                |v| letter_of(v, d.circle)
+                || format!("number {}", d.circle()),
+                |v| letter_of(v, d.circle())
             )
         ),
         _ => "?".into(),

@@ -15,15 +15,15 @@ use crate::output::{Colour, Style};
 use super::enum_words;
 
 fn good(g: i32) -> String {
-    pb::Good::try_from(g)
-        .map(|g| enum_words(g.as_str_name(), pb::Good::Unspecified.as_str_name()))
+    pb::MedurisGood::try_from(g)
+        .map(|g| enum_words(g.as_str_name(), pb::MedurisGood::Unspecified.as_str_name()))
         .unwrap_or_else(|_| "?".into())
 }
 
 fn area(a: i32) -> String {
-    pb::Area::try_from(a)
+    pb::MedurisArea::try_from(a)
         .map(|a| {
-            let w = enum_words(a.as_str_name(), pb::Area::Unspecified.as_str_name());
+            let w = enum_words(a.as_str_name(), pb::MedurisArea::Unspecified.as_str_name());
             let mut c = w.chars();
             c.next()
                 .map(|f| f.to_uppercase().chain(c).collect())
@@ -34,15 +34,15 @@ fn area(a: i32) -> String {
 
 /// A bonus chip, named so that it cannot be read as the druid figure.
 fn chip(c: i32) -> Option<&'static str> {
-    match pb::Chip::try_from(c) {
-        Ok(pb::Chip::PlusTwo) => Some("chip: +2 points"),
-        Ok(pb::Chip::FreeHut) => Some("chip: free hut"),
-        Ok(pb::Chip::DruidOffering) => Some("chip: druid offering"),
+    match pb::MedurisChip::try_from(c) {
+        Ok(pb::MedurisChip::PlusTwo) => Some("chip: +2 points"),
+        Ok(pb::MedurisChip::FreeHut) => Some("chip: free hut"),
+        Ok(pb::MedurisChip::DruidOffering) => Some("chip: druid offering"),
         _ => None,
     }
 }
 
-fn goods(g: &Option<pb::Goods>) -> String {
+fn goods(g: &Option<pb::MedurisGoods>) -> String {
     let Some(g) = g else {
         return "nothing".into();
     };
@@ -93,7 +93,7 @@ fn seat(m: &pb::MedurisView, seat: u32, style: Style) -> String {
 /// Where the druid is: `Some(field)` beside a ring field, else on the path
 /// before the ring (0: his temple, 1-3: a stone field).
 fn druid_at(m: &pb::MedurisView) -> Result<u32, Option<u32>> {
-    use pb::druid_position::At;
+    use pb::meduris_druid_position::At;
     match m.druid.as_ref().and_then(|d| d.at) {
         Some(At::Field(f)) => Ok(f),
         Some(At::StoneField(n)) => Err(Some(n)),
@@ -255,29 +255,25 @@ pub fn decision(m: &pb::MedurisDecision) -> String {
         Ok(M::Turn) => "the turn (big yield, hut or temple)".into(),
         Ok(M::Offering) => format!(
             "an offering at the hut on field {}{}",
-            m.field,
-            if m.last_round { " (last round)" } else { "" }
+            m.field(),
+            if m.last_round() { " (last round)" } else { "" }
         ),
         _ => "?".into(),
     }
 }
 
 /// What a paid action buys: a hut or temple on one field, or an offering of
-/// both goods or of one (told apart by the number of goods paid: both goods
-/// take 2, 4 or 6 — each paid directly or by three — one takes 1 or 3).
+/// both goods or of one (its kind).
 pub fn payment_target(a: &pb::MedurisAction) -> Option<String> {
     use pb::meduris_action::Kind;
-    let count = |g: &Option<pb::Goods>| {
-        g.as_ref()
-            .map_or(0, |g| g.wood + g.wool + g.copper + g.stone)
-    };
     match a.kind.as_ref()? {
         Kind::BuildHut(h) => Some(format!("hut {}", h.field)),
         Kind::BuildTemple(t) => Some(format!("temple {}", t.field)),
-        Kind::Offer(o) => match count(&o.payment) {
-            0 => None,
-            1 | 3 => Some("offer one".into()),
-            _ => Some("offer both".into()),
+        Kind::Offer(o) => match pb::MedurisOfferingKind::try_from(o.kind).ok()? {
+            pb::MedurisOfferingKind::Both => Some("offer both".into()),
+            pb::MedurisOfferingKind::One => Some("offer one".into()),
+            // Nothing and the chip are paid in one way only.
+            _ => None,
         },
         _ => None,
     }
@@ -337,23 +333,31 @@ mod tests {
         let hut = |wood| pb::MedurisAction {
             kind: Some(Kind::BuildHut(BuildHut {
                 field: 12,
-                payment: Some(pb::Goods {
+                payment: Some(pb::MedurisGoods {
                     wood,
                     ..Default::default()
                 }),
             })),
         };
         assert_eq!(payment_target(&hut(2)), payment_target(&hut(6)));
-        let offer = |wool| pb::MedurisAction {
+        let offer = |wool, kind: pb::MedurisOfferingKind| pb::MedurisAction {
             kind: Some(Kind::Offer(Offer {
-                payment: Some(pb::Goods {
+                payment: Some(pb::MedurisGoods {
                     wool,
                     ..Default::default()
                 }),
+                kind: kind as i32,
             })),
         };
-        assert_eq!(payment_target(&offer(1)), payment_target(&offer(3)));
-        assert_ne!(payment_target(&offer(1)), payment_target(&offer(2)));
-        assert_eq!(payment_target(&offer(0)), None);
+        use pb::MedurisOfferingKind::{Both, Nothing, One};
+        assert_eq!(
+            payment_target(&offer(1, One)),
+            payment_target(&offer(3, One))
+        );
+        assert_ne!(
+            payment_target(&offer(1, One)),
+            payment_target(&offer(2, Both))
+        );
+        assert_eq!(payment_target(&offer(0, Nothing)), None);
     }
 }
