@@ -297,17 +297,23 @@ mod tests {
     /// in their cells as in the rules digest; then what is to decide.
     #[test]
     fn the_dolmen_board_is_drawn_as_its_lattice() {
-        let mut game =
-            druids::new_game(pb::GameKind::Dolmen as i32, 2, 1, &Default::default()).unwrap();
-        game.start();
+        use druids::ProtoGame;
+        use druids_engine::Game;
+        use druids_engine::dolmen::Dolmen;
+        let mut events = Vec::new();
+        let mut game = Dolmen::new(2, 1, &Default::default(), &mut events).unwrap();
         for seat in [0u8, 1] {
-            let seat = druids_engine::Seat(seat);
-            game.apply_legal(seat, 0, None, &mut |_| Ok(())).unwrap();
+            let mut legal = Vec::new();
+            game.legal_actions(&mut legal);
+            game.apply(druids_engine::Seat(seat), &legal[0], &mut events)
+                .unwrap();
         }
         let view = pb::StateView {
-            game: Some(game.view(druids_engine::Viewer::Spectator)),
+            game: Some(Dolmen::encode_view(
+                &game.view(druids_engine::Viewer::Spectator),
+            )),
             to_act: game.to_act().map(|s| s.0 as u32),
-            decision: game.decision(),
+            decision: ProtoGame::decision(&game),
             ..Default::default()
         };
         let text = super::super::state(&view, Style::default());

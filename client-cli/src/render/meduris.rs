@@ -284,14 +284,17 @@ mod tests {
     use super::*;
 
     fn view() -> pb::StateView {
-        let mut game =
-            druids::new_game(pb::GameKind::Meduris as i32, 3, 7, &Default::default()).unwrap();
-        game.start();
+        use druids::ProtoGame;
+        use druids_engine::Game;
+        use druids_engine::meduris::Meduris;
+        let game = Meduris::new(3, 7, &Default::default(), &mut Vec::new()).unwrap();
         pb::StateView {
             kind: pb::GameKind::Meduris as i32,
-            game: Some(game.view(druids_engine::Viewer::Spectator)),
+            game: Some(Meduris::encode_view(
+                &game.view(druids_engine::Viewer::Spectator),
+            )),
             to_act: game.to_act().map(|s| s.0 as u32),
-            decision: game.decision(),
+            decision: ProtoGame::decision(&game),
             ..Default::default()
         }
     }
