@@ -6,6 +6,7 @@
 //! through the gRPC contract in `proto/`, exactly as a bot in another language
 //! would.
 
+mod bridge;
 mod connect;
 mod remote;
 mod render;
@@ -153,6 +154,10 @@ enum Command {
         /// MCTS iterations per decision instead of a time limit.
         #[arg(long)]
         iterations: Option<u32>,
+        /// Play with this program instead of a built-in strategy: it reads
+        /// JSON lines on stdin and prints its moves (docs/bot-protocol.md).
+        #[arg(long, conflicts_with_all = ["strategy", "seed", "think_ms", "iterations"])]
+        exec: Option<String>,
     },
     /// Write the replay of a finished game to a file.
     Export {
@@ -308,7 +313,23 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode, CliError> {
             seed,
             think_ms,
             iterations,
+            exec,
         } => {
+            if let Some(exec) = exec {
+                let client = connect::connect(&url).await?;
+                let opts = bridge::Options {
+                    exec,
+                    game_id,
+                    token,
+                };
+                let r = bridge::run(client, opts).await?;
+                let outcome = r.outcome.as_ref().map(druids::json::to_json);
+                println!(
+                    "{}",
+                    serde_json::json!({"actions": r.actions, "restarts": r.restarts, "outcome": outcome})
+                );
+                return Ok(ok);
+            }
             let strategy: druids_bots::Strategy = strategy.parse().map_err(CliError::Usage)?;
             let think = tournament::budget(think_ms, iterations);
             let mut client = connect::connect(&url).await?;
