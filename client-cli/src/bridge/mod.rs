@@ -451,8 +451,8 @@ impl Bridge {
                     "the turn clock (the bot did not answer in time)"
                 };
                 eprintln!(
-                    "bridge: {who} decided for seat {} at version {decided}: {}",
-                    self.seat, e.description
+                    "bridge: {who} decided for seat {} at version {decided}",
+                    self.seat
                 );
                 self.tell(&protocol::timed_out(&self.game_id, decided, &t));
             }
@@ -535,10 +535,15 @@ impl Bridge {
         });
         let version = p.version;
         let w = std::mem::take(&mut self.window);
-        if w.logs > MAX_LOG_LINES || w.unsolicited > REPORTED_UNSOLICITED {
+        let over = w.logs.saturating_sub(MAX_LOG_LINES);
+        if over > 0 {
             eprintln!(
-                "bridge: dropped {} log lines over the limit of {MAX_LOG_LINES} and {} unsolicited lines from the bot since its last decision",
-                w.logs.saturating_sub(MAX_LOG_LINES),
+                "bridge: dropped {over} log lines of the bot over the limit of {MAX_LOG_LINES} per decision"
+            );
+        }
+        if w.unsolicited > REPORTED_UNSOLICITED {
+            eprintln!(
+                "bridge: dropped {} lines of the bot that answered no pending question since its last decision",
                 w.unsolicited
             );
         }
@@ -583,18 +588,23 @@ impl Bridge {
 
     /// One answer line of the bot.
     async fn on_answer(&mut self, a: Answer, line: &str) -> Result<(), BridgeError> {
-        let Some(asked) = self.outstanding.pop_front() else {
-            self.window.unsolicited += 1;
-            if self.window.unsolicited <= REPORTED_UNSOLICITED {
-                eprintln!(
-                    "bridge: the bot printed a line nobody asked for (no decision pending); dropped: {}",
-                    short(line)
-                );
+        if let Some(v) = a.version {
+            // An answer that names its version settles the questions before
+            // it (the bot skipped them) and belongs to no later one: a second
+            // answer to an old question never takes a newer question's place.
+            while self.outstanding.front().is_some_and(|&f| f < v) {
+                self.outstanding.pop_front();
             }
+            if self.outstanding.front() != Some(&v) {
+                self.unsolicited(line);
+                return Ok(());
+            }
+        }
+        let Some(asked) = self.outstanding.pop_front() else {
+            self.unsolicited(line);
             return Ok(());
         };
-        let current = self.pending.as_ref().map(|p| p.version);
-        if current != Some(asked) || a.version.is_some_and(|v| v != asked) {
+        if self.pending.as_ref().map(|p| p.version) != Some(asked) {
             eprintln!(
                 "bridge: late answer to the decision of version {asked} discarded (the clock decided it, or the game moved on): {}",
                 short(line)
@@ -642,6 +652,17 @@ impl Bridge {
                 self.reject(asked, &problem);
                 Ok(())
             }
+        }
+    }
+
+    /// A line that answers no question: dropped, the first few with a warning.
+    fn unsolicited(&mut self, line: &str) {
+        self.window.unsolicited += 1;
+        if self.window.unsolicited <= REPORTED_UNSOLICITED {
+            eprintln!(
+                "bridge: dropped a line of the bot that answers no pending question: {}",
+                short(line)
+            );
         }
     }
 
@@ -749,7 +770,7 @@ impl Bridge {
             .saturating_mul(1 << (self.failures - 1).min(16))
             .min(RESTART_MAX);
         eprintln!(
-            "bridge: the bot {how}; restarting it in {} ms (meanwhile the turn clock covers the seat)",
+            "bridge: the bot {how}; restarting it in {} ms (meanwhile the seat's turn clock, if the game has one, decides for it)",
             delay.as_millis()
         );
         self.restart_at = Some(Instant::now() + delay);
