@@ -65,8 +65,7 @@ int main(void) {
     if (!strcmp(type, "start") && protocol != 1) {
       fprintf(stderr, "unknown protocol %ld\n", protocol);
       return 1;
-    } else if (!strcmp(type, "decision") && nids > 0) {
-      /* Echoing the version lets the bridge tell a late answer apart. */
+    } else if (!strcmp(type, "decision") && nids > 0) { /* echo the version */
       printf("{\"id\": %ld, \"version\": %ld}\n", ids[rand() % nids], version);
       fflush(stdout);
     } else if (!strcmp(type, "rejected") || !strcmp(type, "timed_out")) {
@@ -76,6 +75,5 @@ int main(void) {
       break;
     }
   }
-  free(line), free(ids);
-  return 0;
+  return free(line), free(ids), 0;
 }

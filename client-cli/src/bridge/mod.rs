@@ -763,8 +763,8 @@ impl Bridge {
         self.child = None;
         self.outstanding.clear();
         self.failures += 1;
-        if self.failures > MAX_BOT_FAILURES {
-            return Err(BridgeError::GaveUp(self.failures - 1));
+        if self.failures >= MAX_BOT_FAILURES {
+            return Err(BridgeError::GaveUp(self.failures));
         }
         let delay = RESTART_BASE
             .saturating_mul(1 << (self.failures - 1).min(16))
