@@ -291,8 +291,9 @@ fn example_bots_finish_a_game_of_each_game() {
 }
 
 /// A test bot with faults, chosen by its first argument (its second is a
-/// scratch file). It plays random legal ids and logs each answer it means as
-/// valid as `chose VERSION ACTION` on stderr.
+/// scratch file). It plays random legal ids (whole actions in mode
+/// `actions`) and logs each answer it means as valid as `chose VERSION
+/// ACTION` on stderr.
 const FAULTY_BOT: &str = r##"
 import json, os, random, sys, time
 mode, marker = sys.argv[1], sys.argv[2]
@@ -305,6 +306,28 @@ def say(text):
 def log(text):
     print(text, file=sys.stderr, flush=True)
 
+def other_payment(action, goods):
+    """The action with another valid Meduris payment: one required good
+    replaced by three others the seat has to spare; None if there is none."""
+    for kind, body in (action.get("meduris") or {}).items():
+        pay = body.get("payment") if isinstance(body, dict) else None
+        for g in pay or {}:
+            if pay[g] < 1:
+                continue
+            spare = {k: goods.get(k, 0) - pay[k] for k in pay if k != g}
+            extra = []
+            for k in sorted(spare, key=lambda k: -spare[k]):
+                extra += [k] * max(0, min(spare[k], 3 - len(extra)))
+            if len(extra) == 3:
+                new = dict(pay, **{g: pay[g] - 1})
+                for k in extra:
+                    new[k] += 1
+                other = json.loads(json.dumps(action))
+                other["meduris"][kind]["payment"] = new
+                return other
+    return None
+
+others = 0
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "start":
@@ -318,6 +341,7 @@ for line in sys.stdin:
         if v not in versions:
             versions.append(v)
         nth = versions.index(v) + 1
+        other = None
         entry = random.choice([a for a in msg["legal_actions"] if a["id"] is not None])
         if mode == "garbage" and nth <= 3 and attempt == 1:
             say("this is not json {")
@@ -334,6 +358,23 @@ for line in sys.stdin:
         if mode == "sleep" and nth == 1:
             time.sleep(1.5)
         answer = json.dumps({"id": entry["id"], "version": v})
+        if mode == "actions":
+            if nth <= 5 and attempt == 1:
+                say(json.dumps({"action": {"dolmen": {}}, "version": v}))
+                continue
+            answer = json.dumps({"action": entry["action"], "version": v})
+        if mode == "payments" and attempt == 1 and others < 5:
+            me = msg["state"]["meduris"]["seats"][msg["seat"]]
+            for e in msg["legal_actions"]:
+                other = other_payment(e["action"], me.get("goods") or {})
+                if other is not None:
+                    others += 1
+                    log(f"chose {v} {json.dumps(other)}")
+                    log(f"other payment {v} {json.dumps(other)}")
+                    say(json.dumps({"action": other, "version": v}))
+                    break
+            if other is not None:
+                continue
         log(f"chose {v} {json.dumps(entry['action'])}")
         say(answer)
         if mode == "flood" and nth == 1:
@@ -346,8 +387,8 @@ for line in sys.stdin:
 
 /// Plays a 2-player `game` with the faulty bot in `mode` on seat 0 (the
 /// built-in random bot on seat 1); checks the game and returns the bridge's
-/// summary and stderr.
-fn faulty_game(mode: &str, game: &str, extra: &[&str]) -> (serde_json::Value, String) {
+/// summary, its stderr and the game's replay.
+fn faulty_game(mode: &str, game: &str, extra: &[&str]) -> (serde_json::Value, String, pb::Replay) {
     assert!(have("python3"), "python3 is needed for the faulty bots");
     let url = server();
     let dir = Scratch::new(mode);
@@ -365,14 +406,14 @@ fn faulty_game(mode: &str, game: &str, extra: &[&str]) -> (serde_json::Value, St
     let replay = replay(&url, &id, &dir);
     check_finished(&summary, &replay);
     check_only_valid_choices(&err, &replay);
-    (summary, err)
+    (summary, err, replay)
 }
 
 /// A bot that sleeps past its turn clock: the server's default is applied,
 /// the bot is told, and its late answer is discarded, not submitted.
 #[test]
 fn a_bot_too_slow_for_its_clock_is_covered_by_the_clock() {
-    let (_, err) = faulty_game("sleep", "meduris", &["--decision-ms", "300"]);
+    let (_, err, _) = faulty_game("sleep", "meduris", &["--decision-ms", "300"]);
     assert!(
         err.contains("the turn clock (the bot did not answer in time) decided"),
         "{err}"
@@ -389,7 +430,7 @@ fn a_bot_too_slow_for_its_clock_is_covered_by_the_clock() {
 /// reaches the server.
 #[test]
 fn a_bot_answering_garbage_is_asked_again() {
-    let (summary, err) = faulty_game("garbage", "dolmen", &[]);
+    let (summary, err, _) = faulty_game("garbage", "dolmen", &[]);
     assert!(err.contains("unusable: not JSON"), "{err}");
     assert!(
         err.contains("unusable: id 99999 is not a legal action id of this decision"),
@@ -400,11 +441,47 @@ fn a_bot_answering_garbage_is_asked_again() {
     assert_eq!(summary["restarts"], 0);
 }
 
+/// A bot that answers with whole actions: one that is not legal (an action
+/// of the other game) is named and never submitted; legal ones are played.
+#[test]
+fn a_bot_answering_whole_actions_is_checked_against_every_legal_action() {
+    let (summary, err, _) = faulty_game("actions", "meduris", &[]);
+    assert!(
+        err.contains("unusable: the action is not legal now"),
+        "{err}"
+    );
+    assert_eq!(err.matches("asking the bot again").count(), 5, "{err}");
+    assert_eq!(summary["restarts"], 0);
+}
+
+/// A bot that pays for Meduris buildings differently from the listed
+/// payments, with whole actions: the bridge finds them among all legal
+/// payments and the server applies them.
+#[test]
+fn a_bot_choosing_its_own_meduris_payments_is_served() {
+    let (_, err, replay) = faulty_game("payments", "meduris", &[]);
+    assert!(!err.contains("unusable"), "{err}");
+    let applied = err
+        .lines()
+        .filter_map(|l| l.split_once("[bot seat 0] other payment "))
+        .filter(|(_, rest)| {
+            let (v, action) = rest.split_once(' ').unwrap();
+            let action: serde_json::Value = serde_json::from_str(action).unwrap();
+            let done = &replay.actions[v.parse::<usize>().unwrap()];
+            !done.timeout && to_json(done.action.as_ref().unwrap()) == action
+        })
+        .count();
+    assert!(
+        applied > 0,
+        "a payment of the bot's own was applied:\n{err}"
+    );
+}
+
 /// A bot that exits after its first move is restarted, gets the game again
 /// and plays on.
 #[test]
 fn a_bot_that_exits_is_restarted() {
-    let (summary, err) = faulty_game("exit", "dolmen", &["--decision-ms", "5000"]);
+    let (summary, err, _) = faulty_game("exit", "dolmen", &["--decision-ms", "5000"]);
     assert!(
         err.contains("the bot exited (exit status: 3); restarting it"),
         "{err}"
@@ -418,7 +495,7 @@ fn a_bot_that_exits_is_restarted() {
 /// warnings and the game goes on.
 #[test]
 fn a_bot_flooding_its_output_is_contained() {
-    let (_, err) = faulty_game("flood", "meduris", &[]);
+    let (_, err, _) = faulty_game("flood", "meduris", &[]);
     assert!(
         err.contains("unusable: the line is 100000 bytes long, over the limit of 65536"),
         "{err}"
