@@ -316,13 +316,12 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode, CliError> {
             exec,
         } => {
             if let Some(exec) = exec {
-                let client = connect::connect(&url).await?;
                 let opts = bridge::Options {
                     exec,
                     game_id,
                     token,
                 };
-                let r = bridge::run(client, opts).await?;
+                let r = bridge::run(&url, opts).await?;
                 let outcome = r.outcome.as_ref().map(druids::json::to_json);
                 println!(
                     "{}",

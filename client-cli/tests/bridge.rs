@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use druids::json::to_json;
@@ -38,6 +39,49 @@ fn server() -> String {
         });
     });
     format!("http://{}", rx.recv().unwrap())
+}
+
+/// A TCP proxy to `upstream` (host:port) on a runtime of its own thread;
+/// returns its URL and a switch: each `send_modify` cuts every connection
+/// open through it at that moment (new ones are accepted as before).
+fn proxy(upstream: &str) -> (String, tokio::sync::watch::Sender<u32>) {
+    let upstream = upstream.to_owned();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (cut_tx, cut_rx) = tokio::sync::watch::channel(0u32);
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(listener.local_addr().unwrap()).unwrap();
+            loop {
+                let (mut inbound, _) = listener.accept().await.unwrap();
+                let upstream = upstream.clone();
+                let mut cut = cut_rx.clone();
+                cut.borrow_and_update();
+                tokio::spawn(async move {
+                    let Ok(mut outbound) = tokio::net::TcpStream::connect(&upstream).await else {
+                        return;
+                    };
+                    // As tonic does: without it, every small message waits
+                    // for the peer's delayed acknowledgement.
+                    let _ = inbound.set_nodelay(true);
+                    let _ = outbound.set_nodelay(true);
+                    // Whichever comes first; dropping both sockets cuts them.
+                    // (A dropped switch cuts nothing more.)
+                    let cut = async {
+                        if cut.changed().await.is_err() {
+                            std::future::pending::<()>().await;
+                        }
+                    };
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                        _ = cut => {}
+                    }
+                });
+            }
+        });
+    });
+    (format!("http://{}", rx.recv().unwrap()), cut_tx)
 }
 
 /// A scratch directory of one test, removed when dropped.
@@ -307,10 +351,11 @@ def log(text):
     print(text, file=sys.stderr, flush=True)
 
 def other_payment(action, goods):
-    """The action with another valid Meduris payment: one required good
-    replaced by three others the seat has to spare; None if there is none."""
+    """The building action with another valid Meduris payment: one required
+    good replaced by three others the seat has to spare (the rules allow it
+    for huts and temples, not offerings); None if there is none."""
     for kind, body in (action.get("meduris") or {}).items():
-        pay = body.get("payment") if isinstance(body, dict) else None
+        pay = body.get("payment") if kind in ("buildHut", "buildTemple") else None
         for g in pay or {}:
             if pay[g] < 1:
                 continue
@@ -355,6 +400,8 @@ for line in sys.stdin:
         if mode == "flood":
             for i in range(300):
                 say(f"# spam {i}")
+        if mode == "slow":
+            time.sleep(0.02)
         if mode == "sleep" and nth == 1:
             time.sleep(1.5)
         answer = json.dumps({"id": entry["id"], "version": v})
@@ -509,4 +556,42 @@ fn a_bot_flooding_its_output_is_contained() {
         !err.contains("spam 200"),
         "log lines over the limit are not passed on"
     );
+}
+
+/// The bridge's connection to the server is cut four times during a game: it resumes the event stream from the last event seen, retries its
+/// calls, and the game finishes with every action of the bot applied once.
+#[test]
+fn the_bridge_resumes_after_its_connection_breaks() {
+    assert!(have("python3"), "python3 is needed for the faulty bots");
+    let url = server();
+    let (via, cut) = proxy(url.trim_start_matches("http://"));
+    let dir = Scratch::new("resume");
+    let script = dir.path("faulty_bot.py");
+    std::fs::write(&script, FAULTY_BOT).unwrap();
+    let exec = format!("python3 {} slow -", script.display());
+    let (id, tokens) = create(&url, "meduris", &[]);
+    let opponent = random_bot(&url, &id, &tokens[1], &dir, "random");
+    let run = bridge(&via, &id, &tokens[0], &exec, &dir, "bridge");
+    let done = Arc::new(AtomicBool::new(false));
+    let cutter = {
+        let done = Arc::clone(&done);
+        std::thread::spawn(move || {
+            for _ in 0..4 {
+                std::thread::sleep(Duration::from_millis(400));
+                if done.load(Ordering::Relaxed) {
+                    break;
+                }
+                cut.send_modify(|n| *n += 1);
+            }
+        })
+    };
+    let (summary, err) = run.finish();
+    done.store(true, Ordering::Relaxed);
+    cutter.join().unwrap();
+    opponent.finish();
+    let replay = replay(&url, &id, &dir);
+    check_finished(&summary, &replay);
+    check_only_valid_choices(&err, &replay);
+    assert!(err.contains("event stream interrupted"), "{err}");
+    assert!(err.contains("; resuming from #"), "{err}");
 }

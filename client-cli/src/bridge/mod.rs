@@ -120,13 +120,13 @@ impl From<BridgeError> for CliError {
 }
 
 /// Plays the seat of `opts.token` with the bot `opts.exec` until the game ends.
-pub async fn run(client: Client, opts: Options) -> Result<Summary, BridgeError> {
+pub async fn run(url: &str, opts: Options) -> Result<Summary, BridgeError> {
     let argv = child::split_command(&opts.exec)?;
     // The token goes into every request's metadata: check it once, here.
     authed(Some(&opts.token), ())?;
     let (out_tx, out_rx) = mpsc::channel(child::STDOUT_QUEUE);
     let mut bridge = Bridge {
-        client,
+        client: crate::connect::connect(url).await?,
         game_id: opts.game_id,
         token: opts.token,
         seat: 0,
@@ -237,36 +237,50 @@ struct Bridge {
     summary: Summary,
 }
 
-/// Runs `call` again while the server is unavailable or rate-limits, with a
-/// growing pause; the request (and so its idempotency key) is the same each
-/// time.
-async fn patiently<T, F, Fut>(mut call: F) -> Result<T, Status>
+/// Whether a call that failed with `code` may succeed when made again: the
+/// server is unavailable or rate-limits, or the connection broke under the
+/// call (tonic reports a broken connection as UNKNOWN or CANCELLED). Every
+/// call of the bridge is safe to repeat: reads, and submissions carrying an
+/// idempotency key.
+fn transient(code: Code) -> bool {
+    matches!(
+        code,
+        Code::Unavailable
+            | Code::Unknown
+            | Code::Cancelled
+            | Code::DeadlineExceeded
+            | Code::ResourceExhausted
+    )
+}
+
+/// Runs `call` again while it fails for a [`transient`] reason, with a
+/// growing pause (the channel reconnects by itself meanwhile); the request,
+/// and so its idempotency key, is the same each time.
+async fn patiently<T, F, Fut>(client: &Client, mut call: F) -> Result<T, Status>
 where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, Status>>,
+    F: FnMut(Client) -> Fut,
+    Fut: Future<Output = Result<tonic::Response<T>, Status>>,
 {
     let mut tries = 0;
     loop {
-        match call().await {
-            Err(s)
-                if matches!(s.code(), Code::Unavailable | Code::ResourceExhausted)
-                    && tries < RECONNECTS =>
-            {
+        match call(client.clone()).await {
+            Ok(r) => return Ok(r.into_inner()),
+            Err(s) if transient(s.code()) && tries < RECONNECTS => {
                 tries += 1;
                 eprintln!("bridge: {}: {}; retrying", code_name(s.code()), s.message());
                 tokio::time::sleep(Duration::from_millis(50 * tries as u64)).await;
             }
-            other => return other,
+            Err(s) => return Err(s),
         }
     }
 }
 
-impl Bridge {
-    /// `msg` with the seat's token.
-    fn request<T>(&self, msg: T) -> tonic::Request<T> {
-        authed(Some(&self.token), msg).expect("the token was checked when the bridge started")
-    }
+/// `msg` with the seat's `token`.
+fn request<T>(token: &str, msg: T) -> tonic::Request<T> {
+    authed(Some(token), msg).expect("the token was checked when the bridge started")
+}
 
+impl Bridge {
     fn label(&self) -> String {
         format!("[bot seat {}]", self.seat)
     }
@@ -275,13 +289,13 @@ impl Bridge {
         let req = pb::GetStateRequest {
             game_id: self.game_id.clone(),
         };
-        let reply = patiently(|| {
-            let mut c = self.client.clone();
-            let req = self.request(req.clone());
+        let token = &self.token;
+        let reply = patiently(&self.client, |mut c| {
+            let req = request(token, req.clone());
             async move { c.get_state(req).await }
         })
         .await?;
-        Ok(reply.into_inner().state.unwrap_or_default())
+        Ok(reply.state.unwrap_or_default())
     }
 
     /// Every page of the seat's legal actions (`all` payments or the default
@@ -296,14 +310,14 @@ impl Bridge {
                 page_size: 0,
                 page_token: page_token.clone(),
             };
-            let page = patiently(|| {
-                let mut c = self.client.clone();
-                let req = self.request(req.clone());
+            let token = &self.token;
+            let page = patiently(&self.client, |mut c| {
+                let req = request(token, req.clone());
                 async move { c.get_legal_actions(req).await }
             })
             .await;
             let page = match page {
-                Ok(p) => p.into_inner(),
+                Ok(p) => p,
                 // The game is over or moved on: nothing to decide.
                 Err(s) if matches!(s.code(), Code::FailedPrecondition | Code::Aborted) => {
                     return Ok(None);
@@ -359,13 +373,21 @@ impl Bridge {
         let mut reopen_at = Instant::now();
         loop {
             if stream.is_none() && Instant::now() >= reopen_at {
-                let req = self.request(pb::StreamEventsRequest {
-                    game_id: self.game_id.clone(),
-                    from_seq: next_seq,
-                });
+                let req = request(
+                    &self.token,
+                    pb::StreamEventsRequest {
+                        game_id: self.game_id.clone(),
+                        from_seq: next_seq,
+                    },
+                );
                 match self.client.stream_events(req).await {
                     Ok(s) => stream = Some(s.into_inner()),
-                    Err(s) if s.code() == Code::Unavailable && stream_failures < RECONNECTS => {
+                    Err(s) if transient(s.code()) && stream_failures < RECONNECTS => {
+                        eprintln!(
+                            "bridge: cannot open the event stream ({}: {}); retrying",
+                            code_name(s.code()),
+                            s.message()
+                        );
                         stream_failures += 1;
                         reopen_at = Instant::now() + RESTART_BASE * stream_failures;
                     }
@@ -729,9 +751,9 @@ impl Bridge {
                 self.run_id, self.seat, self.submissions
             ),
         };
-        let result = patiently(|| {
-            let mut c = self.client.clone();
-            let req = self.request(req.clone());
+        let token = &self.token;
+        let result = patiently(&self.client, |mut c| {
+            let req = request(token, req.clone());
             async move { c.submit_action(req).await }
         })
         .await;
