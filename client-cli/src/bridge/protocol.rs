@@ -307,6 +307,72 @@ mod tests {
         ));
     }
 
+    /// The members of `v`, sorted (whatever serde_json's map order is).
+    fn keys(v: &Value) -> Vec<&str> {
+        let mut k: Vec<_> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        k.sort_unstable();
+        k
+    }
+
+    #[test]
+    fn every_message_has_its_documented_members() {
+        let state = pb::StateView::default();
+        let start = start(&Start {
+            game_id: "g",
+            seat: 1,
+            restarts: 0,
+            state: &state,
+        });
+        assert_eq!(start["type"], "start");
+        assert_eq!(start["protocol"], PROTOCOL);
+        assert_eq!(
+            keys(&start),
+            [
+                "game_id",
+                "kind",
+                "players",
+                "protocol",
+                "restarts",
+                "seat",
+                "seat_names",
+                "state",
+                "type"
+            ]
+        );
+        let ask = decision(&Ask {
+            game_id: "g",
+            seat: 1,
+            version: 7,
+            decision: None,
+            actions: &[pb::LegalAction::default()],
+            state: &state,
+            deadline_unix_ms: None,
+            time_left_ms: None,
+            attempt: 1,
+        });
+        assert_eq!(
+            keys(&ask),
+            [
+                "attempt",
+                "deadline_unix_ms",
+                "decision",
+                "game_id",
+                "legal_actions",
+                "seat",
+                "state",
+                "time_left_ms",
+                "type",
+                "version"
+            ]
+        );
+        assert_eq!(ask["legal_actions"][0]["description"], "");
+        let end = game_end("g", &End::Abandoned("idle"));
+        assert_eq!(
+            (&end["status"], &end["outcome"], &end["reason"]),
+            (&json!("abandoned"), &Value::Null, &json!("idle"))
+        );
+    }
+
     #[test]
     fn full_actions_are_read_by_the_contract_mapping() {
         let action = pb::Action::default();
