@@ -7,7 +7,8 @@
 //! The bridge follows the game's event stream (resuming a broken stream by
 //! seq), asks the bot whenever its seat must decide, checks the answer against
 //! the legal actions before anything reaches the server, and submits it with
-//! an idempotency key (retried as is when the server is unavailable). A bot
+//! an idempotency key (retried as is when the server is unavailable or the
+//! connection breaks). A bot
 //! that answers too late, answers garbage, crashes or floods its output is
 //! handled here: the server only ever sees legal actions the bot chose, and its
 //! turn clock covers the seat while the bot is away. `docs/bot-protocol.md` is
@@ -33,7 +34,7 @@ use crate::connect::{CliError, Client, authed, code_name};
 use child::{Child, Output, OutputKind, SpawnError};
 use protocol::{Answer, AnswerError, BotLine, Choice};
 
-/// Consecutive stream failures (or calls refused as unavailable) before the
+/// Consecutive failures of the event stream, or of one call, before the
 /// bridge gives up on the server.
 const RECONNECTS: u32 = 20;
 
