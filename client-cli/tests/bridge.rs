@@ -28,11 +28,16 @@ fn server() -> String {
         rt.block_on(async move {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             tx.send(listener.local_addr().unwrap()).unwrap();
-            let service = Arc::new(Service::new(
-                Arc::new(MemoryStore),
-                Limits::default(),
-                Arc::new(SystemClock),
-            ));
+            // The default limits, rate limits included: a bridge must live
+            // with them.
+            let service = Arc::new(
+                Service::new(
+                    Arc::new(MemoryStore),
+                    Limits::default(),
+                    Arc::new(SystemClock),
+                )
+                .unwrap(),
+            );
             druids_server::serve_service(listener, service, None, std::future::pending())
                 .await
                 .unwrap();
@@ -247,7 +252,21 @@ fn check_finished(summary: &serde_json::Value, replay: &pb::Replay) {
 /// Checks that every action of seat 0 that the clock did not decide is one
 /// the bot logged as its valid choice (`chose VERSION ACTION-JSON` on its
 /// stderr, which the bridge passes through) for exactly that version.
+///
+/// Also checks that no decision was asked twice as new (the snapshot and the
+/// DecisionNeeded the server re-sends after it announce the same one): every
+/// `asked VERSION ATTEMPT` line the bot logs is different.
 fn check_only_valid_choices(stderr: &str, replay: &pb::Replay) {
+    let mut asked: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("[bot seat 0] asked "))
+        .collect();
+    assert!(!asked.is_empty());
+    asked.sort_unstable();
+    let before = asked.len();
+    asked.dedup();
+    assert_eq!(asked.len(), before, "a decision was asked twice:\n{stderr}");
+
     let chose: Vec<(u64, serde_json::Value)> = stderr
         .lines()
         .filter_map(|l| l.split_once("[bot seat 0] chose "))
@@ -383,6 +402,7 @@ for line in sys.stdin:
         log(f"notice {msg['type']}")
     else:
         v, attempt = msg["version"], msg["attempt"]
+        log(f"asked {v} {attempt}")
         if v not in versions:
             versions.append(v)
         nth = versions.index(v) + 1
