@@ -407,7 +407,7 @@ for line in sys.stdin:
             versions.append(v)
         nth = versions.index(v) + 1
         other = None
-        entry = random.choice([a for a in msg["legal_actions"] if a["id"] is not None])
+        entry = random.choice([a for a in msg["legal_actions"] if a.get("id") is not None])
         if mode == "garbage" and nth <= 3 and attempt == 1:
             say("this is not json {")
             continue
