@@ -27,8 +27,9 @@ pub const STDOUT_QUEUE: usize = 64;
 /// its input loses what does not fit, with a warning.
 const STDIN_QUEUE: usize = 32;
 
-/// How long a bot whose stdout has closed has to exit before it is killed.
-const EXIT_GRACE: Duration = Duration::from_secs(2);
+/// How long a bot whose stdout has closed has to exit before it is killed,
+/// and how long the stdout of a bot that has exited is still read.
+pub const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// Why the bot could not be started.
 #[derive(Debug, thiserror::Error)]
@@ -131,8 +132,9 @@ pub enum OutputKind {
     Line(String),
     /// A line longer than [`MAX_LINE_BYTES`], skipped; its length in bytes.
     TooLong(usize),
-    /// The bot has exited (after its stdout closed or it was killed), with its
-    /// exit status if it could be read.
+    /// The bot has exited, with its exit status if it could be read: its
+    /// stdout has closed, or it was killed, or it exited and a process it
+    /// left behind still held its stdout [`EXIT_GRACE`] later.
     Exited(Option<ExitStatus>),
 }
 
@@ -194,13 +196,10 @@ impl Child {
         });
 
         tokio::spawn(async move {
-            let mut reader = BufReader::new(stderr);
-            let mut buf = Vec::new();
+            let mut reader = LineReader::new(BufReader::new(stderr), MAX_LINE_BYTES);
             loop {
-                match read_bounded_line(&mut reader, &mut buf, MAX_LINE_BYTES).await {
-                    Ok(Line::Complete) => {
-                        eprintln!("{label} {}", String::from_utf8_lossy(&buf))
-                    }
+                match reader.next().await {
+                    Ok(Line::Complete(text)) => eprintln!("{label} {text}"),
                     Ok(Line::TooLong(n)) => {
                         eprintln!("{label} (a stderr line of {n} bytes was skipped)")
                     }
@@ -211,46 +210,56 @@ impl Child {
 
         let (kill_tx, mut kill_rx) = oneshot::channel::<()>();
         tokio::spawn(async move {
-            let mut reader = BufReader::new(stdout);
-            let mut buf = Vec::new();
+            let mut reader = LineReader::new(BufReader::new(stdout), MAX_LINE_BYTES);
             let tag = |kind| Output { generation, kind };
-            let mut killed = false;
+            let mut status = None;
+            // Once the bot has exited, what it printed last is still read,
+            // unless a process it left behind keeps its stdout open.
+            let mut drain_until = None;
             loop {
+                let drained = async {
+                    match drain_until {
+                        Some(t) => tokio::time::sleep_until(t).await,
+                        None => std::future::pending().await,
+                    }
+                };
                 tokio::select! {
                     // The bridge dropped its `Child`: end the bot.
-                    _ = &mut kill_rx => {
+                    _ = &mut kill_rx, if status.is_none() => {
                         let _ = child.start_kill();
-                        killed = true;
+                        status = Some(child.wait().await.ok());
                         break;
                     }
-                    line = read_bounded_line(&mut reader, &mut buf, MAX_LINE_BYTES) => {
+                    exited = child.wait(), if status.is_none() => {
+                        status = Some(exited.ok());
+                        drain_until = Some(tokio::time::Instant::now() + EXIT_GRACE);
+                    }
+                    _ = drained => break,
+                    line = reader.next() => {
                         let kind = match line {
-                            Ok(Line::Complete) => {
-                                OutputKind::Line(String::from_utf8_lossy(&buf).into_owned())
-                            }
+                            Ok(Line::Complete(text)) => OutputKind::Line(text),
                             Ok(Line::TooLong(n)) => OutputKind::TooLong(n),
                             Ok(Line::Eof) | Err(_) => break,
                         };
                         // The bridge is gone: nobody wants the bot any more.
                         if out.send(tag(kind)).await.is_err() {
                             let _ = child.start_kill();
-                            killed = true;
                             break;
                         }
                     }
                 }
             }
-            // Stdout is closed: a bot without it can never answer again.
-            let status = if killed {
-                child.wait().await.ok()
-            } else {
-                match tokio::time::timeout(EXIT_GRACE, child.wait()).await {
-                    Ok(status) => status.ok(),
+            // Stdout is closed (or the bot is gone): a bot without it can
+            // never answer again.
+            let status = match status {
+                Some(s) => s,
+                None => match tokio::time::timeout(EXIT_GRACE, child.wait()).await {
+                    Ok(s) => s.ok(),
                     Err(_) => {
                         let _ = child.start_kill();
                         child.wait().await.ok()
                     }
-                }
+                },
             };
             let _ = out.send(tag(OutputKind::Exited(status))).await;
         });
@@ -284,63 +293,79 @@ impl Child {
 /// How reading one line ended.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Line {
-    /// `buf` holds the line.
-    Complete,
+    /// A line (newline and a trailing `\r` removed; invalid UTF-8 replaced).
+    Complete(String),
     /// The line was longer than allowed and was skipped; its length.
     TooLong(usize),
-    /// End of input (a last line without newline is returned as `Complete` first).
+    /// End of input (a last line without newline comes first as `Complete`).
     Eof,
 }
 
-/// Reads one line into `buf` (cleared first; newline and a trailing `\r`
-/// removed). A line of more than `max` bytes is consumed without being kept,
-/// so memory stays bounded whatever the input.
-pub async fn read_bounded_line<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
-    buf: &mut Vec<u8>,
+/// Reads lines of at most `max` bytes: a longer line is consumed without
+/// being kept, so memory stays bounded whatever the input.
+///
+/// [`LineReader::next`] is cancel-safe (the line read so far lives in the
+/// reader, not in the future), so it can race other events in a `select!`.
+pub struct LineReader<R> {
+    reader: R,
     max: usize,
-) -> std::io::Result<Line> {
-    buf.clear();
-    let mut total = 0usize;
-    let mut any = false;
-    loop {
-        let chunk = reader.fill_buf().await?;
-        if chunk.is_empty() {
-            return Ok(match (any, total > max) {
-                (false, _) => Line::Eof,
-                (true, true) => Line::TooLong(total),
-                (true, false) => {
-                    trim_cr(buf);
-                    Line::Complete
-                }
-            });
-        }
-        any = true;
-        let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (&chunk[..i], Some(i + 1)),
-            None => (chunk, None),
-        };
-        total += part.len();
-        if total <= max {
-            buf.extend_from_slice(part);
-        } else {
-            buf.clear();
-        }
-        let used = done.unwrap_or(chunk.len());
-        reader.consume(used);
-        if done.is_some() {
-            if total > max {
-                return Ok(Line::TooLong(total));
-            }
-            trim_cr(buf);
-            return Ok(Line::Complete);
-        }
-    }
+    /// The current line so far (emptied when it grows past `max`).
+    buf: Vec<u8>,
+    /// Its length so far, kept or not.
+    len: usize,
+    /// Whether any byte of the current line has been read.
+    started: bool,
 }
 
-fn trim_cr(buf: &mut Vec<u8>) {
-    if buf.last() == Some(&b'\r') {
-        buf.pop();
+impl<R: AsyncBufRead + Unpin> LineReader<R> {
+    /// A reader of `reader`'s lines of at most `max` bytes.
+    pub fn new(reader: R, max: usize) -> Self {
+        LineReader {
+            reader,
+            max,
+            buf: Vec::new(),
+            len: 0,
+            started: false,
+        }
+    }
+
+    /// The next line.
+    pub async fn next(&mut self) -> std::io::Result<Line> {
+        loop {
+            // The only await: nothing is consumed until it has returned.
+            let chunk = self.reader.fill_buf().await?;
+            if chunk.is_empty() {
+                return Ok(if self.started { self.take() } else { Line::Eof });
+            }
+            self.started = true;
+            let newline = chunk.iter().position(|&b| b == b'\n');
+            let part = &chunk[..newline.unwrap_or(chunk.len())];
+            self.len += part.len();
+            if self.len <= self.max {
+                self.buf.extend_from_slice(part);
+            } else {
+                self.buf = Vec::new();
+            }
+            let used = newline.map_or(chunk.len(), |i| i + 1);
+            self.reader.consume(used);
+            if newline.is_some() {
+                return Ok(self.take());
+            }
+        }
+    }
+
+    /// Ends the current line and returns it.
+    fn take(&mut self) -> Line {
+        let len = std::mem::take(&mut self.len);
+        self.started = false;
+        let mut buf = std::mem::take(&mut self.buf);
+        if len > self.max {
+            return Line::TooLong(len);
+        }
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+        Line::Complete(String::from_utf8_lossy(&buf).into_owned())
     }
 }
 
@@ -368,15 +393,11 @@ mod tests {
         input.extend_from_slice(b"short\r\n");
         input.extend(std::iter::repeat_n(b'x', 100));
         input.extend_from_slice(b"\nlast");
-        let mut reader = BufReader::with_capacity(8, input.as_slice());
-        let mut buf = Vec::new();
-        let line = read_bounded_line(&mut reader, &mut buf, 10).await.unwrap();
-        assert_eq!((line, buf.as_slice()), (Line::Complete, &b"short"[..]));
-        let line = read_bounded_line(&mut reader, &mut buf, 10).await.unwrap();
-        assert_eq!(line, Line::TooLong(100));
-        let line = read_bounded_line(&mut reader, &mut buf, 10).await.unwrap();
-        assert_eq!((line, buf.as_slice()), (Line::Complete, &b"last"[..]));
-        let line = read_bounded_line(&mut reader, &mut buf, 10).await.unwrap();
-        assert_eq!(line, Line::Eof);
+        let reader = BufReader::with_capacity(8, input.as_slice());
+        let mut lines = LineReader::new(reader, 10);
+        assert_eq!(lines.next().await.unwrap(), Line::Complete("short".into()));
+        assert_eq!(lines.next().await.unwrap(), Line::TooLong(100));
+        assert_eq!(lines.next().await.unwrap(), Line::Complete("last".into()));
+        assert_eq!(lines.next().await.unwrap(), Line::Eof);
     }
 }
