@@ -321,12 +321,7 @@ async fn run(cli: Cli) -> Result<std::process::ExitCode, CliError> {
                     game_id,
                     token,
                 };
-                let r = bridge::run(&url, opts).await?;
-                let outcome = r.outcome.as_ref().map(druids::json::to_json);
-                println!(
-                    "{}",
-                    serde_json::json!({"actions": r.actions, "restarts": r.restarts, "outcome": outcome})
-                );
+                bridge::play(&url, opts).await?;
                 return Ok(ok);
             }
             let strategy: druids_bots::Strategy = strategy.parse().map_err(CliError::Usage)?;

@@ -120,8 +120,25 @@ impl From<BridgeError> for CliError {
     }
 }
 
+/// `druids bot --exec`: plays the seat with the bot until the game ends, then
+/// prints one JSON line: the bot's applied actions, its restarts and the
+/// outcome (`Outcome` in the proto3 JSON mapping; null if abandoned).
+pub async fn play(url: &str, opts: Options) -> Result<(), CliError> {
+    let summary = run(url, opts).await?;
+    let outcome = summary.outcome.as_ref().map(druids::json::to_json);
+    println!(
+        "{}",
+        serde_json::json!({
+            "actions": summary.actions,
+            "restarts": summary.restarts,
+            "outcome": outcome,
+        })
+    );
+    Ok(())
+}
+
 /// Plays the seat of `opts.token` with the bot `opts.exec` until the game ends.
-pub async fn run(url: &str, opts: Options) -> Result<Summary, BridgeError> {
+async fn run(url: &str, opts: Options) -> Result<Summary, BridgeError> {
     let argv = child::split_command(&opts.exec)?;
     // The token goes into every request's metadata: check it once, here.
     authed(Some(&opts.token), ())?;
