@@ -395,7 +395,8 @@ others = 0
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "start":
-        log(f"start restarts={msg['restarts']}")
+        restarts = msg["restarts"]
+        log(f"start restarts={restarts}")
     elif msg["type"] == "game_end":
         break
     elif msg["type"] != "decision":
@@ -408,6 +409,9 @@ for line in sys.stdin:
         nth = versions.index(v) + 1
         other = None
         entry = random.choice([a for a in msg["legal_actions"] if a.get("id") is not None])
+        if mode == "lost" and restarts == 0:
+            say("???")
+            continue
         if mode == "garbage" and nth <= 3 and attempt == 1:
             say("this is not json {")
             continue
@@ -542,6 +546,19 @@ fn a_bot_choosing_its_own_meduris_payments_is_served() {
         applied > 0,
         "a payment of the bot's own was applied:\n{err}"
     );
+}
+
+/// A bot that never answers usably is restarted after ten tries at one
+/// decision; the new process plays.
+#[test]
+fn a_lost_bot_is_restarted() {
+    let (summary, err, _) = faulty_game("lost", "dolmen", &[]);
+    assert!(
+        err.contains("the bot gave 10 unusable answers to one decision; restarting it"),
+        "{err}"
+    );
+    assert_eq!(err.matches("unusable: not JSON").count(), 10, "{err}");
+    assert_eq!(summary["restarts"], 1);
 }
 
 /// A bot that exits after its first move is restarted, gets the game again

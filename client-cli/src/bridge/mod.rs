@@ -613,7 +613,7 @@ impl Bridge {
                     choice: Err(AnswerError::TooLong(n)),
                     version: None,
                 };
-                self.on_answer(a, "").await?;
+                self.on_answer(a, &format!("(a line of {n} bytes)")).await?;
             }
             OutputKind::Exited(status) => {
                 let how = match status {
@@ -688,10 +688,7 @@ impl Bridge {
         };
         match choice {
             Ok(c) => self.submit(c).await,
-            Err(problem) => {
-                self.reject(asked, &problem);
-                Ok(())
-            }
+            Err(problem) => self.reject(asked, &problem),
         }
     }
 
@@ -729,27 +726,27 @@ impl Bridge {
 
     /// The bot's answer to `version` cannot be used: say why, and ask again
     /// while time remains.
-    fn reject(&mut self, version: u64, problem: &str) {
+    fn reject(&mut self, version: u64, problem: &str) -> Result<(), BridgeError> {
         eprintln!(
             "bridge: the bot's answer to the decision of version {version} is unusable: {problem}"
         );
         self.tell(&protocol::rejected(&self.game_id, version, problem));
         let Some(p) = &mut self.pending else {
-            return;
+            return Ok(());
         };
         p.bad_answers += 1;
         if p.bad_answers >= MAX_BAD_ANSWERS {
-            let _ = self.bot_failed(&format!(
+            return self.bot_failed(&format!(
                 "gave {MAX_BAD_ANSWERS} unusable answers to one decision"
             ));
-            return;
         }
         if p.deadline_unix_ms.is_some_and(|d| now_ms() >= d) {
             eprintln!("bridge: no time left to ask again; the turn clock decides");
-            return;
+            return Ok(());
         }
         eprintln!("bridge: asking the bot again");
         self.ask();
+        Ok(())
     }
 
     /// Submits the bot's valid choice for the pending decision.
