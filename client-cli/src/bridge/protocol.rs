@@ -373,6 +373,59 @@ mod tests {
         );
     }
 
+    /// The manual's examples come from a real run; this keeps them in step
+    /// with the code: one example of each message type, with exactly the
+    /// members the bridge writes.
+    #[test]
+    fn the_manual_shows_every_message_with_its_members() {
+        let manual = include_str!("../../../docs/bot-protocol.md");
+        let examples: Vec<Value> = manual
+            .split("```json\n")
+            .skip(1)
+            .map(|block| block.split("\n```").next().unwrap())
+            // The decision example leaves its state out.
+            .map(|block| {
+                block.replace("{ … the StateView, as in the start message above … }", "{}")
+            })
+            .map(|block| serde_json::from_str(&block).unwrap())
+            .collect();
+        let example = |t: &str| {
+            examples
+                .iter()
+                .find(|e| e["type"] == t)
+                .unwrap_or_else(|| panic!("the manual has no {t} example"))
+        };
+        let state = pb::StateView::default();
+        let written = [
+            start(&Start {
+                game_id: "g",
+                seat: 0,
+                restarts: 0,
+                state: &state,
+            }),
+            decision(&Ask {
+                game_id: "g",
+                seat: 0,
+                version: 0,
+                decision: None,
+                actions: &[],
+                state: &state,
+                deadline_unix_ms: None,
+                time_left_ms: None,
+                attempt: 1,
+            }),
+            rejected("g", 0, "why"),
+            timed_out("g", 0, &pb::TimedOut::default()),
+            autopilot("g", true),
+            game_end("g", &End::Finished(None)),
+        ];
+        for msg in &written {
+            let t = msg["type"].as_str().unwrap();
+            assert_eq!(keys(example(t)), keys(msg), "members of {t}");
+        }
+        assert_eq!(example("start")["protocol"], PROTOCOL);
+    }
+
     #[test]
     fn full_actions_are_read_by_the_contract_mapping() {
         let action = pb::Action::default();
