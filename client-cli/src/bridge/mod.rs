@@ -490,8 +490,13 @@ impl Bridge {
                 } else {
                     "the turn clock (the bot did not answer in time)"
                 };
+                let what = if e.description.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", e.description)
+                };
                 eprintln!(
-                    "bridge: {who} decided for seat {} at version {decided}",
+                    "bridge: {who} decided for seat {} at version {decided}{what}",
                     self.seat
                 );
                 self.tell(&protocol::timed_out(&self.game_id, decided, &t));
