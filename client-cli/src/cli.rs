@@ -257,6 +257,10 @@ pub struct BotArgs {
     /// MCTS iterations per decision instead of a time limit.
     #[arg(long)]
     pub iterations: Option<u32>,
+    /// Play with this program instead of a built-in strategy: it reads JSON
+    /// lines on stdin and prints its moves (docs/bot-protocol.md).
+    #[arg(long, conflicts_with_all = ["strategy", "seed", "think_ms", "iterations"])]
+    pub exec: Option<String>,
 }
 
 #[derive(Args)]

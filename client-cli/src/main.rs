@@ -7,6 +7,7 @@
 //! another language would. `main` only parses and dispatches: each subcommand
 //! is one function of its module.
 
+mod bridge;
 mod cli;
 mod commands;
 mod connect;

@@ -349,6 +349,14 @@ pub async fn play(server: &ServerAddr, game: GameArgs) -> Result<(), CliError> {
 /// prints.
 pub async fn bot(server: &ServerAddr, args: BotArgs) -> Result<(), CliError> {
     let token = seat_token(&args.game, "bot")?;
+    if let Some(exec) = args.exec {
+        let opts = crate::bridge::Options {
+            exec,
+            game_id: args.game.game_id,
+            token,
+        };
+        return crate::bridge::play(server, opts).await;
+    }
     let think = tournament::budget(args.think_ms, args.iterations);
     let mut client = connect::connect(server).await?;
     let game_id = &args.game.game_id;
