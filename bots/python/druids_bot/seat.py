@@ -148,6 +148,10 @@ class SeatPlayer:
             if state.version != legal.version:
                 continue  # the game moved on between the two calls
             choice = self.choose(list(legal.actions), state)
+            if self.all_payments and isinstance(choice, pb.LegalAction):
+                # An entry of the full list is submitted as the action itself:
+                # exact whether or not the entry carries an id.
+                choice = choice.action
             late = seconds_left(legal)
             if late is not None and late < 0:
                 print(f"druids-bot: seat {self.seat} decided {-late:.3f} s after its deadline", file=sys.stderr)
