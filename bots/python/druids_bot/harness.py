@@ -7,9 +7,10 @@
         ...
 
 ``druids-server --listen 127.0.0.1:0 --in-memory`` picks a free port and keeps
-games in memory only; its first line on stdout is machine-readable JSON,
-``{"grpc": "127.0.0.1:PORT", "http": "127.0.0.1:PORT"}``, which
-:func:`start_server` reads. See docs/testing-clients.md in the repository.
+games in memory only; its first line on stdout is machine-readable JSON naming
+every address it serves, e.g. ``{"grpc": "127.0.0.1:PORT"}`` (plus
+``"metrics"`` with ``--metrics-listen``), which :func:`start_server` reads
+(logs go to stderr). See docs/testing-clients.md in the repository.
 """
 
 from __future__ import annotations
@@ -29,11 +30,16 @@ class RunningServer:
 
     #: ``host:port`` of the gRPC service (pass it to :func:`druids_bot.connect`).
     grpc: str
-    #: ``host:port`` of the HTTP face, when the server announced one.
-    http: str | None
+    #: Every address of the ready line by name (``"grpc"``, ``"metrics"`` ...).
+    addresses: dict[str, str]
     process: subprocess.Popen[str]
-    #: Everything the server printed after the address line (logs).
+    #: Everything the server printed (its logs, stderr included).
     output: list[str] = field(default_factory=list)
+
+    @property
+    def metrics(self) -> str | None:
+        """``host:port`` of the Prometheus endpoint, when the server serves one."""
+        return self.addresses.get("metrics")
 
     @property
     def url(self) -> str:
@@ -57,17 +63,16 @@ class RunningServer:
         self.stop()
 
 
-def read_addresses(line: str) -> tuple[str, str | None] | None:
-    """``(grpc, http)`` from the server's address line, or None when ``line``
-    is not that line."""
+def read_addresses(line: str) -> dict[str, str] | None:
+    """The addresses of the server's ready line by name (``"grpc"`` always
+    among them), or None when ``line`` is not that line."""
     try:
         data = json.loads(line)
     except ValueError:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("grpc"), str):
         return None
-    http = data.get("http")
-    return data["grpc"], http if isinstance(http, str) else None
+    return {k: v for k, v in data.items() if isinstance(v, str)}
 
 
 def _drain(pipe: IO[str], sink: list[str]) -> None:
@@ -99,7 +104,7 @@ def start_server(
         env={**os.environ, **(env or {})},
     )
     assert process.stdout is not None
-    found: list[tuple[str, str | None]] = []
+    found: list[dict[str, str]] = []
     seen: list[str] = []
 
     def wait_for_line() -> None:
@@ -120,7 +125,7 @@ def start_server(
         raise RuntimeError(
             f"{command[0]} announced no address within {timeout} s; it printed:\n" + "\n".join(seen)
         )
-    server = RunningServer(grpc=found[0][0], http=found[0][1], process=process, output=seen)
+    server = RunningServer(grpc=found[0]["grpc"], addresses=found[0], process=process, output=seen)
     # Keep reading, so a chatty server never blocks on a full pipe.
     threading.Thread(target=_drain, args=(process.stdout, server.output), daemon=True).start()
     return server

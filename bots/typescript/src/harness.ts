@@ -7,9 +7,10 @@
  *     await server.stop();
  *
  * `druids-server --listen 127.0.0.1:0 --in-memory` picks a free port and keeps
- * games in memory only; its first line on stdout is machine-readable JSON,
- * `{"grpc": "127.0.0.1:PORT", "http": "127.0.0.1:PORT"}`, which
- * {@link startServer} reads. See docs/testing-clients.md in the repository.
+ * games in memory only; its first line on stdout is machine-readable JSON
+ * naming every address it serves, e.g. `{"grpc": "127.0.0.1:PORT"}` (plus
+ * `"metrics"` with `--metrics-listen`), which {@link startServer} reads (logs
+ * go to stderr). See docs/testing-clients.md in the repository.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -19,25 +20,28 @@ import { createInterface } from "node:readline";
 export interface RunningServer {
   /** `host:port` of the gRPC service (pass it to `new DruidsClient(...)`). */
   grpc: string;
-  /** `host:port` of the HTTP face, when the server announced one. */
-  http?: string;
+  /** Every address of the ready line by name (`grpc`, `metrics` ...). */
+  addresses: Record<string, string>;
   process: ChildProcess;
-  /** Everything the server printed before and after the address line (logs). */
+  /** Lines the server printed on stdout before the ready line. */
   output: string[];
   /** Stops the server (SIGTERM, then SIGKILL after `timeoutMs`). */
   stop(timeoutMs?: number): Promise<void>;
 }
 
-/** `{grpc, http}` from the server's address line, or undefined when `line` is not that line. */
-export function readAddresses(line: string): { grpc: string; http?: string } | undefined {
+/**
+ * The addresses of the server's ready line by name (`grpc` always among
+ * them), or undefined when `line` is not that line.
+ */
+export function readAddresses(line: string): (Record<string, string> & { grpc: string }) | undefined {
   try {
     const data: unknown = JSON.parse(line);
     if (typeof data === "object" && data !== null && typeof (data as { grpc?: unknown }).grpc === "string") {
-      const { grpc, http } = data as { grpc: string; http?: unknown };
-      return { grpc, http: typeof http === "string" ? http : undefined };
+      const entries = Object.entries(data).filter((e): e is [string, string] => typeof e[1] === "string");
+      return Object.fromEntries(entries) as Record<string, string> & { grpc: string };
     }
   } catch {
-    // not JSON: a log line
+    // not JSON: some other output
   }
   return undefined;
 }
@@ -68,7 +72,7 @@ export async function startServer(
     await exited;
     clearTimeout(timer);
   };
-  const addresses = await new Promise<{ grpc: string; http?: string }>((resolve, reject) => {
+  const addresses = await new Promise<Record<string, string> & { grpc: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${binary} announced no address within ${timeoutMs} ms:\n${output.join("\n")}`)), timeoutMs);
     child.once("error", (error) => {
       clearTimeout(timer);
@@ -92,5 +96,5 @@ export async function startServer(
     throw error;
   });
   child.removeAllListeners("exit");
-  return { ...addresses, process: child, output, stop };
+  return { grpc: addresses.grpc, addresses, process: child, output, stop };
 }
