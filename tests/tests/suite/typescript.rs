@@ -42,7 +42,7 @@ fn kit_dir() -> PathBuf {
 }
 
 /// Installs and builds the kit (once per run of the test binary).
-fn built_kit() -> Result<PathBuf, String> {
+pub(crate) fn built_kit() -> Result<PathBuf, String> {
     static KIT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     KIT.get_or_init(|| {
         let started = Instant::now();
