@@ -79,6 +79,9 @@ class BuildPyWithStubs(build_py):
     """build_py that also writes the generated stubs into ``druids_bot/_pb``."""
 
     def run(self) -> None:
+        if not self.editable_mode:
+            # In-tree builds reuse build/: drop modules deleted from the source since.
+            shutil.rmtree(Path(self.build_lib) / "druids_bot", ignore_errors=True)
         super().run()
         # An editable install imports from the source tree: generate there.
         base = HERE if self.editable_mode else Path(self.build_lib)
