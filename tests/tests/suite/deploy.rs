@@ -555,3 +555,67 @@ async fn the_image_builds_and_serves_a_game() {
     let st = druids_tests::state(&mut client, &game_id, None).await;
     assert_eq!(st.status, pb::GameStatus::Finished as i32);
 }
+
+/// The Dockerfile's dependency layer works: with only the files it copies
+/// before its first `cargo build` and the stubs of `deploy/stub-sources.sh`,
+/// cargo loads the whole workspace (every declared target has a file), and
+/// `--remove` leaves nothing behind.
+#[test]
+fn the_dependency_layer_loads_the_workspace_from_manifests_and_stubs() {
+    let docker = read("deploy/Dockerfile");
+    let scratch = kits_dir().join(format!("stub-layer-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    for line in docker
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.contains("cargo build"))
+    {
+        let Some(args) = line.strip_prefix("COPY ") else {
+            continue;
+        };
+        let words: Vec<&str> = args
+            .split_whitespace()
+            .filter(|w| !w.starts_with("--"))
+            .collect();
+        for source in &words[..words.len() - 1] {
+            let target = scratch.join(source);
+            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+            std::fs::copy(repo_root().join(source), &target).unwrap_or_else(|e| {
+                panic!("the Dockerfile copies {source}, which is missing: {e}")
+            });
+        }
+    }
+    let stub = |extra: &[&str]| {
+        let mut cmd = Command::new("sh");
+        cmd.current_dir(&scratch)
+            .arg("deploy/stub-sources.sh")
+            .args(extra);
+        run_ok(cmd, Duration::from_secs(30)).expect("stub-sources.sh");
+    };
+    stub(&[]);
+    let mut metadata = Command::new(env!("CARGO"));
+    metadata.current_dir(&scratch).args([
+        "metadata",
+        "--locked",
+        "--offline",
+        "--format-version",
+        "1",
+    ]);
+    let loaded = run_ok(metadata, Duration::from_secs(120));
+    stub(&["--remove"]);
+    let mut left = Vec::new();
+    let mut dirs = vec![scratch.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                left.push(path);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    loaded.unwrap_or_else(|e| panic!("the workspace does not load from the dependency layer: {e}"));
+    assert!(left.is_empty(), "stubs left behind: {left:?}");
+}
