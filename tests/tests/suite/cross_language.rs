@@ -3,7 +3,10 @@
 //! (the generated client, in-process tasks) play one 4-player game of each
 //! title (Meduris, Die Dolmengötter) together against a real server over TCP,
 //! each seat following its own event stream. Every client must see the same
-//! final outcome, and every seat must have decided.
+//! final outcome, and every seat must have decided. Then a bot of each kit
+//! (Python and TypeScript) is put through what the raw protocol makes hard: a
+//! server restart mid-game (resume the stream and the pending decision) and a
+//! turn clock it keeps missing (late submissions refused, play on).
 //!
 //! Each run of the test binary makes a fresh virtualenv under
 //! `target/kits/python-venv` and runs `pip install ./bots/python` in it (the
