@@ -134,6 +134,28 @@ class Client:
         reply: pb.CreateGameResponse = self.call(self.stub.CreateGame, request)
         return reply.game_id, {s.seat: s.token for s in reply.seats}
 
+    def create_game_from(
+        self,
+        replay: pb.Replay,
+        actions: int,
+        *,
+        options: pb.GameOptions | None = None,
+        seat_names: Iterable[str] = (),
+        request_id: str | None = None,
+    ) -> tuple[str, dict[int, str]]:
+        """Creates a game at a position: set up as ``replay``'s was (kind,
+        players, seed, options) with its first ``actions`` actions applied
+        (``CreateGameRequest.start_from``). ``options`` replace the replay's
+        when given. Returns ``(game_id, {seat: token})``; every seat is claimed."""
+        request = pb.CreateGameRequest(
+            start_from=pb.StartFrom(replay=replay, actions=actions),
+            options=options,
+            seat_names=list(seat_names),
+            request_id=request_id or new_key("create"),
+        )
+        reply: pb.CreateGameResponse = self.call(self.stub.CreateGame, request)
+        return reply.game_id, {s.seat: s.token for s in reply.seats}
+
     def join_game(
         self, game_id: str, *, seat: int | None = None, name: str = "", request_id: str | None = None
     ) -> tuple[int, str]:

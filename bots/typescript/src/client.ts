@@ -159,6 +159,27 @@ export class DruidsClient {
     return { gameId: reply.gameId, tokens: new Map(reply.seats.map((s) => [s.seat, s.token])), reply };
   }
 
+  /**
+   * Creates a game at a position: set up as `replay`'s was (kind, players,
+   * seed, options) with its first `actions` actions applied
+   * (`CreateGameRequest.startFrom`). `options.options` replace the replay's
+   * when given. Every seat is claimed.
+   */
+  async createGameFrom(
+    replay: Replay,
+    actions: number,
+    options: Pick<CreateOptions, "options" | "seatNames" | "requestId"> = {},
+  ): Promise<{ gameId: string; tokens: Map<number, string>; reply: CreateGameResponse }> {
+    const request = {
+      startFrom: { replay, actions },
+      options: options.options,
+      seatNames: options.seatNames ?? [],
+      requestId: options.requestId ?? newKey("create"),
+    };
+    const reply = await this.call<CreateGameResponse>((m, o, cb) => this.stub.createGame(request, m, o, cb));
+    return { gameId: reply.gameId, tokens: new Map(reply.seats.map((s) => [s.seat, s.token])), reply };
+  }
+
   /** Claims an open seat (the lowest unless `seat` is given); returns the seat and its token. */
   async joinGame(
     gameId: string,
