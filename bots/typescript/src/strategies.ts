@@ -50,7 +50,7 @@ export function loadStrategy(spec: string): Chooser {
   if (!existsSync(path)) {
     throw new Error(`unknown strategy ${JSON.stringify(spec)}: ${Object.keys(BUILTIN).join(", ")} or FILE.js[:function]`);
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // A CommonJS module (what tsc makes of the examples and of this kit).
   const module = require(path) as Record<string, unknown>;
   const chooser = module[name];
   if (typeof chooser !== "function") {
