@@ -5,7 +5,7 @@
 ``--server`` (default ``$DRUIDS_SERVER``, else ``http://127.0.0.1:50051``)
 takes ``host:port``, ``http://host:port`` or ``https://host:port``; ``--token``
 defaults to ``$DRUIDS_TOKEN``, like the Rust ``druids`` client. When the game is
-over the bot prints one JSON line, the same as ``druids bot``:
+over the bot prints one JSON line (the same in both kits):
 ``{"game_id": "<id>", "seat": <n>, "outcome": {<Outcome in proto3 JSON>}}``.
 """
 

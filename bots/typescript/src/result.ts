@@ -1,4 +1,4 @@
-/** The JSON line a bot prints when its game is over (shared with `druids bot` and the Python kit). */
+/** The JSON line a bot prints when its game is over (the same in the Python kit). */
 import type { Outcome } from "./contract";
 
 /** An Outcome in the canonical proto3 JSON mapping, every field included. */
