@@ -10,8 +10,10 @@ The loop handles what the raw protocol makes easy to get wrong:
 * a stale version (ABORTED): the legal actions are read again and the seat
   decides again only if it still has a decision;
 * the turn clock: ``state.deadline_unix_ms`` tells the strategy when the
-  decision times out (see :func:`seconds_left`); a decision the server has
-  meanwhile taken by default (FAILED_PRECONDITION) is let go;
+  decision times out (see :func:`seconds_left`); an answer that comes after
+  the server applied the default action is refused (ABORTED): the game is read
+  again as above, and a decision that is no longer this seat's
+  (FAILED_PRECONDITION) is let go;
 * retries of SubmitAction (UNAVAILABLE ...) with the same idempotency key;
 * ``LegalAction.id`` is optional: entries without one are submitted as
   their ``action``.
