@@ -872,3 +872,42 @@ async fn kit_bots_play_over_tls_with_a_trusted_certificate() {
     server.stop().await;
     let _ = std::fs::remove_dir_all(&scratch);
 }
+
+/// The Python kit's public API is typed: the installed package (generated
+/// stubs excluded, as configured in its pyproject.toml) and the examples pass
+/// `mypy --strict`.
+#[test]
+fn the_python_kit_type_checks_strictly() {
+    let bin = venv_bin().unwrap_or_else(|e| panic!("Python kit: {e}"));
+    let mut install = Command::new(bin.join("pip"));
+    install
+        .args([
+            "install",
+            "--disable-pip-version-check",
+            "--no-input",
+            "-q",
+            "mypy==2.4.1",
+        ])
+        .env("PIP_CACHE_DIR", kits_dir().join("pip-cache"))
+        .env("PIP_DEFAULT_TIMEOUT", "20");
+    run_ok(install, Duration::from_secs(180))
+        .unwrap_or_else(|e| panic!("cannot install mypy: {e}"));
+    let config = python_dir().join("pyproject.toml");
+    for target in [
+        vec!["-p".to_owned(), "druids_bot".to_owned()],
+        std::fs::read_dir(python_dir().join("examples"))
+            .expect("examples")
+            .map(|e| e.expect("entry").path().display().to_string())
+            .filter(|p| p.ends_with(".py"))
+            .collect(),
+    ] {
+        let mut mypy = Command::new(bin.join("mypy"));
+        // From outside the source tree, so the installed package is checked.
+        mypy.current_dir(kits_dir())
+            .arg("--config-file")
+            .arg(&config)
+            .args(&target)
+            .env("MYPY_CACHE_DIR", kits_dir().join("mypy-cache"));
+        run_ok(mypy, Duration::from_secs(180)).unwrap_or_else(|e| panic!("mypy {target:?}: {e}"));
+    }
+}
