@@ -13,6 +13,7 @@
 //!   a game is played against it; otherwise the test says so and checks only
 //!   the files. `druids health`, which the image's health check runs, is
 //!   tested in `client-cli/tests/cli.rs`.
+#![cfg(unix)]
 
 use std::path::PathBuf;
 use std::process::Command;
