@@ -13,7 +13,9 @@ The loop handles what the raw protocol makes easy to get wrong:
   decision times out (see :func:`seconds_left`); an answer that comes after
   the server applied the default action is refused (ABORTED): the game is read
   again as above, and a decision that is no longer this seat's
-  (FAILED_PRECONDITION) is let go;
+  (FAILED_PRECONDITION) is let go; an action the rules refuse (FAILED_PRECONDITION
+  while the decision is still pending) ends the bot with a BotError rather
+  than a game stuck on this seat;
 * retries of SubmitAction (UNAVAILABLE ...) with the same idempotency key;
 * ``LegalAction.id`` is optional: entries without one are submitted as
   their ``action``.
@@ -166,8 +168,11 @@ class SeatPlayer:
                 if e.code() == grpc.StatusCode.ABORTED:
                     continue  # stale version: read again, decide again if still ours
                 if e.code() == grpc.StatusCode.FAILED_PRECONDITION:
-                    # No longer ours (the clock ran out and the default was applied).
-                    self.handled_version = legal.version
+                    now = self.client.legal_actions(self.game_id, self.token)
+                    if now.version == legal.version and now.actions:
+                        # Still ours at the same version: the choice itself was refused.
+                        raise BotError(f"the server refused the action chosen: {e.details()}") from e
+                    self.handled_version = legal.version  # no longer this seat's decision
                     return
                 raise
             self.decisions += 1

@@ -13,7 +13,9 @@
  *   times out (see {@link secondsLeft}); an answer that comes after the server
  *   applied the default action is refused (ABORTED): the game is read again as
  *   above, and a decision that is no longer this seat's (FAILED_PRECONDITION)
- *   is let go;
+ *   is let go; an action the rules refuse (FAILED_PRECONDITION while the
+ *   decision is still pending) ends the bot with a BotError rather than a game
+ *   stuck on this seat;
  * - retries of SubmitAction (UNAVAILABLE ...) with the same idempotency key;
  * - `LegalAction.id` is optional: entries without one are submitted as their `action`.
  */
@@ -200,7 +202,12 @@ export class SeatPlayer {
           continue; // stale version: read again, decide again if still ours
         }
         if (hasCode(error, grpc.status.FAILED_PRECONDITION)) {
-          this.handledVersion = legalVersion; // no longer ours (the clock ran out)
+          const now = await this.client.legalActions(this.gameId, this.token);
+          if (now.version === legal.version && now.actions.length > 0) {
+            // Still ours at the same version: the choice itself was refused.
+            throw new BotError(`the server refused the action chosen: ${(error as grpc.ServiceError).details}`);
+          }
+          this.handledVersion = legalVersion; // no longer this seat's decision
           return;
         }
         throw error;
