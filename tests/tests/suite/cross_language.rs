@@ -7,7 +7,9 @@
 //! (Python and TypeScript) is put through what the raw protocol makes hard: a
 //! server restart mid-game (resume the stream and the pending decision) and a
 //! turn clock it keeps missing (late submissions refused, play on); and both
-//! play over TLS, trusting a self-signed certificate (`--ca-cert`).
+//! play over TLS, trusting a self-signed certificate (`--ca-cert`); an action
+//! the rules refuse ends a kit's bot with a clear error. The installed Python
+//! kit passes `mypy --strict`.
 //!
 //! Each run of the test binary makes a fresh virtualenv under
 //! `target/kits/python-venv` and runs `pip install ./bots/python` in it (the
