@@ -27,13 +27,13 @@ GOOD_NAMES = {
 CHIP_BONUS = {m.MEDURIS_CHIP_PLUS_TWO: 3, m.MEDURIS_CHIP_FREE_HUT: 4, m.MEDURIS_CHIP_DRUID_OFFERING: 2}
 
 
-def held(state: pb.StateView, good: m.Good) -> int:
+def held(state: pb.StateView, good: m.MedurisGood) -> int:
     """How many of `good` this seat holds."""
     me = state.meduris.seats[state.viewer_seat]
     return getattr(me.goods, GOOD_NAMES[good]) if me.HasField("goods") else 0
 
 
-def total(goods: m.Goods) -> int:
+def total(goods: m.MedurisGoods) -> int:
     return goods.wood + goods.wool + goods.copper + goods.stone
 
 
