@@ -6,11 +6,12 @@
         client = connect(server.grpc)
         ...
 
-``druids-server --listen 127.0.0.1:0 --in-memory`` picks a free port and keeps
-games in memory only; its first line on stdout is machine-readable JSON naming
-every address it serves, e.g. ``{"grpc": "127.0.0.1:PORT"}`` (plus
-``"metrics"`` with ``--metrics-listen``), which :func:`start_server` reads
-(logs go to stderr). See docs/testing-clients.md in the repository.
+``druids-server --listen 127.0.0.1:0 --http-listen 127.0.0.1:0 --in-memory``
+picks free ports (gRPC and the HTTP face) and keeps games in memory only; its
+first line on stdout is machine-readable JSON naming every address it serves,
+``{"grpc": "127.0.0.1:PORT", "http": "127.0.0.1:PORT"}`` (plus ``"metrics"``
+with ``--metrics-listen``), which :func:`start_server` reads (logs go to
+stderr). See docs/testing-clients.md in the repository.
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ class RunningServer:
     process: subprocess.Popen[str]
     #: Everything the server printed (its logs, stderr included).
     output: list[str] = field(default_factory=list)
+
+    @property
+    def http(self) -> str | None:
+        """``host:port`` of the HTTP/JSON face, when the server serves one."""
+        return self.addresses.get("http")
 
     @property
     def metrics(self) -> str | None:
@@ -87,14 +93,15 @@ def start_server(
     timeout: float = 30.0,
     env: dict[str, str] | None = None,
 ) -> RunningServer:
-    """Starts ``druids-server --listen 127.0.0.1:0 --in-memory [args]`` and
+    """Starts ``druids-server --listen 127.0.0.1:0 --http-listen 127.0.0.1:0
+    --in-memory [args]`` and
     waits (at most ``timeout`` s) for the JSON address line on its stdout.
 
     ``binary`` defaults to ``$DRUIDS_SERVER_BIN``, else ``druids-server`` on the
     PATH. Raises RuntimeError when the server exits or announces no address.
     """
     command = [binary or os.environ.get("DRUIDS_SERVER_BIN") or "druids-server"]
-    command += ["--listen", "127.0.0.1:0", "--in-memory", *args]
+    command += ["--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--in-memory", *args]
     process = subprocess.Popen(
         command,
         stdin=subprocess.DEVNULL,

@@ -6,9 +6,10 @@
  *     ...
  *     await server.stop();
  *
- * `druids-server --listen 127.0.0.1:0 --in-memory` picks a free port and keeps
- * games in memory only; its first line on stdout is machine-readable JSON
- * naming every address it serves, e.g. `{"grpc": "127.0.0.1:PORT"}` (plus
+ * `druids-server --listen 127.0.0.1:0 --http-listen 127.0.0.1:0 --in-memory`
+ * picks free ports (gRPC and the HTTP face) and keeps games in memory only; its
+ * first line on stdout is machine-readable JSON naming every address it
+ * serves, `{"grpc": "127.0.0.1:PORT", "http": "127.0.0.1:PORT"}` (plus
  * `"metrics"` with `--metrics-listen`), which {@link startServer} reads (logs
  * go to stderr). See docs/testing-clients.md in the repository.
  */
@@ -47,7 +48,8 @@ export function readAddresses(line: string): (Record<string, string> & { grpc: s
 }
 
 /**
- * Starts `druids-server --listen 127.0.0.1:0 --in-memory [args]` and waits (at
+ * Starts `druids-server --listen 127.0.0.1:0 --http-listen 127.0.0.1:0
+ * --in-memory [args]` and waits (at
  * most `timeoutMs`) for the JSON address line on its stdout. `binary` defaults
  * to `$DRUIDS_SERVER_BIN`, else `druids-server` on the PATH.
  * @throws Error when the server exits or announces no address in time.
@@ -57,7 +59,7 @@ export async function startServer(
   args: string[] = [],
   timeoutMs = 30_000,
 ): Promise<RunningServer> {
-  const child = spawn(binary, ["--listen", "127.0.0.1:0", "--in-memory", ...args], {
+  const child = spawn(binary, ["--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--in-memory", ...args], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const output: string[] = [];
