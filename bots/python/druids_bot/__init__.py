@@ -1,43 +1,44 @@
-"""The druids bot kit: a thin layer over the generated gRPC stubs.
+"""The druids bot kit: gRPC stubs of the contract and a loop that plays a seat.
 
-    from druids_bot import connect, pb
+    from druids_bot import connect, play_seat
 
-    client = connect("127.0.0.1:50051")
-    game_id, tokens = client.create_game(pb.GAME_KIND_MEDURIS, players=4)
-    outcome = client.play(game_id, tokens[0], lambda actions, state: actions[0])
+    client = connect("127.0.0.1:50051")      # or http://..., https://..., $DRUIDS_SERVER
+    game_id, tokens = client.create_game("meduris", players=2, open_seats=[1])
+    outcome = play_seat(client, game_id, tokens[0], lambda actions, state: actions[0])
 
-`pb` is the generated `druids.v1` message module (druids_pb2); the per-game
-modules `meduris_pb2` (Meduris) and `dolmen_pb2` (Die Dolmengoetter) and
-`druids_pb2_grpc` are exported too. A StateView's `WhichOneof("game")` says
-which game it is ("meduris" or "dolmen"), and so does each Action's. Stubs
-are generated on first import when missing or older than the .proto files
-(see _generate.py).
+``pb`` is the generated ``druids.v1`` message module (``druids_pb2``);
+``meduris_pb2``, ``dolmen_pb2`` (each game's actions, decisions, events and
+views) and ``druids_pb2_grpc`` (``DruidsServiceStub``) are exported too. They
+are generated when the package is built (see setup.py), into
+``druids_bot._pb``.
 """
 
-import sys
-
-from . import _generate
-
-_generate.ensure()
-# Generated code imports itself as `druids.v1.*`: put its root on the path.
-if str(_generate.GEN_DIR) not in sys.path:
-    sys.path.insert(0, str(_generate.GEN_DIR))
-
-from druids.v1 import dolmen_pb2  # noqa: E402
-from druids.v1 import druids_pb2 as pb  # noqa: E402
-from druids.v1 import druids_pb2_grpc  # noqa: E402
-from druids.v1 import meduris_pb2  # noqa: E402
-
-from .client import BotError, Client, connect, outcome_dict, run_cli  # noqa: E402
+from ._pb import dolmen_pb2, druids_pb2_grpc, meduris_pb2
+from ._pb import druids_pb2 as pb
+from .address import Address, parse_server
+from .cli import result_line, run_cli
+from .client import BotError, Client, connect, kind_of, new_key
+from .seat import Choice, Chooser, SeatPlayer, play_seat, seconds_left
+from .strategies import load_strategy
 
 __all__ = [
+    "Address",
     "BotError",
+    "Choice",
+    "Chooser",
     "Client",
+    "SeatPlayer",
     "connect",
     "dolmen_pb2",
     "druids_pb2_grpc",
+    "kind_of",
+    "load_strategy",
     "meduris_pb2",
-    "outcome_dict",
+    "new_key",
+    "parse_server",
     "pb",
+    "play_seat",
+    "result_line",
     "run_cli",
+    "seconds_left",
 ]

@@ -1,204 +1,248 @@
-"""Client helpers: connect, create/join a game, and play one seat to the end."""
+"""A client of one druids server: the unary calls, with retries that are safe.
 
-import argparse
-import json
-import random
-import sys
+Every call that may be retried is made retry-safe first: CreateGame and
+JoinGame carry a ``request_id``, SubmitAction an ``idempotency_key``, and the
+same id or key is sent again on every retry, so nothing is ever applied twice.
+"""
+
+from __future__ import annotations
+
 import time
 import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TypeVar
 
 import grpc
-from druids.v1 import druids_pb2 as pb
-from druids.v1 import druids_pb2_grpc
 
-KINDS = {"meduris": pb.GAME_KIND_MEDURIS, "dolmen": pb.GAME_KIND_DOLMEN}
+from ._pb import druids_pb2 as pb
+from ._pb import druids_pb2_grpc
+from .address import default_server, open_channel
+
+#: Status codes after which the same request may simply be sent again.
+RETRYABLE = frozenset(
+    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.RESOURCE_EXHAUSTED}
+)
+
+#: Game names accepted where a ``pb.GameKind`` is expected.
+KINDS: Mapping[str, int] = {"meduris": pb.GAME_KIND_MEDURIS, "dolmen": pb.GAME_KIND_DOLMEN}
+
+Reply = TypeVar("Reply")
 
 
 class BotError(Exception):
-    """The game cannot be played on (abandoned, retries exhausted, ...)."""
+    """The game cannot be played on (abandoned, a token of no seat, retries exhausted ...)."""
 
 
-def outcome_dict(outcome):
-    """An Outcome as plain JSON-friendly data."""
-    return {
-        "scores": list(outcome.scores),
-        "winners": list(outcome.winners),
-        "ranking": list(outcome.ranking),
-        "by_safeguard": outcome.by_safeguard,
-    }
+def kind_of(kind: str | int) -> int:
+    """A ``pb.GameKind`` value from ``"meduris"``, ``"dolmen"`` or a GameKind value."""
+    if isinstance(kind, str):
+        try:
+            return KINDS[kind.lower()]
+        except KeyError:
+            raise ValueError(f"unknown game {kind!r}: one of {', '.join(KINDS)}") from None
+    return kind
 
 
-def connect(url="127.0.0.1:50051", **kwargs):
-    """A Client for `host:port`, `http://host:port` (plaintext) or `https://host:port`
-    (TLS; pass `ca_cert="cert.pem"` to trust a certificate the system does not)."""
-    return Client(url, **kwargs)
+def new_key(prefix: str = "py") -> str:
+    """A fresh idempotency key / request id (well under the 128-byte limit)."""
+    return f"{prefix}-{uuid.uuid4().hex}"
 
 
 class Client:
     """One channel to a druids server.
 
-    Unary calls are retried on UNAVAILABLE (up to `retries` times, with
-    exponential backoff from `backoff` seconds); each waits at most `timeout` s.
+    ``server`` is ``host:port``, ``http://host:port`` or ``https://host:port``
+    (default: ``$DRUIDS_SERVER``, else ``http://127.0.0.1:50051``). Calls that
+    fail with UNAVAILABLE, DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED are sent
+    again (up to ``retries`` times, backing off exponentially from ``backoff``
+    seconds); each call waits at most ``timeout`` seconds.
     """
 
-    def __init__(self, url, retries=5, backoff=0.2, timeout=30.0, ca_cert=None):
-        if url.startswith("https://"):
-            roots = open(ca_cert, "rb").read() if ca_cert else None
-            self.channel = grpc.secure_channel(url[8:], grpc.ssl_channel_credentials(roots))
-        else:
-            self.channel = grpc.insecure_channel(url.removeprefix("http://"))
-        self.stub = druids_pb2_grpc.DruidsServiceStub(self.channel)
-        self.retries, self.backoff, self.timeout = retries, backoff, timeout
-        self.decisions = 0  # actions submitted by play()
+    def __init__(
+        self,
+        server: str | None = None,
+        *,
+        ca_cert: str | None = None,
+        retries: int = 5,
+        backoff: float = 0.2,
+        timeout: float = 30.0,
+    ) -> None:
+        self.server = server or default_server()
+        self.channel = open_channel(self.server, ca_cert)
+        self.stub = druids_pb2_grpc.DruidsServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self.retries = retries
+        self.backoff = backoff
+        self.timeout = timeout
 
-    def close(self):
+    def close(self) -> None:
+        """Closes the channel."""
         self.channel.close()
 
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- plumbing -------------------------------------------------------------
+
     @staticmethod
-    def _auth(token):
+    def metadata(token: str | None) -> list[tuple[str, str]] | None:
+        """The call metadata carrying ``token`` (None for a spectator)."""
         return [("authorization", f"Bearer {token}")] if token else None
 
-    def _call(self, method, request, token=None):
+    def call(self, method: Callable[..., Reply], request: object, token: str | None = None) -> Reply:
+        """Calls a unary method, retrying the same request on retryable codes."""
         for attempt in range(self.retries + 1):
             try:
-                return method(request, metadata=self._auth(token), timeout=self.timeout)
+                return method(request, metadata=self.metadata(token), timeout=self.timeout)
             except grpc.RpcError as e:
-                if e.code() != grpc.StatusCode.UNAVAILABLE or attempt == self.retries:
+                if e.code() not in RETRYABLE or attempt == self.retries:
                     raise
                 time.sleep(self.backoff * 2**attempt)
+        raise AssertionError("unreachable")
 
-    # --- games ---------------------------------------------------------------
+    # --- games ----------------------------------------------------------------
 
-    def create_game(self, kind, players, seed=None, seat_names=(), open_seats=(), options=None):
-        """Creates a game; returns (game_id, {seat: token}) for the claimed seats.
-        `kind` is a pb.GameKind value or "meduris" / "dolmen"."""
-        reply = self._call(
-            self.stub.CreateGame,
-            pb.CreateGameRequest(
-                kind=KINDS.get(kind, kind),
-                players=players,
-                seed=seed,
-                seat_names=list(seat_names),
-                open_seats=list(open_seats),
-                options=options,
-            ),
+    def create_game(
+        self,
+        kind: str | int,
+        players: int,
+        *,
+        seed: int | None = None,
+        seat_names: Iterable[str] = (),
+        open_seats: Iterable[int] = (),
+        options: pb.GameOptions | None = None,
+        request_id: str | None = None,
+    ) -> tuple[str, dict[int, str]]:
+        """Creates a game; returns ``(game_id, {seat: token})`` for the claimed seats.
+
+        ``kind`` is ``"meduris"``, ``"dolmen"`` or a ``pb.GameKind`` value. A
+        ``seed`` makes the game reproducible, but every seat can see it was
+        chosen (the dice are not secret). Retry-safe (``request_id``, a fresh
+        one by default).
+        """
+        request = pb.CreateGameRequest(
+            kind=kind_of(kind),  # type: ignore[arg-type]
+            players=players,
+            seed=seed,
+            seat_names=list(seat_names),
+            open_seats=list(open_seats),
+            options=options,
+            request_id=request_id or new_key("create"),
         )
+        reply: pb.CreateGameResponse = self.call(self.stub.CreateGame, request)
         return reply.game_id, {s.seat: s.token for s in reply.seats}
 
-    def join_game(self, game_id, seat=None, name=""):
-        """Claims an open seat (the lowest when `seat` is None); returns (seat, token)."""
-        reply = self._call(self.stub.JoinGame, pb.JoinGameRequest(game_id=game_id, seat=seat, name=name))
+    def create_game_from(
+        self,
+        replay: pb.Replay,
+        actions: int,
+        *,
+        options: pb.GameOptions | None = None,
+        seat_names: Iterable[str] = (),
+        request_id: str | None = None,
+    ) -> tuple[str, dict[int, str]]:
+        """Creates a game at a position: set up as ``replay``'s was (kind,
+        players, seed, options) with its first ``actions`` actions applied
+        (``CreateGameRequest.start_from``). ``options`` replace the replay's
+        when given. Returns ``(game_id, {seat: token})``; every seat is claimed."""
+        request = pb.CreateGameRequest(
+            start_from=pb.StartFrom(replay=replay, actions=actions),
+            options=options,
+            seat_names=list(seat_names),
+            request_id=request_id or new_key("create"),
+        )
+        reply: pb.CreateGameResponse = self.call(self.stub.CreateGame, request)
+        return reply.game_id, {s.seat: s.token for s in reply.seats}
+
+    def join_game(
+        self, game_id: str, *, seat: int | None = None, name: str = "", request_id: str | None = None
+    ) -> tuple[int, str]:
+        """Claims an open seat (the lowest when ``seat`` is None); returns ``(seat, token)``."""
+        request = pb.JoinGameRequest(
+            game_id=game_id, seat=seat, name=name, request_id=request_id or new_key("join")
+        )
+        reply: pb.JoinGameResponse = self.call(self.stub.JoinGame, request)
         return reply.seat.seat, reply.seat.token
 
-    def state(self, game_id, token=None):
-        """The StateView as the token's seat (or a spectator, without token) sees it."""
-        return self._call(self.stub.GetState, pb.GetStateRequest(game_id=game_id), token).state
+    def state(self, game_id: str, token: str | None = None) -> pb.StateView:
+        """The game as the token's seat (or, without a token, a spectator) sees it."""
+        reply: pb.GetStateResponse = self.call(self.stub.GetState, pb.GetStateRequest(game_id=game_id), token)
+        return reply.state
 
-    def legal_actions(self, game_id, token, all_payments=False):
-        """GetLegalActionsResponse: version, seat, decision, actions."""
-        req = pb.GetLegalActionsRequest(game_id=game_id, all_payments=all_payments)
-        return self._call(self.stub.GetLegalActions, req, token)
+    def legal_actions(self, game_id: str, token: str, *, all_payments: bool = False) -> pb.GetLegalActionsResponse:
+        """Every legal action of the token's seat, all pages joined into one response.
 
-    # --- playing -------------------------------------------------------------
-
-    def play(self, game_id, token, choose, max_reconnects=5):
-        """Plays the token's seat until the game ends; returns the Outcome.
-
-        Follows StreamEvents; whenever this seat must decide, calls
-        `choose(legal_actions, state)` (a list of LegalAction and this seat's
-        StateView) and submits the LegalAction (or id) it returns. A broken
-        stream (UNAVAILABLE) is resumed from the last seq seen + 1.
+        With ``all_payments`` every distinct payment is listed; entries found
+        only in that full list have no ``id`` (submit their ``action``). Pages
+        of one list belong to one version: when the game moves on while the
+        pages are read (ABORTED), the listing starts again.
         """
-        seat = self.state(game_id, token).viewer_seat
-        resume, failures, outcome = None, 0, None
         while True:
             try:
-                if resume is not None:  # our decision may have been announced already
-                    self._decide(game_id, token, seat, choose)
-                req = pb.StreamEventsRequest(game_id=game_id, from_seq=resume or 0)
-                for ev in self.stub.StreamEvents(req, metadata=self._auth(token)):
-                    failures, resume = 0, ev.seq + 1
-                    body = ev.WhichOneof("body")
-                    if body == "snapshot":
-                        st = ev.snapshot.state
-                        if st.status == pb.GAME_STATUS_FINISHED:
-                            outcome = st.outcome
-                        elif st.HasField("to_act") and st.to_act == seat:
-                            self._decide(game_id, token, seat, choose)
-                    elif body == "decision_needed" and ev.decision_needed.seat == seat:
-                        self._decide(game_id, token, seat, choose)
-                    elif body == "game_finished":
-                        outcome = ev.game_finished.outcome
-                if outcome is not None:
-                    return outcome
-                st = self.state(game_id, token)
-                if st.status == pb.GAME_STATUS_FINISHED:
-                    return st.outcome
-                if st.status == pb.GAME_STATUS_ABANDONED:
-                    raise BotError(f"game {game_id} was abandoned")
-                # The stream ended early (e.g. the server is shutting down): resume it.
-                if failures >= max_reconnects:
-                    raise BotError("the event stream keeps ending before the game does")
+                return self._all_pages(game_id, token, all_payments)
             except grpc.RpcError as e:
-                if e.code() != grpc.StatusCode.UNAVAILABLE or failures >= max_reconnects:
+                if e.code() != grpc.StatusCode.ABORTED:
                     raise
-            failures += 1
-            time.sleep(self.backoff * 2**failures)
 
-    def _decide(self, game_id, token, seat, choose):
-        """Takes this seat's pending decision, if it has one."""
-        for _ in range(10):
-            legal = self.legal_actions(game_id, token)
-            if not legal.actions:
-                return
-            state = self.state(game_id, token)
-            if state.version != legal.version:
-                continue  # the game moved on between the two calls
-            picked = choose(list(legal.actions), state)
-            req = pb.SubmitActionRequest(
-                game_id=game_id,
-                legal_action_id=picked if isinstance(picked, int) else picked.id,
-                expected_version=legal.version,
-                idempotency_key=f"s{seat}-v{legal.version}-{uuid.uuid4().hex[:12]}",
-            )
-            try:
-                self._call(self.stub.SubmitAction, req, token)  # same key on retries
-                self.decisions += 1
-                return
-            except grpc.RpcError as e:
-                if e.code() == grpc.StatusCode.ABORTED:
-                    continue  # stale version: fetch and decide again
-                if e.code() == grpc.StatusCode.FAILED_PRECONDITION:
-                    return  # no longer ours (e.g. the clock ran out): wait for events
-                raise
-        raise BotError("the game kept moving on under this seat's decision")
+    def _all_pages(self, game_id: str, token: str, all_payments: bool) -> pb.GetLegalActionsResponse:
+        request = pb.GetLegalActionsRequest(game_id=game_id, all_payments=all_payments)
+        whole: pb.GetLegalActionsResponse = self.call(self.stub.GetLegalActions, request, token)
+        page = whole
+        while page.next_page_token:
+            request.page_token = page.next_page_token
+            page = self.call(self.stub.GetLegalActions, request, token)
+            whole.actions.extend(page.actions)
+        whole.next_page_token = ""
+        return whole
+
+    def submit(
+        self,
+        game_id: str,
+        token: str,
+        choice: pb.LegalAction | pb.Action | int,
+        expected_version: int,
+        idempotency_key: str | None = None,
+    ) -> pb.SubmitActionResponse:
+        """Submits one decision: a LegalAction (by its ``id`` when it has one,
+        else its ``action``), an Action, or a legal-action id. Retries send the
+        same ``idempotency_key`` (a fresh one by default), so the action is
+        applied at most once."""
+        request = pb.SubmitActionRequest(
+            game_id=game_id,
+            expected_version=expected_version,
+            idempotency_key=idempotency_key or new_key("act"),
+        )
+        if isinstance(choice, int):
+            request.legal_action_id = choice
+        elif isinstance(choice, pb.LegalAction):
+            if choice.HasField("id"):
+                request.legal_action_id = choice.id
+            else:
+                request.action.CopyFrom(choice.action)
+        else:
+            request.action.CopyFrom(choice)
+        reply: pb.SubmitActionResponse = self.call(self.stub.SubmitAction, request, token)
+        return reply
+
+    def events(self, game_id: str, token: str | None = None, from_seq: int = 0) -> Iterator[pb.GameEvent]:
+        """The game's event stream from ``from_seq`` (0: a snapshot of now, then
+        live events; N: every event numbered N and later). Not retried: see
+        :func:`druids_bot.seat.play_seat` for a loop that resumes it."""
+        request = pb.StreamEventsRequest(game_id=game_id, from_seq=from_seq)
+        stream: Iterator[pb.GameEvent] = self.stub.StreamEvents(request, metadata=self.metadata(token))
+        return stream
+
+    def export_replay(self, game_id: str) -> pb.Replay:
+        """The replay of a finished (or abandoned) game: set-up, seed, every action."""
+        reply: pb.Replay = self.call(self.stub.ExportReplay, pb.ExportReplayRequest(game_id=game_id))
+        return reply
 
 
-def run_cli(choose, description):
-    """Command line of a bot: parses --server/--game-id/--token/--seed, plays the
-    seat, and prints one JSON line with the outcome it saw."""
-    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--server", default="127.0.0.1:50051", help="host:port, http://... or https://...")
-    ap.add_argument("--ca-cert", help="PEM certificate to trust for an https:// server")
-    ap.add_argument("--game-id", required=True)
-    ap.add_argument("--token", required=True, help="the seat's secret token")
-    ap.add_argument("--seed", type=int, help="seed of the bot's random choices")
-    args = ap.parse_args()
-    if args.seed is not None:
-        random.seed(args.seed)
-    client = connect(args.server, ca_cert=args.ca_cert)
-    try:
-        outcome = client.play(args.game_id, args.token, choose)
-        seat = client.state(args.game_id, args.token).viewer_seat
-    except (grpc.RpcError, BotError) as e:
-        detail = f"{e.code().name}: {e.details()}" if isinstance(e, grpc.RpcError) else str(e)
-        print(f"bot failed: {detail}", file=sys.stderr)
-        sys.exit(1)
-    finally:
-        client.close()
-    print(json.dumps({
-        "game_id": args.game_id,
-        "seat": seat,
-        "decisions": client.decisions,
-        "outcome": outcome_dict(outcome),
-    }), flush=True)
+def connect(server: str | None = None, **kwargs: object) -> Client:
+    """A :class:`Client` for ``server`` (``host:port``, ``http://...`` or
+    ``https://...``; default ``$DRUIDS_SERVER``, else ``http://127.0.0.1:50051``).
+    Keyword arguments are those of :class:`Client` (``ca_cert``, ``retries``,
+    ``backoff``, ``timeout``)."""
+    return Client(server, **kwargs)  # type: ignore[arg-type]

@@ -12,12 +12,11 @@ stack, never pass; place druids on sites touching the most circles.
 """
 
 import random
-import sys
-from pathlib import Path
+from collections.abc import Callable
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
-
-from druids_bot import meduris_pb2 as m, run_cli  # noqa: E402
+from druids_bot import Choice, dolmen_pb2, pb, run_cli
+from druids_bot import meduris_pb2 as m
 
 GOOD_NAMES = {
     m.MEDURIS_GOOD_WOOD: "wood",
@@ -28,17 +27,17 @@ GOOD_NAMES = {
 CHIP_BONUS = {m.MEDURIS_CHIP_PLUS_TWO: 3, m.MEDURIS_CHIP_FREE_HUT: 4, m.MEDURIS_CHIP_DRUID_OFFERING: 2}
 
 
-def held(state, good):
+def held(state: pb.StateView, good: m.MedurisGood) -> int:
     """How many of `good` this seat holds."""
     me = state.meduris.seats[state.viewer_seat]
     return getattr(me.goods, GOOD_NAMES[good]) if me.HasField("goods") else 0
 
 
-def total(goods):
+def total(goods: m.MedurisGoods) -> int:
     return goods.wood + goods.wool + goods.copper + goods.stone
 
 
-def meduris_score(action, state):
+def meduris_score(action: m.MedurisAction, state: pb.StateView) -> int:
     """Higher is better; unknown kinds score 0."""
     kind = action.WhichOneof("kind")
     if kind == "build_temple":
@@ -61,7 +60,7 @@ def meduris_score(action, state):
     return 0
 
 
-def stone_value(site, state):
+def stone_value(site: int, state: pb.StateView) -> int:
     """What one more stone of ours on `site` does to the majorities of its open circles."""
     me, value = state.viewer_seat, 0
     for c in (state.dolmen.circles[i] for i in state.dolmen.sites[site].circles):
@@ -73,7 +72,7 @@ def stone_value(site, state):
     return value
 
 
-def dolmen_score(action, state):
+def dolmen_score(action: dolmen_pb2.DolmenAction, state: pb.StateView) -> int:
     """Higher is better; unknown kinds score 0."""
     kind = action.WhichOneof("kind")
     if kind == "place_stone":
@@ -90,10 +89,10 @@ def dolmen_score(action, state):
     return 0  # decline_stone, pass_dolmen
 
 
-SCORES = {"meduris": meduris_score, "dolmen": dolmen_score}
+SCORES: dict[str, Callable[[Any, pb.StateView], int]] = {"meduris": meduris_score, "dolmen": dolmen_score}
 
 
-def choose(legal_actions, state):
+def choose(legal_actions: list[pb.LegalAction], state: pb.StateView) -> Choice:
     """The best-scoring action of this game (ties broken at random)."""
     random.shuffle(legal_actions)
     game = state.WhichOneof("game")

@@ -6,15 +6,11 @@ Die Dolmengoetter).
 """
 
 import random
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
-
-from druids_bot import run_cli  # noqa: E402
+from druids_bot import Choice, pb, run_cli
 
 
-def choose(legal_actions, state):
+def choose(legal_actions: list[pb.LegalAction], state: pb.StateView) -> Choice:
     """Called whenever this seat must decide; returns one of `legal_actions`."""
     return random.choice(legal_actions)
 

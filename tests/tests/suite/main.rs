@@ -14,4 +14,5 @@ mod persistence;
 mod proto;
 mod tls;
 mod trust;
+mod typescript;
 mod web;
