@@ -24,7 +24,13 @@ RETRYABLE = frozenset(
 )
 
 #: Game names accepted where a ``pb.GameKind`` is expected.
-KINDS: Mapping[str, int] = {"meduris": pb.GAME_KIND_MEDURIS, "dolmen": pb.GAME_KIND_DOLMEN}
+# Every game of the contract, by the short name the Rust CLI uses: derived
+# from the generated GameKind, so a new game needs no edit here.
+KINDS: Mapping[str, int] = {
+    name.removeprefix("GAME_KIND_").lower(): value
+    for name, value in pb.GameKind.items()
+    if value != pb.GAME_KIND_UNSPECIFIED
+}
 
 Reply = TypeVar("Reply")
 
