@@ -7,9 +7,9 @@ use std::io::BufRead;
 
 use druids::pb;
 
+use crate::choice::{Choice, Chooser, choice_of};
 use crate::connect::{CliError, Client, authed};
 use crate::output::{self, Style};
-use crate::play::{Choice, Chooser, choice_of};
 use crate::render;
 
 /// Largest page of `GetLegalActions` the contract allows.

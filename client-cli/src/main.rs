@@ -8,6 +8,7 @@
 //! is one function of its module.
 
 mod bridge;
+mod choice;
 mod cli;
 mod commands;
 mod connect;

@@ -13,6 +13,8 @@ use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use tonic::Code;
 
+use crate::choice::choice_of;
+pub use crate::choice::{Choice, Chooser};
 use crate::cli::{BotArgs, GameArgs};
 use crate::commands::get_state;
 use crate::connect::{self, CliError, Client, ServerAddr, authed};
@@ -20,41 +22,6 @@ use crate::follow::{AsyncEventFn, follow};
 use crate::human::HumanChooser;
 use crate::output::{self, Style};
 use crate::{outln, render, tournament};
-
-/// What a chooser submits.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Choice {
-    /// An entry of the default legal list, by its id.
-    Id(u32),
-    /// A full action (e.g. a payment found only in the `all_payments` list).
-    Action(pb::Action),
-}
-
-/// How a seat chooses among its legal actions.
-pub trait Chooser {
-    /// Whether [`Chooser::choose`] needs the seat's state (else it may get a
-    /// default `StateView`). A chooser that needs it gets the state of the
-    /// same version as the legal actions.
-    const NEEDS_STATE: bool = false;
-
-    /// What to submit for the decision `legal` (never empty) of `version`,
-    /// `None` to quit.
-    fn choose(
-        &mut self,
-        state: &pb::StateView,
-        version: u64,
-        legal: &[pb::LegalAction],
-    ) -> impl std::future::Future<Output = Result<Option<Choice>, CliError>>;
-}
-
-/// The id of entry `i` of the default list (ids number it from 0; an entry
-/// without one is submitted as its action).
-pub fn choice_of(legal: &[pb::LegalAction], i: usize) -> Choice {
-    match legal[i].id {
-        Some(id) => Choice::Id(id),
-        None => Choice::Action(legal[i].action.unwrap_or_default()),
-    }
-}
 
 /// Uniformly random choices from a seeded generator.
 pub struct RandomChooser(pub Pcg64Mcg);
