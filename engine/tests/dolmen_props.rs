@@ -2,12 +2,45 @@
 //! players): every game ends by its own rules, not the safeguard; pieces are
 //! conserved after every action; scores never drop below 1; unlisted actions
 //! are refused without a trace; the last turns give every other seat exactly
-//! one more turn. What every game must satisfy is in `conformance.rs`.
+//! one more turn. What every game must satisfy is in `conformance/`.
 
 use druids_engine::dolmen::{Action, Dir, Dolmen, EndReason, Event, Options, Site};
 use druids_engine::{Game, Seat, Viewer};
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+
+mod conformance;
+
+use conformance::{Conformance, suite};
+use druids_engine::dolmen;
+
+/// Die Dolmengötter: the values of a seat's dolmens, in hand and on the board.
+impl Conformance for Dolmen {
+    fn view_leaks(view: &dolmen::View, viewer: Viewer) -> bool {
+        view.seats
+            .iter()
+            .enumerate()
+            .any(|(i, s)| s.hand.is_some() && !viewer.sees(Seat(i as u8)))
+            || view
+                .circles
+                .iter()
+                .flat_map(|c| &c.stack)
+                .any(|d| d.value.is_some() && !viewer.sees(d.seat))
+    }
+
+    fn event_leaks(event: &dolmen::Event, viewer: Viewer) -> bool {
+        matches!(*event, dolmen::Event::DolmenPlaced { seat, value: Some(_), .. } if !viewer.sees(seat))
+    }
+
+    fn action_leaks(action: &dolmen::Action, viewer: Viewer, actor: Seat) -> bool {
+        matches!(action, dolmen::Action::PlaceDolmen { value: Some(_) }) && !viewer.sees(actor)
+    }
+}
+
+#[test]
+fn dolmen_conforms() {
+    suite::<Dolmen>(60);
+}
 
 const GAMES: u64 = 10_000;
 

@@ -1,12 +1,46 @@
 //! Meduris's own properties over many seeded random games: every game ends by
 //! the rules, goods are conserved after every action, every distinct payment
 //! listed on request applies, overpayments and unlisted actions are refused
-//! without a trace. What every game must satisfy is in `conformance.rs`.
+//! without a trace. What every game must satisfy is in `conformance/`.
 
 use druids_engine::meduris::{Action, Good, Goods, Meduris, Options};
 use druids_engine::{Game, Seat};
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+
+mod conformance;
+
+use conformance::{Conformance, suite};
+use druids_engine::{Viewer, meduris};
+
+/// Meduris: a seat's goods.
+impl Conformance for Meduris {
+    fn view_leaks(view: &meduris::View, viewer: Viewer) -> bool {
+        view.seats
+            .iter()
+            .enumerate()
+            .any(|(i, s)| s.goods.is_some() && !viewer.sees(Seat(i as u8)))
+    }
+
+    fn event_leaks(event: &meduris::Event, viewer: Viewer) -> bool {
+        match event {
+            meduris::Event::GameOver { goods_left, .. } => goods_left
+                .iter()
+                .enumerate()
+                .any(|(i, g)| g.is_some() && !viewer.sees(Seat(i as u8))),
+            _ => false,
+        }
+    }
+
+    fn action_leaks(_: &meduris::Action, _: Viewer, _: Seat) -> bool {
+        false
+    }
+}
+
+#[test]
+fn meduris_conforms() {
+    suite::<Meduris>(100);
+}
 
 const GAMES: u64 = 10_000;
 

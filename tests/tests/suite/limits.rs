@@ -380,3 +380,28 @@ async fn create_and_join_with_a_request_id_are_retry_safe_across_restarts() {
     server.stop().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn the_server_wide_stream_budget_is_kept() {
+    let limits = Limits {
+        max_open_streams: 3,
+        ..Limits::unthrottled()
+    };
+    let server = TestServer::with(Arc::new(MemoryStore), limits).await;
+    let mut client = server.client().await;
+    let (id, tokens) = create(&mut client, MEDURIS, 4, 1).await;
+    let mut open = Vec::new();
+    for token in &tokens[..3] {
+        let s = client.stream_events(authed(token, stream_req(&id))).await;
+        open.push(s.unwrap().into_inner());
+    }
+    refused(
+        client
+            .stream_events(authed(&tokens[3], stream_req(&id)))
+            .await,
+        Code::ResourceExhausted,
+        "LIMIT_REACHED",
+    );
+    assert_eq!(server.service.open_streams(), 3);
+    server.stop().await;
+}

@@ -11,18 +11,16 @@
 //!   is the original view;
 //! * the same seed and actions give the same game and the same events.
 //!
-//! Each game states only where its secrets are ([`Conformance`]); its own
-//! conservation laws are checked beside it (`meduris_props.rs`,
-//! `dolmen_props.rs`).
+//! Each game states only where its secrets are ([`Conformance`]) and runs the
+//! suite from its own test file (`<game>_props.rs`, which includes this module),
+//! beside its own conservation laws: a new game adds its file and edits none.
 
-use druids_engine::dolmen::{self, Dolmen};
-use druids_engine::meduris::{self, Meduris};
 use druids_engine::{Determinize, Seat, Viewer};
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 /// Where a game keeps its secrets: what the suite checks redaction against.
-trait Conformance: Determinize {
+pub trait Conformance: Determinize {
     /// Whether `view`, made for `viewer`, shows a secret of a seat other than
     /// the viewer's own.
     fn view_leaks(view: &Self::View, viewer: Viewer) -> bool;
@@ -31,53 +29,6 @@ trait Conformance: Determinize {
     /// Whether `action` of `actor`, as redacted for `viewer`, shows another
     /// seat's secret.
     fn action_leaks(action: &Self::Action, viewer: Viewer, actor: Seat) -> bool;
-}
-
-/// Meduris: a seat's goods.
-impl Conformance for Meduris {
-    fn view_leaks(view: &meduris::View, viewer: Viewer) -> bool {
-        view.seats
-            .iter()
-            .enumerate()
-            .any(|(i, s)| s.goods.is_some() && !viewer.sees(Seat(i as u8)))
-    }
-
-    fn event_leaks(event: &meduris::Event, viewer: Viewer) -> bool {
-        match event {
-            meduris::Event::GameOver { goods_left, .. } => goods_left
-                .iter()
-                .enumerate()
-                .any(|(i, g)| g.is_some() && !viewer.sees(Seat(i as u8))),
-            _ => false,
-        }
-    }
-
-    fn action_leaks(_: &meduris::Action, _: Viewer, _: Seat) -> bool {
-        false
-    }
-}
-
-/// Die Dolmengötter: the values of a seat's dolmens, in hand and on the board.
-impl Conformance for Dolmen {
-    fn view_leaks(view: &dolmen::View, viewer: Viewer) -> bool {
-        view.seats
-            .iter()
-            .enumerate()
-            .any(|(i, s)| s.hand.is_some() && !viewer.sees(Seat(i as u8)))
-            || view
-                .circles
-                .iter()
-                .flat_map(|c| &c.stack)
-                .any(|d| d.value.is_some() && !viewer.sees(d.seat))
-    }
-
-    fn event_leaks(event: &dolmen::Event, viewer: Viewer) -> bool {
-        matches!(*event, dolmen::Event::DolmenPlaced { seat, value: Some(_), .. } if !viewer.sees(seat))
-    }
-
-    fn action_leaks(action: &dolmen::Action, viewer: Viewer, actor: Seat) -> bool {
-        matches!(action, dolmen::Action::PlaceDolmen { value: Some(_) }) && !viewer.sees(actor)
-    }
 }
 
 fn pick(rng: &mut Pcg64Mcg, n: usize) -> usize {
@@ -243,7 +194,8 @@ fn timeouts_end<G: Conformance>(players: usize, seed: u64) {
     }
 }
 
-fn suite<G: Conformance>(seeds: u64) {
+/// Runs the whole suite on `seeds` random games of every player count.
+pub fn suite<G: Conformance>(seeds: u64) {
     for seed in 0..seeds {
         for players in G::MIN_PLAYERS..=G::MAX_PLAYERS {
             random_sim::<G>(players, seed);
@@ -254,14 +206,4 @@ fn suite<G: Conformance>(seeds: u64) {
             timeouts_end::<G>(players, seed);
         }
     }
-}
-
-#[test]
-fn meduris_conforms() {
-    suite::<Meduris>(100);
-}
-
-#[test]
-fn dolmen_conforms() {
-    suite::<Dolmen>(60);
 }
