@@ -76,6 +76,8 @@ pub struct Applied {
     pub last_seq: u64,
     /// The version after the action.
     pub version: u64,
+    /// The action applied, in canonical form (what a replay holds).
+    pub action: pb::Action,
 }
 
 /// Makes an accepted action durable before it takes effect: called with the
@@ -346,6 +348,7 @@ impl<G: ProtoGame> Session<G> {
             first_seq,
             last_seq,
             version,
+            action: G::encode_action(action),
         })
     }
 

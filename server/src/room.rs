@@ -144,25 +144,19 @@ impl RoomState {
                 autopilot: origin == Origin::Autopilot,
             }),
         };
-        // The host hands the action, in canonical form, to the store: keep it
-        // for replays too.
-        let mut canonical = None;
-        let mut keep = |a: &pb::Action| {
-            canonical = Some(*a);
-            persist(a)
-        };
         let applied = match choice {
             pb::submit_action_request::Choice::Action(a) => {
-                self.game.apply(seat, a, prelude, &mut keep)
+                self.game.apply(seat, a, prelude, persist)
             }
             pb::submit_action_request::Choice::LegalActionId(id) => {
-                self.game.apply_legal(seat, *id, prelude, &mut keep)
+                self.game.apply_legal(seat, *id, prelude, persist)
             }
         }?;
         self.last_activity_ms = now_ms;
+        // The replay holds the action in the canonical form the store got.
         self.actions.push(pb::ReplayAction {
             seat: seat.0 as u32,
-            action: canonical,
+            action: Some(applied.action),
             timeout: origin == Origin::Timeout,
             autopilot: origin == Origin::Autopilot,
         });

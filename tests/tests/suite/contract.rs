@@ -1079,3 +1079,38 @@ async fn finished_games_export_replays_that_reproduce_them() {
     assert!(druids::replay::verify(&other_seed).is_err());
     server.stop().await;
 }
+
+/// Older tools (grpcurl before 1.9) speak only reflection v1alpha.
+#[tokio::test]
+async fn reflection_is_served_as_v1alpha_too() {
+    use tonic_reflection::pb::v1alpha::ServerReflectionRequest;
+    use tonic_reflection::pb::v1alpha::server_reflection_client::ServerReflectionClient;
+    use tonic_reflection::pb::v1alpha::server_reflection_request::MessageRequest;
+    use tonic_reflection::pb::v1alpha::server_reflection_response::MessageResponse;
+
+    let server = TestServer::start().await;
+    let channel = tonic::transport::Endpoint::from_shared(server.url())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let request = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::ListServices(String::new())),
+    };
+    let mut replies = ServerReflectionClient::new(channel)
+        .server_reflection_info(tokio_stream::iter([request]))
+        .await
+        .unwrap()
+        .into_inner();
+    let reply = replies.next().await.unwrap().unwrap();
+    let Some(MessageResponse::ListServicesResponse(list)) = reply.message_response else {
+        panic!("expected a service list");
+    };
+    assert!(
+        list.service
+            .iter()
+            .any(|s| s.name == "druids.v1.DruidsService")
+    );
+    server.stop().await;
+}
