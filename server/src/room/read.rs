@@ -1,0 +1,191 @@
+//! What a room shows: its state as each viewer may see it, its event log for
+//! streams, its legal actions, its replay and its `ListGames` line, and the
+//! count of streams open on it. Game changes are all in the parent module.
+
+use druids::pb;
+use druids_engine::{Seat, Viewer};
+
+use super::{Room, RoomState};
+use crate::error::ServiceError;
+
+impl Room {
+    /// The legal actions of `seat` now (all payments or the default list), the
+    /// version they belong to, and the pending decision if it is the seat's.
+    pub fn legal_actions(&self, seat: Seat, all_payments: bool) -> crate::legal::Listing {
+        let state = self.lock();
+        let mine = state.game.to_act() == Some(seat);
+        crate::legal::Listing {
+            version: state.game.version(),
+            decision: if mine { state.game.decision() } else { None },
+            actions: if mine {
+                state.game.legal_actions(all_payments)
+            } else {
+                Vec::new()
+            },
+            deadline_unix_ms: if mine { state.deadline_ms() } else { None },
+        }
+    }
+
+    /// Counts a stream opened on this game by `viewer`, within the per-seat
+    /// and per-game spectator budgets.
+    pub fn open_stream(
+        &self,
+        viewer: Viewer,
+        per_seat: usize,
+        spectators: usize,
+    ) -> Result<(), ServiceError> {
+        let mut state = self.lock();
+        match viewer {
+            Viewer::Seat(seat) => {
+                let open = &mut state.seat_streams[seat.index()];
+                if *open >= per_seat {
+                    return Err(ServiceError::Limit(format!(
+                        "at most {per_seat} streams may be open for one seat"
+                    )));
+                }
+                *open += 1;
+            }
+            Viewer::Spectator => {
+                if state.spectator_streams >= spectators {
+                    return Err(ServiceError::Limit(format!(
+                        "at most {spectators} spectator streams may be open on one game"
+                    )));
+                }
+                state.spectator_streams += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Frees a stream's slot.
+    pub fn close_stream(&self, viewer: Viewer) {
+        let mut state = self.lock();
+        match viewer {
+            Viewer::Seat(seat) => state.seat_streams[seat.index()] -= 1,
+            Viewer::Spectator => state.spectator_streams -= 1,
+        }
+    }
+
+    /// Streams open on this game.
+    pub fn open_streams(&self) -> usize {
+        let state = self.lock();
+        state.spectator_streams + state.seat_streams.iter().sum::<usize>()
+    }
+
+    /// What a stream opened with `from_seq` 0 starts with: the state when
+    /// `StreamEvents` is answered and, if a seat must decide, the event of
+    /// that pending decision once more (so a client that acts on
+    /// `DecisionNeeded` events needs nothing else). Also the seq the stream
+    /// goes on from.
+    pub fn snapshot(&self, viewer: Viewer) -> (Vec<pb::GameEvent>, u64) {
+        let state = self.lock();
+        let seq = state.game.last_seq();
+        let mut events = vec![pb::GameEvent {
+            seq,
+            version: state.game.version(),
+            description: String::new(),
+            body: Some(pb::game_event::Body::Snapshot(pb::Snapshot {
+                state: Some(self.view_of(&state, viewer)),
+            })),
+        }];
+        if let Some(pending) = state.game.pending_decision_seq() {
+            let mut decision = Vec::with_capacity(1);
+            state.game.events(pending, 1, viewer, &mut decision);
+            state.stamp_deadlines(&mut decision);
+            events.extend(decision);
+        }
+        (events, seq + 1)
+    }
+
+    /// Appends the events from `cursor` on (at most `max`) as `viewer` sees
+    /// them; returns the next cursor, whether the log is read to its end, and
+    /// whether the game can no longer change.
+    pub fn read_events(
+        &self,
+        cursor: u64,
+        max: usize,
+        viewer: Viewer,
+        out: &mut Vec<pb::GameEvent>,
+    ) -> (u64, bool, bool) {
+        let state = self.lock();
+        let next = state.game.events(cursor, max, viewer, out);
+        state.stamp_deadlines(out);
+        (
+            next,
+            next > state.game.last_seq(),
+            state.game.is_over() || state.abandoned.is_some(),
+        )
+    }
+
+    /// Seq of the last event.
+    pub fn last_seq(&self) -> u64 {
+        self.lock().game.last_seq()
+    }
+
+    fn view_of(&self, state: &RoomState, viewer: Viewer) -> pb::StateView {
+        let game = &state.game;
+        pb::StateView {
+            game_id: self.id.clone(),
+            kind: game.kind() as i32,
+            status: state.status() as i32,
+            version: game.version(),
+            last_seq: game.last_seq(),
+            seats: state.seat_infos(),
+            viewer_seat: match viewer {
+                Viewer::Seat(s) => Some(s.0 as u32),
+                Viewer::Spectator => None,
+            },
+            to_act: game.to_act().map(|s| s.0 as u32),
+            decision: game.decision(),
+            outcome: game.outcome(),
+            deadline_unix_ms: state.deadline_ms(),
+            autopilot_seats: state
+                .clocks
+                .iter()
+                .flat_map(|c| c.autopilot_seats())
+                .map(|s| s.0 as u32)
+                .collect(),
+            seed_chosen_by_creator: self.setup.seed_chosen,
+            game: Some(game.view(viewer)),
+        }
+    }
+
+    /// The state as `viewer` may see it.
+    pub fn view(&self, viewer: Viewer) -> pb::StateView {
+        self.view_of(&self.lock(), viewer)
+    }
+
+    /// The replay of a game that is over (finished or abandoned); the seed is
+    /// published only here, and only then.
+    pub fn replay(&self) -> Result<pb::Replay, ServiceError> {
+        let state = self.lock();
+        let status = state.status();
+        if !matches!(status, pb::GameStatus::Finished | pb::GameStatus::Abandoned) {
+            return Err(ServiceError::GameRunning(self.id.clone()));
+        }
+        Ok(pb::Replay {
+            game_id: self.id.clone(),
+            kind: state.game.kind() as i32,
+            players: state.game.players() as u32,
+            seed: self.setup.seed,
+            options: Some(self.setup.options),
+            actions: state.actions.clone(),
+            outcome: state.game.outcome(),
+            status: status as i32,
+        })
+    }
+
+    /// A line of `ListGames`.
+    pub fn summary(&self) -> pb::GameSummary {
+        let state = self.lock();
+        pb::GameSummary {
+            game_id: self.id.clone(),
+            kind: state.game.kind() as i32,
+            status: state.status() as i32,
+            players: state.game.players() as u32,
+            version: state.game.version(),
+            seats: state.seat_infos(),
+            created_unix_ms: self.setup.created_unix_ms,
+        }
+    }
+}
