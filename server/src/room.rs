@@ -534,13 +534,38 @@ impl Room {
         now_ms: u64,
     ) -> Result<(), ServiceError> {
         let mut state = self.lock();
-        let seat = Seat(action.seat as u8);
         let origin = match (action.timeout, action.autopilot) {
             (_, true) => Origin::Autopilot,
             (true, false) => Origin::Timeout,
             (false, false) => Origin::Seat,
         };
-        let choice = pb::submit_action_request::Choice::Action(action.action.unwrap_or_default());
+        let seat = Seat(action.seat as u8);
+        let result = self.store_and_apply(
+            &mut state,
+            seat,
+            origin,
+            action.action.unwrap_or_default(),
+            store,
+            now_ms,
+        );
+        self.announce(&state);
+        result
+            .map(|_| ())
+            .map_err(|e| ServiceError::from_apply(&self.id, e))
+    }
+
+    /// Stores and applies a full action the server plays (a turn clock's, the
+    /// autopilot's, or a replay prefix's): no client request behind it.
+    fn store_and_apply(
+        &self,
+        state: &mut RoomState,
+        seat: Seat,
+        origin: Origin,
+        action: pb::Action,
+        store: &dyn Store,
+        now_ms: u64,
+    ) -> Result<Applied, ApplyError> {
+        let choice = pb::submit_action_request::Choice::Action(action);
         let version = state.game.version();
         let request = pb::SubmitActionRequest {
             choice: Some(choice),
@@ -548,11 +573,7 @@ impl Room {
             ..Default::default()
         };
         let mut persist = self.persist(store, seat, origin, version + 1, &request);
-        state
-            .apply(seat, origin, &choice, now_ms, &mut persist)
-            .map_err(|e| ServiceError::from_apply(&self.id, e))?;
-        self.announce(&state);
-        Ok(())
+        state.apply(seat, origin, &choice, now_ms, &mut persist)
     }
 
     /// Replays a stored action at start-up (already durable: nothing is
@@ -599,16 +620,7 @@ impl Room {
             let Some(action) = state.server_choice(origin) else {
                 break;
             };
-            let version = state.game.version();
-            let request = pb::SubmitActionRequest {
-                game_id: String::new(),
-                choice: Some(pb::submit_action_request::Choice::Action(action)),
-                expected_version: Some(version),
-                idempotency_key: String::new(),
-            };
-            let mut persist = self.persist(store, seat, origin, version + 1, &request);
-            let choice = pb::submit_action_request::Choice::Action(action);
-            let result = state.apply(seat, origin, &choice, now_ms, &mut persist);
+            let result = self.store_and_apply(&mut state, seat, origin, action, store, now_ms);
             if let Err(e) = result {
                 self.announce(&state);
                 return Err(ServiceError::from_apply(&self.id, e));

@@ -357,18 +357,18 @@ impl DruidsService for Service {
         let viewer = self.refused(self.viewer(&room, &caller, false))?;
         self.refused(self.read(Read::One, &caller))?;
         let last = room.last_seq();
-        if req.from_seq > last + 1 {
-            return Err(self
-                .refused::<()>(Err(ServiceError::invalid(
-                    "from_seq",
-                    format!(
-                        "from_seq {} is beyond the log: the last event is {last}",
-                        req.from_seq
-                    ),
-                )))
-                .unwrap_err()
-                .into());
-        }
+        let beyond = if req.from_seq > last + 1 {
+            Err(ServiceError::invalid(
+                "from_seq",
+                format!(
+                    "from_seq {} is beyond the log: the last event is {last}",
+                    req.from_seq
+                ),
+            ))
+        } else {
+            Ok(())
+        };
+        self.refused(beyond)?;
         let slot = self.refused(self.streams.open(&room, viewer, caller.peer))?;
         let (first, cursor) = match req.from_seq {
             0 => room.snapshot(viewer),
