@@ -16,3 +16,4 @@ mod tls;
 mod trust;
 mod typescript;
 mod web;
+mod wire;
