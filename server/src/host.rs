@@ -400,17 +400,16 @@ impl<G: ProtoGame> HostedGame for Session<G> {
 
     fn legal_actions(&self, all_payments: bool) -> Vec<pb::LegalAction> {
         use prost::Message;
-        let entry = |id, a: &G::Action| pb::LegalAction {
-            id,
-            action: Some(G::encode_action(a)),
-            description: a.to_string(),
-        };
         let default = self.legal(false);
         if !all_payments {
             return default
                 .iter()
                 .enumerate()
-                .map(|(i, a)| entry(Some(i as u32), a))
+                .map(|(i, a)| pb::LegalAction {
+                    id: Some(i as u32),
+                    action: Some(G::encode_action(a)),
+                    description: a.to_string(),
+                })
                 .collect();
         }
         let ids: std::collections::HashMap<Vec<u8>, u32> = default
@@ -421,8 +420,12 @@ impl<G: ProtoGame> HostedGame for Session<G> {
         self.legal(true)
             .iter()
             .map(|a| {
-                let id = ids.get(&G::encode_action(a).encode_to_vec()).copied();
-                entry(id, a)
+                let action = G::encode_action(a);
+                pb::LegalAction {
+                    id: ids.get(&action.encode_to_vec()).copied(),
+                    action: Some(action),
+                    description: a.to_string(),
+                }
             })
             .collect()
     }
