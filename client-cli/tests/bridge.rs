@@ -32,7 +32,7 @@ fn server() -> String {
             // with them.
             let service = Arc::new(
                 Service::new(
-                    Arc::new(MemoryStore),
+                    Arc::new(MemoryStore::default()),
                     Limits::default(),
                     Arc::new(SystemClock),
                 )

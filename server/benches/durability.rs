@@ -9,11 +9,12 @@ use std::time::Instant;
 
 use druids::pb;
 use druids_engine::{Seat, Viewer};
+use druids_server::MemoryStore;
 use druids_server::auth::TokenHash;
 use druids_server::room::{Room, SeatSlot, Setup};
 use druids_server::rooms::Rooms;
 use druids_server::sqlite::{SqliteStore, Sync};
-use druids_server::store::{GameRecord, MemoryStore, Store};
+use druids_server::store::{GameRecord, Store};
 
 /// Plays `games` complete random 4-player games through rooms on `store`;
 /// returns (actions, seconds).
@@ -93,7 +94,7 @@ fn main() {
         "{:<28} {:>9} {:>12} {:>10}",
         "storage", "actions", "actions/s", "vs memory"
     );
-    let (n, t) = play(&MemoryStore, 40);
+    let (n, t) = play(&MemoryStore::default(), 40);
     let memory = n as f64 / t;
     println!(
         "{:<28} {:>9} {:>12.0} {:>10.3}",
@@ -111,7 +112,7 @@ fn main() {
     }
     // Replay: rebuild every stored game of the "normal" database from its log.
     let store = SqliteStore::open(&dir.join("40-Normal.db"), Sync::Normal).unwrap();
-    let stored = store.load().unwrap();
+    let stored = store.load_in_play().unwrap();
     let actions: usize = stored.iter().map(|g| g.actions.len()).sum();
     let started = Instant::now();
     let mut rebuilt = 0;

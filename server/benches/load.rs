@@ -125,7 +125,7 @@ async fn channels(url: &str, callers: usize) -> Vec<Channel> {
 }
 
 async fn ceiling(callers: usize) -> Run {
-    let server = start(Arc::new(MemoryStore)).await;
+    let server = start(Arc::new(MemoryStore::default())).await;
     let chans = channels(&server.url, callers).await;
     let deadline = Instant::now() + seconds();
     let started = Instant::now();
@@ -442,7 +442,7 @@ fn row(name: &str, n: usize, run: &mut Run, ceiling: f64) {
 /// actions into each, held by a fresh server. Measured before the load runs,
 /// whose freed memory the allocator would otherwise reuse.
 async fn memory_per_game() -> String {
-    let server = start(Arc::new(MemoryStore)).await;
+    let server = start(Arc::new(MemoryStore::default())).await;
     let mut client = DruidsServiceClient::connect(server.url.clone())
         .await
         .unwrap();
@@ -529,7 +529,7 @@ fn main() {
                 a.push(rt.block_on(ceiling(n)));
             }
             if servers.contains('b') {
-                b.push(rt.block_on(druids(Arc::new(MemoryStore), n)));
+                b.push(rt.block_on(druids(Arc::new(MemoryStore::default()), n)));
             }
             if servers.contains('c') {
                 let path = dir.join(format!("{n}-{r}.db"));

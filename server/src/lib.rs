@@ -16,6 +16,7 @@ pub mod in_play;
 pub mod legal;
 pub mod listing;
 pub mod lobby;
+pub mod memory_store;
 pub mod metrics;
 pub mod quota;
 pub mod recover;
@@ -37,8 +38,9 @@ use tonic::transport::Server;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{Config, Limits};
+pub use memory_store::MemoryStore;
 pub use service::Service;
-pub use store::{MemoryStore, Store};
+pub use store::Store;
 
 /// Why the server stopped with an error.
 #[derive(Debug, thiserror::Error)]

@@ -35,7 +35,7 @@ async fn main() -> std::process::ExitCode {
     }
     let store: Arc<dyn Store> = if config.in_memory {
         tracing::warn!("in-memory mode: games are lost when the server stops");
-        Arc::new(MemoryStore)
+        Arc::new(MemoryStore::default())
     } else {
         match SqliteStore::open(&config.db, config.sync) {
             Ok(s) => {

@@ -16,7 +16,9 @@ use prometheus::{
 use tokio::net::TcpListener;
 
 use crate::auth::TokenHash;
-use crate::store::{ActionRecord, GameRecord, RequestRecord, Store, StoreError, StoredGame};
+use crate::store::{
+    ActionRecord, EndedQuery, GameRecord, RequestRecord, Store, StoreError, StoredGame,
+};
 
 /// Every metric of the server.
 pub struct Metrics {
@@ -119,19 +121,19 @@ impl Metrics {
 }
 
 /// A [`Store`] that times every append.
-pub struct TimedStore<S> {
-    inner: S,
+pub struct TimedStore {
+    inner: Arc<dyn Store>,
     metrics: Arc<Metrics>,
 }
 
-impl<S: Store> TimedStore<S> {
+impl TimedStore {
     /// Wraps `inner`.
-    pub fn new(inner: S, metrics: Arc<Metrics>) -> TimedStore<S> {
+    pub fn new(inner: Arc<dyn Store>, metrics: Arc<Metrics>) -> TimedStore {
         TimedStore { inner, metrics }
     }
 }
 
-impl<S: Store> Store for TimedStore<S> {
+impl Store for TimedStore {
     fn create_game(&self, game: &GameRecord) -> Result<(), StoreError> {
         self.inner.create_game(game)
     }
@@ -164,12 +166,32 @@ impl<S: Store> Store for TimedStore<S> {
         result
     }
 
-    fn abandon(&self, game_id: &str, reason: &str) -> Result<(), StoreError> {
-        self.inner.abandon(game_id, reason)
+    fn finish(&self, game_id: &str, version: u64, at_ms: u64) -> Result<(), StoreError> {
+        self.inner.finish(game_id, version, at_ms)
     }
 
-    fn load(&self) -> Result<Vec<StoredGame>, StoreError> {
-        self.inner.load()
+    fn abandon(&self, game_id: &str, reason: &str, at_ms: u64) -> Result<(), StoreError> {
+        self.inner.abandon(game_id, reason, at_ms)
+    }
+
+    fn load_in_play(&self) -> Result<Vec<StoredGame>, StoreError> {
+        self.inner.load_in_play()
+    }
+
+    fn load_game(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
+        self.inner.load_game(game_id)
+    }
+
+    fn list_ended(&self, query: &EndedQuery) -> Result<Vec<pb::GameSummary>, StoreError> {
+        self.inner.list_ended(query)
+    }
+
+    fn ended_ids(&self, after_id: &str, limit: usize) -> Result<Vec<String>, StoreError> {
+        self.inner.ended_ids(after_id, limit)
+    }
+
+    fn delete_ended_before(&self, before_ms: u64, limit: usize) -> Result<usize, StoreError> {
+        self.inner.delete_ended_before(before_ms, limit)
     }
 
     fn is_durable(&self) -> bool {

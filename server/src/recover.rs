@@ -43,6 +43,7 @@ pub fn recover(
         joins,
         actions,
         abandoned,
+        ended_unix_ms: _,
     } = stored;
     let id = record.id.clone();
     let mut game = crate::host::new_game(

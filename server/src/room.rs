@@ -656,7 +656,7 @@ impl Room {
             return Ok(false);
         }
         let reason = format!("no action for {} s", idle_ms / 1000);
-        store.abandon(&self.id, &reason)?;
+        store.abandon(&self.id, &reason, now_ms)?;
         state.abandon(reason);
         self.announce(&state);
         Ok(true)

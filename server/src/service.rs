@@ -112,7 +112,7 @@ impl Service {
 
     /// Rebuilds every game of the store (at start-up); returns how many.
     pub fn recover_all(&self) -> std::result::Result<usize, crate::ServeError> {
-        let stored = self.store.load()?;
+        let stored = self.store.load_in_play()?;
         let n = stored.len();
         let now = self.clock.now_ms();
         for game in stored {

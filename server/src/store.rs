@@ -1,5 +1,7 @@
-//! Where games are kept between restarts: the [`Store`] trait and its
-//! in-memory implementation.
+//! Where games are kept: the [`Store`] trait. Games in play live in memory
+//! and are written through; ended games live only here and are read back on
+//! demand ([`crate::rooms`]). Implementations: [`crate::memory_store`] (a
+//! process's lifetime) and [`crate::sqlite`] (durable).
 //!
 //! A game is its creation record plus an append-only log of seat claims and
 //! actions; replaying the log through the deterministic engine rebuilds it.
@@ -103,6 +105,23 @@ pub struct StoredGame {
     pub actions: Vec<ActionRecord>,
     /// Why the game was abandoned, if it was.
     pub abandoned: Option<String>,
+    /// When the game ended (finished or abandoned), ms since the Unix epoch.
+    pub ended_unix_ms: Option<u64>,
+}
+
+/// A page of ended (finished or abandoned) games, newest first: the games
+/// `ListGames` reads from the store, since only games in play stay in memory.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EndedQuery {
+    /// Only games of this kind (`None`: every kind).
+    pub kind: Option<pb::GameKind>,
+    /// Only games with this status, `Finished` or `Abandoned` (`None`: both).
+    pub status: Option<pb::GameStatus>,
+    /// Only games after this one in the order (creation time descending, then
+    /// id ascending): `(created_unix_ms, game_id)` of the previous page's last.
+    pub after: Option<(u64, String)>,
+    /// At most this many.
+    pub limit: usize,
 }
 
 /// Why the store failed. The change it was asked to store did not happen.
@@ -154,101 +173,28 @@ pub trait Store: Send + Sync + 'static {
     fn secret(&self) -> Result<[u8; 32], StoreError>;
     /// Appends an action to a game's log.
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError>;
-    /// Records that an unfinished game was given up (it is kept, never deleted).
-    fn abandon(&self, game_id: &str, reason: &str) -> Result<(), StoreError>;
-    /// Every stored game, to be rebuilt at start-up.
-    fn load(&self) -> Result<Vec<StoredGame>, StoreError>;
+    /// Records that the game ended at `at_ms` with its last action, `version`
+    /// (stored already): it is no longer rebuilt at start-up. If the server
+    /// stops before this, the restart rebuilds the game, sees it over and
+    /// calls this again.
+    fn finish(&self, game_id: &str, version: u64, at_ms: u64) -> Result<(), StoreError>;
+    /// Records that an unfinished game was given up at `at_ms`.
+    fn abandon(&self, game_id: &str, reason: &str, at_ms: u64) -> Result<(), StoreError>;
+    /// Every game still in play (waiting for players or running), to be
+    /// rebuilt at start-up: ended games are not read.
+    fn load_in_play(&self) -> Result<Vec<StoredGame>, StoreError>;
+    /// One game, in play or ended (`None`: no such game).
+    fn load_game(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError>;
+    /// The `ListGames` rows of ended games that `query` asks for, in its order.
+    fn list_ended(&self, query: &EndedQuery) -> Result<Vec<pb::GameSummary>, StoreError>;
+    /// Ids of ended games after `after_id` in id order (all from `""`), at
+    /// most `limit`: for exports that resume where they stopped.
+    fn ended_ids(&self, after_id: &str, limit: usize) -> Result<Vec<String>, StoreError>;
+    /// Deletes at most `limit` games that ended before `before_ms`, with
+    /// everything stored of them; returns how many. Games in play are never
+    /// deleted.
+    fn delete_ended_before(&self, before_ms: u64, limit: usize) -> Result<usize, StoreError>;
     /// Whether calls block on a disk (the server then makes them off the async
     /// worker threads).
     fn is_durable(&self) -> bool;
-}
-
-/// Keeps nothing: games live as long as the process.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct MemoryStore;
-
-/// The secret of an in-memory server: random, for this process only.
-static MEMORY_SECRET: std::sync::LazyLock<[u8; 32]> = std::sync::LazyLock::new(rand::random);
-
-impl Store for MemoryStore {
-    fn create_game(&self, _: &GameRecord) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    fn claim_seat(
-        &self,
-        _: &str,
-        _: Seat,
-        _: &str,
-        _: &TokenHash,
-        _: Option<&RequestRecord>,
-    ) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    fn requests_since(&self, _: u64) -> Result<Vec<RequestRecord>, StoreError> {
-        Ok(Vec::new())
-    }
-
-    fn secret(&self) -> Result<[u8; 32], StoreError> {
-        Ok(*MEMORY_SECRET)
-    }
-
-    fn append_action(&self, _: &str, _: &ActionRecord) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    fn abandon(&self, _: &str, _: &str) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    fn load(&self) -> Result<Vec<StoredGame>, StoreError> {
-        Ok(Vec::new())
-    }
-
-    fn is_durable(&self) -> bool {
-        false
-    }
-}
-
-/// A shared store is a store.
-impl<T: Store + ?Sized> Store for std::sync::Arc<T> {
-    fn create_game(&self, game: &GameRecord) -> Result<(), StoreError> {
-        (**self).create_game(game)
-    }
-
-    fn claim_seat(
-        &self,
-        game_id: &str,
-        seat: Seat,
-        name: &str,
-        token: &TokenHash,
-        request: Option<&RequestRecord>,
-    ) -> Result<(), StoreError> {
-        (**self).claim_seat(game_id, seat, name, token, request)
-    }
-
-    fn requests_since(&self, since_ms: u64) -> Result<Vec<RequestRecord>, StoreError> {
-        (**self).requests_since(since_ms)
-    }
-
-    fn secret(&self) -> Result<[u8; 32], StoreError> {
-        (**self).secret()
-    }
-
-    fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
-        (**self).append_action(game_id, action)
-    }
-
-    fn abandon(&self, game_id: &str, reason: &str) -> Result<(), StoreError> {
-        (**self).abandon(game_id, reason)
-    }
-
-    fn load(&self) -> Result<Vec<StoredGame>, StoreError> {
-        (**self).load()
-    }
-
-    fn is_durable(&self) -> bool {
-        (**self).is_durable()
-    }
 }

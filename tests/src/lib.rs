@@ -28,7 +28,7 @@ impl TestServer {
     /// Starts a server with in-memory storage and no rate limits (tests drive
     /// games from one address far faster than people do).
     pub async fn start() -> TestServer {
-        TestServer::with(Arc::new(MemoryStore), Limits::unthrottled()).await
+        TestServer::with(Arc::new(MemoryStore::default()), Limits::unthrottled()).await
     }
 
     /// Starts a server with the given store and limits.
@@ -48,7 +48,7 @@ impl TestServer {
     /// Starts a server that speaks only TLS with the given identity.
     pub async fn with_tls(tls: Tls) -> TestServer {
         TestServer::launch(
-            Arc::new(MemoryStore),
+            Arc::new(MemoryStore::default()),
             Limits::unthrottled(),
             Arc::new(SystemClock),
             Some(tls),

@@ -27,7 +27,7 @@ fn serve(tls: Option<druids_server::Tls>, scheme: &str) -> String {
             tx.send(listener.local_addr().unwrap()).unwrap();
             let service = Arc::new(
                 Service::new(
-                    Arc::new(MemoryStore),
+                    Arc::new(MemoryStore::default()),
                     Limits::unthrottled(),
                     Arc::new(SystemClock),
                 )

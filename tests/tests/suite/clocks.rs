@@ -70,7 +70,7 @@ async fn full_log(
 
 #[tokio::test]
 async fn a_silent_seat_cannot_freeze_the_game() {
-    let (server, clock) = clocked(Arc::new(MemoryStore)).await;
+    let (server, clock) = clocked(Arc::new(MemoryStore::default())).await;
     let mut client = server.client().await;
     let (id, tokens) = create_clocked(&mut client, 3, 3).await;
     let silent = 2u32;
@@ -133,7 +133,7 @@ async fn a_silent_seat_cannot_freeze_the_game() {
 
 #[tokio::test]
 async fn just_in_time_wins_and_late_loses() {
-    let (server, clock) = clocked(Arc::new(MemoryStore)).await;
+    let (server, clock) = clocked(Arc::new(MemoryStore::default())).await;
     let mut client = server.client().await;
     let (id, tokens) = create_clocked(&mut client, 2, 0).await;
     // The deadline is visible everywhere.

@@ -946,7 +946,11 @@ async fn limits_answer_resource_exhausted() {
         max_submits_per_second: 0,
         ..Limits::unthrottled()
     };
-    let server = TestServer::with(std::sync::Arc::new(druids_server::MemoryStore), limits).await;
+    let server = TestServer::with(
+        std::sync::Arc::new(druids_server::MemoryStore::default()),
+        limits,
+    )
+    .await;
     let mut client = server.client().await;
     let (id, _) = create(&mut client, MEDURIS, 2, 1).await;
     create(&mut client, MEDURIS, 2, 2).await;

@@ -18,7 +18,8 @@ async fn a_flooding_seat_is_throttled() {
         max_submits_per_second: 5,
         ..Limits::unthrottled()
     };
-    let server = TestServer::with_clock(Arc::new(MemoryStore), limits, clock.clone()).await;
+    let server =
+        TestServer::with_clock(Arc::new(MemoryStore::default()), limits, clock.clone()).await;
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, pb::GameKind::Meduris, 2, 3).await;
     // Five stale submissions spend the budget (rejected, but counted)...
@@ -128,7 +129,7 @@ async fn one_seat_cannot_hog_a_games_streams() {
         max_streams_per_seat: 2,
         ..Limits::unthrottled()
     };
-    let server = TestServer::with(Arc::new(MemoryStore), limits).await;
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, pb::GameKind::Meduris, 2, 4).await;
     let open = |token: String| {

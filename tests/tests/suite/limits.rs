@@ -30,7 +30,7 @@ fn stream_req(id: &str) -> pb::StreamEventsRequest {
 #[tokio::test]
 async fn a_thousand_spectators_never_lock_the_seats_out() {
     let server = TestServer::with(
-        Arc::new(MemoryStore),
+        Arc::new(MemoryStore::default()),
         Limits {
             max_calls_per_connection: 2000,
             ..Limits::unthrottled()
@@ -79,7 +79,7 @@ async fn max_games_counts_games_in_play_and_cannot_be_raced() {
         max_games: 20,
         ..Limits::unthrottled()
     };
-    let server = TestServer::with(Arc::new(MemoryStore), limits).await;
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
     let client = server.client().await;
     let creates: Vec<_> = (0..96)
         .map(|i| {
@@ -127,7 +127,7 @@ async fn setups_and_reads_are_rate_limited_with_a_retry_delay() {
         max_anonymous_reads_per_second: 20,
         ..Limits::default()
     };
-    let server = TestServer::with(Arc::new(MemoryStore), limits).await;
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, MEDURIS, 2, 1).await;
     create(&mut client, MEDURIS, 2, 2).await;
@@ -195,7 +195,7 @@ async fn calls_per_connection_and_connections_are_bounded() {
         max_connections: 3,
         ..Limits::unthrottled()
     };
-    let server = TestServer::with(Arc::new(MemoryStore), limits).await;
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
     let mut client = server.client().await;
     let (id, _) = create(&mut client, MEDURIS, 2, 1).await;
     // Ten streams asked on one connection: at most four are open at once
@@ -244,7 +244,7 @@ async fn silent_connections_are_closed() {
         idle_connection_secs: 1,
         ..Limits::unthrottled()
     };
-    let server = TestServer::with(Arc::new(MemoryStore), limits).await;
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
     // Sends nothing at all.
     let mut silent = tokio::net::TcpStream::connect(server.addr).await.unwrap();
     let mut buf = [0u8; 64];
@@ -387,7 +387,7 @@ async fn the_server_wide_stream_budget_is_kept() {
         max_open_streams: 3,
         ..Limits::unthrottled()
     };
-    let server = TestServer::with(Arc::new(MemoryStore), limits).await;
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, MEDURIS, 4, 1).await;
     let mut open = Vec::new();

@@ -434,7 +434,8 @@ async fn every_refusal_names_its_reason() {
         idle_game_secs: 60,
         ..Limits::unthrottled()
     };
-    let server = TestServer::with_clock(Arc::new(MemoryStore), limits, clock.clone()).await;
+    let server =
+        TestServer::with_clock(Arc::new(MemoryStore::default()), limits, clock.clone()).await;
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, MEDURIS, 2, 21).await;
     let (other, other_tokens) = create(&mut client, MEDURIS, 2, 22).await;
@@ -683,8 +684,12 @@ async fn a_game_can_start_from_a_replay_prefix() {
 async fn the_clocks_actions_never_show_another_seats_dolmen_value() {
     use druids_server::ManualClock;
     let clock = Arc::new(ManualClock::at(1_000_000));
-    let server =
-        TestServer::with_clock(Arc::new(MemoryStore), Limits::unthrottled(), clock.clone()).await;
+    let server = TestServer::with_clock(
+        Arc::new(MemoryStore::default()),
+        Limits::unthrottled(),
+        clock.clone(),
+    )
+    .await;
     let mut client = server.client().await;
     let created = client
         .create_game(pb::CreateGameRequest {

@@ -341,7 +341,7 @@ async fn per_address_limits_apply_over_http_with_retry_after() {
         max_anonymous_reads_per_second: 2,
         ..Default::default()
     };
-    let server = TestServer::with(Arc::new(druids_server::MemoryStore), limits).await;
+    let server = TestServer::with(Arc::new(druids_server::MemoryStore::default()), limits).await;
     let base = http_face(&server).await;
     let created = json(
         &http(

@@ -122,7 +122,7 @@ async fn oversized_requests_are_resource_exhausted() {
         max_message_bytes: 1024,
         ..Limits::unthrottled()
     };
-    let server = TestServer::with(Arc::new(MemoryStore), limits).await;
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
     let mut client = server.client().await;
     let err = client
         .create_game(pb::CreateGameRequest {

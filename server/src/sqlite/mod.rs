@@ -6,13 +6,10 @@
 //! default) each commit is fsynced, so an acknowledged action survives a power
 //! cut, and with `Sync::Normal` it survives a killed process.
 //!
-//! Actions of many games arriving together share one commit (group commit):
-//! the first caller to find no commit under way takes every action waiting and
-//! commits them in one transaction, each in a savepoint of its own so that one
-//! bad row fails alone; the others wait for their own row's result. One fsync
-//! then serves a whole batch instead of one action.
+//! Actions of many games arriving together share one commit ([`commit`]);
+//! games are read back through indexes ([`read`]): one by id, those in play
+//! at start-up, pages of ended ones.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Condvar, Mutex};
 
@@ -23,8 +20,13 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::auth::TokenHash;
 use crate::store::{
-    ActionRecord, GameRecord, Origin, RequestRecord, Store, StoreError, StoredGame,
+    ActionRecord, EndedQuery, GameRecord, RequestRecord, Store, StoreError, StoredGame,
 };
+
+mod commit;
+mod read;
+
+use commit::Appends;
 
 /// How hard each commit waits for the disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -85,6 +87,22 @@ CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value BLOB NOT NULL
 );",
+    // 3: the lifecycle. An ended game (finished or abandoned) has its end time
+    // and last version, and is read only on demand: start-up reads the games
+    // in play through a partial index, `ListGames` pages ended ones through
+    // another, retention finds old ones through a third. Games stored before
+    // this migration count as in play until their first start-up rebuilds
+    // them and records their end.
+    "
+ALTER TABLE games ADD COLUMN ended_unix_ms INTEGER;
+ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+UPDATE games SET ended_unix_ms = created_unix_ms,
+                 version = (SELECT COUNT(*) FROM actions WHERE game_id = games.id)
+ WHERE abandoned IS NOT NULL;
+CREATE INDEX games_in_play ON games(created_unix_ms, id) WHERE ended_unix_ms IS NULL;
+CREATE INDEX games_ended_list ON games(created_unix_ms DESC, id) WHERE ended_unix_ms IS NOT NULL;
+CREATE INDEX games_ended_at ON games(ended_unix_ms) WHERE ended_unix_ms IS NOT NULL;
+CREATE INDEX requests_game ON requests(game_id);",
 ];
 
 /// Brings the schema of `conn` up to date.
@@ -110,32 +128,8 @@ pub struct SqliteStore {
     appended: Condvar,
 }
 
-/// One action row waiting for a commit.
-struct Row {
-    ticket: u64,
-    game_id: String,
-    version: i64,
-    seat: u8,
-    origin: i64,
-    action: Vec<u8>,
-    request: Vec<u8>,
-}
-
-/// The appends waiting for a commit and the results of those committed.
-#[derive(Default)]
-struct Appends {
-    next_ticket: u64,
-    waiting: Vec<Row>,
-    /// True while a caller commits a batch.
-    committing: bool,
-    /// Results not yet collected by their callers, by ticket.
-    results: HashMap<u64, Result<(), StoreError>>,
-}
-
-const INSERT_ACTION: &str = "INSERT INTO actions (game_id, version, seat, origin, action, request) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
-
 /// Wraps a database error with what the store was doing.
-fn err(op: &'static str) -> impl Fn(rusqlite::Error) -> StoreError + Copy {
+pub(super) fn err(op: &'static str) -> impl Fn(rusqlite::Error) -> StoreError + Copy {
     move |e| StoreError::Database {
         op,
         source: std::sync::Arc::new(e),
@@ -170,44 +164,6 @@ impl SqliteStore {
         })
     }
 
-    /// Commits `batch` in one transaction, each row in a savepoint of its own;
-    /// the result of every row by ticket (all errors when the commit fails).
-    fn commit(&self, batch: &[Row]) -> Vec<(u64, Result<(), StoreError>)> {
-        let mut conn = self.conn();
-        let attempt = (|| {
-            let tx = conn.transaction()?;
-            let mut results = Vec::with_capacity(batch.len());
-            {
-                let mut insert = tx.prepare(INSERT_ACTION)?;
-                for row in batch {
-                    tx.execute_batch("SAVEPOINT row")?;
-                    let inserted = insert.execute(params![
-                        row.game_id,
-                        row.version,
-                        row.seat,
-                        row.origin,
-                        row.action,
-                        row.request
-                    ]);
-                    match inserted {
-                        Ok(_) => tx.execute_batch("RELEASE row")?,
-                        Err(_) => tx.execute_batch("ROLLBACK TO row; RELEASE row")?,
-                    }
-                    results.push((
-                        row.ticket,
-                        inserted.map(|_| ()).map_err(err("storing an action")),
-                    ));
-                }
-            }
-            tx.commit()?;
-            Ok(results)
-        })();
-        attempt.unwrap_or_else(|e: rusqlite::Error| {
-            let e = err("committing actions")(e);
-            batch.iter().map(|r| (r.ticket, Err(e.clone()))).collect()
-        })
-    }
-
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -224,14 +180,14 @@ impl SqliteStore {
     }
 }
 
-fn hash_of(blob: Vec<u8>) -> Result<TokenHash, rusqlite::Error> {
+pub(super) fn hash_of(blob: Vec<u8>) -> Result<TokenHash, rusqlite::Error> {
     let bytes: [u8; 32] = blob.try_into().map_err(|_| {
         rusqlite::Error::InvalidColumnType(0, "token_hash".into(), rusqlite::types::Type::Blob)
     })?;
     Ok(TokenHash(bytes))
 }
 
-fn decode<M: Message + Default>(what: &str, blob: &[u8]) -> Result<M, StoreError> {
+pub(super) fn decode<M: Message + Default>(what: &str, blob: &[u8]) -> Result<M, StoreError> {
     M::decode(blob).map_err(|e| StoreError::Corrupt(format!("stored {what}: {e}")))
 }
 
@@ -367,145 +323,70 @@ impl Store for SqliteStore {
     }
 
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
-        let mut appends = self.appends();
-        let ticket = appends.next_ticket;
-        appends.next_ticket += 1;
-        appends.waiting.push(Row {
-            ticket,
-            game_id: game_id.to_owned(),
-            version: action.version as i64,
-            seat: action.seat.0,
-            origin: action.origin as i64,
-            action: action.action.encode_to_vec(),
-            request: action.request.encode_to_vec(),
-        });
-        loop {
-            if let Some(result) = appends.results.remove(&ticket) {
-                return result;
-            }
-            if appends.committing {
-                appends = self
-                    .appended
-                    .wait(appends)
-                    .unwrap_or_else(|p| p.into_inner());
-                continue;
-            }
-            // No commit under way: this caller commits every row waiting.
-            appends.committing = true;
-            let batch = std::mem::take(&mut appends.waiting);
-            drop(appends);
-            let results = self.commit(&batch);
-            appends = self.appends();
-            appends.committing = false;
-            appends.results.extend(results);
-            self.appended.notify_all();
-        }
+        self.append(game_id, action)
     }
 
-    fn abandon(&self, game_id: &str, reason: &str) -> Result<(), StoreError> {
+    fn finish(&self, game_id: &str, version: u64, at_ms: u64) -> Result<(), StoreError> {
         self.conn()
             .execute(
-                "UPDATE games SET abandoned = ?2 WHERE id = ?1",
-                params![game_id, reason],
+                "UPDATE games SET ended_unix_ms = ?3, version = ?2 WHERE id = ?1 AND ended_unix_ms IS NULL",
+                params![game_id, version as i64, at_ms as i64],
+            )
+            .map(|_| ())
+            .map_err(err("recording the end of a game"))
+    }
+
+    fn abandon(&self, game_id: &str, reason: &str, at_ms: u64) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "UPDATE games SET abandoned = ?2, ended_unix_ms = ?3,
+                        version = (SELECT COUNT(*) FROM actions WHERE game_id = ?1)
+                  WHERE id = ?1 AND ended_unix_ms IS NULL",
+                params![game_id, reason, at_ms as i64],
             )
             .map(|_| ())
             .map_err(err("abandoning a game"))
     }
 
-    fn load(&self) -> Result<Vec<StoredGame>, StoreError> {
-        let err = err("loading the games");
-        let conn = self.conn();
-        let mut games_q = conn
-            .prepare("SELECT id, kind, players, seed, options, created_unix_ms, abandoned, seed_chosen FROM games ORDER BY created_unix_ms, id")
-            .map_err(err)?;
-        let rows = games_q
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, i32>(1)?,
-                    r.get::<_, i64>(2)?,
-                    r.get::<_, i64>(3)?,
-                    r.get::<_, Vec<u8>>(4)?,
-                    r.get::<_, i64>(5)?,
-                    r.get::<_, Option<String>>(6)?,
-                    r.get::<_, bool>(7)?,
-                ))
-            })
-            .map_err(err)?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(err)?;
-        let mut seats_q = conn
-            .prepare("SELECT seat, name, token_hash, at_create FROM seats WHERE game_id = ?1 ORDER BY claim_no")
-            .map_err(err)?;
-        let mut actions_q = conn
-            .prepare("SELECT version, seat, origin, action, request FROM actions WHERE game_id = ?1 ORDER BY version")
-            .map_err(err)?;
-        let mut games = Vec::with_capacity(rows.len());
-        for (id, kind, players, seed, options, created, abandoned, seed_chosen) in rows {
-            let mut record = GameRecord {
-                id: id.clone(),
-                kind: pb::GameKind::try_from(kind).unwrap_or(pb::GameKind::Unspecified),
-                players: players as usize,
-                seed: seed as u64,
-                seed_chosen,
-                options: decode("options", &options)?,
-                created_unix_ms: created as u64,
-                seats: Vec::new(),
-                request: None,
-            };
-            let mut joins = Vec::new();
-            let seats = seats_q
-                .query_map([&id], |r| {
-                    Ok((
-                        Seat(r.get::<_, u8>(0)?),
-                        r.get::<_, String>(1)?,
-                        hash_of(r.get(2)?)?,
-                        r.get::<_, bool>(3)?,
-                    ))
-                })
-                .map_err(err)?;
-            for seat in seats {
-                let (seat, name, hash, at_create) = seat.map_err(err)?;
-                if at_create {
-                    record.seats.push((seat, name, hash));
-                } else {
-                    joins.push((seat, name, hash));
-                }
+    fn load_in_play(&self) -> Result<Vec<StoredGame>, StoreError> {
+        read::in_play(&self.conn())
+    }
+
+    fn load_game(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
+        read::one(&self.conn(), game_id)
+    }
+
+    fn list_ended(&self, query: &EndedQuery) -> Result<Vec<pb::GameSummary>, StoreError> {
+        read::ended_page(&self.conn(), query)
+    }
+
+    fn ended_ids(&self, after_id: &str, limit: usize) -> Result<Vec<String>, StoreError> {
+        read::ended_ids(&self.conn(), after_id, limit)
+    }
+
+    fn delete_ended_before(&self, before_ms: u64, limit: usize) -> Result<usize, StoreError> {
+        let op = "deleting old games";
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(err(op))?;
+        let ids: Vec<String> = tx
+            .prepare_cached(
+                "SELECT id FROM games WHERE ended_unix_ms IS NOT NULL AND ended_unix_ms < ?1 LIMIT ?2",
+            )
+            .map_err(err(op))?
+            .query_map(params![before_ms as i64, limit as i64], |r| r.get(0))
+            .map_err(err(op))?
+            .collect::<Result<_, _>>()
+            .map_err(err(op))?;
+        for id in &ids {
+            for table in ["requests", "actions", "seats"] {
+                tx.execute(&format!("DELETE FROM {table} WHERE game_id = ?1"), [id])
+                    .map_err(err(op))?;
             }
-            let mut actions = Vec::new();
-            let rows = actions_q
-                .query_map([&id], |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, u8>(1)?,
-                        r.get::<_, i64>(2)?,
-                        r.get::<_, Vec<u8>>(3)?,
-                        r.get::<_, Vec<u8>>(4)?,
-                    ))
-                })
-                .map_err(err)?;
-            for row in rows {
-                let (version, seat, origin, action, request) = row.map_err(err)?;
-                actions.push(ActionRecord {
-                    version: version as u64,
-                    seat: Seat(seat),
-                    origin: Origin::from_i64(origin).ok_or_else(|| {
-                        StoreError::Corrupt(format!(
-                            "stored action {version} has an unknown origin {origin}"
-                        ))
-                    })?,
-                    action: decode("action", &action)?,
-                    request: decode("request", &request)?,
-                });
-            }
-            games.push(StoredGame {
-                record,
-                joins,
-                actions,
-                abandoned,
-            });
+            tx.execute("DELETE FROM games WHERE id = ?1", [id])
+                .map_err(err(op))?;
         }
-        Ok(games)
+        tx.commit().map_err(err(op))?;
+        Ok(ids.len())
     }
 
     fn is_durable(&self) -> bool {
@@ -532,6 +413,7 @@ impl SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Origin;
     use std::sync::{Arc, Barrier};
 
     fn record(version: u64) -> ActionRecord {
@@ -594,7 +476,7 @@ mod tests {
         }
         drop(store);
         let reopened = SqliteStore::open(&dir.join("g.db"), Sync::Full).unwrap();
-        let games = reopened.load().unwrap();
+        let games = reopened.load_in_play().unwrap();
         assert_eq!(games.len(), 8);
         assert!(games.iter().all(|g| g.actions.len() == 40));
         let _ = std::fs::remove_dir_all(&dir);
