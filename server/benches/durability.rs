@@ -11,15 +11,14 @@ use druids::pb;
 use druids_engine::{Seat, Viewer};
 use druids_server::MemoryStore;
 use druids_server::auth::TokenHash;
+use druids_server::recover::Rebuild;
 use druids_server::room::{Room, SeatSlot, Setup};
-use druids_server::rooms::Rooms;
 use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::store::{GameRecord, Store};
 
 /// Plays `games` complete random 4-player games through rooms on `store`;
 /// returns (actions, seconds).
 fn play(store: &dyn Store, games: u64) -> (u64, f64) {
-    let rooms = Rooms::new(usize::MAX, false);
     let started = Instant::now();
     let mut actions = 0;
     for g in 0..games {
@@ -53,14 +52,7 @@ fn play(store: &dyn Store, games: u64) -> (u64, f64) {
             seed_chosen: true,
             options,
         };
-        let room = Room::new(
-            setup,
-            game,
-            vec![seat; 4],
-            None,
-            0,
-            rooms.reserve_recovered(),
-        );
+        let room = Room::new(setup, game, vec![seat; 4], None, 0, None);
         let mut rng = g.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
         loop {
             let view = room.view(Viewer::Spectator);
@@ -112,13 +104,17 @@ fn main() {
     }
     // Replay: rebuild every stored game of the "normal" database from its log.
     let store = SqliteStore::open(&dir.join("40-Normal.db"), Sync::Normal).unwrap();
-    let stored = store.load_in_play().unwrap();
+    let stored: Vec<_> = store
+        .ended_ids("", usize::MAX)
+        .unwrap()
+        .iter()
+        .map(|id| store.load_game(id).unwrap().unwrap())
+        .collect();
     let actions: usize = stored.iter().map(|g| g.actions.len()).sum();
     let started = Instant::now();
     let mut rebuilt = 0;
-    let rooms = Rooms::new(usize::MAX, false);
     for game in stored {
-        let room = druids_server::recover::recover(game, 0, || rooms.reserve_recovered()).unwrap();
+        let room = druids_server::recover::recover(game, 0, Rebuild::Ended).unwrap();
         rebuilt += room.view(Viewer::Spectator).version as usize;
     }
     let secs = started.elapsed().as_secs_f64();

@@ -75,6 +75,15 @@ pub struct Limits {
     /// (kept, marked ABANDONED, never deleted); 0: never.
     #[arg(long, env = "DRUIDS_IDLE_GAME_SECS", default_value_t = 0)]
     pub idle_game_secs: u64,
+    /// A game that ended (finished or abandoned) stays in memory this many
+    /// seconds, retries of its submissions still answered; then it lives in
+    /// the store only and is read back when asked for.
+    #[arg(long, env = "DRUIDS_EVICT_AFTER_SECS", default_value_t = 300)]
+    pub evict_after_secs: u64,
+    /// How many ended games read back from the store stay in memory (the most
+    /// recently read).
+    #[arg(long, env = "DRUIDS_RECENT_GAMES", default_value_t = 256)]
+    pub recent_games: usize,
 }
 
 impl Default for Limits {

@@ -73,6 +73,12 @@ pub enum ServiceError {
     /// The game is over.
     #[error("game {0} is over")]
     Finished(String),
+    /// An idempotent retry of a submission to a game that ended and left
+    /// memory: its answer is no longer kept, and nothing is applied.
+    #[error(
+        "game {0} is over and the answers to its submissions are no longer kept (they are kept while a game is in play and for a grace period after it ends): this retry applied nothing; GetState or StreamEvents show what was played"
+    )]
+    AnswerGone(String),
     /// The server gave the game up.
     #[error("game {0} was abandoned ({1}): nothing more can be played")]
     Abandoned(String, String),
@@ -143,6 +149,7 @@ impl ServiceError {
             ServiceError::Rule(_)
             | ServiceError::NotStarted(_)
             | ServiceError::Finished(_)
+            | ServiceError::AnswerGone(_)
             | ServiceError::Abandoned(..)
             | ServiceError::NoOpenSeat(_)
             | ServiceError::GameRunning(_) => Code::FailedPrecondition,
@@ -169,6 +176,7 @@ impl ServiceError {
             },
             ServiceError::NotStarted(_) => ErrorReason::NotStarted,
             ServiceError::Finished(_) => ErrorReason::GameOver,
+            ServiceError::AnswerGone(_) => ErrorReason::AnswerExpired,
             ServiceError::Abandoned(..) => ErrorReason::GameAbandoned,
             ServiceError::NoOpenSeat(_) => ErrorReason::NoOpenSeat,
             ServiceError::GameRunning(_) => ErrorReason::GameRunning,

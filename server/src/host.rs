@@ -11,7 +11,11 @@ use druids::codec::{DecodeError, ProtoGame, encode_outcome};
 use druids::pb;
 use druids_engine::{RuleViolation, Seat, SetupError, Viewer};
 
-use crate::store::StoreError;
+use crate::store::{Origin, StoreError};
+
+mod event;
+
+pub use event::HostEvent;
 
 /// Why a game could not be created.
 #[derive(Debug, thiserror::Error)]
@@ -135,7 +139,7 @@ pub trait HostedGame: Send + Sync {
     /// Records that a seat was claimed.
     fn seat_joined(&mut self, seat: Seat, name: &str) -> u64;
     /// Appends a public host event (turn clocks, autopilot) to the log.
-    fn record(&mut self, body: pb::game_event::Body) -> u64;
+    fn record(&mut self, event: HostEvent) -> u64;
     /// Starts play: records the start and the first decision needed.
     fn start(&mut self) -> u64;
     /// Appends to `out` the events with seq in `from_seq..` (at most `max`), as
@@ -154,6 +158,8 @@ pub trait HostedGame: Send + Sync {
     fn outcome(&self) -> Option<pb::Outcome>;
     /// The engine's documented default for the pending decision (turn clocks).
     fn timeout_action(&self) -> Option<pb::Action>;
+    /// Every applied action, in order, as a replay holds it.
+    fn replay_actions(&self) -> Vec<pb::ReplayAction>;
 }
 
 /// Creates a game of `kind`, whichever game of the registry it is.
@@ -189,36 +195,7 @@ enum Body<G: ProtoGame> {
         autopilot: bool,
     },
     /// A host event, public.
-    Host(Box<pb::game_event::Body>),
-}
-
-/// A host event in plain English.
-fn describe_host(body: &pb::game_event::Body) -> String {
-    use pb::game_event::Body as B;
-    match body {
-        B::SeatJoined(j) => format!("seat {} joined as {}", j.seat, j.name),
-        B::GameStarted(_) => "every seat is claimed: the game starts".into(),
-        B::DecisionNeeded(d) => format!("seat {} must decide", d.seat),
-        B::GameFinished(f) => match &f.outcome {
-            Some(o) => {
-                let winners: Vec<String> = o.winners.iter().map(|w| format!("seat {w}")).collect();
-                let scores: Vec<String> = o.scores.iter().map(i32::to_string).collect();
-                format!(
-                    "the game is over: {} won (scores {})",
-                    winners.join(" and "),
-                    scores.join(", ")
-                )
-            }
-            None => "the game is over".into(),
-        },
-        B::AutopilotChanged(a) if a.on => {
-            format!("seat {} is on autopilot: the server decides for it", a.seat)
-        }
-        B::AutopilotChanged(a) => format!("seat {} decides again", a.seat),
-        B::GameAbandoned(a) => format!("the server gave the game up ({})", a.reason),
-        B::Snapshot(_) => "the state now".into(),
-        B::TimedOut(_) | B::Meduris(_) | B::Dolmen(_) => String::new(),
-    }
+    Host(HostEvent),
 }
 
 /// A [`ProtoGame`] with its event log: the one implementation of [`HostedGame`].
@@ -231,6 +208,8 @@ pub struct Session<G: ProtoGame> {
     /// Seq of the pending decision's `DecisionNeeded`.
     pending: Option<u64>,
     scratch: Vec<G::Event>,
+    /// Every applied action in engine form (a few bytes each), for replays.
+    moves: Vec<(Seat, Origin, G::Action)>,
 }
 
 impl<G: ProtoGame> Session<G> {
@@ -252,6 +231,7 @@ impl<G: ProtoGame> Session<G> {
             started: false,
             pending: None,
             scratch: Vec::new(),
+            moves: Vec::new(),
         })
     }
 
@@ -260,10 +240,10 @@ impl<G: ProtoGame> Session<G> {
         &self.game
     }
 
-    fn push_host(&mut self, body: pb::game_event::Body) -> u64 {
+    fn push_host(&mut self, event: HostEvent) -> u64 {
         self.log.push(Entry {
             version: self.version,
-            body: Body::Host(Box::new(body)),
+            body: Body::Host(event),
         });
         self.log.len() as u64
     }
@@ -272,21 +252,16 @@ impl<G: ProtoGame> Session<G> {
     fn push_next(&mut self) -> u64 {
         match (self.game.to_act(), G::decision(&self.game)) {
             (Some(seat), decision) => {
-                let seq =
-                    self.push_host(pb::game_event::Body::DecisionNeeded(pb::DecisionNeeded {
-                        seat: seat.0 as u32,
-                        decision,
-                        deadline_unix_ms: None,
-                    }));
+                let seq = self.push_host(HostEvent::DecisionNeeded { seat, decision });
                 self.pending = Some(seq);
                 seq
             }
             _ => {
                 self.pending = None;
                 let outcome = self.game.outcome().as_ref().map(encode_outcome);
-                self.push_host(pb::game_event::Body::GameFinished(pb::GameFinished {
-                    outcome,
-                }))
+                self.push_host(HostEvent::Finished {
+                    outcome: outcome.map(Box::new),
+                })
             }
         }
     }
@@ -320,12 +295,7 @@ impl<G: ProtoGame> Session<G> {
         let first_seq = self.log.len() as u64 + 1;
         match prelude {
             Some(Prelude::Resumed) => {
-                self.push_host(pb::game_event::Body::AutopilotChanged(
-                    pb::AutopilotChanged {
-                        seat: seat.0 as u32,
-                        on: false,
-                    },
-                ));
+                self.push_host(HostEvent::Autopilot { seat, on: false });
             }
             Some(Prelude::TimedOut { autopilot }) => self.log.push(Entry {
                 version: self.version,
@@ -343,6 +313,12 @@ impl<G: ProtoGame> Session<G> {
             body: Body::Engine(e),
         }));
         self.scratch = events;
+        let origin = match prelude {
+            Some(Prelude::TimedOut { autopilot: true }) => Origin::Autopilot,
+            Some(Prelude::TimedOut { autopilot: false }) => Origin::Timeout,
+            Some(Prelude::Resumed) | None => Origin::Seat,
+        };
+        self.moves.push((seat, origin, action.clone()));
         let last_seq = self.push_next();
         Ok(Applied {
             first_seq,
@@ -466,20 +442,20 @@ impl<G: ProtoGame> HostedGame for Session<G> {
     }
 
     fn seat_joined(&mut self, seat: Seat, name: &str) -> u64 {
-        self.push_host(pb::game_event::Body::SeatJoined(pb::SeatJoined {
-            seat: seat.0 as u32,
-            name: name.to_owned(),
-        }))
+        self.push_host(HostEvent::SeatJoined {
+            seat,
+            name: name.into(),
+        })
     }
 
-    fn record(&mut self, body: pb::game_event::Body) -> u64 {
-        self.push_host(body)
+    fn record(&mut self, event: HostEvent) -> u64 {
+        self.push_host(event)
     }
 
     fn start(&mut self) -> u64 {
         if !self.started {
             self.started = true;
-            self.push_host(pb::game_event::Body::GameStarted(pb::GameStarted {}));
+            self.push_host(HostEvent::Started);
             self.push_next();
         }
         self.last_seq()
@@ -500,7 +476,7 @@ impl<G: ProtoGame> HostedGame for Session<G> {
                 break;
             };
             let described = match &entry.body {
-                Body::Host(b) => Some((describe_host(b), (**b).clone())),
+                Body::Host(h) => Some((h.describe(), h.body())),
                 Body::Engine(e) => {
                     G::redact(e, viewer).map(|e| (e.to_string(), G::encode_event(&e)))
                 }
@@ -552,6 +528,18 @@ impl<G: ProtoGame> HostedGame for Session<G> {
             .timeout_action()
             .filter(|_| self.started)
             .map(|a| G::encode_action(&a))
+    }
+
+    fn replay_actions(&self) -> Vec<pb::ReplayAction> {
+        self.moves
+            .iter()
+            .map(|(seat, origin, action)| pb::ReplayAction {
+                seat: seat.0 as u32,
+                action: Some(G::encode_action(action)),
+                timeout: *origin == Origin::Timeout,
+                autopilot: *origin == Origin::Autopilot,
+            })
+            .collect()
     }
 }
 

@@ -2,14 +2,16 @@
 //!
 //! A page token is the position of the last game of the page in the order
 //! (creation time, then id) plus the filters it was given for, so paging is
-//! stable while games are created and never mixes two queries.
-
-use std::sync::Arc;
+//! stable while games are created and never mixes two queries. A page merges
+//! the games in memory (in play, or ended within their grace period) with the
+//! ended games of the store, so it blocks on the store: call it off the async
+//! workers.
 
 use druids::pb;
 
 use crate::error::ServiceError;
-use crate::room::Room;
+use crate::rooms::Rooms;
+use crate::store::EndedQuery;
 
 /// Games per page when the request does not say.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -51,9 +53,9 @@ fn order(a: &pb::GameSummary, b: &pb::GameSummary) -> std::cmp::Ordering {
         .then_with(|| a.game_id.cmp(&b.game_id))
 }
 
-/// The page of `rooms` that `req` asks for.
+/// The page of this server's games that `req` asks for.
 pub fn list(
-    rooms: &[Arc<Room>],
+    rooms: &Rooms,
     req: &pb::ListGamesRequest,
 ) -> Result<pb::ListGamesResponse, ServiceError> {
     if pb::GameKind::try_from(req.kind).is_err() {
@@ -89,17 +91,44 @@ pub fn list(
         0 => DEFAULT_PAGE_SIZE,
         n => n.min(MAX_PAGE_SIZE),
     };
+    let wanted = |g: &pb::GameSummary| {
+        (req.kind == 0 || g.kind == req.kind)
+            && (req.status == 0 || g.status == req.status)
+            && after
+                .as_ref()
+                .is_none_or(|a| order(a, g) == std::cmp::Ordering::Less)
+    };
     let mut games: Vec<pb::GameSummary> = rooms
+        .all()
         .iter()
         .map(|room| room.summary())
-        .filter(|g| {
-            (req.kind == 0 || g.kind == req.kind)
-                && (req.status == 0 || g.status == req.status)
-                && after
-                    .as_ref()
-                    .is_none_or(|a| order(a, g) == std::cmp::Ordering::Less)
-        })
+        .filter(wanted)
         .collect();
+    let status = pb::GameStatus::try_from(req.status).unwrap_or_default();
+    if matches!(
+        status,
+        pb::GameStatus::Unspecified | pb::GameStatus::Finished | pb::GameStatus::Abandoned
+    ) {
+        let query = EndedQuery {
+            kind: pb::GameKind::try_from(req.kind)
+                .ok()
+                .filter(|k| *k != pb::GameKind::Unspecified),
+            status: Some(status).filter(|s| *s != pb::GameStatus::Unspecified),
+            after: after
+                .as_ref()
+                .map(|a| (a.created_unix_ms, a.game_id.clone())),
+            limit: size + 1,
+        };
+        // An ended game still in memory is in the store too: memory's row wins.
+        let in_memory: std::collections::HashSet<String> =
+            games.iter().map(|g| g.game_id.clone()).collect();
+        let stored = rooms.store().list_ended(&query)?;
+        games.extend(
+            stored
+                .into_iter()
+                .filter(|g| !in_memory.contains(&g.game_id) && wanted(g)),
+        );
+    }
     games.sort_by(order);
     let next_page_token = match games.get(size) {
         Some(_) => {
@@ -137,6 +166,18 @@ mod tests {
         assert_eq!(Cursor::parse("v2.1"), None);
     }
 
+    fn rooms() -> Rooms {
+        Rooms::new(
+            std::sync::Arc::new(crate::MemoryStore::default()),
+            crate::rooms::Lifecycle {
+                max_in_play: 1,
+                watch_all_live: false,
+                evict_after_ms: 0,
+                recent_games: 1,
+            },
+        )
+    }
+
     #[test]
     fn unknown_filters_are_refused() {
         let req = pb::ListGamesRequest {
@@ -144,7 +185,7 @@ mod tests {
             ..Default::default()
         };
         assert!(matches!(
-            list(&[], &req),
+            list(&rooms(), &req),
             Err(ServiceError::Invalid { field: "kind", .. })
         ));
         let req = pb::ListGamesRequest {
@@ -152,7 +193,7 @@ mod tests {
             ..Default::default()
         };
         assert!(matches!(
-            list(&[], &req),
+            list(&rooms(), &req),
             Err(ServiceError::Invalid {
                 field: "status",
                 ..

@@ -238,7 +238,7 @@ impl Lobby {
         request_id: &str,
         game_id: &str,
     ) -> Result<pb::CreateGameResponse, ServiceError> {
-        let room = self.rooms.get(game_id)?;
+        let room = self.rooms.load(game_id, self.clock.now_ms())?;
         let view = room.view(Viewer::Spectator);
         let seats = view
             .seats
@@ -375,7 +375,7 @@ impl Lobby {
             seed_chosen,
             options,
         };
-        let room = Arc::new(Room::new(setup, game, seats, clocks, created, play));
+        let room = Arc::new(Room::new(setup, game, seats, clocks, created, Some(play)));
         for action in prefix {
             room.apply_prefix(action, self.store.as_ref(), created)?;
         }
@@ -395,7 +395,7 @@ impl Lobby {
         check_name("name", &req.name)?;
         check_request_id(&req.request_id)?;
         let request_id = std::mem::take(&mut req.request_id);
-        let room = self.rooms.get(&req.game_id)?;
+        let room = self.rooms.load(&req.game_id, self.clock.now_ms())?;
         let now = self.clock.now_ms();
         if request_id.is_empty() {
             return self.claim(&room, &req, "", None, now);

@@ -1,6 +1,7 @@
-//! Rebuilding games at start-up: each stored game is set up again from its
-//! record and its log is replayed through the deterministic engine, which
-//! reproduces the same state and the same numbered events.
+//! Rebuilding a stored game: set up again from its record, its log replayed
+//! through the deterministic engine, which reproduces the same state and the
+//! same numbered events. Games in play are rebuilt at start-up; ended games
+//! when a client asks for one that has left memory.
 
 use crate::clock::{ClockRules, SeatClocks};
 use crate::in_play::PlaySlot;
@@ -30,20 +31,25 @@ pub enum RecoverError {
     },
 }
 
-/// The room of a stored game, with its state, seats, clocks and idempotency
-/// keys. The pending decision's clock restarts at `now_ms`; `play` gives the
-/// game its place among the games in play.
-pub fn recover(
-    stored: StoredGame,
-    now_ms: u64,
-    play: impl FnOnce() -> PlaySlot,
-) -> Result<Room, RecoverError> {
+/// How a stored game comes back.
+pub enum Rebuild {
+    /// A game in play, at start-up: it takes its place among the games in
+    /// play and keeps its idempotency keys.
+    InPlay(PlaySlot),
+    /// An ended game read back on demand: no place in play, and no keys
+    /// (retries of its submissions are refused once it has left memory).
+    Ended,
+}
+
+/// The room of a stored game, with its state, seats and clocks. The pending
+/// decision's clock restarts at `now_ms`.
+pub fn recover(stored: StoredGame, now_ms: u64, how: Rebuild) -> Result<Room, RecoverError> {
     let StoredGame {
         record,
         joins,
         actions,
         abandoned,
-        ended_unix_ms: _,
+        ended_unix_ms,
     } = stored;
     let id = record.id.clone();
     let mut game = crate::host::new_game(
@@ -78,7 +84,14 @@ pub fn recover(
         seed_chosen: record.seed_chosen,
         options: record.options,
     };
-    let room = Room::new(setup, game, seats, clocks, now_ms, play());
+    let (play, keys) = match how {
+        Rebuild::InPlay(slot) => (Some(slot), true),
+        Rebuild::Ended => (None, false),
+    };
+    let room = Room::new(setup, game, seats, clocks, now_ms, play);
+    if !keys {
+        room.keep_no_keys();
+    }
     for a in actions {
         let version = a.version;
         room.replay_stored(a, now_ms)
@@ -89,7 +102,7 @@ pub fn recover(
             })?;
     }
     if let Some(reason) = abandoned {
-        room.abandon_stored(reason);
+        room.abandon_stored(reason, ended_unix_ms.unwrap_or(now_ms));
     }
     Ok(room)
 }

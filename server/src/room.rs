@@ -1,7 +1,7 @@
 //! One game on the server: the single owner of its state.
 //!
 //! A [`Room`] holds the hosted engine, the seats and their token hashes, the
-//! turn clocks, the answers already given per idempotency key and the streams
+//! turn clocks, what each idempotency key's submission did and the streams
 //! open on it, behind one `std::sync::Mutex` that is never held across an
 //! `.await`. Its fields are private: everything is done through its methods.
 //! Every change goes through the [`Store`] first and is then announced on a
@@ -13,7 +13,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use druids::pb;
 
-use crate::host::{Applied, ApplyError, HostedGame, Prelude};
+use crate::host::{Applied, ApplyError, HostEvent, HostedGame, Prelude};
 use druids_engine::{Seat, Viewer};
 use tokio::sync::watch;
 
@@ -47,21 +47,37 @@ struct Fingerprint {
     expected_version: Option<u64>,
 }
 
+/// What a submission with an idempotency key did: enough to give a retry the
+/// first answer again, rebuilt from the log (a few dozen bytes instead of the
+/// answer itself).
+#[derive(Clone, Debug)]
+struct Answered {
+    fingerprint: Fingerprint,
+    version: u64,
+    first_seq: u64,
+    last_seq: u64,
+    /// The deadline the answer carried on its `DecisionNeeded`, if any.
+    deadline_ms: Option<u64>,
+}
+
 /// The mutable part of a room.
 struct RoomState {
     game: Box<dyn HostedGame>,
     seats: Vec<SeatSlot>,
     clocks: Option<SeatClocks>,
-    /// First answers by (seat, idempotency key).
-    replies: HashMap<(Seat, String), (Fingerprint, pb::SubmitActionResponse)>,
+    /// Keyed submissions by (seat, idempotency key): every one of the game,
+    /// for as long as the room is in memory (see [`crate::rooms`]).
+    answered: HashMap<(Seat, Box<str>), Answered>,
+    /// False for an ended game read back from the store: its keys are gone.
+    keys_kept: bool,
     /// Submission budgets, by seat.
     buckets: Vec<Bucket>,
     /// Why the server gave the game up, if it did.
     abandoned: Option<String>,
     /// When anything last happened (creation, a join, an action).
     last_activity_ms: u64,
-    /// Every applied action, for replays.
-    actions: Vec<pb::ReplayAction>,
+    /// When the game ended (finished or abandoned), ms since the Unix epoch.
+    ended_ms: Option<u64>,
     /// Spectator streams open on this game.
     spectator_streams: usize,
     /// Streams open per seat.
@@ -80,6 +96,7 @@ impl RoomState {
         }
         if self.game.is_over() || self.abandoned.is_some() {
             self.play = None;
+            self.ended_ms.get_or_insert(now_ms);
         }
     }
 
@@ -155,13 +172,6 @@ impl RoomState {
             }
         }?;
         self.last_activity_ms = now_ms;
-        // The replay holds the action in the canonical form the store got.
-        self.actions.push(pb::ReplayAction {
-            seat: seat.0 as u32,
-            action: Some(applied.action),
-            timeout: origin == Origin::Timeout,
-            autopilot: origin == Origin::Autopilot,
-        });
         if let Some(c) = &mut self.clocks {
             match origin {
                 Origin::Seat => {
@@ -169,12 +179,7 @@ impl RoomState {
                 }
                 Origin::Timeout => {
                     if c.timed_out(seat) {
-                        self.game.record(pb::game_event::Body::AutopilotChanged(
-                            pb::AutopilotChanged {
-                                seat: seat.0 as u32,
-                                on: true,
-                            },
-                        ));
+                        self.game.record(HostEvent::Autopilot { seat, on: true });
                     }
                 }
                 Origin::Autopilot => {}
@@ -204,25 +209,59 @@ impl RoomState {
         }
     }
 
-    /// The events of one applied action, as `viewer` sees them.
-    fn events_of(&self, applied: Applied, viewer: Viewer) -> Vec<pb::GameEvent> {
-        let mut events = Vec::new();
-        let n = (applied.last_seq + 1 - applied.first_seq) as usize;
-        self.game.events(applied.first_seq, n, viewer, &mut events);
-        self.stamp_deadlines(&mut events);
-        events
+    /// What a keyed submission of `seat` that caused `applied` did, now.
+    fn answered(&self, fingerprint: Fingerprint, applied: &Applied) -> Answered {
+        let deadline_ms = self
+            .clocks
+            .as_ref()
+            .and_then(|c| c.pending())
+            .filter(|p| p.version == applied.version)
+            .map(|p| p.deadline_ms);
+        Answered {
+            fingerprint,
+            version: applied.version,
+            first_seq: applied.first_seq,
+            last_seq: applied.last_seq,
+            deadline_ms,
+        }
     }
 
-    fn abandon(&mut self, reason: String) {
+    /// The answer to a submission of `seat`, read from the log: the events
+    /// its action caused as the seat sees them, with the deadline they carried.
+    fn answer(&self, seat: Seat, a: &Answered) -> pb::SubmitActionResponse {
+        let mut events = Vec::new();
+        let n = (a.last_seq + 1 - a.first_seq) as usize;
         self.game
-            .record(pb::game_event::Body::GameAbandoned(pb::GameAbandoned {
-                reason: reason.clone(),
-            }));
+            .events(a.first_seq, n, Viewer::Seat(seat), &mut events);
+        // Events the seat may not see were skipped, so the read may have run
+        // past the action's own.
+        events.retain(|e| e.seq <= a.last_seq);
+        match a.deadline_ms {
+            Some(deadline) => {
+                for e in events.iter_mut().filter(|e| e.version == a.version) {
+                    if let Some(pb::game_event::Body::DecisionNeeded(d)) = &mut e.body {
+                        d.deadline_unix_ms = Some(deadline);
+                    }
+                }
+            }
+            None => self.stamp_deadlines(&mut events),
+        }
+        pb::SubmitActionResponse {
+            version: a.version,
+            events,
+        }
+    }
+
+    fn abandon(&mut self, reason: String, now_ms: u64) {
+        self.game.record(HostEvent::Abandoned {
+            reason: reason.as_str().into(),
+        });
         if let Some(c) = &mut self.clocks {
             c.ask(None, 0);
         }
         self.abandoned = Some(reason);
         self.play = None;
+        self.ended_ms.get_or_insert(now_ms);
     }
 }
 
@@ -263,14 +302,14 @@ pub struct Room {
 
 impl Room {
     /// A room for a freshly created (or recovered) game; `play` is its place
-    /// among the games in play.
+    /// among the games in play (none for an ended game read back).
     pub fn new(
         setup: Setup,
         game: Box<dyn HostedGame>,
         seats: Vec<SeatSlot>,
         clocks: Option<SeatClocks>,
         now_ms: u64,
-        play: PlaySlot,
+        play: Option<PlaySlot>,
     ) -> Room {
         let last = game.last_seq();
         let seats_len = seats.len();
@@ -278,14 +317,15 @@ impl Room {
             buckets: vec![Bucket::default(); seats_len],
             abandoned: None,
             last_activity_ms: now_ms,
-            actions: Vec::new(),
+            ended_ms: None,
             game,
             seats,
             clocks,
-            replies: HashMap::new(),
+            answered: HashMap::new(),
+            keys_kept: true,
             spectator_streams: 0,
             seat_streams: vec![0; seats_len],
-            play: Some(play),
+            play,
         };
         if state.seats.iter().all(|s| s.token.is_some()) {
             state.game.start();
@@ -325,6 +365,16 @@ impl Room {
     pub fn is_live(&self) -> bool {
         let state = self.lock();
         !state.game.is_over() && state.abandoned.is_none()
+    }
+
+    /// Actions applied so far.
+    pub fn version(&self) -> u64 {
+        self.lock().game.version()
+    }
+
+    /// When the game ended (finished or abandoned), if it did.
+    pub fn ended_ms(&self) -> Option<u64> {
+        self.lock().ended_ms
     }
 
     /// Whether the game has a turn clock.
@@ -473,12 +523,14 @@ impl Room {
             expected_version: req.expected_version,
         };
         let mut state = self.lock();
-        let key = (seat, req.idempotency_key.clone());
-        if !req.idempotency_key.is_empty()
-            && let Some((first, reply)) = state.replies.get(&key)
+        let keyed = !req.idempotency_key.is_empty();
+        if keyed
+            && let Some(first) = state
+                .answered
+                .get(&(seat, req.idempotency_key.as_str().into()))
         {
-            return if *first == fingerprint {
-                Ok(reply.clone())
+            return if first.fingerprint == fingerprint {
+                Ok(state.answer(seat, first))
             } else {
                 Err(ServiceError::KeyReused {
                     what: "idempotency key",
@@ -500,6 +552,9 @@ impl Room {
         let expected = req.expected_version.ok_or_else(|| {
             ServiceError::invalid("expected_version", "expected_version is required")
         })?;
+        if keyed && state.ended_ms.is_some() && !state.keys_kept {
+            return Err(ServiceError::AnswerGone(self.id.clone()));
+        }
         if state.game.is_over() {
             return Err(ServiceError::Finished(self.id.clone()));
         }
@@ -514,15 +569,26 @@ impl Room {
         let applied = state
             .apply(seat, Origin::Seat, choice, now_ms, &mut persist)
             .map_err(|e| ServiceError::from_apply(&self.id, e))?;
-        let reply = pb::SubmitActionResponse {
-            version: applied.version,
-            events: state.events_of(applied, Viewer::Seat(seat)),
-        };
-        if !req.idempotency_key.is_empty() {
-            state.replies.insert(key, (fingerprint, reply.clone()));
+        self.record_end(&state, store, now_ms);
+        let answered = state.answered(fingerprint, &applied);
+        let reply = state.answer(seat, &answered);
+        if keyed {
+            let key = (seat, req.idempotency_key.as_str().into());
+            state.answered.insert(key, answered);
         }
         self.announce(&state);
         Ok(reply)
+    }
+
+    /// Tells the store that the game just ended, if it did, so that it is not
+    /// rebuilt at the next start. Not fatal: the action is stored, and a
+    /// restart that rebuilds the game sees it over and tells the store then.
+    fn record_end(&self, state: &RoomState, store: &dyn Store, now_ms: u64) {
+        if state.game.is_over()
+            && let Err(e) = store.finish(&self.id, state.game.version(), now_ms)
+        {
+            tracing::warn!(game_id = %self.id, "cannot record the end of the game: {e}");
+        }
     }
 
     /// Applies an action of the replay a game starts from (CreateGame with
@@ -548,6 +614,7 @@ impl Room {
             store,
             now_ms,
         );
+        self.record_end(&state, store, now_ms);
         self.announce(&state);
         result
             .map(|_| ())
@@ -576,28 +643,34 @@ impl Room {
         state.apply(seat, origin, &choice, now_ms, &mut persist)
     }
 
-    /// Replays a stored action at start-up (already durable: nothing is
-    /// stored), remembering its idempotency key.
+    /// Replays a stored action (already durable: nothing is stored),
+    /// remembering its idempotency key if the room keeps them.
     pub fn replay_stored(&self, record: ActionRecord, now_ms: u64) -> Result<(), ApplyError> {
         let mut state = self.lock();
         let choice = pb::submit_action_request::Choice::Action(record.action);
         let applied = state.apply(record.seat, record.origin, &choice, now_ms, &mut |_| Ok(()))?;
         let req = record.request;
-        if !req.idempotency_key.is_empty() {
-            let reply = pb::SubmitActionResponse {
-                version: applied.version,
-                events: state.events_of(applied, Viewer::Seat(record.seat)),
-            };
+        if state.keys_kept && !req.idempotency_key.is_empty() {
             let fingerprint = Fingerprint {
                 choice: req.choice,
                 expected_version: req.expected_version,
             };
-            state
-                .replies
-                .insert((record.seat, req.idempotency_key), (fingerprint, reply));
+            let mut answered = state.answered(fingerprint, &applied);
+            // The clock restarted: the answer carries the deadline of now.
+            answered.deadline_ms = None;
+            let key = (record.seat, req.idempotency_key.into_boxed_str());
+            state.answered.insert(key, answered);
         }
         self.announce(&state);
         Ok(())
+    }
+
+    /// Keeps no idempotency keys: the room is an ended game read back from
+    /// the store, whose retries are refused (see [`crate::rooms`]).
+    pub fn keep_no_keys(&self) {
+        let mut state = self.lock();
+        state.keys_kept = false;
+        state.answered = HashMap::new();
     }
 
     /// Decides for every seat whose clock ran out (or who is on autopilot) at
@@ -625,6 +698,7 @@ impl Room {
                 self.announce(&state);
                 return Err(ServiceError::from_apply(&self.id, e));
             }
+            self.record_end(&state, store, now_ms);
             taken += 1;
         }
         if taken > 0 {
@@ -633,10 +707,10 @@ impl Room {
         Ok(taken)
     }
 
-    /// Gives the game up unfinished (at start-up, as stored).
-    pub fn abandon_stored(&self, reason: String) {
+    /// Gives the game up unfinished (rebuilding it, as stored).
+    pub fn abandon_stored(&self, reason: String, ended_ms: u64) {
         let mut state = self.lock();
-        state.abandon(reason);
+        state.abandon(reason, ended_ms);
         self.announce(&state);
     }
 
@@ -657,7 +731,7 @@ impl Room {
         }
         let reason = format!("no action for {} s", idle_ms / 1000);
         store.abandon(&self.id, &reason, now_ms)?;
-        state.abandon(reason);
+        state.abandon(reason, now_ms);
         self.announce(&state);
         Ok(true)
     }

@@ -1,51 +1,80 @@
-//! The games of this server: rooms by id, the index of live token hashes, and
-//! the count of games in play that `--max-games` limits.
+//! The games in this server's memory, and their lifecycle: hot state for what
+//! is in play, the store for history.
 //!
+//! A game in play (waiting for players or running) is a [`Room`] in memory.
+//! When it ends (finished or abandoned) it stays for a grace period
+//! (`--evict-after-secs`), its idempotent retries still answered, then leaves:
+//! only the store keeps it. Asking for an ended game that left reads it back
+//! from the store ([`Rooms::load`], off the async workers) into a bounded set
+//! of recently read games (`--recent-games`), with the same answers as before.
 //! A game holds a [`PlaySlot`] while it is in play (see [`crate::in_play`]).
 
-use std::sync::Arc;
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex};
 
 use dashmap::DashMap;
 use druids::pb;
+use lru::LruCache;
 
 use crate::auth::TokenHash;
 use crate::error::{ServiceError, clip};
 use crate::in_play::{InPlay, PlaySlot};
+use crate::recover::{Rebuild, recover};
 use crate::room::Room;
+use crate::store::{Store, StoreError};
 
-/// Every room, by id.
+/// How long ended games stay and how many read-back games are kept.
+#[derive(Clone, Copy, Debug)]
+pub struct Lifecycle {
+    /// Games in play at most (`--max-games`).
+    pub max_in_play: usize,
+    /// Whether every live game is watched by the referee (idle games expire),
+    /// not only those with a clock.
+    pub watch_all_live: bool,
+    /// How long an ended game stays in memory, ms.
+    pub evict_after_ms: u64,
+    /// How many ended games read back from the store stay in memory.
+    pub recent_games: usize,
+}
+
+/// The rooms in memory, by id, and the way to the others.
 pub struct Rooms {
+    /// Games in play, and ended games during their grace period.
     games: DashMap<String, Arc<Room>>,
+    /// Ended games still in `games`: when they ended, ms.
+    ending: DashMap<String, u64>,
+    /// Ended games read back from the store, least recently read first out.
+    recent: Mutex<LruCache<String, Arc<Room>>>,
     /// The games the referee looks at: with a turn clock, or any unfinished
     /// game when idle games expire.
     watched: DashMap<String, Arc<Room>>,
-    /// Every live token hash, to tell a token of another game from a forged one.
+    /// Every live token hash of a game in memory, to tell a token of another
+    /// game from a forged one.
     tokens: DashMap<TokenHash, String>,
     in_play: InPlay,
-    max_in_play: usize,
-    /// Whether every live game is watched (idle games expire), not only
-    /// those with a clock.
-    watch_all_live: bool,
+    store: Arc<dyn Store>,
+    lifecycle: Lifecycle,
 }
 
 impl Rooms {
-    /// No rooms yet; at most `max_in_play` games in play; with
-    /// `watch_all_live`, the referee looks at every live game (idle games
-    /// expire), else only at those with a clock.
-    pub fn new(max_in_play: usize, watch_all_live: bool) -> Rooms {
+    /// No rooms yet; ended games are read back from `store`.
+    pub fn new(store: Arc<dyn Store>, lifecycle: Lifecycle) -> Rooms {
+        let recent = NonZeroUsize::new(lifecycle.recent_games).unwrap_or(NonZeroUsize::MIN);
         Rooms {
-            watch_all_live,
             games: DashMap::new(),
+            ending: DashMap::new(),
+            recent: Mutex::new(LruCache::new(recent)),
             watched: DashMap::new(),
             tokens: DashMap::new(),
             in_play: InPlay::default(),
-            max_in_play,
+            store,
+            lifecycle,
         }
     }
 
     /// A place for a new game in play, if the limit allows one.
     pub fn reserve(&self) -> Result<PlaySlot, ServiceError> {
-        let max = self.max_in_play;
+        let max = self.lifecycle.max_in_play;
         self.in_play.reserve(max).ok_or_else(|| {
             ServiceError::Limit(format!(
                 "this server holds at most {max} games in play (waiting or running)"
@@ -66,14 +95,26 @@ impl Rooms {
 
     /// Adds a room (under the referee's eye if it must be).
     pub fn insert(&self, room: Arc<Room>) {
-        let watch = room.is_live() && (self.watch_all_live || room.has_clock());
+        let watch = room.is_live() && (self.lifecycle.watch_all_live || room.has_clock());
         for token in room.token_hashes() {
             self.tokens.insert(token, room.id.clone());
         }
         if watch {
             self.watched.insert(room.id.clone(), Arc::clone(&room));
         }
-        self.games.insert(room.id.clone(), room);
+        self.games.insert(room.id.clone(), Arc::clone(&room));
+        self.settle(&room);
+    }
+
+    /// Notes a change to `room`: once its game has ended, its grace period
+    /// starts and the referee no longer looks at it.
+    pub fn settle(&self, room: &Room) {
+        if let Some(ended) = room.ended_ms() {
+            self.watched.remove(&room.id);
+            if self.games.contains_key(&room.id) {
+                self.ending.entry(room.id.clone()).or_insert(ended);
+            }
+        }
     }
 
     /// Records a token claimed after the room was added.
@@ -81,20 +122,68 @@ impl Rooms {
         self.tokens.insert(token, game_id.to_owned());
     }
 
-    /// Whether `token` is a seat token of any game.
+    /// Whether `token` is a seat token of a game in memory.
     pub fn knows_token(&self, token: &TokenHash) -> bool {
         self.tokens.contains_key(token)
     }
 
-    /// The room of game `id`.
-    pub fn get(&self, id: &str) -> Result<Arc<Room>, ServiceError> {
+    /// The room of game `id` if it is in memory; `None` if it must be read
+    /// from the store ([`Rooms::load`]).
+    pub fn in_memory(&self, id: &str) -> Result<Option<Arc<Room>>, ServiceError> {
         if id.is_empty() {
             return Err(ServiceError::invalid("game_id", "game_id is required"));
         }
-        self.games
-            .get(id)
-            .map(|r| Arc::clone(r.value()))
-            .ok_or_else(|| ServiceError::GameNotFound(clip(id)))
+        if let Some(room) = self.games.get(id) {
+            return Ok(Some(Arc::clone(room.value())));
+        }
+        Ok(self.recent().get(id).map(Arc::clone))
+    }
+
+    /// The room of game `id`, read back from the store if it left memory.
+    /// Blocks on the store: call it off the async workers.
+    pub fn load(&self, id: &str, now_ms: u64) -> Result<Arc<Room>, ServiceError> {
+        if let Some(room) = self.in_memory(id)? {
+            return Ok(room);
+        }
+        let not_found = || ServiceError::GameNotFound(clip(id));
+        // A game in play is always in memory: a stored one that is not is
+        // being created right now, and is not there yet for anyone.
+        let stored = self
+            .store
+            .load_game(id)?
+            .filter(|g| g.ended_unix_ms.is_some())
+            .ok_or_else(not_found)?;
+        let room = recover(stored, now_ms, Rebuild::Ended)
+            .map_err(|e| ServiceError::Storage(StoreError::Corrupt(e.to_string())))?;
+        let room = Arc::new(room);
+        self.recent().put(id.to_owned(), Arc::clone(&room));
+        Ok(room)
+    }
+
+    fn recent(&self) -> std::sync::MutexGuard<'_, LruCache<String, Arc<Room>>> {
+        self.recent.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Takes the games whose grace period is over out of memory; returns how
+    /// many left.
+    pub fn evict_due(&self, now_ms: u64) -> usize {
+        let after = self.lifecycle.evict_after_ms;
+        let due: Vec<String> = self
+            .ending
+            .iter()
+            .filter(|e| now_ms.saturating_sub(*e.value()) >= after)
+            .map(|e| e.key().clone())
+            .collect();
+        for id in &due {
+            self.ending.remove(id);
+            self.watched.remove(id);
+            if let Some((_, room)) = self.games.remove(id) {
+                for token in room.token_hashes() {
+                    self.tokens.remove(&token);
+                }
+            }
+        }
+        due.len()
     }
 
     /// The rooms the referee must look at.
@@ -102,17 +191,19 @@ impl Rooms {
         self.watched.iter().map(|r| Arc::clone(r.value())).collect()
     }
 
-    /// Takes a room off the referee's list (its game is over).
-    pub fn unwatch(&self, id: &str) {
-        self.watched.remove(id);
-    }
-
-    /// Every room (for listing and metrics).
+    /// Every room in memory but the read-back ones: games in play and ended
+    /// games in their grace period (for listing and metrics).
     pub fn all(&self) -> Vec<Arc<Room>> {
         self.games.iter().map(|r| Arc::clone(r.value())).collect()
     }
 
-    /// How many games there are of each kind and status.
+    /// The store ended games are read from.
+    pub fn store(&self) -> &dyn Store {
+        self.store.as_ref()
+    }
+
+    /// How many games in memory there are of each kind and status (read-back
+    /// games not counted).
     pub fn census(&self) -> Vec<(pb::GameKind, pb::GameStatus, usize)> {
         let mut counts = std::collections::BTreeMap::new();
         for room in self.all() {
@@ -136,9 +227,21 @@ impl Rooms {
 mod tests {
     use super::*;
 
+    fn rooms(max: usize) -> Rooms {
+        Rooms::new(
+            Arc::new(crate::MemoryStore::default()),
+            Lifecycle {
+                max_in_play: max,
+                watch_all_live: false,
+                evict_after_ms: 1000,
+                recent_games: 4,
+            },
+        )
+    }
+
     #[test]
     fn slots_are_bounded_and_given_back() {
-        let rooms = Rooms::new(2, false);
+        let rooms = rooms(2);
         let a = rooms.reserve().unwrap();
         let _b = rooms.reserve().unwrap();
         assert!(rooms.reserve().is_err());
@@ -150,7 +253,7 @@ mod tests {
 
     #[test]
     fn concurrent_reservations_never_exceed_the_limit() {
-        let rooms = Arc::new(Rooms::new(20, false));
+        let rooms = Arc::new(rooms(20));
         let handles: Vec<_> = (0..8)
             .map(|_| {
                 let rooms = Arc::clone(&rooms);

@@ -23,8 +23,9 @@ use crate::error::ServiceError;
 use crate::lobby::Lobby;
 use crate::metrics::{Metrics, TimedStore};
 use crate::quota::{Quotas, Read};
+use crate::recover::Rebuild;
 use crate::room::Room;
-use crate::rooms::Rooms;
+use crate::rooms::{Lifecycle, Rooms};
 use crate::store::Store;
 use crate::stream::{STREAM_BUFFER, Streams, pump};
 
@@ -87,7 +88,15 @@ impl Service {
     ) -> std::result::Result<Service, crate::store::StoreError> {
         let metrics = Arc::new(Metrics::new());
         let store: Arc<dyn Store> = Arc::new(TimedStore::new(store, Arc::clone(&metrics)));
-        let rooms = Arc::new(Rooms::new(limits.max_games, limits.idle_game_secs > 0));
+        let rooms = Arc::new(Rooms::new(
+            Arc::clone(&store),
+            Lifecycle {
+                max_in_play: limits.max_games,
+                watch_all_live: limits.idle_game_secs > 0,
+                evict_after_ms: limits.evict_after_secs.saturating_mul(1000),
+                recent_games: limits.recent_games,
+            },
+        ));
         let lobby = Arc::new(Lobby::new(
             Arc::clone(&rooms),
             Arc::clone(&store),
@@ -110,16 +119,34 @@ impl Service {
         })
     }
 
-    /// Rebuilds every game of the store (at start-up); returns how many.
+    /// Rebuilds the games of the store still in play (at start-up; ended
+    /// games stay in the store until asked for); returns how many.
     pub fn recover_all(&self) -> std::result::Result<usize, crate::ServeError> {
         let stored = self.store.load_in_play()?;
         let n = stored.len();
         let now = self.clock.now_ms();
         for game in stored {
-            let room = crate::recover::recover(game, now, || self.rooms.reserve_recovered())?;
+            let slot = Rebuild::InPlay(self.rooms.reserve_recovered());
+            let room = crate::recover::recover(game, now, slot)?;
+            if room.ended_ms().is_some() {
+                // Its end was not recorded (the server stopped right after
+                // the last action, or the game predates the record).
+                self.store.finish(&room.id, room.version(), now)?;
+            }
             self.rooms.insert(Arc::new(room));
         }
         Ok(n)
+    }
+
+    /// The room of game `id`: in memory, or read back from the store (off the
+    /// async workers) if it ended and left.
+    async fn room(&self, id: &str) -> std::result::Result<Arc<Room>, Status> {
+        if let Some(room) = self.refused(self.rooms.in_memory(id))? {
+            return Ok(room);
+        }
+        let (rooms, id, now) = (Arc::clone(&self.rooms), id.to_owned(), self.clock.now_ms());
+        let loaded = self.off_the_workers(move || rooms.load(&id, now)).await?;
+        Ok(self.refused(loaded)?)
     }
 
     /// Completes once the server is shutting down.
@@ -207,9 +234,11 @@ impl Service {
                 Ok(false) => {}
                 Err(e) => tracing::warn!(game_id = %room.id, "cannot abandon an idle game: {e}"),
             }
-            if !room.is_live() {
-                self.rooms.unwatch(&room.id);
-            }
+            self.rooms.settle(&room);
+        }
+        let evicted = self.rooms.evict_due(now);
+        if evicted > 0 {
+            tracing::debug!(games = evicted, "ended games left memory");
         }
         self.quotas.forget_idle(now);
         self.lobby.forget_old();
@@ -306,7 +335,7 @@ impl DruidsService for Service {
     ) -> std::result::Result<Response<pb::GetLegalActionsResponse>, Status> {
         let caller = Caller::of(&request)?;
         let req = request.into_inner();
-        let room = self.refused(self.rooms.get(&req.game_id))?;
+        let room = self.room(&req.game_id).await?;
         let seat = self.refused(self.seat(&room, &caller))?;
         self.refused(self.read(Read::One, &caller))?;
         let listing = room.legal_actions(seat, req.all_payments);
@@ -320,7 +349,7 @@ impl DruidsService for Service {
     ) -> std::result::Result<Response<pb::SubmitActionResponse>, Status> {
         let started = std::time::Instant::now();
         let caller = Caller::of(&request)?;
-        let room = self.refused(self.rooms.get(&request.get_ref().game_id))?;
+        let room = self.room(&request.get_ref().game_id).await?;
         let seat = self.refused(self.seat(&room, &caller))?;
         let kind = room.kind();
         let span = info_span!("submit_action", game_id = %room.id, seat = seat.0);
@@ -328,10 +357,13 @@ impl DruidsService for Service {
         let now = self.clock.now_ms();
         let rate = self.limits.max_submits_per_second;
         let store = Arc::clone(&self.store);
+        let rooms = Arc::clone(&self.rooms);
         let reply = self
             .off_the_workers(move || {
                 let _enter = span.enter();
-                room.submit(seat, &req, store.as_ref(), now, rate)
+                let reply = room.submit(seat, &req, store.as_ref(), now, rate);
+                rooms.settle(&room);
+                reply
             })
             .await?;
         let reply = self.refused(reply)?;
@@ -353,7 +385,7 @@ impl DruidsService for Service {
     ) -> std::result::Result<Response<EventStream>, Status> {
         let caller = Caller::of(&request)?;
         let req = request.into_inner();
-        let room = self.refused(self.rooms.get(&req.game_id))?;
+        let room = self.room(&req.game_id).await?;
         let viewer = self.refused(self.viewer(&room, &caller, false))?;
         self.refused(self.read(Read::One, &caller))?;
         let last = room.last_seq();
@@ -386,7 +418,7 @@ impl DruidsService for Service {
         request: Request<pb::GetStateRequest>,
     ) -> std::result::Result<Response<pb::GetStateResponse>, Status> {
         let caller = Caller::of(&request)?;
-        let room = self.refused(self.rooms.get(&request.get_ref().game_id))?;
+        let room = self.room(&request.get_ref().game_id).await?;
         let viewer = self.refused(self.viewer(&room, &caller, false))?;
         self.refused(self.read(Read::One, &caller))?;
         Ok(Response::new(pb::GetStateResponse {
@@ -399,7 +431,7 @@ impl DruidsService for Service {
         request: Request<pb::ExportReplayRequest>,
     ) -> std::result::Result<Response<pb::Replay>, Status> {
         let caller = Caller::of(&request)?;
-        let room = self.refused(self.rooms.get(&request.get_ref().game_id))?;
+        let room = self.room(&request.get_ref().game_id).await?;
         self.refused(self.read(Read::One, &caller))?;
         Ok(Response::new(self.refused(room.replay())?))
     }
@@ -410,10 +442,11 @@ impl DruidsService for Service {
     ) -> std::result::Result<Response<pb::ListGamesResponse>, Status> {
         let caller = Caller::of(&request)?;
         self.refused(self.read(Read::List, &caller))?;
-        Ok(Response::new(self.refused(crate::listing::list(
-            &self.rooms.all(),
-            request.get_ref(),
-        ))?))
+        let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
+        let page = self
+            .off_the_workers(move || crate::listing::list(&rooms, &req))
+            .await?;
+        Ok(Response::new(self.refused(page)?))
     }
 }
 

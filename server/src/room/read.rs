@@ -169,7 +169,7 @@ impl Room {
             players: state.game.players() as u32,
             seed: self.setup.seed,
             options: Some(self.setup.options),
-            actions: state.actions.clone(),
+            actions: state.game.replay_actions(),
             outcome: state.game.outcome(),
             status: status as i32,
         })

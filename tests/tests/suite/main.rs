@@ -8,6 +8,7 @@ mod cross_language;
 mod deploy;
 mod dolmen;
 mod hostile;
+mod lifecycle;
 mod limits;
 mod metrics;
 mod persistence;

@@ -1,0 +1,309 @@
+//! The lifecycle of games through the contract: an ended game leaves memory
+//! after its grace period and is read back from the store with the same
+//! answers, byte for byte; a retry whose answer is no longer kept is refused
+//! and applies nothing; a restart rebuilds only the games in play; the limit
+//! on games in play ignores ended and read-back games.
+
+use std::sync::Arc;
+
+use druids::pb;
+use druids::pb::druids_service_client::DruidsServiceClient;
+use druids_server::sqlite::{SqliteStore, Sync};
+use druids_server::{Limits, ManualClock, MemoryStore, Store};
+use druids_tests::{Lcg, TestServer, all_events, authed, create, legal, play_random, state};
+use prost::Message;
+use tokio_stream::StreamExt;
+use tonic::Code;
+use tonic::transport::Channel;
+
+use crate::trust::reason;
+
+const T0: u64 = 1_700_000_000_000;
+const GRACE_SECS: u64 = 60;
+
+fn temp_db(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("druids-life-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("games.db")
+}
+
+fn limits() -> Limits {
+    Limits {
+        evict_after_secs: GRACE_SECS,
+        ..Limits::unthrottled()
+    }
+}
+
+/// Games in the server's memory (read-back games not counted).
+fn in_memory(server: &TestServer) -> usize {
+    server.service.census().iter().map(|c| c.2).sum()
+}
+
+/// Everything a client can read of a finished game, encoded: its state and
+/// its whole event stream as every seat and a spectator see them, the stream
+/// from seq 0 (snapshot), its replay and its `ListGames` row.
+async fn every_answer(
+    client: &mut DruidsServiceClient<Channel>,
+    id: &str,
+    tokens: &[String],
+) -> Vec<Vec<u8>> {
+    let viewers: Vec<Option<&str>> = std::iter::once(None)
+        .chain(tokens.iter().map(|t| Some(t.as_str())))
+        .collect();
+    let mut out = Vec::new();
+    for viewer in viewers {
+        out.push(state(client, id, viewer).await.encode_to_vec());
+        for e in all_events(client, id, viewer).await {
+            out.push(e.encode_to_vec());
+        }
+    }
+    let mut from_zero = client
+        .stream_events(pb::StreamEventsRequest {
+            game_id: id.to_owned(),
+            from_seq: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    while let Some(e) = from_zero.next().await {
+        out.push(e.unwrap().encode_to_vec());
+    }
+    let replay = client
+        .export_replay(pb::ExportReplayRequest {
+            game_id: id.to_owned(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    out.push(replay.encode_to_vec());
+    let listed = client
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    let row = listed
+        .games
+        .iter()
+        .find(|g| g.game_id == id)
+        .expect("listed");
+    out.push(row.encode_to_vec());
+    out
+}
+
+/// Plays game `id` to its end with keyed submissions; returns the last
+/// submission (its seat token and request) and its answer.
+async fn play_to_end(
+    client: &mut DruidsServiceClient<Channel>,
+    id: &str,
+    tokens: &[String],
+) -> (String, pb::SubmitActionRequest, pb::SubmitActionResponse) {
+    let mut last = None;
+    while let Some(seat) = state(client, id, None).await.to_act {
+        let token = &tokens[seat as usize];
+        let listing = legal(client, id, token, false).await.unwrap();
+        let req = pb::SubmitActionRequest {
+            game_id: id.to_owned(),
+            choice: Some(pb::submit_action_request::Choice::LegalActionId(
+                (listing.version % listing.actions.len() as u64) as u32,
+            )),
+            expected_version: Some(listing.version),
+            idempotency_key: format!("key-{}", listing.version),
+        };
+        let reply = client
+            .submit_action(authed(token, req.clone()))
+            .await
+            .unwrap()
+            .into_inner();
+        last = Some((token.clone(), req, reply));
+    }
+    last.expect("the game had actions")
+}
+
+async fn ended_games_leave_memory_and_answer_the_same(store: Arc<dyn Store>) {
+    let clock = Arc::new(ManualClock::at(T0));
+    let server = TestServer::with_clock(store, limits(), clock.clone()).await;
+    let mut client = server.client().await;
+    let (id, tokens) = create(&mut client, pb::GameKind::Dolmen, 2, 31).await;
+    let (token, last, answer) = play_to_end(&mut client, &id, &tokens).await;
+    assert_eq!(in_memory(&server), 1);
+    let before = every_answer(&mut client, &id, &tokens).await;
+    // Within the grace period a retry gets the first answer again.
+    let again = client
+        .submit_action(authed(&token, last.clone()))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(again, answer);
+
+    clock.advance(GRACE_SECS * 1000 - 1);
+    server.service.expire_due();
+    assert_eq!(
+        in_memory(&server),
+        1,
+        "evicted before its grace period ended"
+    );
+    clock.advance(1);
+    server.service.expire_due();
+    assert_eq!(
+        in_memory(&server),
+        0,
+        "still in memory after its grace period"
+    );
+
+    let after = every_answer(&mut client, &id, &tokens).await;
+    assert_eq!(before.len(), after.len());
+    for (i, (b, a)) in before.iter().zip(&after).enumerate() {
+        assert_eq!(b, a, "answer {i} changed when the game left memory");
+    }
+    // After the window, a retry is refused and applies nothing.
+    let version = state(&mut client, &id, None).await.version;
+    let refused = client
+        .submit_action(authed(&token, last))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
+    assert_eq!(reason(&refused), "ANSWER_EXPIRED");
+    assert!(
+        refused.message().contains("no longer kept"),
+        "{}",
+        refused.message()
+    );
+    assert_eq!(state(&mut client, &id, None).await.version, version);
+    assert_eq!(
+        in_memory(&server),
+        0,
+        "read-back games are not games in memory"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn ended_games_leave_memory_and_answer_the_same_from_sqlite() {
+    let db = temp_db("evict");
+    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+    ended_games_leave_memory_and_answer_the_same(store).await;
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}
+
+#[tokio::test]
+async fn ended_games_leave_memory_and_answer_the_same_in_memory() {
+    ended_games_leave_memory_and_answer_the_same(Arc::new(MemoryStore::default())).await;
+}
+
+#[tokio::test]
+async fn a_restart_rebuilds_only_the_games_in_play() {
+    let db = temp_db("restart");
+    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+    let server = TestServer::with(store.clone(), limits()).await;
+    let mut client = server.client().await;
+    let mut finished = Vec::new();
+    for seed in 0..6 {
+        let (id, tokens) = create(&mut client, pb::GameKind::Dolmen, 2, seed).await;
+        play_random(&mut client, &id, &tokens, &mut Lcg(seed), usize::MAX)
+            .await
+            .unwrap();
+        finished.push(id);
+    }
+    let mut running = Vec::new();
+    for seed in 0..2 {
+        let (id, tokens) = create(&mut client, pb::GameKind::Meduris, 3, seed).await;
+        play_random(&mut client, &id, &tokens, &mut Lcg(seed), 5)
+            .await
+            .unwrap();
+        running.push((id, tokens));
+    }
+    let last_finished = state(&mut client, &finished[0], None).await;
+    server.stop().await;
+    drop(client);
+
+    // The store says which games are in play: only those are rebuilt.
+    assert_eq!(store.load_in_play().unwrap().len(), running.len());
+    assert_eq!(store.ended_ids("", 100).unwrap().len(), finished.len());
+    let server = TestServer::with(store.clone(), limits()).await;
+    assert_eq!(in_memory(&server), running.len());
+    let mut client = server.client().await;
+    // An ended game is read back on demand, as it was.
+    assert_eq!(state(&mut client, &finished[0], None).await, last_finished);
+    assert_eq!(in_memory(&server), running.len());
+    // A running game plays on where it stood.
+    let (id, tokens) = &running[0];
+    let before = state(&mut client, id, None).await.version;
+    play_random(&mut client, id, tokens, &mut Lcg(9), 3)
+        .await
+        .unwrap();
+    assert_eq!(state(&mut client, id, None).await.version, before + 3);
+    // Every game is listed, ended ones from the store.
+    let listed = client
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(listed.games.len(), finished.len() + running.len());
+    let ended = client
+        .list_games(pb::ListGamesRequest {
+            status: pb::GameStatus::Finished as i32,
+            page_size: 4,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(ended.games.len(), 4);
+    let rest = client
+        .list_games(pb::ListGamesRequest {
+            status: pb::GameStatus::Finished as i32,
+            page_size: 4,
+            page_token: ended.next_page_token,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut seen: Vec<String> = ended
+        .games
+        .iter()
+        .chain(&rest.games)
+        .map(|g| g.game_id.clone())
+        .collect();
+    seen.sort();
+    let mut want = finished.clone();
+    want.sort();
+    assert_eq!(seen, want);
+    assert!(rest.next_page_token.is_empty());
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}
+
+#[tokio::test]
+async fn the_limit_counts_games_in_play_only_with_eviction() {
+    let clock = Arc::new(ManualClock::at(T0));
+    let limits = Limits {
+        max_games: 2,
+        ..limits()
+    };
+    let server =
+        TestServer::with_clock(Arc::new(MemoryStore::default()), limits, clock.clone()).await;
+    let mut client = server.client().await;
+    let (first, tokens) = create(&mut client, pb::GameKind::Dolmen, 2, 1).await;
+    create(&mut client, pb::GameKind::Dolmen, 2, 2).await;
+    let full = client
+        .create_game(pb::CreateGameRequest {
+            kind: pb::GameKind::Dolmen as i32,
+            players: 2,
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(full.code(), Code::ResourceExhausted);
+    play_random(&mut client, &first, &tokens, &mut Lcg(3), usize::MAX)
+        .await
+        .unwrap();
+    clock.advance(GRACE_SECS * 1000);
+    server.service.expire_due();
+    // Reading the evicted game back takes no place in play.
+    state(&mut client, &first, None).await;
+    create(&mut client, pb::GameKind::Dolmen, 2, 3).await;
+    assert_eq!(server.service.games_in_play(), 2);
+    server.stop().await;
+}
