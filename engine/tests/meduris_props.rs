@@ -24,7 +24,8 @@ impl Conformance for Meduris {
 
     fn event_leaks(event: &meduris::Event, viewer: Viewer) -> bool {
         match event {
-            meduris::Event::GameOver { goods_left, .. } => goods_left
+            meduris::Event::GameOver(end) => end
+                .goods_left
                 .iter()
                 .enumerate()
                 .any(|(i, g)| g.is_some() && !viewer.sees(Seat(i as u8))),

@@ -15,7 +15,7 @@
 //! work on the machine disturbs less than RPCs/s.
 //! Every step of every game is bounded ([`STALL`]): a game that stops
 //! progressing ends the bench with an error naming it and what it awaited.
-//! Also: resident memory per active game.
+//! Memory per game is measured by `benches/memory.rs`.
 //!
 //! Run: `cargo bench -p druids-server --bench load` (`LOAD_SECONDS`, default 3,
 //! sets each run's length; `LOAD_GAMES`, default `1,10,100,1000`, the sizes;
@@ -65,7 +65,6 @@ struct Run {
 /// A server on loopback, for one run.
 struct Server {
     url: String,
-    service: Arc<Service>,
     stop: tokio::sync::oneshot::Sender<()>,
     task: tokio::task::JoinHandle<Result<(), druids_server::ServeError>>,
 }
@@ -83,18 +82,13 @@ async fn start(store: Arc<dyn Store>) -> Server {
     let (stop, stopped) = tokio::sync::oneshot::channel();
     let task = tokio::spawn(druids_server::serve_service(
         listener,
-        Arc::clone(&service),
+        service,
         None,
         async move {
             let _ = stopped.await;
         },
     ));
-    Server {
-        url,
-        service,
-        stop,
-        task,
-    }
+    Server { url, stop, task }
 }
 
 impl Server {
@@ -402,16 +396,6 @@ fn cpu_seconds() -> f64 {
     ticks as f64 / 100.0
 }
 
-fn rss_bytes() -> u64 {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: u64 = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    pages * 4096
-}
-
 /// The run of median RPCs/s.
 fn median(runs: &mut [Run]) -> Option<&mut Run> {
     runs.sort_by(|x, y| (x.rpcs as f64 / x.secs).total_cmp(&(y.rpcs as f64 / y.secs)));
@@ -438,62 +422,6 @@ fn row(name: &str, n: usize, run: &mut Run, ceiling: f64) {
     );
 }
 
-/// Resident memory added per active game: 2,000 four-player games, 20
-/// actions into each, held by a fresh server. Measured before the load runs,
-/// whose freed memory the allocator would otherwise reuse.
-async fn memory_per_game() -> String {
-    let server = start(Arc::new(MemoryStore::default())).await;
-    let mut client = DruidsServiceClient::connect(server.url.clone())
-        .await
-        .unwrap();
-    let before = rss_bytes();
-    for g in 0..2000u64 {
-        let created = client
-            .create_game(pb::CreateGameRequest {
-                kind: pb::GameKind::Meduris as i32,
-                players: 4,
-                seed: Some(g),
-                ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner();
-        let tokens: Vec<String> = created.seats.into_iter().map(|s| s.token).collect();
-        let mut to_act = created.state.and_then(|s| s.to_act);
-        let mut version = 0;
-        for _ in 0..20 {
-            let Some(seat) = to_act else { break };
-            let reply = client
-                .submit_action(authed(
-                    &tokens[seat as usize],
-                    pb::SubmitActionRequest {
-                        game_id: created.game_id.clone(),
-                        choice: Some(pb::submit_action_request::Choice::LegalActionId(0)),
-                        expected_version: Some(version),
-                        idempotency_key: String::new(),
-                    },
-                ))
-                .await
-                .unwrap()
-                .into_inner();
-            version = reply.version;
-            to_act = reply.events.iter().rev().find_map(|e| match &e.body {
-                Some(pb::game_event::Body::DecisionNeeded(d)) => Some(d.seat),
-                _ => None,
-            });
-        }
-    }
-    let games = server.service.census().iter().map(|c| c.2).sum::<usize>();
-    let added = rss_bytes().saturating_sub(before) as f64;
-    drop(client);
-    server.stop().await;
-    format!(
-        "memory: {games} active games (20 actions each) add {:.1} MiB resident = {:.1} KiB per game",
-        added / 1048576.0,
-        added / 1024.0 / games as f64
-    )
-}
-
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -502,7 +430,6 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("druids-load-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let memory = rt.block_on(memory_per_game());
     // Which servers to run (`LOAD_SERVERS`, default `abc`; e.g. `b` to profile one).
     let servers = std::env::var("LOAD_SERVERS").unwrap_or_else(|_| "abc".into());
     println!(
@@ -549,6 +476,5 @@ fn main() {
             row("(c) druids, SQLite fsync per action", n, c, ceiling_rate);
         }
     }
-    println!("\n{memory}");
     let _ = std::fs::remove_dir_all(&dir);
 }

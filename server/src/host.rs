@@ -207,7 +207,6 @@ pub struct Session<G: ProtoGame> {
     started: bool,
     /// Seq of the pending decision's `DecisionNeeded`.
     pending: Option<u64>,
-    scratch: Vec<G::Event>,
     /// Every applied action in engine form (a few bytes each), for replays.
     moves: Vec<(Seat, Origin, G::Action)>,
 }
@@ -230,7 +229,6 @@ impl<G: ProtoGame> Session<G> {
             version: 0,
             started: false,
             pending: None,
-            scratch: Vec::new(),
             moves: Vec::new(),
         })
     }
@@ -240,7 +238,17 @@ impl<G: ProtoGame> Session<G> {
         &self.game
     }
 
+    /// Makes room for `n` more log entries, growing by a quarter rather than
+    /// doubling: the log is most of a game's memory, and a doubled vector
+    /// is on average a quarter empty.
+    fn reserve_log(&mut self, n: usize) {
+        if self.log.capacity() - self.log.len() < n {
+            self.log.reserve_exact(n.max(self.log.len() / 4).max(8));
+        }
+    }
+
     fn push_host(&mut self, event: HostEvent) -> u64 {
+        self.reserve_log(1);
         self.log.push(Entry {
             version: self.version,
             body: Body::Host(event),
@@ -279,17 +287,12 @@ impl<G: ProtoGame> Session<G> {
         // The engine applies to a copy (a few hundred bytes), so that a storage
         // failure after the engine accepted the action leaves no trace.
         let mut next = self.game.clone();
-        self.scratch.clear();
-        let mut events = std::mem::take(&mut self.scratch);
+        let mut events = Vec::new();
         let result = next
             .apply(seat, action, &mut events)
             .map_err(|e| ApplyError::Rule(Box::new(e)))
             .and_then(|()| persist(&G::encode_action(action)).map_err(ApplyError::Persist));
-        if let Err(e) = result {
-            events.clear();
-            self.scratch = events;
-            return Err(e);
-        }
+        result?;
         self.game = next;
         self.version += 1;
         let first_seq = self.log.len() as u64 + 1;
@@ -297,22 +300,25 @@ impl<G: ProtoGame> Session<G> {
             Some(Prelude::Resumed) => {
                 self.push_host(HostEvent::Autopilot { seat, on: false });
             }
-            Some(Prelude::TimedOut { autopilot }) => self.log.push(Entry {
-                version: self.version,
-                body: Body::TimedOut {
-                    seat,
-                    action: action.clone(),
-                    autopilot,
-                },
-            }),
+            Some(Prelude::TimedOut { autopilot }) => {
+                self.reserve_log(1);
+                self.log.push(Entry {
+                    version: self.version,
+                    body: Body::TimedOut {
+                        seat,
+                        action: action.clone(),
+                        autopilot,
+                    },
+                })
+            }
             None => {}
         }
         let version = self.version;
-        self.log.extend(events.drain(..).map(|e| Entry {
+        self.reserve_log(events.len());
+        self.log.extend(events.into_iter().map(|e| Entry {
             version,
             body: Body::Engine(e),
         }));
-        self.scratch = events;
         let origin = match prelude {
             Some(Prelude::TimedOut { autopilot: true }) => Origin::Autopilot,
             Some(Prelude::TimedOut { autopilot: false }) => Origin::Timeout,

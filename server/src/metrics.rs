@@ -69,7 +69,10 @@ impl Metrics {
         )
         .expect("valid metric");
         let games = IntGaugeVec::new(
-            Opts::new("games", "Games held, by kind and status"),
+            Opts::new(
+                "games",
+                "Games in memory (in play, or ended within their grace period), by kind and status",
+            ),
             &["kind", "status"],
         )
         .expect("valid metric");

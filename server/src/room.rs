@@ -40,11 +40,26 @@ pub struct SeatSlot {
     pub token: Option<TokenHash>,
 }
 
-/// What a submission asked for, to recognise a retry with the same key.
-#[derive(Clone, Debug, PartialEq)]
-struct Fingerprint {
-    choice: Option<pb::submit_action_request::Choice>,
-    expected_version: Option<u64>,
+/// The first 16 bytes of a SHA-256: an idempotency key, or what a submission
+/// asked for, in a fixed small size (keys may be 128 bytes long).
+type Digest = [u8; 16];
+
+fn digest(bytes: &[u8]) -> Digest {
+    use sha2::Digest as _;
+    let full = sha2::Sha256::digest(bytes);
+    full[..16].try_into().expect("a SHA-256 has 32 bytes")
+}
+
+/// What a submission asked for (its choice and expected version), to
+/// recognise a retry with the same key.
+fn fingerprint(req: &pb::SubmitActionRequest) -> Digest {
+    use prost::Message;
+    let asked = pb::SubmitActionRequest {
+        choice: req.choice,
+        expected_version: req.expected_version,
+        ..Default::default()
+    };
+    digest(&asked.encode_to_vec())
 }
 
 /// What a submission with an idempotency key did: enough to give a retry the
@@ -52,7 +67,7 @@ struct Fingerprint {
 /// answer itself).
 #[derive(Clone, Debug)]
 struct Answered {
-    fingerprint: Fingerprint,
+    fingerprint: Digest,
     version: u64,
     first_seq: u64,
     last_seq: u64,
@@ -67,7 +82,7 @@ struct RoomState {
     clocks: Option<SeatClocks>,
     /// Keyed submissions by (seat, idempotency key): every one of the game,
     /// for as long as the room is in memory (see [`crate::rooms`]).
-    answered: HashMap<(Seat, Box<str>), Answered>,
+    answered: HashMap<(Seat, Digest), Answered>,
     /// False for an ended game read back from the store: its keys are gone.
     keys_kept: bool,
     /// Submission budgets, by seat.
@@ -210,7 +225,7 @@ impl RoomState {
     }
 
     /// What a keyed submission of `seat` that caused `applied` did, now.
-    fn answered(&self, fingerprint: Fingerprint, applied: &Applied) -> Answered {
+    fn answered(&self, fingerprint: Digest, applied: &Applied) -> Answered {
         let deadline_ms = self
             .clocks
             .as_ref()
@@ -518,17 +533,11 @@ impl Room {
                 ),
             ));
         }
-        let fingerprint = Fingerprint {
-            choice: req.choice,
-            expected_version: req.expected_version,
-        };
+        let fingerprint = fingerprint(req);
+        let key = (seat, digest(req.idempotency_key.as_bytes()));
         let mut state = self.lock();
         let keyed = !req.idempotency_key.is_empty();
-        if keyed
-            && let Some(first) = state
-                .answered
-                .get(&(seat, req.idempotency_key.as_str().into()))
-        {
+        if keyed && let Some(first) = state.answered.get(&key) {
             return if first.fingerprint == fingerprint {
                 Ok(state.answer(seat, first))
             } else {
@@ -573,7 +582,6 @@ impl Room {
         let answered = state.answered(fingerprint, &applied);
         let reply = state.answer(seat, &answered);
         if keyed {
-            let key = (seat, req.idempotency_key.as_str().into());
             state.answered.insert(key, answered);
         }
         self.announce(&state);
@@ -651,14 +659,10 @@ impl Room {
         let applied = state.apply(record.seat, record.origin, &choice, now_ms, &mut |_| Ok(()))?;
         let req = record.request;
         if state.keys_kept && !req.idempotency_key.is_empty() {
-            let fingerprint = Fingerprint {
-                choice: req.choice,
-                expected_version: req.expected_version,
-            };
-            let mut answered = state.answered(fingerprint, &applied);
+            let mut answered = state.answered(fingerprint(&req), &applied);
             // The clock restarted: the answer carries the deadline of now.
             answered.deadline_ms = None;
-            let key = (record.seat, req.idempotency_key.into_boxed_str());
+            let key = (record.seat, digest(req.idempotency_key.as_bytes()));
             state.answered.insert(key, answered);
         }
         self.announce(&state);

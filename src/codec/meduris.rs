@@ -410,13 +410,10 @@ impl ProtoGame for Meduris {
             Event::LastRoundStarted { marked } => Kind::LastRoundStarted(ev::LastRoundStarted {
                 marked: Some(druid(*marked)),
             }),
-            Event::GameOver {
-                scores,
-                goods_left,
-                winners,
-            } => Kind::GameOver(ev::GameOver {
-                scores: scores.clone(),
-                goods_left: goods_left
+            Event::GameOver(end) => Kind::GameOver(ev::GameOver {
+                scores: end.scores.clone(),
+                goods_left: end
+                    .goods_left
                     .iter()
                     .enumerate()
                     .filter_map(|(i, g)| {
@@ -426,7 +423,7 @@ impl ProtoGame for Meduris {
                         })
                     })
                     .collect(),
-                winners: winners.iter().map(|&w| s(w)).collect(),
+                winners: end.winners.iter().map(|&w| s(w)).collect(),
             }),
         };
         pb::game_event::Body::Meduris(pb::MedurisEvent { kind: Some(kind) })

@@ -173,14 +173,19 @@ pub enum Event {
         /// The marked position.
         marked: DruidPos,
     },
-    /// The game is over.
-    GameOver {
-        /// Final scores, by seat.
-        scores: Vec<i32>,
-        /// Goods left per seat (they break ties). Holdings stay private:
-        /// [`crate::Game::redact`] keeps only the viewer's own entry.
-        goods_left: Vec<Option<Goods>>,
-        /// Winners.
-        winners: Vec<Seat>,
-    },
+    /// The game is over. Boxed: every other event is a few bytes, and a
+    /// server keeps every event of each game in play.
+    GameOver(Box<FinalResult>),
+}
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FinalResult {
+    /// Final scores, by seat.
+    pub scores: Vec<i32>,
+    /// Goods left per seat (they break ties). Holdings stay private:
+    /// [`crate::Game::redact`] keeps only the viewer's own entry.
+    pub goods_left: Vec<Option<Goods>>,
+    /// Winners.
+    pub winners: Vec<Seat>,
 }

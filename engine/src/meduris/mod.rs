@@ -32,7 +32,7 @@ pub mod view;
 
 pub use action::{Action, Building, Chip, Decision, DieFace, DruidPos, Plateau};
 pub use board::{Area, BoardKind, Field};
-pub use event::{Event, OfferingKind, ScoreReason};
+pub use event::{Event, FinalResult, OfferingKind, ScoreReason};
 pub use goods::{Good, Goods};
 pub use rules::RuleError;
 pub use state::{GOODS_PER_KIND, Options, STACK_LIMIT};
@@ -146,19 +146,16 @@ impl Game for Meduris {
     /// holdings in [`Event::GameOver`] are private to each seat.
     fn redact(event: &Event, viewer: Viewer) -> Option<Event> {
         Some(match event {
-            Event::GameOver {
-                scores,
-                goods_left,
-                winners,
-            } => Event::GameOver {
-                scores: scores.clone(),
-                goods_left: goods_left
+            Event::GameOver(end) => Event::GameOver(Box::new(FinalResult {
+                scores: end.scores.clone(),
+                goods_left: end
+                    .goods_left
                     .iter()
                     .enumerate()
                     .map(|(i, g)| g.filter(|_| viewer.sees(Seat(i as u8))))
                     .collect(),
-                winners: winners.clone(),
-            },
+                winners: end.winners.clone(),
+            })),
             other => other.clone(),
         })
     }

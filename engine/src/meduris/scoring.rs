@@ -1,7 +1,7 @@
 //! Final scoring (temples and rune stones) and the winner with its tie-breaks.
 
 use super::action::Building;
-use super::event::{Event, ScoreReason};
+use super::event::{Event, FinalResult, ScoreReason};
 use super::state::{Phase, State};
 use crate::{Outcome, Seat};
 
@@ -31,14 +31,14 @@ pub(crate) fn finish(state: &mut State, events: &mut Vec<Event>) {
     state.phase = Phase::Over;
     let outcome = outcome(state).expect("game over");
     let players = state.players as usize;
-    events.push(Event::GameOver {
+    events.push(Event::GameOver(Box::new(FinalResult {
         scores: outcome.scores,
         goods_left: state.seats[..players]
             .iter()
             .map(|s| Some(s.goods))
             .collect(),
         winners: outcome.winners,
-    });
+    })));
 }
 
 /// The result once the game is over: most points, then most buildings placed,

@@ -195,13 +195,11 @@ impl fmt::Display for Event {
             Event::LastRoundStarted { marked } => {
                 write!(f, "the druid's last round began; it ends beside {marked}")
             }
-            Event::GameOver {
-                scores: s, winners, ..
-            } => write!(
+            Event::GameOver(end) => write!(
                 f,
                 "game over: scores {}; won by {}",
-                scores(s),
-                seats(winners)
+                scores(&end.scores),
+                seats(&end.winners)
             ),
         }
     }
