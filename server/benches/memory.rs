@@ -65,6 +65,19 @@ fn rss_bytes() -> u64 {
     pages * 4096
 }
 
+/// Resident memory by kind (`RssAnon`, `RssFile`, `RssShmem`), kB.
+fn rss_kinds() -> [i64; 3] {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0)
+    };
+    [field("RssAnon:"), field("RssFile:"), field("RssShmem:")]
+}
+
 fn authed<T>(token: &str, m: T) -> Request<T> {
     let mut r = Request::new(m);
     r.metadata_mut()
@@ -174,18 +187,20 @@ async fn per_finished_game(batch: u64) -> String {
     }
     // Let the referee evict the last ones.
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    let (warm, heap) = (rss_bytes(), heap_bytes());
+    let (warm, heap, kinds) = (rss_bytes(), heap_bytes(), rss_kinds());
     for g in batch..2 * batch {
         play(&mut client, g, usize::MAX).await;
     }
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let grown = rss_bytes().saturating_sub(warm) as f64;
     let held = (heap_bytes() - heap) as f64;
+    let kinds_now = rss_kinds();
+    let [anon, file, shmem] = [0, 1, 2].map(|i| kinds_now[i] - kinds[i]);
     let in_memory = service.census().iter().map(|c| c.2).sum::<usize>();
     let _ = stop.send(());
     let _ = std::fs::remove_dir_all(&dir);
     format!(
-        "per finished game: {} games played to the end in {:.0} s; {in_memory} left in memory; the second {batch} grew resident memory by {:.2} MiB = {:.0} bytes per finished game, the heap held by {:.0} bytes per finished game",
+        "per finished game: {} games played to the end in {:.0} s; {in_memory} left in memory; the second {batch} grew resident memory by {:.2} MiB = {:.0} bytes per finished game, the heap held by {:.0} bytes per finished game (resident growth: anonymous {anon} kB, file-backed {file} kB, shared {shmem} kB)",
         2 * batch,
         started.elapsed().as_secs_f64(),
         grown / 1048576.0,
