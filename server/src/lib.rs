@@ -18,6 +18,7 @@ pub mod listing;
 pub mod lobby;
 pub mod memory_store;
 pub mod metrics;
+pub mod postgres;
 pub mod quota;
 pub mod recover;
 pub mod room;
