@@ -7,6 +7,7 @@
 //! through [`host::HostedGame`], so a new game needs no code here.
 
 pub mod auth;
+pub mod backend;
 pub mod clock;
 pub mod config;
 pub mod error;
