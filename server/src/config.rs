@@ -151,7 +151,8 @@ pub struct Config {
     /// Log format.
     #[arg(long, env = "DRUIDS_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,
-    /// The database file holding every game (created if missing).
+    /// Where every game is kept: a SQLite file (created if missing), or a
+    /// PostgreSQL database as `postgres://user:password@host:port/database`.
     #[arg(long, env = "DRUIDS_DB", default_value = "druids-data/druids.db")]
     pub db: PathBuf,
     /// Keep games in memory only: nothing survives a restart.

@@ -7,6 +7,7 @@
 //! through [`host::HostedGame`], so a new game needs no code here.
 
 pub mod auth;
+pub mod backend;
 pub mod clock;
 pub mod config;
 pub mod error;
@@ -18,6 +19,7 @@ pub mod listing;
 pub mod lobby;
 pub mod memory_store;
 pub mod metrics;
+pub mod postgres;
 pub mod quota;
 pub mod recover;
 pub mod room;

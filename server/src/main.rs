@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use clap::Parser;
 use druids_server::config::{Config, LogFormat};
-use druids_server::sqlite::SqliteStore;
 use druids_server::{MemoryStore, Store, Tls};
 use tracing_subscriber::EnvFilter;
 
@@ -37,13 +36,15 @@ async fn main() -> std::process::ExitCode {
         tracing::warn!("in-memory mode: games are lost when the server stops");
         Arc::new(MemoryStore::default())
     } else {
-        match SqliteStore::open(&config.db, config.sync) {
+        match druids_server::backend::open_store(&config.db, config.sync) {
             Ok(s) => {
-                tracing::info!(db = %config.db.display(), sync = ?config.sync, "games are stored");
-                Arc::new(s)
+                let db = druids_server::backend::describe(&config.db);
+                tracing::info!(db = %db, sync = ?config.sync, "games are stored");
+                s
             }
             Err(e) => {
-                tracing::error!("cannot open the database {}: {e}", config.db.display());
+                let db = druids_server::backend::describe(&config.db);
+                tracing::error!("cannot open the database {db}: {e}");
                 return std::process::ExitCode::FAILURE;
             }
         }

@@ -2,6 +2,8 @@
 //! loopback port, a client over TCP, and a random player that drives a game
 //! through the contract only.
 
+pub mod postgres;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 

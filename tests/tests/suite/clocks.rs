@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use druids::pb;
 use druids::pb::game_event::Body;
-use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::{Limits, ManualClock, MemoryStore, Store};
 use druids_tests::{Lcg, TestServer, authed, play_random, state};
 use tokio_stream::StreamExt;
@@ -209,13 +208,11 @@ async fn just_in_time_wins_and_late_loses() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn timeouts_and_clocks_survive_a_restart() {
-    let dir = std::env::temp_dir().join(format!("druids-clocks-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let db = dir.join("games.db");
-    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
-    let (server, clock) = clocked(store).await;
+crate::stores::on_each_store!(timeouts_and_clocks_survive_a_restart);
+
+async fn timeouts_and_clocks_survive_a_restart(backend: crate::stores::Backend) {
+    let db = crate::stores::TestDb::new(backend, "clocks");
+    let (server, clock) = clocked(db.open()).await;
     let mut client = server.client().await;
     let (id, tokens) = create_clocked(&mut client, 2, 2).await;
     // Seat 0 places a worker; seat 1 times out twice (autopilot), and so on.
@@ -239,9 +236,8 @@ async fn timeouts_and_clocks_survive_a_restart() {
     );
     server.stop().await;
 
-    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
     let clock = Arc::new(ManualClock::at(T0 + 3_600_000));
-    let server = TestServer::with_clock(store, Limits::unthrottled(), clock.clone()).await;
+    let server = TestServer::with_clock(db.open(), Limits::unthrottled(), clock.clone()).await;
     let mut client = server.client().await;
     let after = full_log(&mut client, &id).await;
     // Deadlines are stamped live, not stored: compare the logs without them.
@@ -274,5 +270,4 @@ async fn timeouts_and_clocks_survive_a_restart() {
         );
     }
     server.stop().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,13 +3,10 @@
 //! owner before they score, errors that change nothing, and a restart that
 //! carries a game on from the durable store.
 
-use std::sync::Arc;
-
 use druids::pb;
 use druids::pb::game_event::Body;
 use druids::pb::{dolmen_action as act, dolmen_event as ev};
 use druids_server::Limits;
-use druids_server::sqlite::{SqliteStore, Sync};
 use druids_tests::{Lcg, TestServer, all_events, authed, create, legal, play_random, state};
 use tonic::Code;
 
@@ -281,14 +278,11 @@ async fn bad_dolmen_actions_are_refused_and_change_nothing() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn a_restarted_server_carries_on_a_dolmen_game() {
-    let dir = std::env::temp_dir().join(format!("druids-dolmen-restart-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("games.db");
-    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
-    let server = TestServer::with(store, Limits::unthrottled()).await;
+crate::stores::on_each_store!(a_restarted_server_carries_on_a_dolmen_game);
+
+async fn a_restarted_server_carries_on_a_dolmen_game(backend: crate::stores::Backend) {
+    let db = crate::stores::TestDb::new(backend, "dolmen_restart");
+    let server = TestServer::with(db.open(), Limits::unthrottled()).await;
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, DOLMEN, 4, 12).await;
     let mut rng = Lcg(3);
@@ -301,8 +295,7 @@ async fn a_restarted_server_carries_on_a_dolmen_game() {
     }
     server.stop().await;
 
-    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
-    let server = TestServer::with(store, Limits::unthrottled()).await;
+    let server = TestServer::with(db.open(), Limits::unthrottled()).await;
     let mut client = server.client().await;
     assert_eq!(state(&mut client, &id, None).await, views[0]);
     for (t, view) in tokens.iter().zip(&views[1..]) {
@@ -314,5 +307,4 @@ async fn a_restarted_server_carries_on_a_dolmen_game() {
     let st = state(&mut client, &id, None).await;
     assert_eq!(st.status, pb::GameStatus::Finished as i32);
     server.stop().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }

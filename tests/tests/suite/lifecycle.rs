@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use druids::pb;
 use druids::pb::druids_service_client::DruidsServiceClient;
-use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::{Limits, ManualClock, MemoryStore, Store};
 use druids_tests::{Lcg, TestServer, all_events, authed, create, legal, play_random, state};
 use prost::Message;
@@ -16,17 +15,16 @@ use tokio_stream::StreamExt;
 use tonic::Code;
 use tonic::transport::Channel;
 
+use crate::stores::{Backend, TestDb, on_each_store};
 use crate::trust::reason;
+
+on_each_store!(
+    ended_games_leave_memory,
+    a_restart_rebuilds_only_the_games_in_play
+);
 
 const T0: u64 = 1_700_000_000_000;
 const GRACE_SECS: u64 = 60;
-
-fn temp_db(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("druids-life-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("games.db")
-}
 
 fn limits() -> Limits {
     Limits {
@@ -178,12 +176,9 @@ async fn ended_games_leave_memory_and_answer_the_same(store: Arc<dyn Store>) {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn ended_games_leave_memory_and_answer_the_same_from_sqlite() {
-    let db = temp_db("evict");
-    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
-    ended_games_leave_memory_and_answer_the_same(store).await;
-    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+async fn ended_games_leave_memory(backend: Backend) {
+    let db = TestDb::new(backend, "evict");
+    ended_games_leave_memory_and_answer_the_same(db.open()).await;
 }
 
 #[tokio::test]
@@ -191,10 +186,9 @@ async fn ended_games_leave_memory_and_answer_the_same_in_memory() {
     ended_games_leave_memory_and_answer_the_same(Arc::new(MemoryStore::default())).await;
 }
 
-#[tokio::test]
-async fn a_restart_rebuilds_only_the_games_in_play() {
-    let db = temp_db("restart");
-    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+async fn a_restart_rebuilds_only_the_games_in_play(backend: Backend) {
+    let db = TestDb::new(backend, "life_restart");
+    let store = db.open();
     let server = TestServer::with(store.clone(), limits()).await;
     let mut client = server.client().await;
     let mut finished = Vec::new();
@@ -272,7 +266,6 @@ async fn a_restart_rebuilds_only_the_games_in_play() {
     assert_eq!(seen, want);
     assert!(rest.next_page_token.is_empty());
     server.stop().await;
-    let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
 
 #[tokio::test]

@@ -9,8 +9,7 @@ use std::time::Duration;
 
 use druids::pb;
 use druids::pb::druids_service_client::DruidsServiceClient;
-use druids_server::sqlite::{SqliteStore, Sync};
-use druids_server::{Limits, MemoryStore, Store};
+use druids_server::{Limits, MemoryStore};
 use druids_tests::{Lcg, TestServer, authed, create, play_random};
 use tokio::io::AsyncReadExt;
 use tonic::Code;
@@ -321,12 +320,13 @@ async fn keyed_join(
         .map(|r| r.into_inner())
 }
 
-#[tokio::test]
-async fn create_and_join_with_a_request_id_are_retry_safe_across_restarts() {
-    let dir = std::env::temp_dir().join(format!("druids-requests-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let db = dir.join("games.db");
-    let open = || -> Arc<dyn Store> { Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap()) };
+crate::stores::on_each_store!(create_and_join_with_a_request_id_are_retry_safe_across_restarts);
+
+async fn create_and_join_with_a_request_id_are_retry_safe_across_restarts(
+    backend: crate::stores::Backend,
+) {
+    let db = crate::stores::TestDb::new(backend, "requests");
+    let open = || db.open();
     let server = TestServer::with(open(), Limits::unthrottled()).await;
     let mut client = server.client().await;
     let first = keyed_create(&mut client, "create-7f3a", 5).await.unwrap();
@@ -378,7 +378,6 @@ async fn create_and_join_with_a_request_id_are_retry_safe_across_restarts() {
         .await
         .unwrap();
     server.stop().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]

@@ -1,6 +1,6 @@
-//! Durable games through the real SQLite store: a restarted server carries on
-//! every game where it stood, and a store that cannot write refuses actions with
-//! UNAVAILABLE while changing nothing.
+//! Durable games through the real stores, SQLite and PostgreSQL: a restarted
+//! server carries on every game where it stood, and a store that cannot write
+//! refuses actions with UNAVAILABLE while changing nothing.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,6 +11,13 @@ use druids_server::sqlite::{SqliteStore, Sync};
 use druids_tests::{Lcg, TestServer, create, play_random, state};
 use tonic::Code;
 
+use crate::stores::{Backend, TestDb, on_each_store};
+
+on_each_store!(
+    a_restarted_server_carries_on_every_game,
+    idle_games_are_abandoned_and_kept
+);
+
 fn temp_db(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("druids-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -18,10 +25,9 @@ fn temp_db(name: &str) -> PathBuf {
     dir.join("games.db")
 }
 
-#[tokio::test]
-async fn a_restarted_server_carries_on_every_game() {
-    let db = temp_db("restart");
-    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+async fn a_restarted_server_carries_on_every_game(backend: Backend) {
+    let db = TestDb::new(backend, "restart");
+    let store = db.open();
     let server = TestServer::with(store, Limits::unthrottled()).await;
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, pb::GameKind::Meduris, 3, 77).await;
@@ -50,8 +56,7 @@ async fn a_restarted_server_carries_on_every_game() {
     }
     server.stop().await;
 
-    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
-    let server = TestServer::with(store, Limits::unthrottled()).await;
+    let server = TestServer::with(db.open(), Limits::unthrottled()).await;
     let mut client = server.client().await;
     for (t, view) in before.iter().zip(&views) {
         assert_eq!(
@@ -84,14 +89,12 @@ async fn a_restarted_server_carries_on_every_game() {
     server.stop().await;
 
     // Finished games stay queryable after yet another restart.
-    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
-    let server = TestServer::with(store, Limits::unthrottled()).await;
+    let server = TestServer::with(db.open(), Limits::unthrottled()).await;
     let mut client = server.client().await;
     let over = state(&mut client, &id, None).await;
     assert_eq!(over.status, pb::GameStatus::Finished as i32);
     assert_eq!(over.version, (n + rest) as u64);
     server.stop().await;
-    let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
 
 #[tokio::test]
@@ -152,20 +155,18 @@ async fn a_full_database_refuses_actions_with_unavailable() {
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }
 
-#[tokio::test]
-async fn idle_games_are_abandoned_and_kept() {
+async fn idle_games_are_abandoned_and_kept(backend: Backend) {
     use druids::pb::game_event::Body;
     use druids_server::ManualClock;
     use tokio_stream::StreamExt;
 
-    let db = temp_db("idle");
+    let db = TestDb::new(backend, "idle");
     let limits = Limits {
         idle_game_secs: 60,
         ..Limits::unthrottled()
     };
     let clock = Arc::new(ManualClock::at(5_000_000));
-    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
-    let server = TestServer::with_clock(store, limits.clone(), clock.clone()).await;
+    let server = TestServer::with_clock(db.open(), limits.clone(), clock.clone()).await;
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, pb::GameKind::Meduris, 2, 31).await;
     let (busy, busy_tokens) = create(&mut client, pb::GameKind::Meduris, 2, 32).await;
@@ -210,8 +211,7 @@ async fn idle_games_are_abandoned_and_kept() {
     server.stop().await;
 
     // Abandoned, not deleted: still there, still abandoned, after a restart.
-    let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
-    let server = TestServer::with_clock(store, limits, clock).await;
+    let server = TestServer::with_clock(db.open(), limits, clock).await;
     let mut client = server.client().await;
     let again = state(&mut client, &id, None).await;
     assert_eq!(again, st);
@@ -227,5 +227,4 @@ async fn idle_games_are_abandoned_and_kept() {
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].game_id, id);
     server.stop().await;
-    let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }

@@ -1,0 +1,156 @@
+//! Group commit of action rows, as in [`crate::sqlite`]: actions of many games
+//! arriving together share one transaction (one round of waiting for the
+//! database's disk). The first caller to find no commit under way takes every
+//! row waiting and commits them, each in a savepoint of its own so that one
+//! bad row (a duplicate version, say) fails alone; the others wait for their
+//! own row's result.
+//!
+//! A batch interrupted by a lost connection is committed again on a fresh
+//! one. Its first commit may have gone through: a row that is already stored
+//! with the same content then counts as done, one with other content fails.
+
+use std::collections::HashMap;
+
+use prost::Message;
+use tokio_postgres::error::SqlState;
+
+use super::PostgresStore;
+use super::retry::{Failure, conflict, database, transient};
+use crate::store::{ActionRecord, StoreError};
+
+/// One action row waiting for a commit.
+struct Row {
+    ticket: u64,
+    game_id: String,
+    version: i64,
+    seat: i16,
+    origin: i16,
+    action: Vec<u8>,
+    request: Vec<u8>,
+}
+
+/// The appends waiting for a commit and the results of those committed.
+#[derive(Default)]
+pub(super) struct Appends {
+    next_ticket: u64,
+    waiting: Vec<Row>,
+    /// True while a caller commits a batch.
+    committing: bool,
+    /// Results not yet collected by their callers, by ticket.
+    results: HashMap<u64, Result<(), StoreError>>,
+}
+
+const INSERT_ACTION: &str = "INSERT INTO actions (game_id, version, seat, origin, action, request)
+     VALUES ($1, $2, $3, $4, $5, $6)";
+
+const STORED_ACTION: &str =
+    "SELECT seat, origin, action, request FROM actions WHERE game_id = $1 AND version = $2";
+
+type Results = Vec<(u64, Result<(), StoreError>)>;
+
+impl PostgresStore {
+    /// One attempt at committing `batch`: the result of every row by ticket.
+    /// An error is the whole attempt's (the connection broke, or the
+    /// transaction could not commit); then nothing of it may be relied on.
+    async fn commit_once(&self, batch: &[Row], retrying: bool) -> Result<Results, Failure> {
+        let op = "storing an action";
+        let mut client = self.pool.get().await?;
+        let tx = client.transaction().await?;
+        let insert = tx.prepare_cached(INSERT_ACTION).await?;
+        let mut results = Vec::with_capacity(batch.len());
+        for row in batch {
+            tx.batch_execute("SAVEPOINT row").await?;
+            let inserted = tx
+                .execute(
+                    &insert,
+                    &[
+                        &row.game_id,
+                        &row.version,
+                        &row.seat,
+                        &row.origin,
+                        &row.action,
+                        &row.request,
+                    ],
+                )
+                .await;
+            let result = match inserted {
+                Ok(_) => {
+                    tx.batch_execute("RELEASE SAVEPOINT row").await?;
+                    Ok(())
+                }
+                Err(e) if transient(&e) => return Err(e.into()),
+                Err(e) => {
+                    tx.batch_execute("ROLLBACK TO SAVEPOINT row; RELEASE SAVEPOINT row")
+                        .await?;
+                    if retrying && e.code() == Some(&SqlState::UNIQUE_VIOLATION) {
+                        let stored = tx
+                            .query_one(STORED_ACTION, &[&row.game_id, &row.version])
+                            .await?;
+                        let same = stored.get::<_, i16>(0) == row.seat
+                            && stored.get::<_, i16>(1) == row.origin
+                            && stored.get::<_, &[u8]>(2) == row.action.as_slice()
+                            && stored.get::<_, &[u8]>(3) == row.request.as_slice();
+                        if same {
+                            Ok(())
+                        } else {
+                            Err(database(op, conflict("another action has this version")))
+                        }
+                    } else {
+                        Err(database(op, Failure::Pg(e)))
+                    }
+                }
+            };
+            results.push((row.ticket, result));
+        }
+        tx.commit().await?;
+        Ok(results)
+    }
+
+    /// Commits `batch`, trying again on a fresh connection if the connection
+    /// breaks; the result of every row by ticket (all errors when the
+    /// commit fails).
+    fn commit(&self, batch: &[Row]) -> Results {
+        self.retry("committing actions", |retrying| {
+            self.wait(self.commit_once(batch, retrying))
+        })
+        .unwrap_or_else(|e| batch.iter().map(|r| (r.ticket, Err(e.clone()))).collect())
+    }
+
+    /// Appends one action row, sharing a commit with the rows of other games
+    /// waiting at the same time; returns once its own row is committed.
+    pub(super) fn append(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
+        let mut appends = self.appends();
+        let ticket = appends.next_ticket;
+        appends.next_ticket += 1;
+        appends.waiting.push(Row {
+            ticket,
+            game_id: game_id.to_owned(),
+            version: action.version as i64,
+            seat: i16::from(action.seat.0),
+            origin: action.origin as i16,
+            action: action.action.encode_to_vec(),
+            request: action.request.encode_to_vec(),
+        });
+        loop {
+            if let Some(result) = appends.results.remove(&ticket) {
+                return result;
+            }
+            if appends.committing {
+                appends = self
+                    .appended
+                    .wait(appends)
+                    .unwrap_or_else(|p| p.into_inner());
+                continue;
+            }
+            // No commit under way: this caller commits every row waiting.
+            appends.committing = true;
+            let batch = std::mem::take(&mut appends.waiting);
+            drop(appends);
+            let results = self.commit(&batch);
+            appends = self.appends();
+            appends.committing = false;
+            appends.results.extend(results);
+            self.appended.notify_all();
+        }
+    }
+}
