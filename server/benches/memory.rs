@@ -188,10 +188,24 @@ async fn per_finished_game(batch: u64) -> String {
     // Let the referee evict the last ones.
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let (warm, heap, kinds) = (rss_bytes(), heap_bytes(), rss_kinds());
-    for g in batch..2 * batch {
-        play(&mut client, g, usize::MAX).await;
+    let rounds = std::env::var("MEMORY_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1u64);
+    for round in 1..=rounds {
+        for g in round * batch..(round + 1) * batch {
+            play(&mut client, g, usize::MAX).await;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        println!(
+            "  after {} finished games: resident {:.1} MiB (anonymous {} kB), heap {:.1} MiB",
+            (round + 1) * batch,
+            rss_bytes() as f64 / 1048576.0,
+            rss_kinds()[0],
+            heap_bytes() as f64 / 1048576.0
+        );
     }
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let batch = batch * rounds;
     let grown = rss_bytes().saturating_sub(warm) as f64;
     let held = (heap_bytes() - heap) as f64;
     let kinds_now = rss_kinds();

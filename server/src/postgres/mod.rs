@@ -23,8 +23,7 @@
 //! its own row already there, with the same content, counts as done.
 
 use std::future::Future;
-use std::sync::{Arc, Condvar, Mutex};
-use std::task::{Context, Poll, Wake, Waker};
+use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
@@ -92,18 +91,6 @@ pub struct PostgresStore {
     appends: Mutex<Appends>,
     /// Signalled when a batch of appends has its results.
     appended: Condvar,
-}
-
-/// Wakes a thread parked in [`PostgresStore::wait`].
-struct Unpark(std::thread::Thread);
-
-impl Wake for Unpark {
-    fn wake(self: Arc<Self>) {
-        self.0.unpark();
-    }
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.0.unpark();
-    }
 }
 
 impl PostgresStore {
@@ -174,15 +161,7 @@ impl PostgresStore {
     /// thread is inside another runtime.
     fn wait<F: Future>(&self, fut: F) -> F::Output {
         let _runtime = self.runtime.as_ref().map(|r| r.enter());
-        let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
-        let mut cx = Context::from_waker(&waker);
-        let mut fut = std::pin::pin!(fut);
-        loop {
-            if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
-                return out;
-            }
-            std::thread::park();
-        }
+        futures_executor::block_on(fut)
     }
 
     fn appends(&self) -> std::sync::MutexGuard<'_, Appends> {
