@@ -5,12 +5,13 @@
 //!   on a fresh in-memory server;
 //! * per finished game: four-player Meduris games played to their end on a
 //!   durable (SQLite) server whose ended games leave memory at once
-//!   (`evict_after_secs = 0`); the growth of resident memory from the first
-//!   batch of finished games to the second, per game, once the allocator has
-//!   warmed up on the first.
+//!   (`evict_after_secs = 0`); after a first batch warms the allocators and
+//!   SQLite's cache up, the change of resident memory and of the heap the
+//!   server holds over `MEMORY_ROUNDS` more batches, per game.
 //!
 //! Run: `cargo bench -p druids-server --bench memory` (`MEMORY_FINISHED`,
-//! default 300, the games per batch of the second measure).
+//! default 300, games per batch; `MEMORY_ROUNDS`, default 1, batches after
+//! the first).
 
 use std::sync::Arc;
 
@@ -205,8 +206,8 @@ async fn per_finished_game(batch: u64) -> String {
             heap_bytes() as f64 / 1048576.0
         );
     }
-    let batch = batch * rounds;
-    let grown = rss_bytes().saturating_sub(warm) as f64;
+    let (played, batch) = ((rounds + 1) * batch, batch * rounds);
+    let grown = rss_bytes() as f64 - warm as f64;
     let held = (heap_bytes() - heap) as f64;
     let kinds_now = rss_kinds();
     let [anon, file, shmem] = [0, 1, 2].map(|i| kinds_now[i] - kinds[i]);
@@ -214,8 +215,7 @@ async fn per_finished_game(batch: u64) -> String {
     let _ = stop.send(());
     let _ = std::fs::remove_dir_all(&dir);
     format!(
-        "per finished game: {} games played to the end in {:.0} s; {in_memory} left in memory; the second {batch} grew resident memory by {:.2} MiB = {:.0} bytes per finished game, the heap held by {:.0} bytes per finished game (resident growth: anonymous {anon} kB, file-backed {file} kB, shared {shmem} kB)",
-        2 * batch,
+        "per finished game: {played} games played to the end in {:.0} s; {in_memory} left in memory; the last {batch} changed resident memory by {:.2} MiB = {:.0} bytes per finished game, the heap held by {:.0} bytes per finished game (resident change: anonymous {anon} kB, file-backed {file} kB, shared {shmem} kB)",
         started.elapsed().as_secs_f64(),
         grown / 1048576.0,
         grown / batch as f64,
