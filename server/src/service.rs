@@ -47,11 +47,11 @@ pub struct Service {
 type Result<T> = std::result::Result<T, ServiceError>;
 
 /// Most calls on the blocking pool at once. A durable store's writers wait
-/// there for a shared commit, so this also caps a commit's batch; more threads
-/// than this cost more than larger batches save (each one a wake-up per
-/// action, and an allocator heap of its own that the games' memory spreads
-/// over).
-const BLOCKING_AT_ONCE: usize = 64;
+/// there for a shared commit, so this also caps a commit's batch: at 64 the
+/// batches were too small for 1,000 games on a slow disk; without a cap, each
+/// thread beyond the batch's need costs wake-ups and an allocator heap of its
+/// own that the games' memory spreads over.
+const BLOCKING_AT_ONCE: usize = 256;
 
 /// Who is calling: the client's address and the hash of its token, if any.
 struct Caller {
