@@ -74,6 +74,7 @@ async fn start(store: Arc<dyn Store>) -> Server {
     let url = format!("http://{}", listener.local_addr().unwrap());
     let limits = Limits {
         max_spectator_streams_per_game: 1_000_000,
+        max_streams_per_address: 1_000_000,
         max_open_streams: 1_000_000,
         max_calls_per_connection: 100_000,
         ..Limits::unthrottled()

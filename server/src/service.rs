@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use druids::pb::{self, druids_service_server::DruidsService};
 use druids_engine::{Seat, Viewer};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Semaphore, mpsc, watch};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::metadata::MetadataMap;
@@ -40,9 +40,18 @@ pub struct Service {
     clock: Arc<dyn Clock>,
     stop: watch::Sender<bool>,
     metrics: Arc<Metrics>,
+    /// Permits to run on the blocking pool ([`Service::off_the_workers`]).
+    blocking: Arc<Semaphore>,
 }
 
 type Result<T> = std::result::Result<T, ServiceError>;
+
+/// Most calls on the blocking pool at once. A durable store's writers wait
+/// there for a shared commit, so this also caps a commit's batch: at 64 the
+/// batches were too small for 1,000 games on a slow disk; without a cap, each
+/// thread beyond the batch's need costs wake-ups and an allocator heap of its
+/// own that the games' memory spreads over.
+const BLOCKING_AT_ONCE: usize = 256;
 
 /// Who is calling: the client's address and the hash of its token, if any.
 struct Caller {
@@ -116,6 +125,12 @@ impl Service {
             limits,
             clock,
             stop: watch::channel(false).0,
+            blocking: Arc::new(Semaphore::new(
+                std::env::var("TMP_K")
+                    .ok()
+                    .and_then(|k| k.parse().ok())
+                    .unwrap_or(BLOCKING_AT_ONCE),
+            )),
         })
     }
 
@@ -284,18 +299,28 @@ impl Service {
 
     /// Runs `f`, which may write to a durable store, on the blocking pool when
     /// the store blocks on the disk: the one way this server leaves the async
-    /// workers for blocking work.
+    /// workers for blocking work. At most [`BLOCKING_AT_ONCE`] run at once;
+    /// later calls wait here, on the workers, without a thread.
     async fn off_the_workers<T: Send + 'static>(
         &self,
         f: impl FnOnce() -> T + Send + 'static,
     ) -> std::result::Result<T, Status> {
-        if self.store.is_durable() {
-            tokio::task::spawn_blocking(f)
-                .await
-                .map_err(|e| Status::internal(format!("a blocking task failed: {e}")))
-        } else {
-            Ok(f())
+        if !self.store.is_durable() {
+            return Ok(f());
         }
+        let permit = Arc::clone(&self.blocking)
+            .acquire_owned()
+            .await
+            .map_err(|e| Status::internal(format!("the blocking pool is closed: {e}")))?;
+        // The permit goes with the task, so a cancelled call still holds it
+        // until its blocking work is done.
+        tokio::task::spawn_blocking(move || {
+            let out = f();
+            drop(permit);
+            out
+        })
+        .await
+        .map_err(|e| Status::internal(format!("a blocking task failed: {e}")))
     }
 }
 

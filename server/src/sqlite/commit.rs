@@ -1,8 +1,11 @@
 //! Group commit of action rows: actions of many games arriving together share
 //! one transaction and one fsync. The first caller to find no commit under
 //! way takes every row waiting and commits them, each in a savepoint of its
-//! own so that one bad row fails alone; the others wait for their own row's
-//! result.
+//! own (a row alone needs none) so that one bad row fails alone; the others
+//! sleep until their own row's result is in. The committer then wakes only
+//! the writers of its batch and one writer of the rows that came meanwhile,
+//! who commits those: waking every writer for every batch cost more CPU than
+//! the commit itself.
 
 use std::collections::HashMap;
 
@@ -15,6 +18,8 @@ use crate::store::{ActionRecord, StoreError};
 /// One action row waiting for a commit.
 struct Row {
     ticket: u64,
+    /// The thread waiting for this row's result.
+    writer: std::thread::Thread,
     game_id: String,
     version: i64,
     seat: u8,
@@ -28,6 +33,8 @@ struct Row {
 pub(super) struct Appends {
     next_ticket: u64,
     waiting: Vec<Row>,
+    /// The last batch's vector, emptied: the next `waiting` (it grows once).
+    spare: Vec<Row>,
     /// True while a caller commits a batch.
     committing: bool,
     /// Results not yet collected by their callers, by ticket.
@@ -45,25 +52,43 @@ impl SqliteStore {
             let tx = conn.transaction()?;
             let mut results = Vec::with_capacity(batch.len());
             {
-                let mut insert = tx.prepare(INSERT_ACTION)?;
-                for row in batch {
-                    tx.execute_batch("SAVEPOINT row")?;
-                    let inserted = insert.execute(params![
+                let mut insert = tx.prepare_cached(INSERT_ACTION)?;
+                let mut insert = |row: &Row| {
+                    insert.execute(params![
                         row.game_id,
                         row.version,
                         row.seat,
                         row.origin,
                         row.action,
                         row.request
-                    ]);
-                    match inserted {
-                        Ok(_) => tx.execute_batch("RELEASE row")?,
-                        Err(_) => tx.execute_batch("ROLLBACK TO row; RELEASE row")?,
-                    }
+                    ])
+                };
+                if let [row] = batch {
+                    // A row alone needs no savepoint: nothing else is in the
+                    // transaction for its failure to undo.
+                    let inserted = insert(row);
                     results.push((
                         row.ticket,
                         inserted.map(|_| ()).map_err(err("storing an action")),
                     ));
+                } else {
+                    // Prepared once per connection: parsing them for every row
+                    // would cost more than running them.
+                    let mut savepoint = tx.prepare_cached("SAVEPOINT row")?;
+                    let mut release = tx.prepare_cached("RELEASE row")?;
+                    let mut rollback = tx.prepare_cached("ROLLBACK TO row")?;
+                    for row in batch {
+                        savepoint.execute([])?;
+                        let inserted = insert(row);
+                        if inserted.is_err() {
+                            rollback.execute([])?;
+                        }
+                        release.execute([])?;
+                        results.push((
+                            row.ticket,
+                            inserted.map(|_| ()).map_err(err("storing an action")),
+                        ));
+                    }
                 }
             }
             tx.commit()?;
@@ -83,6 +108,7 @@ impl SqliteStore {
         appends.next_ticket += 1;
         appends.waiting.push(Row {
             ticket,
+            writer: std::thread::current(),
             game_id: game_id.to_owned(),
             version: action.version as i64,
             seat: action.seat.0,
@@ -95,21 +121,36 @@ impl SqliteStore {
                 return result;
             }
             if appends.committing {
-                appends = self
-                    .appended
-                    .wait(appends)
-                    .unwrap_or_else(|p| p.into_inner());
+                // Woken by the commit of this row, or to commit the next batch
+                // (or spuriously: the loop looks again).
+                drop(appends);
+                std::thread::park();
+                appends = self.appends();
                 continue;
             }
             // No commit under way: this caller commits every row waiting.
             appends.committing = true;
-            let batch = std::mem::take(&mut appends.waiting);
+            let spare = std::mem::take(&mut appends.spare);
+            let mut batch = std::mem::replace(&mut appends.waiting, spare);
             drop(appends);
             let results = self.commit(&batch);
             appends = self.appends();
             appends.committing = false;
             appends.results.extend(results);
-            self.appended.notify_all();
+            // Wake only whom it concerns: the writers of this batch, and the
+            // first of the rows that came meanwhile, to commit them.
+            let next = appends.waiting.first().map(|r| r.writer.clone());
+            drop(appends);
+            batch
+                .iter()
+                .filter(|r| r.ticket != ticket)
+                .for_each(|r| r.writer.unpark());
+            if let Some(next) = next {
+                next.unpark();
+            }
+            batch.clear();
+            appends = self.appends();
+            appends.spare = batch;
         }
     }
 }

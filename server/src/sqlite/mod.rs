@@ -11,7 +11,7 @@
 //! at start-up, pages of ended ones.
 
 use std::path::Path;
-use std::sync::{Condvar, Mutex};
+use std::sync::Mutex;
 
 use druids::pb;
 use druids_engine::Seat;
@@ -124,8 +124,6 @@ fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
 pub struct SqliteStore {
     conn: Mutex<Connection>,
     appends: Mutex<Appends>,
-    /// Signalled when a batch of appends has its results.
-    appended: Condvar,
 }
 
 /// Wraps a database error with what the store was doing.
@@ -160,7 +158,6 @@ impl SqliteStore {
         Ok(SqliteStore {
             conn: Mutex::new(conn),
             appends: Mutex::new(Appends::default()),
-            appended: Condvar::new(),
         })
     }
 
