@@ -11,6 +11,7 @@ pub mod backend;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod export;
 pub mod host;
 pub mod http;
 pub mod in_play;
