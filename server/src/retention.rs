@@ -132,14 +132,17 @@ mod tests {
     use druids_engine::Seat;
     use std::sync::Mutex;
 
-    /// A fake store of `left` old games that records every batch asked for.
+    /// Games left and the batch sizes deleted so far, of a fake store.
+    type Fake = Arc<Mutex<(usize, Vec<usize>)>>;
+
+    /// A fake store of `left` old games that records every batch deleted.
     fn fake(
         left: usize,
     ) -> (
-        Arc<Mutex<(usize, Vec<usize>)>>,
+        Fake,
         impl Fn(usize) -> Result<usize, StoreError> + Clone + Send + 'static,
     ) {
-        let state = Arc::new(Mutex::new((left, Vec::new())));
+        let state: Fake = Arc::new(Mutex::new((left, Vec::new())));
         let s = Arc::clone(&state);
         (state, move |limit: usize| {
             let mut st = s.lock().unwrap();
