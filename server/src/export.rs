@@ -14,8 +14,7 @@ use std::io::Write;
 use druids::pb;
 
 use crate::error::ServiceError;
-use crate::in_play::InPlay;
-use crate::recover::RecoverError;
+use crate::recover::{Rebuild, RecoverError};
 use crate::store::{Store, StoreError};
 
 /// Ids read from the store at once.
@@ -55,14 +54,8 @@ pub struct Exported {
 /// The replay of a stored game that has ended, as `ExportReplay` answers it.
 pub fn replay_of(stored: crate::store::StoredGame, now_ms: u64) -> Result<pb::Replay, ExportError> {
     let id = stored.record.id.clone();
-    // The rebuilt room needs a place among the games in play; an unbounded
-    // count of its own, since nothing here is in play.
-    let in_play = InPlay::default();
-    let room = crate::recover::recover(stored, now_ms, || {
-        in_play
-            .reserve(usize::MAX)
-            .expect("an unbounded count has room")
-    })?;
+    // Rebuilt as the server reads back an ended game that left its memory.
+    let room = crate::recover::recover(stored, now_ms, Rebuild::Ended)?;
     room.replay()
         .map_err(|source| ExportError::Replay { id, source })
 }
