@@ -25,7 +25,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
              newline-delimited JSON, one druids.v1.Replay per line, in game-id order"
 )]
 struct ExportArgs {
-    /// The database file (as the server's --db); it must exist.
+    /// The database, as the server's --db: a SQLite file (it must exist) or a
+    /// `postgres://` URL.
     #[arg(long)]
     db: std::path::PathBuf,
     /// Start after this game id: the last id a stopped export wrote.
@@ -34,28 +35,36 @@ struct ExportArgs {
 }
 
 /// Runs `export-all`: replays on stdout, a summary or the error on stderr.
+/// Blocks on the store: run it off the async workers.
 fn export_all(args: ExportArgs) -> std::process::ExitCode {
     use std::io::Write;
+    let is_url = args
+        .db
+        .to_str()
+        .is_some_and(druids_server::postgres::is_url);
     // Opening creates a missing file: an export of a mistyped path must fail.
-    if !args.db.is_file() {
+    if !is_url && !args.db.is_file() {
         eprintln!(
             "druids-server export-all: no database at {}",
             args.db.display()
         );
         return std::process::ExitCode::FAILURE;
     }
-    let store = match SqliteStore::open(&args.db, druids_server::sqlite::Sync::Normal) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("druids-server export-all: cannot open the database: {e}");
-            return std::process::ExitCode::FAILURE;
-        }
-    };
+    // Nothing is written but the schema's migrations, so no commit waits for the disk.
+    let store =
+        match druids_server::backend::open_store(&args.db, druids_server::sqlite::Sync::Normal) {
+            Ok(s) => s,
+            Err(e) => {
+                let db = druids_server::backend::describe(&args.db);
+                eprintln!("druids-server export-all: cannot open the database {db}: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        };
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let result = druids_server::export::export_ended(&store, &args.after, now, &mut out);
+    let result = druids_server::export::export_ended(store.as_ref(), &args.after, now, &mut out);
     let flushed = out.flush();
     match result.and_then(|done| flushed.map(|()| done).map_err(Into::into)) {
         Ok(done) => {
@@ -85,7 +94,10 @@ async fn main() -> std::process::ExitCode {
         .is_some_and(|a| a == "export-all")
     {
         let _program = args.next();
-        return export_all(ExportArgs::parse_from(args));
+        let args = ExportArgs::parse_from(args);
+        return tokio::task::spawn_blocking(move || export_all(args))
+            .await
+            .unwrap_or(std::process::ExitCode::FAILURE);
     }
     let config = Config::parse();
     let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|e| {
