@@ -20,6 +20,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Debug, Parser)]
 #[command(
     name = "druids-server export-all",
+    bin_name = "druids-server export-all",
     version,
     about = "Writes every ended game of a druids database to stdout as \
              newline-delimited JSON, one druids.v1.Replay per line, in game-id order"
