@@ -84,6 +84,11 @@ pub struct Limits {
     /// recently read).
     #[arg(long, env = "DRUIDS_RECENT_GAMES", default_value_t = 256)]
     pub recent_games: usize,
+    /// Delete finished and abandoned games (with their logs and replays) once
+    /// they ended more than this many days ago; unset: keep them forever.
+    /// Games in play are never deleted. See `crate::retention`.
+    #[arg(long, env = "DRUIDS_RETAIN_FINISHED_DAYS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub retain_finished_days: Option<u64>,
 }
 
 impl Default for Limits {
@@ -127,7 +132,9 @@ pub enum LogFormat {
 #[command(
     name = "druids-server",
     version,
-    about = "The druids game server (gRPC)"
+    about = "The druids game server (gRPC)",
+    after_help = "Export: `druids-server export-all --db PATH [--after GAME_ID]` writes every \
+                  ended game as NDJSON replays to stdout (see `druids-server export-all --help`)."
 )]
 pub struct Config {
     /// Address to listen on.

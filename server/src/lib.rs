@@ -11,6 +11,7 @@ pub mod backend;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod export;
 pub mod host;
 pub mod http;
 pub mod in_play;
@@ -22,6 +23,7 @@ pub mod metrics;
 pub mod postgres;
 pub mod quota;
 pub mod recover;
+pub mod retention;
 pub mod room;
 pub mod rooms;
 pub mod service;
@@ -66,14 +68,36 @@ const REFEREE_TICK: Duration = Duration::from_millis(20);
 /// the service and the number of games rebuilt.
 pub fn start(store: Arc<dyn Store>, limits: Limits) -> Result<(Arc<Service>, usize), ServeError> {
     let started = std::time::Instant::now();
-    let service = Arc::new(Service::new(store, limits, Arc::new(SystemClock))?);
+    let service = Arc::new(Service::new(
+        Arc::clone(&store),
+        limits,
+        Arc::new(SystemClock),
+    )?);
     let recovered = service.recover_all()?;
     tracing::info!(
         games = recovered,
         ms = started.elapsed().as_millis() as u64,
         "stored games rebuilt"
     );
+    spawn_retention(store, &service);
     Ok((service, recovered))
+}
+
+/// With `--retain-finished-days`, deletes old ended games of `store` (the
+/// service's) in the background until the service stops; see [`retention`].
+/// Needs a Tokio runtime; without the flag it does nothing.
+pub fn spawn_retention(store: Arc<dyn Store>, service: &Arc<Service>) {
+    let Some(days) = service.limits().retain_finished_days else {
+        return;
+    };
+    let s = Arc::clone(service);
+    retention::spawn(
+        store,
+        move || s.clock().now_ms(),
+        days,
+        retention::Schedule::default(),
+        service.stopped(),
+    );
 }
 
 /// Serves Prometheus metrics of `service` on `listener` until the service stops.

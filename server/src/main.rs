@@ -1,5 +1,6 @@
 //! `druids-server`: parses flags, sets up logging, binds, serves until SIGINT or
-//! SIGTERM.
+//! SIGTERM. `druids-server export-all` instead writes the ended games of a
+//! database as JSON lines and exits (see `druids_server::export`).
 
 use std::sync::Arc;
 
@@ -14,8 +15,91 @@ use tracing_subscriber::EnvFilter;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `druids-server export-all`: its own command line, so that the server's
+/// flags (and their environment variables) play no part in it.
+#[derive(Debug, Parser)]
+#[command(
+    name = "druids-server export-all",
+    bin_name = "druids-server export-all",
+    version,
+    about = "Writes every ended game of a druids database to stdout as \
+             newline-delimited JSON, one druids.v1.Replay per line, in game-id order"
+)]
+struct ExportArgs {
+    /// The database, as the server's --db: a SQLite file (it must exist) or a
+    /// `postgres://` URL.
+    #[arg(long)]
+    db: std::path::PathBuf,
+    /// Start after this game id: the last id a stopped export wrote.
+    #[arg(long, default_value = "")]
+    after: String,
+}
+
+/// Runs `export-all`: replays on stdout, a summary or the error on stderr.
+/// Blocks on the store: run it off the async workers.
+fn export_all(args: ExportArgs) -> std::process::ExitCode {
+    use std::io::Write;
+    let is_url = args
+        .db
+        .to_str()
+        .is_some_and(druids_server::postgres::is_url);
+    // Opening creates a missing file: an export of a mistyped path must fail.
+    if !is_url && !args.db.is_file() {
+        eprintln!(
+            "druids-server export-all: no database at {}",
+            args.db.display()
+        );
+        return std::process::ExitCode::FAILURE;
+    }
+    // Nothing is written but the schema's migrations, so no commit waits for the disk.
+    let store =
+        match druids_server::backend::open_store(&args.db, druids_server::sqlite::Sync::Normal) {
+            Ok(s) => s,
+            Err(e) => {
+                let db = druids_server::backend::describe(&args.db);
+                eprintln!("druids-server export-all: cannot open the database {db}: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let result = druids_server::export::export_ended(store.as_ref(), &args.after, now, &mut out);
+    let flushed = out.flush();
+    match result.and_then(|done| flushed.map(|()| done).map_err(Into::into)) {
+        Ok(done) => {
+            match &done.last_id {
+                Some(last) => eprintln!(
+                    "druids-server export-all: {} games written; the last is {last}",
+                    done.games
+                ),
+                None => eprintln!("druids-server export-all: no ended game to write"),
+            }
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("druids-server export-all: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
+    // A subcommand only when it is the first argument: every other command
+    // line means serving, exactly as before export-all existed.
+    let mut args = std::env::args_os();
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == "export-all")
+    {
+        let _program = args.next();
+        let args = ExportArgs::parse_from(args);
+        return tokio::task::spawn_blocking(move || export_all(args))
+            .await
+            .unwrap_or(std::process::ExitCode::FAILURE);
+    }
     let config = Config::parse();
     let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|e| {
         eprintln!(

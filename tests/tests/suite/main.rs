@@ -14,6 +14,7 @@ mod metrics;
 mod persistence;
 mod postgres;
 mod proto;
+mod retention;
 mod stores;
 mod tls;
 mod trust;
