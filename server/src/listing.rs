@@ -174,6 +174,7 @@ mod tests {
                 watch_all_live: false,
                 evict_after_ms: 0,
                 recent_games: 1,
+                retain_ms: None,
             },
         )
     }

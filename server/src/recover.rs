@@ -92,9 +92,12 @@ pub fn recover(stored: StoredGame, now_ms: u64, how: Rebuild) -> Result<Room, Re
     if !keys {
         room.keep_no_keys();
     }
+    // An ended game ended when the store says, not when it is read back (a
+    // game past the retention window must look as old as it is).
+    let at_ms = ended_unix_ms.unwrap_or(now_ms);
     for a in actions {
         let version = a.version;
-        room.replay_stored(a, now_ms)
+        room.replay_stored(a, at_ms)
             .map_err(|source| RecoverError::Replay {
                 id: id.clone(),
                 version,

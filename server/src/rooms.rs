@@ -35,6 +35,9 @@ pub struct Lifecycle {
     pub evict_after_ms: u64,
     /// How many ended games read back from the store stay in memory.
     pub recent_games: usize,
+    /// `--retain-finished-days` in ms: games that ended longer ago are
+    /// deleted from the store, so they must not outlive it in memory.
+    pub retain_ms: Option<u64>,
 }
 
 /// The rooms in memory, by id, and the way to the others.
@@ -168,12 +171,29 @@ impl Rooms {
     /// many left.
     pub fn evict_due(&self, now_ms: u64) -> usize {
         let after = self.lifecycle.evict_after_ms;
+        // Past the retention window a game is (about to be) deleted from the
+        // store: it leaves memory too, whatever its grace period.
+        let before = self
+            .lifecycle
+            .retain_ms
+            .map_or(0, |w| now_ms.saturating_sub(w));
         let due: Vec<String> = self
             .ending
             .iter()
-            .filter(|e| now_ms.saturating_sub(*e.value()) >= after)
+            .filter(|e| now_ms.saturating_sub(*e.value()) >= after || *e.value() < before)
             .map(|e| e.key().clone())
             .collect();
+        if before > 0 {
+            let mut recent = self.recent();
+            let old: Vec<String> = recent
+                .iter()
+                .filter(|(_, room)| room.ended_ms().is_some_and(|t| t < before))
+                .map(|(id, _)| id.clone())
+                .collect();
+            for id in old {
+                recent.pop(&id);
+            }
+        }
         for id in &due {
             self.ending.remove(id);
             self.watched.remove(id);
@@ -235,6 +255,7 @@ mod tests {
                 watch_all_live: false,
                 evict_after_ms: 1000,
                 recent_games: 4,
+                retain_ms: None,
             },
         )
     }

@@ -104,6 +104,9 @@ impl Service {
                 watch_all_live: limits.idle_game_secs > 0,
                 evict_after_ms: limits.evict_after_secs.saturating_mul(1000),
                 recent_games: limits.recent_games,
+                retain_ms: limits
+                    .retain_finished_days
+                    .map(|d| d.saturating_mul(crate::retention::DAY_MS)),
             },
         ));
         let lobby = Arc::new(Lobby::new(

@@ -112,6 +112,8 @@ async fn games_that_ended_before_the_window_are_deleted_and_nothing_else() {
     // The referee's round (also run every tick): ended games past their grace
     // period leave memory, so the store answers for them.
     server.service.expire_due();
+    // Read back from the store (and kept among the recently read) before the sweep.
+    assert_eq!(get_state_code(&mut client, &old[0]).await, Code::Ok);
     // The task `druids_server::start` spawns; its first sweep runs at once.
     druids_server::spawn_retention(Arc::clone(&store) as Arc<dyn Store>, &server.service);
 
@@ -127,6 +129,7 @@ async fn games_that_ended_before_the_window_are_deleted_and_nothing_else() {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    server.service.expire_due();
     for id in deleted {
         assert!(
             store.load_game(id).unwrap().is_none(),
