@@ -6,7 +6,9 @@
 //! `.await`. Its fields are private: everything is done through its methods.
 //! Every change goes through the [`Store`] first and is then announced on a
 //! `watch` channel carrying the last event seq; streams read the log at their
-//! own pace, so a slow reader never holds up the game.
+//! own pace, so a slow reader never holds up the game. Submodules: what a
+//! room shows ([`read`]), retries of keyed submissions ([`answers`]), and the
+//! referee's decisions ([`referee`]).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
@@ -14,17 +16,21 @@ use std::sync::{Mutex, MutexGuard};
 use druids::pb;
 
 use crate::host::{Applied, ApplyError, HostEvent, HostedGame, Prelude};
-use druids_engine::{Seat, Viewer};
+use druids_engine::Seat;
 use tokio::sync::watch;
 
 use crate::auth::TokenHash;
-use crate::clock::{Expiry, SeatClocks};
+use crate::clock::SeatClocks;
 use crate::error::{ServiceError, clip};
 use crate::in_play::PlaySlot;
 use crate::quota::Bucket;
 use crate::store::{ActionRecord, Origin, RequestRecord, Store};
 
+mod answers;
 mod read;
+mod referee;
+
+use answers::{Answered, Digest, digest, fingerprint};
 
 /// Longest display name accepted.
 pub const MAX_NAME_BYTES: usize = 64;
@@ -38,41 +44,6 @@ pub struct SeatSlot {
     pub name: String,
     /// Hash of its token, once claimed.
     pub token: Option<TokenHash>,
-}
-
-/// The first 16 bytes of a SHA-256: an idempotency key, or what a submission
-/// asked for, in a fixed small size (keys may be 128 bytes long).
-type Digest = [u8; 16];
-
-fn digest(bytes: &[u8]) -> Digest {
-    use sha2::Digest as _;
-    let full = sha2::Sha256::digest(bytes);
-    full[..16].try_into().expect("a SHA-256 has 32 bytes")
-}
-
-/// What a submission asked for (its choice and expected version), to
-/// recognise a retry with the same key.
-fn fingerprint(req: &pb::SubmitActionRequest) -> Digest {
-    use prost::Message;
-    let asked = pb::SubmitActionRequest {
-        choice: req.choice,
-        expected_version: req.expected_version,
-        ..Default::default()
-    };
-    digest(&asked.encode_to_vec())
-}
-
-/// What a submission with an idempotency key did: enough to give a retry the
-/// first answer again, rebuilt from the log (a few dozen bytes instead of the
-/// answer itself).
-#[derive(Clone, Debug)]
-struct Answered {
-    fingerprint: Digest,
-    version: u64,
-    first_seq: u64,
-    last_seq: u64,
-    /// The deadline the answer carried on its `DecisionNeeded`, if any.
-    deadline_ms: Option<u64>,
 }
 
 /// The mutable part of a room.
@@ -221,49 +192,6 @@ impl RoomState {
                 legal.get((x % legal.len().max(1) as u64) as usize)?.action
             }
             Origin::Seat => None,
-        }
-    }
-
-    /// What a keyed submission of `seat` that caused `applied` did, now.
-    fn answered(&self, fingerprint: Digest, applied: &Applied) -> Answered {
-        let deadline_ms = self
-            .clocks
-            .as_ref()
-            .and_then(|c| c.pending())
-            .filter(|p| p.version == applied.version)
-            .map(|p| p.deadline_ms);
-        Answered {
-            fingerprint,
-            version: applied.version,
-            first_seq: applied.first_seq,
-            last_seq: applied.last_seq,
-            deadline_ms,
-        }
-    }
-
-    /// The answer to a submission of `seat`, read from the log: the events
-    /// its action caused as the seat sees them, with the deadline they carried.
-    fn answer(&self, seat: Seat, a: &Answered) -> pb::SubmitActionResponse {
-        let mut events = Vec::new();
-        let n = (a.last_seq + 1 - a.first_seq) as usize;
-        self.game
-            .events(a.first_seq, n, Viewer::Seat(seat), &mut events);
-        // Events the seat may not see were skipped, so the read may have run
-        // past the action's own.
-        events.retain(|e| e.seq <= a.last_seq);
-        match a.deadline_ms {
-            Some(deadline) => {
-                for e in events.iter_mut().filter(|e| e.version == a.version) {
-                    if let Some(pb::game_event::Body::DecisionNeeded(d)) = &mut e.body {
-                        d.deadline_unix_ms = Some(deadline);
-                    }
-                }
-            }
-            None => self.stamp_deadlines(&mut events),
-        }
-        pb::SubmitActionResponse {
-            version: a.version,
-            events,
         }
     }
 
@@ -675,68 +603,5 @@ impl Room {
         let mut state = self.lock();
         state.keys_kept = false;
         state.answered = HashMap::new();
-    }
-
-    /// Decides for every seat whose clock ran out (or who is on autopilot) at
-    /// `now_ms`, until a decision is not due. Returns the actions taken.
-    pub fn expire(&self, store: &dyn Store, now_ms: u64) -> Result<usize, ServiceError> {
-        let mut state = self.lock();
-        let mut taken = 0;
-        if state.abandoned.is_some() {
-            return Ok(0);
-        }
-        loop {
-            let Some(clocks) = &state.clocks else {
-                return Ok(taken);
-            };
-            let (seat, origin) = match clocks.due(now_ms) {
-                Expiry::NotDue => break,
-                Expiry::TimedOut(s) => (s, Origin::Timeout),
-                Expiry::Autopilot(s) => (s, Origin::Autopilot),
-            };
-            let Some(action) = state.server_choice(origin) else {
-                break;
-            };
-            let result = self.store_and_apply(&mut state, seat, origin, action, store, now_ms);
-            if let Err(e) = result {
-                self.announce(&state);
-                return Err(ServiceError::from_apply(&self.id, e));
-            }
-            self.record_end(&state, store, now_ms);
-            taken += 1;
-        }
-        if taken > 0 {
-            self.announce(&state);
-        }
-        Ok(taken)
-    }
-
-    /// Gives the game up unfinished (rebuilding it, as stored).
-    pub fn abandon_stored(&self, reason: String, ended_ms: u64) {
-        let mut state = self.lock();
-        state.abandon(reason, ended_ms);
-        self.announce(&state);
-    }
-
-    /// Abandons the game if nothing happened for `idle_ms` (0: never).
-    pub fn expire_idle(
-        &self,
-        store: &dyn Store,
-        idle_ms: u64,
-        now_ms: u64,
-    ) -> Result<bool, ServiceError> {
-        let mut state = self.lock();
-        if idle_ms == 0
-            || state.abandoned.is_some()
-            || state.game.is_over()
-            || now_ms.saturating_sub(state.last_activity_ms) < idle_ms
-        {
-            return Ok(false);
-        }
-        let reason = format!("no action for {} s", idle_ms / 1000);
-        store.abandon(&self.id, &reason, now_ms)?;
-        state.abandon(reason, now_ms);
-        self.announce(&state);
-        Ok(true)
     }
 }
