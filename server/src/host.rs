@@ -539,12 +539,7 @@ impl<G: ProtoGame> HostedGame for Session<G> {
     fn replay_actions(&self) -> Vec<pb::ReplayAction> {
         self.moves
             .iter()
-            .map(|(seat, origin, action)| pb::ReplayAction {
-                seat: seat.0 as u32,
-                action: Some(G::encode_action(action)),
-                timeout: *origin == Origin::Timeout,
-                autopilot: *origin == Origin::Autopilot,
-            })
+            .map(|(seat, origin, action)| origin.replay_action(*seat, G::encode_action(action)))
             .collect()
     }
 }

@@ -12,7 +12,8 @@ use prost::Message;
 
 use crate::auth::TokenHash;
 use crate::store::{
-    ActionRecord, EndedQuery, GameRecord, Origin, RequestRecord, Store, StoreError, StoredGame,
+    ActionRecord, EndedQuery, EndedRow, GameRecord, Origin, RequestRecord, Store, StoreError,
+    StoredGame,
 };
 
 /// Every game of the process, by id.
@@ -36,34 +37,16 @@ struct Kept {
 
 impl Kept {
     fn summary(&self) -> pb::GameSummary {
-        let mut seats: Vec<pb::SeatInfo> = (0..self.record.players as u32)
-            .map(|seat| pb::SeatInfo {
-                seat,
-                name: String::new(),
-                claimed: false,
-            })
-            .collect();
-        let claimed = self.record.seats.iter().chain(&self.joins);
-        for (seat, name, _) in claimed {
-            if let Some(s) = seats.get_mut(seat.index()) {
-                s.name = name.clone();
-                s.claimed = true;
-            }
-        }
-        let status = match (&self.abandoned, self.ended_unix_ms) {
-            (Some(_), _) => pb::GameStatus::Abandoned,
-            (None, Some(_)) => pb::GameStatus::Finished,
-            (None, None) => pb::GameStatus::Running,
-        };
-        pb::GameSummary {
+        let row = EndedRow {
             game_id: self.record.id.clone(),
             kind: self.record.kind as i32,
-            status: status as i32,
             players: self.record.players as u32,
-            version: self.actions,
-            seats,
             created_unix_ms: self.record.created_unix_ms,
-        }
+            abandoned: self.abandoned.is_some(),
+            version: self.actions,
+        };
+        let claimed = self.record.seats.iter().chain(&self.joins);
+        row.summary(claimed.map(|(seat, name, _)| (seat.index(), name.clone())))
     }
 
     fn stored(&self) -> Result<StoredGame, StoreError> {
@@ -72,17 +55,11 @@ impl Kept {
         while !buf.is_empty() {
             let a = pb::ReplayAction::decode_length_delimited(&mut buf)
                 .map_err(|e| StoreError::Corrupt(format!("kept action: {e}")))?;
-            let version = actions.len() as u64 + 1;
-            let action = a.action.unwrap_or_default();
             actions.push(ActionRecord {
-                version,
+                version: actions.len() as u64 + 1,
                 seat: Seat(a.seat as u8),
-                origin: match (a.timeout, a.autopilot) {
-                    (_, true) => Origin::Autopilot,
-                    (true, false) => Origin::Timeout,
-                    (false, false) => Origin::Seat,
-                },
-                action,
+                origin: Origin::of_replay(&a),
+                action: a.action.unwrap_or_default(),
                 request: pb::SubmitActionRequest::default(),
             });
         }
@@ -152,12 +129,7 @@ impl Store for MemoryStore {
             .games
             .get_mut(game_id)
             .ok_or_else(|| no_game(game_id))?;
-        let replay = pb::ReplayAction {
-            seat: action.seat.0 as u32,
-            action: Some(action.action),
-            timeout: action.origin == Origin::Timeout,
-            autopilot: action.origin == Origin::Autopilot,
-        };
+        let replay = action.origin.replay_action(action.seat, action.action);
         replay
             .encode_length_delimited(&mut kept.log)
             .expect("a Vec grows");

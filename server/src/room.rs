@@ -536,11 +536,7 @@ impl Room {
         now_ms: u64,
     ) -> Result<(), ServiceError> {
         let mut state = self.lock();
-        let origin = match (action.timeout, action.autopilot) {
-            (_, true) => Origin::Autopilot,
-            (true, false) => Origin::Timeout,
-            (false, false) => Origin::Seat,
-        };
+        let origin = Origin::of_replay(&action);
         let seat = Seat(action.seat as u8);
         let result = self.store_and_apply(
             &mut state,

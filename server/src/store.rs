@@ -78,6 +78,76 @@ impl Origin {
     }
 }
 
+impl Origin {
+    /// Who decided an action of a replay.
+    pub fn of_replay(action: &pb::ReplayAction) -> Origin {
+        match (action.timeout, action.autopilot) {
+            (_, true) => Origin::Autopilot,
+            (true, false) => Origin::Timeout,
+            (false, false) => Origin::Seat,
+        }
+    }
+
+    /// `action` of `seat`, decided this way, as a replay holds it.
+    pub fn replay_action(self, seat: Seat, action: pb::Action) -> pb::ReplayAction {
+        pb::ReplayAction {
+            seat: seat.0 as u32,
+            action: Some(action),
+            timeout: self == Origin::Timeout,
+            autopilot: self == Origin::Autopilot,
+        }
+    }
+}
+
+/// What a store knows of an ended game, for its `ListGames` row.
+pub struct EndedRow {
+    /// Game id.
+    pub game_id: String,
+    /// `pb::GameKind` as stored.
+    pub kind: i32,
+    /// Seats.
+    pub players: u32,
+    /// Creation time, ms since the Unix epoch.
+    pub created_unix_ms: u64,
+    /// Whether it was abandoned (else it finished).
+    pub abandoned: bool,
+    /// Its last version.
+    pub version: u64,
+}
+
+impl EndedRow {
+    /// The `ListGames` row, with the claimed seats' names (seat, name);
+    /// seats never claimed are listed unnamed.
+    pub fn summary(self, claimed: impl IntoIterator<Item = (usize, String)>) -> pb::GameSummary {
+        let mut seats: Vec<pb::SeatInfo> = (0..self.players)
+            .map(|seat| pb::SeatInfo {
+                seat,
+                ..Default::default()
+            })
+            .collect();
+        for (seat, name) in claimed {
+            if let Some(s) = seats.get_mut(seat) {
+                s.name = name;
+                s.claimed = true;
+            }
+        }
+        let status = if self.abandoned {
+            pb::GameStatus::Abandoned
+        } else {
+            pb::GameStatus::Finished
+        };
+        pb::GameSummary {
+            game_id: self.game_id,
+            kind: self.kind,
+            status: status as i32,
+            players: self.players,
+            version: self.version,
+            seats,
+            created_unix_ms: self.created_unix_ms,
+        }
+    }
+}
+
 /// One applied action, as logged.
 #[derive(Clone, Debug)]
 pub struct ActionRecord {

@@ -167,23 +167,6 @@ impl PostgresStore {
     fn appends(&self) -> std::sync::MutexGuard<'_, Appends> {
         self.appends.lock().unwrap_or_else(|p| p.into_inner())
     }
-
-    /// Number of actions stored for `game_id` (for tests and tools).
-    pub fn action_count(&self, game_id: &str) -> Result<u64, StoreError> {
-        self.retry("counting actions", |_| {
-            self.wait(async {
-                let client = self.pool.get().await?;
-                let n: i64 = client
-                    .query_one(
-                        "SELECT COUNT(*) FROM actions WHERE game_id = $1",
-                        &[&game_id],
-                    )
-                    .await?
-                    .get(0);
-                Ok(n as u64)
-            })
-        })
-    }
 }
 
 impl Drop for PostgresStore {

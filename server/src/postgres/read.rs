@@ -14,7 +14,9 @@ use tokio_postgres::Row;
 
 use super::retry::Failure;
 use crate::auth::TokenHash;
-use crate::store::{ActionRecord, EndedQuery, GameRecord, Origin, StoreError, StoredGame};
+use crate::store::{
+    ActionRecord, EndedQuery, EndedRow, GameRecord, Origin, StoreError, StoredGame,
+};
 
 const GAME_COLUMNS: &str =
     "id, kind, players, seed, options, created_unix_ms, abandoned, seed_chosen, ended_unix_ms";
@@ -189,33 +191,15 @@ pub(super) async fn ended_page(
     let mut out = Vec::with_capacity(rows.len());
     for r in &rows {
         let game_id: &str = r.get(0);
-        let players = r.get::<_, i32>(2) as u32;
-        let mut seats: Vec<pb::SeatInfo> = (0..players)
-            .map(|seat| pb::SeatInfo {
-                seat,
-                ..Default::default()
-            })
-            .collect();
-        for (seat, name) in names.remove(game_id).unwrap_or_default() {
-            if let Some(s) = seats.get_mut(seat) {
-                s.name = name;
-                s.claimed = true;
-            }
-        }
-        let status = if r.get::<_, bool>(4) {
-            pb::GameStatus::Abandoned
-        } else {
-            pb::GameStatus::Finished
-        };
-        out.push(pb::GameSummary {
+        let row = EndedRow {
             game_id: game_id.to_owned(),
             kind: r.get(1),
-            status: status as i32,
-            players,
-            version: r.get::<_, i64>(5) as u64,
-            seats,
+            players: r.get::<_, i32>(2) as u32,
             created_unix_ms: r.get::<_, i64>(3) as u64,
-        });
+            abandoned: r.get(4),
+            version: r.get::<_, i64>(5) as u64,
+        };
+        out.push(row.summary(names.remove(game_id).unwrap_or_default()));
     }
     Ok(out)
 }

@@ -7,7 +7,9 @@ use druids_engine::Seat;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{decode, err, hash_of};
-use crate::store::{ActionRecord, EndedQuery, GameRecord, Origin, StoreError, StoredGame};
+use crate::store::{
+    ActionRecord, EndedQuery, EndedRow, GameRecord, Origin, StoreError, StoredGame,
+};
 
 const GAME_COLUMNS: &str =
     "id, kind, players, seed, options, created_unix_ms, abandoned, seed_chosen, ended_unix_ms";
@@ -192,38 +194,22 @@ pub(super) fn ended_page(
         .map_err(err)?;
     let mut out = Vec::with_capacity(rows.len());
     for (game_id, kind, players, created, abandoned, version) in rows {
-        let mut seats: Vec<pb::SeatInfo> = (0..players as u32)
-            .map(|seat| pb::SeatInfo {
-                seat,
-                ..Default::default()
-            })
-            .collect();
         let claimed = seats_q
             .query_map([&game_id], |r| {
-                Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?))
+                Ok((r.get::<_, u32>(0)? as usize, r.get::<_, String>(1)?))
             })
+            .map_err(err)?
+            .collect::<Result<Vec<_>, _>>()
             .map_err(err)?;
-        for c in claimed {
-            let (seat, name) = c.map_err(err)?;
-            if let Some(s) = seats.get_mut(seat as usize) {
-                s.name = name;
-                s.claimed = true;
-            }
-        }
-        let status = if abandoned {
-            pb::GameStatus::Abandoned
-        } else {
-            pb::GameStatus::Finished
-        };
-        out.push(pb::GameSummary {
+        let row = EndedRow {
             game_id,
             kind,
-            status: status as i32,
             players: players as u32,
-            version: version as u64,
-            seats,
             created_unix_ms: created as u64,
-        });
+            abandoned,
+            version: version as u64,
+        };
+        out.push(row.summary(claimed));
     }
     Ok(out)
 }

@@ -1,8 +1,8 @@
-//! What only the PostgreSQL store has to show, against a real cluster: group
-//! commit under concurrent appends, a database that refuses writes
-//! (UNAVAILABLE, nothing changed), connections lost and found again; and,
-//! for both stores, the store-level reads and deletions that the server's
-//! lifecycle relies on.
+//! The stores at the store level, against a real PostgreSQL cluster and a
+//! SQLite file: group commit under concurrent appends and the reads and
+//! deletions that the server's lifecycle relies on (both stores); a database
+//! that refuses writes (UNAVAILABLE, nothing changed) and connections lost
+//! and found again (PostgreSQL).
 
 use std::sync::{Arc, Barrier};
 
@@ -43,16 +43,16 @@ fn action(version: u64) -> ActionRecord {
     }
 }
 
-/// Many writers at once: each append returns its own row's result (a
-/// duplicate fails alone, inside a batch others commit in), and every
-/// acknowledged row is stored.
-#[test]
-fn concurrent_appends_share_commits_and_keep_their_own_results() {
-    let db = TestDb::new(Backend::Postgres, "group");
-    let store = Arc::new(db.postgres());
+/// Many writers at once, on each store: each append returns its own row's
+/// result (a duplicate fails alone, inside a batch others commit in), and
+/// every acknowledged row is stored.
+async fn concurrent_appends_share_commits_and_keep_their_own_results(backend: Backend) {
+    let db = TestDb::new(backend, "group");
+    let store = db.open();
     for g in 0..8 {
         store.create_game(&game(&format!("g{g}"), 0, 0)).unwrap();
     }
+    let stored = |store: &dyn Store, id: &str| store.load_game(id).unwrap().unwrap().actions.len();
     let start = Arc::new(Barrier::new(8));
     let writers: Vec<_> = (0..8)
         .map(|g| {
@@ -76,22 +76,26 @@ fn concurrent_appends_share_commits_and_keep_their_own_results() {
         let results = w.join().unwrap();
         let failed = results.iter().filter(|ok| !**ok).count();
         assert_eq!(failed, usize::from(g == 0), "writer {g}: {results:?}");
-        assert_eq!(store.action_count(&format!("g{g}")).unwrap(), 40);
+        assert_eq!(stored(store.as_ref(), &format!("g{g}")), 40);
     }
     // A row of an unknown game fails alone too.
     assert!(store.append_action("nope", &action(1)).is_err());
     drop(store);
-    let reopened = db.postgres();
+    let reopened = db.open();
     let games = reopened.load_in_play().unwrap();
     assert_eq!(games.len(), 8);
     assert!(games.iter().all(|g| g.actions.len() == 40));
-    // Every row has the fencing epoch, 0 until leases exist.
-    let cluster = PgCluster::shared();
-    assert_eq!(
-        cluster.sql(db.pg_name(), "SELECT count(*) FROM actions WHERE epoch = 0"),
-        "320"
-    );
+    if backend == Backend::Postgres {
+        // Every row has the fencing epoch, 0 until leases exist.
+        let cluster = PgCluster::shared();
+        assert_eq!(
+            cluster.sql(db.pg_name(), "SELECT count(*) FROM actions WHERE epoch = 0"),
+            "320"
+        );
+    }
 }
+
+on_each_store!(concurrent_appends_share_commits_and_keep_their_own_results);
 
 /// A database that refuses writes (here: read-only) makes SubmitAction fail
 /// with UNAVAILABLE and changes nothing; once it takes writes again, the game
