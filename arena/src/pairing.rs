@@ -1,0 +1,1 @@
+//! Pairing: the matchmaking pool and tournament schedules.

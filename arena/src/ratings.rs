@@ -1,0 +1,1 @@
+//! Ratings: live multiplayer ratings and the maximum-likelihood fit.
