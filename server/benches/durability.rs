@@ -51,6 +51,7 @@ fn play(store: &dyn Store, games: u64) -> (u64, f64) {
             seed: g,
             seed_chosen: true,
             options,
+            epoch: druids_server::store::Epoch::NONE,
         };
         let room = Room::new(setup, game, vec![seat; 4], None, 0, None);
         let mut rng = g.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;

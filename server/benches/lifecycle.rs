@@ -34,7 +34,7 @@ use druids::pb::druids_service_client::DruidsServiceClient;
 use druids_engine::Seat;
 use druids_server::auth::TokenHash;
 use druids_server::sqlite::{SqliteStore, Sync};
-use druids_server::store::{ActionRecord, GameRecord, Origin, Store};
+use druids_server::store::{ActionRecord, Epoch, GameRecord, Origin, Store};
 
 /// Distinct played games, stored under many ids.
 const DISTINCT: u64 = 64;
@@ -79,6 +79,7 @@ fn play(seed: u64, max: usize) -> Played {
                 expected_version: Some(applied.version - 1),
                 idempotency_key: String::new(),
             },
+            epoch: Epoch::NONE,
         });
     }
     assert!(max < usize::MAX || game.is_over(), "a played game ends");

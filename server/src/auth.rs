@@ -61,6 +61,17 @@ pub fn derived_token(
     (token, hash)
 }
 
+/// The key nodes of one cluster show each other on forwarded calls (and the
+/// hash it is checked against): derived from the server secret they share
+/// through the database, so a client cannot pose as a node.
+pub fn peer_key(secret: &[u8; 32]) -> (String, TokenHash) {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes any key length");
+    mac.update(b"druids peer key");
+    let key = hex(&mac.finalize().into_bytes());
+    let hash = TokenHash::of(&key);
+    (key, hash)
+}
+
 /// SHA-256 of `bytes`: how request ids and request fingerprints are kept.
 pub fn digest(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()

@@ -168,9 +168,29 @@ pub struct Config {
     /// How each committed action reaches the disk.
     #[arg(long, env = "DRUIDS_SYNC", value_enum, default_value = "full")]
     pub sync: Sync,
+    /// Run as one node of several sharing a PostgreSQL `--db`, under this
+    /// name (stable and unique per node, e.g. the pod name).
+    #[arg(long, env = "DRUIDS_NODE_ID", value_parser = parse_node_id)]
+    pub node_id: Option<String>,
+    /// Where the other nodes reach this node's gRPC port, as a URL
+    /// (`http://10.0.0.7:50051`); default: `http://` and the address listened on.
+    #[arg(long, env = "DRUIDS_ADVERTISE_ADDR", requires = "node_id")]
+    pub advertise_addr: Option<String>,
+    /// How long a node's leases on its games last without renewal: a dead
+    /// node's games move to other nodes after this.
+    #[arg(long, env = "DRUIDS_LEASE_SECS", default_value_t = crate::cluster::DEFAULT_LEASE_SECS,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub lease_secs: u64,
     /// Limits.
     #[command(flatten)]
     pub limits: Limits,
+}
+
+fn parse_node_id(s: &str) -> Result<String, String> {
+    if s.is_empty() || s.len() > 128 || !s.chars().all(|c| c.is_ascii_graphic()) {
+        return Err("a node id is 1 to 128 printable ASCII characters, no spaces".into());
+    }
+    Ok(s.to_owned())
 }
 
 /// Where the HTTP face listens, if anywhere.

@@ -23,6 +23,9 @@ use crate::store::StoreError;
 /// The `domain` of every `google.rpc.ErrorInfo` this server sends.
 pub const ERROR_DOMAIN: &str = "druids.dev";
 
+/// How long a client waits before retrying a call to a game on the move.
+pub const MOVED_RETRY: Duration = Duration::from_millis(200);
+
 /// Most bytes of client input quoted back in an error message.
 pub const MAX_QUOTED_BYTES: usize = 64;
 
@@ -127,6 +130,9 @@ pub enum ServiceError {
     /// The server is stopping.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// The game is moving between nodes (already clipped); nothing was applied.
+    #[error("game {0} is moving to another node: nothing was applied; retry")]
+    Moved(String),
 }
 
 impl ServiceError {
@@ -156,7 +162,9 @@ impl ServiceError {
             ServiceError::StaleVersion { .. } | ServiceError::StalePageToken(_) => Code::Aborted,
             ServiceError::KeyReused { .. } | ServiceError::SeatTaken(_) => Code::AlreadyExists,
             ServiceError::RateLimited { .. } | ServiceError::Limit(_) => Code::ResourceExhausted,
-            ServiceError::Storage(_) | ServiceError::ShuttingDown => Code::Unavailable,
+            ServiceError::Storage(_) | ServiceError::ShuttingDown | ServiceError::Moved(_) => {
+                Code::Unavailable
+            }
         }
     }
 
@@ -186,6 +194,9 @@ impl ServiceError {
             ServiceError::RateLimited { .. } => ErrorReason::RateLimited,
             ServiceError::Limit(_) => ErrorReason::LimitReached,
             ServiceError::StalePageToken(_) => ErrorReason::StalePageToken,
+            ServiceError::Storage(StoreError::Fenced { .. }) | ServiceError::Moved(_) => {
+                ErrorReason::GameMoved
+            }
             ServiceError::Storage(_) => ErrorReason::StorageUnavailable,
             ServiceError::ShuttingDown => ErrorReason::ShuttingDown,
         }
@@ -239,6 +250,9 @@ impl From<ServiceError> for Status {
             }
             ServiceError::RateLimited { retry_after, .. } => {
                 details.set_retry_info(Some(*retry_after));
+            }
+            ServiceError::Moved(_) | ServiceError::Storage(StoreError::Fenced { .. }) => {
+                details.set_retry_info(Some(MOVED_RETRY));
             }
             _ => {}
         }

@@ -100,7 +100,7 @@ mod tests {
     use super::*;
     use crate::MemoryStore;
     use crate::auth::TokenHash;
-    use crate::store::{ActionRecord, GameRecord, Origin};
+    use crate::store::{ActionRecord, Epoch, GameRecord, Origin};
     use druids_engine::Seat;
 
     /// Stores game `id` with `actions` engine-legal actions (entry 0 each time),
@@ -144,6 +144,7 @@ mod tests {
                             expected_version: Some(applied.version - 1),
                             ..Default::default()
                         },
+                        epoch: Epoch::NONE,
                     },
                 )
                 .unwrap();

@@ -9,6 +9,7 @@
 pub mod auth;
 pub mod backend;
 pub mod clock;
+pub mod cluster;
 pub mod config;
 pub mod error;
 pub mod export;
@@ -81,6 +82,68 @@ pub fn start(store: Arc<dyn Store>, limits: Limits) -> Result<(Arc<Service>, usi
     );
     spawn_retention(store, &service);
     Ok((service, recovered))
+}
+
+/// Builds a node of a cluster ([`cluster`]) over the shared `store`: it
+/// registers itself and takes over the games that need an owner (its own,
+/// if it restarts under the same id) before anything is served.
+pub fn start_node(
+    store: Arc<postgres::PostgresStore>,
+    node: cluster::NodeConfig,
+    limits: Limits,
+) -> Result<Arc<Service>, ServeError> {
+    let shared: Arc<dyn Store> = Arc::clone(&store) as Arc<dyn Store>;
+    let service = Arc::new(Service::node(
+        Arc::clone(&shared),
+        store,
+        node,
+        limits,
+        Arc::new(SystemClock),
+    )?);
+    service.upkeep()?;
+    spawn_retention(shared, &service);
+    Ok(service)
+}
+
+/// In a cluster, renews the node's leases and moves games every third of the
+/// lease time until the service stops. Needs a Tokio runtime; on a single
+/// server it does nothing.
+pub fn spawn_upkeep(service: &Arc<Service>) {
+    let Some(lease_ms) = service.cluster().map(|c| c.config().lease_ms) else {
+        return;
+    };
+    let s = Arc::clone(service);
+    let stopped = service.stopped();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis((lease_ms / 3).max(1)));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        tokio::pin!(stopped);
+        loop {
+            tokio::select! {
+                _ = tick.tick() => {}
+                () = &mut stopped => break,
+            }
+            let round = Arc::clone(&s);
+            match tokio::task::spawn_blocking(move || round.upkeep()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::warn!("cannot renew this node's leases: {e}"),
+                Err(e) => tracing::error!("the lease renewal failed: {e}"),
+            }
+        }
+    });
+}
+
+/// In a cluster, ends this node's leases (it stopped serving), so that other
+/// nodes take its games over at once rather than after the lease time.
+pub async fn release_leases(service: &Arc<Service>) {
+    let Some(cluster) = service.cluster().cloned() else {
+        return;
+    };
+    match tokio::task::spawn_blocking(move || cluster.release()).await {
+        Ok(Ok(())) => tracing::info!("this node's leases are released"),
+        Ok(Err(e)) => tracing::warn!("cannot release this node's leases: {e}"),
+        Err(e) => tracing::warn!("cannot release this node's leases: {e}"),
+    }
 }
 
 /// With `--retain-finished-days`, deletes old ended games of `store` (the

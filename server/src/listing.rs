@@ -5,11 +5,13 @@
 //! stable while games are created and never mixes two queries. A page merges
 //! the games in memory (in play, or ended within their grace period) with the
 //! ended games of the store, so it blocks on the store: call it off the async
-//! workers.
+//! workers. A node of a cluster lists the games in play from the shared
+//! database instead of its memory, so every node gives the same page.
 
 use druids::pb;
 
 use crate::error::ServiceError;
+use crate::cluster::lease::Leases;
 use crate::rooms::Rooms;
 use crate::store::EndedQuery;
 
@@ -53,9 +55,11 @@ fn order(a: &pb::GameSummary, b: &pb::GameSummary) -> std::cmp::Ordering {
         .then_with(|| a.game_id.cmp(&b.game_id))
 }
 
-/// The page of this server's games that `req` asks for.
+/// The page of this server's games that `req` asks for; with `shared`, the
+/// games in play are those of the cluster's database.
 pub fn list(
     rooms: &Rooms,
+    shared: Option<&dyn Leases>,
     req: &pb::ListGamesRequest,
 ) -> Result<pb::ListGamesResponse, ServiceError> {
     if pb::GameKind::try_from(req.kind).is_err() {
@@ -98,13 +102,29 @@ pub fn list(
                 .as_ref()
                 .is_none_or(|a| order(a, g) == std::cmp::Ordering::Less)
     };
-    let mut games: Vec<pb::GameSummary> = rooms
-        .all()
-        .iter()
-        .map(|room| room.summary())
-        .filter(wanted)
-        .collect();
     let status = pb::GameStatus::try_from(req.status).unwrap_or_default();
+    let mut games: Vec<pb::GameSummary> = match shared {
+        None => rooms
+            .all()
+            .iter()
+            .map(|room| room.summary())
+            .filter(wanted)
+            .collect(),
+        Some(shared)
+            if matches!(
+                status,
+                pb::GameStatus::Unspecified
+                    | pb::GameStatus::WaitingForPlayers
+                    | pb::GameStatus::Running
+            ) =>
+        {
+            let after = after
+                .as_ref()
+                .map(|a| (a.created_unix_ms, a.game_id.clone()));
+            shared.list_in_play(req.kind, req.status, after, size + 1)?
+        }
+        Some(_) => Vec::new(),
+    };
     if matches!(
         status,
         pb::GameStatus::Unspecified | pb::GameStatus::Finished | pb::GameStatus::Abandoned
@@ -186,7 +206,7 @@ mod tests {
             ..Default::default()
         };
         assert!(matches!(
-            list(&rooms(), &req),
+            list(&rooms(), None, &req),
             Err(ServiceError::Invalid { field: "kind", .. })
         ));
         let req = pb::ListGamesRequest {
@@ -194,7 +214,7 @@ mod tests {
             ..Default::default()
         };
         assert!(matches!(
-            list(&rooms(), &req),
+            list(&rooms(), None, &req),
             Err(ServiceError::Invalid {
                 field: "status",
                 ..

@@ -21,7 +21,8 @@ use crate::clock::{Clock, ClockRules, SeatClocks};
 use crate::error::{ServiceError, clip};
 use crate::room::{MAX_NAME_BYTES, Room, SeatSlot, Setup};
 use crate::rooms::Rooms;
-use crate::store::{GameRecord, RequestRecord, Store, StoreError};
+use crate::cluster::Cluster;
+use crate::store::{Epoch, GameRecord, RequestRecord, Store, StoreError};
 
 /// How long a request id is honoured: 24 hours.
 pub const REQUEST_WINDOW_MS: u64 = 24 * 60 * 60 * 1000;
@@ -34,6 +35,8 @@ pub struct Lobby {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     secret: [u8; 32],
+    /// This node's cluster, if it is one of several.
+    cluster: Option<Arc<Cluster>>,
     /// Answered request ids by hash; held while a keyed call runs, so two
     /// calls with one id never both create.
     requests: Mutex<HashMap<[u8; 32], RequestRecord>>,
@@ -154,6 +157,7 @@ impl Lobby {
         rooms: Arc<Rooms>,
         store: Arc<dyn Store>,
         clock: Arc<dyn Clock>,
+        cluster: Option<Arc<Cluster>>,
     ) -> Result<Lobby, StoreError> {
         let since = clock.now_ms().saturating_sub(REQUEST_WINDOW_MS);
         let requests = store
@@ -166,6 +170,7 @@ impl Lobby {
             rooms,
             store,
             clock,
+            cluster,
             requests: Mutex::new(requests),
         })
     }
@@ -367,6 +372,14 @@ impl Lobby {
                 ..r
             }),
         })?;
+        // In a cluster the creator takes the game's first lease before anything
+        // is written to its log.
+        let epoch = match &self.cluster {
+            None => Epoch::NONE,
+            Some(cluster) => cluster
+                .lease_new(&id)?
+                .ok_or_else(|| ServiceError::Moved(clip(&id)))?,
+        };
         let clocks = ClockRules::of(&options).map(|r| SeatClocks::new(r, players));
         let setup = Setup {
             id: id.clone(),
@@ -374,6 +387,7 @@ impl Lobby {
             seed,
             seed_chosen,
             options,
+            epoch,
         };
         let room = Arc::new(Room::new(setup, game, seats, clocks, created, Some(play)));
         for action in prefix {

@@ -116,7 +116,28 @@ async fn main() -> std::process::ExitCode {
         LogFormat::Text => subscriber.init(),
         LogFormat::Json => subscriber.json().init(),
     }
-    let store: Arc<dyn Store> = if config.in_memory {
+    let node = match (&config.node_id, config.db.to_str()) {
+        (None, _) => None,
+        (Some(_), Some(url)) if !config.in_memory && druids_server::postgres::is_url(url) => {
+            match druids_server::postgres::PostgresStore::open(url, config.sync) {
+                Ok(store) => Some(Arc::new(store)),
+                Err(e) => {
+                    let db = druids_server::backend::describe(&config.db);
+                    tracing::error!("cannot open the database {db}: {e}");
+                    return std::process::ExitCode::FAILURE;
+                }
+            }
+        }
+        (Some(_), _) => {
+            tracing::error!(
+                "--node-id needs a PostgreSQL --db (postgres://…) that every node shares"
+            );
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let store: Arc<dyn Store> = if let Some(shared) = &node {
+        Arc::clone(shared) as Arc<dyn Store>
+    } else if config.in_memory {
         tracing::warn!("in-memory mode: games are lost when the server stops");
         Arc::new(MemoryStore::default())
     } else {
@@ -172,9 +193,33 @@ async fn main() -> std::process::ExitCode {
         },
         None => None,
     };
-    // Rebuild the games in play before saying that the server is listening.
-    let service = match druids_server::start(store, config.limits) {
-        Ok((service, _)) => service,
+    // Rebuild the games in play (a node: take over the games that need an
+    // owner) before saying that the server is listening.
+    let started = match node {
+        None => druids_server::start(store, config.limits).map(|(service, _)| service),
+        Some(shared) => {
+            let listening = listener.local_addr().unwrap_or(config.listen);
+            let advertise = match &config.advertise_addr {
+                Some(addr) => addr.clone(),
+                None if listening.ip().is_unspecified() => {
+                    tracing::error!(
+                        "listening on {listening}: give --advertise-addr, the URL other nodes reach this one at"
+                    );
+                    return std::process::ExitCode::FAILURE;
+                }
+                None => format!("http://{listening}"),
+            };
+            let node = druids_server::cluster::NodeConfig {
+                id: config.node_id.clone().unwrap_or_default(),
+                advertise,
+                lease_ms: config.lease_secs.saturating_mul(1000),
+            };
+            tracing::info!(node = %node.id, advertise = %node.advertise, lease_secs = config.lease_secs, "joining the cluster");
+            druids_server::start_node(shared, node, config.limits)
+        }
+    };
+    let service = match started {
+        Ok(service) => service,
         Err(e) => {
             tracing::error!("cannot start: {e}");
             return std::process::ExitCode::FAILURE;
@@ -198,7 +243,10 @@ async fn main() -> std::process::ExitCode {
     tracing::info!("druids-server listening on {}", ready["grpc"]);
     // One machine-readable line, first on stdout, for harnesses that bind port 0.
     println!("{}", serde_json::Value::Object(ready));
-    let result = druids_server::serve_service(listener, service, tls, shutdown_signal()).await;
+    druids_server::spawn_upkeep(&service);
+    let result =
+        druids_server::serve_service(listener, Arc::clone(&service), tls, shutdown_signal()).await;
+    druids_server::release_leases(&service).await;
     match result {
         Ok(()) => {
             tracing::info!("druids-server stopped");

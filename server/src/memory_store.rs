@@ -12,6 +12,7 @@ use prost::Message;
 
 use crate::auth::TokenHash;
 use crate::store::{
+    Epoch,
     ActionRecord, EndedQuery, EndedRow, GameRecord, Origin, RequestRecord, Store, StoreError,
     StoredGame,
 };
@@ -61,6 +62,7 @@ impl Kept {
                 origin: Origin::of_replay(&a),
                 action: a.action.unwrap_or_default(),
                 request: pb::SubmitActionRequest::default(),
+                epoch: Epoch::NONE,
             });
         }
         Ok(StoredGame {
@@ -107,6 +109,7 @@ impl Store for MemoryStore {
         name: &str,
         token: &TokenHash,
         _: Option<&RequestRecord>,
+        _: Epoch,
     ) -> Result<(), StoreError> {
         let mut kept = self
             .games

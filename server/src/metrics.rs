@@ -11,13 +11,14 @@ use std::time::Instant;
 use druids::pb;
 use druids_engine::Seat;
 use prometheus::{
-    Encoder, Histogram, HistogramOpts, IntCounterVec, IntGaugeVec, Opts, Registry, TextEncoder,
+    Encoder, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
+    Registry, TextEncoder,
 };
 use tokio::net::TcpListener;
 
 use crate::auth::TokenHash;
 use crate::store::{
-    ActionRecord, EndedQuery, GameRecord, RequestRecord, Store, StoreError, StoredGame,
+    ActionRecord, Epoch, EndedQuery, GameRecord, RequestRecord, Store, StoreError, StoredGame,
 };
 
 /// Every metric of the server.
@@ -123,6 +124,63 @@ impl Metrics {
     }
 }
 
+/// The metrics of a node of a cluster ([`crate::cluster`]).
+pub struct ClusterMetrics {
+    /// Games in play this node owns (set by each lease renewal).
+    pub owned: IntGauge,
+    /// Calls forwarded to the owner of their game.
+    pub forwarded: IntCounter,
+    /// Games taken over from a node whose lease ran out.
+    pub takeovers: IntCounter,
+    /// Time to renew this node's leases, seconds.
+    pub renew_latency: Histogram,
+}
+
+impl Default for ClusterMetrics {
+    fn default() -> Self {
+        ClusterMetrics::new()
+    }
+}
+
+impl ClusterMetrics {
+    /// The metrics, not registered yet ([`Metrics::add_cluster`]).
+    pub fn new() -> ClusterMetrics {
+        ClusterMetrics {
+            owned: IntGauge::new("node_games_owned", "Games in play this node owns")
+                .expect("valid metric"),
+            forwarded: IntCounter::new(
+                "node_forwarded_total",
+                "Calls forwarded to the node owning their game",
+            )
+            .expect("valid metric"),
+            takeovers: IntCounter::new(
+                "node_takeovers_total",
+                "Games taken over from a node whose lease ran out",
+            )
+            .expect("valid metric"),
+            renew_latency: Histogram::with_opts(
+                HistogramOpts::new("node_lease_renew_seconds", "Time to renew the node's leases")
+                    .buckets(vec![0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0]),
+            )
+            .expect("valid metric"),
+        }
+    }
+}
+
+impl Metrics {
+    /// Adds a node's metrics to those rendered.
+    pub fn add_cluster(&self, cluster: &ClusterMetrics) {
+        for m in [
+            Box::new(cluster.owned.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(cluster.forwarded.clone()),
+            Box::new(cluster.takeovers.clone()),
+            Box::new(cluster.renew_latency.clone()),
+        ] {
+            self.registry.register(m).expect("metric names are unique");
+        }
+    }
+}
+
 /// A [`Store`] that times every append.
 pub struct TimedStore {
     inner: Arc<dyn Store>,
@@ -148,8 +206,9 @@ impl Store for TimedStore {
         name: &str,
         token: &TokenHash,
         request: Option<&RequestRecord>,
+        epoch: Epoch,
     ) -> Result<(), StoreError> {
-        self.inner.claim_seat(game_id, seat, name, token, request)
+        self.inner.claim_seat(game_id, seat, name, token, request, epoch)
     }
 
     fn requests_since(&self, since_ms: u64) -> Result<Vec<RequestRecord>, StoreError> {

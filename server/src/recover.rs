@@ -6,7 +6,7 @@
 use crate::clock::{ClockRules, SeatClocks};
 use crate::in_play::PlaySlot;
 use crate::room::{Room, SeatSlot, Setup};
-use crate::store::StoredGame;
+use crate::store::{Epoch, StoredGame};
 
 /// Why a stored game could not be rebuilt.
 #[derive(Debug, thiserror::Error)]
@@ -33,9 +33,15 @@ pub enum RecoverError {
 
 /// How a stored game comes back.
 pub enum Rebuild {
-    /// A game in play, at start-up: it takes its place among the games in
-    /// play and keeps its idempotency keys.
-    InPlay(PlaySlot),
+    /// A game in play, at start-up or taken over from another node: it takes
+    /// its place among the games in play, keeps its idempotency keys and
+    /// writes under lease `epoch`.
+    InPlay {
+        /// Its place among the games in play.
+        slot: PlaySlot,
+        /// The lease it is held under ([`Epoch::NONE`] on a single server).
+        epoch: Epoch,
+    },
     /// An ended game read back on demand: no place in play, and no keys
     /// (retries of its submissions are refused once it has left memory).
     Ended,
@@ -76,6 +82,10 @@ pub fn recover(stored: StoredGame, now_ms: u64, how: Rebuild) -> Result<Room, Re
             token: Some(token),
         };
     }
+    let (play, keys, epoch) = match how {
+        Rebuild::InPlay { slot, epoch } => (Some(slot), true, epoch),
+        Rebuild::Ended => (None, false, Epoch::NONE),
+    };
     let clocks = ClockRules::of(&record.options).map(|r| SeatClocks::new(r, record.players));
     let setup = Setup {
         id: id.clone(),
@@ -83,10 +93,7 @@ pub fn recover(stored: StoredGame, now_ms: u64, how: Rebuild) -> Result<Room, Re
         seed: record.seed,
         seed_chosen: record.seed_chosen,
         options: record.options,
-    };
-    let (play, keys) = match how {
-        Rebuild::InPlay(slot) => (Some(slot), true),
-        Rebuild::Ended => (None, false),
+        epoch,
     };
     let room = Room::new(setup, game, seats, clocks, now_ms, play);
     if !keys {

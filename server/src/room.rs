@@ -11,6 +11,7 @@
 //! referee's decisions ([`referee`]).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use druids::pb;
@@ -24,7 +25,7 @@ use crate::clock::SeatClocks;
 use crate::error::{ServiceError, clip};
 use crate::in_play::PlaySlot;
 use crate::quota::Bucket;
-use crate::store::{ActionRecord, Origin, RequestRecord, Store};
+use crate::store::{ActionRecord, Epoch, Origin, RequestRecord, Store};
 
 mod answers;
 mod read;
@@ -221,6 +222,9 @@ pub struct Setup {
     pub seed_chosen: bool,
     /// Options.
     pub options: pb::GameOptions,
+    /// The lease this node holds the game under ([`Epoch::NONE`] on a single
+    /// server): every write carries it.
+    pub epoch: Epoch,
 }
 
 /// A claimed seat, as JoinGame answers it.
@@ -241,6 +245,8 @@ pub struct Room {
     setup: Setup,
     state: Mutex<RoomState>,
     last_seq: watch::Sender<u64>,
+    /// Set when another node took the game over: this room is stale.
+    moved: AtomicBool,
 }
 
 impl Room {
@@ -279,6 +285,7 @@ impl Room {
             setup,
             state: Mutex::new(state),
             last_seq: watch::channel(last).0,
+            moved: AtomicBool::new(false),
         }
     }
 
@@ -318,6 +325,23 @@ impl Room {
     /// When the game ended (finished or abandoned), if it did.
     pub fn ended_ms(&self) -> Option<u64> {
         self.lock().ended_ms
+    }
+
+    /// The lease epoch this node holds the game under.
+    pub fn epoch(&self) -> Epoch {
+        self.setup.epoch
+    }
+
+    /// Marks the room stale (another node owns the game now) and wakes its
+    /// streams, which end telling their clients to resume elsewhere.
+    pub fn retire(&self) {
+        self.moved.store(true, Ordering::Release);
+        self.last_seq.send_modify(|_| {});
+    }
+
+    /// Whether another node owns the game now.
+    pub fn has_moved(&self) -> bool {
+        self.moved.load(Ordering::Acquire)
     }
 
     /// Whether the game has a turn clock.
@@ -363,6 +387,7 @@ impl Room {
                         game_id: String::new(),
                         ..request.clone()
                     },
+                    epoch: self.setup.epoch,
                 },
             )
         }
@@ -420,7 +445,14 @@ impl Room {
             r.seat = Some(seat);
             r.started = started;
         }
-        store.claim_seat(&self.id, seat, &name, &hash, request.as_ref())?;
+        store.claim_seat(
+            &self.id,
+            seat,
+            &name,
+            &hash,
+            request.as_ref(),
+            self.setup.epoch,
+        )?;
         state.seats[seat.index()] = SeatSlot {
             name: name.clone(),
             token: Some(hash),

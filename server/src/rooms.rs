@@ -206,6 +206,19 @@ impl Rooms {
         due.len()
     }
 
+    /// Takes game `id` out of memory because another node owns it now: its
+    /// room is stale. Its streams end, telling clients to resume elsewhere.
+    pub fn retire(&self, id: &str) {
+        self.ending.remove(id);
+        self.watched.remove(id);
+        if let Some((_, room)) = self.games.remove(id) {
+            for token in room.token_hashes() {
+                self.tokens.remove(&token);
+            }
+            room.retire();
+        }
+    }
+
     /// The rooms the referee must look at.
     pub fn watched(&self) -> Vec<Arc<Room>> {
         self.watched.iter().map(|r| Arc::clone(r.value())).collect()

@@ -18,6 +18,9 @@ use tracing::{Instrument, info_span};
 
 use crate::auth::TokenHash;
 use crate::clock::Clock;
+use crate::cluster::forward::{PeerClient, relayed};
+use crate::cluster::{Cluster, Located, NodeConfig};
+use crate::cluster::lease::Leases;
 use crate::config::Limits;
 use crate::error::ServiceError;
 use crate::lobby::Lobby;
@@ -26,7 +29,7 @@ use crate::quota::{Quotas, Read};
 use crate::recover::Rebuild;
 use crate::room::Room;
 use crate::rooms::{Lifecycle, Rooms};
-use crate::store::Store;
+use crate::store::{Epoch, Store, StoreError};
 use crate::stream::{STREAM_BUFFER, Streams, pump};
 
 /// The games of this server and what it needs to serve them.
@@ -42,6 +45,8 @@ pub struct Service {
     metrics: Arc<Metrics>,
     /// Permits to run on the blocking pool ([`Service::off_the_workers`]).
     blocking: Arc<Semaphore>,
+    /// This node's cluster, if it is one of several.
+    cluster: Option<Arc<Cluster>>,
 }
 
 type Result<T> = std::result::Result<T, ServiceError>;
@@ -57,6 +62,8 @@ const BLOCKING_AT_ONCE: usize = 256;
 struct Caller {
     peer: Option<IpAddr>,
     token: Option<TokenHash>,
+    /// Forwarded by another node of the cluster, which charged the quotas.
+    forwarded: bool,
 }
 
 /// The hash of the bearer token in `authorization` metadata, if any.
@@ -79,14 +86,7 @@ fn bearer(metadata: &MetadataMap) -> Result<Option<TokenHash>> {
     Ok(Some(TokenHash::of(token)))
 }
 
-impl Caller {
-    fn of<T>(req: &Request<T>) -> Result<Caller> {
-        Ok(Caller {
-            peer: req.remote_addr().map(|a| a.ip()),
-            token: bearer(req.metadata())?,
-        })
-    }
-}
+
 
 impl Service {
     /// A service over `store`, telling time by `clock`.
@@ -94,8 +94,33 @@ impl Service {
         store: Arc<dyn Store>,
         limits: Limits,
         clock: Arc<dyn Clock>,
-    ) -> std::result::Result<Service, crate::store::StoreError> {
+    ) -> std::result::Result<Service, StoreError> {
+        Service::build(store, limits, clock, None)
+    }
+
+    /// A node of a cluster ([`crate::cluster`]): `store` and `leases` are one
+    /// shared database.
+    pub fn node(
+        store: Arc<dyn Store>,
+        leases: Arc<dyn Leases>,
+        node: NodeConfig,
+        limits: Limits,
+        clock: Arc<dyn Clock>,
+    ) -> std::result::Result<Service, StoreError> {
+        let cluster = Cluster::new(node, leases, Arc::clone(&store), &store.secret()?);
+        Service::build(store, limits, clock, Some(Arc::new(cluster)))
+    }
+
+    fn build(
+        store: Arc<dyn Store>,
+        limits: Limits,
+        clock: Arc<dyn Clock>,
+        cluster: Option<Arc<Cluster>>,
+    ) -> std::result::Result<Service, StoreError> {
         let metrics = Arc::new(Metrics::new());
+        if let Some(c) = &cluster {
+            metrics.add_cluster(c.metrics());
+        }
         let store: Arc<dyn Store> = Arc::new(TimedStore::new(store, Arc::clone(&metrics)));
         let rooms = Arc::new(Rooms::new(
             Arc::clone(&store),
@@ -113,6 +138,7 @@ impl Service {
             Arc::clone(&rooms),
             Arc::clone(&store),
             Arc::clone(&clock),
+            cluster.clone(),
         )?);
         Ok(Service {
             metrics,
@@ -128,13 +154,78 @@ impl Service {
             limits,
             clock,
             stop: watch::channel(false).0,
-            blocking: Arc::new(Semaphore::new(
-                std::env::var("TMP_K")
-                    .ok()
-                    .and_then(|k| k.parse().ok())
-                    .unwrap_or(BLOCKING_AT_ONCE),
-            )),
+            blocking: Arc::new(Semaphore::new(BLOCKING_AT_ONCE)),
+            cluster,
         })
+    }
+
+    /// This node's cluster, if it is one of several.
+    pub fn cluster(&self) -> Option<&Arc<Cluster>> {
+        self.cluster.as_ref()
+    }
+
+    /// One round of the node's upkeep ([`Cluster::upkeep`]); nothing on a
+    /// single server. Blocks on the database: call it off the async workers.
+    pub fn upkeep(&self) -> std::result::Result<(), StoreError> {
+        match &self.cluster {
+            Some(cluster) => cluster.upkeep(&self.rooms, self.clock.now_ms()),
+            None => Ok(()),
+        }
+    }
+
+    /// Who is calling: a forwarded call names its client.
+    fn caller<T>(&self, req: &Request<T>) -> Result<Caller> {
+        let forwarded_for = self
+            .cluster
+            .as_ref()
+            .and_then(|c| c.peers().forwarded_for(req.metadata()));
+        Ok(Caller {
+            peer: match forwarded_for {
+                Some(client) => client,
+                None => req.remote_addr().map(|a| a.ip()),
+            },
+            token: bearer(req.metadata())?,
+            forwarded: forwarded_for.is_some(),
+        })
+    }
+
+    /// Where the game of a call is served: here, or (in a cluster) on the
+    /// node that owns it.
+    async fn locate(&self, id: &str, caller: &Caller) -> std::result::Result<Located, Status> {
+        let Some(cluster) = &self.cluster else {
+            return Ok(Located::Here(self.room(id).await?));
+        };
+        if let Some(room) = self.refused(self.rooms.in_memory(id))? {
+            return Ok(Located::Here(room));
+        }
+        let (cluster, rooms, id) = (Arc::clone(cluster), Arc::clone(&self.rooms), id.to_owned());
+        let (now, forwarded) = (self.clock.now_ms(), caller.forwarded);
+        let located = self
+            .off_the_workers(move || cluster.locate(&rooms, &id, now, forwarded))
+            .await?;
+        Ok(self.refused(located)?)
+    }
+
+    /// Forwards `request` (for game `game_id`) to the node at `addr` with
+    /// `call`, and relays the answer.
+    async fn forward<Req, Resp, Fut>(
+        &self,
+        addr: &str,
+        game_id: &str,
+        request: Request<Req>,
+        caller: &Caller,
+        call: impl FnOnce(PeerClient, Request<Req>) -> Fut,
+    ) -> std::result::Result<Response<Resp>, Status>
+    where
+        Fut: std::future::Future<Output = std::result::Result<Response<Resp>, Status>>,
+    {
+        let cluster = self.cluster.as_ref().expect("only a node of a cluster forwards");
+        let client = self.refused(cluster.peers().client(addr, game_id))?;
+        cluster.metrics().forwarded.inc();
+        let (metadata, _, message) = request.into_parts();
+        let request = cluster.peers().request(message, &metadata, caller.peer);
+        let answer = call(client, request).await.map_err(|s| relayed(s, game_id));
+        Ok(Response::new(answer?.into_inner()))
     }
 
     /// Rebuilds the games of the store still in play (at start-up; ended
@@ -144,8 +235,11 @@ impl Service {
         let n = stored.len();
         let now = self.clock.now_ms();
         for game in stored {
-            let slot = Rebuild::InPlay(self.rooms.reserve_recovered());
-            let room = crate::recover::recover(game, now, slot)?;
+            let how = Rebuild::InPlay {
+                slot: self.rooms.reserve_recovered(),
+                epoch: Epoch::NONE,
+            };
+            let room = crate::recover::recover(game, now, how)?;
             if room.ended_ms().is_some() {
                 // Its end was not recorded (the server stopped right after
                 // the last action, or the game predates the record).
@@ -290,14 +384,57 @@ impl Service {
         }
     }
 
-    /// Charges a read to `caller`.
+    /// Charges a read to `caller` (a forwarded call was charged where it
+    /// arrived).
     fn read(&self, read: Read, caller: &Caller) -> Result<()> {
+        if caller.forwarded {
+            return Ok(());
+        }
         self.quotas.read(
             read,
             caller.peer,
             caller.token.as_ref(),
             self.clock.now_ms(),
         )
+    }
+
+    /// Charges a CreateGame or JoinGame to `caller`.
+    fn setup(&self, caller: &Caller) -> Result<()> {
+        if caller.forwarded {
+            return Ok(());
+        }
+        self.quotas.setup(caller.peer, self.clock.now_ms())
+    }
+
+    /// A stream relayed from the owner of game `id`, ended like this node's
+    /// own streams when the server stops; an owner lost on the way tells the
+    /// client to resume elsewhere.
+    fn relay_stream(&self, mut upstream: tonic::Streaming<pb::GameEvent>, id: String) -> EventStream {
+        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        let mut shutdown = self.stop.subscribe();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    item = upstream.message() => {
+                        let item = match item {
+                            Ok(Some(event)) => Ok(event),
+                            Ok(None) => return,
+                            Err(status) => Err(relayed(status, &id)),
+                        };
+                        let failed = item.is_err();
+                        if tx.send(item).await.is_err() || failed {
+                            return;
+                        }
+                    }
+                    () = tx.closed() => return,
+                    _ = async { shutdown.wait_for(|stop| *stop).await.map(|_| ()) } => {
+                        let _ = tx.send(Err(ServiceError::ShuttingDown.into())).await;
+                        return;
+                    }
+                }
+            }
+        });
+        Box::pin(ReceiverStream::new(rx))
     }
 
     /// Runs `f`, which may write to a durable store, on the blocking pool when
@@ -331,14 +468,32 @@ impl Service {
 pub type EventStream =
     Pin<Box<dyn Stream<Item = std::result::Result<pb::GameEvent, Status>> + Send>>;
 
+/// The room of a call's game if it is served here; otherwise forwards the
+/// call to the game's owner with the client method `$method` and returns.
+macro_rules! here_or_forward {
+    ($service:ident, $request:ident, $caller:ident, $method:ident) => {{
+        let id = $request.get_ref().game_id.clone();
+        match $service.locate(&id, &$caller).await? {
+            Located::Here(room) => room,
+            Located::There(addr) => {
+                return $service
+                    .forward(&addr, &id, $request, &$caller, |mut peer, r| async move {
+                        peer.$method(r).await
+                    })
+                    .await;
+            }
+        }
+    }};
+}
+
 #[tonic::async_trait]
 impl DruidsService for Service {
     async fn create_game(
         &self,
         request: Request<pb::CreateGameRequest>,
     ) -> std::result::Result<Response<pb::CreateGameResponse>, Status> {
-        let caller = Caller::of(&request)?;
-        self.refused(self.quotas.setup(caller.peer, self.clock.now_ms()))?;
+        let caller = self.caller(&request)?;
+        self.refused(self.setup(&caller))?;
         let req = request.into_inner();
         let lobby = Arc::clone(&self.lobby);
         let reply = self.off_the_workers(move || lobby.create(req)).await?;
@@ -349,8 +504,12 @@ impl DruidsService for Service {
         &self,
         request: Request<pb::JoinGameRequest>,
     ) -> std::result::Result<Response<pb::JoinGameResponse>, Status> {
-        let caller = Caller::of(&request)?;
-        self.refused(self.quotas.setup(caller.peer, self.clock.now_ms()))?;
+        let caller = self.caller(&request)?;
+        self.refused(self.setup(&caller))?;
+        if self.cluster.is_some() {
+            // The lobby joins games in this node's memory.
+            let _room = here_or_forward!(self, request, caller, join_game);
+        }
         let req = request.into_inner();
         let lobby = Arc::clone(&self.lobby);
         let reply = self.off_the_workers(move || lobby.join(req)).await?;
@@ -361,9 +520,9 @@ impl DruidsService for Service {
         &self,
         request: Request<pb::GetLegalActionsRequest>,
     ) -> std::result::Result<Response<pb::GetLegalActionsResponse>, Status> {
-        let caller = Caller::of(&request)?;
+        let caller = self.caller(&request)?;
+        let room = here_or_forward!(self, request, caller, get_legal_actions);
         let req = request.into_inner();
-        let room = self.room(&req.game_id).await?;
         let seat = self.refused(self.seat(&room, &caller))?;
         self.refused(self.read(Read::One, &caller))?;
         let listing = room.legal_actions(seat, req.all_payments);
@@ -376,16 +535,22 @@ impl DruidsService for Service {
         request: Request<pb::SubmitActionRequest>,
     ) -> std::result::Result<Response<pb::SubmitActionResponse>, Status> {
         let started = std::time::Instant::now();
-        let caller = Caller::of(&request)?;
-        let room = self.room(&request.get_ref().game_id).await?;
+        let caller = self.caller(&request)?;
+        let room = here_or_forward!(self, request, caller, submit_action);
         let seat = self.refused(self.seat(&room, &caller))?;
         let kind = room.kind();
         let span = info_span!("submit_action", game_id = %room.id, seat = seat.0);
+        // Kept to send on if this node turns out to have lost the game.
+        let again = self.cluster.is_some().then(|| Request::from_parts(
+            request.metadata().clone(),
+            Default::default(),
+            request.get_ref().clone(),
+        ));
         let req = request.into_inner();
         let now = self.clock.now_ms();
         let rate = self.limits.max_submits_per_second;
-        let store = Arc::clone(&self.store);
-        let rooms = Arc::clone(&self.rooms);
+        let (store, rooms) = (Arc::clone(&self.store), Arc::clone(&self.rooms));
+        let id = room.id.clone();
         let reply = self
             .off_the_workers(move || {
                 let _enter = span.enter();
@@ -394,6 +559,22 @@ impl DruidsService for Service {
                 reply
             })
             .await?;
+        if let (Err(ServiceError::Storage(StoreError::Fenced { .. })), Some(again)) =
+            (&reply, again)
+        {
+            // Another node took the game over: this room is stale. Nothing
+            // was applied; the owner answers instead.
+            self.rooms.retire(&id);
+            if !caller.forwarded
+                && let Located::There(addr) = self.locate(&id, &caller).await?
+            {
+                return self
+                    .forward(&addr, &id, again, &caller, |mut peer, r| async move {
+                        peer.submit_action(r).await
+                    })
+                    .await;
+            }
+        }
         let reply = self.refused(reply)?;
         self.metrics
             .actions
@@ -411,9 +592,22 @@ impl DruidsService for Service {
         &self,
         request: Request<pb::StreamEventsRequest>,
     ) -> std::result::Result<Response<EventStream>, Status> {
-        let caller = Caller::of(&request)?;
+        let caller = self.caller(&request)?;
+        let id = request.get_ref().game_id.clone();
+        let room = match self.locate(&id, &caller).await? {
+            Located::Here(room) => room,
+            Located::There(addr) => {
+                self.refused(self.read(Read::One, &caller))?;
+                let upstream = self
+                    .forward(&addr, &id, request, &caller, |mut peer, r| async move {
+                        peer.stream_events(r).await
+                    })
+                    .await?
+                    .into_inner();
+                return Ok(Response::new(self.relay_stream(upstream, id)));
+            }
+        };
         let req = request.into_inner();
-        let room = self.room(&req.game_id).await?;
         let viewer = self.refused(self.viewer(&room, &caller, false))?;
         self.refused(self.read(Read::One, &caller))?;
         let last = room.last_seq();
@@ -445,8 +639,8 @@ impl DruidsService for Service {
         &self,
         request: Request<pb::GetStateRequest>,
     ) -> std::result::Result<Response<pb::GetStateResponse>, Status> {
-        let caller = Caller::of(&request)?;
-        let room = self.room(&request.get_ref().game_id).await?;
+        let caller = self.caller(&request)?;
+        let room = here_or_forward!(self, request, caller, get_state);
         let viewer = self.refused(self.viewer(&room, &caller, false))?;
         self.refused(self.read(Read::One, &caller))?;
         Ok(Response::new(pb::GetStateResponse {
@@ -458,8 +652,8 @@ impl DruidsService for Service {
         &self,
         request: Request<pb::ExportReplayRequest>,
     ) -> std::result::Result<Response<pb::Replay>, Status> {
-        let caller = Caller::of(&request)?;
-        let room = self.room(&request.get_ref().game_id).await?;
+        let caller = self.caller(&request)?;
+        let room = here_or_forward!(self, request, caller, export_replay);
         self.refused(self.read(Read::One, &caller))?;
         Ok(Response::new(self.refused(room.replay())?))
     }
@@ -468,11 +662,12 @@ impl DruidsService for Service {
         &self,
         request: Request<pb::ListGamesRequest>,
     ) -> std::result::Result<Response<pb::ListGamesResponse>, Status> {
-        let caller = Caller::of(&request)?;
+        let caller = self.caller(&request)?;
         self.refused(self.read(Read::List, &caller))?;
         let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
+        let shared = self.cluster.as_ref().map(|c| Arc::clone(c.leases()));
         let page = self
-            .off_the_workers(move || crate::listing::list(&rooms, &req))
+            .off_the_workers(move || crate::listing::list(&rooms, shared.as_deref(), &req))
             .await?;
         Ok(Response::new(self.refused(page)?))
     }

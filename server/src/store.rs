@@ -162,6 +162,27 @@ pub struct ActionRecord {
     /// The request as the client sent it (without its game id), so that a retry
     /// with the same idempotency key is still recognised after a restart.
     pub request: pb::SubmitActionRequest,
+    /// The lease the writer held the game under.
+    pub epoch: Epoch,
+}
+
+/// The epoch of the lease a node holds a game under ([`crate::cluster`]):
+/// raised by every takeover, so a write under an older one is refused
+/// ([`StoreError::Fenced`]). A single server holds no lease: [`Epoch::NONE`],
+/// which is never checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Epoch(pub u64);
+
+impl Epoch {
+    /// No lease: a single server.
+    pub const NONE: Epoch = Epoch(0);
+    /// The lease of the node that created the game.
+    pub const FIRST: Epoch = Epoch(1);
+
+    /// Whether writes under this epoch are checked against the lease.
+    pub fn is_fenced(self) -> bool {
+        self != Epoch::NONE
+    }
 }
 
 /// A stored game: its record and its log, in order.
@@ -218,6 +239,15 @@ pub enum StoreError {
     /// A stored value does not decode.
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    /// The write was made under a lease another node has taken over since:
+    /// this node no longer owns the game.
+    #[error("game {game_id} is owned by another node now (its lease moved on from epoch {epoch})")]
+    Fenced {
+        /// The game.
+        game_id: String,
+        /// The epoch the write was made under.
+        epoch: u64,
+    },
 }
 
 /// Durable storage of games. Implementations must make each call durable (or
@@ -226,7 +256,7 @@ pub trait Store: Send + Sync + 'static {
     /// Records a new game (and its request id, if any, in the same commit).
     fn create_game(&self, game: &GameRecord) -> Result<(), StoreError>;
     /// Records that a seat was claimed (and the request id of the claim, if
-    /// any, in the same commit).
+    /// any, in the same commit), under the game's lease `epoch`.
     fn claim_seat(
         &self,
         game_id: &str,
@@ -234,6 +264,7 @@ pub trait Store: Send + Sync + 'static {
         name: &str,
         token: &TokenHash,
         request: Option<&RequestRecord>,
+        epoch: Epoch,
     ) -> Result<(), StoreError>;
     /// The request ids answered at or after `since_ms`; older ones may be
     /// forgotten.
@@ -241,7 +272,9 @@ pub trait Store: Send + Sync + 'static {
     /// The server's secret for deriving retry-safe tokens: created once and
     /// kept, so that answers survive restarts.
     fn secret(&self) -> Result<[u8; 32], StoreError>;
-    /// Appends an action to a game's log.
+    /// Appends an action to a game's log; a store shared by several nodes
+    /// refuses it ([`StoreError::Fenced`]) if the action's epoch is no longer
+    /// the game's lease.
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError>;
     /// Records that the game ended at `at_ms` with its last action, `version`
     /// (stored already): it is no longer rebuilt at start-up. If the server

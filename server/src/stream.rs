@@ -157,6 +157,11 @@ pub async fn pump(
             if over {
                 return;
             }
+            if room.has_moved() {
+                let moved = ServiceError::Moved(crate::error::clip(&room.id));
+                let _ = tx.send(Err(moved.into())).await;
+                return;
+            }
             tokio::select! {
                 changed = last.changed() => if changed.is_err() { return },
                 // The client went away while the game was quiet: free the slot now.

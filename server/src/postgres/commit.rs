@@ -5,6 +5,13 @@
 //! bad row (a duplicate version, say) fails alone; the others wait for their
 //! own row's result.
 //!
+//! Fencing: a row written under a lease ([`crate::cluster`]) is inserted only
+//! if its epoch is still the game's lease epoch. The batch locks those lease
+//! rows (`FOR SHARE`) first, so a takeover, which updates the lease row,
+//! waits for the batch's commit, and a batch waiting behind a takeover sees
+//! the new epoch: either the row is committed before the new owner reads the
+//! log, or it is refused.
+//!
 //! A batch interrupted by a lost connection is committed again on a fresh
 //! one. Its first commit may have gone through: a row that is already stored
 //! with the same content then counts as done, one with other content fails.
@@ -16,7 +23,7 @@ use tokio_postgres::error::SqlState;
 
 use super::PostgresStore;
 use super::retry::{Failure, conflict, database, transient};
-use crate::store::{ActionRecord, StoreError};
+use crate::store::{ActionRecord, Epoch, StoreError};
 
 /// One action row waiting for a commit.
 struct Row {
@@ -27,6 +34,7 @@ struct Row {
     origin: i16,
     action: Vec<u8>,
     request: Vec<u8>,
+    epoch: Epoch,
 }
 
 /// The appends waiting for a commit and the results of those committed.
@@ -40,8 +48,13 @@ pub(super) struct Appends {
     results: HashMap<u64, Result<(), StoreError>>,
 }
 
-const INSERT_ACTION: &str = "INSERT INTO actions (game_id, version, seat, origin, action, request)
-     VALUES ($1, $2, $3, $4, $5, $6)";
+const INSERT_ACTION: &str =
+    "INSERT INTO actions (game_id, version, seat, origin, action, request, epoch)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+
+/// Locks the leases of the games of a batch, for the batch's transaction.
+pub(super) const LOCK_LEASES: &str = "SELECT game_id, epoch FROM leases
+      WHERE game_id = ANY($1) ORDER BY game_id FOR SHARE";
 
 const STORED_ACTION: &str =
     "SELECT seat, origin, action, request FROM actions WHERE game_id = $1 AND version = $2";
@@ -57,8 +70,32 @@ impl PostgresStore {
         let mut client = self.pool.get().await?;
         let tx = client.transaction().await?;
         let insert = tx.prepare_cached(INSERT_ACTION).await?;
+        let fenced: Vec<&str> = batch
+            .iter()
+            .filter(|r| r.epoch.is_fenced())
+            .map(|r| r.game_id.as_str())
+            .collect();
+        let leases: HashMap<String, i64> = if fenced.is_empty() {
+            HashMap::new()
+        } else {
+            tx.query(LOCK_LEASES, &[&fenced])
+                .await?
+                .into_iter()
+                .map(|r| (r.get(0), r.get(1)))
+                .collect()
+        };
         let mut results = Vec::with_capacity(batch.len());
         for row in batch {
+            if row.epoch.is_fenced() && leases.get(&row.game_id) != Some(&(row.epoch.0 as i64)) {
+                results.push((
+                    row.ticket,
+                    Err(StoreError::Fenced {
+                        game_id: row.game_id.clone(),
+                        epoch: row.epoch.0,
+                    }),
+                ));
+                continue;
+            }
             tx.batch_execute("SAVEPOINT row").await?;
             let inserted = tx
                 .execute(
@@ -70,6 +107,7 @@ impl PostgresStore {
                         &row.origin,
                         &row.action,
                         &row.request,
+                        &(row.epoch.0 as i64),
                     ],
                 )
                 .await;
@@ -130,6 +168,7 @@ impl PostgresStore {
             origin: action.origin as i16,
             action: action.action.encode_to_vec(),
             request: action.request.encode_to_vec(),
+            epoch: action.epoch,
         });
         loop {
             if let Some(result) = appends.results.remove(&ticket) {

@@ -35,10 +35,12 @@ use tokio_postgres::NoTls;
 use crate::auth::TokenHash;
 use crate::sqlite::Sync;
 use crate::store::{
+    Epoch,
     ActionRecord, EndedQuery, GameRecord, RequestRecord, Store, StoreError, StoredGame,
 };
 
 mod commit;
+mod lease;
 mod read;
 mod retry;
 
@@ -270,11 +272,21 @@ impl Store for PostgresStore {
         name: &str,
         token: &TokenHash,
         request: Option<&RequestRecord>,
+        epoch: Epoch,
     ) -> Result<(), StoreError> {
         self.retry("claiming a seat", |retrying| {
             self.wait(async {
                 let mut client = self.pool.get().await?;
                 let tx = client.transaction().await?;
+                if epoch.is_fenced() {
+                    let lease = tx.query_opt(commit::LOCK_LEASES, &[&vec![game_id]]).await?;
+                    if lease.map(|r| r.get::<_, i64>(1)) != Some(epoch.0 as i64) {
+                        return Err(Failure::Store(StoreError::Fenced {
+                            game_id: game_id.to_owned(),
+                            epoch: epoch.0,
+                        }));
+                    }
+                }
                 if retrying {
                     let row = tx
                         .query_opt(
@@ -444,7 +456,7 @@ impl Store for PostgresStore {
                     .into_iter()
                     .map(|r| r.get(0))
                     .collect();
-                for table in ["requests", "actions", "seats"] {
+                for table in ["requests", "actions", "seats", "leases"] {
                     tx.execute(
                         &format!("DELETE FROM {table} WHERE game_id = ANY($1)"),
                         &[&ids],

@@ -15,6 +15,7 @@ use tokio_postgres::Row;
 use super::retry::Failure;
 use crate::auth::TokenHash;
 use crate::store::{
+    Epoch,
     ActionRecord, EndedQuery, EndedRow, GameRecord, Origin, StoreError, StoredGame,
 };
 
@@ -84,7 +85,7 @@ async fn complete(
     }
     let actions = tx
         .query(
-            "SELECT game_id, version, seat, origin, action, request FROM actions
+            "SELECT game_id, version, seat, origin, action, request, epoch FROM actions
               WHERE game_id = ANY($1) ORDER BY game_id, version",
             &[&ids],
         )
@@ -102,6 +103,7 @@ async fn complete(
             })?,
             action: decode("action", r.get(4))?,
             request: decode("request", r.get(5))?,
+            epoch: Epoch(r.get::<_, i64>(6) as u64),
         };
         games[index[r.get::<_, &str>(0)]].actions.push(action);
     }

@@ -20,6 +20,7 @@ use rusqlite::{Connection, params};
 
 use crate::auth::TokenHash;
 use crate::store::{
+    Epoch,
     ActionRecord, EndedQuery, GameRecord, RequestRecord, Store, StoreError, StoredGame,
 };
 
@@ -248,6 +249,7 @@ impl Store for SqliteStore {
         name: &str,
         token: &TokenHash,
         request: Option<&RequestRecord>,
+        _: Epoch,
     ) -> Result<(), StoreError> {
         let op = "claiming a seat";
         let mut conn = self.conn();

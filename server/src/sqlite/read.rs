@@ -8,6 +8,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{decode, err, hash_of};
 use crate::store::{
+    Epoch,
     ActionRecord, EndedQuery, EndedRow, GameRecord, Origin, StoreError, StoredGame,
 };
 
@@ -109,6 +110,7 @@ fn complete(conn: &Connection, row: GameRow) -> Result<StoredGame, StoreError> {
             })?,
             action: decode("action", &action)?,
             request: decode("request", &request)?,
+            epoch: Epoch::NONE,
         });
     }
     Ok(StoredGame {

@@ -10,7 +10,9 @@ use druids::engine::Seat;
 use druids::pb;
 use druids_server::Limits;
 use druids_server::auth::TokenHash;
-use druids_server::store::{ActionRecord, EndedQuery, GameRecord, Origin, RequestRecord, Store};
+use druids_server::store::{
+    ActionRecord, EndedQuery, Epoch, GameRecord, Origin, RequestRecord, Store,
+};
 use druids_tests::postgres::PgCluster;
 use druids_tests::{Lcg, TestServer, create, play_random, state};
 use tonic::Code;
@@ -40,6 +42,7 @@ fn action(version: u64) -> ActionRecord {
         origin: Origin::Seat,
         action: pb::Action::default(),
         request: pb::SubmitActionRequest::default(),
+        epoch: Epoch::NONE,
     }
 }
 
@@ -199,11 +202,18 @@ async fn the_store_reads_back_lists_and_deletes(backend: Backend) {
         at_ms: 5000,
     };
     store
-        .claim_seat("b", Seat(1), "late", &TokenHash([9; 32]), Some(&request))
+        .claim_seat(
+            "b",
+            Seat(1),
+            "late",
+            &TokenHash([9; 32]),
+            Some(&request),
+            Epoch::NONE,
+        )
         .unwrap();
     assert!(
         store
-            .claim_seat("b", Seat(1), "again", &TokenHash([9; 32]), None)
+            .claim_seat("b", Seat(1), "again", &TokenHash([9; 32]), None, Epoch::NONE)
             .is_err(),
         "a seat is claimed once"
     );

@@ -1,0 +1,110 @@
+//! Forwarding a call to the node that owns its game. The entry node has
+//! authenticated the caller's metadata shape and charged its quotas; the
+//! owner checks the seat token itself and answers, and its answer (or error,
+//! with its details) goes back unchanged. A forwarded call carries the peer
+//! key ([`crate::auth::peer_key`]), so the owner knows not to forward it again
+//! or charge it twice, and the client's address, for its stream budgets.
+
+use std::net::IpAddr;
+
+use dashmap::DashMap;
+use druids::pb::druids_service_client::DruidsServiceClient;
+use tonic::metadata::{MetadataMap, MetadataValue};
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Request, Status};
+
+use crate::auth::{TokenHash, peer_key};
+use crate::error::ServiceError;
+
+/// Metadata carrying the peer key.
+const PEER_KEY: &str = "x-druids-peer-key";
+/// Metadata carrying the client's address on a forwarded call.
+const CLIENT_ADDR: &str = "x-druids-client-addr";
+/// Metadata copied from the client's call to the forwarded one.
+const KEPT: [&str; 2] = ["authorization", "grpc-timeout"];
+
+/// A client of a peer node.
+pub type PeerClient = DruidsServiceClient<Channel>;
+
+/// The other nodes, as this node calls them.
+pub struct Peers {
+    key: MetadataValue<tonic::metadata::Ascii>,
+    key_hash: TokenHash,
+    clients: DashMap<String, PeerClient>,
+}
+
+impl Peers {
+    /// Peers of the cluster whose server secret is `secret`.
+    pub fn new(secret: &[u8; 32]) -> Peers {
+        let (key, key_hash) = peer_key(secret);
+        Peers {
+            key: key.parse().expect("hex is ASCII"),
+            key_hash,
+            clients: DashMap::new(),
+        }
+    }
+
+    /// Whether a call with `metadata` was forwarded by a node of this
+    /// cluster; then the client's address it names, if any.
+    pub fn forwarded_for(&self, metadata: &MetadataMap) -> Option<Option<IpAddr>> {
+        let key = metadata.get(PEER_KEY)?.to_str().ok()?;
+        if !TokenHash::of(key).matches(&self.key_hash) {
+            return None;
+        }
+        Some(
+            metadata
+                .get(CLIENT_ADDR)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse().ok()),
+        )
+    }
+
+    /// A client of the node at `addr`, which owns game `game_id` (connected
+    /// on first use, then shared).
+    pub fn client(&self, addr: &str, game_id: &str) -> Result<PeerClient, ServiceError> {
+        if let Some(client) = self.clients.get(addr) {
+            return Ok(client.clone());
+        }
+        let endpoint = Endpoint::from_shared(addr.to_owned())
+            .map_err(|e| {
+                tracing::error!("a peer advertises an unusable address {addr:?}: {e}");
+                ServiceError::Moved(crate::error::clip(game_id))
+            })?
+            .connect_timeout(std::time::Duration::from_secs(2))
+            .http2_keep_alive_interval(std::time::Duration::from_secs(10))
+            .keep_alive_while_idle(true);
+        let client = DruidsServiceClient::new(endpoint.connect_lazy())
+            .max_decoding_message_size(usize::MAX);
+        self.clients.insert(addr.to_owned(), client.clone());
+        Ok(client)
+    }
+
+    /// `message` as a call forwarded for a client whose call had `metadata`
+    /// and came from `peer`.
+    pub fn request<T>(&self, message: T, metadata: &MetadataMap, peer: Option<IpAddr>) -> Request<T> {
+        let mut request = Request::new(message);
+        let md = request.metadata_mut();
+        for name in KEPT {
+            if let Some(value) = metadata.get(name) {
+                md.insert(name, value.clone());
+            }
+        }
+        md.insert(PEER_KEY, self.key.clone());
+        if let Some(value) = peer.and_then(|p| p.to_string().parse().ok()) {
+            md.insert(CLIENT_ADDR, value);
+        }
+        request
+    }
+}
+
+/// The owner's answer as this node gives it: the owner's own errors pass
+/// unchanged (they carry their details); failing to reach the owner means the
+/// game is moving (the owner died or is stalled): the client retries.
+pub fn relayed(status: Status, game_id: &str) -> Status {
+    if status.details().is_empty() {
+        tracing::debug!(game_id, "forwarding failed: {status}");
+        ServiceError::Moved(crate::error::clip(game_id)).into()
+    } else {
+        status
+    }
+}
