@@ -153,7 +153,11 @@ pub struct Config {
     #[arg(long, env = "DRUIDS_TLS_KEY", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
     /// Log filter, e.g. `info` or `druids_server=debug` (RUST_LOG syntax).
-    #[arg(long, env = "DRUIDS_LOG", default_value = "info")]
+    #[arg(
+        long,
+        env = "DRUIDS_LOG",
+        default_value = "info,refinery_core=warn,tokio_postgres=warn"
+    )]
     pub log: String,
     /// Log format.
     #[arg(long, env = "DRUIDS_LOG_FORMAT", value_enum, default_value = "text")]

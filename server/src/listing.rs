@@ -10,8 +10,8 @@
 
 use druids::pb;
 
-use crate::error::ServiceError;
 use crate::cluster::lease::Leases;
+use crate::error::ServiceError;
 use crate::rooms::Rooms;
 use crate::store::EndedQuery;
 

@@ -18,10 +18,10 @@ use tracing::info;
 
 use crate::auth::{self, TokenHash};
 use crate::clock::{Clock, ClockRules, SeatClocks};
+use crate::cluster::Cluster;
 use crate::error::{ServiceError, clip};
 use crate::room::{MAX_NAME_BYTES, Room, SeatSlot, Setup};
 use crate::rooms::Rooms;
-use crate::cluster::Cluster;
 use crate::store::{Epoch, GameRecord, RequestRecord, Store, StoreError};
 
 /// How long a request id is honoured: 24 hours.

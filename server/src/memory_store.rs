@@ -12,9 +12,8 @@ use prost::Message;
 
 use crate::auth::TokenHash;
 use crate::store::{
-    Epoch,
-    ActionRecord, EndedQuery, EndedRow, GameRecord, Origin, RequestRecord, Store, StoreError,
-    StoredGame,
+    ActionRecord, EndedQuery, EndedRow, Epoch, GameRecord, Origin, RequestRecord, Store,
+    StoreError, StoredGame,
 };
 
 /// Every game of the process, by id.

@@ -18,7 +18,7 @@ use tokio::net::TcpListener;
 
 use crate::auth::TokenHash;
 use crate::store::{
-    ActionRecord, Epoch, EndedQuery, GameRecord, RequestRecord, Store, StoreError, StoredGame,
+    ActionRecord, EndedQuery, Epoch, GameRecord, RequestRecord, Store, StoreError, StoredGame,
 };
 
 /// Every metric of the server.
@@ -159,8 +159,13 @@ impl ClusterMetrics {
             )
             .expect("valid metric"),
             renew_latency: Histogram::with_opts(
-                HistogramOpts::new("node_lease_renew_seconds", "Time to renew the node's leases")
-                    .buckets(vec![0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0]),
+                HistogramOpts::new(
+                    "node_lease_renew_seconds",
+                    "Time to renew the node's leases",
+                )
+                .buckets(vec![
+                    0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0,
+                ]),
             )
             .expect("valid metric"),
         }
@@ -208,7 +213,8 @@ impl Store for TimedStore {
         request: Option<&RequestRecord>,
         epoch: Epoch,
     ) -> Result<(), StoreError> {
-        self.inner.claim_seat(game_id, seat, name, token, request, epoch)
+        self.inner
+            .claim_seat(game_id, seat, name, token, request, epoch)
     }
 
     fn requests_since(&self, since_ms: u64) -> Result<Vec<RequestRecord>, StoreError> {

@@ -19,8 +19,8 @@ use tracing::{Instrument, info_span};
 use crate::auth::TokenHash;
 use crate::clock::Clock;
 use crate::cluster::forward::{PeerClient, relayed};
-use crate::cluster::{Cluster, Located, NodeConfig};
 use crate::cluster::lease::Leases;
+use crate::cluster::{Cluster, Located, NodeConfig};
 use crate::config::Limits;
 use crate::error::ServiceError;
 use crate::lobby::Lobby;
@@ -85,8 +85,6 @@ fn bearer(metadata: &MetadataMap) -> Result<Option<TokenHash>> {
     }
     Ok(Some(TokenHash::of(token)))
 }
-
-
 
 impl Service {
     /// A service over `store`, telling time by `clock`.
@@ -195,7 +193,9 @@ impl Service {
         let Some(cluster) = &self.cluster else {
             return Ok(Located::Here(self.room(id).await?));
         };
-        if let Some(room) = self.refused(self.rooms.in_memory(id))? {
+        if let Some(room) = self.refused(self.rooms.in_memory(id))?
+            && (!room.is_live() || cluster.holds_leases())
+        {
             return Ok(Located::Here(room));
         }
         let (cluster, rooms, id) = (Arc::clone(cluster), Arc::clone(&self.rooms), id.to_owned());
@@ -219,7 +219,10 @@ impl Service {
     where
         Fut: std::future::Future<Output = std::result::Result<Response<Resp>, Status>>,
     {
-        let cluster = self.cluster.as_ref().expect("only a node of a cluster forwards");
+        let cluster = self
+            .cluster
+            .as_ref()
+            .expect("only a node of a cluster forwards");
         let client = self.refused(cluster.peers().client(addr, game_id))?;
         cluster.metrics().forwarded.inc();
         let (metadata, _, message) = request.into_parts();
@@ -409,7 +412,11 @@ impl Service {
     /// A stream relayed from the owner of game `id`, ended like this node's
     /// own streams when the server stops; an owner lost on the way tells the
     /// client to resume elsewhere.
-    fn relay_stream(&self, mut upstream: tonic::Streaming<pb::GameEvent>, id: String) -> EventStream {
+    fn relay_stream(
+        &self,
+        mut upstream: tonic::Streaming<pb::GameEvent>,
+        id: String,
+    ) -> EventStream {
         let (tx, rx) = mpsc::channel(STREAM_BUFFER);
         let mut shutdown = self.stop.subscribe();
         tokio::spawn(async move {
@@ -541,11 +548,13 @@ impl DruidsService for Service {
         let kind = room.kind();
         let span = info_span!("submit_action", game_id = %room.id, seat = seat.0);
         // Kept to send on if this node turns out to have lost the game.
-        let again = self.cluster.is_some().then(|| Request::from_parts(
-            request.metadata().clone(),
-            Default::default(),
-            request.get_ref().clone(),
-        ));
+        let again = self.cluster.is_some().then(|| {
+            Request::from_parts(
+                request.metadata().clone(),
+                Default::default(),
+                request.get_ref().clone(),
+            )
+        });
         let req = request.into_inner();
         let now = self.clock.now_ms();
         let rate = self.limits.max_submits_per_second;

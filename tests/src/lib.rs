@@ -3,6 +3,7 @@
 //! through the contract only.
 
 pub mod postgres;
+pub mod process;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

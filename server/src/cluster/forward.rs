@@ -73,15 +73,20 @@ impl Peers {
             .connect_timeout(std::time::Duration::from_secs(2))
             .http2_keep_alive_interval(std::time::Duration::from_secs(10))
             .keep_alive_while_idle(true);
-        let client = DruidsServiceClient::new(endpoint.connect_lazy())
-            .max_decoding_message_size(usize::MAX);
+        let client =
+            DruidsServiceClient::new(endpoint.connect_lazy()).max_decoding_message_size(usize::MAX);
         self.clients.insert(addr.to_owned(), client.clone());
         Ok(client)
     }
 
     /// `message` as a call forwarded for a client whose call had `metadata`
     /// and came from `peer`.
-    pub fn request<T>(&self, message: T, metadata: &MetadataMap, peer: Option<IpAddr>) -> Request<T> {
+    pub fn request<T>(
+        &self,
+        message: T,
+        metadata: &MetadataMap,
+        peer: Option<IpAddr>,
+    ) -> Request<T> {
         let mut request = Request::new(message);
         let md = request.metadata_mut();
         for name in KEPT {

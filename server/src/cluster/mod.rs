@@ -18,6 +18,7 @@ pub mod forward;
 pub mod lease;
 
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::error::{ServiceError, clip};
 use crate::metrics::ClusterMetrics;
@@ -60,6 +61,9 @@ pub struct Cluster {
     /// Held while a game is taken over, so that two requests for one game do
     /// not take it over twice (the second would fence the first).
     takeovers: Mutex<()>,
+    /// When the last successful renewal started: the leases hold until a
+    /// lease time after it.
+    renewed: Mutex<Option<Instant>>,
 }
 
 impl Cluster {
@@ -78,6 +82,7 @@ impl Cluster {
             store,
             metrics: ClusterMetrics::new(),
             takeovers: Mutex::new(()),
+            renewed: Mutex::new(None),
         }
     }
 
@@ -107,6 +112,14 @@ impl Cluster {
         self.leases.claim(game_id, &self.config.id, Claim::New)
     }
 
+    /// Whether this node's leases are surely still running (renewed less than
+    /// a lease time ago, by the monotonic clock, which runs on while the
+    /// process is paused). If not, its games in memory may have moved.
+    pub fn holds_leases(&self) -> bool {
+        let renewed = *self.renewed.lock().unwrap_or_else(|p| p.into_inner());
+        renewed.is_some_and(|t| t.elapsed() < Duration::from_millis(self.config.lease_ms))
+    }
+
     /// Where game `id` is served: here (taken over first if it needs an
     /// owner), or on its owner. A call `forwarded` by a peer is never sent on:
     /// if the owner changed on the way, the client is told to retry. Blocks on
@@ -118,10 +131,24 @@ impl Cluster {
         now_ms: u64,
         forwarded: bool,
     ) -> Result<Located, ServiceError> {
-        if let Some(room) = rooms.in_memory(id)? {
-            return Ok(Located::Here(room));
+        let local = rooms.in_memory(id)?;
+        if let Some(room) = &local
+            && (!room.is_live() || self.holds_leases())
+        {
+            return Ok(Located::Here(Arc::clone(room)));
         }
-        let owner = match self.leases.whereabouts(id)? {
+        let whereabouts = self.leases.whereabouts(id)?;
+        if let Some(room) = local {
+            // This node's leases lapsed (it was paused, or cut off from the
+            // database): its room is good only if the lease is still its own.
+            match &whereabouts {
+                Whereabouts::Owned(o) if o.node == self.config.id && o.epoch == room.epoch() => {
+                    return Ok(Located::Here(room));
+                }
+                _ => rooms.retire(id),
+            }
+        }
+        let owner = match whereabouts {
             Whereabouts::NoSuchGame => return Err(ServiceError::GameNotFound(clip(id))),
             Whereabouts::Ended => return Ok(Located::Here(rooms.load(id, now_ms)?)),
             Whereabouts::Unowned => None,
@@ -190,13 +217,16 @@ impl Cluster {
     /// One round of the node's upkeep: renews its leases, drops the games it
     /// lost, takes over orphaned ones. Blocks on the database.
     pub fn upkeep(&self, rooms: &Rooms, now_ms: u64) -> Result<(), StoreError> {
-        let started = std::time::Instant::now();
-        let lapsed = self
-            .leases
-            .renew(&self.config.id, &self.config.advertise, self.config.lease_ms)?;
+        let started = Instant::now();
+        let lapsed = self.leases.renew(
+            &self.config.id,
+            &self.config.advertise,
+            self.config.lease_ms,
+        )?;
         self.metrics
             .renew_latency
             .observe(started.elapsed().as_secs_f64());
+        *self.renewed.lock().unwrap_or_else(|p| p.into_inner()) = Some(started);
         if lapsed {
             tracing::warn!("this node's leases had run out: games may have moved");
         }

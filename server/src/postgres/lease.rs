@@ -198,7 +198,8 @@ impl Leases for PostgresStore {
         after: Option<(u64, String)>,
         limit: usize,
     ) -> Result<Vec<pb::GameSummary>, StoreError> {
-        let (after_ms, after_id) = after.map_or((i64::MAX, String::new()), |(t, id)| (t as i64, id));
+        let (after_ms, after_id) =
+            after.map_or((i64::MAX, String::new()), |(t, id)| (t as i64, id));
         let rows = self.retry("listing games in play", |_| {
             self.wait(async {
                 let client = self.pool.get().await?;

@@ -35,8 +35,7 @@ use tokio_postgres::NoTls;
 use crate::auth::TokenHash;
 use crate::sqlite::Sync;
 use crate::store::{
-    Epoch,
-    ActionRecord, EndedQuery, GameRecord, RequestRecord, Store, StoreError, StoredGame,
+    ActionRecord, EndedQuery, Epoch, GameRecord, RequestRecord, Store, StoreError, StoredGame,
 };
 
 mod commit;

@@ -15,8 +15,7 @@ use tokio_postgres::Row;
 use super::retry::Failure;
 use crate::auth::TokenHash;
 use crate::store::{
-    Epoch,
-    ActionRecord, EndedQuery, EndedRow, GameRecord, Origin, StoreError, StoredGame,
+    ActionRecord, EndedQuery, EndedRow, Epoch, GameRecord, Origin, StoreError, StoredGame,
 };
 
 const GAME_COLUMNS: &str =

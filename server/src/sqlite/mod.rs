@@ -20,8 +20,7 @@ use rusqlite::{Connection, params};
 
 use crate::auth::TokenHash;
 use crate::store::{
-    Epoch,
-    ActionRecord, EndedQuery, GameRecord, RequestRecord, Store, StoreError, StoredGame,
+    ActionRecord, EndedQuery, Epoch, GameRecord, RequestRecord, Store, StoreError, StoredGame,
 };
 
 mod commit;

@@ -8,8 +8,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{decode, err, hash_of};
 use crate::store::{
-    Epoch,
-    ActionRecord, EndedQuery, EndedRow, GameRecord, Origin, StoreError, StoredGame,
+    ActionRecord, EndedQuery, EndedRow, Epoch, GameRecord, Origin, StoreError, StoredGame,
 };
 
 const GAME_COLUMNS: &str =

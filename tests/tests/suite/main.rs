@@ -3,6 +3,7 @@
 //! module drives a real server over TCP.
 
 mod clocks;
+mod cluster;
 mod contract;
 mod cross_language;
 mod deploy;

@@ -213,7 +213,14 @@ async fn the_store_reads_back_lists_and_deletes(backend: Backend) {
         .unwrap();
     assert!(
         store
-            .claim_seat("b", Seat(1), "again", &TokenHash([9; 32]), None, Epoch::NONE)
+            .claim_seat(
+                "b",
+                Seat(1),
+                "again",
+                &TokenHash([9; 32]),
+                None,
+                Epoch::NONE
+            )
             .is_err(),
         "a seat is claimed once"
     );

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use druids::engine::Seat;
@@ -17,6 +17,7 @@ use druids_server::retention::DAY_MS;
 use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::store::{GameRecord, Store};
 use druids_server::{Limits, ManualClock};
+use druids_tests::process::server_binary;
 use druids_tests::{Lcg, TestServer, create, play_random, state};
 use tonic::Code;
 use tonic::transport::Channel;
@@ -161,45 +162,6 @@ async fn games_that_ended_before_the_window_are_deleted_and_nothing_else() {
         .unwrap();
     server.stop().await;
     let _ = std::fs::remove_dir_all(db.parent().unwrap());
-}
-
-/// The `druids-server` binary of this build's profile, built (or found fresh)
-/// by cargo once per test run: a binary of another crate has no
-/// `CARGO_BIN_EXE_` here.
-fn server_binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        // target/<profile>/deps/suite-…: build the server with the same profile.
-        let exe = std::env::current_exe().unwrap();
-        let release = exe
-            .parent()
-            .and_then(Path::parent)
-            .is_some_and(|p| p.ends_with("release"));
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
-        let mut build = Command::new(env!("CARGO"));
-        build
-            .args(["build", "-p", "druids-server", "--bin", "druids-server"])
-            .args(["--message-format", "json-render-diagnostics"])
-            .arg("--manifest-path")
-            .arg(&manifest);
-        if release {
-            build.arg("--release");
-        }
-        let out = build.output().expect("cargo runs");
-        assert!(
-            out.status.success(),
-            "cargo build of druids-server failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter(|m| {
-                m["reason"] == "compiler-artifact" && m["target"]["name"] == "druids-server"
-            })
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .expect("cargo names the druids-server executable")
-    })
 }
 
 /// Runs `druids-server export-all --db db [--after after]`; its JSON lines.

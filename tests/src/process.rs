@@ -1,0 +1,127 @@
+//! `druids-server` as a separate process, for the tests that kill, pause and
+//! restart servers: the binary (built once per run with this build's
+//! profile) and a running server read from its ready line.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+
+/// The `druids-server` binary of this build's profile, built (or found fresh)
+/// by cargo once per test run: a binary of another crate has no
+/// `CARGO_BIN_EXE_` in the tests.
+pub fn server_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        // target/<profile>/deps/suite-…: build the server with the same profile.
+        let exe = std::env::current_exe().unwrap();
+        let release = exe
+            .parent()
+            .and_then(Path::parent)
+            .is_some_and(|p| p.ends_with("release"));
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+        let mut build = Command::new(env!("CARGO"));
+        build
+            .args(["build", "-p", "druids-server", "--bin", "druids-server"])
+            .args(["--message-format", "json-render-diagnostics"])
+            .arg("--manifest-path")
+            .arg(&manifest);
+        if release {
+            build.arg("--release");
+        }
+        let out = build.output().expect("cargo runs");
+        assert!(
+            out.status.success(),
+            "cargo build of druids-server failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|m| {
+                m["reason"] == "compiler-artifact" && m["target"]["name"] == "druids-server"
+            })
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .expect("cargo names the druids-server executable")
+    })
+}
+
+/// A running `druids-server` process; killed when dropped.
+pub struct ServerProcess {
+    child: Child,
+    /// Its gRPC address, as the ready line gives it.
+    pub addr: String,
+    /// Its metrics address, if it serves metrics.
+    pub metrics: Option<String>,
+}
+
+impl ServerProcess {
+    /// Starts `druids-server` with `args` and `envs`, its log appended to
+    /// `log`, and waits for its ready line.
+    pub fn start(args: &[&str], envs: &[(&str, &str)], log: &Path) -> ServerProcess {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .expect("log file");
+        let mut child = Command::new(server_binary())
+            .args(args)
+            .envs(envs.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .expect("druids-server starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("the ready line");
+        let ready: serde_json::Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("not a ready line ({e}): {line:?}"));
+        let addr = ready["grpc"].as_str().expect("grpc address").to_owned();
+        let metrics = ready["metrics"].as_str().map(str::to_owned);
+        ServerProcess {
+            child,
+            addr,
+            metrics,
+        }
+    }
+
+    /// Its URL for a client.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends `signal` (`KILL`, `STOP`, `CONT`, `TERM`) to the process.
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.pid().to_string())
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "kill -{signal} failed");
+    }
+
+    /// SIGKILLs the process and reaps it.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        // A paused process must run again to die cleanly.
+        let _ = Command::new("kill")
+            .arg("-CONT")
+            .arg(self.child.id().to_string())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
