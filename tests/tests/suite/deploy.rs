@@ -1,11 +1,19 @@
 //! The deployment files.
 //!
-//! * The Kubernetes manifests validate against the Kubernetes schemas
-//!   (kubernetes-validate, installed from PyPI into `target/kits/deploy-venv`
-//!   on first use) and meet what a review asks for: the `restricted` Pod
-//!   Security Standard, a headless governing Service for the StatefulSet, the
-//!   metrics port declared in the container and the Service, a readiness probe
-//!   asking for the contract's own service.
+//! * The Kubernetes manifests of both layouts, one node (`deploy/k8s`: a
+//!   StatefulSet with its SQLite file) and several nodes on one PostgreSQL
+//!   database (`deploy/k8s/cluster`: a Deployment), validate against the
+//!   Kubernetes schemas (kubernetes-validate, installed from PyPI into
+//!   `target/kits/deploy-venv` on first use) and meet what a review asks for:
+//!   the `restricted` Pod Security Standard, headless Services for the pods'
+//!   own addresses, the metrics port declared in the container and the
+//!   Service, a readiness probe asking for the contract's own service.
+//! * The several nodes' Deployment runs two or more replicas, each with its
+//!   pod name as node id, its pod IP as advertised address, the database URL
+//!   from a Secret, a grace period longer than its lease, and a
+//!   PodDisruptionBudget; `compose-cluster.yaml` runs PostgreSQL and two
+//!   nodes on it. Where `kubectl` is installed, both kustomizations are also
+//!   rendered (`kubectl kustomize`, no cluster needed) and validated.
 //! * The Dockerfile builds dependencies in a layer of their own, runs the
 //!   server as the manifests' non-root user, and `.dockerignore` keeps build
 //!   outputs out of the context.
@@ -25,27 +33,34 @@ use serde_norway::Value;
 
 use crate::cross_language::{kits_dir, repo_root, run_ok, run_with_timeout, rust_bot};
 
-fn k8s_dir() -> PathBuf {
-    repo_root().join("deploy").join("k8s")
-}
+/// One druids-server with SQLite: a StatefulSet.
+const SINGLE: &str = "deploy/k8s";
+/// Several druids-server nodes on one PostgreSQL database: a Deployment.
+const CLUSTER: &str = "deploy/k8s/cluster";
+/// The lease of the multi-node mode when DRUIDS_LEASE_SECS is unset.
+const DEFAULT_LEASE_SECS: u64 = 10;
 
 fn read(path: &str) -> String {
     let full = repo_root().join(path);
     std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()))
 }
 
-/// The manifest files kustomization.yaml lists (every other .yaml of deploy/k8s).
-fn manifest_files() -> Vec<PathBuf> {
-    let kustomization: Value =
-        serde_norway::from_str(&read("deploy/k8s/kustomization.yaml")).expect("kustomization.yaml");
+fn yaml(path: &str) -> Value {
+    serde_norway::from_str(&read(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The manifest files the kustomization of `dir` lists (every other .yaml of
+/// `dir`; subdirectories are kustomizations of their own).
+fn manifest_files(dir: &str) -> Vec<PathBuf> {
+    let kustomization = yaml(&format!("{dir}/kustomization.yaml"));
     let listed: Vec<String> = kustomization["resources"]
         .as_sequence()
         .expect("resources")
         .iter()
         .map(|r| r.as_str().expect("a file name").to_owned())
         .collect();
-    let mut present: Vec<String> = std::fs::read_dir(k8s_dir())
-        .expect("deploy/k8s")
+    let mut present: Vec<String> = std::fs::read_dir(repo_root().join(dir))
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".yaml") && n != "kustomization.yaml")
         .collect();
@@ -54,15 +69,18 @@ fn manifest_files() -> Vec<PathBuf> {
     sorted.sort();
     assert_eq!(
         sorted, present,
-        "kustomization.yaml lists every manifest of deploy/k8s"
+        "{dir}/kustomization.yaml lists every manifest of {dir}"
     );
-    listed.iter().map(|f| k8s_dir().join(f)).collect()
+    listed
+        .iter()
+        .map(|f| repo_root().join(dir).join(f))
+        .collect()
 }
 
-/// Every object of every manifest.
-fn objects() -> Vec<Value> {
+/// Every object of every manifest of the kustomization of `dir`.
+fn objects(dir: &str) -> Vec<Value> {
     let mut out = Vec::new();
-    for file in manifest_files() {
+    for file in manifest_files(dir) {
         let text = std::fs::read_to_string(&file).expect("manifest");
         for doc in text.split("\n---") {
             let value: Value =
@@ -83,10 +101,28 @@ fn of_kind(objects: &[Value], kind: &str) -> Vec<Value> {
         .collect()
 }
 
+fn the_one(objects: &[Value], kind: &str) -> Value {
+    let found = of_kind(objects, kind);
+    assert_eq!(found.len(), 1, "one {kind}");
+    found[0].clone()
+}
+
 fn the_statefulset(objects: &[Value]) -> Value {
-    let sets = of_kind(objects, "StatefulSet");
-    assert_eq!(sets.len(), 1, "one StatefulSet");
-    sets[0].clone()
+    the_one(objects, "StatefulSet")
+}
+
+fn the_deployment(objects: &[Value]) -> Value {
+    the_one(objects, "Deployment")
+}
+
+/// The pod templates of both layouts, each with its layout's objects.
+fn layouts() -> Vec<(&'static str, Value, Vec<Value>)> {
+    let single = objects(SINGLE);
+    let cluster = objects(CLUSTER);
+    vec![
+        (SINGLE, the_statefulset(&single), single),
+        (CLUSTER, the_deployment(&cluster), cluster),
+    ]
 }
 
 /// A field of the pod or else of the container's securityContext.
@@ -97,6 +133,33 @@ fn security<'a>(pod: &'a Value, container: &'a Value, key: &str) -> &'a Value {
     } else {
         own
     }
+}
+
+/// The container's environment variable `name` (its `env` entry), if set.
+fn env<'a>(container: &'a Value, name: &str) -> Option<&'a Value> {
+    container["env"]
+        .as_sequence()
+        .and_then(|env| env.iter().find(|e| e["name"] == name))
+}
+
+/// The plain `value` of the container's environment variable `name`.
+fn env_value(container: &Value, name: &str) -> Option<String> {
+    env(container, name).and_then(|e| e["value"].as_str().map(str::to_owned))
+}
+
+/// The port of a `host:port` listen address.
+fn port_of(listen: &str) -> u64 {
+    listen
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("{listen:?} ends with a port"))
+}
+
+/// `selector` (a label map) selects pods labelled `labels`.
+fn selects(selector: &Value, labels: &Value) -> bool {
+    let selector = selector.as_mapping().expect("a label selector");
+    !selector.is_empty() && selector.iter().all(|(key, value)| &labels[key] == value)
 }
 
 /// `deploy/.venv`'s successor: a venv with kubernetes-validate, made on first use.
@@ -129,12 +192,11 @@ fn validator() -> PathBuf {
     bin
 }
 
-#[test]
-fn kubernetes_manifests_validate_against_the_schemas() {
-    let files = manifest_files();
+/// Runs kubernetes-validate on `files`: Ok or Err with its output.
+fn validate(files: &[PathBuf]) -> Result<(), String> {
     let out = Command::new(validator())
         .args(["--strict", "--kubernetes-version", "1.33.0"])
-        .args(&files)
+        .args(files)
         .output()
         .expect("run kubernetes-validate");
     let text = format!(
@@ -142,64 +204,77 @@ fn kubernetes_manifests_validate_against_the_schemas() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.status.success(), "{text}");
-    // A manifest with a mistake is caught (the check can fail).
-    let broken = kits_dir().join(format!("broken-{}.yaml", std::process::id()));
-    let text = read("deploy/k8s/statefulset.yaml")
-        .replace("containerPort: 50051", "containerPort: \"fifty\"");
-    std::fs::write(&broken, text).unwrap();
-    let out = Command::new(validator())
-        .arg("--strict")
-        .arg(&broken)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_file(&broken);
-    assert!(!out.status.success(), "a wrong port type must not validate");
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(text)
+    }
+}
 
-    // What the operator guide promises is in the StatefulSet.
-    let sts = the_statefulset(&objects());
-    let spec = &sts["spec"]["template"]["spec"];
-    let container = &spec["containers"][0];
-    for probe in ["readinessProbe", "livenessProbe"] {
+#[test]
+fn kubernetes_manifests_validate_against_the_schemas() {
+    for dir in [SINGLE, CLUSTER] {
+        validate(&manifest_files(dir)).unwrap_or_else(|e| panic!("{dir}: {e}"));
+    }
+    // A manifest with a mistake is caught (the check can fail).
+    for (dir, file) in [(SINGLE, "statefulset.yaml"), (CLUSTER, "deployment.yaml")] {
+        let broken = kits_dir().join(format!("broken-{}-{file}", std::process::id()));
+        let text = read(&format!("{dir}/{file}"))
+            .replace("containerPort: 50051", "containerPort: \"fifty\"");
+        std::fs::write(&broken, text).unwrap();
+        let result = validate(std::slice::from_ref(&broken));
+        let _ = std::fs::remove_file(&broken);
         assert!(
-            container[probe]["grpc"]["port"].is_number(),
-            "a gRPC {probe}"
+            result.is_err(),
+            "{dir}/{file}: a wrong port type must not validate"
         );
     }
-    assert!(
-        container["resources"]["requests"].is_mapping(),
-        "resource requests"
-    );
-    assert!(
-        spec["terminationGracePeriodSeconds"].is_number(),
-        "a grace period"
-    );
+
+    // What the operator guide promises is in the pods of both layouts.
+    for (dir, workload, _) in layouts() {
+        let spec = &workload["spec"]["template"]["spec"];
+        let container = &spec["containers"][0];
+        for probe in ["readinessProbe", "livenessProbe"] {
+            assert!(
+                container[probe]["grpc"]["port"].is_number(),
+                "{dir}: a gRPC {probe}"
+            );
+        }
+        assert!(
+            container["resources"]["requests"].is_mapping(),
+            "{dir}: resource requests"
+        );
+        assert!(
+            spec["terminationGracePeriodSeconds"].is_number(),
+            "{dir}: a grace period"
+        );
+    }
+    let sts = the_statefulset(&objects(SINGLE));
     assert!(
         sts["spec"]["volumeClaimTemplates"].is_sequence(),
         "a volume per pod"
     );
 }
 
-#[test]
-fn pods_meet_the_restricted_pod_security_standard() {
-    let sts = the_statefulset(&objects());
-    let pod = &sts["spec"]["template"]["spec"];
-    assert!(pod["hostNetwork"].is_null() && pod["hostPID"].is_null() && pod["hostIPC"].is_null());
-    let claims: Vec<&str> = sts["spec"]["volumeClaimTemplates"]
-        .as_sequence()
-        .map(|v| {
-            v.iter()
-                .filter_map(|c| c["metadata"]["name"].as_str())
-                .collect()
-        })
-        .unwrap_or_default();
+/// The `restricted` Pod Security Standard, for the pod template `pod` whose
+/// volume claims (a StatefulSet's) are named `claims`.
+fn assert_restricted(dir: &str, pod: &Value, claims: &[&str]) {
+    assert!(
+        pod["hostNetwork"].is_null() && pod["hostPID"].is_null() && pod["hostIPC"].is_null(),
+        "{dir}: no host namespaces"
+    );
+    let volumes = pod["volumes"].as_sequence().cloned().unwrap_or_default();
+    assert!(
+        volumes.iter().all(|v| v["hostPath"].is_null()),
+        "{dir}: no hostPath volume"
+    );
     let containers = pod["containers"].as_sequence().expect("containers");
     let init = pod["initContainers"]
         .as_sequence()
         .cloned()
         .unwrap_or_default();
     for container in containers.iter().chain(&init) {
-        let name = container["name"].as_str().unwrap_or("?");
+        let name = format!("{dir}: {}", container["name"].as_str().unwrap_or("?"));
         let ctx = &container["securityContext"];
         assert_eq!(
             ctx["allowPrivilegeEscalation"], false,
@@ -242,7 +317,6 @@ fn pods_meet_the_restricted_pod_security_standard() {
             "{name}: seccompProfile RuntimeDefault"
         );
         // A read-only root: every writable path is a volume.
-        let volumes = pod["volumes"].as_sequence().cloned().unwrap_or_default();
         for mount in container["volumeMounts"]
             .as_sequence()
             .cloned()
@@ -255,32 +329,44 @@ fn pods_meet_the_restricted_pod_security_standard() {
                         && (v["emptyDir"].is_mapping() || v["persistentVolumeClaim"].is_mapping())
                 });
             assert!(backed, "{name}: mount {volume} is an emptyDir or a claim");
-            assert!(
-                volumes.iter().all(|v| v["hostPath"].is_null()),
-                "no hostPath volume"
-            );
         }
-        let mounted = |path: &str| {
-            container["volumeMounts"]
-                .as_sequence()
-                .is_some_and(|m| m.iter().any(|m| m["mountPath"] == path))
-        };
-        assert!(mounted("/data"), "{name}: the database's /data is a volume");
-        let db = container["env"]
-            .as_sequence()
-            .and_then(|env| env.iter().find(|e| e["name"] == "DRUIDS_DB"))
-            .and_then(|e| e["value"].as_str().map(str::to_owned))
-            .unwrap_or_default();
-        assert!(
-            db.starts_with("/data/"),
-            "{name}: DRUIDS_DB lies on the /data volume"
-        );
     }
 }
 
 #[test]
+fn pods_meet_the_restricted_pod_security_standard() {
+    let sts = the_statefulset(&objects(SINGLE));
+    let pod = &sts["spec"]["template"]["spec"];
+    let claims: Vec<&str> = sts["spec"]["volumeClaimTemplates"]
+        .as_sequence()
+        .map(|v| {
+            v.iter()
+                .filter_map(|c| c["metadata"]["name"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_restricted(SINGLE, pod, &claims);
+    // The single node's SQLite file lies on its claimed volume.
+    let container = &pod["containers"][0];
+    let mounted = |path: &str| {
+        container["volumeMounts"]
+            .as_sequence()
+            .is_some_and(|m| m.iter().any(|m| m["mountPath"] == path))
+    };
+    assert!(mounted("/data"), "the database's /data is a volume");
+    let db = env_value(container, "DRUIDS_DB").unwrap_or_default();
+    assert!(
+        db.starts_with("/data/"),
+        "DRUIDS_DB lies on the /data volume"
+    );
+
+    let deployment = the_deployment(&objects(CLUSTER));
+    assert_restricted(CLUSTER, &deployment["spec"]["template"]["spec"], &[]);
+}
+
+#[test]
 fn the_statefulset_is_governed_by_a_headless_service() {
-    let objects = objects();
+    let objects = objects(SINGLE);
     let sts = the_statefulset(&objects);
     let governing = sts["spec"]["serviceName"].as_str().expect("serviceName");
     let services = of_kind(&objects, "Service");
@@ -295,61 +381,54 @@ fn the_statefulset_is_governed_by_a_headless_service() {
     let labels = &sts["spec"]["template"]["metadata"]["labels"];
     for service in &services {
         let name = service["metadata"]["name"].as_str().unwrap_or("?");
-        let selector = service["spec"]["selector"]
-            .as_mapping()
-            .expect("a selector");
-        for (key, value) in selector {
-            assert_eq!(
-                &labels[key], value,
-                "Service {name} selects the StatefulSet's pods"
-            );
-        }
+        assert!(
+            selects(&service["spec"]["selector"], labels),
+            "Service {name} selects the StatefulSet's pods"
+        );
     }
 }
 
 #[test]
 fn the_metrics_port_is_declared_in_the_container_and_the_service() {
-    let objects = objects();
-    let sts = the_statefulset(&objects);
-    let template = &sts["spec"]["template"];
-    let container = &template["spec"]["containers"][0];
-    let ports = container["ports"].as_sequence().expect("container ports");
-    let metrics = ports
-        .iter()
-        .find(|p| p["name"] == "metrics")
-        .expect("a container port named metrics");
-    let port = metrics["containerPort"].as_u64().expect("containerPort");
-    let listen = container["env"]
-        .as_sequence()
-        .and_then(|env| env.iter().find(|e| e["name"] == "DRUIDS_METRICS_LISTEN"))
-        .and_then(|e| e["value"].as_str().map(str::to_owned))
-        .expect("DRUIDS_METRICS_LISTEN is set");
-    assert!(
-        listen.ends_with(&format!(":{port}")),
-        "metrics are served on the declared port"
-    );
-    assert_eq!(
-        template["metadata"]["annotations"]["prometheus.io/port"],
-        port.to_string().as_str(),
-        "the scrape annotation names the metrics port"
-    );
-    let client_service = of_kind(&objects, "Service")
-        .into_iter()
-        .find(|s| s["spec"]["clusterIP"] != "None")
-        .expect("a (non-headless) Service for clients");
-    let service_ports = client_service["spec"]["ports"]
-        .as_sequence()
-        .expect("service ports");
-    assert!(
-        service_ports
+    for (dir, workload, objects) in layouts() {
+        let template = &workload["spec"]["template"];
+        let container = &template["spec"]["containers"][0];
+        let ports = container["ports"].as_sequence().expect("container ports");
+        let metrics = ports
             .iter()
-            .any(|p| p["targetPort"] == "metrics" || p["targetPort"].as_u64() == Some(port)),
-        "the Service exposes the metrics port"
-    );
-    assert!(
-        service_ports.iter().any(|p| p["targetPort"] == "grpc"),
-        "and gRPC"
-    );
+            .find(|p| p["name"] == "metrics")
+            .unwrap_or_else(|| panic!("{dir}: a container port named metrics"));
+        let port = metrics["containerPort"].as_u64().expect("containerPort");
+        let listen = env_value(container, "DRUIDS_METRICS_LISTEN")
+            .unwrap_or_else(|| panic!("{dir}: DRUIDS_METRICS_LISTEN is set"));
+        assert_eq!(
+            port_of(&listen),
+            port,
+            "{dir}: metrics are served on the declared port"
+        );
+        assert_eq!(
+            template["metadata"]["annotations"]["prometheus.io/port"],
+            port.to_string().as_str(),
+            "{dir}: the scrape annotation names the metrics port"
+        );
+        let client_service = of_kind(&objects, "Service")
+            .into_iter()
+            .find(|s| s["spec"]["clusterIP"] != "None")
+            .unwrap_or_else(|| panic!("{dir}: a (non-headless) Service for clients"));
+        let service_ports = client_service["spec"]["ports"]
+            .as_sequence()
+            .expect("service ports");
+        assert!(
+            service_ports
+                .iter()
+                .any(|p| p["targetPort"] == "metrics" || p["targetPort"].as_u64() == Some(port)),
+            "{dir}: the Service exposes the metrics port"
+        );
+        assert!(
+            service_ports.iter().any(|p| p["targetPort"] == "grpc"),
+            "{dir}: and gRPC"
+        );
+    }
 }
 
 #[test]
@@ -369,9 +448,15 @@ fn the_readiness_probe_asks_for_the_contracts_service() {
                 .and_then(|s| s.split_whitespace().next())
         })
         .expect("service");
-    let sts = the_statefulset(&objects());
-    let probe = &sts["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["grpc"];
-    assert_eq!(probe["service"], format!("{package}.{service}").as_str());
+    for (dir, workload, _) in layouts() {
+        let probe =
+            &workload["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["grpc"];
+        assert_eq!(
+            probe["service"],
+            format!("{package}.{service}").as_str(),
+            "{dir}: the readiness probe asks for the contract's service"
+        );
+    }
 }
 
 #[test]
@@ -439,11 +524,13 @@ fn the_dockerfile_caches_dependencies_and_runs_unprivileged() {
         .unwrap()
         .parse()
         .expect("a numeric USER");
-    let sts = the_statefulset(&objects());
-    assert_eq!(
-        sts["spec"]["template"]["spec"]["securityContext"]["runAsUser"].as_u64(),
-        Some(uid)
-    );
+    for (dir, workload, _) in layouts() {
+        assert_eq!(
+            workload["spec"]["template"]["spec"]["securityContext"]["runAsUser"].as_u64(),
+            Some(uid),
+            "{dir}: the pods run as the image's USER"
+        );
+    }
     // The image's settings are the server's own flags' environment variables.
     let config = read("server/src/config.rs");
     for var in [
@@ -480,6 +567,10 @@ impl Drop for Container {
     }
 }
 
+/// One node, as the single-node manifests and compose.yaml run it. The
+/// several-nodes layouts run the same image with a PostgreSQL database; they
+/// are not started here (that needs PostgreSQL beside the engine), only
+/// checked as files by the tests above and below.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_image_builds_and_serves_a_game() {
     if !docker_available() {
@@ -617,4 +708,590 @@ fn the_dependency_layer_loads_the_workspace_from_manifests_and_stubs() {
     let _ = std::fs::remove_dir_all(&scratch);
     loaded.unwrap_or_else(|e| panic!("the workspace does not load from the dependency layer: {e}"));
     assert!(left.is_empty(), "stubs left behind: {left:?}");
+}
+
+// Several nodes on one PostgreSQL database: deploy/k8s/cluster and
+// deploy/compose-cluster.yaml.
+
+/// A Secret a kustomization makes: its name and its keys with, where the
+/// files say, their values.
+struct Secret {
+    name: String,
+    keys: Vec<(String, Option<String>)>,
+}
+
+/// The Secrets the kustomization of `dir` makes: Secret manifests (values of
+/// `stringData`) and its secretGenerator (`literals`, `envs` and `files`).
+fn secrets(dir: &str) -> Vec<Secret> {
+    let mut out = Vec::new();
+    for secret in of_kind(&objects(dir), "Secret") {
+        let name = secret["metadata"]["name"]
+            .as_str()
+            .expect("a name")
+            .to_owned();
+        let mut keys = Vec::new();
+        if let Some(data) = secret["data"].as_mapping() {
+            keys.extend(data.keys().map(|k| (k.as_str().unwrap().to_owned(), None)));
+        }
+        if let Some(data) = secret["stringData"].as_mapping() {
+            keys.extend(data.iter().map(|(k, v)| {
+                (
+                    k.as_str().unwrap().to_owned(),
+                    v.as_str().map(str::to_owned),
+                )
+            }));
+        }
+        out.push(Secret { name, keys });
+    }
+    let kustomization = yaml(&format!("{dir}/kustomization.yaml"));
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_sequence()
+            .map(|s| {
+                s.iter()
+                    .filter_map(|x| x.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let pair = |line: &str| {
+        let (k, v) = line
+            .split_once('=')
+            .unwrap_or_else(|| panic!("{dir}: {line:?} is KEY=VALUE"));
+        (k.trim().to_owned(), Some(v.trim().to_owned()))
+    };
+    for generator in kustomization["secretGenerator"]
+        .as_sequence()
+        .cloned()
+        .unwrap_or_default()
+    {
+        let name = generator["name"]
+            .as_str()
+            .expect("a generator's name")
+            .to_owned();
+        let mut keys: Vec<_> = strings(&generator["literals"])
+            .iter()
+            .map(|l| pair(l))
+            .collect();
+        for file in strings(&generator["envs"]) {
+            keys.extend(
+                read(&format!("{dir}/{file}"))
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .map(pair),
+            );
+        }
+        for file in strings(&generator["files"]) {
+            let (key, path) = match file.split_once('=') {
+                Some((k, p)) => (k.to_owned(), p.to_owned()),
+                None => (file.rsplit('/').next().unwrap().to_owned(), file.clone()),
+            };
+            keys.push((key, Some(read(&format!("{dir}/{path}")))));
+        }
+        out.push(Secret { name, keys });
+    }
+    out
+}
+
+/// The parts of a `postgres://user:password@host:port/database` URL.
+struct PgUrl {
+    user: String,
+    password: String,
+    host: String,
+    database: String,
+}
+
+fn pg_url(url: &str) -> PgUrl {
+    let rest = url
+        .strip_prefix("postgres://")
+        .or_else(|| url.strip_prefix("postgresql://"))
+        .unwrap_or_else(|| panic!("{url:?} is a postgres:// URL"));
+    let (userinfo, location) = rest
+        .rsplit_once('@')
+        .unwrap_or_else(|| panic!("{url:?} names a user"));
+    let (user, password) = userinfo.split_once(':').unwrap_or((userinfo, ""));
+    let (address, database) = location
+        .split_once('/')
+        .unwrap_or_else(|| panic!("{url:?} names a database"));
+    let host = address.split(':').next().unwrap();
+    PgUrl {
+        user: user.to_owned(),
+        password: password.to_owned(),
+        host: host.to_owned(),
+        database: database.split('?').next().unwrap().to_owned(),
+    }
+}
+
+/// How long a node's leases last: DRUIDS_LEASE_SECS, or the server's default.
+fn lease_secs(value: Option<String>) -> u64 {
+    value.map_or(DEFAULT_LEASE_SECS, |v| {
+        v.parse()
+            .unwrap_or_else(|_| panic!("DRUIDS_LEASE_SECS {v:?} is a number of seconds"))
+    })
+}
+
+#[test]
+fn the_cluster_deployment_runs_several_nodes_on_one_database() {
+    let objects = objects(CLUSTER);
+    let deployment = the_deployment(&objects);
+    let replicas = deployment["spec"]["replicas"].as_u64().unwrap_or(1);
+    assert!(
+        replicas >= 2,
+        "several nodes: replicas {replicas} is at least 2"
+    );
+    let template = &deployment["spec"]["template"];
+    assert!(
+        selects(
+            &deployment["spec"]["selector"]["matchLabels"],
+            &template["metadata"]["labels"]
+        ),
+        "the Deployment's selector matches its pods"
+    );
+    let pod = &template["spec"];
+    let container = &pod["containers"][0];
+    let field = |name: &str| {
+        env(container, name)
+            .and_then(|e| e["valueFrom"]["fieldRef"]["fieldPath"].as_str())
+            .map(str::to_owned)
+    };
+    assert_eq!(
+        field("DRUIDS_NODE_ID").as_deref(),
+        Some("metadata.name"),
+        "DRUIDS_NODE_ID is the pod's name (downward API), unique among the nodes"
+    );
+
+    // Advertised: http://$(POD_IP):<the gRPC port>, POD_IP the pod's IP,
+    // defined before the variable that expands it.
+    let grpc_port = container["ports"]
+        .as_sequence()
+        .and_then(|p| p.iter().find(|p| p["name"] == "grpc"))
+        .and_then(|p| p["containerPort"].as_u64())
+        .expect("a container port named grpc");
+    let listen = env_value(container, "DRUIDS_LISTEN").expect("DRUIDS_LISTEN is set");
+    assert!(
+        listen.starts_with("0.0.0.0:") && port_of(&listen) == grpc_port,
+        "the node listens on every address, on the grpc port: {listen}"
+    );
+    let advertised =
+        env_value(container, "DRUIDS_ADVERTISE_ADDR").expect("DRUIDS_ADVERTISE_ADDR is a value");
+    let address = advertised
+        .strip_prefix("http://")
+        .or_else(|| advertised.strip_prefix("https://"))
+        .unwrap_or_else(|| panic!("DRUIDS_ADVERTISE_ADDR {advertised:?} is a URL"));
+    let variable = address
+        .trim_start_matches('[')
+        .strip_prefix("$(")
+        .and_then(|a| a.split_once(')'))
+        .map(|(v, _)| v.to_owned())
+        .unwrap_or_else(|| panic!("DRUIDS_ADVERTISE_ADDR {advertised:?} expands a variable"));
+    assert_eq!(
+        field(&variable).as_deref(),
+        Some("status.podIP"),
+        "DRUIDS_ADVERTISE_ADDR uses the pod's IP ({variable})"
+    );
+    let position = |name: &str| {
+        container["env"]
+            .as_sequence()
+            .and_then(|e| e.iter().position(|e| e["name"] == name))
+    };
+    assert!(
+        position(&variable) < position("DRUIDS_ADVERTISE_ADDR"),
+        "{variable} is defined before DRUIDS_ADVERTISE_ADDR expands it"
+    );
+    assert_eq!(
+        port_of(address),
+        grpc_port,
+        "the advertised address is the gRPC port"
+    );
+
+    // The database: a postgres:// URL from a Secret the kustomization makes.
+    let reference =
+        &env(container, "DRUIDS_DB").expect("DRUIDS_DB is set")["valueFrom"]["secretKeyRef"];
+    let (name, key) = (
+        reference["name"]
+            .as_str()
+            .expect("DRUIDS_DB comes from a secretKeyRef"),
+        reference["key"].as_str().expect("a secretKeyRef's key"),
+    );
+    let secrets = secrets(CLUSTER);
+    let secret = secrets
+        .iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("{CLUSTER} makes the Secret {name} that DRUIDS_DB names"));
+    let value = &secret
+        .keys
+        .iter()
+        .find(|(k, _)| k == key)
+        .unwrap_or_else(|| panic!("the Secret {name} has the key {key}"))
+        .1;
+    if let Some(url) = value {
+        pg_url(url);
+    }
+
+    // Nothing on disk: any pod can replace any other.
+    assert!(
+        deployment["spec"]["volumeClaimTemplates"].is_null()
+            && pod["volumes"]
+                .as_sequence()
+                .is_none_or(|v| v.iter().all(|v| v["persistentVolumeClaim"].is_null())),
+        "the nodes claim no volume"
+    );
+
+    // A stopping node finishes its work within its lease's renewals.
+    let lease = lease_secs(env_value(container, "DRUIDS_LEASE_SECS"));
+    let grace = pod["terminationGracePeriodSeconds"]
+        .as_u64()
+        .expect("terminationGracePeriodSeconds");
+    assert!(
+        grace > lease,
+        "the grace period ({grace} s) is longer than the lease ({lease} s)"
+    );
+}
+
+#[test]
+fn the_cluster_nodes_have_a_headless_service_and_a_disruption_budget() {
+    let objects = objects(CLUSTER);
+    let deployment = the_deployment(&objects);
+    let labels = &deployment["spec"]["template"]["metadata"]["labels"];
+    let services = of_kind(&objects, "Service");
+    for service in &services {
+        let name = service["metadata"]["name"].as_str().unwrap_or("?");
+        assert!(
+            selects(&service["spec"]["selector"], labels),
+            "Service {name} selects the Deployment's pods"
+        );
+    }
+    let headless = services
+        .iter()
+        .find(|s| s["spec"]["clusterIP"] == "None")
+        .expect("a headless Service (clusterIP: None): one address per node");
+    assert!(
+        headless["spec"]["ports"]
+            .as_sequence()
+            .is_some_and(|p| p.iter().any(|p| p["targetPort"] == "grpc")),
+        "the headless Service has the gRPC port"
+    );
+    assert!(
+        services.iter().any(|s| s["spec"]["clusterIP"] != "None"),
+        "a Service for clients"
+    );
+
+    let budget = the_one(&objects, "PodDisruptionBudget");
+    assert!(
+        selects(&budget["spec"]["selector"]["matchLabels"], labels),
+        "the PodDisruptionBudget selects the Deployment's pods"
+    );
+    let replicas = deployment["spec"]["replicas"].as_u64().unwrap_or(1);
+    let spec = &budget["spec"];
+    match (
+        spec["minAvailable"].as_u64(),
+        spec["maxUnavailable"].as_u64(),
+    ) {
+        (Some(min), None) => assert!(
+            min >= 1 && min < replicas,
+            "minAvailable {min}: some node stays up, and a drain can still stop one"
+        ),
+        (None, Some(max)) => assert!(
+            max >= 1 && max < replicas,
+            "maxUnavailable {max}: a drain can stop a node, and some node stays up"
+        ),
+        _ => panic!("the PodDisruptionBudget sets minAvailable or maxUnavailable as a number"),
+    }
+}
+
+/// A compose service's environment variable: `environment` as a map or a list.
+fn compose_env(service: &Value, name: &str) -> Option<String> {
+    let environment = &service["environment"];
+    if let Some(map) = environment.as_mapping() {
+        return map.get(name).map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => serde_norway::to_string(other).unwrap().trim().to_owned(),
+        });
+    }
+    environment.as_sequence().and_then(|list| {
+        list.iter().find_map(|e| {
+            e.as_str()
+                .and_then(|e| e.strip_prefix(name))
+                .and_then(|e| e.strip_prefix('='))
+                .map(str::to_owned)
+        })
+    })
+}
+
+/// Seconds of a compose duration such as `30s` or `1m`.
+fn compose_seconds(duration: &str) -> u64 {
+    let number = |s: &str| {
+        s.parse::<u64>()
+            .unwrap_or_else(|_| panic!("{duration:?} is a duration such as 30s"))
+    };
+    if let Some(m) = duration.strip_suffix('m') {
+        number(m) * 60
+    } else {
+        number(duration.trim_end_matches('s'))
+    }
+}
+
+/// A druids service of a compose file runs as locked down as in Kubernetes,
+/// from the repository's Dockerfile.
+fn assert_locked_down(file: &str, name: &str, service: &Value) {
+    assert_eq!(
+        service["build"]["dockerfile"], "deploy/Dockerfile",
+        "{file}: {name} is built from deploy/Dockerfile"
+    );
+    assert_eq!(
+        service["read_only"], true,
+        "{file}: {name} has a read-only root"
+    );
+    assert!(
+        service["cap_drop"]
+            .as_sequence()
+            .is_some_and(|c| c.iter().any(|c| c == "ALL")),
+        "{file}: {name} drops ALL capabilities"
+    );
+    assert!(
+        service["security_opt"].as_sequence().is_some_and(|o| o
+            .iter()
+            .any(|o| o == "no-new-privileges:true" || o == "no-new-privileges")),
+        "{file}: {name} has no-new-privileges"
+    );
+}
+
+#[test]
+fn the_compose_files_run_the_locked_down_image() {
+    let single = yaml("deploy/compose.yaml");
+    assert_locked_down("compose.yaml", "druids", &single["services"]["druids"]);
+}
+
+#[test]
+fn the_compose_cluster_runs_two_nodes_on_postgres() {
+    let file = "deploy/compose-cluster.yaml";
+    let compose = yaml(file);
+    let services = compose["services"].as_mapping().expect("services");
+    let (pg_name, postgres) = services
+        .iter()
+        .find(|(_, s)| {
+            s["image"]
+                .as_str()
+                .is_some_and(|i| i.starts_with("postgres:"))
+        })
+        .map(|(n, s)| (n.as_str().unwrap().to_owned(), s))
+        .expect("a postgres service (the official postgres image)");
+    let healthcheck = serde_norway::to_string(&postgres["healthcheck"]["test"]).unwrap();
+    assert!(
+        healthcheck.contains("pg_isready"),
+        "{pg_name} has a pg_isready health check"
+    );
+    let pg =
+        |var: &str| compose_env(postgres, var).unwrap_or_else(|| panic!("{pg_name} sets {var}"));
+    let (pg_user, pg_password, pg_db) = (
+        pg("POSTGRES_USER"),
+        pg("POSTGRES_PASSWORD"),
+        pg("POSTGRES_DB"),
+    );
+    let data = postgres["volumes"]
+        .as_sequence()
+        .and_then(|v| {
+            v.iter()
+                .filter_map(|v| v.as_str())
+                .find_map(|v| v.strip_suffix(":/var/lib/postgresql/data"))
+        })
+        .unwrap_or_else(|| panic!("{pg_name} keeps its data on a volume"));
+    assert!(
+        compose["volumes"].get(data).is_some(),
+        "{pg_name}'s data is the named volume {data}"
+    );
+
+    let nodes: Vec<(&str, &Value)> = services
+        .iter()
+        .filter(|(_, s)| compose_env(s, "DRUIDS_NODE_ID").is_some())
+        .map(|(n, s)| (n.as_str().unwrap(), s))
+        .collect();
+    assert!(
+        nodes.len() >= 2,
+        "two or more druids nodes (services with DRUIDS_NODE_ID)"
+    );
+    let mut ids = Vec::new();
+    let mut host_ports = Vec::new();
+    for (name, node) in &nodes {
+        let var =
+            |v: &str| compose_env(node, v).unwrap_or_else(|| panic!("{file}: {name} sets {v}"));
+        ids.push(var("DRUIDS_NODE_ID"));
+        let db = pg_url(&var("DRUIDS_DB"));
+        assert_eq!(
+            db.host, pg_name,
+            "{name}: DRUIDS_DB is the {pg_name} service"
+        );
+        assert_eq!(
+            (db.user, db.password, db.database),
+            (pg_user.clone(), pg_password.clone(), pg_db.clone()),
+            "{name}: DRUIDS_DB has {pg_name}'s user, password and database"
+        );
+        assert_eq!(
+            node["depends_on"][pg_name.as_str()]["condition"],
+            "service_healthy",
+            "{name} waits for {pg_name} to be healthy"
+        );
+        let listen = var("DRUIDS_LISTEN");
+        assert!(
+            listen.starts_with("0.0.0.0:"),
+            "{name} listens on every address: {listen}"
+        );
+        let port = port_of(&listen);
+        assert_eq!(
+            var("DRUIDS_ADVERTISE_ADDR"),
+            format!("http://{name}:{port}"),
+            "{name} advertises its own service name and gRPC port"
+        );
+        let published = node["ports"]
+            .as_sequence()
+            .and_then(|p| {
+                p.iter().filter_map(|p| p.as_str()).find_map(|p| {
+                    let mut parts = p.rsplit(':');
+                    let container = parts.next()?;
+                    let host = parts.next()?;
+                    (container == port.to_string()).then(|| host.to_owned())
+                })
+            })
+            .unwrap_or_else(|| panic!("{name} publishes its gRPC port {port}"));
+        host_ports.push(published);
+        let lease = lease_secs(compose_env(node, "DRUIDS_LEASE_SECS"));
+        let grace = compose_seconds(node["stop_grace_period"].as_str().unwrap_or("10s"));
+        assert!(
+            grace > lease,
+            "{name}: stop_grace_period ({grace} s) is longer than the lease ({lease} s)"
+        );
+        assert_locked_down(file, name, node);
+    }
+    let distinct = |v: &Vec<String>| {
+        let mut d = v.clone();
+        d.sort();
+        d.dedup();
+        d.len() == v.len()
+    };
+    assert!(
+        distinct(&ids),
+        "each node has its own DRUIDS_NODE_ID: {ids:?}"
+    );
+    assert!(
+        distinct(&host_ports),
+        "each node on its own host port: {host_ports:?}"
+    );
+}
+
+/// Every DRUIDS_* variable of the several-nodes files is a flag of the
+/// server's. Checked once the server knows the multi-node mode
+/// (DRUIDS_NODE_ID); until then the files run ahead of it.
+#[test]
+fn the_cluster_settings_are_the_servers_flags() {
+    let mut sources = String::new();
+    let mut dirs = vec![repo_root().join("server").join("src")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                sources.push_str(&std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    if !sources.contains("\"DRUIDS_NODE_ID\"") {
+        eprintln!(
+            "deploy: the server has no DRUIDS_NODE_ID flag yet: the several-nodes files' \
+             variables are not compared with its flags"
+        );
+        return;
+    }
+    let deployment = the_deployment(&objects(CLUSTER));
+    let mut names: Vec<String> = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
+        .as_sequence()
+        .expect("env")
+        .iter()
+        .filter_map(|e| e["name"].as_str().map(str::to_owned))
+        .collect();
+    let compose = yaml("deploy/compose-cluster.yaml");
+    for (_, service) in compose["services"].as_mapping().expect("services") {
+        if let Some(env) = service["environment"].as_mapping() {
+            names.extend(env.keys().filter_map(|k| k.as_str().map(str::to_owned)));
+        }
+    }
+    for name in names.iter().filter(|n| n.starts_with("DRUIDS_")) {
+        assert!(
+            sources.contains(&format!("\"{name}\"")),
+            "{name} is the environment variable of a server flag"
+        );
+    }
+}
+
+/// Where `kubectl` is installed, both kustomizations render (`kubectl
+/// kustomize`: no cluster needed), the rendering validates, and the
+/// generated Secret's hashed name reaches the Deployment.
+#[test]
+fn the_kustomizations_render() {
+    let mut version = Command::new("kubectl");
+    version.args(["version", "--client"]);
+    if !matches!(run_with_timeout(version, Duration::from_secs(20)), Ok(done) if done.status.success())
+    {
+        eprintln!(
+            "deploy: no kubectl: the kustomizations are not rendered here; their files are \
+             checked by the other tests"
+        );
+        return;
+    }
+    for dir in [SINGLE, CLUSTER] {
+        let mut render = Command::new("kubectl");
+        render.arg("kustomize").arg(repo_root().join(dir));
+        let rendered = run_ok(render, Duration::from_secs(60))
+            .unwrap_or_else(|e| panic!("kubectl kustomize {dir}: {e}"))
+            .stdout;
+        let path = kits_dir().join(format!(
+            "rendered-{}-{}.yaml",
+            std::process::id(),
+            dir.replace('/', "-")
+        ));
+        std::fs::create_dir_all(kits_dir()).expect("target/kits");
+        std::fs::write(&path, &rendered).unwrap();
+        let result = validate(std::slice::from_ref(&path));
+        let _ = std::fs::remove_file(&path);
+        result.unwrap_or_else(|e| panic!("{dir}, rendered: {e}"));
+        let objects: Vec<Value> = rendered
+            .split("\n---")
+            .map(|doc| serde_norway::from_str(doc).expect("rendered YAML"))
+            .filter(|v: &Value| !v.is_null())
+            .collect();
+        let secrets: Vec<&str> = objects
+            .iter()
+            .filter(|o| o["kind"] == "Secret")
+            .filter_map(|o| o["metadata"]["name"].as_str())
+            .collect();
+        for workload in objects
+            .iter()
+            .filter(|o| o["kind"] == "Deployment" || o["kind"] == "StatefulSet")
+        {
+            for var in workload["spec"]["template"]["spec"]["containers"][0]["env"]
+                .as_sequence()
+                .cloned()
+                .unwrap_or_default()
+            {
+                if let Some(name) = var["valueFrom"]["secretKeyRef"]["name"].as_str() {
+                    assert!(
+                        secrets.contains(&name),
+                        "{dir}: the Secret {name} is part of the rendering"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_guide_explains_several_nodes() {
+    let guide = read("deploy/README.md");
+    for needle in [
+        "docker compose -f deploy/compose-cluster.yaml up",
+        "kubectl apply -k deploy/k8s/cluster",
+        "DRUIDS_LEASE_SECS",
+    ] {
+        assert!(guide.contains(needle), "deploy/README.md mentions {needle}");
+    }
 }
