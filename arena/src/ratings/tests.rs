@@ -318,3 +318,57 @@ fn the_display_scale_is_elo_like() {
     assert!((e.value - elo(0.5)).abs() < 1e-12 && (e.low - elo(0.25)).abs() < 1e-12);
     assert!((e.high - elo(0.75)).abs() < 1e-12);
 }
+
+// --- Properties over arbitrary small pools ---
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Up to 30 games of 2 to 4 players among 6 bots, any ranks (ties too).
+    fn results() -> impl Strategy<Value = Vec<GameResult>> {
+        let one = (2usize..=4)
+            .prop_flat_map(|seats| {
+                (
+                    proptest::sample::subsequence((0u64..6).collect::<Vec<_>>(), seats)
+                        .prop_shuffle(),
+                    proptest::collection::vec(1u32..=4, seats),
+                )
+            })
+            .prop_map(|(bots, ranks)| {
+                GameResult::new(bots.into_iter().map(BotId).zip(ranks).collect())
+                    .expect("distinct bots")
+            });
+        proptest::collection::vec(one, 0..30)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn every_fit_converges_to_finite_centred_strengths(results in results()) {
+            let f = fit(&results, &FitConfig::default()).expect("valid config");
+            prop_assert!(f.converged);
+            prop_assert_eq!(f.results, results.len() as u64);
+            let sum: f64 = f.bots.iter().map(|b| b.theta.value).sum();
+            prop_assert!(sum.abs() < 1e-9);
+            for b in &f.bots {
+                prop_assert!(b.theta.value.is_finite() && b.std_error.is_finite() && b.std_error > 0.0);
+                prop_assert!(b.theta.low < b.theta.value && b.theta.value < b.theta.high);
+            }
+            let reversed: Vec<GameResult> = results.iter().rev().cloned().collect();
+            prop_assert_eq!(fit(&reversed, &FitConfig::default()).expect("valid config").bots, f.bots);
+        }
+
+        #[test]
+        fn live_ratings_stay_finite_and_count_games(results in results()) {
+            let live = LiveRatings::replay(LiveConfig::default(), &results);
+            let games: u64 = live.iter().map(|(_, r)| u64::from(r.games)).sum();
+            prop_assert_eq!(games, results.iter().map(|r| r.len() as u64).sum::<u64>());
+            for (_, r) in live.iter() {
+                prop_assert!(r.mu.is_finite() && r.sigma.is_finite() && r.sigma > 0.0);
+            }
+        }
+    }
+}
