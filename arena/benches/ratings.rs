@@ -60,6 +60,12 @@ fn refit(c: &mut Criterion) {
     for bots in [16, 64] {
         let results = simulate(bots, 100_000, 3);
         let config = FitConfig::default();
+        let once = fit(&results, &config).expect("valid config");
+        let distinct = results.iter().collect::<FitInput>().distinct_rankings();
+        eprintln!(
+            "fit over {} results among {bots} bots: {distinct} distinct rankings, {} Newton steps, converged: {}",
+            once.results, once.iterations, once.converged
+        );
         group.bench_function(format!("100k_4p_{bots}bots"), |b| {
             b.iter(|| fit(black_box(&results), &config))
         });
