@@ -111,6 +111,12 @@ impl LiveRatings {
         ratings
     }
 
+    /// Sets a bot's rating, e.g. when restoring a saved snapshot instead of
+    /// replaying every result.
+    pub fn set(&mut self, bot: BotId, rating: LiveRating) {
+        self.bots.insert(bot, rating);
+    }
+
     /// The constants in use.
     pub fn config(&self) -> &LiveConfig {
         &self.config

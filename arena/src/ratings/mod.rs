@@ -12,6 +12,22 @@
 //!
 //! A rating pool is one (game kind, player count); the caller keeps one
 //! [`LiveRatings`] and fits once per pool. Nothing here knows the games.
+//!
+//! ```
+//! use druids_arena::ratings::{BotId, FitConfig, GameResult, LiveRatings, fit};
+//!
+//! // Bot 7 won, bots 3 and 5 tied for second.
+//! let game = GameResult::new(vec![(BotId(3), 2), (BotId(7), 1), (BotId(5), 2)]).unwrap();
+//!
+//! let mut live = LiveRatings::default();
+//! let changes = live.record(&game);
+//! assert!(changes[1].after.mu > changes[1].before.mu);
+//!
+//! let fitted = fit([&game], &FitConfig::default()).unwrap();
+//! let best = &fitted.leaderboard()[0];
+//! assert_eq!(best.bot, BotId(7));
+//! println!("{}: {:.0}", best.bot, best.display().value);
+//! ```
 
 pub mod fit;
 mod linalg;

@@ -95,6 +95,15 @@ fn an_unknown_bot_has_the_initial_rating() {
     assert_eq!((r.mu, r.sigma, r.games), (25.0, 25.0 / 3.0, 0));
     assert!(r.display().abs() < 1e-12);
     assert!(live.is_empty() && !live.contains(BotId(9)));
+    let mut live = live;
+    let saved = LiveRating {
+        mu: 30.0,
+        sigma: 2.0,
+        games: 12,
+    };
+    live.set(BotId(9), saved);
+    assert_eq!(live.get(BotId(9)), saved);
+    assert!((saved.display() - 24.0).abs() < 1e-12);
 }
 
 #[test]
