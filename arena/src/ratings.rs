@@ -1,1 +1,0 @@
-//! Ratings: live multiplayer ratings and the maximum-likelihood fit.
