@@ -4,5 +4,5 @@
 //! matchmaking pool, and the schedules of tournaments and duplicate matches.
 //! Everything here is deterministic: the same inputs give the same outputs.
 
-pub mod ratings;
 pub mod pairing;
+pub mod ratings;
