@@ -43,7 +43,9 @@ fn add_refuses_bad_seeks() {
         pool.add(seek(1, 2, 2..=2, 1500.0, 0)),
         Err(PoolError::DuplicateSeek(SeekId(1)))
     );
-    for range in [1..=2, 2..=5, 3..=2, 0..=0] {
+    #[allow(clippy::reversed_empty_ranges)] // an empty range is one of the bad inputs
+    let ranges = [1..=2, 2..=5, 3..=2, 0..=0];
+    for range in ranges {
         let r = pool.add(seek(2, 2, range, 1500.0, 0));
         assert!(matches!(r, Err(PoolError::BadPlayers { .. })), "{r:?}");
     }
@@ -297,8 +299,8 @@ fn crowd(n: u64) -> Vec<Seek<u8>> {
                 1000.0 + (h >> 20) as f64 % 1000.0,
                 h % 60_000,
             );
-            s.rated = h % 7 != 0;
-            s.kind = if h % 5 == 0 { DOLMEN } else { MEDURIS };
+            s.rated = !h.is_multiple_of(7);
+            s.kind = if h.is_multiple_of(5) { DOLMEN } else { MEDURIS };
             s
         })
         .collect()
