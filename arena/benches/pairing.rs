@@ -63,6 +63,22 @@ fn form(c: &mut Criterion) {
             )
         });
     }
+    // The steady state: a pool already formed, where nothing more fits,
+    // as the server sees it on most ticks.
+    let mut settled = pool(1_000);
+    settled.form(NOW_MS);
+    println!(
+        "leftover: {} seeks left after forming from 1,000",
+        settled.len()
+    );
+    group.throughput(Throughput::Elements(settled.len() as u64));
+    group.bench_function("leftover_after_1000", |b| {
+        b.iter_batched(
+            || settled.clone(),
+            |mut p| black_box(p.form(black_box(NOW_MS))),
+            BatchSize::LargeInput,
+        )
+    });
     group.finish();
 }
 

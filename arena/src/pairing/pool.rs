@@ -23,11 +23,14 @@
 //!   rating lies within the anchor's window around the anchor's rating. The
 //!   window widens with the anchor's waiting time:
 //!   `min(base_window + widen_per_second * waited_s, max_window)`, and after
-//!   `open_after_ms` it is unbounded. Since the anchor is the longest waiter
-//!   in its match, it is the one whose patience we honour; a newer seek may be
-//!   pulled into a wider game than its own window would allow, which is the
-//!   price of never starving a lone far-off bot: once its window is open, the
-//!   first compatible seek of any rating joins it.
+//!   `open_after_ms` it is unbounded. The anchor is the oldest seek that can
+//!   gather a game, so it is usually the longest waiter in its match and the
+//!   one whose patience we honour; a newer seek may be pulled into a wider
+//!   game than its own window would allow, which is the price of never
+//!   starving a lone far-off bot: once its window is open, the first
+//!   compatible seek of any rating joins it. (An older seek that could not
+//!   gather a game as anchor may still be gathered by a newer anchor; its
+//!   own window, being at least as wide, then contains the anchor.)
 //! * **Closest ratings fill the seats.** Within the window, the anchor takes
 //!   the seeks whose ratings are nearest its own (ties: the older seek).
 //! * **The largest count first.** An anchor that accepts several counts tries

@@ -283,6 +283,14 @@ fn remove_cancels_a_seek() {
     assert_eq!(pool.len(), 1);
 }
 
+/// Some member (the anchor) has every member's rating within its window.
+fn has_anchor(pool: &Pool<u8>, members: &[&Seek<u8>], now: u64) -> bool {
+    members.iter().any(|a| {
+        let w = pool.config().window(now.saturating_sub(a.since_ms));
+        members.iter().all(|s| (s.rating - a.rating).abs() <= w)
+    })
+}
+
 fn crowd(n: u64) -> Vec<Seek<u8>> {
     (0..n)
         .map(|i| {
@@ -337,12 +345,10 @@ fn every_rule_holds_in_a_crowd() {
         assert_eq!(members.len(), usize::from(m.players));
         let distinct: BTreeSet<_> = members.iter().map(|s| s.bot).collect();
         assert_eq!(distinct.len(), members.len(), "a bot twice in {m:?}");
-        let anchor = members.iter().min_by_key(|s| (s.since_ms, s.id)).unwrap();
-        let w = before.config().window(now - anchor.since_ms);
+        assert!(has_anchor(&before, &members, now), "{m:?}");
         for s in &members {
             assert_eq!((s.kind, s.rated), (m.kind, m.rated));
             assert!(s.players.contains(&m.players));
-            assert!((s.rating - anchor.rating).abs() <= w);
             assert!(pool.get(s.id).is_none());
             *games.entry(s.bot).or_default() += 1;
         }
@@ -351,5 +357,93 @@ fn every_rule_holds_in_a_crowd() {
         let load = before.load(bot);
         assert!(load.playing + n <= load.limit, "{bot:?} over its limit");
         assert_eq!(pool.load(bot).playing, load.playing + n);
+    }
+}
+
+#[test]
+fn nobody_always_sits_first() {
+    // Many identical 2-player situations with different seek ids: the oldest
+    // seek, and the lowest bot id, each sit first only part of the time.
+    let (mut oldest_first, mut lowest_first) = (0, 0);
+    for i in 0..200 {
+        let mut pool = pool_of(vec![
+            seek(2 * i, 2 * i, 2..=2, 1500.0, 0),
+            seek(2 * i + 1, 2 * i + 1, 2..=2, 1500.0, 1),
+        ]);
+        let ms = pool.form(1);
+        assert_eq!(ms.len(), 1);
+        oldest_first += usize::from(ms[0].seats[0].0 == SeekId(2 * i));
+        lowest_first += usize::from(ms[0].seats[0].1 == BotId(2 * i));
+    }
+    assert!((60..=140).contains(&oldest_first), "{oldest_first}");
+    assert!((60..=140).contains(&lowest_first), "{lowest_first}");
+}
+
+mod props {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn arb_seek(id: u64) -> impl Strategy<Value = Seek<u8>> {
+        (
+            0u64..12,
+            2u8..=4,
+            2u8..=4,
+            1000.0f64..2000.0,
+            0u64..200_000,
+            0u8..2,
+            any::<bool>(),
+        )
+            .prop_map(move |(bot, a, b, rating, since_ms, kind, rated)| Seek {
+                id: SeekId(id),
+                bot: BotId(bot),
+                kind,
+                players: a.min(b)..=a.max(b),
+                rated,
+                rating,
+                since_ms,
+            })
+    }
+
+    fn arb_pool() -> impl Strategy<Value = (Vec<Seek<u8>>, Vec<(u64, u32, u32)>)> {
+        let seeks = (0usize..40).prop_flat_map(|n| (0..n as u64).map(arb_seek).collect::<Vec<_>>());
+        (
+            seeks,
+            prop::collection::vec((0u64..12, 0u32..3, 0u32..3), 0..12),
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn form_keeps_every_rule((seeks, loads) in arb_pool(), now in 0u64..400_000) {
+            let mut pool = pool_of(seeks.clone());
+            for &(bot, playing, limit) in &loads {
+                pool.set_load(BotId(bot), playing, limit);
+            }
+            let before = pool.clone();
+            let ms = pool.form(now);
+            let mut again = before.clone();
+            prop_assert_eq!(&again.form(now), &ms);
+            let mut games = HashMap::<BotId, u32>::new();
+            let mut matched = BTreeSet::new();
+            for m in &ms {
+                let members: Vec<&Seek<u8>> = m.seats.iter().map(|(id, _)| before.get(*id).unwrap()).collect();
+                prop_assert_eq!(members.len(), usize::from(m.players));
+                let distinct: BTreeSet<_> = members.iter().map(|s| s.bot).collect();
+                prop_assert_eq!(distinct.len(), members.len());
+                prop_assert!(has_anchor(&before, &members, now));
+                for s in &members {
+                    prop_assert_eq!((s.kind, s.rated), (m.kind, m.rated));
+                    prop_assert!(s.players.contains(&m.players));
+                    prop_assert!(matched.insert(s.id));
+                    *games.entry(s.bot).or_default() += 1;
+                }
+            }
+            for (bot, n) in games {
+                let load = before.load(bot);
+                prop_assert!(load.playing + n <= load.limit);
+            }
+            prop_assert_eq!(pool.len() + matched.len(), before.len());
+        }
     }
 }
