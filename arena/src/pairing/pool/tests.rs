@@ -405,7 +405,10 @@ mod props {
             })
     }
 
-    fn arb_pool() -> impl Strategy<Value = (Vec<Seek<u8>>, Vec<(u64, u32, u32)>)> {
+    /// Seeks, and (bot, playing, limit) loads.
+    type Setup = (Vec<Seek<u8>>, Vec<(u64, u32, u32)>);
+
+    fn arb_pool() -> impl Strategy<Value = Setup> {
         let seeks = (0usize..40).prop_flat_map(|n| (0..n as u64).map(arb_seek).collect::<Vec<_>>());
         (
             seeks,
