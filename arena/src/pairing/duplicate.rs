@@ -27,7 +27,8 @@ pub enum DuplicateError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Outcome {
     pub bot: BotId,
-    /// The final score in game points.
+    /// The final score in game points. A caller with ranks only may pass 0:
+    /// the ranking then falls to the total of the ranks.
     pub score: i64,
     /// 1 for the winner; tied bots share a rank.
     pub rank: u8,
@@ -122,6 +123,12 @@ pub fn combine(games: &[Vec<Outcome>]) -> Result<Vec<Placing>, DuplicateError> {
     Ok(placings)
 }
 
+/// The combined ranking as (bot, rank) pairs, the shape a single game's
+/// result has, for the ratings and for [`super::schedule::Standings`].
+pub fn ranks(placings: &[Placing]) -> Vec<(BotId, u8)> {
+    placings.iter().map(|p| (p.bot, p.rank)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +188,7 @@ mod tests {
         let order: Vec<(u64, u8, i64)> =
             p.iter().map(|p| (p.bot.0, p.rank, p.total_score)).collect();
         assert_eq!(order, vec![(3, 1, 65), (1, 2, 60), (2, 3, 50)]);
+        assert_eq!(ranks(&p), vec![(BotId(3), 1), (BotId(1), 2), (BotId(2), 3)]);
     }
 
     #[test]

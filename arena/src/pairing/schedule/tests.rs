@@ -251,3 +251,23 @@ fn swiss_is_deterministic() {
     assert_eq!(a.games.len(), 3);
     assert_eq!(a.byes.len(), 1);
 }
+
+#[test]
+fn swiss_of_three_avoids_repeated_groups() {
+    let bots = ids(9);
+    let mut history: Vec<Game> = Vec::new();
+    let mut standings = Standings::new();
+    let mut seen = BTreeSet::new();
+    for _ in 0..4 {
+        let r = swiss_round(&bots, 3, &standings, &history, &[]).unwrap();
+        assert_eq!(r.games.len(), 3);
+        for g in &r.games {
+            let group: BTreeSet<BotId> = g.iter().copied().collect();
+            assert!(seen.insert(group), "{g:?} again");
+            let mut sorted = g.clone();
+            sorted.sort();
+            standings.record_game(&[(sorted[0], 1), (sorted[1], 2), (sorted[2], 3)]);
+            history.push(g.clone());
+        }
+    }
+}
