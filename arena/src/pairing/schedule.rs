@@ -299,6 +299,98 @@ impl Standings {
     }
 }
 
+/// How many candidates the Swiss draw may weigh while looking for a round
+/// in which nobody meets anybody again; it bounds the draw's time (about a
+/// millisecond in a release build).
+pub const SWISS_SEARCH_BUDGET: u32 = 100_000;
+
+/// The depth-first search for a Swiss round without repeated meetings.
+struct Fresh<'a> {
+    /// Bots in standings order.
+    order: &'a [BotId],
+    k: usize,
+    met: &'a HashMap<(BotId, BotId), u32>,
+    used: Vec<bool>,
+    budget: u32,
+    groups: Vec<Game>,
+}
+
+impl Fresh<'_> {
+    fn met(&self, a: usize, b: usize) -> bool {
+        let (a, b) = (self.order[a], self.order[b]);
+        self.met.contains_key(&(a.min(b), a.max(b)))
+    }
+
+    /// Groups every unused bot, the best placed first.
+    fn solve(&mut self) -> bool {
+        let Some(lead) = self.used.iter().position(|u| !u) else {
+            return true;
+        };
+        self.used[lead] = true;
+        if self.extend(&mut vec![lead], lead + 1) {
+            return true;
+        }
+        self.used[lead] = false;
+        false
+    }
+
+    /// Completes `group` from positions `from..`, then solves the rest.
+    fn extend(&mut self, group: &mut Vec<usize>, from: usize) -> bool {
+        if group.len() == self.k {
+            self.groups
+                .push(group.iter().map(|&i| self.order[i]).collect());
+            if self.solve() {
+                return true;
+            }
+            self.groups.pop();
+            return false;
+        }
+        for i in from..self.order.len() {
+            if self.used[i] {
+                continue;
+            }
+            // Every candidate weighed costs a step, so the budget bounds time.
+            if self.budget == 0 {
+                return false;
+            }
+            self.budget -= 1;
+            if group.iter().any(|&g| self.met(g, i)) {
+                continue;
+            }
+            self.used[i] = true;
+            group.push(i);
+            if self.extend(group, i + 1) {
+                return true;
+            }
+            group.pop();
+            self.used[i] = false;
+        }
+        false
+    }
+}
+
+/// The fallback draw: each group takes the best placed bot left, then, one
+/// at a time, the bot left that has met the group's members least often.
+fn fewest_meetings(
+    mut left: Vec<BotId>,
+    k: usize,
+    met: &HashMap<(BotId, BotId), u32>,
+) -> Vec<Game> {
+    let meetings = |a: BotId, b: BotId| met.get(&(a.min(b), a.max(b))).copied().unwrap_or(0);
+    let mut groups = Vec::with_capacity(left.len() / k.max(1));
+    while !left.is_empty() {
+        let mut game = vec![left.remove(0)];
+        while game.len() < k {
+            let best = (0..left.len())
+                .min_by_key(|&i| (game.iter().map(|&g| meetings(g, left[i])).sum::<u32>(), i));
+            let Some(i) = best else { break };
+            game.push(left.remove(i));
+        }
+        groups.push(game);
+    }
+    groups
+}
+
 /// One Swiss round: the games, and who sits out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SwissRound {
@@ -312,11 +404,13 @@ pub struct SwissRound {
 ///   the fewest byes so far (`past_byes`, one entry per bye), lowest in the
 ///   standings among them. A bye scores [`bye_points`]; the caller records it.
 /// * Groups: entrants in standings order (points, then bot id); each group
-///   starts with the best placed bot left, then adds, one at a time, the
-///   best placed bot left that has met the group's members least often in
-///   `history` (earlier games), so repeated meetings, and with them repeated
-///   groups, are avoided while possible. This is greedy: a late group may
-///   repeat a meeting that a different earlier choice would have avoided.
+///   starts with the best placed bot left and is filled with the best
+///   placed bots left that have not met any member before (in `history`).
+///   A depth-first search backtracks over these choices, within
+///   [`SWISS_SEARCH_BUDGET`] steps, so that no two bots meet again when
+///   that is possible. If the search fails, a greedy draw fills each group
+///   with the bots that met its members least often: repeated meetings are
+///   then kept few rather than none.
 /// * Seats: a hash of (round number = `history.len()`, bots) orders each
 ///   game, so nobody systematically sits first.
 pub fn swiss_round(
@@ -362,19 +456,22 @@ pub fn swiss_round(
             }
         }
     }
-    let meetings = |a: BotId, b: BotId| met.get(&(a.min(b), a.max(b))).copied().unwrap_or(0);
-
-    let mut left = order;
-    let mut games = Vec::with_capacity(left.len() / ku);
+    let mut fresh = Fresh {
+        order: &order,
+        k: ku,
+        met: &met,
+        used: vec![false; order.len()],
+        budget: SWISS_SEARCH_BUDGET,
+        groups: Vec::new(),
+    };
+    let groups = if fresh.solve() {
+        fresh.groups
+    } else {
+        fewest_meetings(order, ku, &met)
+    };
+    let mut games = Vec::with_capacity(groups.len());
     let seed = mix(history.len() as u64);
-    while !left.is_empty() {
-        let mut game = vec![left.remove(0)];
-        while game.len() < ku {
-            let best = (0..left.len())
-                .min_by_key(|&i| (game.iter().map(|&g| meetings(g, left[i])).sum::<u32>(), i));
-            let Some(i) = best else { break };
-            game.push(left.remove(i));
-        }
+    for mut game in groups {
         let mut ids: Vec<u64> = game.iter().map(|b| b.0).collect();
         ids.sort_unstable();
         let game_seed = ids.iter().fold(seed, |acc, &id| mix(acc ^ id));
