@@ -242,8 +242,8 @@ fn a_lone_long_waiter_is_eventually_matched() {
 
 #[test]
 fn the_oldest_seek_is_served_first() {
-    // Three equal seeks for one 2-player game: the oldest two... the oldest
-    // (the anchor) is certainly in it.
+    // Three equal seeks, room for one 2-player game: the oldest seek (the
+    // first anchor) is in it, whatever the ids.
     let mut pool = pool_of(vec![
         seek(1, 1, 2..=2, 1500.0, 30),
         seek(2, 2, 2..=2, 1500.0, 10),
