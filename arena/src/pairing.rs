@@ -1,1 +1,0 @@
-//! Pairing: the matchmaking pool and tournament schedules.
