@@ -6,6 +6,7 @@
 //! game is owned by one [`room::Room`]; the games themselves are driven only
 //! through [`host::HostedGame`], so a new game needs no code here.
 
+pub mod arena_store;
 pub mod auth;
 pub mod backend;
 pub mod clock;

@@ -1,0 +1,110 @@
+//! What the arena keeps ([`ArenaStore`], part of every [`crate::store::Store`]):
+//! registered bots, matches formed and their results, and each bot's event
+//! log. Ratings are not stored: they are recomputed from the results alone
+//! (`druids_arena::ratings`), so they can never disagree with them.
+
+use druids::pb;
+
+use crate::auth::TokenHash;
+use crate::store::StoreError;
+
+/// A registered bot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotRecord {
+    /// Public id.
+    pub id: String,
+    /// Unique display name.
+    pub name: String,
+    /// What it is.
+    pub description: String,
+    /// How to reach its owner (never shown publicly).
+    pub owner_contact: String,
+    /// SHA-256 of its API key.
+    pub key_hash: TokenHash,
+    /// Registration time, ms since the Unix epoch.
+    pub registered_unix_ms: u64,
+}
+
+/// A match formed by the arena: one game, or one per seat rotation of a
+/// duplicate match.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchRecord {
+    /// Match id.
+    pub id: String,
+    /// Which game.
+    pub kind: pb::GameKind,
+    /// Whether it counts for the ratings.
+    pub rated: bool,
+    /// The secret seed every game of the match is played with.
+    pub seed: u64,
+    /// The games' options (the arena's turn clock).
+    pub options: pb::GameOptions,
+    /// The bots in the seat order of the first game.
+    pub bots: Vec<String>,
+    /// How many games the match has.
+    pub games: u32,
+    /// When it was formed, ms since the Unix epoch.
+    pub created_unix_ms: u64,
+}
+
+/// One bot's place in a finished match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlacementRecord {
+    /// The bot.
+    pub bot_id: String,
+    /// 1 = best; equal ranks tie.
+    pub rank: u32,
+    /// Total score over the match's games.
+    pub score: i64,
+}
+
+/// A match as stored: its record, the ids of its games started so far (by
+/// index), and its result once it is over.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredMatch {
+    /// The record.
+    pub record: MatchRecord,
+    /// Game ids, in the order the games were started.
+    pub game_ids: Vec<String>,
+    /// The result, once every game is over.
+    pub placements: Option<Vec<PlacementRecord>>,
+    /// When it finished, ms since the Unix epoch.
+    pub finished_unix_ms: Option<u64>,
+}
+
+/// The arena's part of a store. Every call is durable (or fails) before it
+/// returns, as [`crate::store::Store`]'s.
+pub trait ArenaStore: Send + Sync {
+    /// Registers a bot; `false` (nothing stored) if its name is taken.
+    fn register_bot(&self, bot: &BotRecord) -> Result<bool, StoreError>;
+    /// Replaces a bot's key hash.
+    fn set_bot_key(&self, bot_id: &str, key_hash: &TokenHash) -> Result<(), StoreError>;
+    /// Every registered bot, in registration order.
+    fn bots(&self) -> Result<Vec<BotRecord>, StoreError>;
+    /// Records a match just formed (before any of its games is created).
+    fn create_match(&self, record: &MatchRecord) -> Result<(), StoreError>;
+    /// Records that game `index` of the match is `game_id`.
+    fn add_match_game(&self, match_id: &str, index: u32, game_id: &str) -> Result<(), StoreError>;
+    /// Records a match's result.
+    fn finish_match(
+        &self,
+        match_id: &str,
+        placements: &[PlacementRecord],
+        at_ms: u64,
+    ) -> Result<(), StoreError>;
+    /// Every match, finished or not, in the order they were formed: the
+    /// arena resumes the unfinished ones and replays the results.
+    fn matches(&self) -> Result<Vec<StoredMatch>, StoreError>;
+    /// Appends event `seq` (the next of the bot's log) to a bot's log:
+    /// `event` is an encoded `pb::BotEvent`.
+    fn append_bot_event(&self, bot_id: &str, seq: u64, event: &[u8]) -> Result<(), StoreError>;
+    /// The bot's events from `from_seq` on, at most `limit`, in order.
+    fn bot_events(
+        &self,
+        bot_id: &str,
+        from_seq: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError>;
+    /// The seq of the bot's last event (0: none).
+    fn last_bot_event(&self, bot_id: &str) -> Result<u64, StoreError>;
+}
