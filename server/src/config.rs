@@ -89,6 +89,51 @@ pub struct Limits {
     /// Games in play are never deleted. See `crate::retention`.
     #[arg(long, env = "DRUIDS_RETAIN_FINISHED_DAYS", value_parser = clap::value_parser!(u64).range(1..))]
     pub retain_finished_days: Option<u64>,
+    /// The arena's settings.
+    #[command(flatten)]
+    pub arena: ArenaSettings,
+}
+
+/// Who may register bots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Registration {
+    /// Anyone (a quota per client address applies).
+    Open,
+    /// Only callers presenting the operator key (`--operator-key`).
+    Closed,
+}
+
+/// The arena: registration, quotas per bot, the clock of its games, the
+/// rating fit's period (README, "Run a ladder").
+#[derive(Clone, Debug, clap::Args)]
+pub struct ArenaSettings {
+    /// Who may register bots.
+    #[arg(long, env = "DRUIDS_REGISTRATION", value_enum, default_value = "open")]
+    pub registration: Registration,
+    /// The operator key: registers bots when registration is closed.
+    #[arg(long, env = "DRUIDS_OPERATOR_KEY")]
+    pub operator_key: Option<String>,
+    /// Bots one client address may register per hour (open registration).
+    #[arg(long, env = "DRUIDS_REGISTRATIONS_PER_HOUR", default_value_t = 20)]
+    pub registrations_per_hour: u32,
+    /// Games one bot may play at once (a duplicate match plays one at a time).
+    #[arg(long, env = "DRUIDS_BOT_MAX_GAMES", default_value_t = 8)]
+    pub bot_max_games: u32,
+    /// Seeks one bot may have open at once.
+    #[arg(long, env = "DRUIDS_BOT_MAX_SEEKS", default_value_t = 8)]
+    pub bot_max_seeks: u32,
+    /// Arena games' turn clock: milliseconds per decision.
+    #[arg(long, env = "DRUIDS_ARENA_DECISION_MS", default_value_t = 10_000)]
+    pub decision_ms: u32,
+    /// Arena games' turn clock: each seat's reserve, milliseconds.
+    #[arg(long, env = "DRUIDS_ARENA_TIME_BANK_MS", default_value_t = 60_000)]
+    pub time_bank_ms: u32,
+    /// Arena games: consecutive timeouts that put a seat on autopilot.
+    #[arg(long, env = "DRUIDS_ARENA_AUTOPILOT_AFTER", default_value_t = 3)]
+    pub autopilot_after: u32,
+    /// Seconds between two maximum-likelihood fits of a pool with new results.
+    #[arg(long, env = "DRUIDS_ARENA_FIT_SECS", default_value_t = 60)]
+    pub fit_secs: u64,
 }
 
 impl Default for Limits {

@@ -133,6 +133,23 @@ pub enum ServiceError {
     /// The game is moving between nodes (already clipped); nothing was applied.
     #[error("game {0} is moving to another node: nothing was applied; retry")]
     Moved(String),
+    /// RegisterBot without the operator key on a closed server.
+    #[error(
+        "registration is closed on this server: RegisterBot needs the operator key as its bearer token"
+    )]
+    RegistrationClosed,
+    /// RegisterBot with a name in use (already clipped).
+    #[error("a bot named {0} exists already")]
+    BotNameTaken(String),
+    /// An arena call without a bot's key, or with an unknown one.
+    #[error("this call needs a bot's API key (metadata `authorization: Bearer <key>`); {0}")]
+    BotKeyUnknown(&'static str),
+    /// No bot with this id (already clipped).
+    #[error("no bot with id {0}")]
+    BotNotFound(String),
+    /// The arena is off on this server.
+    #[error("the arena runs on single-node servers only: this server is a node of several")]
+    ArenaUnavailable,
 }
 
 impl ServiceError {
@@ -165,6 +182,11 @@ impl ServiceError {
             ServiceError::Storage(_) | ServiceError::ShuttingDown | ServiceError::Moved(_) => {
                 Code::Unavailable
             }
+            ServiceError::RegistrationClosed => Code::PermissionDenied,
+            ServiceError::BotNameTaken(_) => Code::AlreadyExists,
+            ServiceError::BotKeyUnknown(_) => Code::Unauthenticated,
+            ServiceError::BotNotFound(_) => Code::NotFound,
+            ServiceError::ArenaUnavailable => Code::FailedPrecondition,
         }
     }
 
@@ -198,6 +220,11 @@ impl ServiceError {
                 ErrorReason::GameMoved
             }
             ServiceError::Storage(_) => ErrorReason::StorageUnavailable,
+            ServiceError::RegistrationClosed => ErrorReason::RegistrationClosed,
+            ServiceError::BotNameTaken(_) => ErrorReason::BotNameTaken,
+            ServiceError::BotKeyUnknown(_) => ErrorReason::BotKeyUnknown,
+            ServiceError::BotNotFound(_) => ErrorReason::BotNotFound,
+            ServiceError::ArenaUnavailable => ErrorReason::ArenaUnavailable,
             ServiceError::ShuttingDown => ErrorReason::ShuttingDown,
         }
     }

@@ -6,9 +6,11 @@
 //! game is owned by one [`room::Room`]; the games themselves are driven only
 //! through [`host::HostedGame`], so a new game needs no code here.
 
+pub mod arena;
 pub mod arena_store;
 pub mod auth;
 pub mod backend;
+pub mod blocking;
 pub mod clock;
 pub mod cluster;
 pub mod config;

@@ -202,7 +202,7 @@ impl Lobby {
         check_request_id(&req.request_id)?;
         let request_id = std::mem::take(&mut req.request_id);
         if request_id.is_empty() {
-            return self.create_new(req, "", None);
+            return self.create_new(req, "", None, None);
         }
         let key = auth::digest(request_id.as_bytes());
         let print = fingerprint(b"create\0", req.encode_to_vec());
@@ -224,7 +224,7 @@ impl Lobby {
             started: false,
             at_ms: self.clock.now_ms(),
         };
-        let reply = self.create_new(req, &request_id, Some(record.clone()))?;
+        let reply = self.create_new(req, &request_id, Some(record.clone()), None)?;
         requests.insert(
             key,
             RequestRecord {
@@ -262,11 +262,23 @@ impl Lobby {
         })
     }
 
+    /// Creates a game for the arena: every seat claimed (the bots act through
+    /// their keys, not the tokens returned), played with `seed`, which stays
+    /// secret (a duplicate match plays several games with one seed).
+    pub fn create_with_secret_seed(
+        &self,
+        req: pb::CreateGameRequest,
+        seed: u64,
+    ) -> Result<pb::CreateGameResponse, ServiceError> {
+        self.create_new(req, "", None, Some(seed))
+    }
+
     fn create_new(
         &self,
         mut req: pb::CreateGameRequest,
         request_id: &str,
         request: Option<RequestRecord>,
+        secret_seed: Option<u64>,
     ) -> Result<pb::CreateGameResponse, ServiceError> {
         let prefix = start_from(&mut req)?;
         let players = req.players as usize;
@@ -317,9 +329,10 @@ impl Lobby {
         for name in names.iter().flatten() {
             check_name("seat_names", name)?;
         }
-        let (seed, seed_chosen) = match req.seed {
-            Some(seed) => (seed, true),
-            None => (rand::random(), false),
+        let (seed, seed_chosen) = match (secret_seed, req.seed) {
+            (Some(seed), _) => (seed, false),
+            (None, Some(seed)) => (seed, true),
+            (None, None) => (rand::random(), false),
         };
         let options = req.options.unwrap_or_default();
         let game = crate::host::new_game(req.kind, players, seed, &options)?;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use druids::pb::{self, druids_service_server::DruidsService};
 use druids_engine::{Seat, Viewer};
-use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::sync::{mpsc, watch};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::metadata::MetadataMap;
@@ -17,6 +17,7 @@ use tonic::{Request, Response, Status};
 use tracing::{Instrument, info_span};
 
 use crate::auth::TokenHash;
+use crate::blocking::OffTheWorkers;
 use crate::clock::Clock;
 use crate::cluster::forward::{PeerClient, relayed};
 use crate::cluster::lease::Leases;
@@ -43,20 +44,13 @@ pub struct Service {
     clock: Arc<dyn Clock>,
     stop: watch::Sender<bool>,
     metrics: Arc<Metrics>,
-    /// Permits to run on the blocking pool ([`Service::off_the_workers`]).
-    blocking: Arc<Semaphore>,
+    /// Blocking work's way off the async workers.
+    blocking: OffTheWorkers,
     /// This node's cluster, if it is one of several.
     cluster: Option<Arc<Cluster>>,
 }
 
 type Result<T> = std::result::Result<T, ServiceError>;
-
-/// Most calls on the blocking pool at once. A durable store's writers wait
-/// there for a shared commit, so this also caps a commit's batch: at 64 the
-/// batches were too small for 1,000 games on a slow disk; without a cap, each
-/// thread beyond the batch's need costs wake-ups and an allocator heap of its
-/// own that the games' memory spreads over.
-const BLOCKING_AT_ONCE: usize = 256;
 
 /// Who is calling: the client's address and the hash of its token, if any.
 struct Caller {
@@ -68,7 +62,7 @@ struct Caller {
 
 /// The hash of the bearer token in `authorization` metadata, if any.
 /// A present but malformed header is an error, not a spectator.
-fn bearer(metadata: &MetadataMap) -> Result<Option<TokenHash>> {
+pub(crate) fn bearer(metadata: &MetadataMap) -> Result<Option<TokenHash>> {
     let Some(value) = metadata.get("authorization") else {
         return Ok(None);
     };
@@ -120,6 +114,7 @@ impl Service {
             metrics.add_cluster(c.metrics());
         }
         let store: Arc<dyn Store> = Arc::new(TimedStore::new(store, Arc::clone(&metrics)));
+        let blocking = OffTheWorkers::new(store.is_durable());
         let rooms = Arc::new(Rooms::new(
             Arc::clone(&store),
             Lifecycle {
@@ -152,7 +147,7 @@ impl Service {
             limits,
             clock,
             stop: watch::channel(false).0,
-            blocking: Arc::new(Semaphore::new(BLOCKING_AT_ONCE)),
+            blocking,
             cluster,
         })
     }
@@ -444,30 +439,12 @@ impl Service {
         Box::pin(ReceiverStream::new(rx))
     }
 
-    /// Runs `f`, which may write to a durable store, on the blocking pool when
-    /// the store blocks on the disk: the one way this server leaves the async
-    /// workers for blocking work. At most [`BLOCKING_AT_ONCE`] run at once;
-    /// later calls wait here, on the workers, without a thread.
+    /// Runs `f`, which may block on the store, off the async workers.
     async fn off_the_workers<T: Send + 'static>(
         &self,
         f: impl FnOnce() -> T + Send + 'static,
     ) -> std::result::Result<T, Status> {
-        if !self.store.is_durable() {
-            return Ok(f());
-        }
-        let permit = Arc::clone(&self.blocking)
-            .acquire_owned()
-            .await
-            .map_err(|e| Status::internal(format!("the blocking pool is closed: {e}")))?;
-        // The permit goes with the task, so a cancelled call still holds it
-        // until its blocking work is done.
-        tokio::task::spawn_blocking(move || {
-            let out = f();
-            drop(permit);
-            out
-        })
-        .await
-        .map_err(|e| Status::internal(format!("a blocking task failed: {e}")))
+        self.blocking.run(f).await
     }
 }
 

@@ -1,0 +1,223 @@
+//! What the arena answers about bots: registration and key rotation, the
+//! leaderboards and a bot's profile. Calls that write block on the store.
+
+use std::net::IpAddr;
+
+use druids::pb;
+
+use super::Arena;
+use super::bots::{self, BotNo, check_registration, new_key, parse_id, public_id};
+use super::ratings::rating;
+use crate::arena_store::BotRecord;
+use crate::auth::TokenHash;
+use crate::config::Registration;
+use crate::error::{ServiceError, clip};
+
+/// Entries of a leaderboard page when the request does not say.
+const DEFAULT_PAGE: usize = 50;
+/// Most entries of a leaderboard page.
+const MAX_PAGE: usize = 500;
+/// An hour, ms: the registration quota's window.
+const HOUR_MS: u64 = 3_600_000;
+
+impl Arena {
+    /// RegisterBot from `peer`, with bearer `token` (the operator key, when
+    /// registration is closed).
+    pub fn register(
+        &self,
+        req: &pb::RegisterBotRequest,
+        peer: Option<IpAddr>,
+        token: Option<&TokenHash>,
+    ) -> Result<pb::RegisterBotResponse, ServiceError> {
+        let operator = self
+            .settings
+            .operator_key
+            .as_deref()
+            .zip(token)
+            .is_some_and(|(key, token)| TokenHash::of(key).matches(token));
+        if self.settings.registration == Registration::Closed && !operator {
+            return Err(ServiceError::RegistrationClosed);
+        }
+        check_registration(req)?;
+        let now = self.clock.now_ms();
+        if !operator {
+            let mut st = self.state();
+            let times = st.registrations.entry(peer).or_default();
+            while times
+                .front()
+                .is_some_and(|&t| now.saturating_sub(t) >= HOUR_MS)
+            {
+                times.pop_front();
+            }
+            if times.len() >= self.settings.registrations_per_hour as usize {
+                let oldest = times.front().copied().unwrap_or(now);
+                return Err(ServiceError::RateLimited {
+                    what: format!(
+                        "an address may register {} bots an hour",
+                        self.settings.registrations_per_hour
+                    ),
+                    retry_after: std::time::Duration::from_millis(
+                        (oldest + HOUR_MS).saturating_sub(now),
+                    ),
+                });
+            }
+            times.push_back(now);
+        }
+        if self.bots().name_taken(&req.name) {
+            return Err(ServiceError::BotNameTaken(clip(&req.name)));
+        }
+        let no: BotNo = rand::random();
+        let (key, key_hash) = new_key();
+        let record = BotRecord {
+            id: public_id(no),
+            name: req.name.clone(),
+            description: req.description.clone(),
+            owner_contact: req.owner_contact.clone(),
+            key_hash,
+            registered_unix_ms: now,
+        };
+        if !self.store.register_bot(&record)? {
+            return Err(ServiceError::BotNameTaken(clip(&req.name)));
+        }
+        tracing::info!(bot_id = %record.id, name = %clip(&record.name), "bot registered");
+        self.bots
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(record);
+        Ok(pb::RegisterBotResponse {
+            bot_id: public_id(no),
+            api_key: key,
+        })
+    }
+
+    /// RotateBotKey for bot `bot`: the new key.
+    pub fn rotate_key(&self, bot: BotNo) -> Result<pb::RotateBotKeyResponse, ServiceError> {
+        let (key, hash) = new_key();
+        self.store.set_bot_key(&public_id(bot), &hash)?;
+        self.bots
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .set_key(bot, hash);
+        Ok(pb::RotateBotKeyResponse { api_key: key })
+    }
+
+    /// GetLeaderboard.
+    pub fn leaderboard(
+        &self,
+        req: &pb::GetLeaderboardRequest,
+    ) -> Result<pb::GetLeaderboardResponse, ServiceError> {
+        let kind = pb::GameKind::try_from(req.kind)
+            .ok()
+            .filter(|k| *k != pb::GameKind::Unspecified)
+            .ok_or_else(|| {
+                ServiceError::invalid("kind", format!("kind {} is not a game", req.kind))
+            })?;
+        if !(2..=4).contains(&req.players) {
+            return Err(ServiceError::invalid(
+                "players",
+                format!("players {} is not a pool: 2 to 4", req.players),
+            ));
+        }
+        let size = match req.page_size as usize {
+            0 => DEFAULT_PAGE,
+            n => n.min(MAX_PAGE),
+        };
+        let prefix = format!("v1.{}.{}.", kind as i32, req.players);
+        let offset = if req.page_token.is_empty() {
+            0
+        } else {
+            req.page_token
+                .strip_prefix(&prefix)
+                .and_then(|n| n.parse::<usize>().ok())
+                .ok_or_else(|| {
+                    ServiceError::invalid(
+                        "page_token",
+                        "page_token is not a next_page_token of this leaderboard",
+                    )
+                })?
+        };
+        let (rows, fitted_ms) = self.state().ratings.leaderboard((kind as i32, req.players));
+        let bots = self.bots();
+        let entries = rows
+            .iter()
+            .enumerate()
+            .skip(offset)
+            .take(size)
+            .map(|(i, (bot, live, fit))| pb::LeaderboardEntry {
+                rank: i as u32 + 1,
+                bot: Some(bots.reference(*bot)),
+                rating: Some(rating(live)),
+                fit: *fit,
+                matches: live.games,
+            })
+            .collect();
+        let next = offset + size;
+        Ok(pb::GetLeaderboardResponse {
+            entries,
+            fitted_unix_ms: fitted_ms,
+            next_page_token: if next < rows.len() {
+                format!("{prefix}{next}")
+            } else {
+                String::new()
+            },
+        })
+    }
+
+    /// GetBot.
+    pub fn profile(&self, req: &pb::GetBotRequest) -> Result<pb::GetBotResponse, ServiceError> {
+        let no = parse_id(&req.bot_id).ok_or_else(|| {
+            ServiceError::invalid(
+                "bot_id",
+                format!("bot_id {} is not 16 hex digits", clip(&req.bot_id)),
+            )
+        })?;
+        let bots = self.bots();
+        let bot = bots
+            .get(no)
+            .ok_or_else(|| ServiceError::BotNotFound(clip(&req.bot_id)))?;
+        let st = self.state();
+        Ok(pb::GetBotResponse {
+            bot: Some(bots.reference(no)),
+            description: bot.description.clone(),
+            registered_unix_ms: bot.registered_unix_ms,
+            ratings: st
+                .ratings
+                .of_bot(no)
+                .into_iter()
+                .map(|((kind, players), live, fit)| pb::PoolRating {
+                    kind,
+                    players,
+                    rating: Some(rating(&live)),
+                    fit,
+                    matches: live.games,
+                })
+                .collect(),
+            recent_matches: st
+                .recent
+                .get(&no)
+                .map(|r| r.iter().cloned().collect())
+                .unwrap_or_default(),
+        })
+    }
+
+    /// Bot `bot`'s events from `from_seq` on (at most `limit`). Blocks.
+    pub fn events_from(
+        &self,
+        bot: BotNo,
+        from_seq: u64,
+        limit: usize,
+    ) -> Result<Vec<pb::BotEvent>, ServiceError> {
+        let rows = self
+            .store
+            .bot_events(&bots::public_id(bot), from_seq.max(1), limit)?;
+        Ok(super::events::decode(rows)?)
+    }
+
+    /// A watch of bot `bot`'s last event seq. Blocks.
+    pub fn watch_events(
+        &self,
+        bot: BotNo,
+    ) -> Result<tokio::sync::watch::Receiver<u64>, ServiceError> {
+        Ok(self.events.subscribe(self.store.as_ref(), bot)?)
+    }
+}

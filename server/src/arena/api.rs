@@ -1,0 +1,175 @@
+//! `druids.v1.ArenaService` over the [`Arena`]: authentication by bot key,
+//! the streams (Seek, StreamBotEvents), and blocking work off the async
+//! workers. On a node of several the arena is off: every call answers
+//! FAILED_PRECONDITION `ARENA_UNAVAILABLE`.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use druids::pb::{self, arena_service_server::ArenaService};
+use tokio::sync::{mpsc, watch};
+use tokio_stream::Stream;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use super::Arena;
+use super::bots::BotNo;
+use crate::auth::TokenHash;
+use crate::blocking::OffTheWorkers;
+use crate::error::ServiceError;
+
+/// Events of a bot's log read from the store at once.
+const EVENTS_PER_READ: usize = 100;
+/// Buffer of a Seek or StreamBotEvents stream.
+const STREAM_BUFFER: usize = 32;
+
+/// The arena's gRPC face.
+pub struct ArenaApi {
+    arena: Option<Arc<Arena>>,
+    blocking: OffTheWorkers,
+    stop: watch::Receiver<bool>,
+}
+
+impl ArenaApi {
+    /// Serves `arena` (none: a node of several), ending streams when `stop`
+    /// turns true.
+    pub fn new(
+        arena: Option<Arc<Arena>>,
+        blocking: OffTheWorkers,
+        stop: watch::Receiver<bool>,
+    ) -> ArenaApi {
+        ArenaApi {
+            arena,
+            blocking,
+            stop,
+        }
+    }
+
+    fn arena(&self) -> Result<&Arc<Arena>, Status> {
+        self.arena
+            .as_ref()
+            .ok_or_else(|| ServiceError::ArenaUnavailable.into())
+    }
+
+    /// The bot calling with `request`'s bearer key.
+    fn bot<T>(&self, request: &Request<T>) -> Result<BotNo, Status> {
+        let token = crate::service::bearer(request.metadata())?;
+        Ok(self.arena()?.bot_of(token.as_ref())?)
+    }
+}
+
+/// The stream of Seek.
+pub type SeekStream = Pin<Box<dyn Stream<Item = Result<pb::SeekEvent, Status>> + Send>>;
+/// The stream of StreamBotEvents.
+pub type BotEventStream = Pin<Box<dyn Stream<Item = Result<pb::BotEvent, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl ArenaService for ArenaApi {
+    async fn register_bot(
+        &self,
+        request: Request<pb::RegisterBotRequest>,
+    ) -> Result<Response<pb::RegisterBotResponse>, Status> {
+        let arena = Arc::clone(self.arena()?);
+        let token: Option<TokenHash> = crate::service::bearer(request.metadata())?;
+        let peer = request.remote_addr().map(|a| a.ip());
+        let req = request.into_inner();
+        let reply = self
+            .blocking
+            .run(move || arena.register(&req, peer, token.as_ref()))
+            .await?;
+        Ok(Response::new(reply?))
+    }
+
+    async fn rotate_bot_key(
+        &self,
+        request: Request<pb::RotateBotKeyRequest>,
+    ) -> Result<Response<pb::RotateBotKeyResponse>, Status> {
+        let bot = self.bot(&request)?;
+        let arena = Arc::clone(self.arena()?);
+        let reply = self.blocking.run(move || arena.rotate_key(bot)).await?;
+        Ok(Response::new(reply?))
+    }
+
+    type SeekStream = SeekStream;
+
+    async fn seek(
+        &self,
+        request: Request<pb::SeekRequest>,
+    ) -> Result<Response<SeekStream>, Status> {
+        let bot = self.bot(&request)?;
+        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        self.arena()?.seek(bot, request.get_ref(), tx)?;
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    type StreamBotEventsStream = BotEventStream;
+
+    async fn stream_bot_events(
+        &self,
+        request: Request<pb::StreamBotEventsRequest>,
+    ) -> Result<Response<BotEventStream>, Status> {
+        let bot = self.bot(&request)?;
+        let arena = Arc::clone(self.arena()?);
+        let watched = Arc::clone(&arena);
+        let mut last = self
+            .blocking
+            .run(move || watched.watch_events(bot))
+            .await??;
+        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        let blocking = self.blocking.clone();
+        let mut stop = self.stop.clone();
+        let mut cursor = request.get_ref().from_seq.max(1);
+        tokio::spawn(async move {
+            loop {
+                last.borrow_and_update();
+                let reader = Arc::clone(&arena);
+                let events = match blocking
+                    .run(move || reader.events_from(bot, cursor, EVENTS_PER_READ))
+                    .await
+                {
+                    Ok(Ok(events)) => events,
+                    Ok(Err(e)) => {
+                        let _ = tx.send(Err(e.into())).await;
+                        return;
+                    }
+                    Err(status) => {
+                        let _ = tx.send(Err(status)).await;
+                        return;
+                    }
+                };
+                let caught_up = events.len() < EVENTS_PER_READ;
+                for event in events {
+                    cursor = event.seq + 1;
+                    if tx.send(Ok(event)).await.is_err() {
+                        return;
+                    }
+                }
+                if caught_up {
+                    tokio::select! {
+                        changed = last.changed() => if changed.is_err() { return },
+                        () = tx.closed() => return,
+                        _ = async { stop.wait_for(|s| *s).await.map(|_| ()) } => {
+                            let _ = tx.send(Err(ServiceError::ShuttingDown.into())).await;
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    async fn get_leaderboard(
+        &self,
+        request: Request<pb::GetLeaderboardRequest>,
+    ) -> Result<Response<pb::GetLeaderboardResponse>, Status> {
+        Ok(Response::new(self.arena()?.leaderboard(request.get_ref())?))
+    }
+
+    async fn get_bot(
+        &self,
+        request: Request<pb::GetBotRequest>,
+    ) -> Result<Response<pb::GetBotResponse>, Status> {
+        Ok(Response::new(self.arena()?.profile(request.get_ref())?))
+    }
+}

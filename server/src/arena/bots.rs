@@ -1,0 +1,143 @@
+//! The registered bots, found by id, by name and by the hash of their key.
+//! Keys are random, shown once, kept only as SHA-256 hashes and compared in
+//! constant time ([`TokenHash::matches`]).
+
+use std::collections::HashMap;
+
+use druids::pb;
+
+use crate::arena_store::BotRecord;
+use crate::auth::TokenHash;
+use crate::error::{ServiceError, clip};
+
+/// Most bytes of a bot's name.
+pub const MAX_NAME_BYTES: usize = 40;
+/// Most bytes of a bot's description.
+pub const MAX_DESCRIPTION_BYTES: usize = 500;
+/// Most bytes of a bot's owner contact.
+pub const MAX_CONTACT_BYTES: usize = 200;
+
+/// A bot's internal number: its public id is these 64 bits in hex.
+pub type BotNo = u64;
+
+/// The public id of bot `no`.
+pub fn public_id(no: BotNo) -> String {
+    format!("{no:016x}")
+}
+
+/// The bot number of a public id, if it is one.
+pub fn parse_id(id: &str) -> Option<BotNo> {
+    (id.len() == 16)
+        .then(|| u64::from_str_radix(id, 16).ok())
+        .flatten()
+}
+
+/// A fresh API key (a prefix saying what it is, then 64 hex digits).
+pub fn new_key() -> (String, TokenHash) {
+    let (token, _) = crate::auth::new_token();
+    let key = format!("druids_bot_{token}");
+    let hash = TokenHash::of(&key);
+    (key, hash)
+}
+
+/// Checks RegisterBot's fields.
+pub fn check_registration(req: &pb::RegisterBotRequest) -> Result<(), ServiceError> {
+    let name = req.name.as_str();
+    if name.trim().is_empty() || name.trim() != name {
+        return Err(ServiceError::invalid(
+            "name",
+            "name is required, without leading or trailing spaces",
+        ));
+    }
+    if name.len() > MAX_NAME_BYTES || name.chars().any(char::is_control) {
+        return Err(ServiceError::invalid(
+            "name",
+            format!(
+                "name {} is not 1 to {MAX_NAME_BYTES} bytes of printable text",
+                clip(name)
+            ),
+        ));
+    }
+    if req.description.len() > MAX_DESCRIPTION_BYTES {
+        return Err(ServiceError::invalid(
+            "description",
+            format!(
+                "description is {} bytes, at most {MAX_DESCRIPTION_BYTES}",
+                req.description.len()
+            ),
+        ));
+    }
+    if req.owner_contact.len() > MAX_CONTACT_BYTES {
+        return Err(ServiceError::invalid(
+            "owner_contact",
+            format!(
+                "owner_contact is {} bytes, at most {MAX_CONTACT_BYTES}",
+                req.owner_contact.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The bots, by number, with an index of key hashes.
+#[derive(Default)]
+pub struct Bots {
+    by_no: HashMap<BotNo, BotRecord>,
+    by_key: HashMap<TokenHash, BotNo>,
+    names: HashMap<String, BotNo>,
+}
+
+impl Bots {
+    /// Adds a stored or freshly registered bot.
+    pub fn insert(&mut self, bot: BotRecord) {
+        let Some(no) = parse_id(&bot.id) else {
+            tracing::warn!(bot_id = %bot.id, "a stored bot id is not 16 hex digits; skipped");
+            return;
+        };
+        self.by_key.insert(bot.key_hash, no);
+        self.names.insert(bot.name.clone(), no);
+        self.by_no.insert(no, bot);
+    }
+
+    /// Whether a bot has this name.
+    pub fn name_taken(&self, name: &str) -> bool {
+        self.names.contains_key(name)
+    }
+
+    /// The bot whose key hashes to `hash`.
+    pub fn by_key(&self, hash: &TokenHash) -> Option<BotNo> {
+        let no = *self.by_key.get(hash)?;
+        // The map found it by hash; compare in constant time anyway, so that
+        // no timing says how close a guess came.
+        self.by_no
+            .get(&no)
+            .filter(|b| b.key_hash.matches(hash))
+            .map(|_| no)
+    }
+
+    /// Bot `no`.
+    pub fn get(&self, no: BotNo) -> Option<&BotRecord> {
+        self.by_no.get(&no)
+    }
+
+    /// Replaces bot `no`'s key hash.
+    pub fn set_key(&mut self, no: BotNo, hash: TokenHash) {
+        if let Some(bot) = self.by_no.get_mut(&no) {
+            self.by_key.remove(&bot.key_hash);
+            bot.key_hash = hash;
+            self.by_key.insert(hash, no);
+        }
+    }
+
+    /// Bot `no` as leaderboards name it.
+    pub fn reference(&self, no: BotNo) -> pb::BotRef {
+        pb::BotRef {
+            bot_id: public_id(no),
+            name: self
+                .by_no
+                .get(&no)
+                .map(|b| b.name.clone())
+                .unwrap_or_default(),
+        }
+    }
+}
