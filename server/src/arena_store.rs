@@ -108,3 +108,104 @@ pub trait ArenaStore: Send + Sync {
     /// The seq of the bot's last event (0: none).
     fn last_bot_event(&self, bot_id: &str) -> Result<u64, StoreError>;
 }
+
+/// Why an arena write was refused: an unknown bot or match, a game index or
+/// event seq stored already with other content, a match finished already
+/// with another result. Every store reports it as [`StoreError::Database`]
+/// (the database refused the write; nothing was changed).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(pub String);
+
+/// The [`StoreError`] of a refused arena write while doing `op`.
+pub(crate) fn refused(op: &'static str, what: impl Into<String>) -> StoreError {
+    StoreError::Database {
+        op,
+        source: std::sync::Arc::new(Refused(what.into())),
+    }
+}
+
+/// A match's bots as the durable stores keep them: a JSON list of ids.
+pub(crate) fn encode_bots(bots: &[String]) -> String {
+    serde_json::to_string(bots).expect("a list of strings encodes")
+}
+
+/// The bots of [`encode_bots`].
+pub(crate) fn decode_bots(stored: &str) -> Result<Vec<String>, StoreError> {
+    serde_json::from_str(stored).map_err(|e| StoreError::Corrupt(format!("stored match bots: {e}")))
+}
+
+/// A match's result as the durable stores keep it: a JSON list of
+/// `[bot_id, rank, score]` (a few dozen bytes per bot).
+pub(crate) fn encode_placements(placements: &[PlacementRecord]) -> Vec<u8> {
+    let rows: Vec<(&str, u32, i64)> = placements
+        .iter()
+        .map(|p| (p.bot_id.as_str(), p.rank, p.score))
+        .collect();
+    serde_json::to_vec(&rows).expect("a list of tuples encodes")
+}
+
+/// The result of [`encode_placements`].
+pub(crate) fn decode_placements(stored: &[u8]) -> Result<Vec<PlacementRecord>, StoreError> {
+    let rows: Vec<(String, u32, i64)> = serde_json::from_slice(stored)
+        .map_err(|e| StoreError::Corrupt(format!("stored match placements: {e}")))?;
+    Ok(rows
+        .into_iter()
+        .map(|(bot_id, rank, score)| PlacementRecord {
+            bot_id,
+            rank,
+            score,
+        })
+        .collect())
+}
+
+/// A stored kind: unknown values read back as `Unspecified`, as games' do.
+pub(crate) fn kind_of(stored: i32) -> pb::GameKind {
+    pb::GameKind::try_from(stored).unwrap_or(pb::GameKind::Unspecified)
+}
+
+/// Puts `(match id, game id)` rows, read in game index order, on the matches
+/// they belong to (`index`: a match id's position in `matches`).
+pub(crate) fn attach_games(
+    matches: &mut [StoredMatch],
+    index: &std::collections::HashMap<String, usize>,
+    rows: impl IntoIterator<Item = (String, String)>,
+) {
+    for (match_id, game_id) in rows {
+        if let Some(&i) = index.get(&match_id) {
+            matches[i].game_ids.push(game_id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodings_round_trip() {
+        let bots = vec!["a1".to_owned(), "b\"2\n".to_owned()];
+        assert_eq!(decode_bots(&encode_bots(&bots)).unwrap(), bots);
+        let placements = vec![
+            PlacementRecord {
+                bot_id: "a1".into(),
+                rank: 1,
+                score: -7,
+            },
+            PlacementRecord {
+                bot_id: "b2".into(),
+                rank: 1,
+                score: i64::MAX,
+            },
+        ];
+        assert_eq!(
+            decode_placements(&encode_placements(&placements)).unwrap(),
+            placements
+        );
+        assert!(matches!(decode_bots("nope"), Err(StoreError::Corrupt(_))));
+        assert!(matches!(
+            decode_placements(b"[1]"),
+            Err(StoreError::Corrupt(_))
+        ));
+    }
+}

@@ -1,15 +1,21 @@
 //! The [`Store`] of a server without a database: games live as long as the
 //! process. It still keeps each game's log, compactly (a few bytes per
 //! action), so that a finished game can leave the server's hot state and be
-//! read back on demand exactly as with a durable store.
+//! read back on demand exactly as with a durable store. The arena's bots,
+//! matches and bot event logs are kept under one lock ([`ArenaStore`]): they
+//! change a few times per game, not per action.
 
-use std::sync::LazyLock;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{LazyLock, Mutex};
 
 use dashmap::DashMap;
 use druids::pb;
 use druids_engine::Seat;
 use prost::Message;
 
+use crate::arena_store::{
+    ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, refused,
+};
 use crate::auth::TokenHash;
 use crate::store::{
     ActionRecord, EndedQuery, EndedRow, Epoch, GameRecord, Origin, RequestRecord, Store,
@@ -20,6 +26,24 @@ use crate::store::{
 #[derive(Default)]
 pub struct MemoryStore {
     games: DashMap<String, Kept>,
+    arena: Mutex<Arena>,
+}
+
+/// What the arena keeps, in the order of the durable stores' `seq` columns.
+#[derive(Default)]
+struct Arena {
+    /// Bots in registration order.
+    bots: Vec<BotRecord>,
+    /// A bot's position in `bots`, by id.
+    bot_index: HashMap<String, usize>,
+    /// Matches in formation order.
+    matches: Vec<StoredMatch>,
+    /// A match's position in `matches`, by id.
+    match_index: HashMap<String, usize>,
+    /// Games of each match by index, by match id.
+    match_games: HashMap<String, BTreeMap<u32, String>>,
+    /// Each bot's event log, by seq.
+    events: HashMap<String, BTreeMap<u64, Vec<u8>>>,
 }
 
 /// What is kept of one game.
@@ -221,5 +245,253 @@ impl Store for MemoryStore {
 
     fn is_durable(&self) -> bool {
         false
+    }
+}
+
+impl MemoryStore {
+    fn arena(&self) -> std::sync::MutexGuard<'_, Arena> {
+        self.arena.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl ArenaStore for MemoryStore {
+    fn register_bot(&self, bot: &BotRecord) -> Result<bool, StoreError> {
+        let mut arena = self.arena();
+        if arena.bot_index.contains_key(&bot.id) {
+            return Err(refused(
+                "registering a bot",
+                format!("bot {} is registered already", bot.id),
+            ));
+        }
+        if arena.bots.iter().any(|b| b.name == bot.name) {
+            return Ok(false);
+        }
+        let at = arena.bots.len();
+        arena.bot_index.insert(bot.id.clone(), at);
+        arena.bots.push(bot.clone());
+        Ok(true)
+    }
+
+    fn set_bot_key(&self, bot_id: &str, key_hash: &TokenHash) -> Result<(), StoreError> {
+        let mut arena = self.arena();
+        let at = *arena.bot_index.get(bot_id).ok_or_else(|| {
+            refused(
+                "replacing a bot's key",
+                format!("no bot {bot_id} is registered"),
+            )
+        })?;
+        arena.bots[at].key_hash = *key_hash;
+        Ok(())
+    }
+
+    fn bots(&self) -> Result<Vec<BotRecord>, StoreError> {
+        Ok(self.arena().bots.clone())
+    }
+
+    fn create_match(&self, record: &MatchRecord) -> Result<(), StoreError> {
+        let mut arena = self.arena();
+        if arena.match_index.contains_key(&record.id) {
+            return Err(refused(
+                "recording a match",
+                format!("match {} is stored already", record.id),
+            ));
+        }
+        let at = arena.matches.len();
+        arena.match_index.insert(record.id.clone(), at);
+        arena.matches.push(StoredMatch {
+            record: record.clone(),
+            game_ids: Vec::new(),
+            placements: None,
+            finished_unix_ms: None,
+        });
+        Ok(())
+    }
+
+    fn add_match_game(&self, match_id: &str, index: u32, game_id: &str) -> Result<(), StoreError> {
+        let op = "recording a match's game";
+        let mut arena = self.arena();
+        let at = *arena
+            .match_index
+            .get(match_id)
+            .ok_or_else(|| refused(op, format!("no match {match_id} is stored")))?;
+        let games = arena.match_games.entry(match_id.to_owned()).or_default();
+        if games.contains_key(&index) {
+            return Err(refused(
+                op,
+                format!("match {match_id} has a game {index} already"),
+            ));
+        }
+        games.insert(index, game_id.to_owned());
+        let ids = games.values().cloned().collect();
+        arena.matches[at].game_ids = ids;
+        Ok(())
+    }
+
+    fn finish_match(
+        &self,
+        match_id: &str,
+        placements: &[PlacementRecord],
+        at_ms: u64,
+    ) -> Result<(), StoreError> {
+        let op = "recording a match's result";
+        let mut arena = self.arena();
+        let at = *arena
+            .match_index
+            .get(match_id)
+            .ok_or_else(|| refused(op, format!("no match {match_id} is stored")))?;
+        let m = &mut arena.matches[at];
+        match &m.placements {
+            None => {
+                m.placements = Some(placements.to_vec());
+                m.finished_unix_ms = Some(at_ms);
+                Ok(())
+            }
+            Some(stored) if stored.as_slice() == placements => Ok(()),
+            Some(_) => Err(refused(
+                op,
+                format!("match {match_id} has another result already"),
+            )),
+        }
+    }
+
+    fn matches(&self) -> Result<Vec<StoredMatch>, StoreError> {
+        Ok(self.arena().matches.clone())
+    }
+
+    fn append_bot_event(&self, bot_id: &str, seq: u64, event: &[u8]) -> Result<(), StoreError> {
+        let op = "appending a bot event";
+        let mut arena = self.arena();
+        if !arena.bot_index.contains_key(bot_id) {
+            return Err(refused(op, format!("no bot {bot_id} is registered")));
+        }
+        let log = arena.events.entry(bot_id.to_owned()).or_default();
+        if log.contains_key(&seq) {
+            return Err(refused(
+                op,
+                format!("bot {bot_id} has an event {seq} already"),
+            ));
+        }
+        log.insert(seq, event.to_vec());
+        Ok(())
+    }
+
+    fn bot_events(
+        &self,
+        bot_id: &str,
+        from_seq: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        Ok(self.arena().events.get(bot_id).map_or_else(Vec::new, |log| {
+            log.range(from_seq..)
+                .take(limit)
+                .map(|(seq, event)| (*seq, event.clone()))
+                .collect()
+        }))
+    }
+
+    fn last_bot_event(&self, bot_id: &str) -> Result<u64, StoreError> {
+        Ok(self
+            .arena()
+            .events
+            .get(bot_id)
+            .and_then(|log| log.keys().next_back().copied())
+            .unwrap_or(0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bot(id: &str, name: &str) -> BotRecord {
+        BotRecord {
+            id: id.to_owned(),
+            name: name.to_owned(),
+            description: format!("{name} plays"),
+            owner_contact: "owner@example.org".to_owned(),
+            key_hash: TokenHash([id.len() as u8; 32]),
+            registered_unix_ms: 1_000,
+        }
+    }
+
+    fn record(id: &str, bots: &[&str]) -> MatchRecord {
+        MatchRecord {
+            id: id.to_owned(),
+            kind: pb::GameKind::Meduris,
+            rated: true,
+            seed: u64::MAX,
+            options: pb::GameOptions::default(),
+            bots: bots.iter().map(|b| (*b).to_owned()).collect(),
+            games: 2,
+            created_unix_ms: 2_000,
+        }
+    }
+
+    #[test]
+    fn the_arena_is_kept_as_the_durable_stores_keep_it() {
+        let store = MemoryStore::default();
+        assert!(store.register_bot(&bot("b2", "zed")).unwrap());
+        assert!(store.register_bot(&bot("b1", "amy")).unwrap());
+        assert!(!store.register_bot(&bot("b3", "amy")).unwrap());
+        assert!(store.register_bot(&bot("b1", "other")).is_err());
+        store.set_bot_key("b1", &TokenHash([9; 32])).unwrap();
+        assert!(matches!(
+            store.set_bot_key("nobody", &TokenHash([9; 32])),
+            Err(StoreError::Database { .. })
+        ));
+        let bots = store.bots().unwrap();
+        let ids: Vec<&str> = bots.iter().map(|b| b.id.as_str()).collect();
+        assert_eq!(ids, ["b2", "b1"]);
+        assert_eq!(bots[1].key_hash, TokenHash([9; 32]));
+
+        store.create_match(&record("m2", &["b1", "b2"])).unwrap();
+        store.create_match(&record("m1", &["b2", "b1"])).unwrap();
+        store.add_match_game("m2", 1, "g-second").unwrap();
+        store.add_match_game("m2", 0, "g-first").unwrap();
+        assert!(store.add_match_game("m2", 0, "g-other").is_err());
+        assert!(store.add_match_game("nomatch", 0, "g").is_err());
+        let placements = vec![
+            PlacementRecord {
+                bot_id: "b1".into(),
+                rank: 1,
+                score: 30,
+            },
+            PlacementRecord {
+                bot_id: "b2".into(),
+                rank: 2,
+                score: -4,
+            },
+        ];
+        store.finish_match("m2", &placements, 3_000).unwrap();
+        store.finish_match("m2", &placements, 4_000).unwrap();
+        assert!(store.finish_match("m2", &placements[..1], 3_000).is_err());
+        assert!(store.finish_match("nomatch", &placements, 3_000).is_err());
+        let matches = store.matches().unwrap();
+        assert_eq!(matches.len(), 2);
+        assert_eq!(matches[0].record, record("m2", &["b1", "b2"]));
+        assert_eq!(matches[0].game_ids, ["g-first", "g-second"]);
+        assert_eq!(matches[0].placements.as_ref(), Some(&placements));
+        assert_eq!(matches[0].finished_unix_ms, Some(3_000));
+        assert_eq!(matches[1].record.id, "m1");
+        assert!(matches[1].game_ids.is_empty());
+        assert_eq!(matches[1].placements, None);
+
+        assert_eq!(store.last_bot_event("b1").unwrap(), 0);
+        for seq in 1..=5 {
+            store
+                .append_bot_event("b1", seq, &[seq as u8; 3])
+                .unwrap();
+        }
+        assert!(store.append_bot_event("b1", 3, b"again").is_err());
+        assert!(store.append_bot_event("nobody", 1, b"x").is_err());
+        assert_eq!(store.last_bot_event("b1").unwrap(), 5);
+        assert_eq!(store.last_bot_event("b2").unwrap(), 0);
+        assert_eq!(
+            store.bot_events("b1", 2, 2).unwrap(),
+            [(2, vec![2; 3]), (3, vec![3; 3])]
+        );
+        assert_eq!(store.bot_events("b1", 5, 10).unwrap(), [(5, vec![5; 3])]);
+        assert!(store.bot_events("b1", 6, 10).unwrap().is_empty());
+        assert!(store.bot_events("b2", 0, 10).unwrap().is_empty());
     }
 }

@@ -16,6 +16,7 @@ use prometheus::{
 };
 use tokio::net::TcpListener;
 
+use crate::arena_store::{ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch};
 use crate::auth::TokenHash;
 use crate::store::{
     ActionRecord, EndedQuery, Epoch, GameRecord, RequestRecord, Store, StoreError, StoredGame,
@@ -186,7 +187,7 @@ impl Metrics {
     }
 }
 
-/// A [`Store`] that times every append.
+/// A [`Store`] that times every append (the arena's calls pass through).
 pub struct TimedStore {
     inner: Arc<dyn Store>,
     metrics: Arc<Metrics>,
@@ -264,6 +265,58 @@ impl Store for TimedStore {
 
     fn is_durable(&self) -> bool {
         self.inner.is_durable()
+    }
+}
+
+impl ArenaStore for TimedStore {
+    fn register_bot(&self, bot: &BotRecord) -> Result<bool, StoreError> {
+        self.inner.register_bot(bot)
+    }
+
+    fn set_bot_key(&self, bot_id: &str, key_hash: &TokenHash) -> Result<(), StoreError> {
+        self.inner.set_bot_key(bot_id, key_hash)
+    }
+
+    fn bots(&self) -> Result<Vec<BotRecord>, StoreError> {
+        self.inner.bots()
+    }
+
+    fn create_match(&self, record: &MatchRecord) -> Result<(), StoreError> {
+        self.inner.create_match(record)
+    }
+
+    fn add_match_game(&self, match_id: &str, index: u32, game_id: &str) -> Result<(), StoreError> {
+        self.inner.add_match_game(match_id, index, game_id)
+    }
+
+    fn finish_match(
+        &self,
+        match_id: &str,
+        placements: &[PlacementRecord],
+        at_ms: u64,
+    ) -> Result<(), StoreError> {
+        self.inner.finish_match(match_id, placements, at_ms)
+    }
+
+    fn matches(&self) -> Result<Vec<StoredMatch>, StoreError> {
+        self.inner.matches()
+    }
+
+    fn append_bot_event(&self, bot_id: &str, seq: u64, event: &[u8]) -> Result<(), StoreError> {
+        self.inner.append_bot_event(bot_id, seq, event)
+    }
+
+    fn bot_events(
+        &self,
+        bot_id: &str,
+        from_seq: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        self.inner.bot_events(bot_id, from_seq, limit)
+    }
+
+    fn last_bot_event(&self, bot_id: &str) -> Result<u64, StoreError> {
+        self.inner.last_bot_event(bot_id)
     }
 }
 

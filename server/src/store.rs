@@ -250,9 +250,9 @@ pub enum StoreError {
     },
 }
 
-/// Durable storage of games. Implementations must make each call durable (or
-/// fail) before returning.
-pub trait Store: Send + Sync + 'static {
+/// Durable storage of games, and of the arena ([`crate::arena_store`]).
+/// Implementations must make each call durable (or fail) before returning.
+pub trait Store: crate::arena_store::ArenaStore + Send + Sync + 'static {
     /// Records a new game (and its request id, if any, in the same commit).
     fn create_game(&self, game: &GameRecord) -> Result<(), StoreError>;
     /// Records that a seat was claimed (and the request id of the claim, if

@@ -38,6 +38,7 @@ use crate::store::{
     ActionRecord, EndedQuery, Epoch, GameRecord, RequestRecord, Store, StoreError, StoredGame,
 };
 
+mod arena;
 mod commit;
 mod lease;
 mod read;

@@ -21,7 +21,7 @@ use crate::store::{
 const GAME_COLUMNS: &str =
     "id, kind, players, seed, options, created_unix_ms, abandoned, seed_chosen, ended_unix_ms";
 
-fn decode<M: Message + Default>(what: &str, blob: &[u8]) -> Result<M, StoreError> {
+pub(super) fn decode<M: Message + Default>(what: &str, blob: &[u8]) -> Result<M, StoreError> {
     M::decode(blob).map_err(|e| StoreError::Corrupt(format!("stored {what}: {e}")))
 }
 

@@ -8,7 +8,8 @@
 //!
 //! Actions of many games arriving together share one commit ([`commit`]);
 //! games are read back through indexes ([`read`]): one by id, those in play
-//! at start-up, pages of ended ones.
+//! at start-up, pages of ended ones. The arena's bots, matches and bot event
+//! logs have tables of their own ([`arena`]).
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -23,6 +24,7 @@ use crate::store::{
     ActionRecord, EndedQuery, Epoch, GameRecord, RequestRecord, Store, StoreError, StoredGame,
 };
 
+mod arena;
 mod commit;
 mod read;
 
@@ -103,6 +105,45 @@ CREATE INDEX games_in_play ON games(created_unix_ms, id) WHERE ended_unix_ms IS 
 CREATE INDEX games_ended_list ON games(created_unix_ms DESC, id) WHERE ended_unix_ms IS NOT NULL;
 CREATE INDEX games_ended_at ON games(ended_unix_ms) WHERE ended_unix_ms IS NOT NULL;
 CREATE INDEX requests_game ON requests(game_id);",
+    // 4: the arena ([`arena`]): bots, matches and their games, each bot's
+    // event log. `seq` orders bots by registration and matches by formation
+    // (rowids are not kept by VACUUM). Games are referred to by id only:
+    // retention deletes old games and leaves the arena's rows alone.
+    "
+CREATE TABLE bots (
+    id                 TEXT PRIMARY KEY,
+    seq                INTEGER NOT NULL UNIQUE,
+    name               TEXT NOT NULL UNIQUE,
+    description        TEXT NOT NULL,
+    owner_contact      TEXT NOT NULL,
+    key_hash           BLOB NOT NULL,
+    registered_unix_ms INTEGER NOT NULL
+);
+CREATE TABLE matches (
+    id               TEXT PRIMARY KEY,
+    seq              INTEGER NOT NULL UNIQUE,
+    kind             INTEGER NOT NULL,
+    rated            INTEGER NOT NULL,
+    seed             INTEGER NOT NULL,
+    options          BLOB NOT NULL,
+    bots             TEXT NOT NULL,
+    games            INTEGER NOT NULL,
+    created_unix_ms  INTEGER NOT NULL,
+    finished_unix_ms INTEGER,
+    placements       BLOB
+);
+CREATE TABLE match_games (
+    match_id TEXT NOT NULL REFERENCES matches(id),
+    idx      INTEGER NOT NULL,
+    game_id  TEXT NOT NULL,
+    PRIMARY KEY (match_id, idx)
+);
+CREATE TABLE bot_events (
+    bot_id TEXT NOT NULL REFERENCES bots(id),
+    seq    INTEGER NOT NULL,
+    event  BLOB NOT NULL,
+    PRIMARY KEY (bot_id, seq)
+);",
 ];
 
 /// Brings the schema of `conn` up to date.

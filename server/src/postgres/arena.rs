@@ -1,0 +1,382 @@
+//! The arena's tables in PostgreSQL (`migrations/postgres/V3__arena.sql`):
+//! bots, matches with their games (`match_games`, by index) and each bot's
+//! event log, with the guarantees of the rest of the store.
+//!
+//! Every call goes through [`PostgresStore::retry`]. A write retried after a
+//! lost connection may have committed the first time: an insert that then
+//! finds its own row (same key, same content) counts as done, one that finds
+//! another row fails ([`super::retry::Conflict`]). Updates are idempotent as
+//! they are: a key set twice is the same key, a match's result recorded again
+//! is compared with the one stored.
+
+use std::collections::HashMap;
+
+use prost::Message;
+
+use super::PostgresStore;
+use super::retry::conflict;
+use crate::arena_store::{
+    ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, attach_games, decode_bots,
+    decode_placements, encode_bots, encode_placements, kind_of, refused,
+};
+use crate::auth::TokenHash;
+use crate::store::StoreError;
+
+/// A stored key hash.
+fn hash(blob: Vec<u8>) -> Result<TokenHash, StoreError> {
+    blob.try_into()
+        .map(TokenHash)
+        .map_err(|_| StoreError::Corrupt("bots.key_hash is not 32 bytes".into()))
+}
+
+impl ArenaStore for PostgresStore {
+    fn register_bot(&self, bot: &BotRecord) -> Result<bool, StoreError> {
+        let registered = bot.registered_unix_ms as i64;
+        self.retry("registering a bot", |retrying| {
+            self.wait(async {
+                let client = self.pool.get().await?;
+                if retrying {
+                    let row = client
+                        .query_opt(
+                            "SELECT name, key_hash, registered_unix_ms FROM bots WHERE id = $1",
+                            &[&bot.id],
+                        )
+                        .await?;
+                    if let Some(row) = row {
+                        return if row.get::<_, &str>(0) == bot.name
+                            && row.get::<_, &[u8]>(1) == bot.key_hash.0.as_slice()
+                            && row.get::<_, i64>(2) == registered
+                        {
+                            Ok(true)
+                        } else {
+                            Err(conflict("another bot has this id"))
+                        };
+                    }
+                }
+                // A taken name inserts nothing; a taken id is an error.
+                let inserted = client
+                    .execute(
+                        "INSERT INTO bots (id, name, description, owner_contact, key_hash,
+                                           registered_unix_ms)
+                         VALUES ($1, $2, $3, $4, $5, $6)
+                         ON CONFLICT (name) DO NOTHING",
+                        &[
+                            &bot.id,
+                            &bot.name,
+                            &bot.description,
+                            &bot.owner_contact,
+                            &bot.key_hash.0.as_slice(),
+                            &registered,
+                        ],
+                    )
+                    .await?;
+                Ok(inserted == 1)
+            })
+        })
+    }
+
+    fn set_bot_key(&self, bot_id: &str, key_hash: &TokenHash) -> Result<(), StoreError> {
+        let op = "replacing a bot's key";
+        self.retry(op, |_| {
+            self.wait(async {
+                let updated = self
+                    .pool
+                    .get()
+                    .await?
+                    .execute(
+                        "UPDATE bots SET key_hash = $2 WHERE id = $1",
+                        &[&bot_id, &key_hash.0.as_slice()],
+                    )
+                    .await?;
+                if updated == 0 {
+                    return Err(refused(op, format!("no bot {bot_id} is registered")).into());
+                }
+                Ok(())
+            })
+        })
+    }
+
+    fn bots(&self) -> Result<Vec<BotRecord>, StoreError> {
+        let rows = self.retry("reading the bots", |_| {
+            self.wait(async {
+                Ok(self
+                    .pool
+                    .get()
+                    .await?
+                    .query(
+                        "SELECT id, name, description, owner_contact, key_hash, registered_unix_ms
+                         FROM bots ORDER BY seq",
+                        &[],
+                    )
+                    .await?)
+            })
+        })?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(BotRecord {
+                    id: r.get(0),
+                    name: r.get(1),
+                    description: r.get(2),
+                    owner_contact: r.get(3),
+                    key_hash: hash(r.get(4))?,
+                    registered_unix_ms: r.get::<_, i64>(5) as u64,
+                })
+            })
+            .collect()
+    }
+
+    fn create_match(&self, m: &MatchRecord) -> Result<(), StoreError> {
+        let options = m.options.encode_to_vec();
+        let bots = encode_bots(&m.bots);
+        let (kind, seed, games, created) = (
+            m.kind as i32,
+            m.seed as i64,
+            m.games as i32,
+            m.created_unix_ms as i64,
+        );
+        self.retry("recording a match", |retrying| {
+            self.wait(async {
+                let client = self.pool.get().await?;
+                if retrying {
+                    let row = client
+                        .query_opt(
+                            "SELECT kind, rated, seed, options, bots, games, created_unix_ms
+                             FROM matches WHERE id = $1",
+                            &[&m.id],
+                        )
+                        .await?;
+                    if let Some(row) = row {
+                        return if row.get::<_, i32>(0) == kind
+                            && row.get::<_, bool>(1) == m.rated
+                            && row.get::<_, i64>(2) == seed
+                            && row.get::<_, &[u8]>(3) == options.as_slice()
+                            && row.get::<_, &str>(4) == bots
+                            && row.get::<_, i32>(5) == games
+                            && row.get::<_, i64>(6) == created
+                        {
+                            Ok(())
+                        } else {
+                            Err(conflict("another match has this id"))
+                        };
+                    }
+                }
+                client
+                    .execute(
+                        "INSERT INTO matches (id, kind, rated, seed, options, bots, games,
+                                              created_unix_ms)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                        &[
+                            &m.id, &kind, &m.rated, &seed, &options, &bots, &games, &created,
+                        ],
+                    )
+                    .await?;
+                Ok(())
+            })
+        })
+    }
+
+    fn add_match_game(&self, match_id: &str, index: u32, game_id: &str) -> Result<(), StoreError> {
+        let idx = index as i32;
+        self.retry("recording a match's game", |retrying| {
+            self.wait(async {
+                let client = self.pool.get().await?;
+                if retrying {
+                    let row = client
+                        .query_opt(
+                            "SELECT game_id FROM match_games WHERE match_id = $1 AND idx = $2",
+                            &[&match_id, &idx],
+                        )
+                        .await?;
+                    if let Some(row) = row {
+                        return if row.get::<_, &str>(0) == game_id {
+                            Ok(())
+                        } else {
+                            Err(conflict("the match has another game at this index"))
+                        };
+                    }
+                }
+                // An unknown match fails its foreign key; a stored index, the key.
+                client
+                    .execute(
+                        "INSERT INTO match_games (match_id, idx, game_id) VALUES ($1, $2, $3)",
+                        &[&match_id, &idx, &game_id],
+                    )
+                    .await?;
+                Ok(())
+            })
+        })
+    }
+
+    fn finish_match(
+        &self,
+        match_id: &str,
+        placements: &[PlacementRecord],
+        at_ms: u64,
+    ) -> Result<(), StoreError> {
+        let op = "recording a match's result";
+        let encoded = encode_placements(placements);
+        self.retry(op, |_| {
+            self.wait(async {
+                let client = self.pool.get().await?;
+                let updated = client
+                    .execute(
+                        "UPDATE matches SET placements = $2, finished_unix_ms = $3
+                          WHERE id = $1 AND finished_unix_ms IS NULL",
+                        &[&match_id, &encoded, &(at_ms as i64)],
+                    )
+                    .await?;
+                if updated == 1 {
+                    return Ok(());
+                }
+                // Finished already (by a retried attempt, say): the same
+                // result again is no change.
+                let row = client
+                    .query_opt("SELECT placements FROM matches WHERE id = $1", &[&match_id])
+                    .await?;
+                match row {
+                    None => Err(refused(op, format!("no match {match_id} is stored")).into()),
+                    Some(row) if row.get::<_, Option<&[u8]>>(0) == Some(encoded.as_slice()) => {
+                        Ok(())
+                    }
+                    Some(_) => Err(refused(
+                        op,
+                        format!("match {match_id} has another result already"),
+                    )
+                    .into()),
+                }
+            })
+        })
+    }
+
+    fn matches(&self) -> Result<Vec<StoredMatch>, StoreError> {
+        let (rows, games) = self.retry("reading the matches", |_| {
+            self.wait(async {
+                let client = self.pool.get().await?;
+                let rows = client
+                    .query(
+                        "SELECT id, kind, rated, seed, options, bots, games, created_unix_ms,
+                                finished_unix_ms, placements
+                         FROM matches ORDER BY seq",
+                        &[],
+                    )
+                    .await?;
+                // Games of matches formed since the first query are left out
+                // with their matches.
+                let games = client
+                    .query(
+                        "SELECT match_id, game_id FROM match_games ORDER BY match_id, idx",
+                        &[],
+                    )
+                    .await?;
+                Ok((rows, games))
+            })
+        })?;
+        let mut matches = Vec::with_capacity(rows.len());
+        let mut index = HashMap::with_capacity(rows.len());
+        for r in rows {
+            let id: String = r.get(0);
+            index.insert(id.clone(), matches.len());
+            matches.push(StoredMatch {
+                record: MatchRecord {
+                    id,
+                    kind: kind_of(r.get(1)),
+                    rated: r.get(2),
+                    seed: r.get::<_, i64>(3) as u64,
+                    options: super::read::decode("match options", r.get(4))?,
+                    bots: decode_bots(r.get(5))?,
+                    games: r.get::<_, i32>(6) as u32,
+                    created_unix_ms: r.get::<_, i64>(7) as u64,
+                },
+                game_ids: Vec::new(),
+                placements: r
+                    .get::<_, Option<&[u8]>>(9)
+                    .map(decode_placements)
+                    .transpose()?,
+                finished_unix_ms: r.get::<_, Option<i64>>(8).map(|t| t as u64),
+            });
+        }
+        attach_games(
+            &mut matches,
+            &index,
+            games.into_iter().map(|r| (r.get(0), r.get(1))),
+        );
+        Ok(matches)
+    }
+
+    fn append_bot_event(&self, bot_id: &str, seq: u64, event: &[u8]) -> Result<(), StoreError> {
+        let seq = seq as i64;
+        self.retry("appending a bot event", |retrying| {
+            self.wait(async {
+                let client = self.pool.get().await?;
+                if retrying {
+                    let row = client
+                        .query_opt(
+                            "SELECT event FROM bot_events WHERE bot_id = $1 AND seq = $2",
+                            &[&bot_id, &seq],
+                        )
+                        .await?;
+                    if let Some(row) = row {
+                        return if row.get::<_, &[u8]>(0) == event {
+                            Ok(())
+                        } else {
+                            Err(conflict("the bot has another event at this seq"))
+                        };
+                    }
+                }
+                // An unknown bot fails its foreign key; a stored seq, the key.
+                client
+                    .execute(
+                        "INSERT INTO bot_events (bot_id, seq, event) VALUES ($1, $2, $3)",
+                        &[&bot_id, &seq, &event],
+                    )
+                    .await?;
+                Ok(())
+            })
+        })
+    }
+
+    fn bot_events(
+        &self,
+        bot_id: &str,
+        from_seq: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        let from = from_seq.min(i64::MAX as u64) as i64;
+        let limit = limit.min(i64::MAX as usize) as i64;
+        let rows = self.retry("reading bot events", |_| {
+            self.wait(async {
+                Ok(self
+                    .pool
+                    .get()
+                    .await?
+                    .query(
+                        "SELECT seq, event FROM bot_events WHERE bot_id = $1 AND seq >= $2
+                         ORDER BY seq LIMIT $3",
+                        &[&bot_id, &from, &limit],
+                    )
+                    .await?)
+            })
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|r| (r.get::<_, i64>(0) as u64, r.get(1)))
+            .collect())
+    }
+
+    fn last_bot_event(&self, bot_id: &str) -> Result<u64, StoreError> {
+        self.retry("reading a bot's last event", |_| {
+            self.wait(async {
+                let row = self
+                    .pool
+                    .get()
+                    .await?
+                    .query_one(
+                        "SELECT COALESCE(MAX(seq), 0) FROM bot_events WHERE bot_id = $1",
+                        &[&bot_id],
+                    )
+                    .await?;
+                Ok(row.get::<_, i64>(0) as u64)
+            })
+        })
+    }
+}
