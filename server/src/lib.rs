@@ -39,6 +39,7 @@ pub mod transport;
 use std::future::Future;
 use std::sync::Arc;
 
+use druids::pb::arena_service_server::ArenaServiceServer;
 use druids::pb::druids_service_server::DruidsServiceServer;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -66,6 +67,8 @@ pub enum ServeError {
 
 /// How often the referee looks for expired turn clocks.
 const REFEREE_TICK: Duration = Duration::from_millis(20);
+/// How often the arena forms matches and moves them on.
+const ARENA_TICK: Duration = Duration::from_millis(50);
 
 /// Builds the service over `store` with the system clock and rebuilds the
 /// stored games that are still in play, before anything is served. Returns
@@ -238,6 +241,24 @@ pub async fn serve_service(
     };
     let druids = DruidsServiceServer::from_arc(Arc::clone(&service))
         .max_decoding_message_size(limits.max_message_bytes);
+    let arena = ArenaServiceServer::new(arena::api::ArenaApi::new(
+        service.arena().cloned(),
+        service.blocking().clone(),
+        service.stop_signal(),
+    ))
+    .max_decoding_message_size(limits.max_message_bytes);
+    let arena_round = service.arena().cloned().map(|arena| {
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(ARENA_TICK);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let a = Arc::clone(&arena);
+                // The round writes to the store, which may block on the disk.
+                let _ = tokio::task::spawn_blocking(move || a.tick()).await;
+            }
+        })
+    });
     let incoming = transport::incoming(listener, &limits);
     let mut builder = Server::builder()
         .max_concurrent_streams(limits.max_calls_per_connection)
@@ -254,6 +275,7 @@ pub async fn serve_service(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(druids)
+        .add_service(arena)
         .serve_with_incoming_shutdown(incoming, async move {
             shutdown.await;
             // End every stream so that connections can drain.
@@ -261,6 +283,9 @@ pub async fn serve_service(
         })
         .await;
     referee.abort();
+    if let Some(round) = arena_round {
+        round.abort();
+    }
     result?;
     Ok(())
 }

@@ -16,6 +16,7 @@ use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status};
 use tracing::{Instrument, info_span};
 
+use crate::arena::Arena;
 use crate::auth::TokenHash;
 use crate::blocking::OffTheWorkers;
 use crate::clock::Clock;
@@ -48,6 +49,8 @@ pub struct Service {
     blocking: OffTheWorkers,
     /// This node's cluster, if it is one of several.
     cluster: Option<Arc<Cluster>>,
+    /// The arena (off on a node of several).
+    arena: Option<Arc<Arena>>,
 }
 
 type Result<T> = std::result::Result<T, ServiceError>;
@@ -133,6 +136,16 @@ impl Service {
             Arc::clone(&clock),
             cluster.clone(),
         )?);
+        let arena = match cluster {
+            Some(_) => None,
+            None => Some(Arc::new(Arena::new(
+                limits.arena.clone(),
+                Arc::clone(&store) as Arc<dyn crate::arena_store::ArenaStore>,
+                Arc::clone(&lobby),
+                Arc::clone(&rooms),
+                Arc::clone(&clock),
+            )?)),
+        };
         Ok(Service {
             metrics,
             lobby,
@@ -149,7 +162,23 @@ impl Service {
             stop: watch::channel(false).0,
             blocking,
             cluster,
+            arena,
         })
+    }
+
+    /// The arena, unless this is a node of several.
+    pub fn arena(&self) -> Option<&Arc<Arena>> {
+        self.arena.as_ref()
+    }
+
+    /// The way this service runs blocking work.
+    pub fn blocking(&self) -> &OffTheWorkers {
+        &self.blocking
+    }
+
+    /// Turns true when the service stops.
+    pub fn stop_signal(&self) -> watch::Receiver<bool> {
+        self.stop.subscribe()
     }
 
     /// This node's cluster, if it is one of several.
@@ -366,6 +395,10 @@ impl Service {
             };
         };
         if let Some(seat) = room.seat_of(hash) {
+            return Ok(Viewer::Seat(seat));
+        }
+        // In an arena game, a bot's API key acts for its seat.
+        if let Some(seat) = self.arena.as_ref().and_then(|a| a.seat_in(&room.id, hash)) {
             return Ok(Viewer::Seat(seat));
         }
         if self.rooms.knows_token(hash) {

@@ -529,6 +529,13 @@ impl Arena {
         let Some(run) = st.matches.remove(&seq) else {
             return;
         };
+        let finished = self.finished_message(&run.record.id, &records);
+        self.announce(
+            &run,
+            now,
+            pb::seek_event::Event::MatchFinished(finished.clone()),
+            pb::bot_event::Event::MatchFinished(finished.clone()),
+        );
         if run.record.rated && !void {
             let ranks: Vec<(BotNo, u32)> = placements
                 .iter()
@@ -551,13 +558,6 @@ impl Arena {
                 }
             }
         }
-        let finished = self.finished_message(&run.record.id, &records);
-        self.announce(
-            &run,
-            now,
-            pb::seek_event::Event::MatchFinished(finished.clone()),
-            pb::bot_event::Event::MatchFinished(finished.clone()),
-        );
         for &b in &run.bots {
             remember(&mut st.recent, b, finished.clone());
             let playing = st.playing.entry(b).or_default();

@@ -2,6 +2,7 @@
 //! ripgrep does): one link instead of one per file on a small CI machine. Each
 //! module drives a real server over TCP.
 
+mod arena;
 mod arena_store;
 mod clocks;
 mod cluster;

@@ -1,0 +1,382 @@
+//! The arena through its contract (`ArenaService`), on a real server over
+//! TCP: bots register, seek and play rated matches by matchmaking alone
+//! (rated Meduris as duplicate matches, one game per seat rotation, one
+//! after another), their keys act for their seats, the leaderboard and
+//! profiles show the results, each bot's event log resumes from any seq, keys
+//! rotate, and a restart loses no result or rating.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use druids::pb;
+use druids::pb::arena_service_client::ArenaServiceClient;
+use druids_server::Limits;
+use druids_server::sqlite::{SqliteStore, Sync};
+use druids_tests::{Lcg, TestServer, authed};
+use tonic::Code;
+use tonic::transport::Channel;
+
+type Arena = ArenaServiceClient<Channel>;
+
+async fn arena(server: &TestServer) -> Arena {
+    ArenaServiceClient::connect(server.url())
+        .await
+        .expect("connect")
+}
+
+/// Limits for arena tests: a quick fit, a generous clock.
+fn limits() -> Limits {
+    let mut limits = Limits::unthrottled();
+    limits.arena.fit_secs = 0;
+    limits
+}
+
+async fn register(arena: &mut Arena, name: &str) -> (String, String) {
+    let reply = arena
+        .register_bot(pb::RegisterBotRequest {
+            name: name.to_owned(),
+            description: format!("{name}, a random bot"),
+            owner_contact: "tests@druids.dev".into(),
+        })
+        .await
+        .expect("register")
+        .into_inner();
+    (reply.bot_id, reply.api_key)
+}
+
+/// Plays the bot's seat of `game_id` at random with its API key until the game
+/// ends.
+async fn play_seat(url: String, game_id: String, key: String, seat: u32, seed: u64) {
+    let mut client = druids::pb::druids_service_client::DruidsServiceClient::connect(url)
+        .await
+        .expect("connect");
+    let mut rng = Lcg(seed);
+    loop {
+        let state = client
+            .get_state(authed(
+                &key,
+                pb::GetStateRequest {
+                    game_id: game_id.clone(),
+                },
+            ))
+            .await
+            .expect("the key reads its seat's view")
+            .into_inner()
+            .state
+            .unwrap();
+        assert_eq!(state.viewer_seat, Some(seat), "the key acts for its seat");
+        match state.to_act {
+            None => return,
+            Some(s) if s != seat => {
+                tokio::time::sleep(Duration::from_millis(2)).await;
+                continue;
+            }
+            Some(_) => {}
+        }
+        let legal = client
+            .get_legal_actions(authed(
+                &key,
+                pb::GetLegalActionsRequest {
+                    game_id: game_id.clone(),
+                    ..Default::default()
+                },
+            ))
+            .await
+            .expect("legal")
+            .into_inner();
+        if legal.actions.is_empty() {
+            continue;
+        }
+        let pick = rng.below(legal.actions.len()) as u32;
+        let submitted = client
+            .submit_action(authed(
+                &key,
+                pb::SubmitActionRequest {
+                    game_id: game_id.clone(),
+                    choice: Some(pb::submit_action_request::Choice::LegalActionId(pick)),
+                    expected_version: Some(legal.version),
+                    idempotency_key: format!("v{}", legal.version),
+                },
+            ))
+            .await;
+        if let Err(s) = submitted {
+            // The clock may have decided first.
+            assert!(
+                matches!(s.code(), Code::Aborted | Code::FailedPrecondition),
+                "{s:?}"
+            );
+        }
+    }
+}
+
+/// Seeks once and plays the match it brings to its end; the match's result.
+async fn seek_and_play(
+    url: String,
+    key: String,
+    req: pb::SeekRequest,
+    seed: u64,
+) -> pb::MatchFinished {
+    let mut arena = ArenaServiceClient::connect(url.clone())
+        .await
+        .expect("connect");
+    let mut stream = arena
+        .seek(authed(&key, req))
+        .await
+        .expect("seek")
+        .into_inner();
+    let mut games = 0;
+    loop {
+        let event = stream
+            .message()
+            .await
+            .expect("seek event")
+            .expect("the seek stream ends after match_finished");
+        match event.event.expect("an event") {
+            pb::seek_event::Event::Seeking(s) => assert!(s.pool_size >= 1),
+            pb::seek_event::Event::MatchStarted(m) => assert!(m.games >= 1),
+            pb::seek_event::Event::GameStarted(g) => {
+                assert_eq!(g.index, games, "games come one after another");
+                games += 1;
+                play_seat(
+                    url.clone(),
+                    g.game_id,
+                    key.clone(),
+                    g.seat,
+                    seed + u64::from(games),
+                )
+                .await;
+            }
+            pb::seek_event::Event::MatchFinished(f) => {
+                assert!(
+                    stream.message().await.expect("end").is_none(),
+                    "then the stream ends"
+                );
+                return f;
+            }
+        }
+    }
+}
+
+fn meduris_seek(players: u32) -> pb::SeekRequest {
+    pb::SeekRequest {
+        kind: pb::GameKind::Meduris as i32,
+        min_players: players,
+        max_players: players,
+        rated: true,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn rated_duplicate_matches_rate_their_bots_and_survive_a_restart() {
+    let dir = std::env::temp_dir().join(format!("druids-arena-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("arena.db");
+    let server = TestServer::with(
+        Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap()),
+        limits(),
+    )
+    .await;
+    let mut arena_client = arena(&server).await;
+    let mut bots = Vec::new();
+    for name in ["alpha", "beta"] {
+        bots.push(register(&mut arena_client, name).await);
+    }
+    // Two rated two-player Meduris matches: duplicate, two games each.
+    let mut results = Vec::new();
+    for round in 0..2u64 {
+        let players: Vec<_> = bots
+            .iter()
+            .enumerate()
+            .map(|(i, (_, key))| {
+                tokio::spawn(seek_and_play(
+                    server.url(),
+                    key.clone(),
+                    meduris_seek(2),
+                    10 * round + i as u64,
+                ))
+            })
+            .collect();
+        for p in players {
+            results.push(p.await.unwrap());
+        }
+    }
+    for r in &results {
+        assert_eq!(r.placements.len(), 2, "{r:?}");
+    }
+    let board = arena_client
+        .get_leaderboard(pb::GetLeaderboardRequest {
+            kind: pb::GameKind::Meduris as i32,
+            players: 2,
+            ..Default::default()
+        })
+        .await
+        .expect("leaderboard")
+        .into_inner();
+    assert_eq!(board.entries.len(), 2, "{board:?}");
+    assert!(board.entries.iter().all(|e| e.matches == 2), "{board:?}");
+    let profile = arena_client
+        .get_bot(pb::GetBotRequest {
+            bot_id: bots[0].0.clone(),
+        })
+        .await
+        .expect("profile")
+        .into_inner();
+    assert_eq!(profile.recent_matches.len(), 2);
+    assert_eq!(profile.ratings.len(), 1);
+
+    // The event log: from seq 1, and resumed from the middle.
+    let events = bot_events(&mut arena_client, &bots[0].1, 1).await;
+    let kinds: Vec<&str> = events.iter().map(|e| event_name(e)).collect();
+    let expected = ["match", "game", "game", "finished", "rating"];
+    assert_eq!(kinds, [expected, expected].concat(), "{events:?}");
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=events.len() as u64).collect::<Vec<_>>());
+    let tail = bot_events(&mut arena_client, &bots[0].1, 4).await;
+    assert_eq!(tail, events[3..].to_vec(), "resumes from any seq");
+
+    // A restart: the same ratings, recomputed from the stored results.
+    server.stop().await;
+    let server = TestServer::with(
+        Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap()),
+        limits(),
+    )
+    .await;
+    let mut arena_client = arena(&server).await;
+    let again = arena_client
+        .get_leaderboard(pb::GetLeaderboardRequest {
+            kind: pb::GameKind::Meduris as i32,
+            players: 2,
+            ..Default::default()
+        })
+        .await
+        .expect("leaderboard")
+        .into_inner();
+    let ratings = |b: &pb::GetLeaderboardResponse| {
+        b.entries
+            .iter()
+            .map(|e| {
+                (
+                    e.bot.clone().unwrap().bot_id,
+                    e.rating.unwrap().mu,
+                    e.rating.unwrap().sigma,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        ratings(&again),
+        ratings(&board),
+        "the same live ratings after a restart"
+    );
+    assert_eq!(bot_events(&mut arena_client, &bots[0].1, 1).await, events);
+
+    // Rotating a key: the new one works, the old one no longer does.
+    let rotated = arena_client
+        .rotate_bot_key(authed(&bots[0].1, pb::RotateBotKeyRequest {}))
+        .await
+        .expect("rotate")
+        .into_inner();
+    let old = arena_client
+        .rotate_bot_key(authed(&bots[0].1, pb::RotateBotKeyRequest {}))
+        .await
+        .expect_err("the old key is gone");
+    assert_eq!(old.code(), Code::Unauthenticated);
+    assert_eq!(
+        bot_events(&mut arena_client, &rotated.api_key, 1).await,
+        events
+    );
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn event_name(e: &pb::BotEvent) -> &'static str {
+    match e.event.as_ref().expect("event") {
+        pb::bot_event::Event::MatchStarted(_) => "match",
+        pb::bot_event::Event::GameStarted(_) => "game",
+        pb::bot_event::Event::MatchFinished(_) => "finished",
+        pb::bot_event::Event::RatingChanged(_) => "rating",
+    }
+}
+
+/// The bot's events from `from` up to the last one now.
+async fn bot_events(arena: &mut Arena, key: &str, from: u64) -> Vec<pb::BotEvent> {
+    let mut stream = arena
+        .stream_bot_events(authed(key, pb::StreamBotEventsRequest { from_seq: from }))
+        .await
+        .expect("events")
+        .into_inner();
+    let mut out = Vec::new();
+    // The stream stays open: read until it is quiet.
+    while let Ok(next) = tokio::time::timeout(Duration::from_millis(500), stream.message()).await {
+        match next.expect("event") {
+            Some(e) => out.push(e),
+            None => break,
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn arena_calls_refuse_bad_input_clearly() {
+    let server = TestServer::with(Arc::new(druids_server::MemoryStore::default()), limits()).await;
+    let mut a = arena(&server).await;
+    let (_, key) = register(&mut a, "gamma").await;
+    let taken = a
+        .register_bot(pb::RegisterBotRequest {
+            name: "gamma".into(),
+            ..Default::default()
+        })
+        .await
+        .expect_err("a name is taken once");
+    assert_eq!(taken.code(), Code::AlreadyExists);
+    let long = a
+        .register_bot(pb::RegisterBotRequest {
+            name: "x".repeat(10_000),
+            ..Default::default()
+        })
+        .await
+        .expect_err("a long name");
+    assert_eq!(long.code(), Code::InvalidArgument);
+    assert!(long.message().len() < 200, "{}", long.message());
+    let no_key = a
+        .seek(meduris_seek(2))
+        .await
+        .expect_err("a seek needs a key");
+    assert_eq!(no_key.code(), Code::Unauthenticated);
+    let bad_players = a
+        .seek(authed(&key, meduris_seek(7)))
+        .await
+        .expect_err("7 players");
+    assert_eq!(bad_players.code(), Code::InvalidArgument);
+    let unknown = a
+        .get_bot(pb::GetBotRequest {
+            bot_id: "0123456789abcdef".into(),
+        })
+        .await
+        .expect_err("no such bot");
+    assert_eq!(unknown.code(), Code::NotFound);
+    let board = a
+        .get_leaderboard(pb::GetLeaderboardRequest {
+            kind: pb::GameKind::Meduris as i32,
+            players: 9,
+            ..Default::default()
+        })
+        .await
+        .expect_err("no pool of 9");
+    assert_eq!(board.code(), Code::InvalidArgument);
+    // A bot's key is no seat token of a game it does not play.
+    let mut client = server.client().await;
+    let (game, _) = druids_tests::create(&mut client, pb::GameKind::Meduris, 2, 1).await;
+    let legal = client
+        .get_legal_actions(authed(
+            &key,
+            pb::GetLegalActionsRequest {
+                game_id: game,
+                ..Default::default()
+            },
+        ))
+        .await
+        .expect_err("not its game");
+    assert_eq!(legal.code(), Code::Unauthenticated);
+}
