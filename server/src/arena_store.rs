@@ -45,6 +45,21 @@ pub struct MatchRecord {
     pub games: u32,
     /// When it was formed, ms since the Unix epoch.
     pub created_unix_ms: u64,
+    /// The tournament and round it belongs to, if any.
+    pub tournament: Option<(String, u32)>,
+}
+
+/// A tournament run by the server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TournamentRecord {
+    /// Tournament id.
+    pub id: String,
+    /// Its settings: an encoded `pb::CreateTournamentRequest`.
+    pub settings: Vec<u8>,
+    /// Creation time, ms since the Unix epoch.
+    pub created_unix_ms: u64,
+    /// When its last match finished, ms since the Unix epoch.
+    pub finished_unix_ms: Option<u64>,
 }
 
 /// One bot's place in a finished match.
@@ -107,6 +122,22 @@ pub trait ArenaStore: Send + Sync {
     ) -> Result<Vec<(u64, Vec<u8>)>, StoreError>;
     /// The seq of the bot's last event (0: none).
     fn last_bot_event(&self, bot_id: &str) -> Result<u64, StoreError>;
+    /// Records a new tournament.
+    fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError> {
+        // WIP: replaced by each store's own (branch arena-tournaments).
+        let _ = t;
+        Err(StoreError::Corrupt("tournaments are not stored yet".into()))
+    }
+    /// Records that a tournament is over.
+    fn finish_tournament(&self, id: &str, at_ms: u64) -> Result<(), StoreError> {
+        let _ = (id, at_ms);
+        Err(StoreError::Corrupt("tournaments are not stored yet".into()))
+    }
+    /// Every tournament, in creation order (its matches are among
+    /// [`ArenaStore::matches`], by [`MatchRecord::tournament`]).
+    fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError> {
+        Ok(Vec::new())
+    }
 }
 
 /// Why an arena write was refused: an unknown bot or match, a game index or

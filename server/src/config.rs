@@ -119,6 +119,9 @@ pub struct ArenaSettings {
     /// Games one bot may play at once (a duplicate match plays one at a time).
     #[arg(long, env = "DRUIDS_BOT_MAX_GAMES", default_value_t = 8)]
     pub bot_max_games: u32,
+    /// Challenges one bot may send per hour.
+    #[arg(long, env = "DRUIDS_BOT_CHALLENGES_PER_HOUR", default_value_t = 60)]
+    pub bot_challenges_per_hour: u32,
     /// Seeks one bot may have open at once.
     #[arg(long, env = "DRUIDS_BOT_MAX_SEEKS", default_value_t = 8)]
     pub bot_max_seeks: u32,

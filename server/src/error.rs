@@ -147,6 +147,12 @@ pub enum ServiceError {
     /// No bot with this id (already clipped).
     #[error("no bot with id {0}")]
     BotNotFound(String),
+    /// No such pending challenge for the caller (already clipped).
+    #[error("no pending challenge {0} addressed to this bot")]
+    ChallengeNotFound(String),
+    /// No such tournament (already clipped).
+    #[error("no tournament with id {0}")]
+    TournamentNotFound(String),
     /// The arena is off on this server.
     #[error("the arena runs on single-node servers only: this server is a node of several")]
     ArenaUnavailable,
@@ -185,7 +191,9 @@ impl ServiceError {
             ServiceError::RegistrationClosed => Code::PermissionDenied,
             ServiceError::BotNameTaken(_) => Code::AlreadyExists,
             ServiceError::BotKeyUnknown(_) => Code::Unauthenticated,
-            ServiceError::BotNotFound(_) => Code::NotFound,
+            ServiceError::BotNotFound(_)
+            | ServiceError::ChallengeNotFound(_)
+            | ServiceError::TournamentNotFound(_) => Code::NotFound,
             ServiceError::ArenaUnavailable => Code::FailedPrecondition,
         }
     }
@@ -224,6 +232,8 @@ impl ServiceError {
             ServiceError::BotNameTaken(_) => ErrorReason::BotNameTaken,
             ServiceError::BotKeyUnknown(_) => ErrorReason::BotKeyUnknown,
             ServiceError::BotNotFound(_) => ErrorReason::BotNotFound,
+            ServiceError::ChallengeNotFound(_) => ErrorReason::ChallengeNotFound,
+            ServiceError::TournamentNotFound(_) => ErrorReason::TournamentNotFound,
             ServiceError::ArenaUnavailable => ErrorReason::ArenaUnavailable,
             ServiceError::ShuttingDown => ErrorReason::ShuttingDown,
         }

@@ -428,6 +428,7 @@ mod tests {
             bots: bots.iter().map(|b| (*b).to_owned()).collect(),
             games: 2,
             created_unix_ms: 2_000,
+            tournament: None,
         }
     }
 

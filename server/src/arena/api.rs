@@ -172,4 +172,47 @@ impl ArenaService for ArenaApi {
     ) -> Result<Response<pb::GetBotResponse>, Status> {
         Ok(Response::new(self.arena()?.profile(request.get_ref())?))
     }
+
+    async fn challenge(
+        &self,
+        request: Request<pb::ChallengeRequest>,
+    ) -> Result<Response<pb::ChallengeResponse>, Status> {
+        let bot = self.bot(&request)?;
+        let arena = Arc::clone(self.arena()?);
+        let req = request.into_inner();
+        let reply = self.blocking.run(move || arena.challenge(bot, &req)).await?;
+        Ok(Response::new(reply?))
+    }
+
+    async fn answer_challenge(
+        &self,
+        request: Request<pb::AnswerChallengeRequest>,
+    ) -> Result<Response<pb::AnswerChallengeResponse>, Status> {
+        let bot = self.bot(&request)?;
+        let arena = Arc::clone(self.arena()?);
+        let req = request.into_inner();
+        let reply = self.blocking.run(move || arena.answer(bot, &req)).await?;
+        Ok(Response::new(reply?))
+    }
+
+    async fn create_tournament(
+        &self,
+        request: Request<pb::CreateTournamentRequest>,
+    ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
+        let token = crate::service::bearer(request.metadata())?;
+        let arena = Arc::clone(self.arena()?);
+        let req = request.into_inner();
+        let reply = self
+            .blocking
+            .run(move || arena.create_tournament(&req, token.as_ref()))
+            .await?;
+        Ok(Response::new(reply?))
+    }
+
+    async fn get_tournament(
+        &self,
+        request: Request<pb::GetTournamentRequest>,
+    ) -> Result<Response<pb::GetTournamentResponse>, Status> {
+        Ok(Response::new(self.arena()?.tournament(request.get_ref())?))
+    }
 }

@@ -19,6 +19,7 @@
 
 mod accounts;
 pub mod api;
+mod challenges;
 pub mod bots;
 pub mod events;
 pub mod ratings;
@@ -69,8 +70,9 @@ struct Running {
     game_ids: Vec<String>,
     /// Each finished game's result by bot.
     outcomes: Vec<Vec<Outcome>>,
-    /// The bots' Seek streams (none after a restart).
-    streams: Vec<SeekSender>,
+    /// The bots' Seek streams, by bot (none after a restart, or for a match
+    /// not formed by the pool).
+    streams: Vec<Option<SeekSender>>,
 }
 
 impl Running {
@@ -99,6 +101,10 @@ struct State {
     recent: HashMap<BotNo, VecDeque<pb::MatchFinished>>,
     /// When each address registered bots, for the hourly quota.
     registrations: HashMap<Option<IpAddr>, VecDeque<u64>>,
+    /// Challenges waiting for answers, by id.
+    challenges: HashMap<String, challenges::Pending>,
+    /// When each bot challenged others, for the hourly quota.
+    challenged: HashMap<BotNo, VecDeque<u64>>,
 }
 
 /// The arena of one server.
@@ -148,6 +154,8 @@ impl Arena {
                 playing: HashMap::new(),
                 recent: HashMap::new(),
                 registrations: HashMap::new(),
+                challenges: HashMap::new(),
+                challenged: HashMap::new(),
             }),
         };
         arena.resume(arena.store.matches()?);
@@ -338,6 +346,7 @@ impl Arena {
         for formed in st.pool.form(now) {
             self.start_match(&mut st, formed, now);
         }
+        self.expire_challenges(&mut st, now);
         let running: Vec<u64> = st.matches.keys().copied().collect();
         for seq in running {
             self.progress(&mut st, seq, now);
@@ -356,35 +365,19 @@ impl Arena {
         }
     }
 
+    /// Starts a match the pool formed.
     fn start_match(&self, st: &mut State, formed: Match<i32>, now: u64) {
         let kind = pb::GameKind::try_from(formed.kind).unwrap_or(pb::GameKind::Meduris);
         let bots: Vec<BotNo> = formed.seats.iter().map(|(_, b)| b.0).collect();
-        // Luck is the enemy of ratings in a dice game: rated Meduris is
-        // played as duplicate matches.
-        let games = if formed.rated && kind == pb::GameKind::Meduris {
-            bots.len() as u32
-        } else {
-            1
-        };
-        let record = MatchRecord {
-            id: format!("{:016x}", rand::random::<u64>()),
-            kind,
-            rated: formed.rated,
-            seed: rand::random(),
-            options: self.options(),
-            bots: bots.iter().map(|&b| public_id(b)).collect(),
-            games,
-            created_unix_ms: now,
-        };
-        let streams: Vec<SeekSender> = formed
+        let streams: Vec<Option<SeekSender>> = formed
             .seats
             .iter()
-            .filter_map(|(id, _)| st.seeks.remove(id).map(|s| s.tx))
+            .map(|(id, _)| st.seeks.remove(id).map(|s| s.tx))
             .collect();
-        if let Err(e) = self.store.create_match(&record) {
+        if let Err(e) = self.begin_match(st, kind, formed.rated, bots.clone(), streams.clone(), now) {
             tracing::warn!("cannot record a match: {e}");
             let status: Status = ServiceError::Storage(e).into();
-            for tx in streams {
+            for tx in streams.into_iter().flatten() {
                 let _ = tx.try_send(Err(status.clone()));
             }
             for &b in &bots {
@@ -392,8 +385,40 @@ impl Arena {
                 st.pool
                     .set_load(BotId(b), playing, self.settings.bot_max_games);
             }
-            return;
         }
+    }
+
+    /// Records and starts a match of `bots` (in the seat order of its first
+    /// game), telling them on their event logs and `streams`; its id.
+    fn begin_match(
+        &self,
+        st: &mut State,
+        kind: pb::GameKind,
+        rated: bool,
+        bots: Vec<BotNo>,
+        streams: Vec<Option<SeekSender>>,
+        now: u64,
+    ) -> Result<String, StoreError> {
+        // Luck is the enemy of ratings in a dice game: rated Meduris is
+        // played as duplicate matches.
+        let games = if rated && kind == pb::GameKind::Meduris {
+            bots.len() as u32
+        } else {
+            1
+        };
+        let record = MatchRecord {
+            id: format!("{:016x}", rand::random::<u64>()),
+            kind,
+            rated,
+            seed: rand::random(),
+            options: self.options(),
+            bots: bots.iter().map(|&b| public_id(b)).collect(),
+            games,
+            created_unix_ms: now,
+            tournament: None,
+        };
+        self.store.create_match(&record)?;
+        let id = record.id.clone();
         for &b in &bots {
             *st.playing.entry(b).or_default() += 1;
         }
@@ -422,6 +447,7 @@ impl Arena {
         st.next_match += 1;
         st.matches.insert(seq, running);
         self.progress(st, seq, now);
+        Ok(id)
     }
 
     /// Moves match `seq` on: starts its next game, records a finished one,
@@ -623,7 +649,7 @@ impl Arena {
             tracing::warn!("cannot record a bot event: {e}");
         }
         if let Some(i) = run.bots.iter().position(|&b| b == bot)
-            && let Some(tx) = run.streams.get(i)
+            && let Some(Some(tx)) = run.streams.get(i)
         {
             let _ = tx.try_send(Ok(pb::SeekEvent { event: Some(seek) }));
         }

@@ -286,6 +286,7 @@ impl ArenaStore for PostgresStore {
                     bots: decode_bots(r.get(5))?,
                     games: r.get::<_, i32>(6) as u32,
                     created_unix_ms: r.get::<_, i64>(7) as u64,
+                    tournament: None,
                 },
                 game_ids: Vec::new(),
                 placements: r

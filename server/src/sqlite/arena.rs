@@ -205,6 +205,7 @@ impl ArenaStore for SqliteStore {
                     bots: decode_bots(&bots)?,
                     games,
                     created_unix_ms: created as u64,
+                    tournament: None,
                 },
                 game_ids: Vec::new(),
                 placements: placements.as_deref().map(decode_placements).transpose()?,

@@ -42,6 +42,7 @@ fn record(id: &str, bots: &[&str], games: u32) -> MatchRecord {
         bots: bots.iter().map(|b| (*b).to_owned()).collect(),
         games,
         created_unix_ms: 1_700_000_001_000,
+        tournament: None,
     }
 }
 
