@@ -180,7 +180,10 @@ impl ArenaService for ArenaApi {
         let bot = self.bot(&request)?;
         let arena = Arc::clone(self.arena()?);
         let req = request.into_inner();
-        let reply = self.blocking.run(move || arena.challenge(bot, &req)).await?;
+        let reply = self
+            .blocking
+            .run(move || arena.challenge(bot, &req))
+            .await?;
         Ok(Response::new(reply?))
     }
 

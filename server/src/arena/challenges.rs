@@ -30,15 +30,24 @@ pub struct Pending {
 impl Arena {
     /// Challenge from bot `from`. Blocks on the store (the opponents' event
     /// logs).
-    pub fn challenge(&self, from: BotNo, req: &pb::ChallengeRequest) -> Result<pb::ChallengeResponse, ServiceError> {
+    pub fn challenge(
+        &self,
+        from: BotNo,
+        req: &pb::ChallengeRequest,
+    ) -> Result<pb::ChallengeResponse, ServiceError> {
         let kind = pb::GameKind::try_from(req.kind)
             .ok()
             .filter(|k| *k != pb::GameKind::Unspecified)
-            .ok_or_else(|| ServiceError::invalid("kind", format!("kind {} is not a game", req.kind)))?;
+            .ok_or_else(|| {
+                ServiceError::invalid("kind", format!("kind {} is not a game", req.kind))
+            })?;
         if req.opponents.is_empty() || req.opponents.len() > 3 {
             return Err(ServiceError::invalid(
                 "opponents",
-                format!("{} opponents: a challenge names 1 to 3", req.opponents.len()),
+                format!(
+                    "{} opponents: a challenge names 1 to 3",
+                    req.opponents.len()
+                ),
             ));
         }
         let mut bots = vec![from];
@@ -64,7 +73,10 @@ impl Arena {
         let now = self.clock.now_ms();
         let mut st = self.state();
         let sent = st.challenged.entry(from).or_default();
-        while sent.front().is_some_and(|&t| now.saturating_sub(t) >= HOUR_MS) {
+        while sent
+            .front()
+            .is_some_and(|&t| now.saturating_sub(t) >= HOUR_MS)
+        {
             sent.pop_front();
         }
         if sent.len() >= self.settings.bot_challenges_per_hour as usize {
@@ -98,22 +110,34 @@ impl Arena {
                 accepted: HashSet::new(),
             },
         );
-        Ok(pb::ChallengeResponse { challenge: Some(info) })
+        Ok(pb::ChallengeResponse {
+            challenge: Some(info),
+        })
     }
 
     /// AnswerChallenge from bot `bot`. Blocks on the store.
-    pub fn answer(&self, bot: BotNo, req: &pb::AnswerChallengeRequest) -> Result<pb::AnswerChallengeResponse, ServiceError> {
+    pub fn answer(
+        &self,
+        bot: BotNo,
+        req: &pb::AnswerChallengeRequest,
+    ) -> Result<pb::AnswerChallengeResponse, ServiceError> {
         let now = self.clock.now_ms();
         let mut st = self.state();
         let not_found = || ServiceError::ChallengeNotFound(clip(&req.challenge_id));
         let playing = st.playing.get(&bot).copied().unwrap_or(0);
-        let pending = st.challenges.get_mut(&req.challenge_id).ok_or_else(not_found)?;
+        let pending = st
+            .challenges
+            .get_mut(&req.challenge_id)
+            .ok_or_else(not_found)?;
         if !pending.bots[1..].contains(&bot) {
             return Err(not_found());
         }
         if !req.accept {
             let name = self.bots().reference(bot).name;
-            let pending = st.challenges.remove(&req.challenge_id).ok_or_else(not_found)?;
+            let pending = st
+                .challenges
+                .remove(&req.challenge_id)
+                .ok_or_else(not_found)?;
             self.end(&pending, &format!("declined by {name}"), now);
             return Ok(pb::AnswerChallengeResponse::default());
         }
@@ -127,9 +151,20 @@ impl Arena {
         if pending.accepted.len() + 1 < pending.bots.len() {
             return Ok(pb::AnswerChallengeResponse::default());
         }
-        let pending = st.challenges.remove(&req.challenge_id).ok_or_else(not_found)?;
+        let pending = st
+            .challenges
+            .remove(&req.challenge_id)
+            .ok_or_else(not_found)?;
         let streams = vec![None; pending.bots.len()];
-        let match_id = self.begin_match(&mut st, pending.kind, pending.info.rated, pending.bots, streams, now)?;
+        let match_id = self.begin_match(
+            &mut st,
+            pending.kind,
+            pending.info.rated,
+            pending.bots,
+            streams,
+            None,
+            now,
+        )?;
         Ok(pb::AnswerChallengeResponse { match_id })
     }
 

@@ -19,10 +19,12 @@
 
 mod accounts;
 pub mod api;
-mod challenges;
 pub mod bots;
+mod challenges;
 pub mod events;
+mod matches;
 pub mod ratings;
+mod tournaments;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::IpAddr;
@@ -30,14 +32,14 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use dashmap::DashMap;
 use druids::pb;
-use druids_arena::pairing::duplicate::{self, Outcome};
-use druids_arena::pairing::pool::{Match, Pool, PoolConfig, Seek, SeekId};
+use druids_arena::pairing::duplicate::Outcome;
+use druids_arena::pairing::pool::{Pool, PoolConfig, Seek, SeekId};
 use druids_arena::pairing::{self, BotId};
-use druids_engine::{Seat, Viewer};
+use druids_engine::Seat;
 use tokio::sync::mpsc;
 use tonic::Status;
 
-use crate::arena_store::{ArenaStore, MatchRecord, PlacementRecord, StoredMatch};
+use crate::arena_store::{ArenaStore, MatchRecord, StoredMatch};
 use crate::auth::TokenHash;
 use crate::clock::Clock;
 use crate::config::ArenaSettings;
@@ -45,8 +47,9 @@ use crate::error::ServiceError;
 use crate::lobby::Lobby;
 use crate::rooms::Rooms;
 use crate::store::StoreError;
-use bots::{BotNo, Bots, public_id};
+use bots::{BotNo, Bots};
 use events::Events;
+use matches::remember;
 use ratings::{PoolKey, Ratings};
 
 /// What a Seek stream carries.
@@ -105,6 +108,8 @@ struct State {
     challenges: HashMap<String, challenges::Pending>,
     /// When each bot challenged others, for the hourly quota.
     challenged: HashMap<BotNo, VecDeque<u64>>,
+    /// Tournaments by id.
+    tournaments: BTreeMap<String, tournaments::Tourney>,
 }
 
 /// The arena of one server.
@@ -156,9 +161,12 @@ impl Arena {
                 registrations: HashMap::new(),
                 challenges: HashMap::new(),
                 challenged: HashMap::new(),
+                tournaments: BTreeMap::new(),
             }),
         };
-        arena.resume(arena.store.matches()?);
+        let matches = arena.store.matches()?;
+        arena.resume_tournaments(arena.store.tournaments()?, &matches);
+        arena.resume(matches);
         Ok(arena)
     }
 
@@ -347,6 +355,7 @@ impl Arena {
             self.start_match(&mut st, formed, now);
         }
         self.expire_challenges(&mut st, now);
+        self.run_tournaments(&mut st, now);
         let running: Vec<u64> = st.matches.keys().copied().collect();
         for seq in running {
             self.progress(&mut st, seq, now);
@@ -364,356 +373,6 @@ impl Arena {
             ..Default::default()
         }
     }
-
-    /// Starts a match the pool formed.
-    fn start_match(&self, st: &mut State, formed: Match<i32>, now: u64) {
-        let kind = pb::GameKind::try_from(formed.kind).unwrap_or(pb::GameKind::Meduris);
-        let bots: Vec<BotNo> = formed.seats.iter().map(|(_, b)| b.0).collect();
-        let streams: Vec<Option<SeekSender>> = formed
-            .seats
-            .iter()
-            .map(|(id, _)| st.seeks.remove(id).map(|s| s.tx))
-            .collect();
-        if let Err(e) = self.begin_match(st, kind, formed.rated, bots.clone(), streams.clone(), now) {
-            tracing::warn!("cannot record a match: {e}");
-            let status: Status = ServiceError::Storage(e).into();
-            for tx in streams.into_iter().flatten() {
-                let _ = tx.try_send(Err(status.clone()));
-            }
-            for &b in &bots {
-                let playing = st.playing.get(&b).copied().unwrap_or(0);
-                st.pool
-                    .set_load(BotId(b), playing, self.settings.bot_max_games);
-            }
-        }
-    }
-
-    /// Records and starts a match of `bots` (in the seat order of its first
-    /// game), telling them on their event logs and `streams`; its id.
-    fn begin_match(
-        &self,
-        st: &mut State,
-        kind: pb::GameKind,
-        rated: bool,
-        bots: Vec<BotNo>,
-        streams: Vec<Option<SeekSender>>,
-        now: u64,
-    ) -> Result<String, StoreError> {
-        // Luck is the enemy of ratings in a dice game: rated Meduris is
-        // played as duplicate matches.
-        let games = if rated && kind == pb::GameKind::Meduris {
-            bots.len() as u32
-        } else {
-            1
-        };
-        let record = MatchRecord {
-            id: format!("{:016x}", rand::random::<u64>()),
-            kind,
-            rated,
-            seed: rand::random(),
-            options: self.options(),
-            bots: bots.iter().map(|&b| public_id(b)).collect(),
-            games,
-            created_unix_ms: now,
-            tournament: None,
-        };
-        self.store.create_match(&record)?;
-        let id = record.id.clone();
-        for &b in &bots {
-            *st.playing.entry(b).or_default() += 1;
-        }
-        let started = pb::MatchStarted {
-            match_id: record.id.clone(),
-            kind: kind as i32,
-            players: bots.len() as u32,
-            rated: record.rated,
-            games,
-            bots: bots.iter().map(|&b| self.bots().reference(b)).collect(),
-        };
-        let running = Running {
-            record,
-            bots,
-            game_ids: Vec::new(),
-            outcomes: Vec::new(),
-            streams,
-        };
-        self.announce(
-            &running,
-            now,
-            pb::seek_event::Event::MatchStarted(started.clone()),
-            pb::bot_event::Event::MatchStarted(started),
-        );
-        let seq = st.next_match;
-        st.next_match += 1;
-        st.matches.insert(seq, running);
-        self.progress(st, seq, now);
-        Ok(id)
-    }
-
-    /// Moves match `seq` on: starts its next game, records a finished one,
-    /// or finishes the match.
-    fn progress(&self, st: &mut State, seq: u64, now: u64) {
-        let Some(run) = st.matches.get_mut(&seq) else {
-            return;
-        };
-        let started = run.game_ids.len();
-        if started > run.outcomes.len() {
-            let current = run.game_ids[started - 1].clone();
-            let room = match self.rooms.load(&current, now) {
-                Ok(room) => room,
-                Err(e) => {
-                    tracing::warn!(game_id = %current, "an arena game cannot be read: {e}");
-                    return;
-                }
-            };
-            if room.ended_ms().is_none() {
-                return;
-            }
-            let Some(outcome) = room.view(Viewer::Spectator).outcome else {
-                // Abandoned: the match is void.
-                self.finish(st, seq, now, true);
-                return;
-            };
-            let seating = run.seating(started - 1);
-            run.outcomes.push(outcomes(&seating, &outcome));
-        }
-        if run.outcomes.len() < run.record.games as usize {
-            self.start_game(run, now);
-        } else {
-            self.finish(st, seq, now, false);
-        }
-    }
-
-    /// Starts the next game of `run`.
-    fn start_game(&self, run: &mut Running, now: u64) {
-        let index = run.game_ids.len();
-        let seating = run.seating(index);
-        let names = seating
-            .iter()
-            .map(|&b| self.bots().reference(b).name)
-            .collect();
-        let req = pb::CreateGameRequest {
-            kind: run.record.kind as i32,
-            players: seating.len() as u32,
-            seat_names: names,
-            options: Some(run.record.options),
-            ..Default::default()
-        };
-        let game_id = match self.lobby.create_with_secret_seed(req, run.record.seed) {
-            Ok(reply) => reply.game_id,
-            Err(e) => {
-                tracing::warn!(match_id = %run.record.id, "cannot start an arena game (retrying): {e}");
-                return;
-            }
-        };
-        if let Err(e) = self
-            .store
-            .add_match_game(&run.record.id, index as u32, &game_id)
-        {
-            tracing::error!(match_id = %run.record.id, game_id, "cannot record an arena game: {e}");
-        }
-        self.seats.insert(game_id.clone(), seating.clone());
-        run.game_ids.push(game_id.clone());
-        for (seat, &bot) in seating.iter().enumerate() {
-            let game = pb::MatchGame {
-                match_id: run.record.id.clone(),
-                game_id: game_id.clone(),
-                seat: seat as u32,
-                index: index as u32,
-                options: Some(run.record.options),
-            };
-            self.tell(
-                run,
-                bot,
-                now,
-                pb::seek_event::Event::GameStarted(game.clone()),
-                pb::bot_event::Event::GameStarted(game),
-            );
-        }
-    }
-
-    /// Records the end of match `seq` (`void`: a game was abandoned), its
-    /// ratings, and tells its bots.
-    fn finish(&self, st: &mut State, seq: u64, now: u64, void: bool) {
-        let Some(run) = st.matches.get(&seq) else {
-            return;
-        };
-        let placements = if void { Vec::new() } else { placements(run) };
-        let records: Vec<PlacementRecord> = placements
-            .iter()
-            .map(|p| PlacementRecord {
-                bot_id: public_id(p.bot.0),
-                rank: u32::from(p.rank),
-                score: p.total_score,
-            })
-            .collect();
-        if let Err(e) = self.store.finish_match(&run.record.id, &records, now) {
-            // Tried again next round: nothing is recorded before the store has it.
-            tracing::warn!(match_id = %run.record.id, "cannot record a match's result: {e}");
-            return;
-        }
-        let Some(run) = st.matches.remove(&seq) else {
-            return;
-        };
-        let finished = self.finished_message(&run.record.id, &records);
-        self.announce(
-            &run,
-            now,
-            pb::seek_event::Event::MatchFinished(finished.clone()),
-            pb::bot_event::Event::MatchFinished(finished.clone()),
-        );
-        if run.record.rated && !void {
-            let ranks: Vec<(BotNo, u32)> = placements
-                .iter()
-                .map(|p| (p.bot.0, u32::from(p.rank)))
-                .collect();
-            let key = run.pool();
-            for change in st.ratings.record(key, &ranks) {
-                let event = pb::bot_event::Event::RatingChanged(pb::RatingChanged {
-                    match_id: run.record.id.clone(),
-                    kind: key.0,
-                    players: key.1,
-                    before: Some(ratings::rating(&change.before)),
-                    after: Some(ratings::rating(&change.after)),
-                });
-                if let Err(e) = self
-                    .events
-                    .append(self.store.as_ref(), change.bot.0, now, event)
-                {
-                    tracing::warn!("cannot record a bot event: {e}");
-                }
-            }
-        }
-        for &b in &run.bots {
-            remember(&mut st.recent, b, finished.clone());
-            let playing = st.playing.entry(b).or_default();
-            *playing = playing.saturating_sub(1);
-            let playing = *playing;
-            st.pool
-                .set_load(BotId(b), playing, self.settings.bot_max_games);
-        }
-        for game_id in &run.game_ids {
-            self.seats.remove(game_id);
-        }
-        // Dropping the senders ends the Seek streams.
-    }
-
-    fn finished_message(
-        &self,
-        match_id: &str,
-        placements: &[PlacementRecord],
-    ) -> pb::MatchFinished {
-        let bots = self.bots();
-        pb::MatchFinished {
-            match_id: match_id.to_owned(),
-            placements: placements
-                .iter()
-                .map(|p| pb::Placement {
-                    bot: Some(bots::parse_id(&p.bot_id).map_or_else(
-                        || pb::BotRef {
-                            bot_id: p.bot_id.clone(),
-                            name: String::new(),
-                        },
-                        |no| bots.reference(no),
-                    )),
-                    rank: p.rank,
-                    score: p.score,
-                })
-                .collect(),
-        }
-    }
-
-    /// Tells every bot of `run` (its event log and its Seek stream).
-    fn announce(
-        &self,
-        run: &Running,
-        now: u64,
-        seek: pb::seek_event::Event,
-        event: pb::bot_event::Event,
-    ) {
-        for &bot in &run.bots {
-            self.tell(run, bot, now, seek.clone(), event.clone());
-        }
-    }
-
-    /// Tells bot `bot` of `run`.
-    fn tell(
-        &self,
-        run: &Running,
-        bot: BotNo,
-        now: u64,
-        seek: pb::seek_event::Event,
-        event: pb::bot_event::Event,
-    ) {
-        if let Err(e) = self.events.append(self.store.as_ref(), bot, now, event) {
-            tracing::warn!("cannot record a bot event: {e}");
-        }
-        if let Some(i) = run.bots.iter().position(|&b| b == bot)
-            && let Some(Some(tx)) = run.streams.get(i)
-        {
-            let _ = tx.try_send(Ok(pb::SeekEvent { event: Some(seek) }));
-        }
-    }
-}
-
-/// A game's result by bot: score and rank (the engine's ranking; the winners
-/// share first place).
-fn outcomes(seating: &[BotNo], outcome: &pb::Outcome) -> Vec<Outcome> {
-    seating
-        .iter()
-        .enumerate()
-        .map(|(seat, &bot)| {
-            let seat = seat as u32;
-            let place = outcome
-                .ranking
-                .iter()
-                .position(|&s| s == seat)
-                .unwrap_or(seating.len() - 1);
-            let rank = if outcome.winners.contains(&seat) {
-                1
-            } else {
-                place as u8 + 1
-            };
-            Outcome {
-                bot: BotId(bot),
-                score: i64::from(outcome.scores.get(seat as usize).copied().unwrap_or(0)),
-                rank,
-            }
-        })
-        .collect()
-}
-
-/// A finished match's placements: its one game's ranks, or a duplicate
-/// match's ranking by total score.
-fn placements(run: &Running) -> Vec<duplicate::Placing> {
-    if run.outcomes.len() > 1 {
-        if let Ok(placings) = duplicate::combine(&run.outcomes) {
-            return placings;
-        }
-    }
-    run.outcomes
-        .first()
-        .map(|game| {
-            game.iter()
-                .map(|o| duplicate::Placing {
-                    bot: o.bot,
-                    rank: o.rank,
-                    total_score: o.score,
-                    total_rank: u32::from(o.rank),
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn remember(
-    recent: &mut HashMap<BotNo, VecDeque<pb::MatchFinished>>,
-    bot: BotNo,
-    m: pb::MatchFinished,
-) {
-    let list = recent.entry(bot).or_default();
-    list.push_front(m);
-    list.truncate(RECENT_MATCHES);
 }
 
 /// A quota refusal: RESOURCE_EXHAUSTED with a retry delay.

@@ -296,6 +296,8 @@ fn event_name(e: &pb::BotEvent) -> &'static str {
         pb::bot_event::Event::GameStarted(_) => "game",
         pb::bot_event::Event::MatchFinished(_) => "finished",
         pb::bot_event::Event::RatingChanged(_) => "rating",
+        pb::bot_event::Event::ChallengeReceived(_) => "challenged",
+        pb::bot_event::Event::ChallengeEnded(_) => "challenge ended",
     }
 }
 
@@ -379,4 +381,276 @@ async fn arena_calls_refuse_bad_input_clearly() {
         .await
         .expect_err("not its game");
     assert_eq!(legal.code(), Code::Unauthenticated);
+}
+
+/// Plays every game the bot's event log announces, from `from_seq` on,
+/// reconnecting (to `url`, which may restart) when the stream breaks; runs
+/// until aborted.
+async fn follow_events(url: String, key: String, seed: u64) {
+    // Dropped (and its games' players aborted) when this task is aborted.
+    let mut games = tokio::task::JoinSet::new();
+    let mut next = 1;
+    loop {
+        let Ok(mut client) = ArenaServiceClient::connect(url.clone()).await else {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let Ok(stream) = client
+            .stream_bot_events(authed(&key, pb::StreamBotEventsRequest { from_seq: next }))
+            .await
+        else {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let mut stream = stream.into_inner();
+        while let Ok(Some(event)) = stream.message().await {
+            next = event.seq + 1;
+            if let Some(pb::bot_event::Event::GameStarted(g)) = event.event {
+                games.spawn(play_seat(
+                    url.clone(),
+                    g.game_id,
+                    key.clone(),
+                    g.seat,
+                    seed + event.seq,
+                ));
+            }
+        }
+    }
+}
+
+/// Waits (up to a minute) until `done` says yes about the tournament.
+async fn wait_tournament(
+    arena: &mut Arena,
+    id: &str,
+    done: impl Fn(&pb::Tournament) -> bool,
+) -> pb::Tournament {
+    for _ in 0..1200 {
+        let t = arena
+            .get_tournament(pb::GetTournamentRequest {
+                tournament_id: id.to_owned(),
+            })
+            .await
+            .expect("tournament")
+            .into_inner()
+            .tournament
+            .unwrap();
+        if done(&t) {
+            return t;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("tournament {id} did not get there");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_round_robin_tournament_completes_across_a_restart() {
+    let dir = std::env::temp_dir().join(format!("druids-tournament-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("arena.db");
+    let open = || Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+    let server = TestServer::with(open(), limits()).await;
+    let port = server.addr;
+    let mut a = arena(&server).await;
+    let mut bots = Vec::new();
+    for name in ["t1", "t2", "t3", "t4"] {
+        bots.push(register(&mut a, name).await);
+    }
+    let players: Vec<_> = bots
+        .iter()
+        .enumerate()
+        .map(|(i, (_, key))| tokio::spawn(follow_events(server.url(), key.clone(), 100 * i as u64)))
+        .collect();
+    let created = a
+        .create_tournament(authed(
+            &bots[0].1,
+            pb::CreateTournamentRequest {
+                name: "spring cup".into(),
+                kind: pb::GameKind::Dolmen as i32,
+                players: 2,
+                entrants: bots.iter().map(|(id, _)| id.clone()).collect(),
+                format: Some(pb::create_tournament_request::Format::RoundRobin(
+                    pb::RoundRobin { games_per_group: 1 },
+                )),
+                rated: false,
+            },
+        ))
+        .await
+        .expect("create")
+        .into_inner()
+        .tournament
+        .unwrap();
+    assert_eq!(created.rounds_total, 3, "4 entrants, 2 per game: 3 rounds");
+    let id = created.tournament_id.clone();
+    wait_tournament(&mut a, &id, |t| !t.results.is_empty()).await;
+    // A restart in the middle: the server comes back on the same port.
+    server.stop().await;
+    let listener = loop {
+        match tokio::net::TcpListener::bind(port).await {
+            Ok(l) => break l,
+            Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    };
+    let service = Arc::new(
+        druids_server::Service::new(open(), limits(), Arc::new(druids_server::SystemClock))
+            .unwrap(),
+    );
+    service.recover_all().unwrap();
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let served = tokio::spawn(druids_server::serve_service(
+        listener,
+        Arc::clone(&service),
+        None,
+        async {
+            let _ = stop_rx.await;
+        },
+    ));
+    let mut a = ArenaServiceClient::connect(format!("http://{port}"))
+        .await
+        .expect("reconnect");
+    let done = wait_tournament(&mut a, &id, |t| {
+        t.status == pb::TournamentStatus::Finished as i32
+    })
+    .await;
+    assert_eq!(done.results.len(), 6, "every pair met once: {done:?}");
+    assert_eq!(done.standings.len(), 4);
+    let points: f64 = done.standings.iter().map(|s| s.points).sum();
+    assert_eq!(points, 6.0, "one point per game");
+    assert!(
+        done.standings
+            .windows(2)
+            .all(|w| w[0].points >= w[1].points)
+    );
+    assert!(
+        done.standings
+            .iter()
+            .all(|s| s.strength.is_some() && s.matches == 3)
+    );
+    for p in players {
+        p.abort();
+    }
+    let _ = stop_tx.send(());
+    let _ = served.await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn challenges_start_matches_or_end_declined_or_expired() {
+    let server = TestServer::with(Arc::new(druids_server::MemoryStore::default()), limits()).await;
+    let mut a = arena(&server).await;
+    let (_, key_a) = register(&mut a, "challenger").await;
+    let (id_b, key_b) = register(&mut a, "challenged").await;
+    let challenge = |rated: bool, secs: u32| pb::ChallengeRequest {
+        kind: pb::GameKind::Dolmen as i32,
+        opponents: vec![id_b.clone()],
+        rated,
+        expires_in_secs: secs,
+    };
+    // Declined.
+    let first = a
+        .challenge(authed(&key_a, challenge(false, 60)))
+        .await
+        .expect("challenge")
+        .into_inner()
+        .challenge
+        .unwrap();
+    let received = bot_events(&mut a, &key_b, 1).await;
+    assert!(matches!(
+        received.last().and_then(|e| e.event.clone()),
+        Some(pb::bot_event::Event::ChallengeReceived(c)) if c.challenge_id == first.challenge_id
+    ));
+    let wrong = a
+        .answer_challenge(authed(
+            &key_a,
+            pb::AnswerChallengeRequest {
+                challenge_id: first.challenge_id.clone(),
+                accept: true,
+            },
+        ))
+        .await
+        .expect_err("the challenger cannot answer its own challenge");
+    assert_eq!(wrong.code(), Code::NotFound);
+    a.answer_challenge(authed(
+        &key_b,
+        pb::AnswerChallengeRequest {
+            challenge_id: first.challenge_id.clone(),
+            accept: false,
+        },
+    ))
+    .await
+    .expect("decline");
+    let told = bot_events(&mut a, &key_a, 1).await;
+    assert!(
+        matches!(
+            told.last().and_then(|e| e.event.clone()),
+            Some(pb::bot_event::Event::ChallengeEnded(e)) if e.reason == "declined by challenged"
+        ),
+        "{told:?}"
+    );
+    // Expired.
+    a.challenge(authed(&key_a, challenge(false, 1)))
+        .await
+        .expect("challenge");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let told = bot_events(&mut a, &key_a, 1).await;
+    assert!(matches!(
+        told.last().and_then(|e| e.event.clone()),
+        Some(pb::bot_event::Event::ChallengeEnded(e)) if e.reason == "expired"
+    ));
+    // Accepted: the match is played and finished.
+    let players = [
+        tokio::spawn(follow_events(server.url(), key_a.clone(), 1)),
+        tokio::spawn(follow_events(server.url(), key_b.clone(), 2)),
+    ];
+    let third = a
+        .challenge(authed(&key_a, challenge(true, 60)))
+        .await
+        .expect("challenge")
+        .into_inner()
+        .challenge
+        .unwrap();
+    let accepted = a
+        .answer_challenge(authed(
+            &key_b,
+            pb::AnswerChallengeRequest {
+                challenge_id: third.challenge_id,
+                accept: true,
+            },
+        ))
+        .await
+        .expect("accept")
+        .into_inner();
+    assert!(!accepted.match_id.is_empty());
+    let mut finished = false;
+    for _ in 0..600 {
+        let events = bot_events_now(&mut a, &key_a).await;
+        if events.iter().any(|e| matches!(&e.event, Some(pb::bot_event::Event::MatchFinished(f)) if f.match_id == accepted.match_id)) {
+            finished = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        finished,
+        "the accepted challenge's match was played to its end"
+    );
+    for p in players {
+        p.abort();
+    }
+}
+
+/// The bot's events up to now, without waiting for quiet.
+async fn bot_events_now(arena: &mut Arena, key: &str) -> Vec<pb::BotEvent> {
+    let mut stream = arena
+        .stream_bot_events(authed(key, pb::StreamBotEventsRequest { from_seq: 1 }))
+        .await
+        .expect("events")
+        .into_inner();
+    let mut out = Vec::new();
+    while let Ok(Ok(Some(e))) =
+        tokio::time::timeout(Duration::from_millis(100), stream.message()).await
+    {
+        out.push(e);
+    }
+    out
 }

@@ -1,0 +1,385 @@
+//! A match's life: recorded and started (from the pool, a challenge or a
+//! tournament), its games played one after another, its result recorded,
+//! the ratings updated and its bots told.
+
+use std::collections::{HashMap, VecDeque};
+
+use druids::pb;
+use druids_arena::pairing::BotId;
+use druids_arena::pairing::duplicate::{self, Outcome};
+use druids_arena::pairing::pool::Match;
+use druids_engine::Viewer;
+use tonic::Status;
+
+use super::bots::{self, BotNo, public_id};
+use super::{Arena, RECENT_MATCHES, Running, SeekSender, State, ratings};
+use crate::arena_store::{MatchRecord, PlacementRecord};
+use crate::error::ServiceError;
+use crate::store::StoreError;
+
+impl Arena {
+    /// Starts a match the pool formed.
+    pub(super) fn start_match(&self, st: &mut State, formed: Match<i32>, now: u64) {
+        let kind = pb::GameKind::try_from(formed.kind).unwrap_or(pb::GameKind::Meduris);
+        let bots: Vec<BotNo> = formed.seats.iter().map(|(_, b)| b.0).collect();
+        let streams: Vec<Option<SeekSender>> = formed
+            .seats
+            .iter()
+            .map(|(id, _)| st.seeks.remove(id).map(|s| s.tx))
+            .collect();
+        if let Err(e) = self.begin_match(
+            st,
+            kind,
+            formed.rated,
+            bots.clone(),
+            streams.clone(),
+            None,
+            now,
+        ) {
+            tracing::warn!("cannot record a match: {e}");
+            let status: Status = ServiceError::Storage(e).into();
+            for tx in streams.into_iter().flatten() {
+                let _ = tx.try_send(Err(status.clone()));
+            }
+            for &b in &bots {
+                let playing = st.playing.get(&b).copied().unwrap_or(0);
+                st.pool
+                    .set_load(BotId(b), playing, self.settings.bot_max_games);
+            }
+        }
+    }
+
+    /// Records and starts a match of `bots` (in the seat order of its first
+    /// game), telling them on their event logs and `streams`; its id.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn begin_match(
+        &self,
+        st: &mut State,
+        kind: pb::GameKind,
+        rated: bool,
+        bots: Vec<BotNo>,
+        streams: Vec<Option<SeekSender>>,
+        tournament: Option<(String, u32)>,
+        now: u64,
+    ) -> Result<String, StoreError> {
+        // Luck is the enemy of ratings in a dice game: rated Meduris, and
+        // Meduris in tournaments, is played as duplicate matches.
+        let games = if (rated || tournament.is_some()) && kind == pb::GameKind::Meduris {
+            bots.len() as u32
+        } else {
+            1
+        };
+        let record = MatchRecord {
+            id: format!("{:016x}", rand::random::<u64>()),
+            kind,
+            rated,
+            seed: rand::random(),
+            options: self.options(),
+            bots: bots.iter().map(|&b| public_id(b)).collect(),
+            games,
+            created_unix_ms: now,
+            tournament,
+        };
+        self.store.create_match(&record)?;
+        let id = record.id.clone();
+        for &b in &bots {
+            *st.playing.entry(b).or_default() += 1;
+        }
+        let started = pb::MatchStarted {
+            match_id: record.id.clone(),
+            kind: kind as i32,
+            players: bots.len() as u32,
+            rated: record.rated,
+            games,
+            bots: bots.iter().map(|&b| self.bots().reference(b)).collect(),
+        };
+        let running = Running {
+            record,
+            bots,
+            game_ids: Vec::new(),
+            outcomes: Vec::new(),
+            streams,
+        };
+        self.announce(
+            &running,
+            now,
+            pb::seek_event::Event::MatchStarted(started.clone()),
+            pb::bot_event::Event::MatchStarted(started),
+        );
+        let seq = st.next_match;
+        st.next_match += 1;
+        st.matches.insert(seq, running);
+        self.progress(st, seq, now);
+        Ok(id)
+    }
+
+    /// Moves match `seq` on: starts its next game, records a finished one,
+    /// or finishes the match.
+    pub(super) fn progress(&self, st: &mut State, seq: u64, now: u64) {
+        let Some(run) = st.matches.get_mut(&seq) else {
+            return;
+        };
+        let started = run.game_ids.len();
+        if started > run.outcomes.len() {
+            let current = run.game_ids[started - 1].clone();
+            let room = match self.rooms.load(&current, now) {
+                Ok(room) => room,
+                Err(e) => {
+                    tracing::warn!(game_id = %current, "an arena game cannot be read: {e}");
+                    return;
+                }
+            };
+            if room.ended_ms().is_none() {
+                return;
+            }
+            let Some(outcome) = room.view(Viewer::Spectator).outcome else {
+                // Abandoned: the match is void.
+                self.finish(st, seq, now, true);
+                return;
+            };
+            let seating = run.seating(started - 1);
+            run.outcomes.push(outcomes(&seating, &outcome));
+        }
+        if run.outcomes.len() < run.record.games as usize {
+            self.start_game(run, now);
+        } else {
+            self.finish(st, seq, now, false);
+        }
+    }
+
+    /// Starts the next game of `run`.
+    pub(super) fn start_game(&self, run: &mut Running, now: u64) {
+        let index = run.game_ids.len();
+        let seating = run.seating(index);
+        let names = seating
+            .iter()
+            .map(|&b| self.bots().reference(b).name)
+            .collect();
+        let req = pb::CreateGameRequest {
+            kind: run.record.kind as i32,
+            players: seating.len() as u32,
+            seat_names: names,
+            options: Some(run.record.options),
+            ..Default::default()
+        };
+        let game_id = match self.lobby.create_with_secret_seed(req, run.record.seed) {
+            Ok(reply) => reply.game_id,
+            Err(e) => {
+                tracing::warn!(match_id = %run.record.id, "cannot start an arena game (retrying): {e}");
+                return;
+            }
+        };
+        if let Err(e) = self
+            .store
+            .add_match_game(&run.record.id, index as u32, &game_id)
+        {
+            tracing::error!(match_id = %run.record.id, game_id, "cannot record an arena game: {e}");
+        }
+        self.seats.insert(game_id.clone(), seating.clone());
+        run.game_ids.push(game_id.clone());
+        for (seat, &bot) in seating.iter().enumerate() {
+            let game = pb::MatchGame {
+                match_id: run.record.id.clone(),
+                game_id: game_id.clone(),
+                seat: seat as u32,
+                index: index as u32,
+                options: Some(run.record.options),
+            };
+            self.tell(
+                run,
+                bot,
+                now,
+                pb::seek_event::Event::GameStarted(game.clone()),
+                pb::bot_event::Event::GameStarted(game),
+            );
+        }
+    }
+
+    /// Records the end of match `seq` (`void`: a game was abandoned), its
+    /// ratings, and tells its bots.
+    pub(super) fn finish(&self, st: &mut State, seq: u64, now: u64, void: bool) {
+        let Some(run) = st.matches.get(&seq) else {
+            return;
+        };
+        let placements = if void { Vec::new() } else { placements(run) };
+        let records: Vec<PlacementRecord> = placements
+            .iter()
+            .map(|p| PlacementRecord {
+                bot_id: public_id(p.bot.0),
+                rank: u32::from(p.rank),
+                score: p.total_score,
+            })
+            .collect();
+        if let Err(e) = self.store.finish_match(&run.record.id, &records, now) {
+            // Tried again next round: nothing is recorded before the store has it.
+            tracing::warn!(match_id = %run.record.id, "cannot record a match's result: {e}");
+            return;
+        }
+        let Some(run) = st.matches.remove(&seq) else {
+            return;
+        };
+        let finished = self.finished_message(&run.record.id, &records);
+        self.announce(
+            &run,
+            now,
+            pb::seek_event::Event::MatchFinished(finished.clone()),
+            pb::bot_event::Event::MatchFinished(finished.clone()),
+        );
+        if run.record.rated && !void {
+            let ranks: Vec<(BotNo, u32)> = placements
+                .iter()
+                .map(|p| (p.bot.0, u32::from(p.rank)))
+                .collect();
+            let key = run.pool();
+            for change in st.ratings.record(key, &ranks) {
+                let event = pb::bot_event::Event::RatingChanged(pb::RatingChanged {
+                    match_id: run.record.id.clone(),
+                    kind: key.0,
+                    players: key.1,
+                    before: Some(ratings::rating(&change.before)),
+                    after: Some(ratings::rating(&change.after)),
+                });
+                if let Err(e) = self
+                    .events
+                    .append(self.store.as_ref(), change.bot.0, now, event)
+                {
+                    tracing::warn!("cannot record a bot event: {e}");
+                }
+            }
+        }
+        for &b in &run.bots {
+            remember(&mut st.recent, b, finished.clone());
+            let playing = st.playing.entry(b).or_default();
+            *playing = playing.saturating_sub(1);
+            let playing = *playing;
+            st.pool
+                .set_load(BotId(b), playing, self.settings.bot_max_games);
+        }
+        for game_id in &run.game_ids {
+            self.seats.remove(game_id);
+        }
+        if let Some((tournament, _)) = &run.record.tournament
+            && let Some(t) = st.tournaments.get_mut(tournament)
+        {
+            t.record_result(&run.record.id, finished);
+        }
+        // Dropping the senders ends the Seek streams.
+    }
+
+    pub(super) fn finished_message(
+        &self,
+        match_id: &str,
+        placements: &[PlacementRecord],
+    ) -> pb::MatchFinished {
+        let bots = self.bots();
+        pb::MatchFinished {
+            match_id: match_id.to_owned(),
+            placements: placements
+                .iter()
+                .map(|p| pb::Placement {
+                    bot: Some(bots::parse_id(&p.bot_id).map_or_else(
+                        || pb::BotRef {
+                            bot_id: p.bot_id.clone(),
+                            name: String::new(),
+                        },
+                        |no| bots.reference(no),
+                    )),
+                    rank: p.rank,
+                    score: p.score,
+                })
+                .collect(),
+        }
+    }
+
+    /// Tells every bot of `run` (its event log and its Seek stream).
+    pub(super) fn announce(
+        &self,
+        run: &Running,
+        now: u64,
+        seek: pb::seek_event::Event,
+        event: pb::bot_event::Event,
+    ) {
+        for &bot in &run.bots {
+            self.tell(run, bot, now, seek.clone(), event.clone());
+        }
+    }
+
+    /// Tells bot `bot` of `run`.
+    pub(super) fn tell(
+        &self,
+        run: &Running,
+        bot: BotNo,
+        now: u64,
+        seek: pb::seek_event::Event,
+        event: pb::bot_event::Event,
+    ) {
+        if let Err(e) = self.events.append(self.store.as_ref(), bot, now, event) {
+            tracing::warn!("cannot record a bot event: {e}");
+        }
+        if let Some(i) = run.bots.iter().position(|&b| b == bot)
+            && let Some(Some(tx)) = run.streams.get(i)
+        {
+            let _ = tx.try_send(Ok(pb::SeekEvent { event: Some(seek) }));
+        }
+    }
+}
+
+/// A game's result by bot: score and rank (the engine's ranking; the winners
+/// share first place).
+fn outcomes(seating: &[BotNo], outcome: &pb::Outcome) -> Vec<Outcome> {
+    seating
+        .iter()
+        .enumerate()
+        .map(|(seat, &bot)| {
+            let seat = seat as u32;
+            let place = outcome
+                .ranking
+                .iter()
+                .position(|&s| s == seat)
+                .unwrap_or(seating.len() - 1);
+            let rank = if outcome.winners.contains(&seat) {
+                1
+            } else {
+                place as u8 + 1
+            };
+            Outcome {
+                bot: BotId(bot),
+                score: i64::from(outcome.scores.get(seat as usize).copied().unwrap_or(0)),
+                rank,
+            }
+        })
+        .collect()
+}
+
+/// A finished match's placements: its one game's ranks, or a duplicate
+/// match's ranking by total score.
+fn placements(run: &Running) -> Vec<duplicate::Placing> {
+    if run.outcomes.len() > 1
+        && let Ok(placings) = duplicate::combine(&run.outcomes)
+    {
+        return placings;
+    }
+    run.outcomes
+        .first()
+        .map(|game| {
+            game.iter()
+                .map(|o| duplicate::Placing {
+                    bot: o.bot,
+                    rank: o.rank,
+                    total_score: o.score,
+                    total_rank: u32::from(o.rank),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub(super) fn remember(
+    recent: &mut HashMap<BotNo, VecDeque<pb::MatchFinished>>,
+    bot: BotNo,
+    m: pb::MatchFinished,
+) {
+    let list = recent.entry(bot).or_default();
+    list.push_front(m);
+    list.truncate(RECENT_MATCHES);
+}
