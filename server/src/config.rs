@@ -126,16 +126,32 @@ pub struct ArenaSettings {
     #[arg(long, env = "DRUIDS_BOT_MAX_SEEKS", default_value_t = 8)]
     pub bot_max_seeks: u32,
     /// Arena games' turn clock: milliseconds per decision.
-    #[arg(long, env = "DRUIDS_ARENA_DECISION_MS", default_value_t = 10_000)]
+    #[arg(
+        long = "arena-decision-ms",
+        env = "DRUIDS_ARENA_DECISION_MS",
+        default_value_t = 10_000
+    )]
     pub decision_ms: u32,
     /// Arena games' turn clock: each seat's reserve, milliseconds.
-    #[arg(long, env = "DRUIDS_ARENA_TIME_BANK_MS", default_value_t = 60_000)]
+    #[arg(
+        long = "arena-time-bank-ms",
+        env = "DRUIDS_ARENA_TIME_BANK_MS",
+        default_value_t = 60_000
+    )]
     pub time_bank_ms: u32,
     /// Arena games: consecutive timeouts that put a seat on autopilot.
-    #[arg(long, env = "DRUIDS_ARENA_AUTOPILOT_AFTER", default_value_t = 3)]
+    #[arg(
+        long = "arena-autopilot-after",
+        env = "DRUIDS_ARENA_AUTOPILOT_AFTER",
+        default_value_t = 3
+    )]
     pub autopilot_after: u32,
     /// Seconds between two maximum-likelihood fits of a pool with new results.
-    #[arg(long, env = "DRUIDS_ARENA_FIT_SECS", default_value_t = 60)]
+    #[arg(
+        long = "arena-fit-secs",
+        env = "DRUIDS_ARENA_FIT_SECS",
+        default_value_t = 60
+    )]
     pub fit_secs: u64,
 }
 
