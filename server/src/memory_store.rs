@@ -381,12 +381,16 @@ impl ArenaStore for MemoryStore {
         from_seq: u64,
         limit: usize,
     ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        Ok(self.arena().events.get(bot_id).map_or_else(Vec::new, |log| {
-            log.range(from_seq..)
-                .take(limit)
-                .map(|(seq, event)| (*seq, event.clone()))
-                .collect()
-        }))
+        Ok(self
+            .arena()
+            .events
+            .get(bot_id)
+            .map_or_else(Vec::new, |log| {
+                log.range(from_seq..)
+                    .take(limit)
+                    .map(|(seq, event)| (*seq, event.clone()))
+                    .collect()
+            }))
     }
 
     fn last_bot_event(&self, bot_id: &str) -> Result<u64, StoreError> {
@@ -478,9 +482,7 @@ mod tests {
 
         assert_eq!(store.last_bot_event("b1").unwrap(), 0);
         for seq in 1..=5 {
-            store
-                .append_bot_event("b1", seq, &[seq as u8; 3])
-                .unwrap();
+            store.append_bot_event("b1", seq, &[seq as u8; 3]).unwrap();
         }
         assert!(store.append_bot_event("b1", 3, b"again").is_err());
         assert!(store.append_bot_event("nobody", 1, b"x").is_err());

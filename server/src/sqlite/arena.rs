@@ -247,7 +247,11 @@ impl ArenaStore for SqliteStore {
             )
             .map_err(err)?
             .query_map(
-                params![bot_id, from_seq.min(i64::MAX as u64) as i64, limit.min(i64::MAX as usize) as i64],
+                params![
+                    bot_id,
+                    from_seq.min(i64::MAX as u64) as i64,
+                    limit.min(i64::MAX as usize) as i64
+                ],
                 |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
             )
             .map_err(err)?

@@ -111,7 +111,9 @@ async fn matches_keep_their_games_and_results_across_a_restart(backend: Backend)
     }
     // Formed in this order, which is neither the ids' nor the games'.
     store.create_match(&record("m3r", &["a", "b"], 2)).unwrap();
-    store.create_match(&record("m1", &["c", "a", "b"], 1)).unwrap();
+    store
+        .create_match(&record("m1", &["c", "a", "b"], 1))
+        .unwrap();
     store.create_match(&record("m2r", &["b", "c"], 3)).unwrap();
     assert!(
         refused(store.create_match(&record("m1", &["a"], 1))),
@@ -132,7 +134,9 @@ async fn matches_keep_their_games_and_results_across_a_restart(backend: Backend)
     );
 
     let result = vec![placement("b", 1, 41), placement("a", 2, -3)];
-    store.finish_match("m3r", &result, 1_700_000_009_000).unwrap();
+    store
+        .finish_match("m3r", &result, 1_700_000_009_000)
+        .unwrap();
     store
         .finish_match("m3r", &result, 1_700_000_009_999)
         .expect("the same result again is no change");
