@@ -76,8 +76,8 @@ pub struct StoredMatch {
 /// returns, as [`crate::store::Store`]'s.
 ///
 /// Writes that contradict what is stored change nothing and fail with
-/// [`StoreError::Database`] (its source a [`Refused`] in the memory store and
-/// for unknown ids; a constraint violation in SQLite and PostgreSQL): an id
+/// [`StoreError::Database`] (its source a [`Refused`], or the database's
+/// constraint violation in SQLite and PostgreSQL): an id
 /// taken already (bot or match), a key for an unknown bot, a game for an
 /// unknown match or at an index taken already, an event for an unknown bot
 /// or at a seq taken already, another result for a finished match. Recording
