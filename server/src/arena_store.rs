@@ -89,6 +89,16 @@ pub struct StoredMatch {
 
 /// The arena's part of a store. Every call is durable (or fails) before it
 /// returns, as [`crate::store::Store`]'s.
+///
+/// Writes that contradict what is stored change nothing and fail with
+/// [`StoreError::Database`] (its source a [`Refused`], or the database's
+/// constraint violation in SQLite and PostgreSQL): an id
+/// taken already (bot or match), a key for an unknown bot, a game for an
+/// unknown match or at an index taken already, an event for an unknown bot
+/// or at a seq taken already, another result for a finished match. Recording
+/// the same result again is no change (the first finish time is kept).
+/// Match game indexes are expected to be contiguous from 0; reads of unknown
+/// bots' logs are empty.
 pub trait ArenaStore: Send + Sync {
     /// Registers a bot; `false` (nothing stored) if its name is taken.
     fn register_bot(&self, bot: &BotRecord) -> Result<bool, StoreError>;
