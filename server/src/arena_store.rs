@@ -132,22 +132,14 @@ pub trait ArenaStore: Send + Sync {
     ) -> Result<Vec<(u64, Vec<u8>)>, StoreError>;
     /// The seq of the bot's last event (0: none).
     fn last_bot_event(&self, bot_id: &str) -> Result<u64, StoreError>;
-    /// Records a new tournament.
-    fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError> {
-        // WIP: replaced by each store's own (branch arena-tournaments).
-        let _ = t;
-        Err(StoreError::Corrupt("tournaments are not stored yet".into()))
-    }
-    /// Records that a tournament is over.
-    fn finish_tournament(&self, id: &str, at_ms: u64) -> Result<(), StoreError> {
-        let _ = (id, at_ms);
-        Err(StoreError::Corrupt("tournaments are not stored yet".into()))
-    }
+    /// Records a new tournament (refused if its id is stored already).
+    fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError>;
+    /// Records that a tournament is over, at `at_ms`. Idempotent: a tournament
+    /// finished already keeps its first time. An unknown id is refused.
+    fn finish_tournament(&self, id: &str, at_ms: u64) -> Result<(), StoreError>;
     /// Every tournament, in creation order (its matches are among
     /// [`ArenaStore::matches`], by [`MatchRecord::tournament`]).
-    fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError> {
-        Ok(Vec::new())
-    }
+    fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError>;
 }
 
 /// Why an arena write was refused: an unknown bot or match, a game index or

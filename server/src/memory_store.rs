@@ -2,7 +2,7 @@
 //! process. It still keeps each game's log, compactly (a few bytes per
 //! action), so that a finished game can leave the server's hot state and be
 //! read back on demand exactly as with a durable store. The arena's bots,
-//! matches and bot event logs are kept under one lock ([`ArenaStore`]): they
+//! matches, bot event logs and tournaments are kept under one lock ([`ArenaStore`]): they
 //! change a few times per game, not per action.
 
 use std::collections::{BTreeMap, HashMap};
@@ -14,7 +14,7 @@ use druids_engine::Seat;
 use prost::Message;
 
 use crate::arena_store::{
-    ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, refused,
+    ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, TournamentRecord, refused,
 };
 use crate::auth::TokenHash;
 use crate::store::{
@@ -44,6 +44,10 @@ struct Arena {
     match_games: HashMap<String, BTreeMap<u32, String>>,
     /// Each bot's event log, by seq.
     events: HashMap<String, BTreeMap<u64, Vec<u8>>>,
+    /// Tournaments in creation order.
+    tournaments: Vec<TournamentRecord>,
+    /// A tournament's position in `tournaments`, by id.
+    tournament_index: HashMap<String, usize>,
 }
 
 /// What is kept of one game.
@@ -401,6 +405,36 @@ impl ArenaStore for MemoryStore {
             .and_then(|log| log.keys().next_back().copied())
             .unwrap_or(0))
     }
+
+    fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError> {
+        let mut arena = self.arena();
+        if arena.tournament_index.contains_key(&t.id) {
+            return Err(refused(
+                "recording a tournament",
+                format!("tournament {} is stored already", t.id),
+            ));
+        }
+        let at = arena.tournaments.len();
+        arena.tournament_index.insert(t.id.clone(), at);
+        arena.tournaments.push(t.clone());
+        Ok(())
+    }
+
+    fn finish_tournament(&self, id: &str, at_ms: u64) -> Result<(), StoreError> {
+        let mut arena = self.arena();
+        let at = *arena.tournament_index.get(id).ok_or_else(|| {
+            refused(
+                "recording a tournament's end",
+                format!("no tournament {id} is stored"),
+            )
+        })?;
+        arena.tournaments[at].finished_unix_ms.get_or_insert(at_ms);
+        Ok(())
+    }
+
+    fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError> {
+        Ok(self.arena().tournaments.clone())
+    }
 }
 
 #[cfg(test)]
@@ -496,5 +530,42 @@ mod tests {
         assert_eq!(store.bot_events("b1", 5, 10).unwrap(), [(5, vec![5; 3])]);
         assert!(store.bot_events("b1", 6, 10).unwrap().is_empty());
         assert!(store.bot_events("b2", 0, 10).unwrap().is_empty());
+    }
+
+    fn tournament(id: &str, created: u64) -> TournamentRecord {
+        TournamentRecord {
+            id: id.to_owned(),
+            settings: id.as_bytes().to_vec(),
+            created_unix_ms: created,
+            finished_unix_ms: None,
+        }
+    }
+
+    #[test]
+    fn tournaments_are_kept_in_creation_order_with_their_matches() {
+        let store = MemoryStore::default();
+        assert!(store.tournaments().unwrap().is_empty());
+        store.create_tournament(&tournament("t2", 5_000)).unwrap();
+        store.create_tournament(&tournament("t1", 4_000)).unwrap();
+        assert!(store.create_tournament(&tournament("t1", 1)).is_err());
+        store.finish_tournament("t1", 9_000).unwrap();
+        store
+            .finish_tournament("t1", 9_999)
+            .expect("finishing again is no change");
+        assert!(matches!(
+            store.finish_tournament("nope", 9_000),
+            Err(StoreError::Database { .. })
+        ));
+        let mut t1 = tournament("t1", 4_000);
+        t1.finished_unix_ms = Some(9_000);
+        assert_eq!(store.tournaments().unwrap(), [tournament("t2", 5_000), t1]);
+
+        let mut in_t1 = record("m1", &["b1", "b2"]);
+        in_t1.tournament = Some(("t1".into(), 2));
+        store.create_match(&in_t1).unwrap();
+        store.create_match(&record("m2", &["b2", "b1"])).unwrap();
+        let matches = store.matches().unwrap();
+        assert_eq!(matches[0].record, in_t1);
+        assert_eq!(matches[1].record.tournament, None);
     }
 }

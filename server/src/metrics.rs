@@ -16,7 +16,9 @@ use prometheus::{
 };
 use tokio::net::TcpListener;
 
-use crate::arena_store::{ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch};
+use crate::arena_store::{
+    ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, TournamentRecord,
+};
 use crate::auth::TokenHash;
 use crate::store::{
     ActionRecord, EndedQuery, Epoch, GameRecord, RequestRecord, Store, StoreError, StoredGame,
@@ -317,6 +319,18 @@ impl ArenaStore for TimedStore {
 
     fn last_bot_event(&self, bot_id: &str) -> Result<u64, StoreError> {
         self.inner.last_bot_event(bot_id)
+    }
+
+    fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError> {
+        self.inner.create_tournament(t)
+    }
+
+    fn finish_tournament(&self, id: &str, at_ms: u64) -> Result<(), StoreError> {
+        self.inner.finish_tournament(id, at_ms)
+    }
+
+    fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError> {
+        self.inner.tournaments()
     }
 }
 

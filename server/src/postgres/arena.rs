@@ -1,13 +1,15 @@
-//! The arena's tables in PostgreSQL (`migrations/postgres/V3__arena.sql`):
-//! bots, matches with their games (`match_games`, by index) and each bot's
-//! event log, with the guarantees of the rest of the store.
+//! The arena's tables in PostgreSQL (`migrations/postgres/V3__arena.sql`,
+//! `V4__tournaments.sql`): bots, matches with their games (`match_games`, by
+//! index) and their tournament and round, each bot's event log, and
+//! tournaments, with the guarantees of the rest of the store.
 //!
 //! Every call goes through [`PostgresStore::retry`]. A write retried after a
 //! lost connection may have committed the first time: an insert that then
 //! finds its own row (same key, same content) counts as done, one that finds
 //! another row fails ([`super::retry::Conflict`]). Updates are idempotent as
 //! they are: a key set twice is the same key, a match's result recorded again
-//! is compared with the one stored.
+//! is compared with the one stored, a tournament finished again keeps its
+//! first end time.
 
 use std::collections::HashMap;
 
@@ -16,8 +18,8 @@ use prost::Message;
 use super::PostgresStore;
 use super::retry::conflict;
 use crate::arena_store::{
-    ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, attach_games, decode_bots,
-    decode_placements, encode_bots, encode_placements, kind_of, refused,
+    ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, TournamentRecord,
+    attach_games, decode_bots, decode_placements, encode_bots, encode_placements, kind_of, refused,
 };
 use crate::auth::TokenHash;
 use crate::store::StoreError;
@@ -134,13 +136,16 @@ impl ArenaStore for PostgresStore {
             m.games as i32,
             m.created_unix_ms as i64,
         );
+        let tournament_id = m.tournament.as_ref().map(|(id, _)| id.as_str());
+        let round = m.tournament.as_ref().map(|(_, round)| *round as i32);
         self.retry("recording a match", |retrying| {
             self.wait(async {
                 let client = self.pool.get().await?;
                 if retrying {
                     let row = client
                         .query_opt(
-                            "SELECT kind, rated, seed, options, bots, games, created_unix_ms
+                            "SELECT kind, rated, seed, options, bots, games, created_unix_ms,
+                                    tournament_id, round
                              FROM matches WHERE id = $1",
                             &[&m.id],
                         )
@@ -153,6 +158,8 @@ impl ArenaStore for PostgresStore {
                             && row.get::<_, &str>(4) == bots
                             && row.get::<_, i32>(5) == games
                             && row.get::<_, i64>(6) == created
+                            && row.get::<_, Option<&str>>(7) == tournament_id
+                            && row.get::<_, Option<i32>>(8) == round
                         {
                             Ok(())
                         } else {
@@ -163,10 +170,19 @@ impl ArenaStore for PostgresStore {
                 client
                     .execute(
                         "INSERT INTO matches (id, kind, rated, seed, options, bots, games,
-                                              created_unix_ms)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                                              created_unix_ms, tournament_id, round)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                         &[
-                            &m.id, &kind, &m.rated, &seed, &options, &bots, &games, &created,
+                            &m.id,
+                            &kind,
+                            &m.rated,
+                            &seed,
+                            &options,
+                            &bots,
+                            &games,
+                            &created,
+                            &tournament_id,
+                            &round,
                         ],
                     )
                     .await?;
@@ -255,7 +271,7 @@ impl ArenaStore for PostgresStore {
                 let rows = client
                     .query(
                         "SELECT id, kind, rated, seed, options, bots, games, created_unix_ms,
-                                finished_unix_ms, placements
+                                finished_unix_ms, placements, tournament_id, round
                          FROM matches ORDER BY seq",
                         &[],
                     )
@@ -286,7 +302,11 @@ impl ArenaStore for PostgresStore {
                     bots: decode_bots(r.get(5))?,
                     games: r.get::<_, i32>(6) as u32,
                     created_unix_ms: r.get::<_, i64>(7) as u64,
-                    tournament: None,
+                    tournament: match (r.get::<_, Option<String>>(10), r.get::<_, Option<i32>>(11))
+                    {
+                        (Some(id), Some(round)) => Some((id, round as u32)),
+                        _ => None,
+                    },
                 },
                 game_ids: Vec::new(),
                 placements: r
@@ -379,5 +399,94 @@ impl ArenaStore for PostgresStore {
                 Ok(row.get::<_, i64>(0) as u64)
             })
         })
+    }
+
+    fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError> {
+        let created = t.created_unix_ms as i64;
+        let finished = t.finished_unix_ms.map(|at| at as i64);
+        self.retry("recording a tournament", |retrying| {
+            self.wait(async {
+                let client = self.pool.get().await?;
+                if retrying {
+                    let row = client
+                        .query_opt(
+                            "SELECT settings, created_unix_ms, finished_unix_ms
+                             FROM tournaments WHERE id = $1",
+                            &[&t.id],
+                        )
+                        .await?;
+                    if let Some(row) = row {
+                        return if row.get::<_, &[u8]>(0) == t.settings.as_slice()
+                            && row.get::<_, i64>(1) == created
+                            && row.get::<_, Option<i64>>(2) == finished
+                        {
+                            Ok(())
+                        } else {
+                            Err(conflict("another tournament has this id"))
+                        };
+                    }
+                }
+                // A stored id fails the key.
+                client
+                    .execute(
+                        "INSERT INTO tournaments (id, settings, created_unix_ms, finished_unix_ms)
+                         VALUES ($1, $2, $3, $4)",
+                        &[&t.id, &t.settings, &created, &finished],
+                    )
+                    .await?;
+                Ok(())
+            })
+        })
+    }
+
+    fn finish_tournament(&self, id: &str, at_ms: u64) -> Result<(), StoreError> {
+        let op = "recording a tournament's end";
+        let at = at_ms as i64;
+        self.retry(op, |_| {
+            self.wait(async {
+                // Finished already (by a retried attempt, say): it keeps its
+                // first time.
+                let updated = self
+                    .pool
+                    .get()
+                    .await?
+                    .execute(
+                        "UPDATE tournaments SET finished_unix_ms = COALESCE(finished_unix_ms, $2)
+                          WHERE id = $1",
+                        &[&id, &at],
+                    )
+                    .await?;
+                if updated == 0 {
+                    return Err(refused(op, format!("no tournament {id} is stored")).into());
+                }
+                Ok(())
+            })
+        })
+    }
+
+    fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError> {
+        let rows = self.retry("reading the tournaments", |_| {
+            self.wait(async {
+                Ok(self
+                    .pool
+                    .get()
+                    .await?
+                    .query(
+                        "SELECT id, settings, created_unix_ms, finished_unix_ms
+                         FROM tournaments ORDER BY seq",
+                        &[],
+                    )
+                    .await?)
+            })
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|r| TournamentRecord {
+                id: r.get(0),
+                settings: r.get(1),
+                created_unix_ms: r.get::<_, i64>(2) as u64,
+                finished_unix_ms: r.get::<_, Option<i64>>(3).map(|at| at as u64),
+            })
+            .collect())
     }
 }

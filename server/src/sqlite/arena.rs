@@ -1,11 +1,12 @@
-//! The arena's tables in the SQLite file (migration 4): bots, matches with
-//! their games (`match_games`, by index) and each bot's event log. Each call
-//! is one statement or one transaction, so, like every other call of the
-//! store, it returns once committed.
+//! The arena's tables in the SQLite file (migrations 4 and 5): bots, matches
+//! with their games (`match_games`, by index) and their tournament and round,
+//! each bot's event log, and tournaments. Each call is one statement or one
+//! transaction, so, like every other call of the store, it returns once
+//! committed.
 //!
-//! Registration order and formation order are explicit `seq` columns, one
-//! more than the largest so far, computed inside the inserting statement
-//! (SQLite has one writer at a time, so two can never get the same).
+//! Registration order, formation order and creation order are explicit `seq`
+//! columns, one more than the largest so far, computed inside the inserting
+//! statement (SQLite has one writer at a time, so two can never get the same).
 
 use std::collections::HashMap;
 
@@ -14,8 +15,8 @@ use rusqlite::{OptionalExtension, params};
 
 use super::{SqliteStore, decode, err, hash_of};
 use crate::arena_store::{
-    ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, attach_games, decode_bots,
-    decode_placements, encode_bots, encode_placements, kind_of, refused,
+    ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, TournamentRecord,
+    attach_games, decode_bots, decode_placements, encode_bots, encode_placements, kind_of, refused,
 };
 use crate::auth::TokenHash;
 use crate::store::StoreError;
@@ -83,8 +84,10 @@ impl ArenaStore for SqliteStore {
     fn create_match(&self, m: &MatchRecord) -> Result<(), StoreError> {
         self.conn()
             .execute(
-                "INSERT INTO matches (id, seq, kind, rated, seed, options, bots, games, created_unix_ms)
-                 VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM matches), ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO matches (id, seq, kind, rated, seed, options, bots, games, created_unix_ms,
+                                      tournament_id, round)
+                 VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM matches), ?2, ?3, ?4, ?5, ?6, ?7, ?8,
+                         ?9, ?10)",
                 params![
                     m.id,
                     m.kind as i32,
@@ -93,7 +96,9 @@ impl ArenaStore for SqliteStore {
                     m.options.encode_to_vec(),
                     encode_bots(&m.bots),
                     m.games,
-                    m.created_unix_ms as i64
+                    m.created_unix_ms as i64,
+                    m.tournament.as_ref().map(|(id, _)| id.as_str()),
+                    m.tournament.as_ref().map(|(_, round)| *round)
                 ],
             )
             .map(|_| ())
@@ -166,15 +171,20 @@ impl ArenaStore for SqliteStore {
             i64,
             Option<i64>,
             Option<Vec<u8>>,
+            Option<(String, u32)>,
         );
         let rows: Vec<Row> = conn
             .prepare_cached(
                 "SELECT id, kind, rated, seed, options, bots, games, created_unix_ms,
-                        finished_unix_ms, placements
+                        finished_unix_ms, placements, tournament_id, round
                  FROM matches ORDER BY seq",
             )
             .map_err(err)?
             .query_map([], |r| {
+                let tournament = match (r.get::<_, Option<String>>(10)?, r.get(11)?) {
+                    (Some(id), Some(round)) => Some((id, round)),
+                    _ => None,
+                };
                 Ok((
                     r.get(0)?,
                     r.get(1)?,
@@ -186,6 +196,7 @@ impl ArenaStore for SqliteStore {
                     r.get(7)?,
                     r.get(8)?,
                     r.get(9)?,
+                    tournament,
                 ))
             })
             .map_err(err)?
@@ -193,7 +204,20 @@ impl ArenaStore for SqliteStore {
             .map_err(err)?;
         let mut matches = Vec::with_capacity(rows.len());
         let mut index = HashMap::with_capacity(rows.len());
-        for (id, kind, rated, seed, options, bots, games, created, finished, placements) in rows {
+        for (
+            id,
+            kind,
+            rated,
+            seed,
+            options,
+            bots,
+            games,
+            created,
+            finished,
+            placements,
+            tournament,
+        ) in rows
+        {
             index.insert(id.clone(), matches.len());
             matches.push(StoredMatch {
                 record: MatchRecord {
@@ -205,7 +229,7 @@ impl ArenaStore for SqliteStore {
                     bots: decode_bots(&bots)?,
                     games,
                     created_unix_ms: created as u64,
-                    tournament: None,
+                    tournament,
                 },
                 game_ids: Vec::new(),
                 placements: placements.as_deref().map(decode_placements).transpose()?,
@@ -269,5 +293,60 @@ impl ArenaStore for SqliteStore {
             )
             .map(|seq| seq as u64)
             .map_err(err("reading a bot's last event"))
+    }
+
+    fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError> {
+        // A stored id fails the key.
+        self.conn()
+            .execute(
+                "INSERT INTO tournaments (id, seq, settings, created_unix_ms, finished_unix_ms)
+                 VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM tournaments), ?2, ?3, ?4)",
+                params![
+                    t.id,
+                    t.settings,
+                    t.created_unix_ms as i64,
+                    t.finished_unix_ms.map(|at| at as i64)
+                ],
+            )
+            .map(|_| ())
+            .map_err(err("recording a tournament"))
+    }
+
+    fn finish_tournament(&self, id: &str, at_ms: u64) -> Result<(), StoreError> {
+        let op = "recording a tournament's end";
+        // Finished already: it keeps its first time.
+        let updated = self
+            .conn()
+            .execute(
+                "UPDATE tournaments SET finished_unix_ms = COALESCE(finished_unix_ms, ?2)
+                  WHERE id = ?1",
+                params![id, at_ms as i64],
+            )
+            .map_err(err(op))?;
+        if updated == 0 {
+            return Err(refused(op, format!("no tournament {id} is stored")));
+        }
+        Ok(())
+    }
+
+    fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError> {
+        let err = err("reading the tournaments");
+        self.conn()
+            .prepare_cached(
+                "SELECT id, settings, created_unix_ms, finished_unix_ms
+                 FROM tournaments ORDER BY seq",
+            )
+            .map_err(err)?
+            .query_map([], |r| {
+                Ok(TournamentRecord {
+                    id: r.get(0)?,
+                    settings: r.get(1)?,
+                    created_unix_ms: r.get::<_, i64>(2)? as u64,
+                    finished_unix_ms: r.get::<_, Option<i64>>(3)?.map(|at| at as u64),
+                })
+            })
+            .map_err(err)?
+            .collect::<Result<_, _>>()
+            .map_err(err)
     }
 }

@@ -144,6 +144,19 @@ CREATE TABLE bot_events (
     event  BLOB NOT NULL,
     PRIMARY KEY (bot_id, seq)
 );",
+    // 5: tournaments ([`arena`]): each match's tournament and round (both
+    // NULL for a match outside any, as every match before this migration),
+    // and the tournaments, by `seq` in creation order.
+    "
+ALTER TABLE matches ADD COLUMN tournament_id TEXT;
+ALTER TABLE matches ADD COLUMN round INTEGER;
+CREATE TABLE tournaments (
+    id               TEXT PRIMARY KEY,
+    seq              INTEGER NOT NULL UNIQUE,
+    settings         BLOB NOT NULL,
+    created_unix_ms  INTEGER NOT NULL,
+    finished_unix_ms INTEGER
+);",
 ];
 
 /// Brings the schema of `conn` up to date.
