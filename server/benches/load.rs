@@ -40,8 +40,8 @@ use std::time::{Duration, Instant};
 
 use druids::pb;
 use druids::pb::druids_service_client::DruidsServiceClient;
-use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::postgres::PostgresStore;
+use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::{Limits, MemoryStore, Service, Store, SystemClock};
 use druids_tests::postgres::PgCluster;
 use tonic::Request;
