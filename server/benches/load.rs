@@ -10,9 +10,10 @@
 //!     (`druids_tests::postgres::PgCluster`, as the tests do); (e) two nodes
 //!     of a cluster (`--node-id`) on one PostgreSQL database, each on its own
 //!     port, every call sent to a node picked at random, so that about half
-//!     the calls are forwarded to the game's owner. A game's driver loops GetLegalActions + SubmitAction (2
-//!     RPCs per action) and a spectator stream per game measures event delivery
-//!     (submit sent → its DecisionNeeded event received). Each driver's first
+//!     the calls are forwarded to the game's owner. A game's driver loops
+//!     GetLegalActions + SubmitAction (2 RPCs per action) and a spectator
+//!     stream per game measures event delivery (submit sent → its
+//!     DecisionNeeded event received). Each driver's first
 //!     game is set up (created, stream open, snapshot read) before the clock
 //!     starts; games started later count their CreateGame and StreamEvents.
 //! Latencies: of `Check` for (a), of `SubmitAction` for (b) to (e). CPU
@@ -27,13 +28,13 @@
 //! committed (`pg_stat_database.xact_commit`), WAL flushes
 //! (`pg_stat_wal.wal_sync`), WAL bytes (`pg_current_wal_lsn()` delta) and the
 //! database's growth (`pg_database_size`); on SQLite, the growth of the
-//! database file, its WAL checkpointed before and after. Group commit makes commits per action fall
-//! below 1 under load.
+//! database file, its WAL checkpointed before and after. Group commit makes
+//! commits per action fall below 1 under load.
 //!
 //! Run: `cargo bench -p druids-server --bench load` (`LOAD_SECONDS`, default 3,
 //! sets each run's length; `LOAD_GAMES`, default `1,10,100,1000`, the sizes;
-//! `LOAD_SERVERS`, default `abc`, which servers: any of `abcde`). The table it prints goes into
-//! BENCHMARKS.md.
+//! `LOAD_SERVERS`, default `abc`, which servers: any of `abcde`). The tables
+//! it prints go into BENCHMARKS.md.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -92,7 +93,8 @@ struct DbDelta {
     wal_syncs: Option<f64>,
     /// WAL bytes written (PostgreSQL).
     wal_bytes: Option<f64>,
-    /// Growth of the stored database, bytes (SQLite: file and WAL).
+    /// Growth of the stored database, bytes (SQLite: its file, the WAL
+    /// checkpointed).
     growth: f64,
 }
 
