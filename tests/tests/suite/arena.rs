@@ -44,15 +44,26 @@ async fn register(arena: &mut Arena, name: &str) -> (String, String) {
     (reply.bot_id, reply.api_key)
 }
 
+/// Whether a failed call is the server going away (a restart), to be retried.
+fn gone(s: &tonic::Status) -> bool {
+    matches!(
+        s.code(),
+        Code::Unavailable | Code::Unknown | Code::Cancelled
+    )
+}
+
 /// Plays the bot's seat of `game_id` at random with its API key until the game
-/// ends.
+/// ends; a server that restarts meanwhile is waited for.
 async fn play_seat(url: String, game_id: String, key: String, seat: u32, seed: u64) {
-    let mut client = druids::pb::druids_service_client::DruidsServiceClient::connect(url)
-        .await
-        .expect("connect");
     let mut rng = Lcg(seed);
+    let client = druids::pb::druids_service_client::DruidsServiceClient::new(
+        tonic::transport::Endpoint::from_shared(url)
+            .unwrap()
+            .connect_lazy(),
+    );
     loop {
-        let state = client
+        let mut client = client.clone();
+        let state = match client
             .get_state(authed(
                 &key,
                 pb::GetStateRequest {
@@ -60,10 +71,14 @@ async fn play_seat(url: String, game_id: String, key: String, seat: u32, seed: u
                 },
             ))
             .await
-            .expect("the key reads its seat's view")
-            .into_inner()
-            .state
-            .unwrap();
+        {
+            Ok(reply) => reply.into_inner().state.unwrap(),
+            Err(s) if gone(&s) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+            Err(s) => panic!("the key reads its seat's view: {s:?}"),
+        };
         assert_eq!(state.viewer_seat, Some(seat), "the key acts for its seat");
         match state.to_act {
             None => return,
@@ -73,7 +88,7 @@ async fn play_seat(url: String, game_id: String, key: String, seat: u32, seed: u
             }
             Some(_) => {}
         }
-        let legal = client
+        let legal = match client
             .get_legal_actions(authed(
                 &key,
                 pb::GetLegalActionsRequest {
@@ -82,8 +97,11 @@ async fn play_seat(url: String, game_id: String, key: String, seat: u32, seed: u
                 },
             ))
             .await
-            .expect("legal")
-            .into_inner();
+        {
+            Ok(reply) => reply.into_inner(),
+            Err(s) if gone(&s) => continue,
+            Err(s) => panic!("legal actions: {s:?}"),
+        };
         if legal.actions.is_empty() {
             continue;
         }
@@ -100,9 +118,9 @@ async fn play_seat(url: String, game_id: String, key: String, seat: u32, seed: u
             ))
             .await;
         if let Err(s) = submitted {
-            // The clock may have decided first.
+            // The clock may have decided first, or the server restarted.
             assert!(
-                matches!(s.code(), Code::Aborted | Code::FailedPrecondition),
+                gone(&s) || matches!(s.code(), Code::Aborted | Code::FailedPrecondition),
                 "{s:?}"
             );
         }
