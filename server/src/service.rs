@@ -251,7 +251,13 @@ impl Service {
         cluster.metrics().forwarded.inc();
         let (metadata, _, message) = request.into_parts();
         let request = cluster.peers().request(message, &metadata, caller.peer);
-        let answer = call(client, request).await.map_err(|s| relayed(s, game_id));
+        let answer = call(client, request).await.map_err(|s| {
+            let status = relayed(s, game_id);
+            if crate::cluster::forward::is_moved(&status) {
+                cluster.forget_owner(game_id);
+            }
+            status
+        });
         Ok(Response::new(answer?.into_inner()))
     }
 

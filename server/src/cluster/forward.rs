@@ -12,6 +12,7 @@ use druids::pb::druids_service_client::DruidsServiceClient;
 use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Status};
+use tonic_types::StatusExt;
 
 use crate::auth::{TokenHash, peer_key};
 use crate::error::ServiceError;
@@ -100,6 +101,14 @@ impl Peers {
         }
         request
     }
+}
+
+/// Whether `status` says the game is moving (ask where it is again).
+pub fn is_moved(status: &Status) -> bool {
+    status.code() == tonic::Code::Unavailable
+        && status.get_details_error_info().is_some_and(|i| {
+            i.reason == crate::error::reason_name(druids::pb::ErrorReason::GameMoved)
+        })
 }
 
 /// The owner's answer as this node gives it: the owner's own errors pass

@@ -20,6 +20,8 @@ pub mod lease;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use dashmap::DashMap;
+
 use crate::error::{ServiceError, clip};
 use crate::metrics::ClusterMetrics;
 use crate::recover::{Rebuild, recover};
@@ -64,6 +66,10 @@ pub struct Cluster {
     /// When the last successful renewal started: the leases hold until a
     /// lease time after it.
     renewed: Mutex<Option<Instant>>,
+    /// Owners of games in play seen lately, by game: a call is forwarded
+    /// without asking the database again for a third of a lease. A stale
+    /// entry costs one refused forward (`GAME_MOVED`), which drops it.
+    owners: DashMap<String, (String, Instant)>,
 }
 
 impl Cluster {
@@ -83,6 +89,7 @@ impl Cluster {
             metrics: ClusterMetrics::new(),
             takeovers: Mutex::new(()),
             renewed: Mutex::new(None),
+            owners: DashMap::new(),
         }
     }
 
@@ -137,6 +144,14 @@ impl Cluster {
         {
             return Ok(Located::Here(Arc::clone(room)));
         }
+        let fresh = Duration::from_millis(self.config.lease_ms / 3);
+        if local.is_none()
+            && !forwarded
+            && let Some(owner) = self.owners.get(id)
+            && owner.1.elapsed() < fresh
+        {
+            return Ok(Located::There(owner.0.clone()));
+        }
         let whereabouts = self.leases.whereabouts(id)?;
         if let Some(room) = local {
             // This node's leases lapsed (it was paused, or cut off from the
@@ -159,6 +174,8 @@ impl Cluster {
                 if forwarded {
                     Err(ServiceError::Moved(clip(id)))
                 } else {
+                    self.owners
+                        .insert(id.to_owned(), (o.addr.clone(), Instant::now()));
                     Ok(Located::There(o.addr))
                 }
             }
@@ -174,6 +191,11 @@ impl Cluster {
                 None => Err(ServiceError::Moved(clip(id))),
             },
         }
+    }
+
+    /// Forgets the owner seen for game `id` (a forward to it failed).
+    pub fn forget_owner(&self, id: &str) {
+        self.owners.remove(id);
     }
 
     /// Takes game `id` over from lease epoch `seen` and rebuilds it here;
@@ -256,6 +278,8 @@ impl Cluster {
                 }
             }
         }
+        self.owners
+            .retain(|_, (_, seen)| seen.elapsed() < Duration::from_millis(self.config.lease_ms));
         // Never-owned games are left to their creator for two leases.
         let created_before = now_ms.saturating_sub(2 * self.config.lease_ms);
         for (id, seen) in self
