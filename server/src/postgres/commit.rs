@@ -1,8 +1,11 @@
 //! Group commit of action rows, as in [`crate::sqlite`]: actions of many games
 //! arriving together share one transaction (one round of waiting for the
 //! database's disk). The first caller to find no commit under way takes every
-//! row waiting and commits them, each in a savepoint of its own so that one
-//! bad row (a duplicate version, say) fails alone; the others wait for their
+//! row waiting and commits them in one statement (one round trip however many
+//! rows: per-row statements made the database wait on the server); a row whose
+//! version is stored already fails alone, and if a row is refused outright
+//! (its game is unknown, say) the batch is inserted again row by row, each in
+//! a savepoint of its own, so that it fails alone. The others wait for their
 //! own row's result.
 //!
 //! Fencing: a row written under a lease ([`crate::cluster`]) is inserted only
@@ -56,6 +59,15 @@ const INSERT_ACTION: &str =
 pub(super) const LOCK_LEASES: &str = "SELECT game_id, epoch FROM leases
       WHERE game_id = ANY($1) ORDER BY game_id FOR SHARE";
 
+/// Every row of a batch in one statement; rows whose version is stored
+/// already are skipped (and not returned).
+const INSERT_ALL: &str =
+    "INSERT INTO actions (game_id, version, seat, origin, action, request, epoch)
+     SELECT * FROM unnest($1::TEXT[], $2::BIGINT[], $3::SMALLINT[], $4::SMALLINT[],
+                          $5::BYTEA[], $6::BYTEA[], $7::BIGINT[])
+     ON CONFLICT (game_id, version) DO NOTHING
+     RETURNING game_id, version";
+
 const STORED_ACTION: &str =
     "SELECT seat, origin, action, request FROM actions WHERE game_id = $1 AND version = $2";
 
@@ -66,10 +78,8 @@ impl PostgresStore {
     /// An error is the whole attempt's (the connection broke, or the
     /// transaction could not commit); then nothing of it may be relied on.
     async fn commit_once(&self, batch: &[Row], retrying: bool) -> Result<Results, Failure> {
-        let op = "storing an action";
         let mut client = self.pool.get().await?;
         let tx = client.transaction().await?;
-        let insert = tx.prepare_cached(INSERT_ACTION).await?;
         let fenced: Vec<&str> = batch
             .iter()
             .filter(|r| r.epoch.is_fenced())
@@ -85,60 +95,36 @@ impl PostgresStore {
                 .collect()
         };
         let mut results = Vec::with_capacity(batch.len());
+        let mut rows = Vec::with_capacity(batch.len());
         for row in batch {
             if row.epoch.is_fenced() && leases.get(&row.game_id) != Some(&(row.epoch.0 as i64)) {
-                results.push((
-                    row.ticket,
-                    Err(StoreError::Fenced {
-                        game_id: row.game_id.clone(),
-                        epoch: row.epoch.0,
-                    }),
-                ));
-                continue;
+                let fenced = StoreError::Fenced {
+                    game_id: row.game_id.clone(),
+                    epoch: row.epoch.0,
+                };
+                results.push((row.ticket, Err(fenced)));
+            } else {
+                rows.push(row);
             }
-            tx.batch_execute("SAVEPOINT row").await?;
-            let inserted = tx
-                .execute(
-                    &insert,
-                    &[
-                        &row.game_id,
-                        &row.version,
-                        &row.seat,
-                        &row.origin,
-                        &row.action,
-                        &row.request,
-                        &(row.epoch.0 as i64),
-                    ],
-                )
-                .await;
-            let result = match inserted {
-                Ok(_) => {
-                    tx.batch_execute("RELEASE SAVEPOINT row").await?;
-                    Ok(())
-                }
-                Err(e) if transient(&e) => return Err(e.into()),
-                Err(e) => {
-                    tx.batch_execute("ROLLBACK TO SAVEPOINT row; RELEASE SAVEPOINT row")
-                        .await?;
-                    if retrying && e.code() == Some(&SqlState::UNIQUE_VIOLATION) {
-                        let stored = tx
-                            .query_one(STORED_ACTION, &[&row.game_id, &row.version])
-                            .await?;
-                        let same = stored.get::<_, i16>(0) == row.seat
-                            && stored.get::<_, i16>(1) == row.origin
-                            && stored.get::<_, &[u8]>(2) == row.action.as_slice()
-                            && stored.get::<_, &[u8]>(3) == row.request.as_slice();
-                        if same {
-                            Ok(())
-                        } else {
-                            Err(database(op, conflict("another action has this version")))
-                        }
+        }
+        match insert_all(&tx, &rows).await? {
+            Some(inserted) => {
+                for row in rows {
+                    let result = if inserted.contains(&row.ticket) {
+                        Ok(())
                     } else {
-                        Err(database(op, Failure::Pg(e)))
-                    }
+                        already_stored(&tx, row, retrying).await?
+                    };
+                    results.push((row.ticket, result));
                 }
-            };
-            results.push((row.ticket, result));
+            }
+            // One row is bad (its game is unknown, say): each in its own
+            // savepoint, so that it fails alone.
+            None => {
+                for row in rows {
+                    results.push((row.ticket, insert_one(&tx, row, retrying).await?));
+                }
+            }
         }
         tx.commit().await?;
         Ok(results)
@@ -190,6 +176,124 @@ impl PostgresStore {
             appends.committing = false;
             appends.results.extend(results);
             self.appended.notify_all();
+        }
+    }
+}
+
+/// Inserts `rows` in one statement (one round trip for the whole batch);
+/// the tickets of the rows inserted, or `None` (nothing inserted) if a row
+/// was refused outright.
+async fn insert_all(
+    tx: &deadpool_postgres::Transaction<'_>,
+    rows: &[&Row],
+) -> Result<Option<std::collections::HashSet<u64>>, Failure> {
+    if rows.is_empty() {
+        return Ok(Some(Default::default()));
+    }
+    let column = |f: fn(&Row) -> &str| rows.iter().map(|r| f(r)).collect::<Vec<&str>>();
+    let games = column(|r| r.game_id.as_str());
+    let versions: Vec<i64> = rows.iter().map(|r| r.version).collect();
+    let seats: Vec<i16> = rows.iter().map(|r| r.seat).collect();
+    let origins: Vec<i16> = rows.iter().map(|r| r.origin).collect();
+    let actions: Vec<&[u8]> = rows.iter().map(|r| r.action.as_slice()).collect();
+    let requests: Vec<&[u8]> = rows.iter().map(|r| r.request.as_slice()).collect();
+    let epochs: Vec<i64> = rows.iter().map(|r| r.epoch.0 as i64).collect();
+    tx.batch_execute("SAVEPOINT batch").await?;
+    let insert = tx.prepare_cached(INSERT_ALL).await?;
+    let inserted = tx
+        .query(
+            &insert,
+            &[
+                &games, &versions, &seats, &origins, &actions, &requests, &epochs,
+            ],
+        )
+        .await;
+    match inserted {
+        Ok(stored) => {
+            tx.batch_execute("RELEASE SAVEPOINT batch").await?;
+            // The first row of a (game, version) is the one inserted.
+            let mut keys: HashMap<(String, i64), ()> = stored
+                .into_iter()
+                .map(|r| ((r.get::<_, String>(0), r.get::<_, i64>(1)), ()))
+                .collect();
+            Ok(Some(
+                rows.iter()
+                    .filter(|r| keys.remove(&(r.game_id.clone(), r.version)).is_some())
+                    .map(|r| r.ticket)
+                    .collect(),
+            ))
+        }
+        Err(e) if transient(&e) => Err(e.into()),
+        Err(_) => {
+            tx.batch_execute("ROLLBACK TO SAVEPOINT batch; RELEASE SAVEPOINT batch")
+                .await?;
+            Ok(None)
+        }
+    }
+}
+
+/// The result of a row whose version is stored already: done if this is a
+/// retry that finds its own row, else a conflict.
+async fn already_stored(
+    tx: &deadpool_postgres::Transaction<'_>,
+    row: &Row,
+    retrying: bool,
+) -> Result<Result<(), StoreError>, Failure> {
+    let op = "storing an action";
+    if retrying {
+        let stored = tx
+            .query_one(STORED_ACTION, &[&row.game_id, &row.version])
+            .await?;
+        let same = stored.get::<_, i16>(0) == row.seat
+            && stored.get::<_, i16>(1) == row.origin
+            && stored.get::<_, &[u8]>(2) == row.action.as_slice()
+            && stored.get::<_, &[u8]>(3) == row.request.as_slice();
+        if same {
+            return Ok(Ok(()));
+        }
+    }
+    Ok(Err(database(
+        op,
+        conflict("another action has this version"),
+    )))
+}
+
+/// Inserts one row in a savepoint of its own: its result.
+async fn insert_one(
+    tx: &deadpool_postgres::Transaction<'_>,
+    row: &Row,
+    retrying: bool,
+) -> Result<Result<(), StoreError>, Failure> {
+    let insert = tx.prepare_cached(INSERT_ACTION).await?;
+    tx.batch_execute("SAVEPOINT row").await?;
+    let inserted = tx
+        .execute(
+            &insert,
+            &[
+                &row.game_id,
+                &row.version,
+                &row.seat,
+                &row.origin,
+                &row.action,
+                &row.request,
+                &(row.epoch.0 as i64),
+            ],
+        )
+        .await;
+    match inserted {
+        Ok(_) => {
+            tx.batch_execute("RELEASE SAVEPOINT row").await?;
+            Ok(Ok(()))
+        }
+        Err(e) if transient(&e) => Err(e.into()),
+        Err(e) => {
+            tx.batch_execute("ROLLBACK TO SAVEPOINT row; RELEASE SAVEPOINT row")
+                .await?;
+            if e.code() == Some(&SqlState::UNIQUE_VIOLATION) {
+                already_stored(tx, row, retrying).await
+            } else {
+                Ok(Err(database("storing an action", Failure::Pg(e))))
+            }
         }
     }
 }
