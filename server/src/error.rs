@@ -88,6 +88,12 @@ pub enum ServiceError {
     /// JoinGame on a game with no open seat.
     #[error("game {0} has no open seat: it has started")]
     NoOpenSeat(String),
+    /// ExportReplay of an arena game whose duplicate match is still played:
+    /// its seed would reveal the dice of the match's next games.
+    #[error(
+        "game {0} belongs to a duplicate match still being played, whose games share its seed: its replay is available once the match is over"
+    )]
+    MatchRunning(String),
     /// ExportReplay of a game still being played.
     #[error("game {0} is still being played: only finished or abandoned games can be exported")]
     GameRunning(String),
@@ -181,7 +187,8 @@ impl ServiceError {
             | ServiceError::AnswerGone(_)
             | ServiceError::Abandoned(..)
             | ServiceError::NoOpenSeat(_)
-            | ServiceError::GameRunning(_) => Code::FailedPrecondition,
+            | ServiceError::GameRunning(_)
+            | ServiceError::MatchRunning(_) => Code::FailedPrecondition,
             ServiceError::StaleVersion { .. } | ServiceError::StalePageToken(_) => Code::Aborted,
             ServiceError::KeyReused { .. } | ServiceError::SeatTaken(_) => Code::AlreadyExists,
             ServiceError::RateLimited { .. } | ServiceError::Limit(_) => Code::ResourceExhausted,
@@ -217,7 +224,9 @@ impl ServiceError {
             ServiceError::AnswerGone(_) => ErrorReason::AnswerExpired,
             ServiceError::Abandoned(..) => ErrorReason::GameAbandoned,
             ServiceError::NoOpenSeat(_) => ErrorReason::NoOpenSeat,
-            ServiceError::GameRunning(_) => ErrorReason::GameRunning,
+            ServiceError::GameRunning(_) | ServiceError::MatchRunning(_) => {
+                ErrorReason::GameRunning
+            }
             ServiceError::StaleVersion { .. } => ErrorReason::StaleVersion,
             ServiceError::KeyReused { .. } => ErrorReason::KeyReused,
             ServiceError::SeatTaken(_) => ErrorReason::SeatTaken,

@@ -680,6 +680,13 @@ impl DruidsService for Service {
         let caller = self.caller(&request)?;
         let room = here_or_forward!(self, request, caller, export_replay);
         self.refused(self.read(Read::One, &caller))?;
+        let seed_hidden = match &self.arena {
+            Some(arena) if arena.hides_seed(&room.id) => {
+                Err(ServiceError::MatchRunning(room.id.clone()))
+            }
+            _ => Ok(()),
+        };
+        self.refused(seed_hidden)?;
         Ok(Response::new(self.refused(room.replay())?))
     }
 

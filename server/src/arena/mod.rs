@@ -245,6 +245,13 @@ impl Arena {
         seats.iter().position(|&b| b == bot).map(|s| Seat(s as u8))
     }
 
+    /// Whether game `game_id`'s seed must stay secret although the game may
+    /// be over: it belongs to a match still being played (a duplicate
+    /// match's games share one seed).
+    pub fn hides_seed(&self, game_id: &str) -> bool {
+        self.seats.contains_key(game_id)
+    }
+
     /// The bot whose key is `token`.
     pub fn bot_of(&self, token: Option<&TokenHash>) -> Result<BotNo, ServiceError> {
         let token = token.ok_or(ServiceError::BotKeyUnknown("none was sent"))?;

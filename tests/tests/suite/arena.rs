@@ -143,6 +143,10 @@ async fn seek_and_play(
         .expect("seek")
         .into_inner();
     let mut games = 0;
+    let mut played = Vec::new();
+    let mut service = druids::pb::druids_service_client::DruidsServiceClient::connect(url.clone())
+        .await
+        .expect("connect");
     loop {
         let event = stream
             .message()
@@ -154,21 +158,43 @@ async fn seek_and_play(
             pb::seek_event::Event::MatchStarted(m) => assert!(m.games >= 1),
             pb::seek_event::Event::GameStarted(g) => {
                 assert_eq!(g.index, games, "games come one after another");
+                if let Some(previous) = played.last() {
+                    let refused = service
+                        .export_replay(pb::ExportReplayRequest {
+                            game_id: String::clone(previous),
+                        })
+                        .await
+                        .expect_err("no replay (and seed) while the duplicate match runs");
+                    assert_eq!(refused.code(), Code::FailedPrecondition);
+                }
                 games += 1;
                 play_seat(
                     url.clone(),
-                    g.game_id,
+                    g.game_id.clone(),
                     key.clone(),
                     g.seat,
                     seed + u64::from(games),
                 )
                 .await;
+                played.push(g.game_id);
             }
             pb::seek_event::Event::MatchFinished(f) => {
                 assert!(
                     stream.message().await.expect("end").is_none(),
                     "then the stream ends"
                 );
+                // The seed, shared by the match's games, is published with
+                // the replays once the match is over.
+                for id in &played {
+                    let replay = service
+                        .export_replay(pb::ExportReplayRequest {
+                            game_id: id.clone(),
+                        })
+                        .await
+                        .expect("the replay once the match is over")
+                        .into_inner();
+                    assert_ne!(replay.seed, 0);
+                }
                 return f;
             }
         }
