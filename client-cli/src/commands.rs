@@ -174,7 +174,7 @@ fn summary_line(g: &pb::GameSummary) -> String {
 /// `ms` since the Unix epoch as "YYYY-MM-DD HH:MM" in UTC (the proleptic
 /// Gregorian calendar, by Howard Hinnant's days-to-civil algorithm; no date
 /// crate is needed for one column).
-fn utc_minute(ms: u64) -> String {
+pub(crate) fn utc_minute(ms: u64) -> String {
     let secs = ms / 1000;
     let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
     let z = days + 719_468;

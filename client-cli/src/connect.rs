@@ -107,6 +107,17 @@ pub enum CliError {
     /// bind: in-process commands cannot play it).
     #[error("no engine for game kind {0:?} in this build")]
     NoEngine(druids::pb::GameKind),
+    /// The server has no arena (ArenaService answers UNIMPLEMENTED).
+    #[error("the server at {url} has no arena (UNIMPLEMENTED{}{message})", if .message.is_empty() { "" } else { ": " })]
+    NoArena {
+        /// The server.
+        url: String,
+        /// What it said.
+        message: String,
+    },
+    /// Stopped by a second Ctrl-C.
+    #[error("interrupted")]
+    Interrupted,
     /// A worker task of this program failed.
     #[error("internal error: {0}")]
     Task(#[from] tokio::task::JoinError),
