@@ -250,12 +250,18 @@ pub async fn bot_info(server: &ServerAddr, bot_id: String, json: bool) -> Result
     Ok(())
 }
 
+/// A match's placements, best first (the server lists them in seat order).
+fn by_rank(m: &pb::MatchFinished) -> Vec<&pb::Placement> {
+    let mut places: Vec<&pb::Placement> = m.placements.iter().collect();
+    places.sort_by_key(|p| p.rank);
+    places
+}
+
 /// A finished match in one line: "MATCH: 1. alpha 52, 2. beta 40", the bot
 /// `me` marked with a star.
 fn match_text(m: &pb::MatchFinished, me: &str) -> String {
-    let places: Vec<String> = m
-        .placements
-        .iter()
+    let places: Vec<String> = by_rank(m)
+        .into_iter()
         .map(|p| {
             let bot = p.bot.clone().unwrap_or_default();
             let star = if bot.bot_id == me { "*" } else { "" };
@@ -268,9 +274,8 @@ fn match_text(m: &pb::MatchFinished, me: &str) -> String {
 /// The JSON line of a finished match: `{"match_id", "placements": [{"bot_id",
 /// "name", "rank", "score"}, ...]}`.
 pub fn match_line(m: &pb::MatchFinished) -> String {
-    let placements: Vec<serde_json::Value> = m
-        .placements
-        .iter()
+    let placements: Vec<serde_json::Value> = by_rank(m)
+        .into_iter()
         .map(|p| {
             let bot = p.bot.clone().unwrap_or_default();
             serde_json::json!({"bot_id": bot.bot_id, "name": bot.name, "rank": p.rank, "score": p.score})

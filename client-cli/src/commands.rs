@@ -199,18 +199,22 @@ pub async fn get_state(
     game_id: &str,
     token: Option<&str>,
 ) -> Result<pb::StateView, CliError> {
-    let req = authed(
-        token,
-        pb::GetStateRequest {
-            game_id: game_id.to_owned(),
-        },
-    )?;
-    Ok(client
-        .get_state(req)
-        .await?
-        .into_inner()
-        .state
-        .unwrap_or_default())
+    let request = || {
+        authed(
+            token,
+            pb::GetStateRequest {
+                game_id: game_id.to_owned(),
+            },
+        )
+    };
+    request()?;
+    let reply = connect::patiently(|| {
+        let mut client = client.clone();
+        let req = request().expect("checked above");
+        async move { client.get_state(req).await }
+    })
+    .await?;
+    Ok(reply.state.unwrap_or_default())
 }
 
 /// `druids state`: the board and whose decision it is.

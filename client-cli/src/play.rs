@@ -167,16 +167,22 @@ struct SeatPlayer<'a, C> {
 impl<C: Chooser> SeatPlayer<'_, C> {
     /// Decides once if it is this seat's decision: legal actions, choose, submit.
     async fn decide(&mut self, client: &mut Client) -> Result<(), CliError> {
-        let legal = client
-            .get_legal_actions(authed(
+        let legal_request = || {
+            authed(
                 Some(self.token),
                 pb::GetLegalActionsRequest {
                     game_id: self.game_id.to_owned(),
                     ..Default::default()
                 },
-            )?)
-            .await?
-            .into_inner();
+            )
+        };
+        legal_request()?;
+        let legal = connect::patiently(|| {
+            let mut client = client.clone();
+            let req = legal_request().expect("checked above");
+            async move { client.get_legal_actions(req).await }
+        })
+        .await?;
         if legal.actions.is_empty() {
             return Ok(()); // Not (or no longer) this seat's decision.
         }
@@ -209,7 +215,15 @@ impl<C: Chooser> SeatPlayer<'_, C> {
             expected_version: Some(legal.version),
             idempotency_key: format!("seat{}-v{}", self.seat, legal.version),
         };
-        match client.submit_action(authed(Some(self.token), req)?).await {
+        authed(Some(self.token), ())?;
+        // The idempotency key makes a repeated submission safe.
+        let submitted = connect::patiently(|| {
+            let mut client = client.clone();
+            let req = authed(Some(self.token), req.clone()).expect("checked above");
+            async move { client.submit_action(req).await }
+        })
+        .await;
+        match submitted {
             Ok(_) => self.result.actions += 1,
             // The game moved on meanwhile (a clock ran out, or this event was
             // stale): the stream will say who decides next.

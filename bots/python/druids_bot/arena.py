@@ -69,7 +69,8 @@ class MatchResult:
     """A match the bot played: its final ranking and the bot's games."""
 
     match_id: str
-    #: ``arena_pb2.Placement`` (bot, rank, total score), best first; empty
+    #: ``arena_pb2.Placement`` (bot, rank, total score), best first (by
+    #: rank); empty
     #: when the Seek stream broke before ``match_finished``.
     placements: list[arena_pb2.Placement] = field(default_factory=list)
     games: list[GameResult] = field(default_factory=list)
@@ -259,7 +260,7 @@ class _Ladder:
                     elif which == "match_finished":
                         f = event.match_finished
                         result = result or MatchResult(f.match_id)
-                        result.placements = list(f.placements)
+                        result.placements = sorted(f.placements, key=lambda p: p.rank)
                         break
             except grpc.RpcError as e:
                 if result is None:
