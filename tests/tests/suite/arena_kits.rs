@@ -4,7 +4,8 @@
 //! processes, and reads the leaderboard and a bot's profile back
 //! (`druids leaderboard`, `druids bot-info`); and a Python bot of the kit
 //! (`examples/ladder_bot.py`: `register_bot` then `run_ladder`) plays a match
-//! against a CLI bot.
+//! against a CLI bot; and ladder bots keep several matches going at once
+//! under the server's default rate limits, one through the bridge (`--exec`).
 //!
 //! The `druids` binary is built once per run with this build's profile (a
 //! binary of another crate has no `CARGO_BIN_EXE_` here). The Python kit is
@@ -15,9 +16,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use druids_server::{Limits, MemoryStore};
 use druids_tests::TestServer;
 
 use crate::cross_language::{Finished, kits_dir, repo_root, run_ok, run_with_timeout};
@@ -172,13 +174,14 @@ async fn register(url: &str, name: &str) -> Bot {
     }
 }
 
-/// `druids bot --key KEY --seek meduris:2 --rated --games 1 [extra]`: plays
-/// one rated match.
+/// `druids bot --seek meduris:2 --rated --games 1 [extra]` with the bot's key
+/// in `DRUIDS_BOT_KEY`: plays one rated match (`extra` may say
+/// `--games N` instead).
 fn ladder_bot(url: &str, bot: &Bot, extra: &[&str]) -> Command {
-    let mut cmd = druids(
-        url,
-        &["bot", "--seek", "meduris:2", "--rated", "--games", "1"],
-    );
+    let mut cmd = druids(url, &["bot", "--seek", "meduris:2", "--rated"]);
+    if !extra.contains(&"--games") {
+        cmd.args(["--games", "1"]);
+    }
     cmd.args(extra).env("DRUIDS_BOT_KEY", &bot.key);
     cmd
 }
@@ -387,4 +390,56 @@ async fn a_python_ladder_bot_plays_a_cli_bot() {
     let match_cli = assert_played_match("cli", &cli.stdout, &["pythonic", "rusty"]);
     assert_eq!(match_py, match_cli);
     leaderboard_lists(&url, &["pythonic", "rusty"]).await;
+}
+
+/// With the server's default rate limits (a bot's API key is one token for
+/// all its games, so concurrent games share its read budget), two ladder
+/// bots keep two matches going at once, one of them a program behind the
+/// bridge (`--exec`), and every game of every match is played to the end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ladder_bots_play_concurrent_matches_under_the_default_limits() {
+    tokio::task::spawn_blocking(cli_binary)
+        .await
+        .expect("build task")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let server = TestServer::with(Arc::new(MemoryStore::default()), Limits::default()).await;
+    let url = server.url();
+    let greedy = register(&url, "greedy").await;
+    let exec = register(&url, "exec").await;
+    let program = format!(
+        "python3 {}",
+        repo_root()
+            .join("bots")
+            .join("exec")
+            .join("random_bot.py")
+            .display()
+    );
+    let concurrently = ["--games", "2", "--concurrent", "2"];
+    let a = ladder_bot(
+        &url,
+        &greedy,
+        &[&concurrently[..], &["--strategy", "greedy"]].concat(),
+    );
+    let b = ladder_bot(
+        &url,
+        &exec,
+        &[&concurrently[..], &["--exec", &program]].concat(),
+    );
+    let (a, b) = tokio::join!(run(a, MATCH_TIMEOUT), run(b, MATCH_TIMEOUT));
+    assert_ok("the greedy ladder bot", &a);
+    assert_ok("the --exec ladder bot", &b);
+    for (who, done) in [("greedy", &a), ("exec", &b)] {
+        let (games, matches) = ladder_lines(&done.stdout);
+        assert_eq!(matches.len(), 2, "{who}: two matches:\n{}", done.stdout);
+        let ids: std::collections::BTreeSet<&str> = matches
+            .iter()
+            .filter_map(|m| m["match_id"].as_str())
+            .collect();
+        assert_eq!(ids.len(), 2, "{who}: two different matches: {ids:?}");
+        // Rated two-player Meduris: two games per match, each finished.
+        assert_eq!(games.len(), 4, "{who}:\n{}", done.stdout);
+        for g in &games {
+            assert!(g["outcome"].is_object(), "{who}: {g}\n{}", done.stderr);
+        }
+    }
 }
