@@ -404,12 +404,19 @@ impl Ladder {
                     self.release();
                     return Ok(());
                 }
-                Err(s) if transient(s.code()) && failures < RETRIES => {
+                // A quota (too many seeks or matches of this bot at once) is
+                // waited out however long it lasts: the bot's other slots
+                // free it as their matches end.
+                Err(s)
+                    if transient(s.code())
+                        && (failures < RETRIES || s.code() == Code::ResourceExhausted) =>
+                {
                     self.release();
-                    failures += 1;
+                    failures = failures.saturating_add(1);
                     let pause = s
                         .get_details_retry_info()
                         .and_then(|r| r.retry_delay)
+                        .map(|d| d * failures.min(10))
                         .unwrap_or_else(|| Duration::from_millis(200) * 2u32.pow(failures.min(8)))
                         .min(MAX_BACKOFF);
                     eprintln!(

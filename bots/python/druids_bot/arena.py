@@ -208,10 +208,13 @@ class _Ladder:
                     code, why = e.code(), e.details()
                 if self.stop.is_set() and code == grpc.StatusCode.CANCELLED:
                     return
-                if code not in SEEK_RETRYABLE or failures >= MAX_SEEK_RETRIES:
+                # A quota (too many seeks or matches of this bot at once) is
+                # waited out however long it lasts: other slots free it.
+                quota = code == grpc.StatusCode.RESOURCE_EXHAUSTED
+                if code not in SEEK_RETRYABLE or (failures >= MAX_SEEK_RETRIES and not quota):
                     raise _no_arena(e) if isinstance(e, grpc.RpcError) else BotError(why) from None
                 failures += 1
-                pause = min(MAX_BACKOFF, 0.2 * 2 ** min(failures, 8))
+                pause = min(MAX_BACKOFF, (1.0 * failures) if quota else 0.2 * 2 ** min(failures, 8))
                 self.log(f"[{n}] seek: {code.name}: {why}; seeking again in {pause:.1f} s")
                 self.stop.wait(pause)
                 continue
