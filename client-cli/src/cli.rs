@@ -344,7 +344,7 @@ pub struct BotArgs {
     pub token: Option<String>,
     /// Arena: play on the ladder in this pool, game and player count or range
     /// (meduris:4, dolmen:2-4), seeking again after every match.
-    #[arg(long, value_parser = pool, conflicts_with = "game_id")]
+    #[arg(long, value_name = "GAME:PLAYERS", value_parser = pool, conflicts_with = "game_id")]
     pub seek: Option<Pool>,
     /// Arena: the bot's API key (from `druids register`).
     #[arg(long, env = "DRUIDS_BOT_KEY", hide_env_values = true)]
@@ -400,7 +400,7 @@ pub struct RegisterArgs {
 #[derive(Args)]
 pub struct LeaderboardArgs {
     /// The pool: game and player count (meduris:4, dolmen:2).
-    #[arg(value_parser = exact_pool)]
+    #[arg(value_name = "GAME:PLAYERS", value_parser = exact_pool)]
     pub pool: Pool,
     /// Bots per page (server default 50, at most 500).
     #[arg(long)]
