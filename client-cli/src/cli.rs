@@ -90,6 +90,75 @@ fn game_kind() -> impl TypedValueParser<Value = pb::GameKind> {
     })
 }
 
+/// An arena pool to seek in: a game and how many players it may have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pool {
+    /// Which game.
+    pub kind: pb::GameKind,
+    /// Fewest players accepted.
+    pub min_players: u32,
+    /// Most players accepted.
+    pub max_players: u32,
+}
+
+impl std::fmt::Display for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let game = druids::registry::name(self.kind).unwrap_or("?");
+        if self.min_players == self.max_players {
+            write!(f, "{game}:{}", self.min_players)
+        } else {
+            write!(f, "{game}:{}-{}", self.min_players, self.max_players)
+        }
+    }
+}
+
+/// Parses `meduris:4` or `dolmen:2-4` (a game of the registry, then a player
+/// count or range).
+pub fn pool(given: &str) -> Result<Pool, String> {
+    let names: Vec<&str> = druids::registry::kinds()
+        .filter_map(druids::registry::name)
+        .collect();
+    let (game, players) = given.split_once(':').ok_or_else(|| {
+        format!(
+            "expected GAME:PLAYERS or GAME:MIN-MAX (e.g. meduris:4, dolmen:2-4), games: {}",
+            names.join(", ")
+        )
+    })?;
+    let kind = druids::registry::by_name(game.trim())
+        .ok_or_else(|| format!("unknown game {game:?} (one of {})", names.join(", ")))?;
+    let count = |n: &str| {
+        n.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n >= 2)
+            .ok_or_else(|| format!("{n:?} is not a player count (2 or more)"))
+    };
+    let (min_players, max_players) = match players.split_once('-') {
+        Some((lo, hi)) => (count(lo)?, count(hi)?),
+        None => {
+            let n = count(players)?;
+            (n, n)
+        }
+    };
+    if min_players > max_players {
+        return Err(format!("{min_players}-{max_players} is an empty range"));
+    }
+    Ok(Pool {
+        kind,
+        min_players,
+        max_players,
+    })
+}
+
+/// A leaderboard's pool: one game and one player count (`meduris:4`).
+fn exact_pool(given: &str) -> Result<Pool, String> {
+    let p = pool(given)?;
+    if p.min_players != p.max_players {
+        return Err("a leaderboard is of one player count (e.g. meduris:4)".into());
+    }
+    Ok(p)
+}
+
 /// The name of a `GameStatus` on the command line: "waiting-for-players",
 /// "running", ...
 pub fn status_name(status: pb::GameStatus) -> String {
@@ -156,8 +225,30 @@ pub enum Command {
         game: GameArgs,
     },
     /// Let a built-in bot play a seat until the game ends (any game; the
-    /// server says which). Prints one JSON line with the outcome.
+    /// server says which). Prints one JSON line with the outcome. With
+    /// `--seek` and an API key: play the arena's ladder, match after match.
     Bot(BotArgs),
+    /// Arena: register a bot; prints its id and its API key (shown once).
+    Register(RegisterArgs),
+    /// Arena: replace a bot's API key (the old one stops working at once).
+    RotateKey {
+        /// The bot's current API key.
+        #[arg(long, env = "DRUIDS_BOT_KEY", hide_env_values = true)]
+        key: String,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Arena: the rated bots of a pool (e.g. meduris:4), best first.
+    Leaderboard(LeaderboardArgs),
+    /// Arena: a bot's profile, its ratings per pool and its latest matches.
+    BotInfo {
+        /// The bot's id (from `druids register` or the leaderboard).
+        bot_id: String,
+        /// Print the GetBotResponse as one proto3 JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write the replay of a finished game to a file.
     Export {
         /// Game id.
@@ -241,10 +332,33 @@ pub struct ListArgs {
     pub json: bool,
 }
 
+/// A bot's seat: one game (`--game-id` and a seat token), or the arena's
+/// ladder (`--seek` with the bot's API key).
 #[derive(Args)]
 pub struct BotArgs {
-    #[command(flatten)]
-    pub game: GameArgs,
+    /// Game id: play this game's seat of --token.
+    #[arg(long, required_unless_present = "seek")]
+    pub game_id: Option<String>,
+    /// Seat token (with --game-id).
+    #[arg(long, env = "DRUIDS_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Arena: play on the ladder in this pool, game and player count or range
+    /// (meduris:4, dolmen:2-4), seeking again after every match.
+    #[arg(long, value_name = "GAME:PLAYERS", value_parser = pool, conflicts_with = "game_id")]
+    pub seek: Option<Pool>,
+    /// Arena: the bot's API key (from `druids register`).
+    #[arg(long, env = "DRUIDS_BOT_KEY", hide_env_values = true)]
+    pub key: Option<String>,
+    /// Arena: rated matches (they count for the leaderboard; rated Meduris
+    /// matches are duplicate matches, one game per seat rotation).
+    #[arg(long, requires = "seek", conflicts_with = "game_id")]
+    pub rated: bool,
+    /// Arena: stop after this many matches [default: play until Ctrl-C].
+    #[arg(long, alias = "matches", requires = "seek", conflicts_with = "game_id")]
+    pub games: Option<u32>,
+    /// Arena: seeks (and so matches) kept going at the same time.
+    #[arg(long, default_value_t = 1, requires = "seek", conflicts_with = "game_id", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub concurrent: u32,
     /// Strategy.
     #[arg(long, value_enum, default_value = "random")]
     pub strategy: StrategyArg,
@@ -261,6 +375,45 @@ pub struct BotArgs {
     /// lines on stdin and prints its moves (docs/bot-protocol.md).
     #[arg(long, conflicts_with_all = ["strategy", "seed", "think_ms", "iterations"])]
     pub exec: Option<String>,
+}
+
+#[derive(Args)]
+pub struct RegisterArgs {
+    /// The bot's name on leaderboards (unique on the server, 1 to 40 bytes).
+    #[arg(long)]
+    pub name: String,
+    /// What the bot is and how it plays.
+    #[arg(long, default_value = "")]
+    pub description: String,
+    /// How to reach its owner (shown only to the operator).
+    #[arg(long, default_value = "")]
+    pub contact: String,
+    /// Registration key, for a server with closed registration (the
+    /// operator's key).
+    #[arg(long, env = "DRUIDS_OPERATOR_KEY", hide_env_values = true)]
+    pub operator_key: Option<String>,
+    /// Print one JSON object {"bot_id", "api_key"} instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct LeaderboardArgs {
+    /// The pool: game and player count (meduris:4, dolmen:2).
+    #[arg(value_name = "GAME:PLAYERS", value_parser = exact_pool)]
+    pub pool: Pool,
+    /// Bots per page (server default 50, at most 500).
+    #[arg(long)]
+    pub page_size: Option<u32>,
+    /// Start at this page (the token printed after the previous page).
+    #[arg(long)]
+    pub page_token: Option<String>,
+    /// Follow every page to the end.
+    #[arg(long)]
+    pub all: bool,
+    /// One proto3 JSON object (LeaderboardEntry) per bot per line.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args)]
@@ -361,5 +514,84 @@ mod tests {
             panic!("list")
         };
         assert_eq!(l.status, Some(pb::GameStatus::WaitingForPlayers));
+    }
+
+    #[test]
+    fn pools_name_a_game_and_a_player_count_or_range() {
+        assert_eq!(
+            pool("meduris:4").unwrap(),
+            Pool {
+                kind: pb::GameKind::Meduris,
+                min_players: 4,
+                max_players: 4
+            }
+        );
+        let range = pool("dolmen:2-4").unwrap();
+        assert_eq!(
+            (range.kind, range.min_players, range.max_players),
+            (pb::GameKind::Dolmen, 2, 4)
+        );
+        assert_eq!(range.to_string(), "dolmen:2-4");
+        for bad in [
+            "meduris",
+            "chess:2",
+            "meduris:1",
+            "meduris:4-2",
+            "meduris:x",
+            "dolmen:2-",
+        ] {
+            assert!(pool(bad).is_err(), "{bad}");
+        }
+        assert!(exact_pool("dolmen:2-4").is_err());
+    }
+
+    #[test]
+    fn bot_plays_one_seat_or_the_ladder() {
+        let one = ["druids", "bot", "--game-id", "g", "--token", "t"];
+        let Command::Bot(b) = Cli::try_parse_from(one).unwrap().command else {
+            panic!("bot")
+        };
+        assert_eq!((b.game_id.as_deref(), b.seek), (Some("g"), None));
+        let ladder = [
+            "druids",
+            "bot",
+            "--key",
+            "k",
+            "--seek",
+            "meduris:4",
+            "--rated",
+            "--games",
+            "3",
+            "--concurrent",
+            "2",
+            "--strategy",
+            "greedy",
+        ];
+        let Command::Bot(b) = Cli::try_parse_from(ladder).unwrap().command else {
+            panic!("bot")
+        };
+        assert_eq!(b.seek.map(|p| p.max_players), Some(4));
+        assert!(b.rated);
+        assert_eq!(
+            (b.games, b.concurrent, b.key.as_deref()),
+            (Some(3), 2, Some("k"))
+        );
+        // Neither a game nor a pool; both; ladder flags without --seek.
+        assert!(Cli::try_parse_from(["druids", "bot", "--token", "t"]).is_err());
+        assert!(
+            Cli::try_parse_from(["druids", "bot", "--game-id", "g", "--seek", "meduris:2"])
+                .is_err()
+        );
+        assert!(
+            Cli::try_parse_from(["druids", "bot", "--game-id", "g", "--token", "t", "--rated"])
+                .is_err()
+        );
+        let Command::Leaderboard(l) = Cli::try_parse_from(["druids", "leaderboard", "dolmen:3"])
+            .unwrap()
+            .command
+        else {
+            panic!("leaderboard")
+        };
+        assert_eq!((l.pool.kind, l.pool.min_players), (pb::GameKind::Dolmen, 3));
     }
 }

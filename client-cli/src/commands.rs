@@ -174,7 +174,7 @@ fn summary_line(g: &pb::GameSummary) -> String {
 /// `ms` since the Unix epoch as "YYYY-MM-DD HH:MM" in UTC (the proleptic
 /// Gregorian calendar, by Howard Hinnant's days-to-civil algorithm; no date
 /// crate is needed for one column).
-fn utc_minute(ms: u64) -> String {
+pub(crate) fn utc_minute(ms: u64) -> String {
     let secs = ms / 1000;
     let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
     let z = days + 719_468;
@@ -199,18 +199,22 @@ pub async fn get_state(
     game_id: &str,
     token: Option<&str>,
 ) -> Result<pb::StateView, CliError> {
-    let req = authed(
-        token,
-        pb::GetStateRequest {
-            game_id: game_id.to_owned(),
-        },
-    )?;
-    Ok(client
-        .get_state(req)
-        .await?
-        .into_inner()
-        .state
-        .unwrap_or_default())
+    let request = || {
+        authed(
+            token,
+            pb::GetStateRequest {
+                game_id: game_id.to_owned(),
+            },
+        )
+    };
+    request()?;
+    let reply = connect::patiently(|| {
+        let mut client = client.clone();
+        let req = request().expect("checked above");
+        async move { client.get_state(req).await }
+    })
+    .await?;
+    Ok(reply.state.unwrap_or_default())
 }
 
 /// `druids state`: the board and whose decision it is.

@@ -107,6 +107,17 @@ pub enum CliError {
     /// bind: in-process commands cannot play it).
     #[error("no engine for game kind {0:?} in this build")]
     NoEngine(druids::pb::GameKind),
+    /// The server has no arena (ArenaService answers UNIMPLEMENTED).
+    #[error("the server at {url} has no arena (UNIMPLEMENTED{}{message})", if .message.is_empty() { "" } else { ": " })]
+    NoArena {
+        /// The server.
+        url: String,
+        /// What it said.
+        message: String,
+    },
+    /// Stopped by a second Ctrl-C.
+    #[error("interrupted")]
+    Interrupted,
     /// A worker task of this program failed.
     #[error("internal error: {0}")]
     Task(#[from] tokio::task::JoinError),
@@ -258,6 +269,48 @@ pub async fn channel(addr: &ServerAddr) -> Result<Channel, CliError> {
 /// A client of the druids service at `addr`.
 pub async fn connect(addr: &ServerAddr) -> Result<Client, CliError> {
     Ok(DruidsServiceClient::new(channel(addr).await?))
+}
+
+/// Times one call is made again while the server rate-limits it
+/// (RESOURCE_EXHAUSTED) or is briefly unavailable.
+const PATIENCE: u32 = 50;
+
+/// Makes `call` again while the server answers RESOURCE_EXHAUSTED (a rate
+/// limit: the arena's API key is one token for all of a bot's games, so its
+/// games share one budget) or UNAVAILABLE, after the delay the server's
+/// `google.rpc.RetryInfo` asks for (else a short growing pause). Only for
+/// calls that are safe to repeat: reads, and submissions with an idempotency
+/// key.
+pub async fn patiently<T, F, Fut>(mut call: F) -> Result<T, Status>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<tonic::Response<T>, Status>>,
+{
+    use tonic_types::StatusExt;
+    let mut tries = 0;
+    loop {
+        match call().await {
+            Ok(r) => return Ok(r.into_inner()),
+            Err(s)
+                if matches!(
+                    s.code(),
+                    tonic::Code::ResourceExhausted | tonic::Code::Unavailable
+                ) && tries < PATIENCE =>
+            {
+                tries += 1;
+                let pause = s
+                    .get_details_retry_info()
+                    .and_then(|r| r.retry_delay)
+                    .unwrap_or(std::time::Duration::from_millis(10 * u64::from(tries)))
+                    .clamp(
+                        std::time::Duration::from_millis(1),
+                        std::time::Duration::from_secs(5),
+                    );
+                tokio::time::sleep(pause).await;
+            }
+            Err(s) => return Err(s),
+        }
+    }
 }
 
 /// `message` carrying `token` (if any) as `authorization: Bearer <token>`.

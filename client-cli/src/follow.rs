@@ -46,7 +46,10 @@ where
         )?;
         let mut stream = match client.stream_events(req).await {
             Ok(s) => s.into_inner(),
-            Err(s) if s.code() == Code::Unavailable && failures < RECONNECTS => {
+            Err(s)
+                if matches!(s.code(), Code::Unavailable | Code::ResourceExhausted)
+                    && failures < RECONNECTS =>
+            {
                 failures += 1;
                 tokio::time::sleep(std::time::Duration::from_millis(100 * failures as u64)).await;
                 continue;

@@ -7,6 +7,7 @@
 //! another language would. `main` only parses and dispatches: each subcommand
 //! is one function of its module.
 
+mod arena;
 mod bridge;
 mod choice;
 mod cli;
@@ -53,6 +54,7 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             match e {
                 CliError::Usage(_) | CliError::BadAddress { .. } => ExitCode::from(2),
+                CliError::Interrupted => ExitCode::from(130),
                 _ => ExitCode::FAILURE,
             }
         }
@@ -91,6 +93,14 @@ async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
         }
         Command::Play { game } => play::play(&server(&cli.server)?, game).await?,
         Command::Bot(args) => play::bot(&server(&cli.server)?, args).await?,
+        Command::Register(args) => arena::register(&server(&cli.server)?, args).await?,
+        Command::RotateKey { key, json } => {
+            arena::rotate_key(&server(&cli.server)?, key, json).await?
+        }
+        Command::Leaderboard(args) => arena::leaderboard(&server(&cli.server)?, args).await?,
+        Command::BotInfo { bot_id, json } => {
+            arena::bot_info(&server(&cli.server)?, bot_id, json).await?
+        }
         Command::Export { game_id, out } => {
             commands::export(&server(&cli.server)?, game_id, &out).await?
         }

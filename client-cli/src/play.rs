@@ -167,16 +167,22 @@ struct SeatPlayer<'a, C> {
 impl<C: Chooser> SeatPlayer<'_, C> {
     /// Decides once if it is this seat's decision: legal actions, choose, submit.
     async fn decide(&mut self, client: &mut Client) -> Result<(), CliError> {
-        let legal = client
-            .get_legal_actions(authed(
+        let legal_request = || {
+            authed(
                 Some(self.token),
                 pb::GetLegalActionsRequest {
                     game_id: self.game_id.to_owned(),
                     ..Default::default()
                 },
-            )?)
-            .await?
-            .into_inner();
+            )
+        };
+        legal_request()?;
+        let legal = connect::patiently(|| {
+            let mut client = client.clone();
+            let req = legal_request().expect("checked above");
+            async move { client.get_legal_actions(req).await }
+        })
+        .await?;
         if legal.actions.is_empty() {
             return Ok(()); // Not (or no longer) this seat's decision.
         }
@@ -209,7 +215,15 @@ impl<C: Chooser> SeatPlayer<'_, C> {
             expected_version: Some(legal.version),
             idempotency_key: format!("seat{}-v{}", self.seat, legal.version),
         };
-        match client.submit_action(authed(Some(self.token), req)?).await {
+        authed(Some(self.token), ())?;
+        // The idempotency key makes a repeated submission safe.
+        let submitted = connect::patiently(|| {
+            let mut client = client.clone();
+            let req = authed(Some(self.token), req.clone()).expect("checked above");
+            async move { client.submit_action(req).await }
+        })
+        .await;
+        match submitted {
             Ok(_) => self.result.actions += 1,
             // The game moved on meanwhile (a clock ran out, or this event was
             // stale): the stream will say who decides next.
@@ -310,32 +324,93 @@ pub async fn play(server: &ServerAddr, game: GameArgs) -> Result<(), CliError> {
     outln!("you made {} decisions", r.actions)
 }
 
+/// How a bot plays a seat: a built-in strategy, or a program behind the
+/// bridge (`--exec`). `druids bot` plays one seat with it, the arena's ladder
+/// one seat per game of every match; either way only the token differs (a
+/// seat token, or the bot's API key, which acts as its seat's token in the
+/// arena's games).
+#[derive(Clone, Debug)]
+pub struct SeatStrategy {
+    /// The built-in strategy (unused with `exec`).
+    pub strategy: Strategy,
+    /// Seed of the bot's choices (the `n`th game played adds `n`).
+    pub seed: u64,
+    /// MCTS budget per decision.
+    pub think: Budget,
+    /// A program to play with instead, through the bridge.
+    pub exec: Option<String>,
+}
+
+impl SeatStrategy {
+    /// The strategy of `druids bot`'s flags.
+    pub fn of(args: &BotArgs) -> SeatStrategy {
+        SeatStrategy {
+            strategy: args.strategy.into(),
+            seed: args.seed,
+            think: tournament::budget(args.think_ms, args.iterations),
+            exec: args.exec.clone(),
+        }
+    }
+
+    /// Plays the seat of `token` in `game_id` until the game ends; `nth`
+    /// varies the seed from game to game.
+    pub async fn play(
+        &self,
+        server: &ServerAddr,
+        client: &mut Client,
+        game_id: &str,
+        token: &str,
+        nth: u64,
+    ) -> Result<SeatResult, CliError> {
+        if let Some(exec) = &self.exec {
+            let opts = crate::bridge::Options {
+                exec: exec.clone(),
+                game_id: game_id.to_owned(),
+                token: token.to_owned(),
+            };
+            let summary = crate::bridge::run_game(server, opts).await?;
+            return Ok(SeatResult {
+                seat: summary.seat,
+                outcome: summary.outcome,
+                actions: summary.actions,
+            });
+        }
+        let seed = self.seed.wrapping_add(nth);
+        play_bot(client, game_id, token, self.strategy, seed, self.think).await
+    }
+}
+
 /// `druids bot`: a built-in bot plays a seat; the end is one JSON line
 /// `{"game_id", "seat", "outcome"}` (the outcome in proto3 JSON with every
 /// field; null when the game was abandoned), the same line the Python kit
-/// prints.
+/// prints. With `--seek`, the bot plays the arena's ladder instead
+/// ([`crate::arena::ladder`]).
 pub async fn bot(server: &ServerAddr, args: BotArgs) -> Result<(), CliError> {
-    let token = seat_token(&args.game, "bot")?;
+    if let Some(pool) = args.seek {
+        return crate::arena::ladder(server, &args, pool).await;
+    }
+    let game = GameArgs {
+        game_id: args.game_id.clone().ok_or_else(|| {
+            CliError::Usage(
+                "`druids bot` needs --game-id and a seat token, or --seek and an API key".into(),
+            )
+        })?,
+        token: args.token.clone(),
+    };
+    let token = seat_token(&game, "bot")?;
     if let Some(exec) = args.exec {
         let opts = crate::bridge::Options {
             exec,
-            game_id: args.game.game_id,
+            game_id: game.game_id,
             token,
         };
         return crate::bridge::play(server, opts).await;
     }
-    let think = tournament::budget(args.think_ms, args.iterations);
     let mut client = connect::connect(server).await?;
-    let game_id = &args.game.game_id;
-    let r = play_bot(
-        &mut client,
-        game_id,
-        &token,
-        args.strategy.into(),
-        args.seed,
-        think,
-    )
-    .await?;
+    let game_id = &game.game_id;
+    let r = SeatStrategy::of(&args)
+        .play(server, &mut client, game_id, &token, 0)
+        .await?;
     eprintln!("seat {} made {} decisions", r.seat, r.actions);
     outln!("{}", outcome_line(game_id, &r))
 }
@@ -356,7 +431,7 @@ pub fn outcome_line(game_id: &str, r: &SeatResult) -> String {
 }
 
 /// `value` with Python's default separators (`", "` and `": "`).
-fn python_json(value: &serde_json::Value) -> String {
+pub(crate) fn python_json(value: &serde_json::Value) -> String {
     use serde::Serialize;
     struct Spaced;
     impl serde_json::ser::Formatter for Spaced {

@@ -6,6 +6,12 @@
     game_id, tokens = client.create_game("meduris", players=2, open_seats=[1])
     outcome = play_seat(client, game_id, tokens[0], lambda actions, state: actions[0])
 
+The arena (``arena_pb2``, ``arena_pb2_grpc``): ``register_bot`` once, then
+``run_ladder`` plays rated matches against other bots with the same callback:
+
+    bot_id, key = register_bot("my-bot", server="127.0.0.1:50051")   # the key is shown once
+    run_ladder(choose, key=key, server="127.0.0.1:50051", kind="meduris", players=4)
+
 ``pb`` is the generated ``druids.v1`` message module (``druids_pb2``);
 ``meduris_pb2``, ``dolmen_pb2`` (each game's actions, decisions, events and
 views) and ``druids_pb2_grpc`` (``DruidsServiceStub``) are exported too. They
@@ -13,9 +19,10 @@ are generated when the package is built (see setup.py), into
 ``druids_bot._pb``.
 """
 
-from ._pb import dolmen_pb2, druids_pb2_grpc, meduris_pb2
+from ._pb import arena_pb2, arena_pb2_grpc, dolmen_pb2, druids_pb2_grpc, meduris_pb2
 from ._pb import druids_pb2 as pb
 from .address import Address, parse_server
+from .arena import GameResult, MatchResult, parse_pool, register_bot, run_ladder
 from .cli import result_line, run_cli
 from .client import BotError, Client, connect, kind_of, new_key
 from .seat import Choice, Chooser, SeatPlayer, play_seat, seconds_left
@@ -27,7 +34,11 @@ __all__ = [
     "Choice",
     "Chooser",
     "Client",
+    "GameResult",
+    "MatchResult",
     "SeatPlayer",
+    "arena_pb2",
+    "arena_pb2_grpc",
     "connect",
     "dolmen_pb2",
     "druids_pb2_grpc",
@@ -35,10 +46,13 @@ __all__ = [
     "load_strategy",
     "meduris_pb2",
     "new_key",
+    "parse_pool",
     "parse_server",
     "pb",
     "play_seat",
+    "register_bot",
     "result_line",
     "run_cli",
+    "run_ladder",
     "seconds_left",
 ]

@@ -14,8 +14,8 @@ from typing import TypeVar
 
 import grpc
 
+from ._pb import arena_pb2, arena_pb2_grpc, druids_pb2_grpc
 from ._pb import druids_pb2 as pb
-from ._pb import druids_pb2_grpc
 from .address import default_server, open_channel
 
 #: Status codes after which the same request may simply be sent again.
@@ -76,6 +76,8 @@ class Client:
         self.server = server or default_server()
         self.channel = open_channel(self.server, ca_cert)
         self.stub = druids_pb2_grpc.DruidsServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        #: The arena's stub (``ArenaServiceStub``); see the arena methods below.
+        self.arena = arena_pb2_grpc.ArenaServiceStub(self.channel)  # type: ignore[no-untyped-call]
         self.retries = retries
         self.backoff = backoff
         self.timeout = timeout
@@ -243,6 +245,70 @@ class Client:
     def export_replay(self, game_id: str) -> pb.Replay:
         """The replay of a finished (or abandoned) game: set-up, seed, every action."""
         reply: pb.Replay = self.call(self.stub.ExportReplay, pb.ExportReplayRequest(game_id=game_id))
+        return reply
+
+    # --- arena ----------------------------------------------------------------
+
+    def register_bot(
+        self, name: str, description: str = "", owner_contact: str = "", *, operator_key: str | None = None
+    ) -> tuple[str, str]:
+        """Registers a bot in the arena; returns ``(bot_id, api_key)``. The key
+        is shown once: keep it. ``operator_key`` is needed only by a server
+        with closed registration. Not retried (a lost answer would leave a bot
+        whose key nobody has): ALREADY_EXISTS means the name is taken."""
+        request = arena_pb2.RegisterBotRequest(name=name, description=description, owner_contact=owner_contact)
+        reply: arena_pb2.RegisterBotResponse = self.arena.RegisterBot(
+            request, metadata=self.metadata(operator_key), timeout=self.timeout
+        )
+        return reply.bot_id, reply.api_key
+
+    def rotate_bot_key(self, key: str) -> str:
+        """Replaces the bot's API key ``key``; returns the new one (the old one
+        stops working at once)."""
+        reply: arena_pb2.RotateBotKeyResponse = self.arena.RotateBotKey(
+            arena_pb2.RotateBotKeyRequest(), metadata=self.metadata(key), timeout=self.timeout
+        )
+        return reply.api_key
+
+    def seek(
+        self, key: str, kind: str | int, min_players: int, max_players: int | None = None, *, rated: bool = True
+    ) -> Iterator[arena_pb2.SeekEvent]:
+        """Opens a seek: the stream of SeekEvent (``seeking``, ``match_started``,
+        one ``game_started`` per game, ``match_finished``). Cancel it (the
+        returned call's ``cancel()``) to leave the pool. Not retried: see
+        :func:`druids_bot.run_ladder`."""
+        request = arena_pb2.SeekRequest(
+            kind=kind_of(kind),  # type: ignore[arg-type]
+            min_players=min_players,
+            max_players=max_players or min_players,
+            rated=rated,
+        )
+        stream: Iterator[arena_pb2.SeekEvent] = self.arena.Seek(request, metadata=self.metadata(key))
+        return stream
+
+    def bot_events(self, key: str, from_seq: int = 0) -> Iterator[arena_pb2.BotEvent]:
+        """The bot's own event log from ``from_seq`` (resume with the last seq
+        seen + 1); stays open."""
+        request = arena_pb2.StreamBotEventsRequest(from_seq=from_seq)
+        stream: Iterator[arena_pb2.BotEvent] = self.arena.StreamBotEvents(request, metadata=self.metadata(key))
+        return stream
+
+    def leaderboard(
+        self, kind: str | int, players: int, *, page_size: int = 0, page_token: str = ""
+    ) -> arena_pb2.GetLeaderboardResponse:
+        """One page of a pool's leaderboard (rated bots, best first)."""
+        request = arena_pb2.GetLeaderboardRequest(
+            kind=kind_of(kind),  # type: ignore[arg-type]
+            players=players,
+            page_size=page_size,
+            page_token=page_token,
+        )
+        reply: arena_pb2.GetLeaderboardResponse = self.call(self.arena.GetLeaderboard, request)
+        return reply
+
+    def bot(self, bot_id: str) -> arena_pb2.GetBotResponse:
+        """A bot's profile, its ratings per pool and its latest matches."""
+        reply: arena_pb2.GetBotResponse = self.call(self.arena.GetBot, arena_pb2.GetBotRequest(bot_id=bot_id))
         return reply
 
 

@@ -77,6 +77,8 @@ pub struct Options {
 /// What the bridge reports when the game ends.
 #[derive(Debug, Default)]
 pub struct Summary {
+    /// The seat played.
+    pub seat: u32,
     /// Actions the bot chose that the server applied.
     pub actions: u64,
     /// The outcome (unset when the game was abandoned).
@@ -137,6 +139,12 @@ pub async fn play(server: &ServerAddr, opts: Options) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Plays the seat of `opts.token` with the bot `opts.exec` until the game
+/// ends, printing nothing on stdout (the arena's ladder plays its games so).
+pub async fn run_game(server: &ServerAddr, opts: Options) -> Result<Summary, CliError> {
+    Ok(run(server, opts).await?)
+}
+
 /// Plays the seat of `opts.token` with the bot `opts.exec` until the game ends.
 async fn run(server: &ServerAddr, opts: Options) -> Result<Summary, BridgeError> {
     let argv = child::split_command(&opts.exec)?;
@@ -164,6 +172,7 @@ async fn run(server: &ServerAddr, opts: Options) -> Result<Summary, BridgeError>
     };
     let state = bridge.state().await?;
     bridge.seat = state.viewer_seat.ok_or(BridgeError::NotASeat)?;
+    bridge.summary.seat = bridge.seat;
     // The first start must work: a wrong command line is the user's mistake.
     let child = Child::spawn(&bridge.argv, 0, bridge.out_tx.clone(), bridge.label())?;
     bridge.child = Some(child);

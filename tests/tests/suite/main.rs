@@ -3,6 +3,7 @@
 //! module drives a real server over TCP.
 
 mod arena;
+mod arena_kits;
 mod arena_store;
 mod clocks;
 mod cluster;
