@@ -97,9 +97,29 @@ impl ArenaService for ArenaApi {
         request: Request<pb::SeekRequest>,
     ) -> Result<Response<SeekStream>, Status> {
         let bot = self.bot(&request)?;
-        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        let (tx, mut rx) = mpsc::channel(STREAM_BUFFER);
         self.arena()?.seek(bot, request.get_ref(), tx)?;
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+        // Relayed, so that the stream ends when the server stops (graceful
+        // shutdown waits for open streams); the client closing it drops `rx`,
+        // which the arena sees as a cancelled seek.
+        let (out, stream) = mpsc::channel(STREAM_BUFFER);
+        let mut stop = self.stop.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    item = rx.recv() => match item {
+                        Some(item) => if out.send(item).await.is_err() { return },
+                        None => return,
+                    },
+                    () = out.closed() => return,
+                    _ = async { stop.wait_for(|s| *s).await.map(|_| ()) } => {
+                        let _ = out.send(Err(ServiceError::ShuttingDown.into())).await;
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(stream))))
     }
 
     type StreamBotEventsStream = BotEventStream;

@@ -58,6 +58,24 @@ pub type SeekSender = mpsc::Sender<Result<pb::SeekEvent, Status>>;
 /// Matches a bot's profile shows.
 const RECENT_MATCHES: usize = 20;
 
+/// The pool's windows, in the points of [`pool_rating`]: ±100 at once,
+/// widening by 10 a second to ±400 (after 30 s); after a minute a seek takes
+/// any rating, so a small ladder with a wide spread still plays.
+const POOL: PoolConfig = PoolConfig {
+    base_window: 100.0,
+    widen_per_second: 10.0,
+    max_window: 400.0,
+    open_after_ms: Some(60_000),
+    default_limit: 1,
+};
+
+/// A live rating on the pool's scale: 20 points per unit of mu around 1500
+/// (a new bot's mu of 25), so a window of ±100 spans ±5 mu, about 0.6 of a
+/// new bot's sigma.
+fn pool_rating(mu: f64) -> f64 {
+    1500.0 + 20.0 * (mu - 25.0)
+}
+
 /// An open seek.
 struct Seeker {
     bot: BotNo,
@@ -150,7 +168,7 @@ impl Arena {
             seats: DashMap::new(),
             events: Events::default(),
             state: Mutex::new(State {
-                pool: Pool::new(PoolConfig::default()),
+                pool: Pool::new(POOL),
                 seeks: HashMap::new(),
                 next_seek: 0,
                 matches: BTreeMap::new(),
@@ -317,7 +335,6 @@ impl Arena {
         }
         st.pool
             .set_load(BotId(bot), playing, self.settings.bot_max_games);
-        // The pool's windows are in Elo-like points: 40 per unit of mu.
         let live = st.ratings.live((kind as i32, max), bot);
         let id = SeekId(st.next_seek);
         st.next_seek += 1;
@@ -327,7 +344,7 @@ impl Arena {
             kind: kind as i32,
             players: (min as u8)..=(max as u8),
             rated: req.rated,
-            rating: 1500.0 + 40.0 * (live.mu - 25.0),
+            rating: pool_rating(live.mu),
             since_ms: now,
         };
         st.pool

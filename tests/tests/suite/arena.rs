@@ -16,7 +16,7 @@ use druids_tests::{Lcg, TestServer, authed};
 use tonic::Code;
 use tonic::transport::Channel;
 
-type Arena = ArenaServiceClient<Channel>;
+pub(crate) type Arena = ArenaServiceClient<Channel>;
 
 async fn arena(server: &TestServer) -> Arena {
     ArenaServiceClient::connect(server.url())
@@ -430,7 +430,7 @@ async fn arena_calls_refuse_bad_input_clearly() {
 /// Plays every game the bot's event log announces, from `from_seq` on,
 /// reconnecting (to `url`, which may restart) when the stream breaks; runs
 /// until aborted.
-async fn follow_events(url: String, key: String, seed: u64) {
+pub(crate) async fn follow_events(url: String, key: String, seed: u64) {
     // Dropped (and its games' players aborted) when this task is aborted.
     let mut games = tokio::task::JoinSet::new();
     let mut next = 1;
@@ -463,7 +463,7 @@ async fn follow_events(url: String, key: String, seed: u64) {
 }
 
 /// Waits (up to a minute) until `done` says yes about the tournament.
-async fn wait_tournament(
+pub(crate) async fn wait_tournament(
     arena: &mut Arena,
     id: &str,
     done: impl Fn(&pb::Tournament) -> bool,

@@ -99,7 +99,7 @@ fn venv_bin() -> Result<PathBuf, String> {
 }
 
 /// `druids --server URL args…`, with no key or server from the environment.
-fn druids(url: &str, args: &[&str]) -> Command {
+pub(crate) fn druids(url: &str, args: &[&str]) -> Command {
     let mut cmd = Command::new(cli_binary().unwrap_or_else(|e| panic!("{e}")));
     cmd.env_remove("DRUIDS_BOT_KEY")
         .env_remove("DRUIDS_TOKEN")
@@ -130,14 +130,14 @@ fn assert_ok(what: &str, done: &Finished) {
 }
 
 /// A registered bot.
-struct Bot {
-    id: String,
-    name: String,
-    key: String,
+pub(crate) struct Bot {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) key: String,
 }
 
 /// `druids register --name NAME --json`.
-async fn register(url: &str, name: &str) -> Bot {
+pub(crate) async fn register(url: &str, name: &str) -> Bot {
     let done = run(
         druids(
             url,

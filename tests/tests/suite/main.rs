@@ -12,6 +12,7 @@ mod cross_language;
 mod deploy;
 mod dolmen;
 mod hostile;
+mod ladder;
 mod lifecycle;
 mod limits;
 mod metrics;
