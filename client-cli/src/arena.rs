@@ -577,10 +577,10 @@ impl Ladder {
                 let mut log = reply.into_inner();
                 while let Some(Ok(e)) = log.next().await {
                     match e.event {
-                        Some(BotEvent::GameStarted(g)) if g.match_id == match_id => {
-                            if started.insert(g.game_id.clone()) {
-                                self.start_game(slot, g, games);
-                            }
+                        Some(BotEvent::GameStarted(g))
+                            if g.match_id == match_id && started.insert(g.game_id.clone()) =>
+                        {
+                            self.start_game(slot, g, games);
                         }
                         Some(BotEvent::MatchFinished(m)) if m.match_id == match_id => {
                             return Some(m);

@@ -12,7 +12,9 @@ after another); each game is played with the same loop as a single seat
 (:class:`druids_bot.SeatPlayer`), the bot's API key acting as the seat's token.
 When the match is over the slot seeks again, until ``matches`` matches were
 started or KeyboardInterrupt: the first Ctrl-C cancels the open seeks and lets
-the matches in progress finish, a second one abandons them.
+the matches in progress finish, a second one abandons them. A Seek stream
+that breaks during its match is followed on the bot's event log
+(StreamBotEvents), so the match's later games are still played.
 """
 
 from __future__ import annotations
