@@ -12,6 +12,7 @@
 //! stdout gets one JSON line per game played and one per match finished;
 //! progress goes to stderr.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
@@ -459,6 +460,8 @@ impl Ladder {
         };
         let mut games: JoinSet<()> = JoinSet::new();
         let mut matched = false;
+        let mut match_id = String::new();
+        let mut started = HashSet::new();
         loop {
             let next = if matched {
                 stream.next().await
@@ -477,18 +480,27 @@ impl Ladder {
                         "the seek stream ended before a match was formed",
                     ));
                 }
-                Some(Err(s)) => {
+                broken => {
+                    let why = match broken {
+                        Some(Err(s)) => format!("broke ({}: {})", code_name(s.code()), s.message()),
+                        _ => "ended".to_owned(),
+                    };
                     eprintln!(
-                        "[{slot}] the seek stream broke during the match ({}: {}); its games \
-                         not yet started are lost to this bot",
-                        code_name(s.code()),
-                        s.message()
+                        "[{slot}] the seek stream {why} during match {match_id}: following it \
+                         on the bot's event log"
                     );
-                    break;
-                }
-                None => {
-                    eprintln!("[{slot}] the seek stream ended without match_finished");
-                    break;
+                    let finished = self
+                        .recover(slot, &match_id, &mut started, &mut games)
+                        .await;
+                    while games.join_next().await.is_some() {}
+                    match finished {
+                        Some(m) => self.finished(slot, &m),
+                        None => eprintln!(
+                            "[{slot}] lost track of match {match_id}: its later games are lost \
+                             to this bot"
+                        ),
+                    }
+                    return Ok(SeekEnd::Played);
                 }
             };
             match event {
@@ -500,6 +512,7 @@ impl Ladder {
                 }
                 Some(Event::MatchStarted(m)) => {
                     matched = true;
+                    match_id = m.match_id.clone();
                     let bots: Vec<&str> = m.bots.iter().map(|b| b.name.as_str()).collect();
                     eprintln!(
                         "[{slot}] match {}: {} game(s), {} players{}: {}",
@@ -512,27 +525,73 @@ impl Ladder {
                 }
                 Some(Event::GameStarted(g)) => {
                     matched = true;
-                    eprintln!(
-                        "[{slot}] game {} of match {}: {} in seat {}",
-                        g.index, g.match_id, g.game_id, g.seat
-                    );
-                    let ladder = Arc::clone(self);
-                    games.spawn(async move { ladder.play(g).await });
+                    match_id = g.match_id.clone();
+                    if started.insert(g.game_id.clone()) {
+                        self.start_game(slot, g, &mut games);
+                    }
                 }
                 Some(Event::MatchFinished(m)) => {
                     // Its games are over; their players see the end too.
                     while games.join_next().await.is_some() {}
-                    eprintln!("[{slot}] match over: {}", match_text(&m, ""));
-                    if let Err(e) = outln!("{}", match_line(&m)) {
-                        eprintln!("cannot write the match's line: {e}");
-                    }
+                    self.finished(slot, &m);
                     return Ok(SeekEnd::Played);
                 }
                 None => {}
             }
         }
-        while games.join_next().await.is_some() {}
-        Ok(SeekEnd::Played)
+    }
+
+    /// Starts playing a game of a match.
+    fn start_game(self: &Arc<Self>, slot: u32, g: pb::MatchGame, games: &mut JoinSet<()>) {
+        eprintln!(
+            "[{slot}] game {} of match {}: {} in seat {}",
+            g.index, g.match_id, g.game_id, g.seat
+        );
+        let ladder = Arc::clone(self);
+        games.spawn(async move { ladder.play(g).await });
+    }
+
+    /// Reports a finished match.
+    fn finished(&self, slot: u32, m: &pb::MatchFinished) {
+        eprintln!("[{slot}] match over: {}", match_text(m, ""));
+        if let Err(e) = outln!("{}", match_line(m)) {
+            eprintln!("cannot write the match's line: {e}");
+        }
+    }
+
+    /// Follows match `match_id` on the bot's event log (StreamBotEvents,
+    /// from its start) after its Seek stream broke: plays its games not yet
+    /// `started` and returns its end, or None if the log cannot be read.
+    async fn recover(
+        self: &Arc<Self>,
+        slot: u32,
+        match_id: &str,
+        started: &mut HashSet<String>,
+        games: &mut JoinSet<()>,
+    ) -> Option<pb::MatchFinished> {
+        use pb::bot_event::Event as BotEvent;
+        for attempt in 1..=RETRIES {
+            let req = authed(Some(&self.key), pb::StreamBotEventsRequest { from_seq: 1 }).ok()?;
+            let mut arena = self.arena.clone();
+            if let Ok(reply) = arena.stream_bot_events(req).await {
+                let mut log = reply.into_inner();
+                while let Some(Ok(e)) = log.next().await {
+                    match e.event {
+                        Some(BotEvent::GameStarted(g))
+                            if g.match_id == match_id && started.insert(g.game_id.clone()) =>
+                        {
+                            self.start_game(slot, g, games);
+                        }
+                        Some(BotEvent::MatchFinished(m)) if m.match_id == match_id => {
+                            return Some(m);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(200) * attempt).await;
+        }
+        None
     }
 
     /// Plays one game of a match and prints its line.

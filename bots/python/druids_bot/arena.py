@@ -12,7 +12,9 @@ after another); each game is played with the same loop as a single seat
 (:class:`druids_bot.SeatPlayer`), the bot's API key acting as the seat's token.
 When the match is over the slot seeks again, until ``matches`` matches were
 started or KeyboardInterrupt: the first Ctrl-C cancels the open seeks and lets
-the matches in progress finish, a second one abandons them.
+the matches in progress finish, a second one abandons them. A Seek stream
+that breaks during its match is followed on the bot's event log
+(StreamBotEvents), so the match's later games are still played.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import os
 import re
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -236,6 +239,8 @@ class _Ladder:
             self.calls.add(call)
         result: MatchResult | None = None
         threads: list[threading.Thread] = []
+        started: set[str] = set()
+        finished = False
         try:
             try:
                 events: Iterator[arena_pb2.SeekEvent] = call
@@ -256,19 +261,17 @@ class _Ladder:
                         result = result or MatchResult(g.match_id)
                         with self.lock:
                             self.open.discard(call)
-                        self.log(f"[{n}] game {g.index} of match {g.match_id}: {g.game_id}, seat {g.seat}")
-                        t = threading.Thread(target=self.play, args=(g, result), daemon=True)
-                        t.start()
-                        threads.append(t)
+                        self.start_game(n, g, result, started, threads)
                     elif which == "match_finished":
                         f = event.match_finished
                         result = result or MatchResult(f.match_id)
                         result.placements = sorted(f.placements, key=lambda p: p.rank)
+                        finished = True
                         break
             except grpc.RpcError as e:
                 if result is None:
                     raise
-                self.log(f"[{n}] the seek stream broke during the match ({e.code().name}); its later games are lost")
+                self.log(f"[{n}] the seek stream broke during the match ({e.code().name})")
         finally:
             with self.lock:
                 self.open.discard(call)
@@ -277,6 +280,10 @@ class _Ladder:
             if self.stop.is_set():
                 return False
             raise _SeekEnded("the seek stream ended before a match was formed")
+        if not finished:
+            self.log(f"[{n}] following match {result.match_id} on the bot's event log")
+            if not self.recover(n, result, started, threads):
+                self.log(f"[{n}] lost track of match {result.match_id}: its later games are lost to this bot")
         for t in threads:
             t.join()
         result.games.sort(key=lambda g: g.index)
@@ -287,6 +294,45 @@ class _Ladder:
         if self.on_match is not None:
             self.on_match(result)
         return True
+
+    def start_game(
+        self, n: int, g: arena_pb2.MatchGame, result: MatchResult, started: set[str], threads: list[threading.Thread]
+    ) -> None:
+        """Plays a game of the match on a thread of its own (once per game)."""
+        if g.game_id in started:
+            return
+        started.add(g.game_id)
+        self.log(f"[{n}] game {g.index} of match {g.match_id}: {g.game_id}, seat {g.seat}")
+        t = threading.Thread(target=self.play, args=(g, result), daemon=True)
+        t.start()
+        threads.append(t)
+
+    def recover(self, n: int, result: MatchResult, started: set[str], threads: list[threading.Thread]) -> bool:
+        """Follows the match on the bot's event log (StreamBotEvents from its
+        start) after its Seek stream broke: plays its games not yet started;
+        True once the match is over, False if the log cannot be read."""
+        for attempt in range(1, MAX_SEEK_RETRIES + 1):
+            call: Any = self.client.bot_events(self.key, 1)
+            with self.lock:
+                self.calls.add(call)
+            try:
+                events: Iterator[arena_pb2.BotEvent] = call
+                for event in events:
+                    which = event.WhichOneof("event")
+                    if which == "game_started" and event.game_started.match_id == result.match_id:
+                        self.start_game(n, event.game_started, result, started, threads)
+                    elif which == "match_finished" and event.match_finished.match_id == result.match_id:
+                        result.placements = sorted(event.match_finished.placements, key=lambda p: p.rank)
+                        return True
+            except grpc.RpcError as e:
+                if e.code() == grpc.StatusCode.CANCELLED and self.stop.is_set():
+                    return False
+            finally:
+                call.cancel()
+                with self.lock:
+                    self.calls.discard(call)
+            time.sleep(min(MAX_BACKOFF, 0.2 * attempt))
+        return False
 
     def play(self, g: arena_pb2.MatchGame, result: MatchResult) -> None:
         game = GameResult(g.match_id, g.index, g.game_id, g.seat)
