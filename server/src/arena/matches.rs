@@ -256,7 +256,9 @@ impl Arena {
                 .set_load(BotId(b), playing, self.settings.bot_max_games);
         }
         for game_id in &run.game_ids {
-            self.seats.remove(game_id);
+            if let Some((id, seating)) = self.seats.remove(game_id) {
+                self.ended(id, seating);
+            }
         }
         if let Some((tournament, _)) = &run.record.tournament
             && let Some(t) = st.tournaments.get_mut(tournament)

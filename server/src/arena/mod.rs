@@ -30,12 +30,15 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
+use std::num::NonZeroUsize;
+
 use dashmap::DashMap;
 use druids::pb;
 use druids_arena::pairing::duplicate::Outcome;
 use druids_arena::pairing::pool::{Pool, PoolConfig, Seek, SeekId};
 use druids_arena::pairing::{self, BotId};
 use druids_engine::Seat;
+use lru::LruCache;
 use tokio::sync::mpsc;
 use tonic::Status;
 
@@ -54,6 +57,10 @@ use ratings::{PoolKey, Ratings};
 
 /// What a Seek stream carries.
 pub type SeekSender = mpsc::Sender<Result<pb::SeekEvent, Status>>;
+
+/// Games of finished matches whose seats bots' keys still act for (about
+/// 100 bytes each).
+const ENDED_SEATS: NonZeroUsize = NonZeroUsize::new(100_000).expect("not zero");
 
 /// Matches a bot's profile shows.
 const RECENT_MATCHES: usize = 20;
@@ -138,8 +145,12 @@ pub struct Arena {
     rooms: Arc<Rooms>,
     clock: Arc<dyn Clock>,
     bots: RwLock<Bots>,
-    /// The bots of each arena game, by seat: whose key acts for which seat.
+    /// The bots of each game of a running match, by seat: whose key acts
+    /// for which seat.
     seats: DashMap<String, Vec<BotNo>>,
+    /// The same for games of finished matches, the most recent ones: a bot
+    /// still reads its ended games as their seat.
+    ended_seats: Mutex<LruCache<String, Vec<BotNo>>>,
     events: Events,
     state: Mutex<State>,
 }
@@ -166,6 +177,7 @@ impl Arena {
             clock,
             bots: RwLock::new(bots),
             seats: DashMap::new(),
+            ended_seats: Mutex::new(LruCache::new(ENDED_SEATS)),
             events: Events::default(),
             state: Mutex::new(State {
                 pool: Pool::new(POOL),
@@ -224,6 +236,17 @@ impl Arena {
         }
         finished.sort_by_key(|(at, seq, _)| (*at, *seq));
         for (_, _, m) in finished {
+            let bots: Vec<BotNo> = m
+                .record
+                .bots
+                .iter()
+                .filter_map(|b| bots::parse_id(b))
+                .collect();
+            for (i, id) in m.game_ids.iter().enumerate() {
+                let k = bots.len().max(1);
+                let seating = (0..bots.len()).map(|s| bots[(s + i) % k]).collect();
+                self.ended(id.clone(), seating);
+            }
             let placements = m.placements.unwrap_or_default();
             if m.record.rated && !placements.is_empty() {
                 let ranks: Vec<(BotNo, u32)> = placements
@@ -259,8 +282,20 @@ impl Arena {
     /// there.
     pub fn seat_in(&self, game_id: &str, token: &TokenHash) -> Option<Seat> {
         let bot = self.bots().by_key(token)?;
-        let seats = self.seats.get(game_id)?;
-        seats.iter().position(|&b| b == bot).map(|s| Seat(s as u8))
+        let seat = |seats: &[BotNo]| seats.iter().position(|&b| b == bot).map(|s| Seat(s as u8));
+        if let Some(seats) = self.seats.get(game_id) {
+            return seat(&seats);
+        }
+        let mut ended = self.ended_seats.lock().unwrap_or_else(|p| p.into_inner());
+        seat(ended.get(game_id)?)
+    }
+
+    /// Remembers the seating of a game of a finished match.
+    pub(super) fn ended(&self, game_id: String, seating: Vec<BotNo>) {
+        self.ended_seats
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .put(game_id, seating);
     }
 
     /// Whether game `game_id`'s seed must stay secret although the game may

@@ -194,6 +194,20 @@ async fn seek_and_play(
                         .expect("the replay once the match is over")
                         .into_inner();
                     assert_ne!(replay.seed, 0);
+                    // And the key still reads the ended game as its seat.
+                    let view = service
+                        .get_state(authed(
+                            &key,
+                            pb::GetStateRequest {
+                                game_id: id.clone(),
+                            },
+                        ))
+                        .await
+                        .expect("the key reads its ended game")
+                        .into_inner()
+                        .state
+                        .unwrap();
+                    assert!(view.viewer_seat.is_some());
                 }
                 return f;
             }
