@@ -47,6 +47,13 @@ pub fn name(kind: pb::GameKind) -> Option<&'static str> {
     with_game!(kind, |G| G::NAME)
 }
 
+/// Whether rated play of `kind` uses duplicate matches (its engine's
+/// [`druids_engine::Game::DICE_DRIVEN`]).
+pub fn rated_as_duplicates(kind: pb::GameKind) -> bool {
+    use druids_engine::Game;
+    with_game!(kind, |G| G::DICE_DRIVEN).unwrap_or(false)
+}
+
 /// The kind whose short name is `name`.
 pub fn by_name(name: &str) -> Option<pb::GameKind> {
     kinds().find(|&k| self::name(k) == Some(name))

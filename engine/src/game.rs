@@ -212,6 +212,10 @@ pub trait Game: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     const MIN_PLAYERS: usize;
     /// Most seats.
     const MAX_PLAYERS: usize;
+    /// Whether dice decide so much of a result that one game says little
+    /// about the players: rated play then uses duplicate matches (the same
+    /// seed once per seat rotation).
+    const DICE_DRIVEN: bool;
 
     /// Sets up a new game. Events describing the setup (random placements) are
     /// pushed to `events`.

@@ -108,6 +108,8 @@ impl Game for Dolmen {
     const NAME: &'static str = "dolmen";
     const MIN_PLAYERS: usize = 2;
     const MAX_PLAYERS: usize = 5;
+    // No dice: the players decide far more of a result than chance does.
+    const DICE_DRIVEN: bool = false;
 
     /// The game has no chance element: `seed` is accepted for the common
     /// interface and otherwise unused.

@@ -107,6 +107,8 @@ impl Game for Meduris {
     const NAME: &'static str = "meduris";
     const MIN_PLAYERS: usize = 2;
     const MAX_PLAYERS: usize = 4;
+    // Every turn starts with a die roll that decides who may build where.
+    const DICE_DRIVEN: bool = true;
 
     fn new(
         players: usize,

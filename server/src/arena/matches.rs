@@ -62,13 +62,14 @@ impl Arena {
         tournament: Option<(String, u32)>,
         now: u64,
     ) -> Result<String, StoreError> {
-        // Luck is the enemy of ratings in a dice game: rated Meduris, and
-        // Meduris in tournaments, is played as duplicate matches.
-        let games = if (rated || tournament.is_some()) && kind == pb::GameKind::Meduris {
-            bots.len() as u32
-        } else {
-            1
-        };
+        // Luck is the enemy of ratings in a dice game: its rated matches,
+        // and its tournament matches, are duplicate matches.
+        let games =
+            if (rated || tournament.is_some()) && druids::registry::rated_as_duplicates(kind) {
+                bots.len() as u32
+            } else {
+                1
+            };
         let record = MatchRecord {
             id: format!("{:016x}", rand::random::<u64>()),
             kind,
