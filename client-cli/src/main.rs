@@ -15,6 +15,7 @@ mod commands;
 mod connect;
 mod follow;
 mod human;
+mod ladder;
 mod output;
 mod play;
 mod render;

@@ -384,10 +384,10 @@ impl SeatStrategy {
 /// `{"game_id", "seat", "outcome"}` (the outcome in proto3 JSON with every
 /// field; null when the game was abandoned), the same line the Python kit
 /// prints. With `--seek`, the bot plays the arena's ladder instead
-/// ([`crate::arena::ladder`]).
+/// ([`crate::ladder::ladder`]).
 pub async fn bot(server: &ServerAddr, args: BotArgs) -> Result<(), CliError> {
     if let Some(pool) = args.seek {
-        return crate::arena::ladder(server, &args, pool).await;
+        return crate::ladder::ladder(server, &args, pool).await;
     }
     let game = GameArgs {
         game_id: args.game_id.clone().ok_or_else(|| {
