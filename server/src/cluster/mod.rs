@@ -113,8 +113,8 @@ impl Cluster {
         &self.metrics
     }
 
-    /// The epoch a game created here is held under once [`Cluster::lease_new`]
-    /// took its lease.
+    /// Takes the first lease of game `game_id`, just created here: its epoch,
+    /// or `None` if another node holds the game already.
     pub fn lease_new(&self, game_id: &str) -> Result<Option<Epoch>, StoreError> {
         self.leases.claim(game_id, &self.config.id, Claim::New)
     }
