@@ -44,11 +44,12 @@ async fn register(arena: &mut Arena, name: &str) -> (String, String) {
     (reply.bot_id, reply.api_key)
 }
 
-/// Whether a failed call is the server going away (a restart), to be retried.
+/// Whether a failed call is the server going away (a restart), to be retried:
+/// a connection cut mid-call surfaces as one of these, depending on when.
 fn gone(s: &tonic::Status) -> bool {
     matches!(
         s.code(),
-        Code::Unavailable | Code::Unknown | Code::Cancelled
+        Code::Unavailable | Code::Unknown | Code::Cancelled | Code::Internal
     )
 }
 
