@@ -2,19 +2,21 @@
 //! authenticated, charged against its quotas and validated here, then handed
 //! to the [`Lobby`] (creating games, claiming seats), the game's [`Room`]
 //! (playing, reading) or the stream pump. No rule of any game is known here.
+//! This module holds the service's state and what every call shares (who is
+//! calling, where its game is served, forwarding, quotas); the RPCs
+//! themselves are in [`rpc`].
 
 use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use druids::pb::{self, druids_service_server::DruidsService};
+use druids::pb;
 use druids_engine::{Seat, Viewer};
 use tokio::sync::{mpsc, watch};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status};
-use tracing::{Instrument, info_span};
 
 use crate::arena::Arena;
 use crate::auth::TokenHash;
@@ -32,7 +34,9 @@ use crate::recover::Rebuild;
 use crate::room::Room;
 use crate::rooms::{Lifecycle, Rooms};
 use crate::store::{Epoch, Store, StoreError};
-use crate::stream::{STREAM_BUFFER, Streams, pump};
+use crate::stream::{STREAM_BUFFER, Streams};
+
+mod rpc;
 
 /// The games of this server and what it needs to serve them.
 pub struct Service {
@@ -490,220 +494,6 @@ impl Service {
 /// The event stream of `StreamEvents`.
 pub type EventStream =
     Pin<Box<dyn Stream<Item = std::result::Result<pb::GameEvent, Status>> + Send>>;
-
-/// The room of a call's game if it is served here; otherwise forwards the
-/// call to the game's owner with the client method `$method` and returns.
-macro_rules! here_or_forward {
-    ($service:ident, $request:ident, $caller:ident, $method:ident) => {{
-        let id = $request.get_ref().game_id.clone();
-        match $service.locate(&id, &$caller).await? {
-            Located::Here(room) => room,
-            Located::There(addr) => {
-                return $service
-                    .forward(&addr, &id, $request, &$caller, |mut peer, r| async move {
-                        peer.$method(r).await
-                    })
-                    .await;
-            }
-        }
-    }};
-}
-
-#[tonic::async_trait]
-impl DruidsService for Service {
-    async fn create_game(
-        &self,
-        request: Request<pb::CreateGameRequest>,
-    ) -> std::result::Result<Response<pb::CreateGameResponse>, Status> {
-        let caller = self.caller(&request)?;
-        self.refused(self.setup(&caller))?;
-        let req = request.into_inner();
-        let lobby = Arc::clone(&self.lobby);
-        let reply = self.off_the_workers(move || lobby.create(req)).await?;
-        Ok(Response::new(self.refused(reply)?))
-    }
-
-    async fn join_game(
-        &self,
-        request: Request<pb::JoinGameRequest>,
-    ) -> std::result::Result<Response<pb::JoinGameResponse>, Status> {
-        let caller = self.caller(&request)?;
-        self.refused(self.setup(&caller))?;
-        if self.cluster.is_some() {
-            // The lobby joins games in this node's memory.
-            let _room = here_or_forward!(self, request, caller, join_game);
-        }
-        let req = request.into_inner();
-        let lobby = Arc::clone(&self.lobby);
-        let reply = self.off_the_workers(move || lobby.join(req)).await?;
-        Ok(Response::new(self.refused(reply)?))
-    }
-
-    async fn get_legal_actions(
-        &self,
-        request: Request<pb::GetLegalActionsRequest>,
-    ) -> std::result::Result<Response<pb::GetLegalActionsResponse>, Status> {
-        let caller = self.caller(&request)?;
-        let room = here_or_forward!(self, request, caller, get_legal_actions);
-        let req = request.into_inner();
-        let seat = self.refused(self.seat(&room, &caller))?;
-        self.refused(self.read(Read::One, &caller))?;
-        let listing = room.legal_actions(seat, req.all_payments);
-        let page = crate::legal::page(listing, seat.0 as u32, &req);
-        Ok(Response::new(self.refused(page)?))
-    }
-
-    async fn submit_action(
-        &self,
-        request: Request<pb::SubmitActionRequest>,
-    ) -> std::result::Result<Response<pb::SubmitActionResponse>, Status> {
-        let started = std::time::Instant::now();
-        let caller = self.caller(&request)?;
-        let room = here_or_forward!(self, request, caller, submit_action);
-        let seat = self.refused(self.seat(&room, &caller))?;
-        let kind = room.kind();
-        let span = info_span!("submit_action", game_id = %room.id, seat = seat.0);
-        // Kept to send on if this node turns out to have lost the game.
-        let again = self.cluster.is_some().then(|| {
-            Request::from_parts(
-                request.metadata().clone(),
-                Default::default(),
-                request.get_ref().clone(),
-            )
-        });
-        let req = request.into_inner();
-        let now = self.clock.now_ms();
-        let rate = self.limits.max_submits_per_second;
-        let (store, rooms) = (Arc::clone(&self.store), Arc::clone(&self.rooms));
-        let id = room.id.clone();
-        let reply = self
-            .off_the_workers(move || {
-                let _enter = span.enter();
-                let reply = room.submit(seat, &req, store.as_ref(), now, rate);
-                rooms.settle(&room);
-                reply
-            })
-            .await?;
-        if let (Err(ServiceError::Storage(StoreError::Fenced { .. })), Some(again)) =
-            (&reply, again)
-        {
-            // Another node took the game over: this room is stale. Nothing
-            // was applied; the owner answers instead.
-            self.rooms.retire(&id);
-            if !caller.forwarded
-                && let Located::There(addr) = self.locate(&id, &caller).await?
-            {
-                return self
-                    .forward(&addr, &id, again, &caller, |mut peer, r| async move {
-                        peer.submit_action(r).await
-                    })
-                    .await;
-            }
-        }
-        let reply = self.refused(reply)?;
-        self.metrics
-            .actions
-            .with_label_values(&[kind.as_str_name(), "seat"])
-            .inc();
-        self.metrics
-            .submit_latency
-            .observe(started.elapsed().as_secs_f64());
-        Ok(Response::new(reply))
-    }
-
-    type StreamEventsStream = EventStream;
-
-    async fn stream_events(
-        &self,
-        request: Request<pb::StreamEventsRequest>,
-    ) -> std::result::Result<Response<EventStream>, Status> {
-        let caller = self.caller(&request)?;
-        let id = request.get_ref().game_id.clone();
-        let room = match self.locate(&id, &caller).await? {
-            Located::Here(room) => room,
-            Located::There(addr) => {
-                self.refused(self.read(Read::One, &caller))?;
-                let upstream = self
-                    .forward(&addr, &id, request, &caller, |mut peer, r| async move {
-                        peer.stream_events(r).await
-                    })
-                    .await?
-                    .into_inner();
-                return Ok(Response::new(self.relay_stream(upstream, id)));
-            }
-        };
-        let req = request.into_inner();
-        let viewer = self.refused(self.viewer(&room, &caller, false))?;
-        self.refused(self.read(Read::One, &caller))?;
-        let last = room.last_seq();
-        let beyond = if req.from_seq > last + 1 {
-            Err(ServiceError::invalid(
-                "from_seq",
-                format!(
-                    "from_seq {} is beyond the log: the last event is {last}",
-                    req.from_seq
-                ),
-            ))
-        } else {
-            Ok(())
-        };
-        self.refused(beyond)?;
-        let slot = self.refused(self.streams.open(&room, viewer, caller.peer))?;
-        let (first, cursor) = match req.from_seq {
-            0 => room.snapshot(viewer),
-            n => (Vec::new(), n),
-        };
-        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
-        let span = info_span!("stream_events", game_id = %room.id, viewer = ?viewer);
-        let shutdown = self.stop.subscribe();
-        tokio::spawn(pump(room, slot, first, cursor, tx, shutdown).instrument(span));
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
-    }
-
-    async fn get_state(
-        &self,
-        request: Request<pb::GetStateRequest>,
-    ) -> std::result::Result<Response<pb::GetStateResponse>, Status> {
-        let caller = self.caller(&request)?;
-        let room = here_or_forward!(self, request, caller, get_state);
-        let viewer = self.refused(self.viewer(&room, &caller, false))?;
-        self.refused(self.read(Read::One, &caller))?;
-        Ok(Response::new(pb::GetStateResponse {
-            state: Some(room.view(viewer)),
-        }))
-    }
-
-    async fn export_replay(
-        &self,
-        request: Request<pb::ExportReplayRequest>,
-    ) -> std::result::Result<Response<pb::Replay>, Status> {
-        let caller = self.caller(&request)?;
-        let room = here_or_forward!(self, request, caller, export_replay);
-        self.refused(self.read(Read::One, &caller))?;
-        let seed_hidden = match &self.arena {
-            Some(arena) if arena.hides_seed(&room.id) => {
-                Err(ServiceError::MatchRunning(room.id.clone()))
-            }
-            _ => Ok(()),
-        };
-        self.refused(seed_hidden)?;
-        Ok(Response::new(self.refused(room.replay())?))
-    }
-
-    async fn list_games(
-        &self,
-        request: Request<pb::ListGamesRequest>,
-    ) -> std::result::Result<Response<pb::ListGamesResponse>, Status> {
-        let caller = self.caller(&request)?;
-        self.refused(self.read(Read::List, &caller))?;
-        let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
-        let shared = self.cluster.as_ref().map(|c| Arc::clone(c.leases()));
-        let page = self
-            .off_the_workers(move || crate::listing::list(&rooms, shared.as_deref(), &req))
-            .await?;
-        Ok(Response::new(self.refused(page)?))
-    }
-}
 
 #[cfg(test)]
 mod tests {
