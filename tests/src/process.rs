@@ -8,42 +8,47 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 
 /// The `druids-server` binary of this build's profile, built (or found fresh)
-/// by cargo once per test run: a binary of another crate has no
-/// `CARGO_BIN_EXE_` in the tests.
+/// by cargo once per test run.
 pub fn server_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
-        // target/<profile>/deps/suite-…: build the server with the same profile.
-        let exe = std::env::current_exe().unwrap();
-        let release = exe
-            .parent()
-            .and_then(Path::parent)
-            .is_some_and(|p| p.ends_with("release"));
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
-        let mut build = Command::new(env!("CARGO"));
-        build
-            .args(["build", "-p", "druids-server", "--bin", "druids-server"])
-            .args(["--message-format", "json-render-diagnostics"])
-            .arg("--manifest-path")
-            .arg(&manifest);
-        if release {
-            build.arg("--release");
-        }
-        let out = build.output().expect("cargo runs");
-        assert!(
-            out.status.success(),
-            "cargo build of druids-server failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter(|m| {
-                m["reason"] == "compiler-artifact" && m["target"]["name"] == "druids-server"
-            })
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .expect("cargo names the druids-server executable")
+        cargo_binary("druids-server", "druids-server").unwrap_or_else(|e| panic!("{e}"))
     })
+}
+
+/// The binary `bin` of workspace package `package`, built (or found fresh) by
+/// cargo with this build's profile: a binary of another crate has no
+/// `CARGO_BIN_EXE_` in the tests. Build it once per run (keep the path).
+pub fn cargo_binary(package: &str, bin: &str) -> Result<PathBuf, String> {
+    // target/<profile>/deps/suite-…: build with the same profile.
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let release = exe
+        .parent()
+        .and_then(Path::parent)
+        .is_some_and(|p| p.ends_with("release"));
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    let mut build = Command::new(env!("CARGO"));
+    build
+        .args(["build", "-p", package, "--bin", bin])
+        .args(["--message-format", "json-render-diagnostics"])
+        .arg("--manifest-path")
+        .arg(&manifest);
+    if release {
+        build.arg("--release");
+    }
+    let out = build.output().map_err(|e| format!("cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo build of {package} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == bin)
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .ok_or_else(|| format!("cargo named no {bin} executable"))
 }
 
 /// A running `druids-server` process; killed when dropped.

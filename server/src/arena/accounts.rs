@@ -5,9 +5,9 @@ use std::net::IpAddr;
 
 use druids::pb;
 
-use super::Arena;
 use super::bots::{self, BotNo, check_registration, new_key, parse_id, public_id};
 use super::ratings::rating;
+use super::{Arena, game_kind};
 use crate::arena_store::BotRecord;
 use crate::auth::TokenHash;
 use crate::config::Registration;
@@ -29,12 +29,7 @@ impl Arena {
         peer: Option<IpAddr>,
         token: Option<&TokenHash>,
     ) -> Result<pb::RegisterBotResponse, ServiceError> {
-        let operator = self
-            .settings
-            .operator_key
-            .as_deref()
-            .zip(token)
-            .is_some_and(|(key, token)| TokenHash::of(key).matches(token));
+        let operator = self.is_operator(token);
         if self.settings.registration == Registration::Closed && !operator {
             return Err(ServiceError::RegistrationClosed);
         }
@@ -106,12 +101,7 @@ impl Arena {
         &self,
         req: &pb::GetLeaderboardRequest,
     ) -> Result<pb::GetLeaderboardResponse, ServiceError> {
-        let kind = pb::GameKind::try_from(req.kind)
-            .ok()
-            .filter(|k| *k != pb::GameKind::Unspecified)
-            .ok_or_else(|| {
-                ServiceError::invalid("kind", format!("kind {} is not a game", req.kind))
-            })?;
+        let kind = game_kind(req.kind)?;
         if !(2..=4).contains(&req.players) {
             return Err(ServiceError::invalid(
                 "players",

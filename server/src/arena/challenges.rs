@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use druids::pb;
 
 use super::bots::{BotNo, parse_id};
-use super::{Arena, State, quota};
+use super::{Arena, State, game_kind, quota};
 use crate::error::{ServiceError, clip};
 
 /// Expiry when the request does not say, seconds.
@@ -35,12 +35,7 @@ impl Arena {
         from: BotNo,
         req: &pb::ChallengeRequest,
     ) -> Result<pb::ChallengeResponse, ServiceError> {
-        let kind = pb::GameKind::try_from(req.kind)
-            .ok()
-            .filter(|k| *k != pb::GameKind::Unspecified)
-            .ok_or_else(|| {
-                ServiceError::invalid("kind", format!("kind {} is not a game", req.kind))
-            })?;
+        let kind = game_kind(req.kind)?;
         if req.opponents.is_empty() || req.opponents.len() > 3 {
             return Err(ServiceError::invalid(
                 "opponents",

@@ -305,6 +305,15 @@ impl Arena {
         self.seats.contains_key(game_id)
     }
 
+    /// Whether `token` is the operator key.
+    fn is_operator(&self, token: Option<&TokenHash>) -> bool {
+        self.settings
+            .operator_key
+            .as_deref()
+            .zip(token)
+            .is_some_and(|(key, token)| TokenHash::of(key).matches(token))
+    }
+
     /// The bot whose key is `token`.
     pub fn bot_of(&self, token: Option<&TokenHash>) -> Result<BotNo, ServiceError> {
         let token = token.ok_or(ServiceError::BotKeyUnknown("none was sent"))?;
@@ -320,12 +329,7 @@ impl Arena {
         req: &pb::SeekRequest,
         tx: SeekSender,
     ) -> Result<(), ServiceError> {
-        let kind = pb::GameKind::try_from(req.kind)
-            .ok()
-            .filter(|k| *k != pb::GameKind::Unspecified)
-            .ok_or_else(|| {
-                ServiceError::invalid("kind", format!("kind {} is not a game", req.kind))
-            })?;
+        let kind = game_kind(req.kind)?;
         let min = if req.min_players == 0 {
             2
         } else {
@@ -432,6 +436,14 @@ impl Arena {
             ..Default::default()
         }
     }
+}
+
+/// The game `kind` names (INVALID_ARGUMENT if none).
+fn game_kind(kind: i32) -> Result<pb::GameKind, ServiceError> {
+    pb::GameKind::try_from(kind)
+        .ok()
+        .filter(|k| *k != pb::GameKind::Unspecified)
+        .ok_or_else(|| ServiceError::invalid("kind", format!("kind {kind} is not a game")))
 }
 
 /// A quota refusal: RESOURCE_EXHAUSTED with a retry delay.

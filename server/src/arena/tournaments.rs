@@ -14,7 +14,7 @@ use druids_arena::ratings::{FitConfig, FitInput, GameResult};
 use prost::Message;
 
 use super::bots::{BotNo, parse_id, public_id};
-use super::{Arena, State};
+use super::{Arena, State, game_kind};
 use crate::arena_store::{StoredMatch, TournamentRecord};
 use crate::auth::TokenHash;
 use crate::config::Registration;
@@ -148,12 +148,7 @@ impl Arena {
         req: &pb::CreateTournamentRequest,
         token: Option<&TokenHash>,
     ) -> Result<pb::CreateTournamentResponse, ServiceError> {
-        let operator = self
-            .settings
-            .operator_key
-            .as_deref()
-            .zip(token)
-            .is_some_and(|(key, token)| TokenHash::of(key).matches(token));
+        let operator = self.is_operator(token);
         if !operator {
             // Any bot may run one on an open server; else only the operator.
             if self.settings.registration == Registration::Closed {
@@ -167,12 +162,7 @@ impl Arena {
                 format!("name must be 1 to {MAX_NAME_BYTES} bytes"),
             ));
         }
-        pb::GameKind::try_from(req.kind)
-            .ok()
-            .filter(|k| *k != pb::GameKind::Unspecified)
-            .ok_or_else(|| {
-                ServiceError::invalid("kind", format!("kind {} is not a game", req.kind))
-            })?;
+        game_kind(req.kind)?;
         if !(2..=4).contains(&req.players) {
             return Err(ServiceError::invalid(
                 "players",

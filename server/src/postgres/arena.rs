@@ -16,13 +16,15 @@ use std::collections::HashMap;
 use prost::Message;
 
 use super::PostgresStore;
-use super::retry::conflict;
+use super::retry::{Failure, conflict};
 use crate::arena_store::{
     ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, TournamentRecord,
     attach_games, decode_bots, decode_placements, encode_bots, encode_placements, kind_of, refused,
 };
 use crate::auth::TokenHash;
 use crate::store::StoreError;
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
 
 /// A stored key hash.
 fn hash(blob: Vec<u8>) -> Result<TokenHash, StoreError> {
@@ -37,23 +39,22 @@ impl ArenaStore for PostgresStore {
         self.retry("registering a bot", |retrying| {
             self.wait(async {
                 let client = self.pool.get().await?;
-                if retrying {
-                    let row = client
-                        .query_opt(
-                            "SELECT name, key_hash, registered_unix_ms FROM bots WHERE id = $1",
-                            &[&bot.id],
-                        )
-                        .await?;
-                    if let Some(row) = row {
-                        return if row.get::<_, &str>(0) == bot.name
-                            && row.get::<_, &[u8]>(1) == bot.key_hash.0.as_slice()
-                            && row.get::<_, i64>(2) == registered
-                        {
-                            Ok(true)
-                        } else {
-                            Err(conflict("another bot has this id"))
-                        };
-                    }
+                let mine = |row: &Row| {
+                    row.get::<_, &str>(0) == bot.name
+                        && row.get::<_, &[u8]>(1) == bot.key_hash.0.as_slice()
+                        && row.get::<_, i64>(2) == registered
+                };
+                if found_on_retry(
+                    &client,
+                    retrying,
+                    "SELECT name, key_hash, registered_unix_ms FROM bots WHERE id = $1",
+                    &[&bot.id],
+                    mine,
+                    "another bot has this id",
+                )
+                .await?
+                {
+                    return Ok(true);
                 }
                 // A taken name inserts nothing; a taken id is an error.
                 let inserted = client
@@ -141,31 +142,30 @@ impl ArenaStore for PostgresStore {
         self.retry("recording a match", |retrying| {
             self.wait(async {
                 let client = self.pool.get().await?;
-                if retrying {
-                    let row = client
-                        .query_opt(
-                            "SELECT kind, rated, seed, options, bots, games, created_unix_ms,
+                let mine = |row: &Row| {
+                    row.get::<_, i32>(0) == kind
+                        && row.get::<_, bool>(1) == m.rated
+                        && row.get::<_, i64>(2) == seed
+                        && row.get::<_, &[u8]>(3) == options.as_slice()
+                        && row.get::<_, &str>(4) == bots
+                        && row.get::<_, i32>(5) == games
+                        && row.get::<_, i64>(6) == created
+                        && row.get::<_, Option<&str>>(7) == tournament_id
+                        && row.get::<_, Option<i32>>(8) == round
+                };
+                if found_on_retry(
+                    &client,
+                    retrying,
+                    "SELECT kind, rated, seed, options, bots, games, created_unix_ms,
                                     tournament_id, round
                              FROM matches WHERE id = $1",
-                            &[&m.id],
-                        )
-                        .await?;
-                    if let Some(row) = row {
-                        return if row.get::<_, i32>(0) == kind
-                            && row.get::<_, bool>(1) == m.rated
-                            && row.get::<_, i64>(2) == seed
-                            && row.get::<_, &[u8]>(3) == options.as_slice()
-                            && row.get::<_, &str>(4) == bots
-                            && row.get::<_, i32>(5) == games
-                            && row.get::<_, i64>(6) == created
-                            && row.get::<_, Option<&str>>(7) == tournament_id
-                            && row.get::<_, Option<i32>>(8) == round
-                        {
-                            Ok(())
-                        } else {
-                            Err(conflict("another match has this id"))
-                        };
-                    }
+                    &[&m.id],
+                    mine,
+                    "another match has this id",
+                )
+                .await?
+                {
+                    return Ok(());
                 }
                 client
                     .execute(
@@ -196,20 +196,18 @@ impl ArenaStore for PostgresStore {
         self.retry("recording a match's game", |retrying| {
             self.wait(async {
                 let client = self.pool.get().await?;
-                if retrying {
-                    let row = client
-                        .query_opt(
-                            "SELECT game_id FROM match_games WHERE match_id = $1 AND idx = $2",
-                            &[&match_id, &idx],
-                        )
-                        .await?;
-                    if let Some(row) = row {
-                        return if row.get::<_, &str>(0) == game_id {
-                            Ok(())
-                        } else {
-                            Err(conflict("the match has another game at this index"))
-                        };
-                    }
+                let mine = |row: &Row| row.get::<_, &str>(0) == game_id;
+                if found_on_retry(
+                    &client,
+                    retrying,
+                    "SELECT game_id FROM match_games WHERE match_id = $1 AND idx = $2",
+                    &[&match_id, &idx],
+                    mine,
+                    "the match has another game at this index",
+                )
+                .await?
+                {
+                    return Ok(());
                 }
                 // An unknown match fails its foreign key; a stored index, the key.
                 client
@@ -329,20 +327,18 @@ impl ArenaStore for PostgresStore {
         self.retry("appending a bot event", |retrying| {
             self.wait(async {
                 let client = self.pool.get().await?;
-                if retrying {
-                    let row = client
-                        .query_opt(
-                            "SELECT event FROM bot_events WHERE bot_id = $1 AND seq = $2",
-                            &[&bot_id, &seq],
-                        )
-                        .await?;
-                    if let Some(row) = row {
-                        return if row.get::<_, &[u8]>(0) == event {
-                            Ok(())
-                        } else {
-                            Err(conflict("the bot has another event at this seq"))
-                        };
-                    }
+                let mine = |row: &Row| row.get::<_, &[u8]>(0) == event;
+                if found_on_retry(
+                    &client,
+                    retrying,
+                    "SELECT event FROM bot_events WHERE bot_id = $1 AND seq = $2",
+                    &[&bot_id, &seq],
+                    mine,
+                    "the bot has another event at this seq",
+                )
+                .await?
+                {
+                    return Ok(());
                 }
                 // An unknown bot fails its foreign key; a stored seq, the key.
                 client
@@ -407,24 +403,23 @@ impl ArenaStore for PostgresStore {
         self.retry("recording a tournament", |retrying| {
             self.wait(async {
                 let client = self.pool.get().await?;
-                if retrying {
-                    let row = client
-                        .query_opt(
-                            "SELECT settings, created_unix_ms, finished_unix_ms
+                let mine = |row: &Row| {
+                    row.get::<_, &[u8]>(0) == t.settings.as_slice()
+                        && row.get::<_, i64>(1) == created
+                        && row.get::<_, Option<i64>>(2) == finished
+                };
+                if found_on_retry(
+                    &client,
+                    retrying,
+                    "SELECT settings, created_unix_ms, finished_unix_ms
                              FROM tournaments WHERE id = $1",
-                            &[&t.id],
-                        )
-                        .await?;
-                    if let Some(row) = row {
-                        return if row.get::<_, &[u8]>(0) == t.settings.as_slice()
-                            && row.get::<_, i64>(1) == created
-                            && row.get::<_, Option<i64>>(2) == finished
-                        {
-                            Ok(())
-                        } else {
-                            Err(conflict("another tournament has this id"))
-                        };
-                    }
+                    &[&t.id],
+                    mine,
+                    "another tournament has this id",
+                )
+                .await?
+                {
+                    return Ok(());
                 }
                 // A stored id fails the key.
                 client
@@ -488,5 +483,27 @@ impl ArenaStore for PostgresStore {
                 finished_unix_ms: r.get::<_, Option<i64>>(3).map(|at| at as u64),
             })
             .collect())
+    }
+}
+
+/// What a first attempt that went through left, on a retry: `false` if the
+/// row `lookup` finds (by the write's key) is not there, so the write is to
+/// be made now; `true` if it is there and `mine` says it is this write's own
+/// (the write is done); a conflict naming `what` if another row has the key.
+async fn found_on_retry(
+    client: &deadpool_postgres::Client,
+    retrying: bool,
+    lookup: &str,
+    key: &[&(dyn ToSql + Sync)],
+    mine: impl FnOnce(&Row) -> bool,
+    what: &str,
+) -> Result<bool, Failure> {
+    if !retrying {
+        return Ok(false);
+    }
+    match client.query_opt(lookup, key).await? {
+        None => Ok(false),
+        Some(row) if mine(&row) => Ok(true),
+        Some(_) => Err(conflict(what)),
     }
 }

@@ -9,12 +9,10 @@
 //!
 //! The `druids` binary is built once per run with this build's profile (a
 //! binary of another crate has no `CARGO_BIN_EXE_` here). The Python kit is
-//! installed as its README says into a venv of its own,
-//! `target/kits/arena-python-venv` (pip's cache shared with the
-//! cross-language tests).
+//! the cross-language tests' venv, installed as its README says.
 #![cfg(unix)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -22,10 +20,8 @@ use std::time::{Duration, Instant};
 use druids_server::{Limits, MemoryStore};
 use druids_tests::TestServer;
 
-use crate::cross_language::{Finished, kits_dir, repo_root, run_ok, run_with_timeout};
+use crate::cross_language::{Finished, repo_root, run_with_timeout, venv_bin};
 
-/// Making the venv and installing the kit.
-const SETUP_TIMEOUT: Duration = Duration::from_secs(300);
 /// One ladder match, seeking included (a rated Meduris match of two players
 /// is two games).
 const MATCH_TIMEOUT: Duration = Duration::from_secs(240);
@@ -36,66 +32,8 @@ const LEADERBOARD_WAIT: Duration = Duration::from_secs(20);
 fn cli_binary() -> Result<PathBuf, String> {
     static BINARY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     BINARY
-        .get_or_init(|| {
-            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-            let release = exe
-                .parent()
-                .and_then(Path::parent)
-                .is_some_and(|p| p.ends_with("release"));
-            let mut build = Command::new(env!("CARGO"));
-            build
-                .args(["build", "-p", "druids-cli", "--bin", "druids"])
-                .args(["--message-format", "json-render-diagnostics"])
-                .arg("--manifest-path")
-                .arg(repo_root().join("Cargo.toml"));
-            if release {
-                build.arg("--release");
-            }
-            let out = build.output().map_err(|e| format!("cargo: {e}"))?;
-            if !out.status.success() {
-                return Err(format!(
-                    "cargo build of druids-cli failed:\n{}",
-                    String::from_utf8_lossy(&out.stderr)
-                ));
-            }
-            String::from_utf8_lossy(&out.stdout)
-                .lines()
-                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-                .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "druids")
-                .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-                .ok_or_else(|| "cargo named no druids executable".to_owned())
-        })
+        .get_or_init(|| druids_tests::process::cargo_binary("druids-cli", "druids"))
         .clone()
-}
-
-/// The `bin/` of a fresh venv with the Python kit installed (once per run).
-fn venv_bin() -> Result<PathBuf, String> {
-    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let venv = kits_dir().join("arena-python-venv");
-        if venv.exists() {
-            std::fs::remove_dir_all(&venv)
-                .map_err(|e| format!("cannot remove the old {}: {e}", venv.display()))?;
-        }
-        std::fs::create_dir_all(kits_dir()).map_err(|e| e.to_string())?;
-        let mut make = Command::new("python3");
-        make.args(["-m", "venv"]).arg(&venv);
-        run_ok(make, SETUP_TIMEOUT)
-            .map_err(|e| format!("{e}\n(Python 3.10+ with venv is needed)"))?;
-        let bin = venv.join("bin");
-        let mut install = Command::new(bin.join("pip"));
-        install
-            .current_dir(repo_root())
-            .args(["install", "--disable-pip-version-check", "--no-input", "-q"])
-            .arg("./bots/python")
-            .env("PIP_CACHE_DIR", kits_dir().join("pip-cache"))
-            .env("PIP_DEFAULT_TIMEOUT", "20")
-            .env("PIP_RETRIES", "2");
-        run_ok(install, SETUP_TIMEOUT)
-            .map_err(|e| format!("{e}\n(is PyPI, https://pypi.org, reachable?)"))?;
-        Ok(bin)
-    })
-    .clone()
 }
 
 /// `druids --server URL args…`, with no key or server from the environment.

@@ -152,7 +152,7 @@ pub(crate) fn run_ok(cmd: Command, timeout: Duration) -> Result<Finished, String
 
 /// The `bin/` folder of a fresh venv with the kit installed as the README says
 /// (made once per run of the test binary).
-fn venv_bin() -> Result<PathBuf, String> {
+pub(crate) fn venv_bin() -> Result<PathBuf, String> {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     BIN.get_or_init(|| {
         let venv = kits_dir().join("python-venv");
