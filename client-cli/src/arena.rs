@@ -77,7 +77,7 @@ pub async fn register(server: &ServerAddr, args: RegisterArgs) -> Result<(), Cli
 pub async fn rotate_key(server: &ServerAddr, key: String, json: bool) -> Result<(), CliError> {
     let mut client = arena(server).await?;
     let reply = client
-        .rotate_bot_key(authed(Some(&key), pb::RotateBotKeyRequest {})?)
+        .rotate_bot_key(authed(Some(&key), pb::RotateBotKeyRequest::default())?)
         .await
         .map_err(|s| arena_error(server, s))?
         .into_inner();

@@ -23,6 +23,9 @@ pub struct BotRecord {
     pub key_hash: TokenHash,
     /// Registration time, ms since the Unix epoch.
     pub registered_unix_ms: u64,
+    /// When its key was revoked (`RevokeBot`), ms since the Unix epoch; None
+    /// while the key works. A new key ([`ArenaStore::set_bot_key`]) clears it.
+    pub revoked_unix_ms: Option<u64>,
 }
 
 /// A match formed by the arena: one game, or one per seat rotation of a
@@ -60,6 +63,17 @@ pub struct TournamentRecord {
     pub created_unix_ms: u64,
     /// When its last match finished, ms since the Unix epoch.
     pub finished_unix_ms: Option<u64>,
+}
+
+/// A challenge waiting for answers: kept so that a restart does not lose it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChallengeRecord {
+    /// Its id (also the id of the match it becomes).
+    pub id: String,
+    /// An encoded `pb::ChallengeInfo`: who, what, until when.
+    pub info: Vec<u8>,
+    /// The ids of the opponents who accepted so far, in the order they did.
+    pub accepted: Vec<String>,
 }
 
 /// One bot's place in a finished match.
@@ -102,8 +116,11 @@ pub struct StoredMatch {
 pub trait ArenaStore: Send + Sync {
     /// Registers a bot; `false` (nothing stored) if its name is taken.
     fn register_bot(&self, bot: &BotRecord) -> Result<bool, StoreError>;
-    /// Replaces a bot's key hash.
+    /// Replaces a bot's key hash (and clears a revocation).
     fn set_bot_key(&self, bot_id: &str, key_hash: &TokenHash) -> Result<(), StoreError>;
+    /// Revokes a bot's key at `at_ms`. Idempotent: a revoked bot keeps its
+    /// first time. An unknown bot is refused.
+    fn revoke_bot(&self, bot_id: &str, at_ms: u64) -> Result<(), StoreError>;
     /// Every registered bot, in registration order.
     fn bots(&self) -> Result<Vec<BotRecord>, StoreError>;
     /// Records a match just formed (before any of its games is created).
@@ -140,6 +157,33 @@ pub trait ArenaStore: Send + Sync {
     /// Every tournament, in creation order (its matches are among
     /// [`ArenaStore::matches`], by [`MatchRecord::tournament`]).
     fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError>;
+    /// Appends event `seq` (the next of its log) to a tournament's log:
+    /// `event` is an encoded `pb::TournamentEvent`. Refused for an unknown
+    /// tournament or a seq taken already.
+    fn append_tournament_event(
+        &self,
+        tournament_id: &str,
+        seq: u64,
+        event: &[u8],
+    ) -> Result<(), StoreError>;
+    /// The tournament's events from `from_seq` on, at most `limit`, in order
+    /// (empty for an unknown tournament).
+    fn tournament_events(
+        &self,
+        tournament_id: &str,
+        from_seq: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError>;
+    /// The seq of the tournament's last event (0: none).
+    fn last_tournament_event(&self, tournament_id: &str) -> Result<u64, StoreError>;
+    /// Stores a pending challenge, or replaces the stored one with its id
+    /// (a new acceptance).
+    fn save_challenge(&self, challenge: &ChallengeRecord) -> Result<(), StoreError>;
+    /// Forgets a challenge (it ended or became a match); no change if it is
+    /// not stored.
+    fn remove_challenge(&self, id: &str) -> Result<(), StoreError>;
+    /// Every stored challenge, in the order they were first saved.
+    fn challenges(&self) -> Result<Vec<ChallengeRecord>, StoreError>;
 }
 
 /// Why an arena write was refused: an unknown bot or match, a game index or

@@ -435,6 +435,28 @@ impl ArenaStore for MemoryStore {
     fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError> {
         Ok(self.arena().tournaments.clone())
     }
+    // TEMPORARY: replaced by the store helper's implementation.
+    fn revoke_bot(&self, _: &str, _: u64) -> Result<(), StoreError> {
+        Err(crate::arena_store::refused("revoke_bot", "not yet"))
+    }
+    fn append_tournament_event(&self, _: &str, _: u64, _: &[u8]) -> Result<(), StoreError> {
+        Err(crate::arena_store::refused("append_tournament_event", "not yet"))
+    }
+    fn tournament_events(&self, _: &str, _: u64, _: usize) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        Ok(Vec::new())
+    }
+    fn last_tournament_event(&self, _: &str) -> Result<u64, StoreError> {
+        Ok(0)
+    }
+    fn save_challenge(&self, _: &crate::arena_store::ChallengeRecord) -> Result<(), StoreError> {
+        Ok(())
+    }
+    fn remove_challenge(&self, _: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+    fn challenges(&self) -> Result<Vec<crate::arena_store::ChallengeRecord>, StoreError> {
+        Ok(Vec::new())
+    }
 }
 
 #[cfg(test)]
@@ -449,6 +471,7 @@ mod tests {
             owner_contact: "owner@example.org".to_owned(),
             key_hash: TokenHash([id.len() as u8; 32]),
             registered_unix_ms: 1_000,
+            revoked_unix_ms: None,
         }
     }
 

@@ -17,7 +17,7 @@ use prometheus::{
 use tokio::net::TcpListener;
 
 use crate::arena_store::{
-    ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, TournamentRecord,
+    ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, ChallengeRecord, TournamentRecord,
 };
 use crate::auth::TokenHash;
 use crate::store::{
@@ -331,6 +331,45 @@ impl ArenaStore for TimedStore {
 
     fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError> {
         self.inner.tournaments()
+    }
+
+    fn revoke_bot(&self, bot_id: &str, at_ms: u64) -> Result<(), StoreError> {
+        self.inner.revoke_bot(bot_id, at_ms)
+    }
+
+    fn append_tournament_event(
+        &self,
+        tournament_id: &str,
+        seq: u64,
+        event: &[u8],
+    ) -> Result<(), StoreError> {
+        self.inner
+            .append_tournament_event(tournament_id, seq, event)
+    }
+
+    fn tournament_events(
+        &self,
+        tournament_id: &str,
+        from_seq: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        self.inner.tournament_events(tournament_id, from_seq, limit)
+    }
+
+    fn last_tournament_event(&self, tournament_id: &str) -> Result<u64, StoreError> {
+        self.inner.last_tournament_event(tournament_id)
+    }
+
+    fn save_challenge(&self, challenge: &ChallengeRecord) -> Result<(), StoreError> {
+        self.inner.save_challenge(challenge)
+    }
+
+    fn remove_challenge(&self, id: &str) -> Result<(), StoreError> {
+        self.inner.remove_challenge(id)
+    }
+
+    fn challenges(&self) -> Result<Vec<ChallengeRecord>, StoreError> {
+        self.inner.challenges()
     }
 }
 

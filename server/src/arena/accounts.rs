@@ -70,6 +70,7 @@ impl Arena {
             owner_contact: req.owner_contact.clone(),
             key_hash,
             registered_unix_ms: now,
+            revoked_unix_ms: None,
         };
         if !self.store.register_bot(&record)? {
             return Err(ServiceError::BotNameTaken(clip(&req.name)));
@@ -168,6 +169,7 @@ impl Arena {
         let st = self.state();
         Ok(pb::GetBotResponse {
             bot: Some(bots.reference(no)),
+            revoked: bot.revoked_unix_ms.is_some(),
             description: bot.description.clone(),
             registered_unix_ms: bot.registered_unix_ms,
             ratings: st

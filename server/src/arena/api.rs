@@ -238,4 +238,30 @@ impl ArenaService for ArenaApi {
     ) -> Result<Response<pb::GetTournamentResponse>, Status> {
         Ok(Response::new(self.arena()?.tournament(request.get_ref())?))
     }
+
+    // TEMPORARY
+    async fn revoke_bot(
+        &self,
+        _request: Request<pb::RevokeBotRequest>,
+    ) -> Result<Response<pb::RevokeBotResponse>, Status> {
+        Err(Status::unimplemented("soon"))
+    }
+
+    async fn join_tournament(
+        &self,
+        _request: Request<pb::JoinTournamentRequest>,
+    ) -> Result<Response<pb::JoinTournamentResponse>, Status> {
+        Err(Status::unimplemented("soon"))
+    }
+
+    type StreamTournamentEventsStream = BotEventStream2;
+
+    async fn stream_tournament_events(
+        &self,
+        _request: Request<pb::StreamTournamentEventsRequest>,
+    ) -> Result<Response<BotEventStream2>, Status> {
+        Err(Status::unimplemented("soon"))
+    }
 }
+/// TEMPORARY
+pub type BotEventStream2 = Pin<Box<dyn Stream<Item = Result<pb::TournamentEvent, Status>> + Send>>;

@@ -90,6 +90,7 @@ impl Arena {
                 kind: kind as i32,
                 rated: req.rated,
                 expires_unix_ms: now + secs * 1000,
+                time_control: None,
             }
         };
         for &bot in &bots[1..] {

@@ -309,6 +309,8 @@ impl Arena {
             standings,
             results: t.results.clone(),
             created_unix_ms: t.record.created_unix_ms,
+            entrants: Vec::new(),
+            entry_closes_unix_ms: 0,
         }
     }
 

@@ -74,6 +74,7 @@ impl ArenaStore for SqliteStore {
                     owner_contact: r.get(3)?,
                     key_hash: hash_of(r.get(4)?)?,
                     registered_unix_ms: r.get::<_, i64>(5)? as u64,
+                    revoked_unix_ms: None,
                 })
             })
             .map_err(err)?
@@ -348,5 +349,27 @@ impl ArenaStore for SqliteStore {
             .map_err(err)?
             .collect::<Result<_, _>>()
             .map_err(err)
+    }
+    // TEMPORARY: replaced by the store helper's implementation.
+    fn revoke_bot(&self, _: &str, _: u64) -> Result<(), StoreError> {
+        Err(crate::arena_store::refused("revoke_bot", "not yet"))
+    }
+    fn append_tournament_event(&self, _: &str, _: u64, _: &[u8]) -> Result<(), StoreError> {
+        Err(crate::arena_store::refused("append_tournament_event", "not yet"))
+    }
+    fn tournament_events(&self, _: &str, _: u64, _: usize) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        Ok(Vec::new())
+    }
+    fn last_tournament_event(&self, _: &str) -> Result<u64, StoreError> {
+        Ok(0)
+    }
+    fn save_challenge(&self, _: &crate::arena_store::ChallengeRecord) -> Result<(), StoreError> {
+        Ok(())
+    }
+    fn remove_challenge(&self, _: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+    fn challenges(&self) -> Result<Vec<crate::arena_store::ChallengeRecord>, StoreError> {
+        Ok(Vec::new())
     }
 }

@@ -332,12 +332,12 @@ async fn rated_duplicate_matches_rate_their_bots_and_survive_a_restart() {
 
     // Rotating a key: the new one works, the old one no longer does.
     let rotated = arena_client
-        .rotate_bot_key(authed(&bots[0].1, pb::RotateBotKeyRequest {}))
+        .rotate_bot_key(authed(&bots[0].1, pb::RotateBotKeyRequest::default()))
         .await
         .expect("rotate")
         .into_inner();
     let old = arena_client
-        .rotate_bot_key(authed(&bots[0].1, pb::RotateBotKeyRequest {}))
+        .rotate_bot_key(authed(&bots[0].1, pb::RotateBotKeyRequest::default()))
         .await
         .expect_err("the old key is gone");
     assert_eq!(old.code(), Code::Unauthenticated);
@@ -357,6 +357,7 @@ fn event_name(e: &pb::BotEvent) -> &'static str {
         pb::bot_event::Event::RatingChanged(_) => "rating",
         pb::bot_event::Event::ChallengeReceived(_) => "challenged",
         pb::bot_event::Event::ChallengeEnded(_) => "challenge ended",
+        pb::bot_event::Event::GameFinished(_) => "game finished",
     }
 }
 
@@ -532,6 +533,7 @@ async fn a_round_robin_tournament_completes_across_a_restart() {
                     pb::RoundRobin { games_per_group: 1 },
                 )),
                 rated: false,
+                ..Default::default()
             },
         ))
         .await
@@ -604,6 +606,7 @@ async fn challenges_start_matches_or_end_declined_or_expired() {
         opponents: vec![id_b.clone()],
         rated,
         expires_in_secs: secs,
+        time_control: None,
     };
     // Declined.
     let first = a

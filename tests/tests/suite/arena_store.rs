@@ -27,6 +27,7 @@ fn bot(id: &str, name: &str, key: u8) -> BotRecord {
         key_hash: TokenHash([key; 32]),
         // The same instant for all: the order is registration's, not time's.
         registered_unix_ms: 1_700_000_000_000,
+        revoked_unix_ms: None,
     }
 }
 

@@ -281,6 +281,7 @@ async fn eight_built_in_bots_climb_the_ladder() {
                     pb::RoundRobin { games_per_group: 1 },
                 )),
                 rated: false,
+                ..Default::default()
             },
         ))
         .await
