@@ -162,6 +162,17 @@ pub enum ServiceError {
     /// The arena is off on this server.
     #[error("the arena runs on single-node servers only: this server is a node of several")]
     ArenaUnavailable,
+    /// JoinTournament when entry is not open (why).
+    #[error("tournament {id} takes no entrants: {why}")]
+    EntryClosed {
+        /// The tournament (already clipped).
+        id: String,
+        /// Why not.
+        why: &'static str,
+    },
+    /// A call acting on another bot without the operator key (what it was).
+    #[error("{0} of another bot needs the operator key as the bearer token")]
+    OperatorKeyRequired(&'static str),
 }
 
 impl ServiceError {
@@ -201,7 +212,10 @@ impl ServiceError {
             ServiceError::BotNotFound(_)
             | ServiceError::ChallengeNotFound(_)
             | ServiceError::TournamentNotFound(_) => Code::NotFound,
-            ServiceError::ArenaUnavailable => Code::FailedPrecondition,
+            ServiceError::ArenaUnavailable | ServiceError::EntryClosed { .. } => {
+                Code::FailedPrecondition
+            }
+            ServiceError::OperatorKeyRequired(_) => Code::PermissionDenied,
         }
     }
 
@@ -244,6 +258,8 @@ impl ServiceError {
             ServiceError::ChallengeNotFound(_) => ErrorReason::ChallengeNotFound,
             ServiceError::TournamentNotFound(_) => ErrorReason::TournamentNotFound,
             ServiceError::ArenaUnavailable => ErrorReason::ArenaUnavailable,
+            ServiceError::EntryClosed { .. } => ErrorReason::EntryClosed,
+            ServiceError::OperatorKeyRequired(_) => ErrorReason::OperatorKeyRequired,
             ServiceError::ShuttingDown => ErrorReason::ShuttingDown,
         }
     }

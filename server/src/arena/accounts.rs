@@ -86,15 +86,92 @@ impl Arena {
         })
     }
 
-    /// RotateBotKey for bot `bot`: the new key.
-    pub fn rotate_key(&self, bot: BotNo) -> Result<pb::RotateBotKeyResponse, ServiceError> {
+    /// The bot a call acting on `bot_id` (empty: the caller) is about, with
+    /// bearer `token`: the caller itself, or (for `who_else`, if
+    /// `others_with_own_key` also with that bot's own key) any bot with
+    /// the operator key.
+    fn target(
+        &self,
+        bot_id: &str,
+        token: Option<&TokenHash>,
+        what: &'static str,
+        own_key_will_do: bool,
+    ) -> Result<BotNo, ServiceError> {
+        if bot_id.is_empty() {
+            return self.bot_of(token);
+        }
+        let no = parse_id(bot_id).ok_or_else(|| {
+            ServiceError::invalid(
+                "bot_id",
+                format!("bot_id {} is not 16 hex digits", clip(bot_id)),
+            )
+        })?;
+        if token.is_none() {
+            return Err(ServiceError::BotKeyUnknown("none was sent"));
+        }
+        let allowed = self.is_operator(token)
+            || (own_key_will_do && self.bot_of(token).is_ok_and(|caller| caller == no));
+        if !allowed {
+            return Err(ServiceError::OperatorKeyRequired(what));
+        }
+        if self.bots().get(no).is_none() {
+            return Err(ServiceError::BotNotFound(clip(bot_id)));
+        }
+        Ok(no)
+    }
+
+    /// RotateBotKey with bearer `token`: the new key. Blocks on the store.
+    pub fn rotate_key(
+        &self,
+        req: &pb::RotateBotKeyRequest,
+        token: Option<&TokenHash>,
+    ) -> Result<pb::RotateBotKeyResponse, ServiceError> {
+        let bot = self.target(&req.bot_id, token, "RotateBotKey", false)?;
         let (key, hash) = new_key();
         self.store.set_bot_key(&public_id(bot), &hash)?;
         self.bots
             .write()
             .unwrap_or_else(|p| p.into_inner())
             .set_key(bot, hash);
+        tracing::info!(bot_id = %public_id(bot), "bot key replaced");
         Ok(pb::RotateBotKeyResponse { api_key: key })
+    }
+
+    /// RevokeBot with bearer `token`. Blocks on the store.
+    pub fn revoke(
+        &self,
+        req: &pb::RevokeBotRequest,
+        token: Option<&TokenHash>,
+    ) -> Result<pb::RevokeBotResponse, ServiceError> {
+        let bot = self.target(&req.bot_id, token, "RevokeBot", true)?;
+        let now = self.clock.now_ms();
+        self.store.revoke_bot(&public_id(bot), now)?;
+        let at = self
+            .bots
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .revoke(bot, now)
+            .unwrap_or(now);
+        tracing::info!(bot_id = %public_id(bot), "bot key revoked");
+        let mut st = self.state();
+        let seeks: Vec<_> = st
+            .seeks
+            .iter()
+            .filter(|(_, s)| s.bot == bot)
+            .map(|(&id, _)| id)
+            .collect();
+        for id in seeks {
+            st.pool.remove(id);
+            if let Some(seeker) = st.seeks.remove(&id) {
+                let _ = seeker
+                    .tx
+                    .try_send(Err(ServiceError::BotKeyUnknown("the bot's key was revoked").into()));
+            }
+        }
+        self.end_challenges_of(&mut st, bot, now);
+        Ok(pb::RevokeBotResponse {
+            revoked_unix_ms: at,
+        })
     }
 
     /// GetLeaderboard.
@@ -129,6 +206,8 @@ impl Arena {
         };
         let (rows, fitted_ms) = self.state().ratings.leaderboard((kind as i32, req.players));
         let bots = self.bots();
+        // Revoked bots are left off; their results stay in everyone's ratings.
+        let rows: Vec<_> = rows.into_iter().filter(|(b, ..)| !bots.is_revoked(*b)).collect();
         let entries = rows
             .iter()
             .enumerate()
@@ -162,17 +241,10 @@ impl Arena {
                 format!("bot_id {} is not 16 hex digits", clip(&req.bot_id)),
             )
         })?;
-        let bots = self.bots();
-        let bot = bots
-            .get(no)
-            .ok_or_else(|| ServiceError::BotNotFound(clip(&req.bot_id)))?;
-        let st = self.state();
-        Ok(pb::GetBotResponse {
-            bot: Some(bots.reference(no)),
-            revoked: bot.revoked_unix_ms.is_some(),
-            description: bot.description.clone(),
-            registered_unix_ms: bot.registered_unix_ms,
-            ratings: st
+        // The state first, then the bots, as everywhere (a lock order).
+        let (ratings, recent_matches) = {
+            let st = self.state();
+            let ratings: Vec<pb::PoolRating> = st
                 .ratings
                 .of_bot(no)
                 .into_iter()
@@ -183,12 +255,25 @@ impl Arena {
                     fit,
                     matches: live.games,
                 })
-                .collect(),
-            recent_matches: st
+                .collect();
+            let recent = st
                 .recent
                 .get(&no)
                 .map(|r| r.iter().cloned().collect())
-                .unwrap_or_default(),
+                .unwrap_or_default();
+            (ratings, recent)
+        };
+        let bots = self.bots();
+        let bot = bots
+            .get(no)
+            .ok_or_else(|| ServiceError::BotNotFound(clip(&req.bot_id)))?;
+        Ok(pb::GetBotResponse {
+            bot: Some(bots.reference(no)),
+            revoked: bot.revoked_unix_ms.is_some(),
+            description: bot.description.clone(),
+            registered_unix_ms: bot.registered_unix_ms,
+            ratings,
+            recent_matches,
         })
     }
 
@@ -202,7 +287,7 @@ impl Arena {
         let rows = self
             .store
             .bot_events(&bots::public_id(bot), from_seq.max(1), limit)?;
-        Ok(super::events::decode(rows)?)
+        Ok(super::events::decode(rows, "bot")?)
     }
 
     /// A watch of bot `bot`'s last event seq. Blocks.

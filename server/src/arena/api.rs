@@ -62,6 +62,70 @@ impl ArenaApi {
 pub type SeekStream = Pin<Box<dyn Stream<Item = Result<pb::SeekEvent, Status>> + Send>>;
 /// The stream of StreamBotEvents.
 pub type BotEventStream = Pin<Box<dyn Stream<Item = Result<pb::BotEvent, Status>> + Send>>;
+/// The stream of StreamTournamentEvents.
+pub type TournamentEventStream =
+    Pin<Box<dyn Stream<Item = Result<pb::TournamentEvent, Status>> + Send>>;
+
+impl ArenaApi {
+    /// A stream of an event log from `from_seq` on: `read` gives the events
+    /// from a seq (off the async workers), `last` says when there are new
+    /// ones, `seq_and_end` gives an event's seq and whether the log ends with
+    /// it (then so does the stream). It ends when the server stops.
+    fn follow<E, R, F>(
+        &self,
+        mut last: watch::Receiver<u64>,
+        from_seq: u64,
+        read: R,
+        seq_and_end: F,
+    ) -> Pin<Box<dyn Stream<Item = Result<E, Status>> + Send>>
+    where
+        E: Send + 'static,
+        R: Fn(u64) -> Result<Vec<E>, ServiceError> + Send + Sync + 'static,
+        F: Fn(&E) -> (u64, bool) + Send + 'static,
+    {
+        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        let blocking = self.blocking.clone();
+        let mut stop = self.stop.clone();
+        let read = Arc::new(read);
+        let mut cursor = from_seq.max(1);
+        tokio::spawn(async move {
+            loop {
+                last.borrow_and_update();
+                let reader = Arc::clone(&read);
+                let events = match blocking.run(move || reader(cursor)).await {
+                    Ok(Ok(events)) => events,
+                    Ok(Err(e)) => {
+                        let _ = tx.send(Err(e.into())).await;
+                        return;
+                    }
+                    Err(status) => {
+                        let _ = tx.send(Err(status)).await;
+                        return;
+                    }
+                };
+                let caught_up = events.len() < EVENTS_PER_READ;
+                for event in events {
+                    let (seq, end) = seq_and_end(&event);
+                    cursor = seq + 1;
+                    if tx.send(Ok(event)).await.is_err() || end {
+                        return;
+                    }
+                }
+                if caught_up {
+                    tokio::select! {
+                        changed = last.changed() => if changed.is_err() { return },
+                        () = tx.closed() => return,
+                        _ = async { stop.wait_for(|s| *s).await.map(|_| ()) } => {
+                            let _ = tx.send(Err(ServiceError::ShuttingDown.into())).await;
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        Box::pin(ReceiverStream::new(rx))
+    }
+}
 
 #[tonic::async_trait]
 impl ArenaService for ArenaApi {
@@ -84,9 +148,27 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::RotateBotKeyRequest>,
     ) -> Result<Response<pb::RotateBotKeyResponse>, Status> {
-        let bot = self.bot(&request)?;
+        let token = crate::service::bearer(request.metadata())?;
         let arena = Arc::clone(self.arena()?);
-        let reply = self.blocking.run(move || arena.rotate_key(bot)).await?;
+        let req = request.into_inner();
+        let reply = self
+            .blocking
+            .run(move || arena.rotate_key(&req, token.as_ref()))
+            .await?;
+        Ok(Response::new(reply?))
+    }
+
+    async fn revoke_bot(
+        &self,
+        request: Request<pb::RevokeBotRequest>,
+    ) -> Result<Response<pb::RevokeBotResponse>, Status> {
+        let token = crate::service::bearer(request.metadata())?;
+        let arena = Arc::clone(self.arena()?);
+        let req = request.into_inner();
+        let reply = self
+            .blocking
+            .run(move || arena.revoke(&req, token.as_ref()))
+            .await?;
         Ok(Response::new(reply?))
     }
 
@@ -131,52 +213,15 @@ impl ArenaService for ArenaApi {
         let bot = self.bot(&request)?;
         let arena = Arc::clone(self.arena()?);
         let watched = Arc::clone(&arena);
-        let mut last = self
+        let last = self
             .blocking
             .run(move || watched.watch_events(bot))
             .await??;
-        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
-        let blocking = self.blocking.clone();
-        let mut stop = self.stop.clone();
-        let mut cursor = request.get_ref().from_seq.max(1);
-        tokio::spawn(async move {
-            loop {
-                last.borrow_and_update();
-                let reader = Arc::clone(&arena);
-                let events = match blocking
-                    .run(move || reader.events_from(bot, cursor, EVENTS_PER_READ))
-                    .await
-                {
-                    Ok(Ok(events)) => events,
-                    Ok(Err(e)) => {
-                        let _ = tx.send(Err(e.into())).await;
-                        return;
-                    }
-                    Err(status) => {
-                        let _ = tx.send(Err(status)).await;
-                        return;
-                    }
-                };
-                let caught_up = events.len() < EVENTS_PER_READ;
-                for event in events {
-                    cursor = event.seq + 1;
-                    if tx.send(Ok(event)).await.is_err() {
-                        return;
-                    }
-                }
-                if caught_up {
-                    tokio::select! {
-                        changed = last.changed() => if changed.is_err() { return },
-                        () = tx.closed() => return,
-                        _ = async { stop.wait_for(|s| *s).await.map(|_| ()) } => {
-                            let _ = tx.send(Err(ServiceError::ShuttingDown.into())).await;
-                            return;
-                        }
-                    }
-                }
-            }
+        let read = move |from: u64| arena.events_from(bot, from, EVENTS_PER_READ);
+        let stream = self.follow(last, request.get_ref().from_seq, read, |e: &pb::BotEvent| {
+            (e.seq, false)
         });
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+        Ok(Response::new(stream))
     }
 
     async fn get_leaderboard(
@@ -239,29 +284,45 @@ impl ArenaService for ArenaApi {
         Ok(Response::new(self.arena()?.tournament(request.get_ref())?))
     }
 
-    // TEMPORARY
-    async fn revoke_bot(
-        &self,
-        _request: Request<pb::RevokeBotRequest>,
-    ) -> Result<Response<pb::RevokeBotResponse>, Status> {
-        Err(Status::unimplemented("soon"))
-    }
-
     async fn join_tournament(
         &self,
-        _request: Request<pb::JoinTournamentRequest>,
+        request: Request<pb::JoinTournamentRequest>,
     ) -> Result<Response<pb::JoinTournamentResponse>, Status> {
-        Err(Status::unimplemented("soon"))
+        let bot = self.bot(&request)?;
+        let arena = Arc::clone(self.arena()?);
+        let req = request.into_inner();
+        let reply = self
+            .blocking
+            .run(move || arena.join_tournament(bot, &req))
+            .await?;
+        Ok(Response::new(reply?))
     }
 
-    type StreamTournamentEventsStream = BotEventStream2;
+    type StreamTournamentEventsStream = TournamentEventStream;
 
     async fn stream_tournament_events(
         &self,
-        _request: Request<pb::StreamTournamentEventsRequest>,
-    ) -> Result<Response<BotEventStream2>, Status> {
-        Err(Status::unimplemented("soon"))
+        request: Request<pb::StreamTournamentEventsRequest>,
+    ) -> Result<Response<TournamentEventStream>, Status> {
+        let arena = Arc::clone(self.arena()?);
+        let req = request.into_inner();
+        let (watched, id) = (Arc::clone(&arena), req.tournament_id.clone());
+        let last = self
+            .blocking
+            .run(move || watched.watch_tournament(&id))
+            .await??;
+        let id = req.tournament_id;
+        let read = move |from: u64| arena.tournament_events_from(&id, from, EVENTS_PER_READ);
+        let stream = self.follow(last, req.from_seq, read, |e: &pb::TournamentEvent| {
+            let last = matches!(
+                e.event,
+                Some(
+                    pb::tournament_event::Event::Finished(_)
+                        | pb::tournament_event::Event::Cancelled(_)
+                )
+            );
+            (e.seq, last)
+        });
+        Ok(Response::new(stream))
     }
 }
-/// TEMPORARY
-pub type BotEventStream2 = Pin<Box<dyn Stream<Item = Result<pb::TournamentEvent, Status>> + Send>>;

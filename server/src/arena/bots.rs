@@ -94,7 +94,9 @@ impl Bots {
             tracing::warn!(bot_id = %bot.id, "a stored bot id is not 16 hex digits; skipped");
             return;
         };
-        self.by_key.insert(bot.key_hash, no);
+        if bot.revoked_unix_ms.is_none() {
+            self.by_key.insert(bot.key_hash, no);
+        }
         self.names.insert(bot.name.clone(), no);
         self.by_no.insert(no, bot);
     }
@@ -120,13 +122,29 @@ impl Bots {
         self.by_no.get(&no)
     }
 
-    /// Replaces bot `no`'s key hash.
+    /// Replaces bot `no`'s key hash (a revoked bot's key works again).
     pub fn set_key(&mut self, no: BotNo, hash: TokenHash) {
         if let Some(bot) = self.by_no.get_mut(&no) {
             self.by_key.remove(&bot.key_hash);
             bot.key_hash = hash;
+            bot.revoked_unix_ms = None;
             self.by_key.insert(hash, no);
         }
+    }
+
+    /// Revokes bot `no`'s key at `at_ms` (its first revocation's time is
+    /// kept); that time.
+    pub fn revoke(&mut self, no: BotNo, at_ms: u64) -> Option<u64> {
+        let bot = self.by_no.get_mut(&no)?;
+        self.by_key.remove(&bot.key_hash);
+        Some(*bot.revoked_unix_ms.get_or_insert(at_ms))
+    }
+
+    /// Whether bot `no` is revoked.
+    pub fn is_revoked(&self, no: BotNo) -> bool {
+        self.by_no
+            .get(&no)
+            .is_some_and(|b| b.revoked_unix_ms.is_some())
     }
 
     /// Bot `no` as leaderboards name it.

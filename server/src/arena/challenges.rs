@@ -1,14 +1,18 @@
 //! Challenges: a bot names its opponents; each answers on its own; when all
 //! accept the match starts like a formed one, a refusal or the expiry ends
-//! it. Pending challenges live in memory only: they expire within minutes,
-//! and a restart ends them (their bots may challenge again).
+//! it. Pending challenges are stored with their acceptances, so a restart
+//! keeps them; the match a challenge becomes has the challenge's id, so a
+//! restart after the match was recorded does not revive the challenge.
 
 use std::collections::HashSet;
 
 use druids::pb;
+use prost::Message;
 
-use super::bots::{BotNo, parse_id};
+use super::bots::{BotNo, parse_id, public_id};
+use super::matches::NewMatch;
 use super::{Arena, State, game_kind, quota};
+use crate::arena_store::{ChallengeRecord, StoredMatch};
 use crate::error::{ServiceError, clip};
 
 /// Expiry when the request does not say, seconds.
@@ -24,7 +28,41 @@ pub struct Pending {
     kind: pb::GameKind,
     /// Challenger first, then the opponents: the first game's seat order.
     bots: Vec<BotNo>,
-    accepted: HashSet<BotNo>,
+    /// Opponents who accepted, in the order they did.
+    accepted: Vec<BotNo>,
+}
+
+impl Pending {
+    /// The challenge as the store keeps it.
+    fn record(&self) -> ChallengeRecord {
+        ChallengeRecord {
+            id: self.info.challenge_id.clone(),
+            info: self.info.encode_to_vec(),
+            accepted: self.accepted.iter().map(|&b| public_id(b)).collect(),
+        }
+    }
+
+    /// A stored challenge, if it reads as one.
+    fn from_record(record: &ChallengeRecord) -> Option<Pending> {
+        let info = pb::ChallengeInfo::decode(record.info.as_slice()).ok()?;
+        let kind = pb::GameKind::try_from(info.kind).ok()?;
+        let mut bots = vec![parse_id(&info.from.as_ref()?.bot_id)?];
+        for o in &info.opponents {
+            bots.push(parse_id(&o.bot_id)?);
+        }
+        let accepted = record.accepted.iter().filter_map(|a| parse_id(a)).collect();
+        Some(Pending {
+            info,
+            kind,
+            bots,
+            accepted,
+        })
+    }
+
+    /// Whether bot `bot` is in it.
+    pub fn involves(&self, bot: BotNo) -> bool {
+        self.bots.contains(&bot)
+    }
 }
 
 impl Arena {
@@ -61,6 +99,7 @@ impl Arena {
                 bots.push(no);
             }
         }
+        let clock = self.clock(req.time_control.as_ref())?;
         let secs = match u64::from(req.expires_in_secs) {
             0 => DEFAULT_EXPIRY_SECS,
             n => n.min(MAX_EXPIRY_SECS),
@@ -90,22 +129,25 @@ impl Arena {
                 kind: kind as i32,
                 rated: req.rated,
                 expires_unix_ms: now + secs * 1000,
-                time_control: None,
+                time_control: Some(clock),
             }
         };
-        for &bot in &bots[1..] {
+        let pending = Pending {
+            info: info.clone(),
+            kind,
+            bots,
+            accepted: Vec::new(),
+        };
+        self.store.save_challenge(&pending.record())?;
+        for &bot in &pending.bots[1..] {
             let event = pb::bot_event::Event::ChallengeReceived(info.clone());
-            self.events.append(self.store.as_ref(), bot, now, event)?;
+            if let Err(e) = self.events.append(self.store.as_ref(), bot, now, event) {
+                // Not every opponent could be told: withdraw it.
+                let _ = self.store.remove_challenge(&info.challenge_id);
+                return Err(e.into());
+            }
         }
-        st.challenges.insert(
-            info.challenge_id.clone(),
-            Pending {
-                info: info.clone(),
-                kind,
-                bots,
-                accepted: HashSet::new(),
-            },
-        );
+        st.challenges.insert(info.challenge_id.clone(), pending);
         Ok(pb::ChallengeResponse {
             challenge: Some(info),
         })
@@ -130,6 +172,7 @@ impl Arena {
         }
         if !req.accept {
             let name = self.bots().reference(bot).name;
+            self.store.remove_challenge(&req.challenge_id)?;
             let pending = st
                 .challenges
                 .remove(&req.challenge_id)
@@ -143,25 +186,84 @@ impl Arena {
                 self.settings.bot_max_games
             )));
         }
-        pending.accepted.insert(bot);
-        if pending.accepted.len() + 1 < pending.bots.len() {
+        if pending.accepted.contains(&bot) {
+            return Ok(pb::AnswerChallengeResponse::default());
+        }
+        if pending.accepted.len() + 2 < pending.bots.len() {
+            // Not the last acceptance: stored, so a restart keeps it.
+            pending.accepted.push(bot);
+            if let Err(e) = self.store.save_challenge(&pending.record()) {
+                pending.accepted.pop();
+                return Err(e.into());
+            }
             return Ok(pb::AnswerChallengeResponse::default());
         }
         let pending = st
             .challenges
             .remove(&req.challenge_id)
             .ok_or_else(not_found)?;
-        let streams = vec![None; pending.bots.len()];
-        let match_id = self.begin_match(
-            &mut st,
-            pending.kind,
-            pending.info.rated,
-            pending.bots,
-            streams,
-            None,
-            now,
-        )?;
+        let new = NewMatch {
+            id: Some(pending.info.challenge_id.clone()),
+            kind: pending.kind,
+            rated: pending.info.rated,
+            bots: pending.bots.clone(),
+            streams: vec![None; pending.bots.len()],
+            tournament: None,
+            clock: pending.info.time_control.unwrap_or_else(|| self.default_clock()),
+        };
+        let match_id = match self.begin_match(&mut st, new, now) {
+            Ok(id) => id,
+            Err(e) => {
+                st.challenges.insert(req.challenge_id.clone(), pending);
+                return Err(e.into());
+            }
+        };
+        if let Err(e) = self.store.remove_challenge(&match_id) {
+            // Harmless: at start-up a stored challenge whose match exists is dropped.
+            tracing::warn!(challenge_id = %match_id, "cannot forget a challenge: {e}");
+        }
         Ok(pb::AnswerChallengeResponse { match_id })
+    }
+
+    /// Ends the pending challenges bot `bot` is in: it was revoked.
+    pub(super) fn end_challenges_of(&self, st: &mut State, bot: BotNo, now: u64) {
+        let ids: Vec<String> = st
+            .challenges
+            .iter()
+            .filter(|(_, p)| p.involves(bot))
+            .map(|(id, _)| id.clone())
+            .collect();
+        let name = self.bots().reference(bot).name;
+        for id in ids {
+            if let Err(e) = self.store.remove_challenge(&id) {
+                tracing::warn!(challenge_id = %id, "cannot forget a challenge: {e}");
+            }
+            if let Some(pending) = st.challenges.remove(&id) {
+                self.end(&pending, &format!("{name} was revoked"), now);
+            }
+        }
+    }
+
+    /// Takes back the stored challenges, except those that became matches.
+    pub(super) fn resume_challenges(&self, stored: Vec<ChallengeRecord>, matches: &[StoredMatch]) {
+        let formed: HashSet<&str> = matches.iter().map(|m| m.record.id.as_str()).collect();
+        let mut st = self.state();
+        for record in stored {
+            if formed.contains(record.id.as_str()) {
+                if let Err(e) = self.store.remove_challenge(&record.id) {
+                    tracing::warn!(challenge_id = %record.id, "cannot forget a challenge: {e}");
+                }
+                continue;
+            }
+            match Pending::from_record(&record) {
+                Some(pending) => {
+                    st.challenges.insert(record.id.clone(), pending);
+                }
+                None => {
+                    tracing::error!(challenge_id = %record.id, "a stored challenge does not load; skipped")
+                }
+            }
+        }
     }
 
     /// Ends the challenges past their expiry.
@@ -173,6 +275,11 @@ impl Arena {
             .map(|(id, _)| id.clone())
             .collect();
         for id in expired {
+            if let Err(e) = self.store.remove_challenge(&id) {
+                // Tried again next round.
+                tracing::warn!(challenge_id = %id, "cannot forget a challenge: {e}");
+                continue;
+            }
             if let Some(pending) = st.challenges.remove(&id) {
                 self.end(&pending, "expired", now);
             }

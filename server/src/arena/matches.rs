@@ -17,6 +17,23 @@ use crate::arena_store::{MatchRecord, PlacementRecord};
 use crate::error::ServiceError;
 use crate::store::StoreError;
 
+/// A match about to be recorded and started.
+pub(super) struct NewMatch {
+    /// Its id: a challenge's own (so a restart knows the challenge became
+    /// it); none: a fresh one.
+    pub id: Option<String>,
+    pub kind: pb::GameKind,
+    pub rated: bool,
+    /// In the seat order of its first game.
+    pub bots: Vec<BotNo>,
+    /// The bots' Seek streams, by bot.
+    pub streams: Vec<Option<SeekSender>>,
+    /// The tournament and round it belongs to.
+    pub tournament: Option<(String, u32)>,
+    /// Its games' turn clock.
+    pub clock: pb::TimeControl,
+}
+
 impl Arena {
     /// Starts a match the pool formed.
     pub(super) fn start_match(&self, st: &mut State, formed: Match<i32>, now: u64) {
@@ -27,15 +44,16 @@ impl Arena {
             .iter()
             .map(|(id, _)| st.seeks.remove(id).map(|s| s.tx))
             .collect();
-        if let Err(e) = self.begin_match(
-            st,
+        let new = NewMatch {
+            id: None,
             kind,
-            formed.rated,
-            bots.clone(),
-            streams.clone(),
-            None,
-            now,
-        ) {
+            rated: formed.rated,
+            bots: bots.clone(),
+            streams: streams.clone(),
+            tournament: None,
+            clock: self.default_clock(),
+        };
+        if let Err(e) = self.begin_match(st, new, now) {
             tracing::warn!("cannot record a match: {e}");
             let status: Status = ServiceError::Storage(e).into();
             for tx in streams.into_iter().flatten() {
@@ -49,19 +67,23 @@ impl Arena {
         }
     }
 
-    /// Records and starts a match of `bots` (in the seat order of its first
-    /// game), telling them on their event logs and `streams`; its id.
-    #[allow(clippy::too_many_arguments)]
+    /// Records and starts a match, telling its bots on their event logs and
+    /// Seek streams; its id.
     pub(super) fn begin_match(
         &self,
         st: &mut State,
-        kind: pb::GameKind,
-        rated: bool,
-        bots: Vec<BotNo>,
-        streams: Vec<Option<SeekSender>>,
-        tournament: Option<(String, u32)>,
+        new: NewMatch,
         now: u64,
     ) -> Result<String, StoreError> {
+        let NewMatch {
+            id,
+            kind,
+            rated,
+            bots,
+            streams,
+            tournament,
+            clock,
+        } = new;
         // Luck is the enemy of ratings in a dice game: its rated matches,
         // and its tournament matches, are duplicate matches.
         let games =
@@ -71,11 +93,11 @@ impl Arena {
                 1
             };
         let record = MatchRecord {
-            id: format!("{:016x}", rand::random::<u64>()),
+            id: id.unwrap_or_else(|| format!("{:016x}", rand::random::<u64>())),
             kind,
             rated,
             seed: rand::random(),
-            options: self.options(),
+            options: self.options(&clock),
             bots: bots.iter().map(|&b| public_id(b)).collect(),
             games,
             created_unix_ms: now,
@@ -133,13 +155,25 @@ impl Arena {
             if room.ended_ms().is_none() {
                 return;
             }
+            let seating = run.seating(started - 1);
             let Some(outcome) = room.view(Viewer::Spectator).outcome else {
-                // Abandoned: the match is void.
+                // Abandoned: the match is void (told once, when recorded).
+                let void = vec![(0, 0); seating.len()];
+                let (id, game_id) = (run.record.id.clone(), current);
                 self.finish(st, seq, now, true);
+                if !st.matches.contains_key(&seq) {
+                    self.game_over(&id, &game_id, started - 1, &seating, &void, now);
+                }
                 return;
             };
-            let seating = run.seating(started - 1);
-            run.outcomes.push(outcomes(&seating, &outcome));
+            let results = outcomes(&seating, &outcome);
+            let by_seat: Vec<(u32, i64)> = results
+                .iter()
+                .map(|o| (u32::from(o.rank), o.score))
+                .collect();
+            let id = run.record.id.clone();
+            self.game_over(&id, &current, started - 1, &seating, &by_seat, now);
+            run.outcomes.push(results);
         }
         if run.outcomes.len() < run.record.games as usize {
             self.start_game(run, now);
@@ -193,6 +227,32 @@ impl Arena {
                 pb::seek_event::Event::GameStarted(game.clone()),
                 pb::bot_event::Event::GameStarted(game),
             );
+        }
+    }
+
+    /// Tells the bots of game `index` (`game_id`) of match `match_id` how it
+    /// went: each seat's rank and score (rank 0: abandoned).
+    fn game_over(
+        &self,
+        match_id: &str,
+        game_id: &str,
+        index: usize,
+        seating: &[BotNo],
+        by_seat: &[(u32, i64)],
+        now: u64,
+    ) {
+        for (seat, (&bot, &(rank, score))) in seating.iter().zip(by_seat).enumerate() {
+            let event = pb::bot_event::Event::GameFinished(pb::MatchGameFinished {
+                match_id: match_id.to_owned(),
+                game_id: game_id.to_owned(),
+                index: index as u32,
+                seat: seat as u32,
+                rank,
+                score,
+            });
+            if let Err(e) = self.events.append(self.store.as_ref(), bot, now, event) {
+                tracing::warn!("cannot record a bot event: {e}");
+            }
         }
     }
 
@@ -261,10 +321,8 @@ impl Arena {
                 self.ended(id, seating);
             }
         }
-        if let Some((tournament, _)) = &run.record.tournament
-            && let Some(t) = st.tournaments.get_mut(tournament)
-        {
-            t.record_result(&run.record.id, finished);
+        if let Some((tournament, round)) = &run.record.tournament {
+            self.tournament_result(st, tournament, *round, finished, now);
         }
         // Dropping the senders ends the Seek streams.
     }

@@ -51,7 +51,7 @@ use crate::lobby::Lobby;
 use crate::rooms::Rooms;
 use crate::store::StoreError;
 use bots::{BotNo, Bots};
-use events::Events;
+use events::{Events, TournamentEvents};
 use matches::remember;
 use ratings::{PoolKey, Ratings};
 
@@ -152,6 +152,7 @@ pub struct Arena {
     /// still reads its ended games as their seat.
     ended_seats: Mutex<LruCache<String, Vec<BotNo>>>,
     events: Events,
+    tournament_events: TournamentEvents,
     state: Mutex<State>,
 }
 
@@ -179,6 +180,7 @@ impl Arena {
             seats: DashMap::new(),
             ended_seats: Mutex::new(LruCache::new(ENDED_SEATS)),
             events: Events::default(),
+            tournament_events: TournamentEvents::default(),
             state: Mutex::new(State {
                 pool: Pool::new(POOL),
                 seeks: HashMap::new(),
@@ -195,6 +197,7 @@ impl Arena {
             }),
         };
         let matches = arena.store.matches()?;
+        arena.resume_challenges(arena.store.challenges()?, &matches);
         arena.resume_tournaments(arena.store.tournaments()?, &matches);
         arena.resume(matches);
         Ok(arena)
@@ -427,16 +430,52 @@ impl Arena {
             .refit(now, self.settings.fit_secs.saturating_mul(1000));
     }
 
-    /// The options of arena games: the arena's turn clock.
-    fn options(&self) -> pb::GameOptions {
+    /// The arena's turn clock.
+    fn default_clock(&self) -> pb::TimeControl {
+        pb::TimeControl {
+            decision_ms: self.settings.decision_ms,
+            time_bank_ms: self.settings.time_bank_ms,
+        }
+    }
+
+    /// The time control `requested` (none: the arena's turn clock).
+    /// INVALID_ARGUMENT for a clock out of bounds.
+    fn clock(&self, requested: Option<&pb::TimeControl>) -> Result<pb::TimeControl, ServiceError> {
+        let Some(c) = requested else {
+            return Ok(self.default_clock());
+        };
+        if !DECISION_MS.contains(&c.decision_ms) || !TIME_BANK_MS.contains(&c.time_bank_ms) {
+            return Err(ServiceError::invalid(
+                "time_control",
+                format!(
+                    "decision_ms {} and time_bank_ms {}: a turn clock has {} to {} ms per decision and a bank of {} to {} ms",
+                    c.decision_ms,
+                    c.time_bank_ms,
+                    DECISION_MS.start(),
+                    DECISION_MS.end(),
+                    TIME_BANK_MS.start(),
+                    TIME_BANK_MS.end()
+                ),
+            ));
+        }
+        Ok(*c)
+    }
+
+    /// The options of arena games with time control `clock`.
+    fn options(&self, clock: &pb::TimeControl) -> pb::GameOptions {
         pb::GameOptions {
-            decision_ms: Some(self.settings.decision_ms),
-            time_bank_ms: Some(self.settings.time_bank_ms),
+            decision_ms: Some(clock.decision_ms),
+            time_bank_ms: Some(clock.time_bank_ms),
             autopilot_after: Some(self.settings.autopilot_after),
             ..Default::default()
         }
     }
 }
+
+/// Milliseconds per decision a challenge or tournament may ask for.
+const DECISION_MS: std::ops::RangeInclusive<u32> = 100..=600_000;
+/// Time bank a challenge or tournament may ask for, ms.
+const TIME_BANK_MS: std::ops::RangeInclusive<u32> = 0..=3_600_000;
 
 /// The game `kind` names (INVALID_ARGUMENT if none).
 fn game_kind(kind: i32) -> Result<pb::GameKind, ServiceError> {

@@ -18,20 +18,20 @@ use tonic::transport::Channel;
 
 pub(crate) type Arena = ArenaServiceClient<Channel>;
 
-async fn arena(server: &TestServer) -> Arena {
+pub(crate) async fn arena(server: &TestServer) -> Arena {
     ArenaServiceClient::connect(server.url())
         .await
         .expect("connect")
 }
 
 /// Limits for arena tests: a quick fit, a generous clock.
-fn limits() -> Limits {
+pub(crate) fn limits() -> Limits {
     let mut limits = Limits::unthrottled();
     limits.arena.fit_secs = 0;
     limits
 }
 
-async fn register(arena: &mut Arena, name: &str) -> (String, String) {
+pub(crate) async fn register(arena: &mut Arena, name: &str) -> (String, String) {
     let reply = arena
         .register_bot(pb::RegisterBotRequest {
             name: name.to_owned(),
@@ -287,7 +287,15 @@ async fn rated_duplicate_matches_rate_their_bots_and_survive_a_restart() {
     // The event log: from seq 1, and resumed from the middle.
     let events = bot_events(&mut arena_client, &bots[0].1, 1).await;
     let kinds: Vec<&str> = events.iter().map(|e| event_name(e)).collect();
-    let expected = ["match", "game", "game", "finished", "rating"];
+    let expected = [
+        "match",
+        "game",
+        "game finished",
+        "game",
+        "game finished",
+        "finished",
+        "rating",
+    ];
     assert_eq!(kinds, [expected, expected].concat(), "{events:?}");
     let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, (1..=events.len() as u64).collect::<Vec<_>>());
@@ -362,7 +370,7 @@ fn event_name(e: &pb::BotEvent) -> &'static str {
 }
 
 /// The bot's events from `from` up to the last one now.
-async fn bot_events(arena: &mut Arena, key: &str, from: u64) -> Vec<pb::BotEvent> {
+pub(crate) async fn bot_events(arena: &mut Arena, key: &str, from: u64) -> Vec<pb::BotEvent> {
     let mut stream = arena
         .stream_bot_events(authed(key, pb::StreamBotEventsRequest { from_seq: from }))
         .await
@@ -702,7 +710,7 @@ async fn challenges_start_matches_or_end_declined_or_expired() {
 }
 
 /// The bot's events up to now, without waiting for quiet.
-async fn bot_events_now(arena: &mut Arena, key: &str) -> Vec<pb::BotEvent> {
+pub(crate) async fn bot_events_now(arena: &mut Arena, key: &str) -> Vec<pb::BotEvent> {
     let mut stream = arena
         .stream_bot_events(authed(key, pb::StreamBotEventsRequest { from_seq: 1 }))
         .await

@@ -4,7 +4,9 @@
 
 mod arena;
 mod arena_kits;
+mod arena_revoke;
 mod arena_store;
+mod arena_tournaments;
 mod clocks;
 mod cluster;
 mod contract;

@@ -1,0 +1,221 @@
+//! Creating a tournament (its request checked in full before anything is
+//! stored), joining one with open entry, and reading one: GetTournament and
+//! its event log.
+
+use druids::pb;
+use druids::pb::create_tournament_request::Format as F;
+use prost::Message;
+
+use super::{MAX_ENTRANTS, Tourney};
+use crate::arena::bots::{BotNo, parse_id};
+use crate::arena::{Arena, events, game_kind};
+use crate::arena_store::TournamentRecord;
+use crate::auth::TokenHash;
+use crate::config::Registration;
+use crate::error::{ServiceError, clip};
+
+/// Most bytes of a tournament's name.
+const MAX_NAME_BYTES: usize = 80;
+/// Most Swiss rounds.
+const MAX_ROUNDS: u32 = 100;
+/// Longest open entry, seconds.
+const MAX_ENTRY_SECS: u32 = 86_400;
+
+impl Arena {
+    /// CreateTournament with bearer `token`. Blocks on the store.
+    pub fn create_tournament(
+        &self,
+        req: &pb::CreateTournamentRequest,
+        token: Option<&TokenHash>,
+    ) -> Result<pb::CreateTournamentResponse, ServiceError> {
+        if !self.is_operator(token) {
+            // Any bot may run one on an open server; else only the operator.
+            if self.settings.registration == Registration::Closed {
+                return Err(ServiceError::RegistrationClosed);
+            }
+            self.bot_of(token)?;
+        }
+        self.check_tournament(req)?;
+        let now = self.clock.now_ms();
+        let record = TournamentRecord {
+            id: format!("{:016x}", rand::random::<u64>()),
+            settings: req.encode_to_vec(),
+            created_unix_ms: now,
+            finished_unix_ms: None,
+        };
+        let mut tourney = Tourney::new(record.clone())?;
+        if req.open_entry.is_none() {
+            tourney
+                .seal()
+                .map_err(|why| ServiceError::invalid("entrants", why))?;
+        }
+        self.store.create_tournament(&record)?;
+        tracing::info!(tournament_id = %record.id, rounds = tourney.rounds_total, "tournament created");
+        if tourney.started {
+            self.log_start(&tourney, now);
+        }
+        let view = self.view(&tourney);
+        self.state().tournaments.insert(record.id.clone(), tourney);
+        Ok(pb::CreateTournamentResponse {
+            tournament: Some(view),
+        })
+    }
+
+    /// Checks a CreateTournament request (except what only the draw can
+    /// tell, for open entry).
+    fn check_tournament(&self, req: &pb::CreateTournamentRequest) -> Result<(), ServiceError> {
+        if req.name.trim().is_empty() || req.name.len() > MAX_NAME_BYTES {
+            return Err(ServiceError::invalid(
+                "name",
+                format!("name must be 1 to {MAX_NAME_BYTES} bytes"),
+            ));
+        }
+        game_kind(req.kind)?;
+        if !(2..=4).contains(&req.players) {
+            return Err(ServiceError::invalid(
+                "players",
+                format!("players {}: tournaments have games of 2 to 4", req.players),
+            ));
+        }
+        self.clock(req.time_control.as_ref())?;
+        if let Some(open) = &req.open_entry
+            && !(1..=MAX_ENTRY_SECS).contains(&open.closes_in_secs)
+        {
+            return Err(ServiceError::invalid(
+                "open_entry",
+                format!(
+                    "closes_in_secs {}: entry stays open 1 to {MAX_ENTRY_SECS} s",
+                    open.closes_in_secs
+                ),
+            ));
+        }
+        if req.entrants.len() > MAX_ENTRANTS {
+            return Err(ServiceError::invalid(
+                "entrants",
+                format!(
+                    "{} entrants: at most {MAX_ENTRANTS}",
+                    req.entrants.len()
+                ),
+            ));
+        }
+        let bots = self.bots();
+        let mut named: Vec<BotNo> = Vec::new();
+        for id in &req.entrants {
+            let no = parse_id(id)
+                .filter(|no| bots.get(*no).is_some())
+                .ok_or_else(|| ServiceError::BotNotFound(clip(id)))?;
+            if named.contains(&no) {
+                return Err(ServiceError::invalid(
+                    "entrants",
+                    format!("bot {} is entered twice", clip(id)),
+                ));
+            }
+            named.push(no);
+        }
+        match &req.format {
+            None => return Err(ServiceError::invalid("format", "a format is required")),
+            Some(F::Swiss(s)) if s.rounds == 0 || s.rounds > MAX_ROUNDS => {
+                return Err(ServiceError::invalid(
+                    "format",
+                    format!("a Swiss tournament has 1 to {MAX_ROUNDS} rounds"),
+                ));
+            }
+            Some(F::Gauntlet(g)) => {
+                let opponent = parse_id(&g.opponent)
+                    .filter(|no| bots.get(*no).is_some())
+                    .ok_or_else(|| ServiceError::BotNotFound(clip(&g.opponent)))?;
+                if named.contains(&opponent) {
+                    return Err(ServiceError::invalid(
+                        "format",
+                        "the gauntlet's opponent cannot also be an entrant",
+                    ));
+                }
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
+    /// JoinTournament from bot `bot`. Blocks on the store.
+    pub fn join_tournament(
+        &self,
+        bot: BotNo,
+        req: &pb::JoinTournamentRequest,
+    ) -> Result<pb::JoinTournamentResponse, ServiceError> {
+        let now = self.clock.now_ms();
+        let mut st = self.state();
+        let id = clip(&req.tournament_id);
+        let t = st
+            .tournaments
+            .get_mut(&req.tournament_id)
+            .ok_or_else(|| ServiceError::TournamentNotFound(id.clone()))?;
+        let closed = |why| ServiceError::EntryClosed {
+            id: id.clone(),
+            why,
+        };
+        let Some(closes) = t.closes_ms else {
+            return Err(closed("it has no open entry"));
+        };
+        if !t.entrants.contains(&bot) {
+            if t.started || t.cancelled || now >= closes {
+                return Err(closed("its entry has closed"));
+            }
+            if t.entrants.len() >= t.max_entrants {
+                return Err(closed("it is full"));
+            }
+            if let Some(F::Gauntlet(g)) = &t.settings.format
+                && parse_id(&g.opponent) == Some(bot)
+            {
+                return Err(ServiceError::invalid(
+                    "tournament_id",
+                    "the gauntlet's fixed opponent cannot enter it",
+                ));
+            }
+            let joined = pb::tournament_event::Event::EntrantJoined(self.bots().reference(bot));
+            // The event is the record of the entry: stored before it counts.
+            self.tournament_events
+                .append(self.store.as_ref(), &t.record.id, now, joined)?;
+            t.entrants.push(bot);
+        }
+        Ok(pb::JoinTournamentResponse {
+            tournament: Some(self.view(t)),
+        })
+    }
+
+    /// GetTournament.
+    pub fn tournament(
+        &self,
+        req: &pb::GetTournamentRequest,
+    ) -> Result<pb::GetTournamentResponse, ServiceError> {
+        let st = self.state();
+        let t = st
+            .tournaments
+            .get(&req.tournament_id)
+            .ok_or_else(|| ServiceError::TournamentNotFound(clip(&req.tournament_id)))?;
+        Ok(pb::GetTournamentResponse {
+            tournament: Some(self.view(t)),
+        })
+    }
+
+    /// A watch of tournament `id`'s last event seq. Blocks.
+    pub fn watch_tournament(
+        &self,
+        id: &str,
+    ) -> Result<tokio::sync::watch::Receiver<u64>, ServiceError> {
+        if !self.state().tournaments.contains_key(id) {
+            return Err(ServiceError::TournamentNotFound(clip(id)));
+        }
+        Ok(self.tournament_events.subscribe(self.store.as_ref(), id)?)
+    }
+
+    /// Tournament `id`'s events from `from_seq` on (at most `limit`). Blocks.
+    pub fn tournament_events_from(
+        &self,
+        id: &str,
+        from_seq: u64,
+        limit: usize,
+    ) -> Result<Vec<pb::TournamentEvent>, ServiceError> {
+        let rows = self.store.tournament_events(id, from_seq.max(1), limit)?;
+        Ok(events::decode(rows, "tournament")?)
+    }
+}

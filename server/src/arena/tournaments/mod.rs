@@ -1,0 +1,286 @@
+//! Tournaments run by the server: a schedule (round-robin, Swiss, gauntlet:
+//! `druids_arena::pairing::schedule`) played round by round as arena
+//! matches. A round starts when the previous one is over.
+//!
+//! Everything is derived from the store: the tournament's settings, its
+//! event log (who joined during open entry; whether entry closed) and its
+//! matches (each tagged with its tournament and round), so a restart resumes
+//! where it was; a Swiss round's byes are the entrants missing from its
+//! matches.
+//!
+//! * this module: a tournament ([`Tourney`]) and how the contract shows it;
+//! * [`entry`]: CreateTournament, JoinTournament, GetTournament;
+//! * [`run`]: the rounds, the results, the end, the event log, the restart.
+
+mod entry;
+mod run;
+
+use std::collections::HashSet;
+
+use druids::pb;
+use druids_arena::pairing::BotId;
+use druids_arena::pairing::schedule::{self, Format, Game, Round, Standings};
+use druids_arena::ratings::{FitConfig, FitInput, GameResult};
+use prost::Message;
+
+use super::Arena;
+use super::bots::{BotNo, parse_id, public_id};
+use crate::arena_store::TournamentRecord;
+use crate::error::ServiceError;
+
+/// Most entrants of a tournament.
+const MAX_ENTRANTS: usize = 256;
+/// Most entrants of an open tournament when its request does not say.
+const DEFAULT_MAX_ENTRANTS: usize = 64;
+
+/// A tournament and how far it got.
+pub struct Tourney {
+    record: TournamentRecord,
+    settings: pb::CreateTournamentRequest,
+    kind: pb::GameKind,
+    k: u8,
+    /// In the order they entered: named ones first, then those who joined.
+    entrants: Vec<BotNo>,
+    /// With open entry: when it closes, ms since the Unix epoch.
+    closes_ms: Option<u64>,
+    /// Entry closes early when this many have entered.
+    max_entrants: usize,
+    /// Entry closed and the schedule is drawn.
+    started: bool,
+    /// Entry closed with too few entrants: no match is played.
+    cancelled: bool,
+    /// The whole schedule, except for a Swiss tournament (drawn per round).
+    schedule: Vec<Round>,
+    rounds_total: u32,
+    /// Rounds started.
+    round: u32,
+    /// Matches of the current round still being played.
+    pending: HashSet<String>,
+    /// Finished matches, in the order they finished.
+    results: Vec<pb::MatchFinished>,
+    standings: Standings,
+    /// Every game played so far (Swiss: who met whom).
+    history: Vec<Game>,
+    byes: Vec<BotId>,
+}
+
+impl Tourney {
+    /// The tournament of `record` as created: entry open, or (without open
+    /// entry) its named entrants, not started yet.
+    fn new(record: TournamentRecord) -> Result<Tourney, ServiceError> {
+        let settings = pb::CreateTournamentRequest::decode(record.settings.as_slice())
+            .map_err(|e| ServiceError::invalid("settings", format!("stored settings: {e}")))?;
+        let kind = pb::GameKind::try_from(settings.kind).unwrap_or(pb::GameKind::Meduris);
+        let k = settings.players as u8;
+        let entrants: Vec<BotNo> = settings
+            .entrants
+            .iter()
+            .filter_map(|e| parse_id(e))
+            .collect();
+        let (closes_ms, max_entrants) = match &settings.open_entry {
+            Some(open) => (
+                Some(record.created_unix_ms + u64::from(open.closes_in_secs) * 1000),
+                match open.max_entrants as usize {
+                    0 => DEFAULT_MAX_ENTRANTS,
+                    n => n.min(MAX_ENTRANTS),
+                },
+            ),
+            None => (None, MAX_ENTRANTS),
+        };
+        Ok(Tourney {
+            record,
+            settings,
+            kind,
+            k,
+            entrants,
+            closes_ms,
+            max_entrants,
+            started: false,
+            cancelled: false,
+            schedule: Vec::new(),
+            rounds_total: 0,
+            round: 0,
+            pending: HashSet::new(),
+            results: Vec::new(),
+            standings: Standings::new(),
+            history: Vec::new(),
+            byes: Vec::new(),
+        })
+    }
+
+    /// Closes entry: draws the schedule of the entrants (a Swiss tournament
+    /// only checks that its first round can be drawn). Why not, if not.
+    fn seal(&mut self) -> Result<(), String> {
+        if self.entrants.len() < usize::from(self.k) {
+            return Err(format!(
+                "{} entrants, a game needs {}",
+                self.entrants.len(),
+                self.k
+            ));
+        }
+        let ids: Vec<BotId> = self.entrants.iter().map(|&b| BotId(b)).collect();
+        let format = self.format();
+        let (schedule, rounds_total) = match format {
+            Format::Swiss { rounds } => {
+                schedule::swiss_round(&ids, self.k, &Standings::new(), &[], &[])
+                    .map_err(|e| e.to_string())?;
+                (Vec::new(), rounds)
+            }
+            Format::Gauntlet { .. } => {
+                let once = schedule::schedule(&format, &ids, self.k).map_err(|e| e.to_string())?;
+                let repeats = match &self.settings.format {
+                    Some(pb::create_tournament_request::Format::Gauntlet(g)) => g.games.max(1),
+                    _ => 1,
+                };
+                let all: Vec<Round> = (0..repeats).flat_map(|_| once.clone()).collect();
+                let n = all.len() as u32;
+                (all, n)
+            }
+            Format::RoundRobin { .. } => {
+                let all = schedule::schedule(&format, &ids, self.k).map_err(|e| e.to_string())?;
+                let n = all.len() as u32;
+                (all, n)
+            }
+        };
+        self.schedule = schedule;
+        self.rounds_total = rounds_total;
+        self.started = true;
+        Ok(())
+    }
+
+    /// Notes the result of one of its matches.
+    fn record_result(&mut self, match_id: &str, finished: pb::MatchFinished) {
+        self.pending.remove(match_id);
+        let ranks: Vec<(BotId, u8)> = finished
+            .placements
+            .iter()
+            .filter_map(|p| {
+                let no = parse_id(&p.bot.as_ref()?.bot_id)?;
+                Some((BotId(no), p.rank.min(u32::from(u8::MAX)) as u8))
+            })
+            .collect();
+        if !ranks.is_empty() {
+            self.standings.record_game(&ranks);
+        }
+        self.results.push(finished);
+    }
+
+    fn is_over(&self) -> bool {
+        self.started && self.round >= self.rounds_total && self.pending.is_empty()
+    }
+
+    fn format(&self) -> Format {
+        format_of(&self.settings)
+    }
+
+    fn status(&self) -> pb::TournamentStatus {
+        if self.cancelled {
+            pb::TournamentStatus::Cancelled
+        } else if self.record.finished_unix_ms.is_some() {
+            pb::TournamentStatus::Finished
+        } else if self.started {
+            pb::TournamentStatus::Running
+        } else {
+            pb::TournamentStatus::Open
+        }
+    }
+}
+
+/// The schedule's format of `settings`.
+fn format_of(settings: &pb::CreateTournamentRequest) -> Format {
+    use pb::create_tournament_request::Format as F;
+    match &settings.format {
+        Some(F::Swiss(s)) => Format::Swiss { rounds: s.rounds },
+        Some(F::Gauntlet(g)) => Format::Gauntlet {
+            opponent: BotId(parse_id(&g.opponent).unwrap_or_default()),
+        },
+        Some(F::RoundRobin(r)) => Format::RoundRobin {
+            games_per_group: r.games_per_group.max(1),
+        },
+        None => Format::RoundRobin { games_per_group: 1 },
+    }
+}
+
+impl Arena {
+    /// The standings of `t`, with a fit of its own matches for the
+    /// intervals.
+    fn standings(&self, t: &Tourney) -> Vec<pb::Standing> {
+        let mut fit_input = FitInput::new();
+        for r in &t.results {
+            let players: Vec<_> = r
+                .placements
+                .iter()
+                .filter_map(|p| {
+                    Some((
+                        druids_arena::ratings::BotId(parse_id(&p.bot.as_ref()?.bot_id)?),
+                        p.rank,
+                    ))
+                })
+                .collect();
+            if let Ok(result) = GameResult::new(players) {
+                fit_input.add(&result);
+            }
+        }
+        let fit = fit_input.fit(&FitConfig::default()).ok();
+        let bots = self.bots();
+        let mut table = t.standings.table();
+        for &e in &t.entrants {
+            if !table.iter().any(|(b, _)| b.0 == e) {
+                table.push((BotId(e), 0.0));
+            }
+        }
+        table
+            .iter()
+            .enumerate()
+            .map(|(i, &(bot, points))| pb::Standing {
+                rank: i as u32 + 1,
+                bot: Some(bots.reference(bot.0)),
+                points,
+                matches: t
+                    .results
+                    .iter()
+                    .filter(|r| {
+                        r.placements
+                            .iter()
+                            .any(|p| p.bot.as_ref().is_some_and(|b| b.bot_id == public_id(bot.0)))
+                    })
+                    .count() as u32,
+                strength: fit
+                    .as_ref()
+                    .and_then(|f| f.get(druids_arena::ratings::BotId(bot.0)))
+                    .map(|f| {
+                        let d = f.display();
+                        pb::FittedStrength {
+                            strength: d.value,
+                            low: d.low,
+                            high: d.high,
+                        }
+                    }),
+            })
+            .collect()
+    }
+
+    /// A tournament as the contract shows it.
+    fn view(&self, t: &Tourney) -> pb::Tournament {
+        let standings = self.standings(t);
+        let entrants = {
+            let bots = self.bots();
+            t.entrants.iter().map(|&b| bots.reference(b)).collect()
+        };
+        pb::Tournament {
+            tournament_id: t.record.id.clone(),
+            name: t.settings.name.clone(),
+            kind: t.kind as i32,
+            players: u32::from(t.k),
+            settings: Some(t.settings.clone()),
+            status: t.status() as i32,
+            rounds_started: t.round,
+            rounds_total: t.rounds_total,
+            standings,
+            results: t.results.clone(),
+            created_unix_ms: t.record.created_unix_ms,
+            entrants,
+            entry_closes_unix_ms: t.closes_ms.unwrap_or(0),
+        }
+    }
+}

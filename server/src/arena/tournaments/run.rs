@@ -1,0 +1,411 @@
+//! A tournament's life after creation: entry closing (the start, or the
+//! cancellation), its rounds drawn and started as matches, their results,
+//! its end; each step on the tournament's event log. And the restart: the
+//! tournaments rebuilt from their settings, logs and matches, with any event
+//! a crash kept from the log written then.
+
+use std::collections::HashSet;
+
+use druids::pb;
+use druids::pb::tournament_event::Event;
+use druids_arena::pairing::BotId;
+use druids_arena::pairing::schedule::{self, Format, Game};
+
+use super::Tourney;
+use crate::arena::bots::{BotNo, parse_id};
+use crate::arena::matches::NewMatch;
+use crate::arena::{Arena, State};
+use crate::arena_store::{StoredMatch, TournamentRecord};
+
+impl Arena {
+    /// Appends `event` to tournament `id`'s log; a failure is logged (the
+    /// log is what watchers see; the tournament itself goes on).
+    fn log_event(&self, id: &str, now: u64, event: Event) {
+        if let Err(e) = self
+            .tournament_events
+            .append(self.store.as_ref(), id, now, event)
+        {
+            tracing::warn!(tournament_id = %id, "cannot record a tournament event: {e}");
+        }
+    }
+
+    /// Logs that `t`'s entry closed and who entered.
+    pub(super) fn log_start(&self, t: &Tourney, now: u64) {
+        let entrants = {
+            let bots = self.bots();
+            t.entrants.iter().map(|&b| bots.reference(b)).collect()
+        };
+        let started = pb::TournamentStarted {
+            entrants,
+            rounds_total: t.rounds_total,
+        };
+        self.log_event(&t.record.id, now, Event::Started(started));
+    }
+
+    /// Closes entry, starts the next round, or records the end of every
+    /// tournament whose round is over.
+    pub(in crate::arena) fn run_tournaments(&self, st: &mut State, now: u64) {
+        let ids: Vec<String> = st
+            .tournaments
+            .iter()
+            .filter(|(_, t)| t.record.finished_unix_ms.is_none() && t.pending.is_empty())
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ids {
+            let Some(t) = st.tournaments.get_mut(&id) else {
+                continue;
+            };
+            if !t.started {
+                let full = t.entrants.len() >= t.max_entrants;
+                if t.closes_ms.is_some_and(|c| now < c) && !full {
+                    continue;
+                }
+                match t.seal() {
+                    Ok(()) => self.log_start(t, now),
+                    Err(why) => {
+                        self.cancel(t, why, now);
+                        continue;
+                    }
+                }
+            }
+            if t.is_over() {
+                self.conclude(t, now);
+                continue;
+            }
+            let round = t.round;
+            let mut byes = Vec::new();
+            let games = match t.format() {
+                Format::Swiss { .. } => {
+                    let ids: Vec<BotId> = t.entrants.iter().map(|&b| BotId(b)).collect();
+                    match schedule::swiss_round(&ids, t.k, &t.standings, &t.history, &t.byes) {
+                        Ok(drawn) => {
+                            for &b in &drawn.byes {
+                                t.standings.record_bye(b, t.k);
+                                t.byes.push(b);
+                            }
+                            byes = drawn.byes;
+                            drawn.games
+                        }
+                        Err(e) => {
+                            tracing::error!(tournament_id = %id, "cannot draw a Swiss round: {e}");
+                            continue;
+                        }
+                    }
+                }
+                _ => t.schedule.get(round as usize).cloned().unwrap_or_default(),
+            };
+            let (kind, rated) = (t.kind, t.settings.rated);
+            let clock = self
+                .clock(t.settings.time_control.as_ref())
+                .unwrap_or_else(|_| self.default_clock());
+            t.round += 1;
+            t.history.extend(games.iter().cloned());
+            let mut matches = Vec::new();
+            for game in games {
+                let bots: Vec<BotNo> = game.iter().map(|b| b.0).collect();
+                let new = NewMatch {
+                    id: None,
+                    kind,
+                    rated,
+                    streams: vec![None; bots.len()],
+                    bots: bots.clone(),
+                    tournament: Some((id.clone(), round)),
+                    clock,
+                };
+                match self.begin_match(st, new, now) {
+                    Ok(match_id) => {
+                        if let Some(t) = st.tournaments.get_mut(&id) {
+                            t.pending.insert(match_id.clone());
+                        }
+                        matches.push((match_id, bots));
+                    }
+                    Err(e) => {
+                        tracing::warn!(tournament_id = %id, "cannot start a tournament match: {e}")
+                    }
+                }
+            }
+            self.log_round(&id, round, &matches, &byes, now);
+        }
+    }
+
+    /// Logs the start of round `round` (from 0) with its matches.
+    fn log_round(
+        &self,
+        id: &str,
+        round: u32,
+        matches: &[(String, Vec<BotNo>)],
+        byes: &[BotId],
+        now: u64,
+    ) {
+        let started = {
+            let bots = self.bots();
+            pb::RoundStarted {
+                round: round + 1,
+                matches: matches
+                    .iter()
+                    .map(|(match_id, seated)| pb::TournamentMatch {
+                        match_id: match_id.clone(),
+                        bots: seated.iter().map(|&b| bots.reference(b)).collect(),
+                    })
+                    .collect(),
+                byes: byes.iter().map(|b| bots.reference(b.0)).collect(),
+            }
+        };
+        self.log_event(id, now, Event::RoundStarted(started));
+    }
+
+    /// Records that `t` is cancelled (entry closed with too few entrants:
+    /// `why`).
+    fn cancel(&self, t: &mut Tourney, why: String, now: u64) {
+        let id = t.record.id.clone();
+        if let Err(e) = self.store.finish_tournament(&id, now) {
+            tracing::warn!(tournament_id = %id, "cannot record a tournament's end: {e}");
+            return;
+        }
+        t.record.finished_unix_ms = Some(now);
+        t.cancelled = true;
+        tracing::info!(tournament_id = %id, "tournament cancelled: {why}");
+        self.log_event(
+            &id,
+            now,
+            Event::Cancelled(pb::TournamentCancelled { reason: why }),
+        );
+    }
+
+    /// Records that `t`'s last match is over.
+    fn conclude(&self, t: &mut Tourney, now: u64) {
+        let id = t.record.id.clone();
+        if let Err(e) = self.store.finish_tournament(&id, now) {
+            tracing::warn!(tournament_id = %id, "cannot record a tournament's end: {e}");
+            return;
+        }
+        t.record.finished_unix_ms = Some(now);
+        tracing::info!(tournament_id = %id, "tournament finished");
+        let standings = self.standings(t);
+        self.log_event(
+            &id,
+            now,
+            Event::Finished(pb::TournamentFinished { standings }),
+        );
+    }
+
+    /// Notes the result of match `match_id` of round `round` (from 0) of
+    /// tournament `id`, and logs it with the standings after it.
+    pub(in crate::arena) fn tournament_result(
+        &self,
+        st: &mut State,
+        id: &str,
+        round: u32,
+        finished: pb::MatchFinished,
+        now: u64,
+    ) {
+        let Some(t) = st.tournaments.get_mut(id) else {
+            return;
+        };
+        t.record_result(&finished.match_id.clone(), finished.clone());
+        let event = pb::TournamentMatchFinished {
+            round: round + 1,
+            result: Some(finished),
+            standings: self.standings(t),
+        };
+        self.log_event(id, now, Event::MatchFinished(event));
+    }
+
+    /// Rebuilds the stored tournaments from their settings, logs and
+    /// matches, and writes the events a crash kept from their logs.
+    pub(in crate::arena) fn resume_tournaments(
+        &self,
+        stored: Vec<TournamentRecord>,
+        matches: &[StoredMatch],
+    ) {
+        let now = self.clock.now_ms();
+        let mut st = self.state();
+        for record in stored {
+            let id = record.id.clone();
+            let mut t = match Tourney::new(record) {
+                Ok(t) => t,
+                Err(e) => {
+                    tracing::error!(tournament_id = %id, "a stored tournament does not load: {e}");
+                    continue;
+                }
+            };
+            let logged = match self.tournament_events_from(&id, 1, LOG_READ_LIMIT) {
+                Ok(events) => events,
+                Err(e) => {
+                    tracing::error!(tournament_id = %id, "a tournament's log does not load: {e}");
+                    Vec::new()
+                }
+            };
+            let mut log = Logged::default();
+            for event in &logged {
+                match &event.event {
+                    Some(Event::EntrantJoined(bot)) => {
+                        if let Some(no) = parse_id(&bot.bot_id)
+                            && !t.entrants.contains(&no)
+                        {
+                            t.entrants.push(no);
+                        }
+                    }
+                    Some(Event::Started(s)) => {
+                        t.entrants = s.entrants.iter().filter_map(|b| parse_id(&b.bot_id)).collect();
+                        log.started = true;
+                    }
+                    Some(Event::RoundStarted(r)) => {
+                        log.rounds.insert(r.round);
+                    }
+                    Some(Event::MatchFinished(m)) => {
+                        if let Some(r) = &m.result {
+                            log.results.insert(r.match_id.clone());
+                        }
+                    }
+                    Some(Event::Finished(_)) => log.ended = true,
+                    Some(Event::Cancelled(_)) => {
+                        log.ended = true;
+                        t.cancelled = true;
+                    }
+                    None => {}
+                }
+            }
+            let mine: Vec<&StoredMatch> = matches
+                .iter()
+                .filter(|m| m.record.tournament.as_ref().is_some_and(|(tid, _)| *tid == id))
+                .collect();
+            // Tournaments from before the log, or whose start was not logged:
+            // started if entry is over by now or any match was formed.
+            let finished = t.record.finished_unix_ms.is_some();
+            let due = t.closes_ms.is_none_or(|c| now >= c) || !mine.is_empty();
+            let cancelled = t.cancelled || (finished && mine.is_empty() && !log.started);
+            if !cancelled && (log.started || due) {
+                match t.seal() {
+                    Ok(()) if !log.started => self.log_start(&t, now),
+                    Ok(()) => {}
+                    Err(why) if !finished => {
+                        self.cancel(&mut t, why, now);
+                        st.tournaments.insert(id, t);
+                        continue;
+                    }
+                    Err(_) => {}
+                }
+            }
+            t.cancelled = cancelled;
+            self.replay_matches(&mut t, &mine);
+            self.backfill(&t, &mine, &log, now);
+            st.tournaments.insert(id, t);
+        }
+    }
+
+    /// Puts `t`'s stored matches back: its rounds, Swiss history and byes,
+    /// results in the order they finished, matches still being played.
+    fn replay_matches(&self, t: &mut Tourney, mine: &[&StoredMatch]) {
+        let mut rounds: Vec<Vec<&StoredMatch>> = Vec::new();
+        for m in mine {
+            let Some((_, round)) = &m.record.tournament else {
+                continue;
+            };
+            let r = *round as usize;
+            if rounds.len() <= r {
+                rounds.resize(r + 1, Vec::new());
+            }
+            rounds[r].push(m);
+        }
+        t.round = rounds.len() as u32;
+        let mut finished: Vec<&StoredMatch> = Vec::new();
+        for round in &rounds {
+            let mut seated = HashSet::new();
+            for m in round {
+                let game: Game = m
+                    .record
+                    .bots
+                    .iter()
+                    .filter_map(|b| parse_id(b))
+                    .map(BotId)
+                    .collect();
+                seated.extend(game.iter().copied());
+                t.history.push(game);
+                match m.finished_unix_ms {
+                    Some(_) => finished.push(m),
+                    None => {
+                        t.pending.insert(m.record.id.clone());
+                    }
+                }
+            }
+            if matches!(t.format(), Format::Swiss { .. }) {
+                for &e in &t.entrants {
+                    if !seated.contains(&BotId(e)) {
+                        t.byes.push(BotId(e));
+                        t.standings.record_bye(BotId(e), t.k);
+                    }
+                }
+            }
+        }
+        finished.sort_by_key(|m| m.finished_unix_ms);
+        for m in finished {
+            let placements = m.placements.clone().unwrap_or_default();
+            let message = self.finished_message(&m.record.id, &placements);
+            t.record_result(&m.record.id, message);
+        }
+    }
+
+    /// Writes the events of `t` its log lacks: a crash came between a step
+    /// and its event.
+    fn backfill(&self, t: &Tourney, mine: &[&StoredMatch], log: &Logged, now: u64) {
+        let id = &t.record.id;
+        for round in 0..t.round {
+            if log.rounds.contains(&(round + 1)) {
+                continue;
+            }
+            let matches: Vec<(String, Vec<BotNo>)> = mine
+                .iter()
+                .filter(|m| m.record.tournament.as_ref().is_some_and(|(_, r)| *r == round))
+                .map(|m| {
+                    let bots = m.record.bots.iter().filter_map(|b| parse_id(b)).collect();
+                    (m.record.id.clone(), bots)
+                })
+                .collect();
+            self.log_round(id, round, &matches, &[], now);
+        }
+        for result in &t.results {
+            if log.results.contains(&result.match_id) {
+                continue;
+            }
+            let round = mine
+                .iter()
+                .find(|m| m.record.id == result.match_id)
+                .and_then(|m| m.record.tournament.as_ref().map(|(_, r)| *r))
+                .unwrap_or(0);
+            let event = pb::TournamentMatchFinished {
+                round: round + 1,
+                result: Some(result.clone()),
+                standings: self.standings(t),
+            };
+            self.log_event(id, now, Event::MatchFinished(event));
+        }
+        if t.record.finished_unix_ms.is_some() && !log.ended {
+            let event = if t.cancelled {
+                Event::Cancelled(pb::TournamentCancelled {
+                    reason: "too few entrants".into(),
+                })
+            } else {
+                Event::Finished(pb::TournamentFinished {
+                    standings: self.standings(t),
+                })
+            };
+            self.log_event(id, now, event);
+        }
+    }
+}
+
+/// More events than any tournament's log holds (a round-robin has at most
+/// 10,000 matches).
+const LOG_READ_LIMIT: usize = 1_000_000;
+
+/// What a tournament's log says happened.
+#[derive(Default)]
+struct Logged {
+    started: bool,
+    /// Rounds (from 1) whose start is logged.
+    rounds: HashSet<u32>,
+    /// Matches whose result is logged.
+    results: HashSet<String>,
+    ended: bool,
+}

@@ -1,0 +1,326 @@
+//! Revoking bots and keeping challenges, through the contract on a real
+//! server over TCP: a revoked key stops working everywhere (its seek ends,
+//! its challenges end, it leaves the leaderboard) until the operator issues a
+//! new one; only the bot itself or the operator may revoke it. A pending
+//! challenge, with its acceptances and its clock, survives a restart and
+//! becomes a match with its id.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use druids::pb;
+use druids::pb::bot_event::Event;
+use druids_server::Limits;
+use druids_server::sqlite::{SqliteStore, Sync};
+use druids_tests::{TestServer, authed};
+use tonic::Code;
+
+use crate::arena::{arena, bot_events_now, follow_events, limits, register};
+use crate::trust::reason;
+
+const OPERATOR_KEY: &str = "operator-key-for-tests";
+
+fn with_operator() -> Limits {
+    let mut limits = limits();
+    limits.arena.operator_key = Some(OPERATOR_KEY.into());
+    limits
+}
+
+fn revoke(bot_id: &str) -> pb::RevokeBotRequest {
+    pb::RevokeBotRequest {
+        bot_id: bot_id.to_owned(),
+    }
+}
+
+fn dolmen_challenge(opponents: Vec<String>, rated: bool) -> pb::ChallengeRequest {
+    pb::ChallengeRequest {
+        kind: pb::GameKind::Dolmen as i32,
+        opponents,
+        rated,
+        expires_in_secs: 600,
+        time_control: None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_revoked_bot_loses_its_key_everywhere_until_the_operator_issues_one() {
+    let server = TestServer::with(
+        Arc::new(druids_server::MemoryStore::default()),
+        with_operator(),
+    )
+    .await;
+    let mut a = arena(&server).await;
+    let (id_a, key_a) = register(&mut a, "rogue").await;
+    let (id_b, key_b) = register(&mut a, "honest").await;
+    let (id_c, key_c) = register(&mut a, "banned").await;
+
+    // A rated match between rogue and honest puts both on the leaderboard.
+    let players = [
+        tokio::spawn(follow_events(server.url(), key_a.clone(), 1)),
+        tokio::spawn(follow_events(server.url(), key_b.clone(), 2)),
+    ];
+    let c = a
+        .challenge(authed(&key_b, dolmen_challenge(vec![id_a.clone()], true)))
+        .await
+        .expect("challenge")
+        .into_inner()
+        .challenge
+        .unwrap();
+    a.answer_challenge(authed(
+        &key_a,
+        pb::AnswerChallengeRequest {
+            challenge_id: c.challenge_id,
+            accept: true,
+        },
+    ))
+    .await
+    .expect("accept");
+    let board = || pb::GetLeaderboardRequest {
+        kind: pb::GameKind::Dolmen as i32,
+        players: 2,
+        ..Default::default()
+    };
+    let mut rated = false;
+    for _ in 0..600 {
+        let b = a.get_leaderboard(board()).await.expect("board").into_inner();
+        if b.entries.len() == 2 {
+            rated = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(rated, "the rated match was played");
+    for p in players {
+        p.abort();
+    }
+
+    // Only the bot itself or the operator may revoke it.
+    let other = a
+        .revoke_bot(authed(&key_b, revoke(&id_a)))
+        .await
+        .expect_err("another bot's key");
+    assert_eq!(other.code(), Code::PermissionDenied);
+    assert_eq!(reason(&other), "OPERATOR_KEY_REQUIRED");
+    let anonymous = a.revoke_bot(revoke(&id_a)).await.expect_err("no key");
+    assert_eq!(anonymous.code(), Code::Unauthenticated);
+    let malformed = a
+        .revoke_bot(authed(OPERATOR_KEY, revoke("not-an-id")))
+        .await
+        .expect_err("not an id");
+    assert_eq!(malformed.code(), Code::InvalidArgument);
+    let unknown = a
+        .revoke_bot(authed(OPERATOR_KEY, revoke("0123456789abcdef")))
+        .await
+        .expect_err("no such bot");
+    assert_eq!(unknown.code(), Code::NotFound);
+
+    // Rogue seeks and is challenged; then it revokes its own key.
+    let mut seek = a
+        .seek(authed(
+            &key_a,
+            pb::SeekRequest {
+                kind: pb::GameKind::Meduris as i32,
+                min_players: 4,
+                ..Default::default()
+            },
+        ))
+        .await
+        .expect("seek")
+        .into_inner();
+    let first = seek.message().await.expect("seeking").expect("an event");
+    assert!(matches!(first.event, Some(pb::seek_event::Event::Seeking(_))));
+    a.challenge(authed(&key_b, dolmen_challenge(vec![id_a.clone()], false)))
+        .await
+        .expect("challenge");
+    let revoked = a
+        .revoke_bot(authed(&key_a, revoke("")))
+        .await
+        .expect("a bot revokes itself")
+        .into_inner();
+    assert!(revoked.revoked_unix_ms > 0);
+    let ended = tokio::time::timeout(Duration::from_secs(5), seek.message())
+        .await
+        .expect("the seek ends at once");
+    match ended {
+        Err(s) => assert_eq!(s.code(), Code::Unauthenticated),
+        Ok(None) => {}
+        Ok(Some(e)) => panic!("nothing more is formed for a revoked bot: {e:?}"),
+    }
+    let told = bot_events_now(&mut a, &key_b).await;
+    assert!(
+        matches!(
+            told.last().and_then(|e| e.event.clone()),
+            Some(Event::ChallengeEnded(e)) if e.reason == "rogue was revoked"
+        ),
+        "{told:?}"
+    );
+    let gone = a
+        .stream_bot_events(authed(&key_a, pb::StreamBotEventsRequest { from_seq: 1 }))
+        .await
+        .expect_err("the key no longer works");
+    assert_eq!(gone.code(), Code::Unauthenticated);
+    let profile = a
+        .get_bot(pb::GetBotRequest {
+            bot_id: id_a.clone(),
+        })
+        .await
+        .expect("profile")
+        .into_inner();
+    assert!(profile.revoked);
+    let b = a.get_leaderboard(board()).await.expect("board").into_inner();
+    let names: Vec<String> = b.entries.iter().map(|e| e.bot.clone().unwrap().name).collect();
+    assert_eq!(names, ["honest"], "a revoked bot leaves the leaderboard");
+    assert_eq!(b.entries[0].rank, 1);
+    let again = a
+        .revoke_bot(authed(OPERATOR_KEY, revoke(&id_a)))
+        .await
+        .expect("revoking again is no change")
+        .into_inner();
+    assert_eq!(again.revoked_unix_ms, revoked.revoked_unix_ms);
+
+    // The operator bans another bot.
+    a.revoke_bot(authed(OPERATOR_KEY, revoke(&id_c)))
+        .await
+        .expect("a ban");
+    let banned = a
+        .seek(authed(&key_c, pb::SeekRequest::default()))
+        .await
+        .expect_err("banned");
+    assert_eq!(banned.code(), Code::Unauthenticated);
+
+    // A new key only from the operator; then the bot is back.
+    let by_bot = a
+        .rotate_bot_key(authed(
+            &key_b,
+            pb::RotateBotKeyRequest {
+                bot_id: id_a.clone(),
+            },
+        ))
+        .await
+        .expect_err("not the operator");
+    assert_eq!(reason(&by_bot), "OPERATOR_KEY_REQUIRED");
+    let fresh = a
+        .rotate_bot_key(authed(
+            OPERATOR_KEY,
+            pb::RotateBotKeyRequest {
+                bot_id: id_a.clone(),
+            },
+        ))
+        .await
+        .expect("the operator issues a key")
+        .into_inner();
+    let events = bot_events_now(&mut a, &fresh.api_key).await;
+    assert!(!events.is_empty(), "the new key reads the bot's log");
+    let profile = a
+        .get_bot(pb::GetBotRequest { bot_id: id_a })
+        .await
+        .expect("profile")
+        .into_inner();
+    assert!(!profile.revoked);
+    let b = a.get_leaderboard(board()).await.expect("board").into_inner();
+    assert_eq!(b.entries.len(), 2, "back on the leaderboard");
+    let _ = id_b;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock() {
+    let dir = std::env::temp_dir().join(format!("druids-challenges-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("arena.db");
+    let open = || Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+    let server = TestServer::with(open(), limits()).await;
+    let mut a = arena(&server).await;
+    let (_, key_a) = register(&mut a, "host").await;
+    let (id_b, key_b) = register(&mut a, "guest-1").await;
+    let (id_c, key_c) = register(&mut a, "guest-2").await;
+    let too_fast = a
+        .challenge(authed(
+            &key_a,
+            pb::ChallengeRequest {
+                time_control: Some(pb::TimeControl {
+                    decision_ms: 50,
+                    time_bank_ms: 0,
+                }),
+                ..dolmen_challenge(vec![id_b.clone()], false)
+            },
+        ))
+        .await
+        .expect_err("a clock too fast");
+    assert_eq!(too_fast.code(), Code::InvalidArgument);
+    let clock = pb::TimeControl {
+        decision_ms: 4_000,
+        time_bank_ms: 500,
+    };
+    let c = a
+        .challenge(authed(
+            &key_a,
+            pb::ChallengeRequest {
+                time_control: Some(clock),
+                ..dolmen_challenge(vec![id_b.clone(), id_c.clone()], false)
+            },
+        ))
+        .await
+        .expect("challenge")
+        .into_inner()
+        .challenge
+        .unwrap();
+    assert_eq!(c.time_control, Some(clock));
+    let half = a
+        .answer_challenge(authed(
+            &key_b,
+            pb::AnswerChallengeRequest {
+                challenge_id: c.challenge_id.clone(),
+                accept: true,
+            },
+        ))
+        .await
+        .expect("accept")
+        .into_inner();
+    assert!(half.match_id.is_empty(), "one of two accepted");
+
+    server.stop().await;
+    let server = TestServer::with(open(), limits()).await;
+    let mut a = arena(&server).await;
+    let last = a
+        .answer_challenge(authed(
+            &key_c,
+            pb::AnswerChallengeRequest {
+                challenge_id: c.challenge_id.clone(),
+                accept: true,
+            },
+        ))
+        .await
+        .expect("the challenge is still pending after the restart")
+        .into_inner();
+    assert_eq!(last.match_id, c.challenge_id, "the match has the challenge's id");
+    let told = bot_events_now(&mut a, &key_a).await;
+    let game = told
+        .iter()
+        .find_map(|e| match &e.event {
+            Some(Event::GameStarted(g)) if g.match_id == c.challenge_id => Some(g.clone()),
+            _ => None,
+        })
+        .expect("the match's game started");
+    assert_eq!(game.options.unwrap().decision_ms, Some(4_000));
+    assert_eq!(game.options.unwrap().time_bank_ms, Some(500));
+
+    // Restarted again: the challenge became a match, so it is gone.
+    server.stop().await;
+    let server = TestServer::with(open(), limits()).await;
+    let mut a = arena(&server).await;
+    let gone = a
+        .answer_challenge(authed(
+            &key_b,
+            pb::AnswerChallengeRequest {
+                challenge_id: c.challenge_id.clone(),
+                accept: false,
+            },
+        ))
+        .await
+        .expect_err("no longer pending");
+    assert_eq!(gone.code(), Code::NotFound);
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,354 @@
+//! Server-run tournaments with open entry, their event stream and time
+//! control, through the contract on a real server over TCP: bots join until
+//! entry closes (and a restart in the middle keeps who joined), the rounds
+//! are played, and `StreamTournamentEvents` tells it all in order, resumes
+//! from any seq and ends with the tournament; too few entrants cancel it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use druids::pb;
+use druids::pb::tournament_event::Event;
+use druids_server::sqlite::{SqliteStore, Sync};
+use druids_tests::{TestServer, authed};
+use tonic::Code;
+
+use crate::arena::{
+    Arena, arena, bot_events_now, follow_events, limits, register, wait_tournament,
+};
+use crate::trust::reason;
+
+/// A tournament's events from `from_seq` until its stream ends (at most a
+/// minute).
+pub(crate) async fn tournament_events(
+    arena: &mut Arena,
+    id: &str,
+    from_seq: u64,
+) -> Vec<pb::TournamentEvent> {
+    let mut stream = arena
+        .stream_tournament_events(pb::StreamTournamentEventsRequest {
+            tournament_id: id.to_owned(),
+            from_seq,
+        })
+        .await
+        .expect("tournament events")
+        .into_inner();
+    let mut out = Vec::new();
+    loop {
+        match tokio::time::timeout(Duration::from_secs(60), stream.message()).await {
+            Ok(Ok(Some(e))) => out.push(e),
+            Ok(Ok(None)) => return out,
+            Ok(Err(s)) => panic!("the stream failed: {s:?}"),
+            Err(_) => panic!("the stream did not end with the tournament: {out:?}"),
+        }
+    }
+}
+
+fn join(id: &str) -> pb::JoinTournamentRequest {
+    pb::JoinTournamentRequest {
+        tournament_id: id.to_owned(),
+    }
+}
+
+fn get(id: &str) -> pb::GetTournamentRequest {
+    pb::GetTournamentRequest {
+        tournament_id: id.to_owned(),
+    }
+}
+
+fn round_robin() -> Option<pb::create_tournament_request::Format> {
+    Some(pb::create_tournament_request::Format::RoundRobin(
+        pb::RoundRobin { games_per_group: 1 },
+    ))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_open_tournament_takes_entrants_streams_its_events_and_survives_a_restart() {
+    let dir = std::env::temp_dir().join(format!("druids-open-entry-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("arena.db");
+    let open = || Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+    let server = TestServer::with(open(), limits()).await;
+    let mut a = arena(&server).await;
+    let mut bots = Vec::new();
+    for name in ["o1", "o2", "o3", "o4", "late"] {
+        bots.push(register(&mut a, name).await);
+    }
+    let clock = pb::TimeControl {
+        decision_ms: 5_000,
+        time_bank_ms: 1_000,
+    };
+    let created = a
+        .create_tournament(authed(
+            &bots[0].1,
+            pb::CreateTournamentRequest {
+                name: "open cup".into(),
+                kind: pb::GameKind::Dolmen as i32,
+                players: 2,
+                entrants: vec![bots[0].0.clone()],
+                format: round_robin(),
+                time_control: Some(clock),
+                open_entry: Some(pb::OpenEntry {
+                    closes_in_secs: 600,
+                    max_entrants: 4,
+                }),
+                ..Default::default()
+            },
+        ))
+        .await
+        .expect("create")
+        .into_inner()
+        .tournament
+        .unwrap();
+    let id = created.tournament_id.clone();
+    assert_eq!(created.status, pb::TournamentStatus::Open as i32);
+    assert_eq!(created.entrants.len(), 1);
+    assert!(created.entry_closes_unix_ms > created.created_unix_ms);
+    let joined = a
+        .join_tournament(authed(&bots[1].1, join(&id)))
+        .await
+        .expect("join")
+        .into_inner()
+        .tournament
+        .unwrap();
+    assert_eq!(joined.entrants.len(), 2);
+    let again = a
+        .join_tournament(authed(&bots[1].1, join(&id)))
+        .await
+        .expect("joining again is no change")
+        .into_inner()
+        .tournament
+        .unwrap();
+    assert_eq!(again.entrants, joined.entrants);
+    let no_key = a.join_tournament(join(&id)).await.expect_err("no key");
+    assert_eq!(no_key.code(), Code::Unauthenticated);
+    let unknown = a
+        .join_tournament(authed(&bots[1].1, join("0000000000000000")))
+        .await
+        .expect_err("no such tournament");
+    assert_eq!(unknown.code(), Code::NotFound);
+
+    // A restart during entry keeps who joined.
+    server.stop().await;
+    let server = TestServer::with(open(), limits()).await;
+    let mut a = arena(&server).await;
+    let kept = a.get_tournament(get(&id)).await.expect("get").into_inner();
+    let kept = kept.tournament.unwrap();
+    assert_eq!(kept.status, pb::TournamentStatus::Open as i32);
+    assert_eq!(kept.entrants, joined.entrants);
+
+    let players: Vec<_> = bots[..4]
+        .iter()
+        .enumerate()
+        .map(|(i, (_, key))| tokio::spawn(follow_events(server.url(), key.clone(), 10 * i as u64)))
+        .collect();
+    for (_, key) in &bots[2..4] {
+        a.join_tournament(authed(key, join(&id)))
+            .await
+            .expect("join");
+    }
+    // Four of four: entry closes at once, and the fifth is turned away.
+    let full = a
+        .join_tournament(authed(&bots[4].1, join(&id)))
+        .await
+        .expect_err("full");
+    assert_eq!(full.code(), Code::FailedPrecondition);
+    assert_eq!(reason(&full), "ENTRY_CLOSED");
+
+    let done = wait_tournament(&mut a, &id, |t| {
+        t.status == pb::TournamentStatus::Finished as i32
+    })
+    .await;
+    assert_eq!(done.results.len(), 6, "every pair of four met once");
+    assert_eq!(done.rounds_total, 3);
+    let events = tournament_events(&mut a, &id, 0).await;
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=events.len() as u64).collect::<Vec<_>>());
+    let mut joins = Vec::new();
+    let mut rounds = Vec::new();
+    let mut results = Vec::new();
+    for e in &events[..events.len() - 1] {
+        match e.event.as_ref().expect("event") {
+            Event::EntrantJoined(bot) => joins.push(bot.name.clone()),
+            Event::Started(s) => {
+                assert_eq!(joins, ["o2", "o3", "o4"], "joins come first");
+                assert_eq!(s.entrants.len(), 4);
+                assert_eq!(s.rounds_total, 3);
+            }
+            Event::RoundStarted(r) => {
+                assert_eq!(r.matches.len(), 2, "{r:?}");
+                rounds.push(r.round);
+            }
+            Event::MatchFinished(m) => {
+                assert!(rounds.contains(&m.round), "a result after its round started");
+                assert_eq!(m.standings.len(), 4);
+                results.push(m.result.clone().unwrap());
+            }
+            other => panic!("unexpected before the end: {other:?}"),
+        }
+    }
+    assert_eq!(rounds, [1, 2, 3]);
+    assert_eq!(results, done.results, "the stream's results are the tournament's");
+    match events.last().and_then(|e| e.event.as_ref()) {
+        Some(Event::Finished(f)) => assert_eq!(f.standings, done.standings),
+        other => panic!("the last event is the end: {other:?}"),
+    }
+    // Resumed from the middle: the same tail.
+    let tail = tournament_events(&mut a, &id, 5).await;
+    assert_eq!(tail, events[4..].to_vec());
+
+    // The tournament's clock is its games' clock; each game's end is told.
+    let told = bot_events_now(&mut a, &bots[0].1).await;
+    let clocks: Vec<Option<u32>> = told
+        .iter()
+        .filter_map(|e| match &e.event {
+            Some(pb::bot_event::Event::GameStarted(g)) => Some(g.options.unwrap().decision_ms),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(clocks, vec![Some(5_000); 3], "{told:?}");
+    let ends = told
+        .iter()
+        .filter(|e| matches!(&e.event, Some(pb::bot_event::Event::GameFinished(g)) if g.rank >= 1))
+        .count();
+    assert_eq!(ends, 3);
+    for p in players {
+        p.abort();
+    }
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn too_few_entrants_cancel_a_tournament_and_bad_requests_are_refused() {
+    let server = TestServer::with(Arc::new(druids_server::MemoryStore::default()), limits()).await;
+    let mut a = arena(&server).await;
+    let (id0, key0) = register(&mut a, "lonely").await;
+    let (id1, _) = register(&mut a, "other").await;
+    let request = |open: Option<pb::OpenEntry>| pb::CreateTournamentRequest {
+        name: "small cup".into(),
+        kind: pb::GameKind::Meduris as i32,
+        players: 4,
+        entrants: vec![id0.clone()],
+        format: round_robin(),
+        open_entry: open,
+        ..Default::default()
+    };
+    let created = a
+        .create_tournament(authed(
+            &key0,
+            request(Some(pb::OpenEntry {
+                closes_in_secs: 1,
+                max_entrants: 0,
+            })),
+        ))
+        .await
+        .expect("create")
+        .into_inner()
+        .tournament
+        .unwrap();
+    let events = tournament_events(&mut a, &created.tournament_id, 1).await;
+    match events.as_slice() {
+        [e] => match &e.event {
+            Some(Event::Cancelled(c)) => assert_eq!(c.reason, "1 entrants, a game needs 4"),
+            other => panic!("cancelled: {other:?}"),
+        },
+        other => panic!("one event, the cancellation: {other:?}"),
+    }
+    let t = a
+        .get_tournament(get(&created.tournament_id))
+        .await
+        .expect("get")
+        .into_inner()
+        .tournament
+        .unwrap();
+    assert_eq!(t.status, pb::TournamentStatus::Cancelled as i32);
+    let late = a
+        .join_tournament(authed(&key0, join(&created.tournament_id)))
+        .await
+        .expect_err("entry closed");
+    assert_eq!(reason(&late), "ENTRY_CLOSED");
+
+    // Without open entry, too few entrants are refused at once.
+    let few = a
+        .create_tournament(authed(&key0, request(None)))
+        .await
+        .expect_err("one entrant");
+    assert_eq!(few.code(), Code::InvalidArgument);
+    let fast = a
+        .create_tournament(authed(
+            &key0,
+            pb::CreateTournamentRequest {
+                time_control: Some(pb::TimeControl {
+                    decision_ms: 50,
+                    time_bank_ms: 0,
+                }),
+                ..request(Some(pb::OpenEntry {
+                    closes_in_secs: 60,
+                    max_entrants: 0,
+                }))
+            },
+        ))
+        .await
+        .expect_err("a clock too fast");
+    assert_eq!(fast.code(), Code::InvalidArgument);
+    assert!(fast.message().contains("time_control"), "{}", fast.message());
+    let forever = a
+        .create_tournament(authed(
+            &key0,
+            request(Some(pb::OpenEntry {
+                closes_in_secs: 0,
+                max_entrants: 0,
+            })),
+        ))
+        .await
+        .expect_err("entry closing at once");
+    assert_eq!(forever.code(), Code::InvalidArgument);
+    let gauntlet = a
+        .create_tournament(authed(
+            &key0,
+            pb::CreateTournamentRequest {
+                format: Some(pb::create_tournament_request::Format::Gauntlet(
+                    pb::Gauntlet {
+                        opponent: id0.clone(),
+                        games: 1,
+                    },
+                )),
+                entrants: vec![id0.clone(), id1.clone()],
+                ..request(None)
+            },
+        ))
+        .await
+        .expect_err("the opponent is an entrant");
+    assert_eq!(gauntlet.code(), Code::InvalidArgument);
+    let closed = a
+        .create_tournament(authed(
+            &key0,
+            pb::CreateTournamentRequest {
+                players: 2,
+                entrants: vec![id0.clone(), id1.clone()],
+                ..request(None)
+            },
+        ))
+        .await
+        .expect("two entrants, two players")
+        .into_inner()
+        .tournament
+        .unwrap();
+    let not_open = a
+        .join_tournament(authed(&key0, join(&closed.tournament_id)))
+        .await
+        .expect_err("no open entry");
+    assert_eq!(reason(&not_open), "ENTRY_CLOSED");
+    let unknown = a
+        .stream_tournament_events(pb::StreamTournamentEventsRequest {
+            tournament_id: "x".repeat(1000),
+            from_seq: 0,
+        })
+        .await
+        .expect_err("no such tournament");
+    assert_eq!(unknown.code(), Code::NotFound);
+    assert!(unknown.message().len() < 200, "{}", unknown.message());
+    server.stop().await;
+}
