@@ -17,7 +17,8 @@ use prometheus::{
 use tokio::net::TcpListener;
 
 use crate::arena_store::{
-    ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, ChallengeRecord, TournamentRecord,
+    ArenaStore, BotRecord, ChallengeRecord, MatchRecord, PlacementRecord, StoredMatch,
+    TournamentRecord,
 };
 use crate::auth::TokenHash;
 use crate::store::{

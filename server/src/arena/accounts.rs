@@ -163,9 +163,10 @@ impl Arena {
         for id in seeks {
             st.pool.remove(id);
             if let Some(seeker) = st.seeks.remove(&id) {
-                let _ = seeker
-                    .tx
-                    .try_send(Err(ServiceError::BotKeyUnknown("the bot's key was revoked").into()));
+                let _ = seeker.tx.try_send(Err(ServiceError::BotKeyUnknown(
+                    "the bot's key was revoked",
+                )
+                .into()));
             }
         }
         self.end_challenges_of(&mut st, bot, now);
@@ -207,7 +208,10 @@ impl Arena {
         let (rows, fitted_ms) = self.state().ratings.leaderboard((kind as i32, req.players));
         let bots = self.bots();
         // Revoked bots are left off; their results stay in everyone's ratings.
-        let rows: Vec<_> = rows.into_iter().filter(|(b, ..)| !bots.is_revoked(*b)).collect();
+        let rows: Vec<_> = rows
+            .into_iter()
+            .filter(|(b, ..)| !bots.is_revoked(*b))
+            .collect();
         let entries = rows
             .iter()
             .enumerate()

@@ -218,9 +218,12 @@ impl ArenaService for ArenaApi {
             .run(move || watched.watch_events(bot))
             .await??;
         let read = move |from: u64| arena.events_from(bot, from, EVENTS_PER_READ);
-        let stream = self.follow(last, request.get_ref().from_seq, read, |e: &pb::BotEvent| {
-            (e.seq, false)
-        });
+        let stream = self.follow(
+            last,
+            request.get_ref().from_seq,
+            read,
+            |e: &pb::BotEvent| (e.seq, false),
+        );
         Ok(Response::new(stream))
     }
 

@@ -209,7 +209,10 @@ impl Arena {
             bots: pending.bots.clone(),
             streams: vec![None; pending.bots.len()],
             tournament: None,
-            clock: pending.info.time_control.unwrap_or_else(|| self.default_clock()),
+            clock: pending
+                .info
+                .time_control
+                .unwrap_or_else(|| self.default_clock()),
         };
         let match_id = match self.begin_match(&mut st, new, now) {
             Ok(id) => id,

@@ -11,7 +11,10 @@
 //! * [`ratings`]: every rated result updates the live rating of its pool and
 //!   feeds the periodic fit; both are replayed from the stored results at
 //!   start-up.
-//! * [`events`]: each bot's resumable event log.
+//! * [`events`]: the resumable event logs, each bot's and each
+//!   tournament's.
+//! * `challenges` (stored while pending) and `tournaments` (round-robin,
+//!   Swiss, gauntlet; open entry) start matches as the pool does.
 //!
 //! The arena's round ([`Arena::tick`]) forms matches, starts their games and
 //! records their results; it blocks on the store and runs off the async

@@ -355,9 +355,17 @@ impl ArenaStore for SqliteStore {
         Err(crate::arena_store::refused("revoke_bot", "not yet"))
     }
     fn append_tournament_event(&self, _: &str, _: u64, _: &[u8]) -> Result<(), StoreError> {
-        Err(crate::arena_store::refused("append_tournament_event", "not yet"))
+        Err(crate::arena_store::refused(
+            "append_tournament_event",
+            "not yet",
+        ))
     }
-    fn tournament_events(&self, _: &str, _: u64, _: usize) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+    fn tournament_events(
+        &self,
+        _: &str,
+        _: u64,
+        _: usize,
+    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
         Ok(Vec::new())
     }
     fn last_tournament_event(&self, _: &str) -> Result<u64, StoreError> {

@@ -82,7 +82,11 @@ async fn a_revoked_bot_loses_its_key_everywhere_until_the_operator_issues_one() 
     };
     let mut rated = false;
     for _ in 0..600 {
-        let b = a.get_leaderboard(board()).await.expect("board").into_inner();
+        let b = a
+            .get_leaderboard(board())
+            .await
+            .expect("board")
+            .into_inner();
         if b.entries.len() == 2 {
             rated = true;
             break;
@@ -128,7 +132,10 @@ async fn a_revoked_bot_loses_its_key_everywhere_until_the_operator_issues_one() 
         .expect("seek")
         .into_inner();
     let first = seek.message().await.expect("seeking").expect("an event");
-    assert!(matches!(first.event, Some(pb::seek_event::Event::Seeking(_))));
+    assert!(matches!(
+        first.event,
+        Some(pb::seek_event::Event::Seeking(_))
+    ));
     a.challenge(authed(&key_b, dolmen_challenge(vec![id_a.clone()], false)))
         .await
         .expect("challenge");
@@ -167,8 +174,16 @@ async fn a_revoked_bot_loses_its_key_everywhere_until_the_operator_issues_one() 
         .expect("profile")
         .into_inner();
     assert!(profile.revoked);
-    let b = a.get_leaderboard(board()).await.expect("board").into_inner();
-    let names: Vec<String> = b.entries.iter().map(|e| e.bot.clone().unwrap().name).collect();
+    let b = a
+        .get_leaderboard(board())
+        .await
+        .expect("board")
+        .into_inner();
+    let names: Vec<String> = b
+        .entries
+        .iter()
+        .map(|e| e.bot.clone().unwrap().name)
+        .collect();
     assert_eq!(names, ["honest"], "a revoked bot leaves the leaderboard");
     assert_eq!(b.entries[0].rank, 1);
     let again = a
@@ -217,7 +232,11 @@ async fn a_revoked_bot_loses_its_key_everywhere_until_the_operator_issues_one() 
         .expect("profile")
         .into_inner();
     assert!(!profile.revoked);
-    let b = a.get_leaderboard(board()).await.expect("board").into_inner();
+    let b = a
+        .get_leaderboard(board())
+        .await
+        .expect("board")
+        .into_inner();
     assert_eq!(b.entries.len(), 2, "back on the leaderboard");
     let _ = id_b;
     server.stop().await;
@@ -294,7 +313,10 @@ async fn a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock()
         .await
         .expect("the challenge is still pending after the restart")
         .into_inner();
-    assert_eq!(last.match_id, c.challenge_id, "the match has the challenge's id");
+    assert_eq!(
+        last.match_id, c.challenge_id,
+        "the match has the challenge's id"
+    );
     let told = bot_events_now(&mut a, &key_a).await;
     let game = told
         .iter()

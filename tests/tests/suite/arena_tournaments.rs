@@ -181,7 +181,10 @@ async fn an_open_tournament_takes_entrants_streams_its_events_and_survives_a_res
                 rounds.push(r.round);
             }
             Event::MatchFinished(m) => {
-                assert!(rounds.contains(&m.round), "a result after its round started");
+                assert!(
+                    rounds.contains(&m.round),
+                    "a result after its round started"
+                );
                 assert_eq!(m.standings.len(), 4);
                 results.push(m.result.clone().unwrap());
             }
@@ -189,7 +192,10 @@ async fn an_open_tournament_takes_entrants_streams_its_events_and_survives_a_res
         }
     }
     assert_eq!(rounds, [1, 2, 3]);
-    assert_eq!(results, done.results, "the stream's results are the tournament's");
+    assert_eq!(
+        results, done.results,
+        "the stream's results are the tournament's"
+    );
     match events.last().and_then(|e| e.event.as_ref()) {
         Some(Event::Finished(f)) => assert_eq!(f.standings, done.standings),
         other => panic!("the last event is the end: {other:?}"),
@@ -293,7 +299,11 @@ async fn too_few_entrants_cancel_a_tournament_and_bad_requests_are_refused() {
         .await
         .expect_err("a clock too fast");
     assert_eq!(fast.code(), Code::InvalidArgument);
-    assert!(fast.message().contains("time_control"), "{}", fast.message());
+    assert!(
+        fast.message().contains("time_control"),
+        "{}",
+        fast.message()
+    );
     let forever = a
         .create_tournament(authed(
             &key0,

@@ -92,10 +92,7 @@ impl Arena {
         if req.entrants.len() > MAX_ENTRANTS {
             return Err(ServiceError::invalid(
                 "entrants",
-                format!(
-                    "{} entrants: at most {MAX_ENTRANTS}",
-                    req.entrants.len()
-                ),
+                format!("{} entrants: at most {MAX_ENTRANTS}", req.entrants.len()),
             ));
         }
         let bots = self.bots();

@@ -247,7 +247,11 @@ impl Arena {
                         }
                     }
                     Some(Event::Started(s)) => {
-                        t.entrants = s.entrants.iter().filter_map(|b| parse_id(&b.bot_id)).collect();
+                        t.entrants = s
+                            .entrants
+                            .iter()
+                            .filter_map(|b| parse_id(&b.bot_id))
+                            .collect();
                         log.started = true;
                     }
                     Some(Event::RoundStarted(r)) => {
@@ -268,7 +272,12 @@ impl Arena {
             }
             let mine: Vec<&StoredMatch> = matches
                 .iter()
-                .filter(|m| m.record.tournament.as_ref().is_some_and(|(tid, _)| *tid == id))
+                .filter(|m| {
+                    m.record
+                        .tournament
+                        .as_ref()
+                        .is_some_and(|(tid, _)| *tid == id)
+                })
                 .collect();
             // Tournaments from before the log, or whose start was not logged:
             // started if entry is over by now or any match was formed.
@@ -356,7 +365,12 @@ impl Arena {
             }
             let matches: Vec<(String, Vec<BotNo>)> = mine
                 .iter()
-                .filter(|m| m.record.tournament.as_ref().is_some_and(|(_, r)| *r == round))
+                .filter(|m| {
+                    m.record
+                        .tournament
+                        .as_ref()
+                        .is_some_and(|(_, r)| *r == round)
+                })
                 .map(|m| {
                     let bots = m.record.bots.iter().filter_map(|b| parse_id(b)).collect();
                     (m.record.id.clone(), bots)
