@@ -2,8 +2,9 @@
 //! process. It still keeps each game's log, compactly (a few bytes per
 //! action), so that a finished game can leave the server's hot state and be
 //! read back on demand exactly as with a durable store. The arena's bots,
-//! matches, bot event logs and tournaments are kept under one lock ([`ArenaStore`]): they
-//! change a few times per game, not per action.
+//! matches, bot event logs, tournaments with their event logs and pending
+//! challenges are kept under one lock ([`ArenaStore`]): they change a few
+//! times per game, not per action.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{LazyLock, Mutex};
@@ -14,7 +15,8 @@ use druids_engine::Seat;
 use prost::Message;
 
 use crate::arena_store::{
-    ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, TournamentRecord, refused,
+    ArenaStore, BotRecord, ChallengeRecord, MatchRecord, PlacementRecord, StoredMatch,
+    TournamentRecord, refused,
 };
 use crate::auth::TokenHash;
 use crate::store::{
@@ -48,6 +50,11 @@ struct Arena {
     tournaments: Vec<TournamentRecord>,
     /// A tournament's position in `tournaments`, by id.
     tournament_index: HashMap<String, usize>,
+    /// Each tournament's event log, by seq.
+    tournament_events: HashMap<String, BTreeMap<u64, Vec<u8>>>,
+    /// Pending challenges in the order they were first saved (a few at a
+    /// time: found by a scan).
+    challenges: Vec<ChallengeRecord>,
 }
 
 /// What is kept of one game.
@@ -285,6 +292,7 @@ impl ArenaStore for MemoryStore {
             )
         })?;
         arena.bots[at].key_hash = *key_hash;
+        arena.bots[at].revoked_unix_ms = None;
         Ok(())
     }
 
@@ -435,35 +443,91 @@ impl ArenaStore for MemoryStore {
     fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError> {
         Ok(self.arena().tournaments.clone())
     }
-    // TEMPORARY: replaced by the store helper's implementation.
-    fn revoke_bot(&self, _: &str, _: u64) -> Result<(), StoreError> {
-        Err(crate::arena_store::refused("revoke_bot", "not yet"))
+
+    fn revoke_bot(&self, bot_id: &str, at_ms: u64) -> Result<(), StoreError> {
+        let mut arena = self.arena();
+        let at = *arena.bot_index.get(bot_id).ok_or_else(|| {
+            refused(
+                "revoking a bot's key",
+                format!("no bot {bot_id} is registered"),
+            )
+        })?;
+        arena.bots[at].revoked_unix_ms.get_or_insert(at_ms);
+        Ok(())
     }
-    fn append_tournament_event(&self, _: &str, _: u64, _: &[u8]) -> Result<(), StoreError> {
-        Err(crate::arena_store::refused(
-            "append_tournament_event",
-            "not yet",
-        ))
+
+    fn append_tournament_event(
+        &self,
+        tournament_id: &str,
+        seq: u64,
+        event: &[u8],
+    ) -> Result<(), StoreError> {
+        let op = "appending a tournament event";
+        let mut arena = self.arena();
+        if !arena.tournament_index.contains_key(tournament_id) {
+            return Err(refused(
+                op,
+                format!("no tournament {tournament_id} is stored"),
+            ));
+        }
+        let log = arena
+            .tournament_events
+            .entry(tournament_id.to_owned())
+            .or_default();
+        if log.contains_key(&seq) {
+            return Err(refused(
+                op,
+                format!("tournament {tournament_id} has an event {seq} already"),
+            ));
+        }
+        log.insert(seq, event.to_vec());
+        Ok(())
     }
+
     fn tournament_events(
         &self,
-        _: &str,
-        _: u64,
-        _: usize,
+        tournament_id: &str,
+        from_seq: u64,
+        limit: usize,
     ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        Ok(Vec::new())
+        Ok(self
+            .arena()
+            .tournament_events
+            .get(tournament_id)
+            .map_or_else(Vec::new, |log| {
+                log.range(from_seq..)
+                    .take(limit)
+                    .map(|(seq, event)| (*seq, event.clone()))
+                    .collect()
+            }))
     }
-    fn last_tournament_event(&self, _: &str) -> Result<u64, StoreError> {
-        Ok(0)
+
+    fn last_tournament_event(&self, tournament_id: &str) -> Result<u64, StoreError> {
+        Ok(self
+            .arena()
+            .tournament_events
+            .get(tournament_id)
+            .and_then(|log| log.keys().next_back().copied())
+            .unwrap_or(0))
     }
-    fn save_challenge(&self, _: &crate::arena_store::ChallengeRecord) -> Result<(), StoreError> {
+
+    fn save_challenge(&self, challenge: &ChallengeRecord) -> Result<(), StoreError> {
+        let mut arena = self.arena();
+        // A replaced challenge keeps its place.
+        match arena.challenges.iter_mut().find(|c| c.id == challenge.id) {
+            Some(stored) => *stored = challenge.clone(),
+            None => arena.challenges.push(challenge.clone()),
+        }
         Ok(())
     }
-    fn remove_challenge(&self, _: &str) -> Result<(), StoreError> {
+
+    fn remove_challenge(&self, id: &str) -> Result<(), StoreError> {
+        self.arena().challenges.retain(|c| c.id != id);
         Ok(())
     }
-    fn challenges(&self) -> Result<Vec<crate::arena_store::ChallengeRecord>, StoreError> {
-        Ok(Vec::new())
+
+    fn challenges(&self) -> Result<Vec<ChallengeRecord>, StoreError> {
+        Ok(self.arena().challenges.clone())
     }
 }
 
@@ -598,5 +662,57 @@ mod tests {
         let matches = store.matches().unwrap();
         assert_eq!(matches[0].record, in_t1);
         assert_eq!(matches[1].record.tournament, None);
+    }
+
+    #[test]
+    fn revocations_tournament_logs_and_challenges_are_kept() {
+        let store = MemoryStore::default();
+        assert!(store.register_bot(&bot("b1", "amy")).unwrap());
+        store.revoke_bot("b1", 7_000).unwrap();
+        store
+            .revoke_bot("b1", 8_000)
+            .expect("revoking again is no change");
+        assert!(matches!(
+            store.revoke_bot("nobody", 7_000),
+            Err(StoreError::Database { .. })
+        ));
+        assert_eq!(store.bots().unwrap()[0].revoked_unix_ms, Some(7_000));
+        store.set_bot_key("b1", &TokenHash([9; 32])).unwrap();
+        assert_eq!(store.bots().unwrap()[0].revoked_unix_ms, None);
+
+        store.create_tournament(&tournament("t1", 4_000)).unwrap();
+        assert_eq!(store.last_tournament_event("t1").unwrap(), 0);
+        for seq in 1..=3 {
+            store
+                .append_tournament_event("t1", seq, &[seq as u8; 2])
+                .unwrap();
+        }
+        assert!(store.append_tournament_event("t1", 2, b"again").is_err());
+        assert!(store.append_tournament_event("nope", 1, b"x").is_err());
+        assert_eq!(store.last_tournament_event("t1").unwrap(), 3);
+        assert_eq!(store.last_tournament_event("nope").unwrap(), 0);
+        assert_eq!(
+            store.tournament_events("t1", 2, 10).unwrap(),
+            [(2, vec![2; 2]), (3, vec![3; 2])]
+        );
+        assert!(store.tournament_events("nope", 0, 10).unwrap().is_empty());
+
+        let challenge = |id: &str, accepted: &[&str]| ChallengeRecord {
+            id: id.to_owned(),
+            info: id.as_bytes().to_vec(),
+            accepted: accepted.iter().map(|a| (*a).to_owned()).collect(),
+        };
+        store.save_challenge(&challenge("c2", &[])).unwrap();
+        store.save_challenge(&challenge("c1", &["b1"])).unwrap();
+        store.save_challenge(&challenge("c2", &["b1"])).unwrap();
+        assert_eq!(
+            store.challenges().unwrap(),
+            [challenge("c2", &["b1"]), challenge("c1", &["b1"])]
+        );
+        store.remove_challenge("c2").unwrap();
+        store
+            .remove_challenge("c2")
+            .expect("removing again is no change");
+        assert_eq!(store.challenges().unwrap(), [challenge("c1", &["b1"])]);
     }
 }

@@ -1,15 +1,18 @@
 //! The arena's tables in PostgreSQL (`migrations/postgres/V3__arena.sql`,
-//! `V4__tournaments.sql`): bots, matches with their games (`match_games`, by
-//! index) and their tournament and round, each bot's event log, and
-//! tournaments, with the guarantees of the rest of the store.
+//! `V4__tournaments.sql`, `V5__arena_more.sql`): bots (with when their key
+//! was revoked), matches with their games (`match_games`, by index) and their
+//! tournament and round, each bot's event log, tournaments with their event
+//! logs (`tournament_events`), and pending challenges, with the guarantees of
+//! the rest of the store.
 //!
 //! Every call goes through [`PostgresStore::retry`]. A write retried after a
 //! lost connection may have committed the first time: an insert that then
 //! finds its own row (same key, same content) counts as done, one that finds
 //! another row fails ([`super::retry::Conflict`]). Updates are idempotent as
 //! they are: a key set twice is the same key, a match's result recorded again
-//! is compared with the one stored, a tournament finished again keeps its
-//! first end time.
+//! is compared with the one stored, a tournament finished or a bot revoked
+//! again keeps its first time, a challenge saved again (an upsert) is the
+//! same row, one removed again is gone already.
 
 use std::collections::HashMap;
 
@@ -18,8 +21,9 @@ use prost::Message;
 use super::PostgresStore;
 use super::retry::{Failure, conflict};
 use crate::arena_store::{
-    ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, TournamentRecord,
-    attach_games, decode_bots, decode_placements, encode_bots, encode_placements, kind_of, refused,
+    ArenaStore, BotRecord, ChallengeRecord, MatchRecord, PlacementRecord, StoredMatch,
+    TournamentRecord, attach_games, decode_bots, decode_placements, encode_bots, encode_placements,
+    kind_of, refused,
 };
 use crate::auth::TokenHash;
 use crate::store::StoreError;
@@ -87,7 +91,7 @@ impl ArenaStore for PostgresStore {
                     .get()
                     .await?
                     .execute(
-                        "UPDATE bots SET key_hash = $2 WHERE id = $1",
+                        "UPDATE bots SET key_hash = $2, revoked_unix_ms = NULL WHERE id = $1",
                         &[&bot_id, &key_hash.0.as_slice()],
                     )
                     .await?;
@@ -107,7 +111,8 @@ impl ArenaStore for PostgresStore {
                     .get()
                     .await?
                     .query(
-                        "SELECT id, name, description, owner_contact, key_hash, registered_unix_ms
+                        "SELECT id, name, description, owner_contact, key_hash, registered_unix_ms,
+                                revoked_unix_ms
                          FROM bots ORDER BY seq",
                         &[],
                     )
@@ -123,7 +128,7 @@ impl ArenaStore for PostgresStore {
                     owner_contact: r.get(3),
                     key_hash: hash(r.get(4))?,
                     registered_unix_ms: r.get::<_, i64>(5) as u64,
-                    revoked_unix_ms: None,
+                    revoked_unix_ms: r.get::<_, Option<i64>>(6).map(|at| at as u64),
                 })
             })
             .collect()
@@ -485,35 +490,175 @@ impl ArenaStore for PostgresStore {
             })
             .collect())
     }
-    // TEMPORARY: replaced by the store helper's implementation.
-    fn revoke_bot(&self, _: &str, _: u64) -> Result<(), StoreError> {
-        Err(crate::arena_store::refused("revoke_bot", "not yet"))
+
+    fn revoke_bot(&self, bot_id: &str, at_ms: u64) -> Result<(), StoreError> {
+        let op = "revoking a bot's key";
+        let at = at_ms as i64;
+        self.retry(op, |_| {
+            self.wait(async {
+                // Revoked already (by a retried attempt, say): it keeps its
+                // first time.
+                let updated = self
+                    .pool
+                    .get()
+                    .await?
+                    .execute(
+                        "UPDATE bots SET revoked_unix_ms = COALESCE(revoked_unix_ms, $2)
+                          WHERE id = $1",
+                        &[&bot_id, &at],
+                    )
+                    .await?;
+                if updated == 0 {
+                    return Err(refused(op, format!("no bot {bot_id} is registered")).into());
+                }
+                Ok(())
+            })
+        })
     }
-    fn append_tournament_event(&self, _: &str, _: u64, _: &[u8]) -> Result<(), StoreError> {
-        Err(crate::arena_store::refused(
-            "append_tournament_event",
-            "not yet",
-        ))
+
+    fn append_tournament_event(
+        &self,
+        tournament_id: &str,
+        seq: u64,
+        event: &[u8],
+    ) -> Result<(), StoreError> {
+        let seq = seq as i64;
+        self.retry("appending a tournament event", |retrying| {
+            self.wait(async {
+                let client = self.pool.get().await?;
+                let mine = |row: &Row| row.get::<_, &[u8]>(0) == event;
+                if found_on_retry(
+                    &client,
+                    retrying,
+                    "SELECT event FROM tournament_events WHERE tournament_id = $1 AND seq = $2",
+                    &[&tournament_id, &seq],
+                    mine,
+                    "the tournament has another event at this seq",
+                )
+                .await?
+                {
+                    return Ok(());
+                }
+                // An unknown tournament fails its foreign key; a stored seq,
+                // the key.
+                client
+                    .execute(
+                        "INSERT INTO tournament_events (tournament_id, seq, event)
+                         VALUES ($1, $2, $3)",
+                        &[&tournament_id, &seq, &event],
+                    )
+                    .await?;
+                Ok(())
+            })
+        })
     }
+
     fn tournament_events(
         &self,
-        _: &str,
-        _: u64,
-        _: usize,
+        tournament_id: &str,
+        from_seq: u64,
+        limit: usize,
     ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        Ok(Vec::new())
+        let from = from_seq.min(i64::MAX as u64) as i64;
+        let limit = limit.min(i64::MAX as usize) as i64;
+        let rows = self.retry("reading tournament events", |_| {
+            self.wait(async {
+                Ok(self
+                    .pool
+                    .get()
+                    .await?
+                    .query(
+                        "SELECT seq, event FROM tournament_events
+                          WHERE tournament_id = $1 AND seq >= $2
+                         ORDER BY seq LIMIT $3",
+                        &[&tournament_id, &from, &limit],
+                    )
+                    .await?)
+            })
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|r| (r.get::<_, i64>(0) as u64, r.get(1)))
+            .collect())
     }
-    fn last_tournament_event(&self, _: &str) -> Result<u64, StoreError> {
-        Ok(0)
+
+    fn last_tournament_event(&self, tournament_id: &str) -> Result<u64, StoreError> {
+        self.retry("reading a tournament's last event", |_| {
+            self.wait(async {
+                let row = self
+                    .pool
+                    .get()
+                    .await?
+                    .query_one(
+                        "SELECT COALESCE(MAX(seq), 0) FROM tournament_events
+                          WHERE tournament_id = $1",
+                        &[&tournament_id],
+                    )
+                    .await?;
+                Ok(row.get::<_, i64>(0) as u64)
+            })
+        })
     }
-    fn save_challenge(&self, _: &crate::arena_store::ChallengeRecord) -> Result<(), StoreError> {
-        Ok(())
+
+    fn save_challenge(&self, c: &ChallengeRecord) -> Result<(), StoreError> {
+        let accepted = encode_bots(&c.accepted);
+        self.retry("saving a challenge", |_| {
+            self.wait(async {
+                // Saved again (by a retried attempt, say): the same row with
+                // the same content. A replaced challenge keeps its row, so
+                // its seq.
+                self.pool
+                    .get()
+                    .await?
+                    .execute(
+                        "INSERT INTO challenges (id, info, accepted) VALUES ($1, $2, $3)
+                         ON CONFLICT (id) DO UPDATE
+                         SET info = EXCLUDED.info, accepted = EXCLUDED.accepted",
+                        &[&c.id, &c.info, &accepted],
+                    )
+                    .await?;
+                Ok(())
+            })
+        })
     }
-    fn remove_challenge(&self, _: &str) -> Result<(), StoreError> {
-        Ok(())
+
+    fn remove_challenge(&self, id: &str) -> Result<(), StoreError> {
+        self.retry("removing a challenge", |_| {
+            self.wait(async {
+                // Removed already (by a retried attempt, say): no change.
+                self.pool
+                    .get()
+                    .await?
+                    .execute("DELETE FROM challenges WHERE id = $1", &[&id])
+                    .await?;
+                Ok(())
+            })
+        })
     }
-    fn challenges(&self) -> Result<Vec<crate::arena_store::ChallengeRecord>, StoreError> {
-        Ok(Vec::new())
+
+    fn challenges(&self) -> Result<Vec<ChallengeRecord>, StoreError> {
+        let rows = self.retry("reading the challenges", |_| {
+            self.wait(async {
+                Ok(self
+                    .pool
+                    .get()
+                    .await?
+                    .query(
+                        "SELECT id, info, accepted FROM challenges ORDER BY seq",
+                        &[],
+                    )
+                    .await?)
+            })
+        })?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(ChallengeRecord {
+                    id: r.get(0),
+                    info: r.get(1),
+                    accepted: decode_bots(r.get(2))?,
+                })
+            })
+            .collect()
     }
 }
 

@@ -1,12 +1,15 @@
-//! The arena's tables in the SQLite file (migrations 4 and 5): bots, matches
-//! with their games (`match_games`, by index) and their tournament and round,
-//! each bot's event log, and tournaments. Each call is one statement or one
-//! transaction, so, like every other call of the store, it returns once
-//! committed.
+//! The arena's tables in the SQLite file (migrations 4 to 6): bots (with
+//! when their key was revoked), matches with their games (`match_games`, by
+//! index) and their tournament and round, each bot's event log, tournaments
+//! with their event logs (`tournament_events`), and pending challenges. Each
+//! call is one statement or one transaction, so, like every other call of the
+//! store, it returns once committed.
 //!
-//! Registration order, formation order and creation order are explicit `seq`
-//! columns, one more than the largest so far, computed inside the inserting
-//! statement (SQLite has one writer at a time, so two can never get the same).
+//! Registration order, formation order, creation order and the order
+//! challenges were first saved are explicit `seq` columns, one more than the
+//! largest so far, computed inside the inserting statement (SQLite has one
+//! writer at a time, so two can never get the same); a replaced challenge
+//! keeps its `seq`.
 
 use std::collections::HashMap;
 
@@ -15,8 +18,9 @@ use rusqlite::{OptionalExtension, params};
 
 use super::{SqliteStore, decode, err, hash_of};
 use crate::arena_store::{
-    ArenaStore, BotRecord, MatchRecord, PlacementRecord, StoredMatch, TournamentRecord,
-    attach_games, decode_bots, decode_placements, encode_bots, encode_placements, kind_of, refused,
+    ArenaStore, BotRecord, ChallengeRecord, MatchRecord, PlacementRecord, StoredMatch,
+    TournamentRecord, attach_games, decode_bots, decode_placements, encode_bots, encode_placements,
+    kind_of, refused,
 };
 use crate::auth::TokenHash;
 use crate::store::StoreError;
@@ -48,7 +52,7 @@ impl ArenaStore for SqliteStore {
         let updated = self
             .conn()
             .execute(
-                "UPDATE bots SET key_hash = ?2 WHERE id = ?1",
+                "UPDATE bots SET key_hash = ?2, revoked_unix_ms = NULL WHERE id = ?1",
                 params![bot_id, key_hash.0.as_slice()],
             )
             .map_err(err(op))?;
@@ -62,7 +66,8 @@ impl ArenaStore for SqliteStore {
         let err = err("reading the bots");
         self.conn()
             .prepare_cached(
-                "SELECT id, name, description, owner_contact, key_hash, registered_unix_ms
+                "SELECT id, name, description, owner_contact, key_hash, registered_unix_ms,
+                        revoked_unix_ms
                  FROM bots ORDER BY seq",
             )
             .map_err(err)?
@@ -74,7 +79,7 @@ impl ArenaStore for SqliteStore {
                     owner_contact: r.get(3)?,
                     key_hash: hash_of(r.get(4)?)?,
                     registered_unix_ms: r.get::<_, i64>(5)? as u64,
-                    revoked_unix_ms: None,
+                    revoked_unix_ms: r.get::<_, Option<i64>>(6)?.map(|at| at as u64),
                 })
             })
             .map_err(err)?
@@ -350,34 +355,114 @@ impl ArenaStore for SqliteStore {
             .collect::<Result<_, _>>()
             .map_err(err)
     }
-    // TEMPORARY: replaced by the store helper's implementation.
-    fn revoke_bot(&self, _: &str, _: u64) -> Result<(), StoreError> {
-        Err(crate::arena_store::refused("revoke_bot", "not yet"))
+
+    fn revoke_bot(&self, bot_id: &str, at_ms: u64) -> Result<(), StoreError> {
+        let op = "revoking a bot's key";
+        // Revoked already: it keeps its first time.
+        let updated = self
+            .conn()
+            .execute(
+                "UPDATE bots SET revoked_unix_ms = COALESCE(revoked_unix_ms, ?2) WHERE id = ?1",
+                params![bot_id, at_ms as i64],
+            )
+            .map_err(err(op))?;
+        if updated == 0 {
+            return Err(refused(op, format!("no bot {bot_id} is registered")));
+        }
+        Ok(())
     }
-    fn append_tournament_event(&self, _: &str, _: u64, _: &[u8]) -> Result<(), StoreError> {
-        Err(crate::arena_store::refused(
-            "append_tournament_event",
-            "not yet",
-        ))
+
+    fn append_tournament_event(
+        &self,
+        tournament_id: &str,
+        seq: u64,
+        event: &[u8],
+    ) -> Result<(), StoreError> {
+        // An unknown tournament fails its foreign key; a stored seq, the key.
+        self.conn()
+            .execute(
+                "INSERT INTO tournament_events (tournament_id, seq, event) VALUES (?1, ?2, ?3)",
+                params![tournament_id, seq as i64, event],
+            )
+            .map(|_| ())
+            .map_err(err("appending a tournament event"))
     }
+
     fn tournament_events(
         &self,
-        _: &str,
-        _: u64,
-        _: usize,
+        tournament_id: &str,
+        from_seq: u64,
+        limit: usize,
     ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        Ok(Vec::new())
+        let err = err("reading tournament events");
+        self.conn()
+            .prepare_cached(
+                "SELECT seq, event FROM tournament_events WHERE tournament_id = ?1 AND seq >= ?2
+                 ORDER BY seq LIMIT ?3",
+            )
+            .map_err(err)?
+            .query_map(
+                params![
+                    tournament_id,
+                    from_seq.min(i64::MAX as u64) as i64,
+                    limit.min(i64::MAX as usize) as i64
+                ],
+                |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
+            )
+            .map_err(err)?
+            .collect::<Result<_, _>>()
+            .map_err(err)
     }
-    fn last_tournament_event(&self, _: &str) -> Result<u64, StoreError> {
-        Ok(0)
+
+    fn last_tournament_event(&self, tournament_id: &str) -> Result<u64, StoreError> {
+        self.conn()
+            .query_row(
+                "SELECT COALESCE(MAX(seq), 0) FROM tournament_events WHERE tournament_id = ?1",
+                [tournament_id],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|seq| seq as u64)
+            .map_err(err("reading a tournament's last event"))
     }
-    fn save_challenge(&self, _: &crate::arena_store::ChallengeRecord) -> Result<(), StoreError> {
-        Ok(())
+
+    fn save_challenge(&self, c: &ChallengeRecord) -> Result<(), StoreError> {
+        // A replaced challenge keeps its seq, so its place.
+        self.conn()
+            .execute(
+                "INSERT INTO challenges (id, seq, info, accepted)
+                 VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM challenges), ?2, ?3)
+                 ON CONFLICT (id) DO UPDATE SET info = excluded.info, accepted = excluded.accepted",
+                params![c.id, c.info, encode_bots(&c.accepted)],
+            )
+            .map(|_| ())
+            .map_err(err("saving a challenge"))
     }
-    fn remove_challenge(&self, _: &str) -> Result<(), StoreError> {
-        Ok(())
+
+    fn remove_challenge(&self, id: &str) -> Result<(), StoreError> {
+        self.conn()
+            .execute("DELETE FROM challenges WHERE id = ?1", [id])
+            .map(|_| ())
+            .map_err(err("removing a challenge"))
     }
-    fn challenges(&self) -> Result<Vec<crate::arena_store::ChallengeRecord>, StoreError> {
-        Ok(Vec::new())
+
+    fn challenges(&self) -> Result<Vec<ChallengeRecord>, StoreError> {
+        let err = err("reading the challenges");
+        let rows: Vec<(String, Vec<u8>, String)> = self
+            .conn()
+            .prepare_cached("SELECT id, info, accepted FROM challenges ORDER BY seq")
+            .map_err(err)?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(err)?
+            .collect::<Result<_, _>>()
+            .map_err(err)?;
+        rows.into_iter()
+            .map(|(id, info, accepted)| {
+                Ok(ChallengeRecord {
+                    id,
+                    info,
+                    accepted: decode_bots(&accepted)?,
+                })
+            })
+            .collect()
     }
 }

@@ -8,8 +8,9 @@
 //!
 //! Actions of many games arriving together share one commit ([`commit`]);
 //! games are read back through indexes ([`read`]): one by id, those in play
-//! at start-up, pages of ended ones. The arena's bots, matches and bot event
-//! logs have tables of their own ([`arena`]).
+//! at start-up, pages of ended ones. The arena's bots, matches, bot event
+//! logs, tournaments with their event logs and pending challenges have tables
+//! of their own ([`arena`]).
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -156,6 +157,24 @@ CREATE TABLE tournaments (
     settings         BLOB NOT NULL,
     created_unix_ms  INTEGER NOT NULL,
     finished_unix_ms INTEGER
+);",
+    // 6: more of the arena ([`arena`]): when a bot's key was revoked (NULL
+    // while it works, as for every bot before this migration), each
+    // tournament's event log, and the pending challenges, by `seq` in the
+    // order they were first saved (`accepted`: a JSON list of bot ids).
+    "
+ALTER TABLE bots ADD COLUMN revoked_unix_ms INTEGER;
+CREATE TABLE tournament_events (
+    tournament_id TEXT NOT NULL REFERENCES tournaments(id),
+    seq           INTEGER NOT NULL,
+    event         BLOB NOT NULL,
+    PRIMARY KEY (tournament_id, seq)
+);
+CREATE TABLE challenges (
+    id       TEXT PRIMARY KEY,
+    seq      INTEGER NOT NULL UNIQUE,
+    info     BLOB NOT NULL,
+    accepted TEXT NOT NULL
 );",
 ];
 

@@ -3,7 +3,8 @@
 //! names with rotating keys, matches with their games and results read back
 //! in formation order by a store opened again on the same database, and bot
 //! event logs paged from a seq, tournaments in creation order with their
-//! matches. The arena rebuilds itself from these reads
+//! matches and event logs, revoked keys, pending challenges in the order they
+//! were first saved. The arena rebuilds itself from these reads
 //! at start-up, so each is checked after a reopen.
 
 use std::sync::Arc;
@@ -11,7 +12,9 @@ use std::sync::Arc;
 use druids::engine::Seat;
 use druids::pb;
 use druids_server::Store;
-use druids_server::arena_store::{BotRecord, MatchRecord, PlacementRecord, TournamentRecord};
+use druids_server::arena_store::{
+    BotRecord, ChallengeRecord, MatchRecord, PlacementRecord, TournamentRecord,
+};
 use druids_server::auth::TokenHash;
 use druids_server::metrics::{Metrics, TimedStore};
 use druids_server::store::{GameRecord, StoreError};
@@ -65,6 +68,9 @@ on_each_store!(
     matches_keep_their_games_and_results_across_a_restart,
     bot_event_logs_page_from_a_seq,
     tournaments_keep_their_order_and_matches_across_a_restart,
+    revocations_keep_their_first_time_until_a_new_key,
+    tournament_event_logs_page_from_a_seq,
+    challenges_keep_their_order_when_replaced_across_a_restart,
 );
 
 /// A taken name registers nothing; a key rotation replaces the hash; bots are
@@ -326,4 +332,166 @@ async fn tournaments_keep_their_order_and_matches_across_a_restart(backend: Back
     assert_eq!(tournaments[0].finished_unix_ms, Some(1_700_000_010_000));
     assert_eq!(tournaments[1].finished_unix_ms, Some(1_700_000_009_000));
     assert_eq!(tournaments[2], tournament("t0", b""));
+}
+
+/// A revocation keeps its first time (revoking again is no change), an
+/// unknown bot is refused, it is read back after a reopen, and a new key
+/// clears it, also through the metrics wrapper the server uses.
+async fn revocations_keep_their_first_time_until_a_new_key(backend: Backend) {
+    let db = TestDb::new(backend, "arena_revoke");
+    let store: Arc<dyn Store> = Arc::new(TimedStore::new(db.open(), Arc::new(Metrics::new())));
+    assert!(store.register_bot(&bot("a1", "alpha", 1)).unwrap());
+    assert!(store.register_bot(&bot("b2", "beta", 2)).unwrap());
+    store.revoke_bot("b2", 1_700_000_003_000).unwrap();
+    store
+        .revoke_bot("b2", 1_700_000_004_000)
+        .expect("revoking again is no change");
+    assert!(refused(store.revoke_bot("zz", 1)), "no such bot");
+    let revoked = BotRecord {
+        revoked_unix_ms: Some(1_700_000_003_000),
+        ..bot("b2", "beta", 2)
+    };
+    let expected = vec![bot("a1", "alpha", 1), revoked.clone()];
+    assert_eq!(store.bots().unwrap(), expected);
+    drop(store);
+
+    let store = db.open();
+    assert_eq!(store.bots().unwrap(), expected, "after a reopen");
+    store.set_bot_key("b2", &TokenHash([7; 32])).unwrap();
+    assert_eq!(
+        store.bots().unwrap(),
+        [bot("a1", "alpha", 1), bot("b2", "beta", 7)],
+        "a new key clears the revocation"
+    );
+    store.revoke_bot("b2", 1_700_000_005_000).unwrap();
+    drop(store);
+
+    let store = db.open();
+    assert_eq!(
+        store.bots().unwrap()[1].revoked_unix_ms,
+        Some(1_700_000_005_000),
+        "revoked again after the new key, read after a reopen"
+    );
+}
+
+/// Each tournament's log: appended by seq, read from a seq with a limit, its
+/// last seq known (0 for none), a stored seq never overwritten, an unknown
+/// tournament refused, all after a reopen.
+async fn tournament_event_logs_page_from_a_seq(backend: Backend) {
+    let db = TestDb::new(backend, "arena_tournament_events");
+    let store: Arc<dyn Store> = Arc::new(TimedStore::new(db.open(), Arc::new(Metrics::new())));
+    store.create_tournament(&tournament("t1", b"1")).unwrap();
+    store.create_tournament(&tournament("t2", b"2")).unwrap();
+    assert_eq!(store.last_tournament_event("t1").unwrap(), 0);
+    assert!(store.tournament_events("t1", 0, 10).unwrap().is_empty());
+    let event = |t: &str, seq: u64| format!("{t}:{seq}").into_bytes();
+    for seq in 1..=10 {
+        store
+            .append_tournament_event("t1", seq, &event("t1", seq))
+            .unwrap();
+    }
+    for seq in 1..=3 {
+        store
+            .append_tournament_event("t2", seq, &event("t2", seq))
+            .unwrap();
+    }
+    assert!(
+        refused(store.append_tournament_event("t1", 4, b"other")),
+        "a stored seq is kept"
+    );
+    assert!(
+        refused(store.append_tournament_event("nope", 1, b"x")),
+        "no such tournament"
+    );
+    assert_eq!(
+        store.tournament_events("t1", 4, 1).unwrap(),
+        [(4, event("t1", 4))],
+        "the refused append changed nothing"
+    );
+    assert!(store.tournament_events("nope", 0, 10).unwrap().is_empty());
+    drop(store);
+
+    let store = db.open();
+    let page = |from: u64, limit: usize| store.tournament_events("t1", from, limit).unwrap();
+    assert_eq!(page(4, 3), [4, 5, 6].map(|s| (s, event("t1", s))));
+    assert_eq!(page(0, 2), [1, 2].map(|s| (s, event("t1", s))));
+    assert_eq!(page(9, 100), [9, 10].map(|s| (s, event("t1", s))));
+    assert!(page(11, 100).is_empty());
+    assert!(page(1, 0).is_empty());
+    assert_eq!(page(1, usize::MAX).len(), 10);
+    assert!(page(u64::MAX, 1).is_empty());
+    assert_eq!(
+        store.tournament_events("t2", 2, 10).unwrap(),
+        [2, 3].map(|s| (s, event("t2", s)))
+    );
+    assert_eq!(store.last_tournament_event("t1").unwrap(), 10);
+    assert_eq!(store.last_tournament_event("t2").unwrap(), 3);
+    assert_eq!(store.last_tournament_event("nope").unwrap(), 0);
+    assert!(store.tournament_events("nope", 0, 10).unwrap().is_empty());
+
+    store
+        .append_tournament_event("t2", 4, &event("t2", 4))
+        .unwrap();
+    assert_eq!(store.last_tournament_event("t2").unwrap(), 4);
+}
+
+fn challenge(id: &str, info: &[u8], accepted: &[&str]) -> ChallengeRecord {
+    ChallengeRecord {
+        id: id.to_owned(),
+        info: info.to_vec(),
+        accepted: accepted.iter().map(|a| (*a).to_owned()).collect(),
+    }
+}
+
+/// Pending challenges come back in the order they were first saved (not by
+/// id), a replaced one in its first place with its new content, a removed
+/// one gone (removing one not stored is no change), from a store opened
+/// again, also through the metrics wrapper the server uses.
+async fn challenges_keep_their_order_when_replaced_across_a_restart(backend: Backend) {
+    let db = TestDb::new(backend, "arena_challenges");
+    let store: Arc<dyn Store> = Arc::new(TimedStore::new(db.open(), Arc::new(Metrics::new())));
+    assert!(store.challenges().unwrap().is_empty());
+    store
+        .save_challenge(&challenge("c3", b"\x08\x01", &[]))
+        .unwrap();
+    store
+        .save_challenge(&challenge("c1", &[0, 255], &["a"]))
+        .unwrap();
+    store.save_challenge(&challenge("c2", b"", &[])).unwrap();
+    // A new acceptance replaces c3: it keeps its place.
+    store
+        .save_challenge(&challenge("c3", b"\x08\x02", &["b", "a\"q"]))
+        .unwrap();
+    store.remove_challenge("c2").unwrap();
+    store
+        .remove_challenge("c2")
+        .expect("removing again is no change");
+    store
+        .remove_challenge("never")
+        .expect("removing one never saved is no change");
+    let expected = vec![
+        challenge("c3", b"\x08\x02", &["b", "a\"q"]),
+        challenge("c1", &[0, 255], &["a"]),
+    ];
+    assert_eq!(store.challenges().unwrap(), expected);
+    drop(store);
+
+    let store = db.open();
+    assert_eq!(store.challenges().unwrap(), expected, "after a reopen");
+    // The order goes on after the restart; replacing after it keeps places.
+    store.save_challenge(&challenge("c0", b"0", &[])).unwrap();
+    store
+        .save_challenge(&challenge("c1", &[0, 255], &["a", "c"]))
+        .unwrap();
+    let expected = vec![
+        challenge("c3", b"\x08\x02", &["b", "a\"q"]),
+        challenge("c1", &[0, 255], &["a", "c"]),
+        challenge("c0", b"0", &[]),
+    ];
+    assert_eq!(store.challenges().unwrap(), expected);
+    store.remove_challenge("c3").unwrap();
+    drop(store);
+
+    let store = db.open();
+    assert_eq!(store.challenges().unwrap(), expected[1..], "after a reopen");
 }
