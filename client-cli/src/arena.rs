@@ -19,7 +19,7 @@ use crate::outln;
 pub type Arena = ArenaServiceClient<Channel>;
 
 /// A status of the arena service as the CLI's error: UNIMPLEMENTED means the
-/// server has no arena at all.
+/// server has no arena at all, or an older one without this call.
 pub fn arena_error(server: &ServerAddr, s: Status) -> CliError {
     if s.code() == Code::Unimplemented {
         CliError::NoArena {

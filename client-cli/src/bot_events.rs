@@ -15,7 +15,9 @@
 //! without events), what is left is played, each game after GetState says
 //! it is not over yet, and the pending challenges are accepted. From then on
 //! every `game_started` is played at once. A dropped stream resumes from the
-//! last seq seen + 1, with a few retries and a growing pause.
+//! last seq seen + 1, with a few retries and a growing pause. It follows
+//! until Ctrl-C (`--games` limits only the seeks); the games in progress
+//! are then played to their end.
 //!
 //! Like the seeks it prints one JSON line per game played ([`game_line`]) and
 //! one per match finished that it played for (matches of this process's

@@ -484,8 +484,8 @@ pub async fn ladder(server: &ServerAddr, args: &BotArgs) -> Result<(), CliError>
                 }
                 stopping = true;
                 eprintln!(
-                    "stopping: open seeks cancelled, matches in progress played to the end \
-                     (Ctrl-C again to quit now)"
+                    "stopping: open seeks cancelled, events no longer followed, games and \
+                     matches in progress played to the end (Ctrl-C again to quit now)"
                 );
                 let _ = stop_tx.send(true);
             }
