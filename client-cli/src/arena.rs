@@ -1,7 +1,10 @@
 //! The arena from the command line (`proto/druids/v1/arena.proto`):
-//! `druids register`, `druids rotate-key`, `druids leaderboard` and
-//! `druids bot-info`; the ladder of `druids bot --seek` is [`crate::ladder`].
+//! `druids register`, `druids rotate-key`, `druids revoke-bot`,
+//! `druids leaderboard` and `druids bot-info`; the ladder of `druids bot
+//! --seek` is [`crate::ladder`], challenges [`crate::challenge`], the
+//! server's tournaments [`crate::arena_tournament`].
 
+use clap::Args;
 use druids::pb;
 use druids::pb::arena_service_client::ArenaServiceClient;
 use tonic::transport::Channel;
@@ -16,7 +19,7 @@ use crate::outln;
 pub type Arena = ArenaServiceClient<Channel>;
 
 /// A status of the arena service as the CLI's error: UNIMPLEMENTED means the
-/// server has no arena at all.
+/// server has no arena at all, or an older one without this call.
 pub fn arena_error(server: &ServerAddr, s: Status) -> CliError {
     if s.code() == Code::Unimplemented {
         CliError::NoArena {
@@ -34,7 +37,7 @@ pub(crate) async fn arena(server: &ServerAddr) -> Result<Arena, CliError> {
 }
 
 /// The name of a pool's game.
-fn game_name(kind: i32) -> &'static str {
+pub(crate) fn game_name(kind: i32) -> &'static str {
     pb::GameKind::try_from(kind)
         .ok()
         .and_then(druids::registry::name)
@@ -73,20 +76,139 @@ pub async fn register(server: &ServerAddr, args: RegisterArgs) -> Result<(), Cli
     Ok(())
 }
 
+/// `druids rotate-key`: the calling bot's key, or with `--bot-id` any bot's
+/// with the operator key.
+#[derive(Args)]
+pub struct RotateKeyArgs {
+    /// The bot's current API key (without --bot-id).
+    #[arg(
+        long,
+        env = "DRUIDS_BOT_KEY",
+        hide_env_values = true,
+        required_unless_present = "bot_id"
+    )]
+    pub key: Option<String>,
+    /// Another bot's id: re-issue its key (also after `druids revoke-bot`);
+    /// needs the operator key.
+    #[arg(long, requires = "operator_key")]
+    pub bot_id: Option<String>,
+    /// The operator's key (with --bot-id).
+    #[arg(long, env = "DRUIDS_OPERATOR_KEY", hide_env_values = true)]
+    pub operator_key: Option<String>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `druids revoke-bot`: the calling bot itself, or any bot with the operator
+/// key.
+#[derive(Args)]
+pub struct RevokeBotArgs {
+    /// The bot to revoke [default: the bot of --key].
+    pub bot_id: Option<String>,
+    /// The bot's own API key.
+    #[arg(
+        long,
+        env = "DRUIDS_BOT_KEY",
+        hide_env_values = true,
+        required_unless_present = "operator_key"
+    )]
+    pub key: Option<String>,
+    /// The operator's key: revoke any bot (a ban; needs BOT_ID).
+    #[arg(long, env = "DRUIDS_OPERATOR_KEY", hide_env_values = true)]
+    pub operator_key: Option<String>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The bearer token and request of `druids rotate-key`: the operator key for
+/// another bot, else the bot's own key.
+pub(crate) fn rotate_request(
+    args: &RotateKeyArgs,
+) -> Result<(String, pb::RotateBotKeyRequest), CliError> {
+    let token = match &args.bot_id {
+        Some(_) => args.operator_key.clone().ok_or_else(|| {
+            CliError::Usage(
+                "--bot-id needs the operator key: --operator-key or DRUIDS_OPERATOR_KEY".into(),
+            )
+        })?,
+        None => args.key.clone().ok_or_else(|| {
+            CliError::Usage("the bot's key is needed: --key or DRUIDS_BOT_KEY".into())
+        })?,
+    };
+    let bot_id = args.bot_id.clone().unwrap_or_default();
+    Ok((token, pb::RotateBotKeyRequest { bot_id }))
+}
+
+/// The bearer token and request of `druids revoke-bot`: a named bot with
+/// the operator key when there is one (else its own key); no bot named, the
+/// bot of the key.
+pub(crate) fn revoke_request(
+    args: &RevokeBotArgs,
+) -> Result<(String, pb::RevokeBotRequest), CliError> {
+    let token = match (&args.bot_id, &args.operator_key, &args.key) {
+        (Some(_), Some(op), _) => op.clone(),
+        (_, _, Some(key)) => key.clone(),
+        (None, Some(_), None) => {
+            return Err(CliError::Usage(
+                "with the operator key, name the bot to revoke: druids revoke-bot BOT_ID".into(),
+            ));
+        }
+        _ => {
+            return Err(CliError::Usage(
+                "a key is needed: --key (the bot's own) or --operator-key".into(),
+            ));
+        }
+    };
+    let bot_id = args.bot_id.clone().unwrap_or_default();
+    Ok((token, pb::RevokeBotRequest { bot_id }))
+}
+
 /// `druids rotate-key`: prints the bot's new API key.
-pub async fn rotate_key(server: &ServerAddr, key: String, json: bool) -> Result<(), CliError> {
+pub async fn rotate_key(server: &ServerAddr, args: RotateKeyArgs) -> Result<(), CliError> {
+    let (token, request) = rotate_request(&args)?;
     let mut client = arena(server).await?;
     let reply = client
-        .rotate_bot_key(authed(Some(&key), pb::RotateBotKeyRequest::default())?)
+        .rotate_bot_key(authed(Some(&token), request)?)
         .await
         .map_err(|s| arena_error(server, s))?
         .into_inner();
-    if json {
+    if args.json {
         outln!("{}", serde_json::json!({"api_key": reply.api_key}))?;
     } else {
         outln!("api key {}", reply.api_key)?;
     }
     eprintln!("warning: the new API key is shown only this once; the old one no longer works");
+    Ok(())
+}
+
+/// `druids revoke-bot`: prints when the key stopped working.
+pub async fn revoke_bot(server: &ServerAddr, args: RevokeBotArgs) -> Result<(), CliError> {
+    let (token, request) = revoke_request(&args)?;
+    let bot_id = request.bot_id.clone();
+    let mut client = arena(server).await?;
+    let reply = client
+        .revoke_bot(authed(Some(&token), request)?)
+        .await
+        .map_err(|s| arena_error(server, s))?
+        .into_inner();
+    if args.json {
+        outln!(
+            "{}",
+            serde_json::json!({"bot_id": bot_id, "revoked_unix_ms": reply.revoked_unix_ms})
+        )?;
+    } else {
+        let who = if bot_id.is_empty() {
+            "the bot of this key".to_owned()
+        } else {
+            format!("bot {bot_id}")
+        };
+        outln!(
+            "{who} revoked at {} UTC",
+            utc_seconds(reply.revoked_unix_ms)
+        )?;
+    }
     Ok(())
 }
 
@@ -99,7 +221,7 @@ fn rating_text(r: Option<&pb::Rating>) -> String {
 }
 
 /// A fitted strength as "strength (low–high)".
-fn fit_text(f: Option<&pb::FittedStrength>) -> String {
+pub(crate) fn fit_text(f: Option<&pb::FittedStrength>) -> String {
     match f {
         Some(f) => format!("{:.0} ({:.0}–{:.0})", f.strength, f.low, f.high),
         None => "-".into(),
@@ -171,7 +293,7 @@ pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(
 }
 
 /// `ms` since the Unix epoch as "YYYY-MM-DD HH:MM:SS" (UTC).
-fn utc_seconds(ms: u64) -> String {
+pub(crate) fn utc_seconds(ms: u64) -> String {
     format!("{}:{:02}", utc_minute(ms), ms / 1000 % 60)
 }
 
@@ -289,5 +411,67 @@ mod tests {
             r#"{"match_id": "m1", "index": 0, "game_id": "g1", "seat": 1, "error": "lost"}"#
         );
         assert_eq!(utc_seconds(1_795_000_000_123), "2026-11-18 11:06:40");
+    }
+
+    fn parsed(args: &[&str]) -> crate::cli::Command {
+        use clap::Parser;
+        crate::cli::Cli::try_parse_from(args.iter().copied())
+            .unwrap()
+            .command
+    }
+
+    #[test]
+    fn rotate_and_revoke_pick_their_key() {
+        use crate::cli::Command;
+        let Command::RotateKey(r) = parsed(&["druids", "rotate-key", "--key", "k"]) else {
+            panic!("rotate-key")
+        };
+        let (token, req) = rotate_request(&r).unwrap();
+        assert_eq!((token.as_str(), req.bot_id.as_str()), ("k", ""));
+        let Command::RotateKey(r) = parsed(&[
+            "druids",
+            "rotate-key",
+            "--bot-id",
+            "b1",
+            "--operator-key",
+            "op",
+        ]) else {
+            panic!("rotate-key")
+        };
+        let (token, req) = rotate_request(&r).unwrap();
+        assert_eq!((token.as_str(), req.bot_id.as_str()), ("op", "b1"));
+        let Command::RevokeBot(r) = parsed(&["druids", "revoke-bot", "--key", "k"]) else {
+            panic!("revoke-bot")
+        };
+        let (token, req) = revoke_request(&r).unwrap();
+        assert_eq!((token.as_str(), req.bot_id.as_str()), ("k", ""));
+        let Command::RevokeBot(r) = parsed(&["druids", "revoke-bot", "b1", "--operator-key", "op"])
+        else {
+            panic!("revoke-bot")
+        };
+        let (token, req) = revoke_request(&r).unwrap();
+        assert_eq!((token.as_str(), req.bot_id.as_str()), ("op", "b1"));
+        let Command::RevokeBot(r) = parsed(&["druids", "revoke-bot", "b1", "--key", "k"]) else {
+            panic!("revoke-bot")
+        };
+        assert_eq!(revoke_request(&r).unwrap().0, "k");
+        let Command::RevokeBot(r) = parsed(&["druids", "revoke-bot", "--operator-key", "op"])
+        else {
+            panic!("revoke-bot")
+        };
+        assert!(matches!(revoke_request(&r), Err(CliError::Usage(_))));
+        // --bot-id needs the operator key; no key at all is an error (unless
+        // the environment gives one).
+        use clap::Parser;
+        let parse = |args: &[&str]| crate::cli::Cli::try_parse_from(args.iter().copied());
+        if std::env::var_os("DRUIDS_OPERATOR_KEY").is_none() {
+            assert!(parse(&["druids", "rotate-key", "--key", "k", "--bot-id", "b1"]).is_err());
+        }
+        if std::env::var_os("DRUIDS_OPERATOR_KEY").is_none()
+            && std::env::var_os("DRUIDS_BOT_KEY").is_none()
+        {
+            assert!(parse(&["druids", "rotate-key"]).is_err());
+            assert!(parse(&["druids", "revoke-bot", "b1"]).is_err());
+        }
     }
 }

@@ -81,7 +81,7 @@ impl StrategyArg {
 }
 
 /// `--game`: one of the registry's names ("meduris", "dolmen", ...).
-fn game_kind() -> impl TypedValueParser<Value = pb::GameKind> {
+pub(crate) fn game_kind() -> impl TypedValueParser<Value = pb::GameKind> {
     let names: Vec<&'static str> = druids::registry::kinds()
         .filter_map(druids::registry::name)
         .collect();
@@ -226,19 +226,22 @@ pub enum Command {
     },
     /// Let a built-in bot play a seat until the game ends (any game; the
     /// server says which). Prints one JSON line with the outcome. With
-    /// `--seek` and an API key: play the arena's ladder, match after match.
+    /// `--seek` and an API key: play the arena's ladder, match after match;
+    /// with `--events`, also (or only) its tournament and challenge games.
     Bot(BotArgs),
     /// Arena: register a bot; prints its id and its API key (shown once).
     Register(RegisterArgs),
-    /// Arena: replace a bot's API key (the old one stops working at once).
-    RotateKey {
-        /// The bot's current API key.
-        #[arg(long, env = "DRUIDS_BOT_KEY", hide_env_values = true)]
-        key: String,
-        /// Print one JSON object instead of text.
-        #[arg(long)]
-        json: bool,
-    },
+    /// Arena: replace a bot's API key (the old one stops working at once);
+    /// with --bot-id and the operator key, any bot's, also a revoked one's.
+    RotateKey(crate::arena::RotateKeyArgs),
+    /// Arena: take a bot's key away (its own, or any with the operator key).
+    RevokeBot(crate::arena::RevokeBotArgs),
+    /// Arena: challenge bots to a match; prints the challenge's id.
+    Challenge(crate::challenge::ChallengeArgs),
+    /// Arena: accept or decline a challenge addressed to the bot.
+    AnswerChallenge(crate::challenge::AnswerArgs),
+    /// Arena: tournaments run by the server (create, show, join, follow).
+    ArenaTournament(crate::arena_tournament::ArenaTournamentArgs),
     /// Arena: the rated bots of a pool (e.g. meduris:4), best first.
     Leaderboard(LeaderboardArgs),
     /// Arena: a bot's profile, its ratings per pool and its latest matches.
@@ -267,7 +270,7 @@ pub enum Command {
         file: PathBuf,
     },
     /// Built-in bots against each other (in-process, no server), seats
-    /// rotated every game.
+    /// rotated every game; `arena-tournament` is the one the server runs.
     Tournament(TournamentArgs),
     /// Play many complete games between random bots and report totals as JSON.
     Selfplay(SelfplayArgs),
@@ -333,11 +336,11 @@ pub struct ListArgs {
 }
 
 /// A bot's seat: one game (`--game-id` and a seat token), or the arena's
-/// ladder (`--seek` with the bot's API key).
+/// ladder (`--seek` and/or `--events` with the bot's API key).
 #[derive(Args)]
 pub struct BotArgs {
     /// Game id: play this game's seat of --token.
-    #[arg(long, required_unless_present = "seek")]
+    #[arg(long, required_unless_present_any = ["seek", "events"])]
     pub game_id: Option<String>,
     /// Seat token (with --game-id).
     #[arg(long, env = "DRUIDS_TOKEN", hide_env_values = true)]
@@ -359,6 +362,13 @@ pub struct BotArgs {
     /// Arena: seeks (and so matches) kept going at the same time.
     #[arg(long, default_value_t = 1, requires = "seek", conflicts_with = "game_id", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub concurrent: u32,
+    /// Arena: also follow the bot's events and play the games of the matches
+    /// it did not seek (tournaments, challenges) until Ctrl-C.
+    #[arg(long, conflicts_with = "game_id")]
+    pub events: bool,
+    /// Arena: accept every challenge the bot receives (with --events).
+    #[arg(long, requires = "events")]
+    pub accept_challenges: bool,
     /// Strategy.
     #[arg(long, value_enum, default_value = "random")]
     pub strategy: StrategyArg,

@@ -107,8 +107,9 @@ pub enum CliError {
     /// bind: in-process commands cannot play it).
     #[error("no engine for game kind {0:?} in this build")]
     NoEngine(druids::pb::GameKind),
-    /// The server has no arena (ArenaService answers UNIMPLEMENTED).
-    #[error("the server at {url} has no arena (UNIMPLEMENTED{}{message})", if .message.is_empty() { "" } else { ": " })]
+    /// The server has no arena, or an older one without this call
+    /// (ArenaService answers UNIMPLEMENTED).
+    #[error("the server at {url} has no arena, or not this call of it (UNIMPLEMENTED{}{message})", if .message.is_empty() { "" } else { ": " })]
     NoArena {
         /// The server.
         url: String,

@@ -7,12 +7,17 @@
 //! matches were started or Ctrl-C: the first Ctrl-C cancels the open seeks
 //! and lets the matches in progress finish, a second one quits at once.
 //!
+//! With `--events` the bot also follows its event log and plays the games
+//! of the matches it did not seek (tournaments, challenges):
+//! [`crate::bot_events`]. A game is played once whoever names it first (the
+//! Seek stream or the log): the ladder claims every game id it starts.
+//!
 //! stdout gets one JSON line per game played and one per match finished;
 //! progress goes to stderr.
 
 use std::collections::HashSet;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use druids::pb;
@@ -80,13 +85,14 @@ pub fn game_line(g: &pb::MatchGame, played: &Result<SeatResult, String>) -> Stri
     }
 }
 
-/// What the slots of one ladder share.
-struct Ladder {
-    server: ServerAddr,
-    arena: Arena,
-    client: connect::Client,
-    key: String,
-    pool: Pool,
+/// What the slots of one ladder (and its event follower) share.
+pub(crate) struct Ladder {
+    pub(crate) server: ServerAddr,
+    pub(crate) arena: Arena,
+    pub(crate) client: connect::Client,
+    pub(crate) key: String,
+    /// The pool of `--seek` (None: `--events` only).
+    pool: Option<Pool>,
     rated: bool,
     strategy: SeatStrategy,
     /// At most this many matches (None: no limit).
@@ -97,6 +103,13 @@ struct Ladder {
     games: AtomicU64,
     /// Games that failed (reported on stderr and stdout).
     failed: AtomicU32,
+    /// Every game id started, by a seek or by the event log: none twice.
+    claimed: Mutex<HashSet<String>>,
+    /// The matches formed by this process's seeks (their ends are printed by
+    /// the seek, not by the event log).
+    pub(crate) sought: Mutex<HashSet<String>>,
+    /// `--accept-challenges`.
+    pub(crate) accept_challenges: bool,
 }
 
 /// How one seek ended.
@@ -108,7 +121,7 @@ enum SeekEnd {
 }
 
 /// Resolves once `stop` says true (never when its sender is gone).
-async fn stopped(stop: &mut watch::Receiver<bool>) {
+pub(crate) async fn stopped(stop: &mut watch::Receiver<bool>) {
     loop {
         if *stop.borrow_and_update() {
             return;
@@ -207,12 +220,13 @@ impl Ladder {
         slot: u32,
         stop: &mut watch::Receiver<bool>,
     ) -> Result<SeekEnd, Status> {
+        let pool = self.pool.expect("seek slots run only with --seek");
         let req = authed(
             Some(&self.key),
             pb::SeekRequest {
-                kind: self.pool.kind as i32,
-                min_players: self.pool.min_players,
-                max_players: self.pool.max_players,
+                kind: pool.kind as i32,
+                min_players: pool.min_players,
+                max_players: pool.max_players,
                 rated: self.rated,
             },
         )
@@ -269,14 +283,12 @@ impl Ladder {
             };
             match event {
                 Some(Event::Seeking(s)) => {
-                    eprintln!(
-                        "[{slot}] seeking {}: {} in the pool",
-                        self.pool, s.pool_size
-                    )
+                    eprintln!("[{slot}] seeking {pool}: {} in the pool", s.pool_size)
                 }
                 Some(Event::MatchStarted(m)) => {
                     matched = true;
                     match_id = m.match_id.clone();
+                    self.sought_match(&match_id);
                     let bots: Vec<&str> = m.bots.iter().map(|b| b.name.as_str()).collect();
                     eprintln!(
                         "[{slot}] match {}: {} game(s), {} players{}: {}",
@@ -290,6 +302,7 @@ impl Ladder {
                 Some(Event::GameStarted(g)) => {
                     matched = true;
                     match_id = g.match_id.clone();
+                    self.sought_match(&match_id);
                     if started.insert(g.game_id.clone()) {
                         self.start_game(slot, g, &mut games);
                     }
@@ -305,8 +318,29 @@ impl Ladder {
         }
     }
 
-    /// Starts playing a game of a match.
-    fn start_game(self: &Arc<Self>, slot: u32, g: pb::MatchGame, games: &mut JoinSet<()>) {
+    /// Notes a match formed by a seek of this process.
+    fn sought_match(&self, match_id: &str) {
+        let mut sought = self.sought.lock().expect("no panics while locked");
+        sought.insert(match_id.to_owned());
+    }
+
+    /// Claims a game: true the first time its id is given.
+    pub(crate) fn claim(&self, game_id: &str) -> bool {
+        let mut claimed = self.claimed.lock().expect("no panics while locked");
+        claimed.insert(game_id.to_owned())
+    }
+
+    /// Starts playing a game of a match, unless it was started already (by a
+    /// seek or by the event log).
+    pub(crate) fn start_game(
+        self: &Arc<Self>,
+        slot: impl std::fmt::Display,
+        g: pb::MatchGame,
+        games: &mut JoinSet<()>,
+    ) {
+        if !self.claim(&g.game_id) {
+            return;
+        }
         eprintln!(
             "[{slot}] game {} of match {}: {} in seat {}",
             g.index, g.match_id, g.game_id, g.seat
@@ -316,7 +350,7 @@ impl Ladder {
     }
 
     /// Reports a finished match.
-    fn finished(&self, slot: u32, m: &pb::MatchFinished) {
+    pub(crate) fn finished(&self, slot: impl std::fmt::Display, m: &pb::MatchFinished) {
         eprintln!("[{slot}] match over: {}", match_text(m, ""));
         if let Err(e) = outln!("{}", match_line(m)) {
             eprintln!("cannot write the match's line: {e}");
@@ -359,7 +393,7 @@ impl Ladder {
     }
 
     /// Plays one game of a match and prints its line.
-    async fn play(&self, g: pb::MatchGame) {
+    pub(crate) async fn play(&self, g: pb::MatchGame) {
         let nth = self.games.fetch_add(1, Ordering::SeqCst);
         let mut client = self.client.clone();
         let played = self
@@ -377,12 +411,13 @@ impl Ladder {
     }
 }
 
-/// `druids bot --seek POOL --key KEY`: plays the ladder (see the module).
-pub async fn ladder(server: &ServerAddr, args: &BotArgs, pool: Pool) -> Result<(), CliError> {
+/// `druids bot --seek POOL --key KEY` (and/or `--events`): plays the ladder
+/// (see the module).
+pub async fn ladder(server: &ServerAddr, args: &BotArgs) -> Result<(), CliError> {
     let key = args.key.clone().ok_or_else(|| {
         CliError::Usage(
-            "`druids bot --seek` needs the bot's API key: --key or DRUIDS_BOT_KEY \
-             (`druids register` makes one)"
+            "`druids bot --seek` and `--events` need the bot's API key: --key or \
+             DRUIDS_BOT_KEY (`druids register` makes one)"
                 .into(),
         )
     })?;
@@ -393,18 +428,29 @@ pub async fn ladder(server: &ServerAddr, args: &BotArgs, pool: Pool) -> Result<(
         arena: Arena::new(channel.clone()),
         client: pb::druids_service_client::DruidsServiceClient::new(channel),
         key,
-        pool,
+        pool: args.seek,
         rated: args.rated,
         strategy: SeatStrategy::of(args),
         limit: args.games,
         reserved: AtomicU32::new(0),
         games: AtomicU64::new(0),
         failed: AtomicU32::new(0),
+        claimed: Mutex::new(HashSet::new()),
+        sought: Mutex::new(HashSet::new()),
+        accept_challenges: args.accept_challenges,
     });
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut slots = JoinSet::new();
-    for slot in 0..args.concurrent {
-        slots.spawn(Arc::clone(&ladder).slot(slot, stop_rx.clone()));
+    if args.seek.is_some() {
+        for slot in 0..args.concurrent {
+            slots.spawn(Arc::clone(&ladder).slot(slot, stop_rx.clone()));
+        }
+    }
+    if args.events {
+        slots.spawn(crate::bot_events::follow(
+            Arc::clone(&ladder),
+            stop_rx.clone(),
+        ));
     }
     let mut stopping = false;
     let mut result = Ok(());
@@ -438,8 +484,8 @@ pub async fn ladder(server: &ServerAddr, args: &BotArgs, pool: Pool) -> Result<(
                 }
                 stopping = true;
                 eprintln!(
-                    "stopping: open seeks cancelled, matches in progress played to the end \
-                     (Ctrl-C again to quit now)"
+                    "stopping: open seeks cancelled, events no longer followed, games and \
+                     matches in progress played to the end (Ctrl-C again to quit now)"
                 );
                 let _ = stop_tx.send(true);
             }

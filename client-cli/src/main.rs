@@ -8,7 +8,10 @@
 //! is one function of its module.
 
 mod arena;
+mod arena_tournament;
+mod bot_events;
 mod bridge;
+mod challenge;
 mod choice;
 mod cli;
 mod commands;
@@ -95,8 +98,12 @@ async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
         Command::Play { game } => play::play(&server(&cli.server)?, game).await?,
         Command::Bot(args) => play::bot(&server(&cli.server)?, args).await?,
         Command::Register(args) => arena::register(&server(&cli.server)?, args).await?,
-        Command::RotateKey { key, json } => {
-            arena::rotate_key(&server(&cli.server)?, key, json).await?
+        Command::RotateKey(args) => arena::rotate_key(&server(&cli.server)?, args).await?,
+        Command::RevokeBot(args) => arena::revoke_bot(&server(&cli.server)?, args).await?,
+        Command::Challenge(args) => challenge::challenge(&server(&cli.server)?, args).await?,
+        Command::AnswerChallenge(args) => challenge::answer(&server(&cli.server)?, args).await?,
+        Command::ArenaTournament(args) => {
+            arena_tournament::run(&server(&cli.server)?, args.command).await?
         }
         Command::Leaderboard(args) => arena::leaderboard(&server(&cli.server)?, args).await?,
         Command::BotInfo { bot_id, json } => {

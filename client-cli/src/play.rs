@@ -383,11 +383,11 @@ impl SeatStrategy {
 /// `druids bot`: a built-in bot plays a seat; the end is one JSON line
 /// `{"game_id", "seat", "outcome"}` (the outcome in proto3 JSON with every
 /// field; null when the game was abandoned), the same line the Python kit
-/// prints. With `--seek`, the bot plays the arena's ladder instead
+/// prints. With `--seek` or `--events`, the bot plays the arena's ladder instead
 /// ([`crate::ladder::ladder`]).
 pub async fn bot(server: &ServerAddr, args: BotArgs) -> Result<(), CliError> {
-    if let Some(pool) = args.seek {
-        return crate::ladder::ladder(server, &args, pool).await;
+    if args.seek.is_some() || args.events {
+        return crate::ladder::ladder(server, &args).await;
     }
     let game = GameArgs {
         game_id: args.game_id.clone().ok_or_else(|| {

@@ -1,8 +1,10 @@
 //! The `druids` binary end to end against a real server on an ephemeral port:
 //! self-play (also with silent seats and turn clocks), create, list, state,
 //! watch, a person playing through piped stdin (also choosing how to pay), a
-//! bot, export and replay; server addresses, TLS and the environment.
+//! bot, export and replay; server addresses, TLS and the environment; the
+//! arena's challenges and tournaments played by `bot --events`.
 
+mod arena;
 mod play;
 mod selfplay;
 mod server;
