@@ -316,6 +316,9 @@ pub async fn bot_info(server: &ServerAddr, bot_id: String, json: bool) -> Result
         outln!("  {}", bot.description)?;
     }
     outln!("registered {} UTC", utc_seconds(bot.registered_unix_ms))?;
+    if bot.revoked {
+        outln!("revoked: its key no longer works (the operator can issue a new one)")?;
+    }
     if bot.ratings.is_empty() {
         outln!("no rated matches yet")?;
     } else {
