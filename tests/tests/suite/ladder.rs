@@ -6,8 +6,9 @@
 //! Dolmengötter games; the server restarts in the middle of the Meduris
 //! phase and loses no result or rating; the Meduris leaderboard then ranks
 //! every greedy and MCTS bot above every random one with non-overlapping
-//! 95 % intervals; and a round-robin tournament among them completes with
-//! standings.
+//! 95 % intervals; and a round-robin tournament among them, created, joined
+//! and played through the CLI (`druids arena-tournament`, `druids bot
+//! --events`), completes with standings.
 #![cfg(unix)]
 
 use std::process::{Child, Stdio};
@@ -18,10 +19,9 @@ use druids::pb;
 use druids::pb::arena_service_client::ArenaServiceClient;
 use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::{Limits, Service, SystemClock};
-use druids_tests::authed;
 use tokio::net::TcpListener;
 
-use crate::arena::{Arena, follow_events, wait_tournament};
+use crate::arena::{Arena, wait_tournament};
 use crate::arena_kits::{Bot, druids, register};
 
 /// The bots: name and `druids bot` strategy arguments.
@@ -119,6 +119,23 @@ fn spawn_bots(url: &str, bots: &[Bot], pool: &str) -> Vec<Child> {
                 .stdout(Stdio::null())
                 .stderr(Stdio::null());
             cmd.spawn().expect("druids bot starts")
+        })
+        .collect()
+}
+
+/// `druids bot --events …` for every bot: it plays the games its event log
+/// names (tournaments), running until killed.
+fn spawn_event_bots(url: &str, bots: &[Bot]) -> Vec<Child> {
+    bots.iter()
+        .zip(LINE_UP)
+        .map(|(bot, (_, strategy))| {
+            let mut cmd = druids(url, &["bot", "--events"]);
+            cmd.args(strategy)
+                .env("DRUIDS_BOT_KEY", &bot.key)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            cmd.spawn().expect("druids bot --events starts")
         })
         .collect()
 }
@@ -263,33 +280,52 @@ async fn eight_built_in_bots_climb_the_ladder() {
     wait_matches(&url, pb::GameKind::Dolmen, 200, Duration::from_secs(1200)).await;
     stop_bots(players);
 
-    // A round-robin tournament among the eight, two-player Dolmengötter.
-    let followers: Vec<_> = bots
-        .iter()
-        .enumerate()
-        .map(|(i, b)| tokio::spawn(follow_events(url.clone(), b.key.clone(), 1000 * i as u64)))
-        .collect();
-    let created = arena
-        .create_tournament(authed(
-            &bots[0].key,
-            pb::CreateTournamentRequest {
-                name: "the ladder's cup".into(),
-                kind: pb::GameKind::Dolmen as i32,
-                players: 2,
-                entrants: bots.iter().map(|b| b.id.clone()).collect(),
-                format: Some(pb::create_tournament_request::Format::RoundRobin(
-                    pb::RoundRobin { games_per_group: 1 },
-                )),
-                rated: false,
-                ..Default::default()
-            },
-        ))
-        .await
-        .expect("create a tournament")
-        .into_inner()
-        .tournament
-        .unwrap();
-    let done = wait_tournament(&mut arena, &created.tournament_id, |t| {
+    // A round-robin tournament among the eight, two-player Dolmengötter,
+    // through the CLI alone: created with open entry by `druids
+    // arena-tournament create`, joined by each bot, played by `druids bot
+    // --events` processes.
+    let players = spawn_event_bots(&url, &bots);
+    let created = druids(
+        &url,
+        &[
+            "arena-tournament",
+            "create",
+            "--name",
+            "the ladder's cup",
+            "--game",
+            "dolmen",
+            "--players",
+            "2",
+            "--round-robin",
+            "--open-for",
+            "600",
+            "--max-entrants",
+            "8",
+            "--decision-ms",
+            "3000",
+            "--time-bank-ms",
+            "3000",
+            "--json",
+        ],
+    )
+    .env("DRUIDS_BOT_KEY", &bots[0].key)
+    .output()
+    .expect("druids arena-tournament create");
+    assert!(created.status.success(), "{created:?}");
+    let created: serde_json::Value =
+        serde_json::from_slice(&created.stdout).expect("one JSON object");
+    let id = created["tournamentId"]
+        .as_str()
+        .expect("the tournament's id")
+        .to_owned();
+    for bot in &bots {
+        let joined = druids(&url, &["arena-tournament", "join", &id])
+            .env("DRUIDS_BOT_KEY", &bot.key)
+            .output()
+            .expect("druids arena-tournament join");
+        assert!(joined.status.success(), "{joined:?}");
+    }
+    let done = wait_tournament(&mut arena, &id, |t| {
         t.status == pb::TournamentStatus::Finished as i32
     })
     .await;
@@ -300,8 +336,15 @@ async fn eight_built_in_bots_climb_the_ladder() {
             .iter()
             .all(|s| s.matches == 7 && s.strength.is_some())
     );
-    for f in followers {
-        f.abort();
-    }
+    let shown = druids(&url, &["arena-tournament", "show", &id, "--json"])
+        .output()
+        .expect("druids arena-tournament show");
+    let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).expect("JSON");
+    assert_eq!(
+        shown["tournament"]["results"].as_array().map(Vec::len),
+        Some(28),
+        "the exported results"
+    );
+    stop_bots(players);
     let _ = std::fs::remove_dir_all(&dir);
 }
