@@ -362,3 +362,109 @@ async fn too_few_entrants_cancel_a_tournament_and_bad_requests_are_refused() {
     assert!(unknown.message().len() < 200, "{}", unknown.message());
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn swiss_rounds_give_byes_and_a_gauntlet_meets_its_opponent() {
+    let server = TestServer::with(Arc::new(druids_server::MemoryStore::default()), limits()).await;
+    let mut a = arena(&server).await;
+    let mut bots = Vec::new();
+    for name in ["s1", "s2", "s3", "s4", "s5", "boss"] {
+        bots.push(register(&mut a, name).await);
+    }
+    let players: Vec<_> = bots
+        .iter()
+        .enumerate()
+        .map(|(i, (_, key))| tokio::spawn(follow_events(server.url(), key.clone(), 7 * i as u64)))
+        .collect();
+    let entrants: Vec<String> = bots[..5].iter().map(|(id, _)| id.clone()).collect();
+    let create = |format| pb::CreateTournamentRequest {
+        name: "formats".into(),
+        kind: pb::GameKind::Dolmen as i32,
+        players: 2,
+        entrants: entrants.clone(),
+        format: Some(format),
+        ..Default::default()
+    };
+    let swiss = a
+        .create_tournament(authed(
+            &bots[0].1,
+            create(pb::create_tournament_request::Format::Swiss(pb::Swiss {
+                rounds: 3,
+            })),
+        ))
+        .await
+        .expect("swiss")
+        .into_inner()
+        .tournament
+        .unwrap();
+    let gauntlet = a
+        .create_tournament(authed(
+            &bots[0].1,
+            create(pb::create_tournament_request::Format::Gauntlet(
+                pb::Gauntlet {
+                    opponent: bots[5].0.clone(),
+                    games: 1,
+                },
+            )),
+        ))
+        .await
+        .expect("gauntlet")
+        .into_inner()
+        .tournament
+        .unwrap();
+    let events = tournament_events(&mut a, &swiss.tournament_id, 1).await;
+    let rounds: Vec<&pb::RoundStarted> = events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Some(Event::RoundStarted(r)) => Some(r),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rounds.len(), 3);
+    for r in &rounds {
+        assert_eq!(r.matches.len(), 2, "five entrants: two games");
+        assert_eq!(r.byes.len(), 1, "and one bye a round: {r:?}");
+    }
+    let byes: std::collections::HashSet<&str> =
+        rounds.iter().map(|r| r.byes[0].bot_id.as_str()).collect();
+    assert_eq!(byes.len(), 3, "nobody gets two byes");
+    let done = wait_tournament(&mut a, &swiss.tournament_id, |t| {
+        t.status == pb::TournamentStatus::Finished as i32
+    })
+    .await;
+    let points: f64 = done.standings.iter().map(|s| s.points).sum();
+    assert_eq!(
+        points,
+        6.0 + 3.0 * 0.5,
+        "six games and three byes of half a point"
+    );
+
+    let events = tournament_events(&mut a, &gauntlet.tournament_id, 1).await;
+    let met: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Some(Event::MatchFinished(m)) => Some(m.result.as_ref().unwrap().placements.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(met, vec![2; 5], "each entrant met the opponent once");
+    let gauntlet = a
+        .get_tournament(get(&gauntlet.tournament_id))
+        .await
+        .expect("get")
+        .into_inner()
+        .tournament
+        .unwrap();
+    for r in &gauntlet.results {
+        assert!(
+            r.placements
+                .iter()
+                .any(|p| p.bot.as_ref().unwrap().bot_id == bots[5].0),
+            "{r:?}"
+        );
+    }
+    for p in players {
+        p.abort();
+    }
+    server.stop().await;
+}
