@@ -140,6 +140,21 @@ impl Bots {
         Some(*bot.revoked_unix_ms.get_or_insert(at_ms))
     }
 
+    /// The bot public id `id` names, if it may play: NOT_FOUND for no bot,
+    /// INVALID_ARGUMENT (on `field`) for a revoked one.
+    pub fn playable(&self, id: &str, field: &'static str) -> Result<BotNo, ServiceError> {
+        let no = parse_id(id)
+            .filter(|no| self.by_no.contains_key(no))
+            .ok_or_else(|| ServiceError::BotNotFound(clip(id)))?;
+        if self.is_revoked(no) {
+            return Err(ServiceError::invalid(
+                field,
+                format!("bot {} is revoked: it cannot play", clip(id)),
+            ));
+        }
+        Ok(no)
+    }
+
     /// Whether bot `no` is revoked.
     pub fn is_revoked(&self, no: BotNo) -> bool {
         self.by_no

@@ -87,9 +87,7 @@ impl Arena {
         {
             let known = self.bots();
             for id in &req.opponents {
-                let no = parse_id(id)
-                    .filter(|no| known.get(*no).is_some())
-                    .ok_or_else(|| ServiceError::BotNotFound(clip(id)))?;
+                let no = known.playable(id, "opponents")?;
                 if bots.contains(&no) {
                     return Err(ServiceError::invalid(
                         "opponents",

@@ -192,6 +192,16 @@ async fn a_revoked_bot_loses_its_key_everywhere_until_the_operator_issues_one() 
         .expect("revoking again is no change")
         .into_inner();
     assert_eq!(again.revoked_unix_ms, revoked.revoked_unix_ms);
+    let challenged = a
+        .challenge(authed(&key_b, dolmen_challenge(vec![id_a.clone()], false)))
+        .await
+        .expect_err("a revoked bot cannot be challenged");
+    assert_eq!(challenged.code(), Code::InvalidArgument);
+    assert!(
+        challenged.message().contains("revoked"),
+        "{}",
+        challenged.message()
+    );
 
     // The operator bans another bot.
     a.revoke_bot(authed(OPERATOR_KEY, revoke(&id_c)))

@@ -98,9 +98,7 @@ impl Arena {
         let bots = self.bots();
         let mut named: Vec<BotNo> = Vec::new();
         for id in &req.entrants {
-            let no = parse_id(id)
-                .filter(|no| bots.get(*no).is_some())
-                .ok_or_else(|| ServiceError::BotNotFound(clip(id)))?;
+            let no = bots.playable(id, "entrants")?;
             if named.contains(&no) {
                 return Err(ServiceError::invalid(
                     "entrants",
@@ -118,9 +116,7 @@ impl Arena {
                 ));
             }
             Some(F::Gauntlet(g)) => {
-                let opponent = parse_id(&g.opponent)
-                    .filter(|no| bots.get(*no).is_some())
-                    .ok_or_else(|| ServiceError::BotNotFound(clip(&g.opponent)))?;
+                let opponent = bots.playable(&g.opponent, "format")?;
                 if named.contains(&opponent) {
                     return Err(ServiceError::invalid(
                         "format",
