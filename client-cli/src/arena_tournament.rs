@@ -453,7 +453,7 @@ async fn follow(
             tournament_id: tournament_id.clone(),
             from_seq: resume.next,
         };
-        let ended = match client.stream_tournament_events(request).await {
+        let cut = match client.stream_tournament_events(request).await {
             Ok(reply) => {
                 let mut stream = reply.into_inner();
                 loop {
@@ -469,28 +469,22 @@ async fn follow(
                                 return Ok(());
                             }
                         }
-                        Some(Err(s)) => break Err(s),
-                        None => break Ok(()),
+                        Some(Err(s)) => break s,
+                        // A clean end: the tournament is over and its log
+                        // read (a cut stream ends with an error instead).
+                        None => return Ok(()),
                     }
                 }
             }
-            Err(s) => Err(s),
+            Err(s) => s,
         };
-        let code = ended.as_ref().err().map(|s| s.code());
-        let Some(pause) = resume.retry(code) else {
-            return Err(match ended {
-                Err(s) => arena_error(server, s),
-                Ok(()) => CliError::Protocol(format!(
-                    "the event stream of tournament {tournament_id} kept ending before its end"
-                )),
-            });
-        };
-        let why = match &ended {
-            Err(s) => format!("{}: {}", code_name(s.code()), s.message()),
-            Ok(()) => "ended".into(),
+        let Some(pause) = resume.retry(Some(cut.code())) else {
+            return Err(arena_error(server, cut));
         };
         eprintln!(
-            "tournament stream dropped ({why}); resuming from #{} in {pause:.1?}",
+            "tournament stream dropped ({}: {}); resuming from #{} in {pause:.1?}",
+            code_name(cut.code()),
+            cut.message(),
             resume.next
         );
         tokio::time::sleep(pause).await;

@@ -70,11 +70,14 @@ impl ArenaApi {
     /// A stream of an event log from `from_seq` on: `read` gives the events
     /// from a seq (off the async workers), `last` says when there are new
     /// ones, `seq_and_end` gives an event's seq and whether the log ends with
-    /// it (then so does the stream). It ends when the server stops.
+    /// it (then so does the stream); `complete`: the log has ended already,
+    /// so the stream ends once it has read it all. It ends when the server
+    /// stops.
     fn follow<E, R, F>(
         &self,
         mut last: watch::Receiver<u64>,
         from_seq: u64,
+        complete: bool,
         read: R,
         seq_and_end: F,
     ) -> Pin<Box<dyn Stream<Item = Result<E, Status>> + Send>>
@@ -110,6 +113,9 @@ impl ArenaApi {
                     if tx.send(Ok(event)).await.is_err() || end {
                         return;
                     }
+                }
+                if caught_up && complete {
+                    return;
                 }
                 if caught_up {
                     tokio::select! {
@@ -221,6 +227,7 @@ impl ArenaService for ArenaApi {
         let stream = self.follow(
             last,
             request.get_ref().from_seq,
+            false,
             read,
             |e: &pb::BotEvent| (e.seq, false),
         );
@@ -310,13 +317,13 @@ impl ArenaService for ArenaApi {
         let arena = Arc::clone(self.arena()?);
         let req = request.into_inner();
         let (watched, id) = (Arc::clone(&arena), req.tournament_id.clone());
-        let last = self
+        let (last, over) = self
             .blocking
             .run(move || watched.watch_tournament(&id))
             .await??;
         let id = req.tournament_id;
         let read = move |from: u64| arena.tournament_events_from(&id, from, EVENTS_PER_READ);
-        let stream = self.follow(last, req.from_seq, read, |e: &pb::TournamentEvent| {
+        let stream = self.follow(last, req.from_seq, over, read, |e: &pb::TournamentEvent| {
             let last = matches!(
                 e.event,
                 Some(

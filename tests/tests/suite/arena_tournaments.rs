@@ -203,6 +203,9 @@ async fn an_open_tournament_takes_entrants_streams_its_events_and_survives_a_res
     // Resumed from the middle: the same tail.
     let tail = tournament_events(&mut a, &id, 5).await;
     assert_eq!(tail, events[4..].to_vec());
+    // Past the end of a finished tournament: nothing, and the stream ends.
+    let past = tournament_events(&mut a, &id, events.len() as u64 + 1).await;
+    assert!(past.is_empty());
 
     // The tournament's clock is its games' clock; each game's end is told.
     let told = bot_events_now(&mut a, &bots[0].1).await;

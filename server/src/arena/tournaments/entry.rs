@@ -190,15 +190,20 @@ impl Arena {
         })
     }
 
-    /// A watch of tournament `id`'s last event seq. Blocks.
+    /// A watch of tournament `id`'s last event seq, and whether the tournament is over (then its log is complete).
     pub fn watch_tournament(
         &self,
         id: &str,
-    ) -> Result<tokio::sync::watch::Receiver<u64>, ServiceError> {
-        if !self.state().tournaments.contains_key(id) {
-            return Err(ServiceError::TournamentNotFound(clip(id)));
-        }
-        Ok(self.tournament_events.subscribe(self.store.as_ref(), id)?)
+    ) -> Result<(tokio::sync::watch::Receiver<u64>, bool), ServiceError> {
+        // Under the state lock: a tournament ends and logs its end in one go.
+        let st = self.state();
+        let t = st
+            .tournaments
+            .get(id)
+            .ok_or_else(|| ServiceError::TournamentNotFound(clip(id)))?;
+        let over = t.record.finished_unix_ms.is_some();
+        let watch = self.tournament_events.subscribe(self.store.as_ref(), id)?;
+        Ok((watch, over))
     }
 
     /// Tournament `id`'s events from `from_seq` on (at most `limit`). Blocks.
