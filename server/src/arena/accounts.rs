@@ -86,10 +86,9 @@ impl Arena {
         })
     }
 
-    /// The bot a call acting on `bot_id` (empty: the caller) is about, with
-    /// bearer `token`: the caller itself, or (for `who_else`, if
-    /// `others_with_own_key` also with that bot's own key) any bot with
-    /// the operator key.
+    /// The bot call `what` acts on, with bearer `token`: with `bot_id`
+    /// empty, the caller; else that bot, which needs the operator key (or,
+    /// with `own_key_will_do`, that bot's own key).
     fn target(
         &self,
         bot_id: &str,
@@ -106,13 +105,12 @@ impl Arena {
                 format!("bot_id {} is not 16 hex digits", clip(bot_id)),
             )
         })?;
-        if token.is_none() {
-            return Err(ServiceError::BotKeyUnknown("none was sent"));
-        }
-        let allowed = self.is_operator(token)
-            || (own_key_will_do && self.bot_of(token).is_ok_and(|caller| caller == no));
-        if !allowed {
-            return Err(ServiceError::OperatorKeyRequired(what));
+        if !self.is_operator(token) {
+            // No key, or one that is not (any more) a bot's: UNAUTHENTICATED.
+            let caller = self.bot_of(token)?;
+            if !(own_key_will_do && caller == no) {
+                return Err(ServiceError::OperatorKeyRequired(what));
+            }
         }
         if self.bots().get(no).is_none() {
             return Err(ServiceError::BotNotFound(clip(bot_id)));
