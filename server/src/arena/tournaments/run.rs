@@ -4,7 +4,7 @@
 //! tournaments rebuilt from their settings, logs and matches, with any event
 //! a crash kept from the log written then.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use druids::pb;
 use druids::pb::tournament_event::Event;
@@ -219,6 +219,12 @@ impl Arena {
         matches: &[StoredMatch],
     ) {
         let now = self.clock.now_ms();
+        let mut by_tournament: HashMap<&str, Vec<&StoredMatch>> = HashMap::new();
+        for m in matches {
+            if let Some((tid, _)) = &m.record.tournament {
+                by_tournament.entry(tid.as_str()).or_default().push(m);
+            }
+        }
         let mut st = self.state();
         for record in stored {
             let id = record.id.clone();
@@ -270,15 +276,7 @@ impl Arena {
                     None => {}
                 }
             }
-            let mine: Vec<&StoredMatch> = matches
-                .iter()
-                .filter(|m| {
-                    m.record
-                        .tournament
-                        .as_ref()
-                        .is_some_and(|(tid, _)| *tid == id)
-                })
-                .collect();
+            let mine = by_tournament.remove(id.as_str()).unwrap_or_default();
             // Tournaments from before the log, or whose start was not logged:
             // started if entry is over by now or any match was formed.
             let finished = t.record.finished_unix_ms.is_some();
