@@ -121,6 +121,7 @@ impl Arena {
             bots,
             game_ids: Vec::new(),
             outcomes: Vec::new(),
+            void_told: false,
             streams,
         };
         self.announce(
@@ -157,13 +158,14 @@ impl Arena {
             }
             let seating = run.seating(started - 1);
             let Some(outcome) = room.view(Viewer::Spectator).outcome else {
-                // Abandoned: the match is void (told once, when recorded).
-                let void = vec![(0, 0); seating.len()];
-                let (id, game_id) = (run.record.id.clone(), current);
-                self.finish(st, seq, now, true);
-                if !st.matches.contains_key(&seq) {
-                    self.game_over(&id, &game_id, started - 1, &seating, &void, now);
+                // Abandoned: the match is void.
+                if !run.void_told {
+                    run.void_told = true;
+                    let void = vec![(0, 0); seating.len()];
+                    let id = run.record.id.clone();
+                    self.game_over(&id, &current, started - 1, &seating, &void, now);
                 }
+                self.finish(st, seq, now, true);
                 return;
             };
             let results = outcomes(&seating, &outcome);

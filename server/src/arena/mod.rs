@@ -101,6 +101,9 @@ struct Running {
     game_ids: Vec<String>,
     /// Each finished game's result by bot.
     outcomes: Vec<Vec<Outcome>>,
+    /// Whether its bots were told that a game was abandoned (the match is
+    /// void; told once, though recording its end may be retried).
+    void_told: bool,
     /// The bots' Seek streams, by bot (none after a restart, or for a match
     /// not formed by the pool).
     streams: Vec<Option<SeekSender>>,
@@ -227,6 +230,7 @@ impl Arena {
                         bots,
                         game_ids: m.game_ids,
                         outcomes: Vec::new(),
+                        void_told: false,
                         streams: Vec::new(),
                         record: m.record,
                     };
