@@ -186,6 +186,43 @@ pub trait ArenaStore: Send + Sync {
     fn challenges(&self) -> Result<Vec<ChallengeRecord>, StoreError>;
 }
 
+/// One of the arena's event logs as the stores keep it: rows of `(owner,
+/// seq, event)`. The bots' logs and the tournaments' differ only in these
+/// names, so each store writes and reads both with the same code.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EventLog {
+    /// Its table (durable stores).
+    pub table: &'static str,
+    /// The column naming the owner: a bot's or a tournament's id.
+    pub owner: &'static str,
+    /// What owns a log, for messages ("bot", "tournament").
+    pub owner_kind: &'static str,
+    /// The operations, as errors name them.
+    pub append_op: &'static str,
+    pub read_op: &'static str,
+    pub last_op: &'static str,
+}
+
+/// Each bot's event log.
+pub(crate) const BOT_EVENTS: EventLog = EventLog {
+    table: "bot_events",
+    owner: "bot_id",
+    owner_kind: "bot",
+    append_op: "appending a bot event",
+    read_op: "reading bot events",
+    last_op: "reading a bot's last event",
+};
+
+/// Each tournament's event log.
+pub(crate) const TOURNAMENT_EVENTS: EventLog = EventLog {
+    table: "tournament_events",
+    owner: "tournament_id",
+    owner_kind: "tournament",
+    append_op: "appending a tournament event",
+    read_op: "reading tournament events",
+    last_op: "reading a tournament's last event",
+};
+
 /// Why an arena write was refused: an unknown bot or match, a game index or
 /// event seq stored already with other content, a match finished already
 /// with another result. Every store reports it as [`StoreError::Database`]

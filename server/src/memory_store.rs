@@ -15,8 +15,8 @@ use druids_engine::Seat;
 use prost::Message;
 
 use crate::arena_store::{
-    ArenaStore, BotRecord, ChallengeRecord, MatchRecord, PlacementRecord, StoredMatch,
-    TournamentRecord, refused,
+    ArenaStore, BOT_EVENTS, BotRecord, ChallengeRecord, EventLog, MatchRecord, PlacementRecord,
+    StoredMatch, TOURNAMENT_EVENTS, TournamentRecord, refused,
 };
 use crate::auth::TokenHash;
 use crate::store::{
@@ -44,17 +44,61 @@ struct Arena {
     match_index: HashMap<String, usize>,
     /// Games of each match by index, by match id.
     match_games: HashMap<String, BTreeMap<u32, String>>,
-    /// Each bot's event log, by seq.
-    events: HashMap<String, BTreeMap<u64, Vec<u8>>>,
+    /// Each bot's event log.
+    events: EventLogs,
     /// Tournaments in creation order.
     tournaments: Vec<TournamentRecord>,
     /// A tournament's position in `tournaments`, by id.
     tournament_index: HashMap<String, usize>,
-    /// Each tournament's event log, by seq.
-    tournament_events: HashMap<String, BTreeMap<u64, Vec<u8>>>,
+    /// Each tournament's event log.
+    tournament_events: EventLogs,
     /// Pending challenges in the order they were first saved (a few at a
     /// time: found by a scan).
     challenges: Vec<ChallengeRecord>,
+}
+
+/// Event logs by owner (a bot's or a tournament's id), each by seq.
+#[derive(Default)]
+struct EventLogs(HashMap<String, BTreeMap<u64, Vec<u8>>>);
+
+impl EventLogs {
+    /// Appends event `seq` to `owner`'s log (refused if the seq is taken).
+    fn append(
+        &mut self,
+        log: EventLog,
+        owner: &str,
+        seq: u64,
+        event: &[u8],
+    ) -> Result<(), StoreError> {
+        let entries = self.0.entry(owner.to_owned()).or_default();
+        if entries.contains_key(&seq) {
+            return Err(refused(
+                log.append_op,
+                format!("{} {owner} has an event {seq} already", log.owner_kind),
+            ));
+        }
+        entries.insert(seq, event.to_vec());
+        Ok(())
+    }
+
+    /// `owner`'s events from `from_seq` on, at most `limit`.
+    fn page(&self, owner: &str, from_seq: u64, limit: usize) -> Vec<(u64, Vec<u8>)> {
+        self.0.get(owner).map_or_else(Vec::new, |entries| {
+            entries
+                .range(from_seq..)
+                .take(limit)
+                .map(|(seq, event)| (*seq, event.clone()))
+                .collect()
+        })
+    }
+
+    /// The seq of `owner`'s last event (0: none).
+    fn last(&self, owner: &str) -> u64 {
+        self.0
+            .get(owner)
+            .and_then(|entries| entries.keys().next_back().copied())
+            .unwrap_or(0)
+    }
 }
 
 /// What is kept of one game.
@@ -371,20 +415,14 @@ impl ArenaStore for MemoryStore {
     }
 
     fn append_bot_event(&self, bot_id: &str, seq: u64, event: &[u8]) -> Result<(), StoreError> {
-        let op = "appending a bot event";
         let mut arena = self.arena();
         if !arena.bot_index.contains_key(bot_id) {
-            return Err(refused(op, format!("no bot {bot_id} is registered")));
-        }
-        let log = arena.events.entry(bot_id.to_owned()).or_default();
-        if log.contains_key(&seq) {
             return Err(refused(
-                op,
-                format!("bot {bot_id} has an event {seq} already"),
+                BOT_EVENTS.append_op,
+                format!("no bot {bot_id} is registered"),
             ));
         }
-        log.insert(seq, event.to_vec());
-        Ok(())
+        arena.events.append(BOT_EVENTS, bot_id, seq, event)
     }
 
     fn bot_events(
@@ -393,25 +431,11 @@ impl ArenaStore for MemoryStore {
         from_seq: u64,
         limit: usize,
     ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        Ok(self
-            .arena()
-            .events
-            .get(bot_id)
-            .map_or_else(Vec::new, |log| {
-                log.range(from_seq..)
-                    .take(limit)
-                    .map(|(seq, event)| (*seq, event.clone()))
-                    .collect()
-            }))
+        Ok(self.arena().events.page(bot_id, from_seq, limit))
     }
 
     fn last_bot_event(&self, bot_id: &str) -> Result<u64, StoreError> {
-        Ok(self
-            .arena()
-            .events
-            .get(bot_id)
-            .and_then(|log| log.keys().next_back().copied())
-            .unwrap_or(0))
+        Ok(self.arena().events.last(bot_id))
     }
 
     fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError> {
@@ -462,26 +486,16 @@ impl ArenaStore for MemoryStore {
         seq: u64,
         event: &[u8],
     ) -> Result<(), StoreError> {
-        let op = "appending a tournament event";
         let mut arena = self.arena();
         if !arena.tournament_index.contains_key(tournament_id) {
             return Err(refused(
-                op,
+                TOURNAMENT_EVENTS.append_op,
                 format!("no tournament {tournament_id} is stored"),
             ));
         }
-        let log = arena
+        arena
             .tournament_events
-            .entry(tournament_id.to_owned())
-            .or_default();
-        if log.contains_key(&seq) {
-            return Err(refused(
-                op,
-                format!("tournament {tournament_id} has an event {seq} already"),
-            ));
-        }
-        log.insert(seq, event.to_vec());
-        Ok(())
+            .append(TOURNAMENT_EVENTS, tournament_id, seq, event)
     }
 
     fn tournament_events(
@@ -493,22 +507,11 @@ impl ArenaStore for MemoryStore {
         Ok(self
             .arena()
             .tournament_events
-            .get(tournament_id)
-            .map_or_else(Vec::new, |log| {
-                log.range(from_seq..)
-                    .take(limit)
-                    .map(|(seq, event)| (*seq, event.clone()))
-                    .collect()
-            }))
+            .page(tournament_id, from_seq, limit))
     }
 
     fn last_tournament_event(&self, tournament_id: &str) -> Result<u64, StoreError> {
-        Ok(self
-            .arena()
-            .tournament_events
-            .get(tournament_id)
-            .and_then(|log| log.keys().next_back().copied())
-            .unwrap_or(0))
+        Ok(self.arena().tournament_events.last(tournament_id))
     }
 
     fn save_challenge(&self, challenge: &ChallengeRecord) -> Result<(), StoreError> {

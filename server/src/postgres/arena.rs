@@ -21,9 +21,9 @@ use prost::Message;
 use super::PostgresStore;
 use super::retry::{Failure, conflict};
 use crate::arena_store::{
-    ArenaStore, BotRecord, ChallengeRecord, MatchRecord, PlacementRecord, StoredMatch,
-    TournamentRecord, attach_games, decode_bots, decode_placements, encode_bots, encode_placements,
-    kind_of, refused,
+    ArenaStore, BOT_EVENTS, BotRecord, ChallengeRecord, EventLog, MatchRecord, PlacementRecord,
+    StoredMatch, TOURNAMENT_EVENTS, TournamentRecord, attach_games, decode_bots, decode_placements,
+    encode_bots, encode_placements, kind_of, refused,
 };
 use crate::auth::TokenHash;
 use crate::store::StoreError;
@@ -329,33 +329,7 @@ impl ArenaStore for PostgresStore {
     }
 
     fn append_bot_event(&self, bot_id: &str, seq: u64, event: &[u8]) -> Result<(), StoreError> {
-        let seq = seq as i64;
-        self.retry("appending a bot event", |retrying| {
-            self.wait(async {
-                let client = self.pool.get().await?;
-                let mine = |row: &Row| row.get::<_, &[u8]>(0) == event;
-                if found_on_retry(
-                    &client,
-                    retrying,
-                    "SELECT event FROM bot_events WHERE bot_id = $1 AND seq = $2",
-                    &[&bot_id, &seq],
-                    mine,
-                    "the bot has another event at this seq",
-                )
-                .await?
-                {
-                    return Ok(());
-                }
-                // An unknown bot fails its foreign key; a stored seq, the key.
-                client
-                    .execute(
-                        "INSERT INTO bot_events (bot_id, seq, event) VALUES ($1, $2, $3)",
-                        &[&bot_id, &seq, &event],
-                    )
-                    .await?;
-                Ok(())
-            })
-        })
+        self.append_event(BOT_EVENTS, bot_id, seq, event)
     }
 
     fn bot_events(
@@ -364,43 +338,11 @@ impl ArenaStore for PostgresStore {
         from_seq: u64,
         limit: usize,
     ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        let from = from_seq.min(i64::MAX as u64) as i64;
-        let limit = limit.min(i64::MAX as usize) as i64;
-        let rows = self.retry("reading bot events", |_| {
-            self.wait(async {
-                Ok(self
-                    .pool
-                    .get()
-                    .await?
-                    .query(
-                        "SELECT seq, event FROM bot_events WHERE bot_id = $1 AND seq >= $2
-                         ORDER BY seq LIMIT $3",
-                        &[&bot_id, &from, &limit],
-                    )
-                    .await?)
-            })
-        })?;
-        Ok(rows
-            .into_iter()
-            .map(|r| (r.get::<_, i64>(0) as u64, r.get(1)))
-            .collect())
+        self.events(BOT_EVENTS, bot_id, from_seq, limit)
     }
 
     fn last_bot_event(&self, bot_id: &str) -> Result<u64, StoreError> {
-        self.retry("reading a bot's last event", |_| {
-            self.wait(async {
-                let row = self
-                    .pool
-                    .get()
-                    .await?
-                    .query_one(
-                        "SELECT COALESCE(MAX(seq), 0) FROM bot_events WHERE bot_id = $1",
-                        &[&bot_id],
-                    )
-                    .await?;
-                Ok(row.get::<_, i64>(0) as u64)
-            })
-        })
+        self.last_event(BOT_EVENTS, bot_id)
     }
 
     fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError> {
@@ -522,35 +464,7 @@ impl ArenaStore for PostgresStore {
         seq: u64,
         event: &[u8],
     ) -> Result<(), StoreError> {
-        let seq = seq as i64;
-        self.retry("appending a tournament event", |retrying| {
-            self.wait(async {
-                let client = self.pool.get().await?;
-                let mine = |row: &Row| row.get::<_, &[u8]>(0) == event;
-                if found_on_retry(
-                    &client,
-                    retrying,
-                    "SELECT event FROM tournament_events WHERE tournament_id = $1 AND seq = $2",
-                    &[&tournament_id, &seq],
-                    mine,
-                    "the tournament has another event at this seq",
-                )
-                .await?
-                {
-                    return Ok(());
-                }
-                // An unknown tournament fails its foreign key; a stored seq,
-                // the key.
-                client
-                    .execute(
-                        "INSERT INTO tournament_events (tournament_id, seq, event)
-                         VALUES ($1, $2, $3)",
-                        &[&tournament_id, &seq, &event],
-                    )
-                    .await?;
-                Ok(())
-            })
-        })
+        self.append_event(TOURNAMENT_EVENTS, tournament_id, seq, event)
     }
 
     fn tournament_events(
@@ -559,45 +473,11 @@ impl ArenaStore for PostgresStore {
         from_seq: u64,
         limit: usize,
     ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        let from = from_seq.min(i64::MAX as u64) as i64;
-        let limit = limit.min(i64::MAX as usize) as i64;
-        let rows = self.retry("reading tournament events", |_| {
-            self.wait(async {
-                Ok(self
-                    .pool
-                    .get()
-                    .await?
-                    .query(
-                        "SELECT seq, event FROM tournament_events
-                          WHERE tournament_id = $1 AND seq >= $2
-                         ORDER BY seq LIMIT $3",
-                        &[&tournament_id, &from, &limit],
-                    )
-                    .await?)
-            })
-        })?;
-        Ok(rows
-            .into_iter()
-            .map(|r| (r.get::<_, i64>(0) as u64, r.get(1)))
-            .collect())
+        self.events(TOURNAMENT_EVENTS, tournament_id, from_seq, limit)
     }
 
     fn last_tournament_event(&self, tournament_id: &str) -> Result<u64, StoreError> {
-        self.retry("reading a tournament's last event", |_| {
-            self.wait(async {
-                let row = self
-                    .pool
-                    .get()
-                    .await?
-                    .query_one(
-                        "SELECT COALESCE(MAX(seq), 0) FROM tournament_events
-                          WHERE tournament_id = $1",
-                        &[&tournament_id],
-                    )
-                    .await?;
-                Ok(row.get::<_, i64>(0) as u64)
-            })
-        })
+        self.last_event(TOURNAMENT_EVENTS, tournament_id)
     }
 
     fn save_challenge(&self, c: &ChallengeRecord) -> Result<(), StoreError> {
@@ -659,6 +539,83 @@ impl ArenaStore for PostgresStore {
                 })
             })
             .collect()
+    }
+}
+
+/// The event logs (the bots' and the tournaments'), by their [`EventLog`].
+impl PostgresStore {
+    fn append_event(
+        &self,
+        log: EventLog,
+        owner: &str,
+        seq: u64,
+        event: &[u8],
+    ) -> Result<(), StoreError> {
+        let seq = seq as i64;
+        let lookup = format!(
+            "SELECT event FROM {} WHERE {} = $1 AND seq = $2",
+            log.table, log.owner
+        );
+        let insert = format!(
+            "INSERT INTO {} ({}, seq, event) VALUES ($1, $2, $3)",
+            log.table, log.owner
+        );
+        let taken = format!("the {} has another event at this seq", log.owner_kind);
+        self.retry(log.append_op, |retrying| {
+            self.wait(async {
+                let client = self.pool.get().await?;
+                let mine = |row: &Row| row.get::<_, &[u8]>(0) == event;
+                if found_on_retry(&client, retrying, &lookup, &[&owner, &seq], mine, &taken).await?
+                {
+                    return Ok(());
+                }
+                // An unknown owner fails its foreign key; a stored seq, the key.
+                client.execute(&insert, &[&owner, &seq, &event]).await?;
+                Ok(())
+            })
+        })
+    }
+
+    fn events(
+        &self,
+        log: EventLog,
+        owner: &str,
+        from_seq: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        let from = from_seq.min(i64::MAX as u64) as i64;
+        let limit = limit.min(i64::MAX as usize) as i64;
+        let query = format!(
+            "SELECT seq, event FROM {} WHERE {} = $1 AND seq >= $2 ORDER BY seq LIMIT $3",
+            log.table, log.owner
+        );
+        let rows = self.retry(log.read_op, |_| {
+            self.wait(async {
+                Ok(self
+                    .pool
+                    .get()
+                    .await?
+                    .query(&query, &[&owner, &from, &limit])
+                    .await?)
+            })
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|r| (r.get::<_, i64>(0) as u64, r.get(1)))
+            .collect())
+    }
+
+    fn last_event(&self, log: EventLog, owner: &str) -> Result<u64, StoreError> {
+        let query = format!(
+            "SELECT COALESCE(MAX(seq), 0) FROM {} WHERE {} = $1",
+            log.table, log.owner
+        );
+        self.retry(log.last_op, |_| {
+            self.wait(async {
+                let row = self.pool.get().await?.query_one(&query, &[&owner]).await?;
+                Ok(row.get::<_, i64>(0) as u64)
+            })
+        })
     }
 }
 

@@ -18,9 +18,9 @@ use rusqlite::{OptionalExtension, params};
 
 use super::{SqliteStore, decode, err, hash_of};
 use crate::arena_store::{
-    ArenaStore, BotRecord, ChallengeRecord, MatchRecord, PlacementRecord, StoredMatch,
-    TournamentRecord, attach_games, decode_bots, decode_placements, encode_bots, encode_placements,
-    kind_of, refused,
+    ArenaStore, BOT_EVENTS, BotRecord, ChallengeRecord, EventLog, MatchRecord, PlacementRecord,
+    StoredMatch, TOURNAMENT_EVENTS, TournamentRecord, attach_games, decode_bots, decode_placements,
+    encode_bots, encode_placements, kind_of, refused,
 };
 use crate::auth::TokenHash;
 use crate::store::StoreError;
@@ -254,14 +254,7 @@ impl ArenaStore for SqliteStore {
     }
 
     fn append_bot_event(&self, bot_id: &str, seq: u64, event: &[u8]) -> Result<(), StoreError> {
-        // An unknown bot fails its foreign key; a stored seq, the key.
-        self.conn()
-            .execute(
-                "INSERT INTO bot_events (bot_id, seq, event) VALUES (?1, ?2, ?3)",
-                params![bot_id, seq as i64, event],
-            )
-            .map(|_| ())
-            .map_err(err("appending a bot event"))
+        self.append_event(BOT_EVENTS, bot_id, seq, event)
     }
 
     fn bot_events(
@@ -270,35 +263,11 @@ impl ArenaStore for SqliteStore {
         from_seq: u64,
         limit: usize,
     ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        let err = err("reading bot events");
-        self.conn()
-            .prepare_cached(
-                "SELECT seq, event FROM bot_events WHERE bot_id = ?1 AND seq >= ?2
-                 ORDER BY seq LIMIT ?3",
-            )
-            .map_err(err)?
-            .query_map(
-                params![
-                    bot_id,
-                    from_seq.min(i64::MAX as u64) as i64,
-                    limit.min(i64::MAX as usize) as i64
-                ],
-                |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
-            )
-            .map_err(err)?
-            .collect::<Result<_, _>>()
-            .map_err(err)
+        self.events(BOT_EVENTS, bot_id, from_seq, limit)
     }
 
     fn last_bot_event(&self, bot_id: &str) -> Result<u64, StoreError> {
-        self.conn()
-            .query_row(
-                "SELECT COALESCE(MAX(seq), 0) FROM bot_events WHERE bot_id = ?1",
-                [bot_id],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(|seq| seq as u64)
-            .map_err(err("reading a bot's last event"))
+        self.last_event(BOT_EVENTS, bot_id)
     }
 
     fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError> {
@@ -378,14 +347,7 @@ impl ArenaStore for SqliteStore {
         seq: u64,
         event: &[u8],
     ) -> Result<(), StoreError> {
-        // An unknown tournament fails its foreign key; a stored seq, the key.
-        self.conn()
-            .execute(
-                "INSERT INTO tournament_events (tournament_id, seq, event) VALUES (?1, ?2, ?3)",
-                params![tournament_id, seq as i64, event],
-            )
-            .map(|_| ())
-            .map_err(err("appending a tournament event"))
+        self.append_event(TOURNAMENT_EVENTS, tournament_id, seq, event)
     }
 
     fn tournament_events(
@@ -394,35 +356,11 @@ impl ArenaStore for SqliteStore {
         from_seq: u64,
         limit: usize,
     ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        let err = err("reading tournament events");
-        self.conn()
-            .prepare_cached(
-                "SELECT seq, event FROM tournament_events WHERE tournament_id = ?1 AND seq >= ?2
-                 ORDER BY seq LIMIT ?3",
-            )
-            .map_err(err)?
-            .query_map(
-                params![
-                    tournament_id,
-                    from_seq.min(i64::MAX as u64) as i64,
-                    limit.min(i64::MAX as usize) as i64
-                ],
-                |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
-            )
-            .map_err(err)?
-            .collect::<Result<_, _>>()
-            .map_err(err)
+        self.events(TOURNAMENT_EVENTS, tournament_id, from_seq, limit)
     }
 
     fn last_tournament_event(&self, tournament_id: &str) -> Result<u64, StoreError> {
-        self.conn()
-            .query_row(
-                "SELECT COALESCE(MAX(seq), 0) FROM tournament_events WHERE tournament_id = ?1",
-                [tournament_id],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(|seq| seq as u64)
-            .map_err(err("reading a tournament's last event"))
+        self.last_event(TOURNAMENT_EVENTS, tournament_id)
     }
 
     fn save_challenge(&self, c: &ChallengeRecord) -> Result<(), StoreError> {
@@ -464,5 +402,67 @@ impl ArenaStore for SqliteStore {
                 })
             })
             .collect()
+    }
+}
+
+/// The event logs (the bots' and the tournaments'), by their [`EventLog`].
+impl SqliteStore {
+    fn append_event(
+        &self,
+        log: EventLog,
+        owner: &str,
+        seq: u64,
+        event: &[u8],
+    ) -> Result<(), StoreError> {
+        // An unknown owner fails its foreign key; a stored seq, the key.
+        self.conn()
+            .prepare_cached(&format!(
+                "INSERT INTO {} ({}, seq, event) VALUES (?1, ?2, ?3)",
+                log.table, log.owner
+            ))
+            .and_then(|mut insert| insert.execute(params![owner, seq as i64, event]))
+            .map(|_| ())
+            .map_err(err(log.append_op))
+    }
+
+    fn events(
+        &self,
+        log: EventLog,
+        owner: &str,
+        from_seq: u64,
+        limit: usize,
+    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        let err = err(log.read_op);
+        self.conn()
+            .prepare_cached(&format!(
+                "SELECT seq, event FROM {} WHERE {} = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
+                log.table, log.owner
+            ))
+            .map_err(err)?
+            .query_map(
+                params![
+                    owner,
+                    from_seq.min(i64::MAX as u64) as i64,
+                    limit.min(i64::MAX as usize) as i64
+                ],
+                |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
+            )
+            .map_err(err)?
+            .collect::<Result<_, _>>()
+            .map_err(err)
+    }
+
+    fn last_event(&self, log: EventLog, owner: &str) -> Result<u64, StoreError> {
+        self.conn()
+            .query_row(
+                &format!(
+                    "SELECT COALESCE(MAX(seq), 0) FROM {} WHERE {} = ?1",
+                    log.table, log.owner
+                ),
+                [owner],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|seq| seq as u64)
+            .map_err(err(log.last_op))
     }
 }
