@@ -16,6 +16,7 @@ mod entry;
 mod run;
 
 use std::collections::HashSet;
+use std::sync::Mutex;
 
 use druids::pb;
 use druids_arena::pairing::BotId;
@@ -62,6 +63,11 @@ pub struct Tourney {
     /// Every game played so far (Swiss: who met whom).
     history: Vec<Game>,
     byes: Vec<BotId>,
+    /// The standings as last shown, with the counts of results, entrants and
+    /// byes they were computed from: they change only with those, and each
+    /// computation fits the tournament's matches, so GetTournament polls and
+    /// events share it.
+    shown: Mutex<Option<((usize, usize, usize), Vec<pb::Standing>)>>,
 }
 
 impl Tourney {
@@ -105,6 +111,7 @@ impl Tourney {
             standings: Standings::new(),
             history: Vec::new(),
             byes: Vec::new(),
+            shown: Mutex::new(None),
         })
     }
 
@@ -203,8 +210,21 @@ fn format_of(settings: &pb::CreateTournamentRequest) -> Format {
 
 impl Arena {
     /// The standings of `t`, with a fit of its own matches for the
-    /// intervals.
+    /// intervals (computed again only after a change).
     fn standings(&self, t: &Tourney) -> Vec<pb::Standing> {
+        let key = (t.results.len(), t.entrants.len(), t.byes.len());
+        let mut shown = t.shown.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((at, standings)) = shown.as_ref()
+            && *at == key
+        {
+            return standings.clone();
+        }
+        let standings = self.compute_standings(t);
+        *shown = Some((key, standings.clone()));
+        standings
+    }
+
+    fn compute_standings(&self, t: &Tourney) -> Vec<pb::Standing> {
         let mut fit_input = FitInput::new();
         for r in &t.results {
             let players: Vec<_> = r
