@@ -34,6 +34,10 @@ const MAX_ENTRANTS: usize = 256;
 /// Most entrants of an open tournament when its request does not say.
 const DEFAULT_MAX_ENTRANTS: usize = 64;
 
+/// A tournament's counts of results, entrants and byes: its standings
+/// change only with them.
+type Counts = (usize, usize, usize);
+
 /// A tournament and how far it got.
 pub struct Tourney {
     record: TournamentRecord,
@@ -67,7 +71,7 @@ pub struct Tourney {
     /// byes they were computed from: they change only with those, and each
     /// computation fits the tournament's matches, so GetTournament polls and
     /// events share it.
-    shown: Mutex<Option<((usize, usize, usize), Vec<pb::Standing>)>>,
+    shown: Mutex<Option<(Counts, Vec<pb::Standing>)>>,
 }
 
 impl Tourney {
@@ -212,7 +216,7 @@ impl Arena {
     /// The standings of `t`, with a fit of its own matches for the
     /// intervals (computed again only after a change).
     fn standings(&self, t: &Tourney) -> Vec<pb::Standing> {
-        let key = (t.results.len(), t.entrants.len(), t.byes.len());
+        let key: Counts = (t.results.len(), t.entrants.len(), t.byes.len());
         let mut shown = t.shown.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((at, standings)) = shown.as_ref()
             && *at == key
