@@ -228,21 +228,8 @@ impl Arena {
 
     /// Ends the pending challenges bot `bot` is in: it was revoked.
     pub(super) fn end_challenges_of(&self, st: &mut State, bot: BotNo, now: u64) {
-        let ids: Vec<String> = st
-            .challenges
-            .iter()
-            .filter(|(_, p)| p.involves(bot))
-            .map(|(id, _)| id.clone())
-            .collect();
-        let name = self.bots().reference(bot).name;
-        for id in ids {
-            if let Err(e) = self.store.remove_challenge(&id) {
-                tracing::warn!(challenge_id = %id, "cannot forget a challenge: {e}");
-            }
-            if let Some(pending) = st.challenges.remove(&id) {
-                self.end(&pending, &format!("{name} was revoked"), now);
-            }
-        }
+        let reason = format!("{} was revoked", self.bots().reference(bot).name);
+        self.end_where(st, |p| p.involves(bot), &reason, now);
     }
 
     /// Takes back the stored challenges, except those that became matches.
@@ -269,20 +256,26 @@ impl Arena {
 
     /// Ends the challenges past their expiry.
     pub(super) fn expire_challenges(&self, st: &mut State, now: u64) {
-        let expired: Vec<String> = st
+        self.end_where(st, |p| p.info.expires_unix_ms <= now, "expired", now);
+    }
+
+    /// Ends the pending challenges `which` picks, telling their bots
+    /// `reason`. One the store cannot forget stays pending, to be ended by a
+    /// later round's expiry.
+    fn end_where(&self, st: &mut State, which: impl Fn(&Pending) -> bool, reason: &str, now: u64) {
+        let ids: Vec<String> = st
             .challenges
             .iter()
-            .filter(|(_, p)| p.info.expires_unix_ms <= now)
+            .filter(|(_, p)| which(p))
             .map(|(id, _)| id.clone())
             .collect();
-        for id in expired {
+        for id in ids {
             if let Err(e) = self.store.remove_challenge(&id) {
-                // Tried again next round.
                 tracing::warn!(challenge_id = %id, "cannot forget a challenge: {e}");
                 continue;
             }
             if let Some(pending) = st.challenges.remove(&id) {
-                self.end(&pending, "expired", now);
+                self.end(&pending, reason, now);
             }
         }
     }
