@@ -5,8 +5,8 @@
 //! server's tournaments [`crate::arena_tournament`].
 
 use clap::Args;
-use druids::pb;
-use druids::pb::arena_service_client::ArenaServiceClient;
+use druids_contract::pb;
+use druids_contract::pb::arena_service_client::ArenaServiceClient;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 
@@ -40,7 +40,7 @@ pub(crate) async fn arena(server: &ServerAddr) -> Result<Arena, CliError> {
 pub(crate) fn game_name(kind: i32) -> &'static str {
     pb::GameKind::try_from(kind)
         .ok()
-        .and_then(druids::registry::name)
+        .and_then(druids_contract::registry::name)
         .unwrap_or("?")
 }
 
@@ -267,7 +267,7 @@ pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(
         first = false;
         for e in &page.entries {
             if args.json {
-                outln!("{}", druids::json::to_json(e))?;
+                outln!("{}", druids_contract::json::to_json(e))?;
                 continue;
             }
             let bot = e.bot.clone().unwrap_or_default();
@@ -308,7 +308,7 @@ pub async fn bot_info(server: &ServerAddr, bot_id: String, json: bool) -> Result
         .map_err(|s| arena_error(server, s))?
         .into_inner();
     if json {
-        return outln!("{}", druids::json::to_json(&bot));
+        return outln!("{}", druids_contract::json::to_json(&bot));
     }
     let me = bot.bot.clone().unwrap_or_default();
     outln!("bot {} ({})", me.name, me.bot_id)?;

@@ -9,9 +9,9 @@
 use std::time::Duration;
 
 use clap::{ArgGroup, Args, Subcommand};
-use druids::pb;
-use druids::pb::create_tournament_request::Format;
-use druids::pb::tournament_event::Event;
+use druids_contract::pb;
+use druids_contract::pb::create_tournament_request::Format;
+use druids_contract::pb::tournament_event::Event;
 use tokio_stream::StreamExt;
 use tonic::Code;
 
@@ -386,7 +386,7 @@ async fn create(server: &ServerAddr, args: CreateArgs) -> Result<(), CliError> {
         .into_inner();
     let t = reply.tournament.unwrap_or_default();
     if args.json {
-        return outln!("{}", druids::json::to_json(&t));
+        return outln!("{}", druids_contract::json::to_json(&t));
     }
     outln!("tournament {}", t.tournament_id)?;
     if t.entry_closes_unix_ms != 0 {
@@ -408,7 +408,7 @@ async fn show(server: &ServerAddr, tournament_id: String, json: bool) -> Result<
         .map_err(|s| arena_error(server, s))?
         .into_inner();
     if json {
-        return outln!("{}", druids::json::to_json(&reply));
+        return outln!("{}", druids_contract::json::to_json(&reply));
     }
     crate::output::text(tournament_text(&reply.tournament.unwrap_or_default()))
 }
@@ -428,7 +428,7 @@ async fn join(
         .map_err(|s| arena_error(server, s))?
         .into_inner();
     if json {
-        return outln!("{}", druids::json::to_json(&reply));
+        return outln!("{}", druids_contract::json::to_json(&reply));
     }
     let t = reply.tournament.unwrap_or_default();
     outln!(
@@ -461,7 +461,7 @@ async fn follow(
                         Some(Ok(e)) => {
                             resume.seen(e.seq);
                             if json {
-                                outln!("{}", druids::json::to_json(&e))?;
+                                outln!("{}", druids_contract::json::to_json(&e))?;
                             } else {
                                 outln!("{}", event_line(&e))?;
                             }

@@ -28,8 +28,8 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use druids::pb;
-use druids::pb::bot_event::Event;
+use druids_contract::pb;
+use druids_contract::pb::bot_event::Event;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_stream::StreamExt;

@@ -6,7 +6,7 @@
 //! terminal or a script.
 
 use clap::{ArgGroup, Args};
-use druids::pb;
+use druids_contract::pb;
 
 use crate::arena::{arena, arena_error, game_name, utc_seconds};
 use crate::cli::game_kind;
@@ -129,7 +129,7 @@ pub async fn challenge(server: &ServerAddr, args: ChallengeArgs) -> Result<(), C
         .map_err(|s| arena_error(server, s))?
         .into_inner();
     if args.json {
-        return outln!("{}", druids::json::to_json(&reply));
+        return outln!("{}", druids_contract::json::to_json(&reply));
     }
     let c = reply.challenge.unwrap_or_default();
     outln!("challenge {}", c.challenge_id)?;

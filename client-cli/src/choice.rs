@@ -2,7 +2,7 @@
 //! what it answers, apart from the loop that asks it, so that choosers and
 //! the loop depend on this and not on each other.
 
-use druids::pb;
+use druids_contract::pb;
 
 use crate::connect::CliError;
 

@@ -2,14 +2,14 @@
 //! `druids`, as clap types. Parsing only; `main` dispatches each subcommand to
 //! its function.
 //!
-//! Games are named by the registry (`druids::registry`), so a new game shows up
+//! Games are named by the registry (`druids_contract::registry`), so a new game shows up
 //! in `--game` without an edit here.
 
 use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use druids::pb;
+use druids_contract::pb;
 
 /// Turn clock of self-play games with silent seats, unless --decision-ms says otherwise.
 pub const SILENT_DECISION_MS: u32 = 200;
@@ -82,11 +82,11 @@ impl StrategyArg {
 
 /// `--game`: one of the registry's names ("meduris", "dolmen", ...).
 pub(crate) fn game_kind() -> impl TypedValueParser<Value = pb::GameKind> {
-    let names: Vec<&'static str> = druids::registry::kinds()
-        .filter_map(druids::registry::name)
+    let names: Vec<&'static str> = druids_contract::registry::kinds()
+        .filter_map(druids_contract::registry::name)
         .collect();
     PossibleValuesParser::new(names).map(|name| {
-        druids::registry::by_name(&name).expect("the parser lists only registered names")
+        druids_contract::registry::by_name(&name).expect("the parser lists only registered names")
     })
 }
 
@@ -103,7 +103,7 @@ pub struct Pool {
 
 impl std::fmt::Display for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let game = druids::registry::name(self.kind).unwrap_or("?");
+        let game = druids_contract::registry::name(self.kind).unwrap_or("?");
         if self.min_players == self.max_players {
             write!(f, "{game}:{}", self.min_players)
         } else {
@@ -115,8 +115,8 @@ impl std::fmt::Display for Pool {
 /// Parses `meduris:4` or `dolmen:2-4` (a game of the registry, then a player
 /// count or range).
 pub fn pool(given: &str) -> Result<Pool, String> {
-    let names: Vec<&str> = druids::registry::kinds()
-        .filter_map(druids::registry::name)
+    let names: Vec<&str> = druids_contract::registry::kinds()
+        .filter_map(druids_contract::registry::name)
         .collect();
     let (game, players) = given.split_once(':').ok_or_else(|| {
         format!(
@@ -124,7 +124,7 @@ pub fn pool(given: &str) -> Result<Pool, String> {
             names.join(", ")
         )
     })?;
-    let kind = druids::registry::by_name(game.trim())
+    let kind = druids_contract::registry::by_name(game.trim())
         .ok_or_else(|| format!("unknown game {game:?} (one of {})", names.join(", ")))?;
     let count = |n: &str| {
         n.trim()

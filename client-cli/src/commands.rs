@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use druids::pb;
+use druids_contract::pb;
 use prost::Message;
 
 use crate::cli::{CreateArgs, GameArgs, ListArgs, status_name};
@@ -122,7 +122,7 @@ pub async fn list(server: &ServerAddr, args: ListArgs) -> Result<(), CliError> {
             .into_inner();
         for g in &page.games {
             if args.json {
-                outln!("{}", druids::json::to_json(g))?;
+                outln!("{}", druids_contract::json::to_json(g))?;
             } else {
                 outln!("{}", summary_line(g))?;
             }
@@ -143,7 +143,7 @@ pub async fn list(server: &ServerAddr, args: ListArgs) -> Result<(), CliError> {
 fn summary_line(g: &pb::GameSummary) -> String {
     let game = pb::GameKind::try_from(g.kind)
         .ok()
-        .and_then(druids::registry::name)
+        .and_then(druids_contract::registry::name)
         .unwrap_or("?");
     let status = pb::GameStatus::try_from(g.status)
         .map(status_name)
@@ -286,7 +286,7 @@ pub fn replay(path: &Path) -> Result<(), CliError> {
         path: path.to_owned(),
         source,
     })?;
-    match druids::replay::verify(&replay) {
+    match druids_contract::replay::verify(&replay) {
         Ok(outcome) => outln!(
             "ok: {} actions reproduce the recorded result: {}",
             replay.actions.len(),

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use druids::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Request, Status};
 
@@ -101,12 +101,12 @@ pub enum CliError {
         /// The file.
         path: PathBuf,
         /// What differs.
-        source: druids::replay::ReplayError,
+        source: druids_contract::replay::ReplayError,
     },
     /// The game has no engine in this build (a kind the registry does not
     /// bind: in-process commands cannot play it).
     #[error("no engine for game kind {0:?} in this build")]
-    NoEngine(druids::pb::GameKind),
+    NoEngine(druids_contract::pb::GameKind),
     /// The server has no arena, or an older one without this call
     /// (ArenaService answers UNIMPLEMENTED).
     #[error("the server at {url} has no arena, or not this call of it (UNIMPLEMENTED{}{message})", if .message.is_empty() { "" } else { ": " })]

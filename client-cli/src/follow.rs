@@ -2,7 +2,7 @@
 //! last event seen, until the game ends or the handler has seen enough.
 //! `watch`, a person playing and every bot are built on it.
 
-use druids::pb;
+use druids_contract::pb;
 use tokio_stream::StreamExt;
 use tonic::Code;
 

@@ -5,7 +5,7 @@
 
 use std::io::BufRead;
 
-use druids::pb;
+use druids_contract::pb;
 
 use crate::choice::{Choice, Chooser, choice_of};
 use crate::connect::{CliError, Client, authed};

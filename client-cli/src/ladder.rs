@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use druids::pb;
-use druids::pb::seek_event::Event;
+use druids_contract::pb;
+use druids_contract::pb::seek_event::Event;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_stream::StreamExt;
@@ -70,7 +70,7 @@ pub fn game_line(g: &pb::MatchGame, played: &Result<SeatResult, String>) -> Stri
             let outcome = r
                 .outcome
                 .as_ref()
-                .map_or(serde_json::Value::Null, druids::json::to_json);
+                .map_or(serde_json::Value::Null, druids_contract::json::to_json);
             format!(
                 "{head}, \"seat\": {}, \"outcome\": {}}}",
                 r.seat,

@@ -4,9 +4,9 @@
 //! bots (`druids bot`) and self-play's random seats all play this way, exactly
 //! as a bot in another language would.
 
-use druids::ProtoGame;
-use druids::pb;
-use druids::pb::game_event::Body;
+use druids_contract::ProtoGame;
+use druids_contract::pb;
+use druids_contract::pb::game_event::Body;
 use druids_bots::{Bot, Budget, Searchable, Strategy};
 use druids_engine::{Game, Seat};
 use rand_core::{RngCore, SeedableRng};
@@ -74,7 +74,7 @@ impl<G: Searchable + ProtoGame> Chooser for BotChooser<G> {
         _: u64,
         legal: &[pb::LegalAction],
     ) -> Result<Option<Choice>, CliError> {
-        let bad = |what: &str, e: druids::DecodeError| CliError::Protocol(format!("{what}: {e}"));
+        let bad = |what: &str, e: druids_contract::DecodeError| CliError::Protocol(format!("{what}: {e}"));
         let view = G::decode_view(state).map_err(|e| bad("state", e))?;
         let seat = state
             .viewer_seat
@@ -85,7 +85,7 @@ impl<G: Searchable + ProtoGame> Chooser for BotChooser<G> {
             .map(|la| {
                 la.action
                     .as_ref()
-                    .ok_or(druids::DecodeError::Missing("legal_actions.action"))
+                    .ok_or(druids_contract::DecodeError::Missing("legal_actions.action"))
                     .and_then(G::decode_action)
                     .map_err(|e| bad("legal action", e))
             })
@@ -134,7 +134,7 @@ pub async fn play_bot(
         ))
     };
     let kind = pb::GameKind::try_from(kind).map_err(|_| unknown())?;
-    let played = druids::with_game!(kind, |G| {
+    let played = druids_contract::with_game!(kind, |G| {
         let chooser = BotChooser::<G>::new(strategy, seed, think);
         play_seat(client, game_id, token, chooser, None).await
     });
@@ -421,7 +421,7 @@ pub fn outcome_line(game_id: &str, r: &SeatResult) -> String {
     let outcome = r
         .outcome
         .as_ref()
-        .map_or(serde_json::Value::Null, druids::json::to_json);
+        .map_or(serde_json::Value::Null, druids_contract::json::to_json);
     format!(
         "{{\"game_id\": {}, \"seat\": {}, \"outcome\": {}}}",
         python_json(&serde_json::Value::from(game_id)),

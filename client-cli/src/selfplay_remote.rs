@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use druids::pb;
-use druids::pb::game_event::Body;
+use druids_contract::pb;
+use druids_contract::pb::game_event::Body;
 use tokio_stream::StreamExt;
 
 use crate::connect::{CliError, ServerAddr, connect};

@@ -22,8 +22,8 @@ pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
     let strategies: Vec<Strategy> = args.bots.iter().map(|&b| b.into()).collect();
     let names: Vec<String> = args.bots.iter().map(|b| b.name()).collect();
     let think = budget(args.think_ms, args.iterations);
-    let game = druids::registry::name(args.game).unwrap_or("?");
-    druids::with_game!(args.game, |G| run::<G>(
+    let game = druids_contract::registry::name(args.game).unwrap_or("?");
+    druids_contract::with_game!(args.game, |G| run::<G>(
         game,
         &strategies,
         &names,

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use druids::json::to_json;
-use druids::pb;
+use druids_contract::json::to_json;
+use druids_contract::pb;
 use druids_server::{Limits, MemoryStore, Service, SystemClock};
 use prost::Message;
 

@@ -12,8 +12,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use druids::pb;
-use druids::pb::arena_service_client::ArenaServiceClient;
+use druids_contract::pb;
+use druids_contract::pb::arena_service_client::ArenaServiceClient;
 use druids_server::{Limits, MemoryStore, Service, SystemClock};
 use tonic::Request;
 use tonic::transport::Channel;

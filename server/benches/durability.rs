@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use druids::pb;
+use druids_contract::pb;
 use druids_engine::{Seat, Viewer};
 use druids_server::MemoryStore;
 use druids_server::auth::TokenHash;

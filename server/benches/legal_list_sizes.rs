@@ -6,7 +6,7 @@
 //! Run: `cargo bench -p druids-server --bench legal_list_sizes -- [GAMES]` (default 10,000
 //! games per game and player count).
 
-use druids::{pb, registry};
+use druids_contract::{pb, registry};
 use prost::Message;
 
 /// Entries per page, as the server sends them (`druids_server::legal::MAX_PAGE_SIZE`).
@@ -22,9 +22,9 @@ fn main() {
         "game", "players", "games", "longest list", "unpaged bytes", "largest page"
     );
     for kind in registry::kinds() {
-        let (min, max) = druids::with_game!(kind, |G| (
-            <G as druids::engine::Game>::MIN_PLAYERS,
-            <G as druids::engine::Game>::MAX_PLAYERS
+        let (min, max) = druids_contract::with_game!(kind, |G| (
+            <G as druids_contract::engine::Game>::MIN_PLAYERS,
+            <G as druids_contract::engine::Game>::MAX_PLAYERS
         ))
         .expect("registered");
         for players in min..=max {

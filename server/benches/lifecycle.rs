@@ -29,8 +29,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use druids::pb;
-use druids::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_engine::Seat;
 use druids_server::auth::TokenHash;
 use druids_server::sqlite::{SqliteStore, Sync};

@@ -39,8 +39,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use druids::pb;
-use druids::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_server::postgres::PostgresStore;
 use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::{Limits, MemoryStore, Service, Store, SystemClock};

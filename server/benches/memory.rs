@@ -15,8 +15,8 @@
 
 use std::sync::Arc;
 
-use druids::pb;
-use druids::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::{Limits, MemoryStore, Service, Store, SystemClock};
 use tonic::Request;

@@ -3,7 +3,7 @@
 //! log. Ratings are not stored: they are recomputed from the results alone
 //! (`druids_arena::ratings`), so they can never disagree with them.
 
-use druids::pb;
+use druids_contract::pb;
 
 use crate::auth::TokenHash;
 use crate::store::StoreError;

@@ -8,7 +8,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use druids::pb;
+use druids_contract::pb;
 use druids_engine::Seat;
 
 /// A source of wall-clock time in milliseconds since the Unix epoch.

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::host::{ApplyError, CreateError};
-use druids::pb::ErrorReason;
+use druids_contract::pb::ErrorReason;
 use druids_engine::{Rejection, RuleViolation};
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};

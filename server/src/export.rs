@@ -11,7 +11,7 @@
 
 use std::io::Write;
 
-use druids::pb;
+use druids_contract::pb;
 
 use crate::error::ServiceError;
 use crate::recover::{Rebuild, RecoverError};
@@ -82,7 +82,7 @@ pub fn export_ended(
                 continue;
             };
             let replay = replay_of(stored, now_ms)?;
-            serde_json::to_writer(&mut *out, &druids::json::to_json(&replay))
+            serde_json::to_writer(&mut *out, &druids_contract::json::to_json(&replay))
                 .map_err(std::io::Error::from)?;
             out.write_all(b"\n")?;
             done.games += 1;
@@ -160,7 +160,7 @@ mod tests {
         std::str::from_utf8(out)
             .unwrap()
             .lines()
-            .map(|l| druids::json::from_json(&serde_json::from_str(l).unwrap()).unwrap())
+            .map(|l| druids_contract::json::from_json(&serde_json::from_str(l).unwrap()).unwrap())
             .collect()
     }
 

@@ -3,12 +3,12 @@
 //!
 //! [`HostedGame`] is the object-safe face a server holds for any game;
 //! [`Session`] implements it once for every [`ProtoGame`]; [`new_game`] creates
-//! any game of the registry ([`druids::with_game!`]), so a new game needs no
+//! any game of the registry ([`druids_contract::with_game!`]), so a new game needs no
 //! server code. The host is the server's game lifecycle (versions, event
 //! numbering, seats joined, decisions needed); the rules stay in the engines.
 
-use druids::codec::{DecodeError, ProtoGame, encode_outcome};
-use druids::pb;
+use druids_contract::codec::{DecodeError, ProtoGame, encode_outcome};
+use druids_contract::pb;
 use druids_engine::{RuleViolation, Seat, SetupError, Viewer};
 
 use crate::store::{Origin, StoreError};
@@ -170,7 +170,7 @@ pub fn new_game(
     options: &pb::GameOptions,
 ) -> Result<Box<dyn HostedGame>, CreateError> {
     let game = pb::GameKind::try_from(kind).ok().and_then(|k| {
-        druids::with_game!(k, |G| Session::<G>::new(players, seed, options)
+        druids_contract::with_game!(k, |G| Session::<G>::new(players, seed, options)
             .map(|s| Box::new(s) as Box<dyn HostedGame>))
     });
     game.unwrap_or(Err(CreateError::UnknownKind(kind)))

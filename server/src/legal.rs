@@ -5,7 +5,7 @@
 //! answers in pages. A page token names the version and the list it belongs
 //! to, so that a page of one position is never mixed with another.
 
-use druids::pb;
+use druids_contract::pb;
 
 use crate::error::ServiceError;
 

@@ -39,8 +39,8 @@ pub mod transport;
 use std::future::Future;
 use std::sync::Arc;
 
-use druids::pb::arena_service_server::ArenaServiceServer;
-use druids::pb::druids_service_server::DruidsServiceServer;
+use druids_contract::pb::arena_service_server::ArenaServiceServer;
+use druids_contract::pb::druids_service_server::DruidsServiceServer;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tonic::transport::Server;
@@ -217,7 +217,7 @@ pub async fn serve_service(
     // Reflection in both versions: older tools (grpcurl before 1.9) speak only v1alpha.
     let reflection = || {
         tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(druids::pb::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(druids_contract::pb::FILE_DESCRIPTOR_SET)
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
     };
     let reflection_v1 = reflection()

@@ -8,7 +8,7 @@
 //! workers. A node of a cluster lists the games in play from the shared
 //! database instead of its memory, so every node gives the same page.
 
-use druids::pb;
+use druids_contract::pb;
 
 use crate::cluster::lease::Leases;
 use crate::error::ServiceError;

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use druids::pb;
+use druids_contract::pb;
 use druids_engine::{Seat, Viewer};
 use prost::Message;
 use tracing::info;

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{LazyLock, Mutex};
 
 use dashmap::DashMap;
-use druids::pb;
+use druids_contract::pb;
 use druids_engine::Seat;
 use prost::Message;
 

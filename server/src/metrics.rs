@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use druids::pb;
+use druids_contract::pb;
 use druids_engine::Seat;
 use prometheus::{
     Encoder, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,

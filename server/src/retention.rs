@@ -128,7 +128,7 @@ mod tests {
     use crate::MemoryStore;
     use crate::auth::TokenHash;
     use crate::store::{GameRecord, Store};
-    use druids::pb;
+    use druids_contract::pb;
     use druids_engine::Seat;
     use std::sync::Mutex;
 

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use druids::pb;
+use druids_contract::pb;
 
 use crate::host::{Applied, ApplyError, HostEvent, HostedGame, Prelude};
 use druids_engine::Seat;

@@ -13,7 +13,7 @@ use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
 
 use dashmap::DashMap;
-use druids::pb;
+use druids_contract::pb;
 use lru::LruCache;
 
 use crate::auth::TokenHash;

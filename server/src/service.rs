@@ -10,7 +10,7 @@ use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use druids::pb;
+use druids_contract::pb;
 use druids_engine::{Seat, Viewer};
 use tokio::sync::{mpsc, watch};
 use tokio_stream::Stream;

@@ -8,7 +8,7 @@
 //! The server calls the store *before* a change takes effect, so an
 //! acknowledged action is always stored.
 
-use druids::pb;
+use druids_contract::pb;
 use druids_engine::Seat;
 
 use crate::auth::TokenHash;

@@ -12,7 +12,7 @@ use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use druids::pb;
+use druids_contract::pb;
 use druids_engine::Viewer;
 use tokio::sync::{mpsc, watch};
 use tonic::Status;

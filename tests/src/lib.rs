@@ -8,8 +8,8 @@ pub mod process;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use druids::pb;
-use druids::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_server::{Clock, Limits, MemoryStore, Service, Store, SystemClock, Tls};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;

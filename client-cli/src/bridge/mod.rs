@@ -22,9 +22,9 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use druids::pb;
-use druids::pb::game_event::Body;
-use druids::pb::submit_action_request::Choice as SubmitChoice;
+use druids_contract::pb;
+use druids_contract::pb::game_event::Body;
+use druids_contract::pb::submit_action_request::Choice as SubmitChoice;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_stream::StreamExt;
@@ -127,7 +127,7 @@ impl From<BridgeError> for CliError {
 /// outcome (`Outcome` in the proto3 JSON mapping; null if abandoned).
 pub async fn play(server: &ServerAddr, opts: Options) -> Result<(), CliError> {
     let summary = run(server, opts).await?;
-    let outcome = summary.outcome.as_ref().map(druids::json::to_json);
+    let outcome = summary.outcome.as_ref().map(druids_contract::json::to_json);
     println!(
         "{}",
         serde_json::json!({

@@ -3,12 +3,12 @@
 //! back. `docs/bot-protocol.md` is its manual; this is its one implementation.
 //!
 //! Contract messages inside (state views, decisions, legal actions, actions,
-//! outcomes) are written and read by [`druids::json`], in the canonical proto3
+//! outcomes) are written and read by [`druids_contract::json`], in the canonical proto3
 //! JSON mapping, so the bridge never needs to know which game is played: a new
 //! game or a renamed field of a game's proto passes through unchanged.
 
-use druids::json::{from_json, to_json};
-use druids::pb;
+use druids_contract::json::{from_json, to_json};
+use druids_contract::pb;
 use serde_json::{Value, json};
 
 /// The protocol version, sent in the `start` message. A change that could

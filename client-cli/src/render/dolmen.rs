@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use druids::pb;
+use druids_contract::pb;
 
 use crate::output::{Colour, Style};
 
@@ -297,7 +297,7 @@ mod tests {
     /// in their cells as in the rules digest; then what is to decide.
     #[test]
     fn the_dolmen_board_is_drawn_as_its_lattice() {
-        use druids::ProtoGame;
+        use druids_contract::ProtoGame;
         use druids_engine::Game;
         use druids_engine::dolmen::Dolmen;
         let mut events = Vec::new();

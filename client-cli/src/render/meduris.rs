@@ -8,7 +8,7 @@
 
 use std::fmt::Write;
 
-use druids::pb;
+use druids_contract::pb;
 
 use crate::output::{Colour, Style};
 
@@ -284,7 +284,7 @@ mod tests {
     use super::*;
 
     fn view() -> pb::StateView {
-        use druids::ProtoGame;
+        use druids_contract::ProtoGame;
         use druids_engine::Game;
         use druids_engine::meduris::Meduris;
         let game = Meduris::new(3, 7, &Default::default(), &mut Vec::new()).unwrap();

@@ -13,8 +13,8 @@ mod meduris;
 
 use std::fmt::Write;
 
-use druids::pb;
-use druids::pb::game_event::Body;
+use druids_contract::pb;
+use druids_contract::pb::game_event::Body;
 
 use crate::output::{Colour, Style};
 
@@ -26,7 +26,7 @@ pub fn state(view: &pb::StateView, style: Style) -> String {
         .unwrap_or_default();
     let game = pb::GameKind::try_from(view.kind)
         .ok()
-        .and_then(druids::registry::name)
+        .and_then(druids_contract::registry::name)
         .unwrap_or("game");
     let _ = writeln!(
         out,
@@ -164,7 +164,7 @@ pub fn event(e: &pb::GameEvent, style: Style) -> String {
 /// An event the server sent without a description (an older server): its
 /// body in proto3 JSON, which names what happened and carries every field.
 fn undescribed(e: &pb::GameEvent) -> String {
-    let mut json = druids::json::to_json(e);
+    let mut json = druids_contract::json::to_json(e);
     if let Some(fields) = json.as_object_mut() {
         for key in ["seq", "version", "description"] {
             fields.remove(key);

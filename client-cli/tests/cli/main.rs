@@ -121,7 +121,7 @@ fn last_json(stdout: &str) -> serde_json::Value {
 /// Every event of a game so far, as a spectator sees it, in proto3 JSON
 /// (field names survive renames of the generated types).
 fn events_json(url: &str, id: &str) -> Vec<serde_json::Value> {
-    use druids::pb;
+    use druids_contract::pb;
     use tokio_stream::StreamExt;
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
@@ -150,7 +150,7 @@ fn events_json(url: &str, id: &str) -> Vec<serde_json::Value> {
         while let Some(e) = stream.next().await {
             let e = e.unwrap();
             let seq = e.seq;
-            events.push(druids::json::to_json(&e));
+            events.push(druids_contract::json::to_json(&e));
             if seq >= state.last_seq {
                 break;
             }

@@ -3,7 +3,7 @@
 
 use std::net::IpAddr;
 
-use druids::pb;
+use druids_contract::pb;
 
 use super::bots::{self, BotNo, check_registration, new_key, parse_id, public_id};
 use super::ratings::rating;

@@ -6,7 +6,7 @@
 use std::pin::Pin;
 use std::sync::Arc;
 
-use druids::pb::{self, arena_service_server::ArenaService};
+use druids_contract::pb::{self, arena_service_server::ArenaService};
 use tokio::sync::{mpsc, watch};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use druids::pb;
+use druids_contract::pb;
 
 use crate::arena_store::BotRecord;
 use crate::auth::TokenHash;

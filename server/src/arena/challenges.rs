@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use druids::pb;
+use druids_contract::pb;
 use prost::Message;
 
 use super::bots::{BotNo, parse_id, public_id};

@@ -7,7 +7,7 @@
 use std::hash::Hash;
 
 use dashmap::DashMap;
-use druids::pb;
+use druids_contract::pb;
 use prost::Message;
 use tokio::sync::watch;
 

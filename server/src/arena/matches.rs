@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use druids::pb;
+use druids_contract::pb;
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::duplicate::{self, Outcome};
 use druids_arena::pairing::pool::Match;
@@ -87,7 +87,7 @@ impl Arena {
         // Luck is the enemy of ratings in a dice game: its rated matches,
         // and its tournament matches, are duplicate matches.
         let games =
-            if (rated || tournament.is_some()) && druids::registry::rated_as_duplicates(kind) {
+            if (rated || tournament.is_some()) && druids_contract::registry::rated_as_duplicates(kind) {
                 bots.len() as u32
             } else {
                 1

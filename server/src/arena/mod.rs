@@ -36,7 +36,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::num::NonZeroUsize;
 
 use dashmap::DashMap;
-use druids::pb;
+use druids_contract::pb;
 use druids_arena::pairing::duplicate::Outcome;
 use druids_arena::pairing::pool::{Pool, PoolConfig, Seek, SeekId};
 use druids_arena::pairing::{self, BotId};

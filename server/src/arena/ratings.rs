@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use druids::pb;
+use druids_contract::pb;
 use druids_arena::ratings::{
     BotId, FitConfig, FitInput, FittedBot, GameResult, LiveRating, LiveRatings, RatingChange,
 };

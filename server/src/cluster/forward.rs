@@ -8,7 +8,7 @@
 use std::net::IpAddr;
 
 use dashmap::DashMap;
-use druids::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Status};
@@ -107,7 +107,7 @@ impl Peers {
 pub fn is_moved(status: &Status) -> bool {
     status.code() == tonic::Code::Unavailable
         && status.get_details_error_info().is_some_and(|i| {
-            i.reason == crate::error::reason_name(druids::pb::ErrorReason::GameMoved)
+            i.reason == crate::error::reason_name(druids_contract::pb::ErrorReason::GameMoved)
         })
 }
 

@@ -5,7 +5,7 @@
 //! Times are the database's (`now()`), never a node's clock, so nodes whose
 //! clocks disagree still agree on whether a lease has expired.
 
-use druids::pb;
+use druids_contract::pb;
 
 use crate::store::{Epoch, StoreError};
 

@@ -3,7 +3,7 @@
 //! holds one `DecisionNeeded` per action, so a full `pb::game_event::Body`
 //! (over 400 bytes) per entry would be most of a game's memory.
 
-use druids::pb;
+use druids_contract::pb;
 use druids_engine::Seat;
 
 /// A public event of the host, as the log keeps it.

@@ -10,7 +10,7 @@ use druids_engine::Seat;
 use proptest::prelude::*;
 use prost::Message;
 
-use druids::pb;
+use druids_contract::pb;
 
 use crate::host::{HostedGame, new_game};
 

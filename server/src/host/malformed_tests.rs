@@ -2,9 +2,9 @@
 //! one class, malformed, through the host: whether the codec (no board has it)
 //! or the engine (this board has not) refuses it.
 
-use druids::DecodeError;
-use druids::pb;
-use druids::pb::meduris_action as act;
+use druids_contract::DecodeError;
+use druids_contract::pb;
+use druids_contract::pb::meduris_action as act;
 use druids_engine::meduris::{Decision, Meduris};
 use druids_engine::{Game, Rejection};
 

@@ -2,9 +2,9 @@
 //!
 //! Browsers and `curl` cannot speak gRPC, so every RPC of `DruidsService` is
 //! also reachable as `POST /api/v1/<Method>` with the request message as JSON
-//! (the canonical proto3 JSON mapping of [`druids::json`]), and `StreamEvents`
+//! (the canonical proto3 JSON mapping of [`druids_contract::json`]), and `StreamEvents`
 //! as Server-Sent Events or newline-delimited JSON. Each call goes through the
-//! very same [`DruidsService`](druids::pb::druids_service_server::DruidsService)
+//! very same [`DruidsService`](druids_contract::pb::druids_service_server::DruidsService)
 //! methods of [`Service`] with a `tonic::Request` built like tonic builds one
 //! (the `authorization` header as metadata, the peer address as
 //! `TcpConnectInfo`), so authentication, limits and errors cannot differ

@@ -4,7 +4,7 @@
 //! own; each is idempotent or checks the epoch it read, so a retry of one that
 //! went through changes nothing more.
 
-use druids::pb;
+use druids_contract::pb;
 
 use super::PostgresStore;
 use crate::cluster::lease::{Claim, Leases, Owner, Whereabouts};

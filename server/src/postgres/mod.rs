@@ -27,7 +27,7 @@ use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
-use druids::pb;
+use druids_contract::pb;
 use druids_engine::Seat;
 use prost::Message;
 use tokio_postgres::NoTls;

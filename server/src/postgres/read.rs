@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use deadpool_postgres::Pool;
-use druids::pb;
+use druids_contract::pb;
 use druids_engine::Seat;
 use prost::Message;
 use tokio_postgres::IsolationLevel;

@@ -2,7 +2,7 @@
 //! dozen bytes (digests of the key and of the request, and where its events
 //! lie in the log), and the first answer rebuilt from the log for a retry.
 
-use druids::pb;
+use druids_contract::pb;
 use druids_engine::{Seat, Viewer};
 
 use super::RoomState;

@@ -2,7 +2,7 @@
 //! streams, its legal actions, its replay and its `ListGames` line, and the
 //! count of streams open on it. Game changes are all in the parent module.
 
-use druids::pb;
+use druids_contract::pb;
 use druids_engine::{Seat, Viewer};
 
 use super::{Room, RoomState};

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use druids::pb::{self, druids_service_server::DruidsService};
+use druids_contract::pb::{self, druids_service_server::DruidsService};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};

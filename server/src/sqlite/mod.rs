@@ -15,7 +15,7 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use druids::pb;
+use druids_contract::pb;
 use druids_engine::Seat;
 use prost::Message;
 use rusqlite::{Connection, params};

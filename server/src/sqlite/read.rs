@@ -2,7 +2,7 @@
 //! the games in play (at start-up), and pages of ended games' summaries
 //! (`ListGames`, exports). Every query here goes through an index.
 
-use druids::pb;
+use druids_contract::pb;
 use druids_engine::Seat;
 use rusqlite::{Connection, OptionalExtension, params};
 

@@ -8,8 +8,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use druids::pb;
-use druids::pb::arena_service_client::ArenaServiceClient;
+use druids_contract::pb;
+use druids_contract::pb::arena_service_client::ArenaServiceClient;
 use druids_server::Limits;
 use druids_server::sqlite::{SqliteStore, Sync};
 use druids_tests::{Lcg, TestServer, authed};
@@ -57,7 +57,7 @@ fn gone(s: &tonic::Status) -> bool {
 /// ends; a server that restarts meanwhile is waited for.
 async fn play_seat(url: String, game_id: String, key: String, seat: u32, seed: u64) {
     let mut rng = Lcg(seed);
-    let client = druids::pb::druids_service_client::DruidsServiceClient::new(
+    let client = druids_contract::pb::druids_service_client::DruidsServiceClient::new(
         tonic::transport::Endpoint::from_shared(url)
             .unwrap()
             .connect_lazy(),
@@ -145,7 +145,7 @@ async fn seek_and_play(
         .into_inner();
     let mut games = 0;
     let mut played = Vec::new();
-    let mut service = druids::pb::druids_service_client::DruidsServiceClient::connect(url.clone())
+    let mut service = druids_contract::pb::druids_service_client::DruidsServiceClient::connect(url.clone())
         .await
         .expect("connect");
     loop {

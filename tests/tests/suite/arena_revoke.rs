@@ -8,8 +8,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use druids::pb;
-use druids::pb::bot_event::Event;
+use druids_contract::pb;
+use druids_contract::pb::bot_event::Event;
 use druids_server::Limits;
 use druids_server::sqlite::{SqliteStore, Sync};
 use druids_tests::{TestServer, authed};

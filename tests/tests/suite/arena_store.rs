@@ -9,8 +9,8 @@
 
 use std::sync::Arc;
 
-use druids::engine::Seat;
-use druids::pb;
+use druids_contract::engine::Seat;
+use druids_contract::pb;
 use druids_server::Store;
 use druids_server::arena_store::{
     BotRecord, ChallengeRecord, MatchRecord, PlacementRecord, TournamentRecord,

@@ -7,8 +7,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use druids::pb;
-use druids::pb::tournament_event::Event;
+use druids_contract::pb;
+use druids_contract::pb::tournament_event::Event;
 use druids_server::sqlite::{SqliteStore, Sync};
 use druids_tests::{TestServer, authed};
 use tonic::Code;

@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use druids::pb;
-use druids::pb::game_event::Body;
+use druids_contract::pb;
+use druids_contract::pb::game_event::Body;
 use druids_server::{Limits, ManualClock, MemoryStore, Store};
 use druids_tests::{Lcg, TestServer, authed, play_random, state};
 use tokio_stream::StreamExt;
@@ -22,7 +22,7 @@ async fn clocked(store: Arc<dyn Store>) -> (TestServer, Arc<ManualClock>) {
 }
 
 async fn create_clocked(
-    client: &mut druids::pb::druids_service_client::DruidsServiceClient<tonic::transport::Channel>,
+    client: &mut druids_contract::pb::druids_service_client::DruidsServiceClient<tonic::transport::Channel>,
     players: u32,
     autopilot_after: u32,
 ) -> (String, Vec<String>) {
@@ -48,7 +48,7 @@ async fn create_clocked(
 }
 
 async fn full_log(
-    client: &mut druids::pb::druids_service_client::DruidsServiceClient<tonic::transport::Channel>,
+    client: &mut druids_contract::pb::druids_service_client::DruidsServiceClient<tonic::transport::Channel>,
     id: &str,
 ) -> Vec<pb::GameEvent> {
     let last = state(client, id, None).await.last_seq;

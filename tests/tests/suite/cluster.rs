@@ -17,8 +17,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use druids::pb;
-use druids::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_server::Store;
 use druids_server::postgres::PostgresStore;
 use druids_server::sqlite::Sync;
@@ -523,7 +523,7 @@ async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
         &id,
         &ActionRecord {
             version: next,
-            seat: druids::engine::Seat(0),
+            seat: druids_contract::engine::Seat(0),
             origin: Origin::Seat,
             action: pb::Action::default(),
             request: pb::SubmitActionRequest::default(),

@@ -3,9 +3,9 @@
 //! state checked unchanged afterwards; idempotent retries; stream resume;
 //! hidden information kept hidden.
 
-use druids::pb;
-use druids::pb::druids_service_client::DruidsServiceClient;
-use druids::pb::game_event::Body;
+use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::pb::game_event::Body;
 use druids_server::Limits;
 use druids_tests::{Lcg, TestServer, authed, create, play_random, state};
 use tokio_stream::StreamExt;
@@ -1073,14 +1073,14 @@ async fn finished_games_export_replays_that_reproduce_them() {
     assert_eq!(replay.actions.len(), n);
     assert_eq!(replay.seed, 64);
     let st = state(&mut client, &id, None).await;
-    assert_eq!(druids::replay::verify(&replay).unwrap(), st.outcome);
+    assert_eq!(druids_contract::replay::verify(&replay).unwrap(), st.outcome);
     // A file that was tampered with does not verify.
     let mut tampered = replay.clone();
     tampered.actions.truncate(n - 1);
-    assert!(druids::replay::verify(&tampered).is_err());
+    assert!(druids_contract::replay::verify(&tampered).is_err());
     let mut other_seed = replay;
     other_seed.seed += 1;
-    assert!(druids::replay::verify(&other_seed).is_err());
+    assert!(druids_contract::replay::verify(&other_seed).is_err());
     server.stop().await;
 }
 

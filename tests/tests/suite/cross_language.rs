@@ -26,9 +26,9 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use druids::pb;
-use druids::pb::druids_service_client::DruidsServiceClient;
-use druids::pb::game_event::Body;
+use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::pb::game_event::Body;
 use druids_server::Limits;
 use druids_server::sqlite::{SqliteStore, Sync};
 use druids_tests::{Lcg, TestServer, authed};

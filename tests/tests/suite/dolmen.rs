@@ -3,9 +3,9 @@
 //! owner before they score, errors that change nothing, and a restart that
 //! carries a game on from the durable store.
 
-use druids::pb;
-use druids::pb::game_event::Body;
-use druids::pb::{dolmen_action as act, dolmen_event as ev};
+use druids_contract::pb;
+use druids_contract::pb::game_event::Body;
+use druids_contract::pb::{dolmen_action as act, dolmen_event as ev};
 use druids_server::Limits;
 use druids_tests::{Lcg, TestServer, all_events, authed, create, legal, play_random, state};
 use tonic::Code;
@@ -96,10 +96,10 @@ async fn complete_dolmen_games_for_every_player_count() {
             .into_inner();
         assert_eq!(replay.kind, DOLMEN as i32);
         assert_eq!(replay.actions.len(), n);
-        assert_eq!(druids::replay::verify(&replay).unwrap(), Some(outcome));
+        assert_eq!(druids_contract::replay::verify(&replay).unwrap(), Some(outcome));
         let mut truncated = replay;
         truncated.actions.pop();
-        assert!(druids::replay::verify(&truncated).is_err());
+        assert!(druids_contract::replay::verify(&truncated).is_err());
     }
     server.stop().await;
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use druids::pb;
+use druids_contract::pb;
 use druids_server::{Limits, ManualClock, MemoryStore};
 use druids_tests::{Lcg, TestServer, authed, create, play_random, state};
 use tokio_stream::StreamExt;

@@ -15,8 +15,8 @@ use std::process::{Child, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use druids::pb;
-use druids::pb::arena_service_client::ArenaServiceClient;
+use druids_contract::pb;
+use druids_contract::pb::arena_service_client::ArenaServiceClient;
 use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::{Limits, Service, SystemClock};
 use tokio::net::TcpListener;

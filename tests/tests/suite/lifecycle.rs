@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use druids::pb;
-use druids::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_server::{Limits, ManualClock, MemoryStore, Store};
 use druids_tests::{Lcg, TestServer, all_events, authed, create, legal, play_random, state};
 use prost::Message;

@@ -7,8 +7,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use druids::pb;
-use druids::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_server::{Limits, MemoryStore};
 use druids_tests::{Lcg, TestServer, authed, create, play_random};
 use tokio::io::AsyncReadExt;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use druids::pb;
+use druids_contract::pb;
 use druids_tests::{Lcg, TestServer, authed, create, play_random};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

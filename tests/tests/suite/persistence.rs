@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use druids::pb;
+use druids_contract::pb;
 use druids_server::Limits;
 use druids_server::sqlite::{SqliteStore, Sync};
 use druids_tests::{Lcg, TestServer, create, play_random, state};
@@ -156,7 +156,7 @@ async fn a_full_database_refuses_actions_with_unavailable() {
 }
 
 async fn idle_games_are_abandoned_and_kept(backend: Backend) {
-    use druids::pb::game_event::Body;
+    use druids_contract::pb::game_event::Body;
     use druids_server::ManualClock;
     use tokio_stream::StreamExt;
 

@@ -6,8 +6,8 @@
 
 use std::sync::{Arc, Barrier};
 
-use druids::engine::Seat;
-use druids::pb;
+use druids_contract::engine::Seat;
+use druids_contract::pb;
 use druids_server::Limits;
 use druids_server::auth::TokenHash;
 use druids_server::store::{

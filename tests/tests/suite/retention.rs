@@ -9,9 +9,9 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use druids::engine::Seat;
-use druids::pb;
-use druids::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::engine::Seat;
+use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_server::auth::TokenHash;
 use druids_server::retention::DAY_MS;
 use druids_server::sqlite::{SqliteStore, Sync};
@@ -182,7 +182,7 @@ fn export_all(db: &Path, after: Option<&str>) -> Vec<pb::Replay> {
         .lines()
         .map(|l| {
             let json: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
-            druids::json::from_json::<pb::Replay>(&json).expect("a Replay")
+            druids_contract::json::from_json::<pb::Replay>(&json).expect("a Replay")
         })
         .collect()
 }

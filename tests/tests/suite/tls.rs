@@ -1,8 +1,8 @@
 //! Optional TLS: a server given a certificate speaks only TLS; a client that
 //! trusts the certificate plays, a plaintext client gets nowhere.
 
-use druids::pb;
-use druids::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_server::Tls;
 use druids_tests::TestServer;
 use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};

@@ -6,9 +6,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use druids::pb;
-use druids::pb::druids_service_client::DruidsServiceClient;
-use druids::pb::game_event::Body;
+use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::pb::game_event::Body;
 use druids_server::{Limits, MemoryStore};
 use druids_tests::{Lcg, TestServer, authed, create, legal, play_random, state};
 use tokio_stream::StreamExt;
@@ -92,7 +92,7 @@ async fn seeds_stay_secret_until_the_replay_unless_the_creator_chose_them() {
         .unwrap()
         .into_inner();
     assert_ne!(replay.seed, replay2.seed, "server seeds are random");
-    assert!(druids::replay::verify(&replay).is_ok());
+    assert!(druids_contract::replay::verify(&replay).is_ok());
     server.stop().await;
 }
 

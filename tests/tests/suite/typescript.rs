@@ -14,7 +14,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use druids::pb;
+use druids_contract::pb;
 use druids_tests::TestServer;
 
 use crate::cross_language::{

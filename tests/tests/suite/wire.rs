@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use druids::pb;
+use druids_contract::pb;
 use druids_server::{Limits, MemoryStore};
 use druids_tests::{TestServer, create, state};
 use tonic::transport::Channel;

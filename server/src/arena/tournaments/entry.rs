@@ -2,8 +2,8 @@
 //! stored), joining one with open entry, and reading one: GetTournament and
 //! its event log.
 
-use druids::pb;
-use druids::pb::create_tournament_request::Format as F;
+use druids_contract::pb;
+use druids_contract::pb::create_tournament_request::Format as F;
 use prost::Message;
 
 use super::{MAX_ENTRANTS, Tourney};

@@ -6,8 +6,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use druids::pb;
-use druids::pb::tournament_event::Event;
+use druids_contract::pb;
+use druids_contract::pb::tournament_event::Event;
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::schedule::{self, Format, Game};
 

@@ -26,8 +26,8 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use druids::pb;
-use druids::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use serde_norway::Value;
 
 use crate::cross_language::{kits_dir, repo_root, run_ok, run_with_timeout, rust_bot};

@@ -23,15 +23,15 @@ fn proto_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    println!("cargo:rerun-if-changed=proto");
-    let files = proto_files(Path::new("proto"))?;
-    let fds = protox::compile(&files, ["proto"])?;
+    println!("cargo:rerun-if-changed=../proto");
+    let files = proto_files(Path::new("../proto"))?;
+    let fds = protox::compile(&files, ["../proto"])?;
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(out.join("druids_descriptor.bin"), fds.encode_to_vec())?;
-    // Type names (`prost::Name`) let `druids::json` find each message's descriptor.
+    // Type names (`prost::Name`) let `druids_contract::json` find each message's descriptor.
     let mut config = prost_build::Config::new();
     config.enable_type_names();
-    // Malformed request bodies are INVALID_ARGUMENT, not INTERNAL (`druids::wire`).
+    // Malformed request bodies are INVALID_ARGUMENT, not INTERNAL (`druids_contract::wire`).
     tonic_prost_build::configure()
         .codec_path("crate::wire::StrictCodec")
         .compile_fds_with_config(fds, config)?;

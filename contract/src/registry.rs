@@ -12,7 +12,7 @@ use crate::pb;
 /// [`pb::GameKind`]); `None` for `GAME_KIND_UNSPECIFIED`.
 ///
 /// ```
-/// use druids::{pb, with_game};
+/// use druids_contract::{pb, with_game};
 /// use druids_engine::Game;
 /// let name = with_game!(pb::GameKind::Dolmen, |G| G::NAME);
 /// assert_eq!(name, Some("dolmen"));
