@@ -5,12 +5,15 @@
 
 #![warn(missing_docs)]
 
+mod chance;
 mod game;
 
 pub use game::{
     Determinize, DeterminizeError, Evaluate, Game, Outcome, Rejection, RuleViolation, Seat,
     SetupError, TurnError, Viewer,
 };
+
+pub use chance::{Chance, ChanceError, ChanceMode, Draw, play_script};
 
 pub mod dolmen;
 pub mod meduris;
