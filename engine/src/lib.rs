@@ -7,6 +7,7 @@
 
 mod chance;
 mod game;
+mod tensor;
 
 pub use game::{
     Determinize, DeterminizeError, Evaluate, Game, Outcome, Rejection, RuleViolation, Seat,
@@ -14,6 +15,8 @@ pub use game::{
 };
 
 pub use chance::{Chance, ChanceError, ChanceMode, Draw, play_script};
+
+pub use tensor::{Section, Tensors, legal_indices};
 
 pub mod dolmen;
 pub mod meduris;

@@ -45,6 +45,7 @@ pub mod event;
 mod rules;
 mod scoring;
 mod state;
+mod tensor;
 mod text;
 pub mod view;
 

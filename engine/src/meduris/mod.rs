@@ -28,6 +28,7 @@ mod rules;
 pub mod scoring;
 mod setup;
 mod state;
+mod tensor;
 mod text;
 pub mod view;
 
