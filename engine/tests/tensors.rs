@@ -5,7 +5,7 @@
 
 use druids_engine::dolmen::Dolmen;
 use druids_engine::meduris::Meduris;
-use druids_engine::{Determinize, Game, Seat, Tensors, Viewer, legal_indices};
+use druids_engine::{Determinize, Seat, Tensors, Viewer, legal_indices};
 
 fn observation<G: Tensors>(game: &G, viewer: Viewer) -> Vec<f32> {
     let mut out = vec![f32::NAN; G::observation_len(game.players())];
