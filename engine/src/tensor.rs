@@ -48,6 +48,9 @@ pub trait Tensors: Game {
     /// order.
     fn observation_layout(players: usize) -> Vec<Section>;
 
+    /// The number of seats `view` shows.
+    fn view_players(view: &Self::View) -> usize;
+
     /// Writes the observation of `view` (for its viewer) into `out`, whose
     /// length is the layout's total; every value is written.
     fn observe(view: &Self::View, out: &mut [f32]);

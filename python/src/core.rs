@@ -276,7 +276,10 @@ pub(crate) fn state_view<G: ProtoGame>(game: &G, viewer: Viewer) -> pb::StateVie
         },
         to_act: game.to_act().map(|s| s.0 as u32),
         decision: ProtoGame::decision(game),
-        outcome: game.outcome().as_ref().map(druids_contract::codec::encode_outcome),
+        outcome: game
+            .outcome()
+            .as_ref()
+            .map(druids_contract::codec::encode_outcome),
         game: Some(G::encode_view(&game.view(viewer))),
         ..Default::default()
     }
@@ -284,10 +287,15 @@ pub(crate) fn state_view<G: ProtoGame>(game: &G, viewer: Viewer) -> pb::StateVie
 
 /// A new game of the kind named `name` ("meduris", "dolmen").
 pub(crate) fn new_game(recipe: Recipe) -> Result<Box<dyn Play>, PlayError> {
-    let kind = druids_contract::registry::by_name(&recipe.game)
-        .ok_or_else(|| PlayError::Setup(format!("no game is called {:?} (meduris, dolmen)", short(&recipe.game))))?;
-    druids_contract::with_game!(kind, |G| Core::<G>::build(recipe).map(|c| Box::new(c) as Box<dyn Play>))
-        .expect("a registered kind")
+    let kind = druids_contract::registry::by_name(&recipe.game).ok_or_else(|| {
+        PlayError::Setup(format!(
+            "no game is called {:?} (meduris, dolmen)",
+            short(&recipe.game)
+        ))
+    })?;
+    druids_contract::with_game!(kind, |G| Core::<G>::build(recipe)
+        .map(|c| Box::new(c) as Box<dyn Play>))
+    .expect("a registered kind")
 }
 
 /// Client input quoted in a message: at most 64 bytes.

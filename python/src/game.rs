@@ -237,8 +237,14 @@ impl PyGame {
         };
         let d = PyDict::new(py);
         d.set_item("scores", o.scores.clone())?;
-        d.set_item("winners", o.winners.iter().map(|s| s.index()).collect::<Vec<_>>())?;
-        d.set_item("ranking", o.ranking.iter().map(|s| s.index()).collect::<Vec<_>>())?;
+        d.set_item(
+            "winners",
+            o.winners.iter().map(|s| s.index()).collect::<Vec<_>>(),
+        )?;
+        d.set_item(
+            "ranking",
+            o.ranking.iter().map(|s| s.index()).collect::<Vec<_>>(),
+        )?;
         d.set_item("by_safeguard", o.by_safeguard)?;
         Ok(Some(d))
     }
@@ -306,7 +312,11 @@ impl PyGame {
     /// The `StateView` the server would send `seat` (`None`: a spectator),
     /// serialised (the parts an observation is made of).
     #[pyo3(signature = (seat=None))]
-    fn state_view<'py>(&self, py: Python<'py>, seat: Option<usize>) -> PyResult<Bound<'py, PyBytes>> {
+    fn state_view<'py>(
+        &self,
+        py: Python<'py>,
+        seat: Option<usize>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let viewer = viewer(self.inner.players(), seat)?;
         Ok(PyBytes::new(py, &self.inner.state_view(viewer)))
     }
@@ -314,7 +324,13 @@ impl PyGame {
     /// The index a built-in bot ("random", "greedy", "mcts") picks for the
     /// seat to act, seeing only that seat's view; `iterations` is MCTS's budget.
     #[pyo3(signature = (bot, seed=0, iterations=200))]
-    fn bot_action(&mut self, py: Python<'_>, bot: &str, seed: u64, iterations: u32) -> PyResult<usize> {
+    fn bot_action(
+        &mut self,
+        py: Python<'_>,
+        bot: &str,
+        seed: u64,
+        iterations: u32,
+    ) -> PyResult<usize> {
         let strategy: druids_bots::Strategy = bot.parse().map_err(PyValueError::new_err)?;
         if self.inner.to_act().is_none() {
             return Err(PyValueError::new_err("no seat is to act"));

@@ -7,11 +7,16 @@
 mod core;
 mod game;
 mod recipe;
+mod vector;
+mod wire;
 
 use pyo3::prelude::*;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<game::PyGame>()?;
+    m.add_class::<vector::PyVectorEnv>()?;
+    m.add_function(wrap_pyfunction!(wire::observation_from_state_view, m)?)?;
+    m.add_function(wrap_pyfunction!(wire::mask_from_legal_actions, m)?)?;
     Ok(())
 }

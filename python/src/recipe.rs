@@ -91,7 +91,8 @@ impl Recipe {
                 .and_then(Value::as_u64)
                 .ok_or_else(|| format!("{k} must be a non-negative integer"))
         };
-        let small = |k: &str| u(k).and_then(|n| u32::try_from(n).map_err(|_| format!("{k} is too large")));
+        let small =
+            |k: &str| u(k).and_then(|n| u32::try_from(n).map_err(|_| format!("{k} is too large")));
         let history = v
             .get("history")
             .and_then(Value::as_array)

@@ -124,6 +124,10 @@ impl Tensors for Meduris {
         ]
     }
 
+    fn view_players(view: &View) -> usize {
+        view.seats.len()
+    }
+
     fn observe(view: &View, out: &mut [f32]) {
         let n = view.seats.len();
         let mut w = Writer::new(out, Self::observation_layout(n), view.viewer, n);
