@@ -15,13 +15,17 @@ view and an explicit chance mode.
 """
 
 from ._core import Game, VectorEnv, mask_from_legal_actions, observation_from_state_view
-from .evaluate import evaluate
+from .evaluate import Agent, Policy, Result, Standing, evaluate
 
 GAMES = ("meduris", "dolmen")
 """The games, by the registry's names."""
 
 __all__ = [
+    "Agent",
     "GAMES",
+    "Policy",
+    "Result",
+    "Standing",
     "Game",
     "VectorEnv",
     "evaluate",
