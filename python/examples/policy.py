@@ -34,13 +34,15 @@ class LinearPolicy:
     def probabilities(self, observations: Floats, masks: Mask) -> Floats:
         z = self.logits(observations, masks)
         z = z - z.max(axis=1, keepdims=True)
-        e = np.exp(z) * masks
-        return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+        e: Floats = (np.exp(z) * masks).astype(np.float32)
+        p: Floats = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+        return p
 
     def __call__(self, observation: Floats, mask: Mask) -> int:
         """One seat's choice, drawn from the policy's probabilities."""
         p = self.probabilities(observation[None, :], mask[None, :])[0]
-        return int(min(np.searchsorted(p.cumsum(), self.rng.random()), len(p) - 1))
+        k = int(np.searchsorted(p.cumsum(), self.rng.random()))
+        return min(k, len(p) - 1)
 
     def save(self, path: Path) -> None:
         np.savez(path, w=self.w, b=self.b)
