@@ -78,7 +78,7 @@ pub fn legal_indices<G: Tensors>(players: usize, legal: &[G::Action], out: &mut 
 pub(crate) struct Writer<'a> {
     out: &'a mut [f32],
     at: usize,
-    layout: std::vec::IntoIter<Section>,
+    layout: std::slice::Iter<'a, Section>,
     /// The viewer's seat (0 for a spectator) and the number of seats.
     base: u8,
     players: u8,
@@ -88,7 +88,7 @@ impl<'a> Writer<'a> {
     /// Zeroes `out` and starts at its first section.
     pub(crate) fn new(
         out: &'a mut [f32],
-        layout: Vec<Section>,
+        layout: &'a [Section],
         viewer: Viewer,
         players: usize,
     ) -> Self {
@@ -102,7 +102,7 @@ impl<'a> Writer<'a> {
         Writer {
             out,
             at: 0,
-            layout: layout.into_iter(),
+            layout: layout.iter(),
             base: match viewer {
                 Viewer::Seat(s) => s.0,
                 Viewer::Spectator => 0,
@@ -113,7 +113,7 @@ impl<'a> Writer<'a> {
 
     /// The next section, which must be `name`, as rows of its row length.
     pub(crate) fn section(&mut self, name: &'static str) -> Rows<'_> {
-        let s = self.layout.next().expect("a section left");
+        let s = *self.layout.next().expect("a section left");
         debug_assert_eq!(s.name, name, "sections written in layout order");
         let start = self.at;
         self.at += s.len();

@@ -40,6 +40,29 @@ fn decision_index(d: Decision) -> usize {
     }
 }
 
+/// The observation's sections for `players` seats (see `docs/observations.md`).
+fn layout(players: usize) -> [Section; 4] {
+    let n = players;
+    [
+        Section {
+            name: "sites",
+            shape: [SITES, 3 * n + 1],
+        },
+        Section {
+            name: "circles",
+            shape: [CIRCLES, 2 * n + MAX_STACK * (n + 4) + 4],
+        },
+        Section {
+            name: "seats",
+            shape: [n, 14],
+        },
+        Section {
+            name: "turn",
+            shape: [1, 3 * n + 10],
+        },
+    ]
+}
+
 impl Tensors for Dolmen {
     fn action_count(_players: usize) -> usize {
         ACTIONS
@@ -66,25 +89,7 @@ impl Tensors for Dolmen {
     }
 
     fn observation_layout(players: usize) -> Vec<Section> {
-        let n = players;
-        vec![
-            Section {
-                name: "sites",
-                shape: [SITES, 3 * n + 1],
-            },
-            Section {
-                name: "circles",
-                shape: [CIRCLES, 2 * n + MAX_STACK * (n + 4) + 4],
-            },
-            Section {
-                name: "seats",
-                shape: [n, 14],
-            },
-            Section {
-                name: "turn",
-                shape: [1, 3 * n + 10],
-            },
-        ]
+        layout(players).to_vec()
     }
 
     fn view_players(view: &View) -> usize {
@@ -93,7 +98,8 @@ impl Tensors for Dolmen {
 
     fn observe(view: &View, out: &mut [f32]) {
         let n = view.seats.len();
-        let mut w = Writer::new(out, Self::observation_layout(n), view.viewer, n);
+        let sections = layout(n);
+        let mut w = Writer::new(out, &sections, view.viewer, n);
         let (stone_site, dolmen_circle) = match view.decision {
             Some(Decision::Stone { site, .. }) => (Some(site.index()), None),
             Some(Decision::Dolmen { circle, on_top }) => (None, Some((circle.index(), on_top))),

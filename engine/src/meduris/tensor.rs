@@ -51,6 +51,41 @@ fn decision_index(d: Decision) -> usize {
     }
 }
 
+/// The observation's sections for `players` seats (see `docs/observations.md`).
+fn layout(players: usize) -> [Section; 7] {
+    let n = players;
+    [
+        Section {
+            name: "fields",
+            shape: [fields(players), 2 * n + 7],
+        },
+        Section {
+            name: "plateaus",
+            shape: [12, n],
+        },
+        Section {
+            name: "supply",
+            shape: [1, 4],
+        },
+        Section {
+            name: "seats",
+            shape: [n, 11],
+        },
+        Section {
+            name: "runes",
+            shape: [9, n],
+        },
+        Section {
+            name: "druid",
+            shape: [1, 4],
+        },
+        Section {
+            name: "turn",
+            shape: [1, 3 * n + 10],
+        },
+    ]
+}
+
 impl Tensors for Meduris {
     fn action_count(players: usize) -> usize {
         HUT + 2 * fields(players) + OFFERS
@@ -91,37 +126,7 @@ impl Tensors for Meduris {
     }
 
     fn observation_layout(players: usize) -> Vec<Section> {
-        let n = players;
-        vec![
-            Section {
-                name: "fields",
-                shape: [fields(players), 2 * n + 7],
-            },
-            Section {
-                name: "plateaus",
-                shape: [12, n],
-            },
-            Section {
-                name: "supply",
-                shape: [1, 4],
-            },
-            Section {
-                name: "seats",
-                shape: [n, 11],
-            },
-            Section {
-                name: "runes",
-                shape: [9, n],
-            },
-            Section {
-                name: "druid",
-                shape: [1, 4],
-            },
-            Section {
-                name: "turn",
-                shape: [1, 3 * n + 10],
-            },
-        ]
+        layout(players).to_vec()
     }
 
     fn view_players(view: &View) -> usize {
@@ -130,7 +135,8 @@ impl Tensors for Meduris {
 
     fn observe(view: &View, out: &mut [f32]) {
         let n = view.seats.len();
-        let mut w = Writer::new(out, Self::observation_layout(n), view.viewer, n);
+        let sections = layout(n);
+        let mut w = Writer::new(out, &sections, view.viewer, n);
 
         let offering = match view.decision {
             Some(Decision::Offering { field, .. }) => Some(field as usize),

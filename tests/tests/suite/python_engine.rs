@@ -161,6 +161,27 @@ async fn python_plays_the_servers_games_exactly() {
     server.stop().await;
 }
 
+/// The README's "Train a bot in Python" example, run as written.
+#[test]
+fn the_readme_example_runs_as_written() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let section = readme
+        .split("## Train a bot in Python")
+        .nth(1)
+        .expect("the README has the section");
+    let code = section
+        .split("```python\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a python block in the section");
+    let done =
+        run_with_timeout(python(&["-c", code]), CHECK_TIMEOUT).unwrap_or_else(|e| panic!("{e}"));
+    assert_ok("the README's example", &done);
+    assert!(done.stdout.contains("'win_rate'"), "{}", done.stdout);
+    // The install lines are the ones the venv above ran.
+    assert!(section.contains("pip install ./python ./bots/python"));
+}
+
 #[test]
 fn the_examples_type_check_strictly() {
     let examples = path("python/examples");

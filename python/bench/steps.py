@@ -1,0 +1,165 @@
+"""Steps per second from Python (BENCHMARKS.md, "The engine from Python").
+
+One process, one thread unless said: the single-game Python loop (a random
+legal action each step) on druids' Meduris and Die Dolmengötter, OpenSpiel's
+backgammon through ``pyspiel`` and PettingZoo's ``connect_four_v3`` driven
+by the same loop; the vector env with random actions drawn by numpy from the
+masks (observations and masks written every step). Each figure is steps done
+in a fixed number of steps over the time they took (time.perf_counter).
+
+    python python/bench/steps.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+import druids_engine
+
+
+def rate(run: Callable[[int], int], steps: int) -> float:
+    run(max(1, steps // 10))  # warm up
+    start = time.perf_counter()
+    done = run(steps)
+    return done / (time.perf_counter() - start)
+
+
+def druids_loop(game: str, players: int) -> Callable[[int], int]:
+    def run(steps: int) -> int:
+        rng = random.Random(1)
+        g = druids_engine.Game(game, players, seed=1)
+        seed = 1
+        for _ in range(steps):
+            if g.is_over:
+                seed += 1
+                g = druids_engine.Game(game, players, seed=seed)
+            legal = g.legal_actions()
+            g.apply(legal[rng.randrange(len(legal))])
+        return steps
+
+    return run
+
+
+def druids_loop_observed(game: str, players: int) -> Callable[[int], int]:
+    def run(steps: int) -> int:
+        rng = random.Random(1)
+        g = druids_engine.Game(game, players, seed=1)
+        seed = 1
+        for _ in range(steps):
+            if g.is_over:
+                seed += 1
+                g = druids_engine.Game(game, players, seed=seed)
+            g.observation(g.to_act)
+            g.legal_mask()
+            legal = g.legal_actions()
+            g.apply(legal[rng.randrange(len(legal))])
+        return steps
+
+    return run
+
+
+def pyspiel_loop(name: str) -> Callable[[int], int]:
+    import pyspiel
+
+    game = pyspiel.load_game(name)
+
+    def run(steps: int) -> int:
+        rng = random.Random(1)
+        state = game.new_initial_state()
+        for _ in range(steps):
+            if state.is_terminal():
+                state = game.new_initial_state()
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randrange(len(legal))])
+        return steps
+
+    return run
+
+
+def connect_four_loop() -> Callable[[int], int]:
+    from pettingzoo.classic import connect_four_v3
+
+    env = connect_four_v3.env()
+
+    def run(steps: int) -> int:
+        rng = random.Random(1)
+        env.reset(seed=1)
+        for _ in range(steps):
+            _, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.reset(seed=rng.randrange(1 << 30))
+                continue
+            mask = env.observe(env.agent_selection)["action_mask"]
+            legal = np.flatnonzero(mask)
+            env.step(int(legal[rng.randrange(len(legal))]))
+        return steps
+
+    return run
+
+
+def vector(game: str, players: int, num_envs: int, threads: int) -> Callable[[int], int]:
+    env = druids_engine.VectorEnv(game, players, num_envs, seed=1, threads=threads)
+    rng = np.random.default_rng(1)
+
+    def run(steps: int) -> int:
+        calls = max(1, steps // num_envs)
+        masks = env.masks
+        for _ in range(calls):
+            # A uniform legal action per env: argmax of random keys on the mask.
+            keys = rng.random(masks.shape, dtype=np.float32)
+            keys *= masks
+            env.step(keys.argmax(axis=1))
+        return calls * num_envs
+
+    return run
+
+
+def vector_own_actions(game: str, players: int, num_envs: int, threads: int) -> Callable[[int], int]:
+    """The vector env alone: actions chosen without numpy (first legal), to
+    show what the env itself costs."""
+    env = druids_engine.VectorEnv(game, players, num_envs, seed=1, threads=threads)
+
+    def run(steps: int) -> int:
+        calls = max(1, steps // num_envs)
+        masks = env.masks
+        for _ in range(calls):
+            env.step(masks.argmax(axis=1))
+        return calls * num_envs
+
+    return run
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    k = 1 if args.quick else 5
+    rows: list[tuple[str, float]] = []
+    rows.append(("Python loop, druids Meduris 4p", rate(druids_loop("meduris", 4), 20_000 * k)))
+    rows.append(("Python loop, druids Meduris 4p + observation + mask", rate(druids_loop_observed("meduris", 4), 20_000 * k)))
+    rows.append(("Python loop, druids Die Dolmengötter 5p", rate(druids_loop("dolmen", 5), 20_000 * k)))
+    rows.append(("Python loop, OpenSpiel backgammon (pyspiel)", rate(pyspiel_loop("backgammon"), 20_000 * k)))
+    rows.append(("Python loop, PettingZoo connect_four_v3", rate(connect_four_loop(), 20_000 * k)))
+    for n in (64, 1024):
+        rows.append((f"VectorEnv Meduris 4p, {n} envs, numpy random actions", rate(vector("meduris", 4, n, 1), 200_000 * k)))
+    rows.append(("VectorEnv Meduris 4p, 1024 envs, first legal action", rate(vector_own_actions("meduris", 4, 1024, 1), 200_000 * k)))
+    rows.append(("VectorEnv Meduris 4p, 1024 envs, 2 threads, numpy random actions", rate(vector("meduris", 4, 1024, 2), 200_000 * k)))
+    rows.append(("VectorEnv Die Dolmengötter 5p, 1024 envs, numpy random actions", rate(vector("dolmen", 5, 1024, 1), 100_000 * k)))
+    width = max(len(r[0]) for r in rows)
+    print(f"| {'what':<{width}} | steps/s |")
+    print(f"|{'-' * (width + 2)}|---:|")
+    for what, r in rows:
+        print(f"| {what:<{width}} | {r:,.0f} |")
+
+
+if __name__ == "__main__":
+    main()
