@@ -79,10 +79,20 @@ pub(crate) struct Writer<'a> {
     out: &'a mut [f32],
     at: usize,
     layout: std::slice::Iter<'a, Section>,
-    /// The viewer's seat (0 for a spectator) and the number of seats.
-    base: u8,
-    players: u8,
+    /// Each seat's place counted from the viewer, and the seat at each place.
+    places: Places,
 }
+
+/// Seats counted from the viewer (0 for the viewer's own), both ways, as
+/// tables: the writers ask for them per field and per site.
+#[derive(Clone, Copy)]
+struct Places {
+    rel: [u8; MAX_SEATS],
+    seat_at: [u8; MAX_SEATS],
+}
+
+/// The most seats of any game.
+const MAX_SEATS: usize = 8;
 
 impl<'a> Writer<'a> {
     /// Zeroes `out` and starts at its first section.
@@ -103,11 +113,21 @@ impl<'a> Writer<'a> {
             out,
             at: 0,
             layout: layout.iter(),
-            base: match viewer {
-                Viewer::Seat(s) => s.0,
-                Viewer::Spectator => 0,
+            places: {
+                let base = match viewer {
+                    Viewer::Seat(s) => s.index(),
+                    Viewer::Spectator => 0,
+                };
+                let mut places = Places {
+                    rel: [0; MAX_SEATS],
+                    seat_at: [0; MAX_SEATS],
+                };
+                for s in 0..players.min(MAX_SEATS) {
+                    places.rel[s] = ((s + players - base) % players) as u8;
+                    places.seat_at[s] = ((base + s) % players) as u8;
+                }
+                places
             },
-            players: players as u8,
         }
     }
 
@@ -120,8 +140,7 @@ impl<'a> Writer<'a> {
         Rows {
             values: &mut self.out[start..self.at],
             width: s.shape[1],
-            base: self.base,
-            players: self.players,
+            places: self.places,
         }
     }
 
@@ -136,27 +155,28 @@ impl<'a> Writer<'a> {
 pub(crate) struct Rows<'a> {
     values: &'a mut [f32],
     width: usize,
-    base: u8,
-    players: u8,
+    places: Places,
 }
 
 impl Rows<'_> {
     /// `seat`'s place counted from the viewer (0 for the viewer's own).
     #[inline]
     pub(crate) fn rel(&self, seat: Seat) -> usize {
-        ((seat.0 + self.players - self.base) % self.players) as usize
+        self.places.rel[seat.index() % MAX_SEATS] as usize
     }
 
     /// The seat at place `k` counted from the viewer.
     #[inline]
     pub(crate) fn seat_at(&self, k: usize) -> Seat {
-        Seat((self.base + k as u8) % self.players)
+        Seat(self.places.seat_at[k % MAX_SEATS])
     }
 
-    /// Sets `value` at `row`, `col`, as a number.
+    /// Sets `row`, `col` to 1 when `value` holds (the tensor starts at 0).
     #[inline]
     pub(crate) fn flag(&mut self, row: usize, col: usize, value: bool) {
-        self.set(row, col, value as u8 as f32);
+        if value {
+            self.one(row, col);
+        }
     }
 
     /// Sets value `col` of row `row`.

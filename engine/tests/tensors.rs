@@ -101,3 +101,38 @@ fn the_documented_sizes_are_the_engines() {
         .collect();
     assert_eq!(documented, rows);
 }
+
+/// Per-seat rows start at the viewer's own seat: seat s sees its own goods in
+/// row 0 and the score of seat s + k in row k.
+#[test]
+fn seats_are_counted_from_the_viewer() {
+    use druids_engine::Game;
+    let mut events = Vec::new();
+    let mut game = Meduris::new(4, 4, &Default::default(), &mut events).unwrap();
+    let mut legal = Vec::new();
+    // Play to the end: the final scores tell the rows apart.
+    while let Some(seat) = game.to_act() {
+        legal.clear();
+        game.legal_actions(&mut legal);
+        let a = legal[events.len() % legal.len()];
+        game.apply(seat, &a, &mut events).unwrap();
+    }
+    let scores = game.outcome().unwrap().scores;
+    let mut distinct = scores.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 4, "{scores:?}");
+    let layout = Meduris::observation_layout(4);
+    let start: usize = layout.iter().take_while(|s| s.name != "seats").map(|s| s.len()).sum();
+    let seats = layout.iter().find(|s| s.name == "seats").unwrap();
+    for s in 0..4u8 {
+        let view = game.view(Viewer::Seat(Seat(s)));
+        let obs = observation(&game, Viewer::Seat(Seat(s)));
+        for k in 0..4 {
+            let row = &obs[start + k * seats.shape[1]..start + (k + 1) * seats.shape[1]];
+            let seat = (s as usize + k) % 4;
+            assert_eq!(row[0], view.seats[seat].score as f32);
+            assert_eq!(row[6], (k == 0) as u8 as f32, "only the viewer's own goods are known");
+        }
+    }
+}

@@ -38,6 +38,7 @@ struct Slot<G: Game> {
     game: G,
     legal: Vec<G::Action>,
     indices: Vec<usize>,
+    events: Vec<G::Event>,
     played: u64,
 }
 
@@ -194,8 +195,9 @@ impl<G: Chance + Tensors> Batch for Games<G> {
                 .expect("checked");
             let seat: Seat = slot.game.to_act().expect("a live game");
             let action = slot.legal[k].clone();
+            slot.events.clear();
             slot.game
-                .apply(seat, &action, &mut Vec::new())
+                .apply(seat, &action, &mut slot.events)
                 .expect("a listed action applies");
             r.fill(0.0);
             *t = false;
@@ -249,6 +251,7 @@ fn batch<G: Chance + Tensors>(
                 game: Games::<G>::new_game(players, seed.wrapping_add(i as u64)),
                 legal: Vec::new(),
                 indices: Vec::new(),
+                events: Vec::new(),
                 played: 0,
             })
             .collect(),
