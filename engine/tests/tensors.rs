@@ -123,7 +123,11 @@ fn seats_are_counted_from_the_viewer() {
     distinct.dedup();
     assert_eq!(distinct.len(), 4, "{scores:?}");
     let layout = Meduris::observation_layout(4);
-    let start: usize = layout.iter().take_while(|s| s.name != "seats").map(|s| s.len()).sum();
+    let start: usize = layout
+        .iter()
+        .take_while(|s| s.name != "seats")
+        .map(|s| s.len())
+        .sum();
     let seats = layout.iter().find(|s| s.name == "seats").unwrap();
     for s in 0..4u8 {
         let view = game.view(Viewer::Seat(Seat(s)));
@@ -132,7 +136,11 @@ fn seats_are_counted_from_the_viewer() {
             let row = &obs[start + k * seats.shape[1]..start + (k + 1) * seats.shape[1]];
             let seat = (s as usize + k) % 4;
             assert_eq!(row[0], view.seats[seat].score as f32);
-            assert_eq!(row[6], (k == 0) as u8 as f32, "only the viewer's own goods are known");
+            assert_eq!(
+                row[6],
+                (k == 0) as u8 as f32,
+                "only the viewer's own goods are known"
+            );
         }
     }
 }

@@ -4,8 +4,10 @@ One process, one thread unless said: the single-game Python loop (a random
 legal action each step) on druids' Meduris and Die Dolmengötter, OpenSpiel's
 backgammon through ``pyspiel`` and PettingZoo's ``connect_four_v3`` driven
 by the same loop; the vector env with random actions drawn by numpy from the
-masks (observations and masks written every step). Each figure is steps done
-in a fixed number of steps over the time they took (time.perf_counter).
+masks (observations and masks written every step). Each figure is a fixed
+number of steps over the CPU time the process took for them
+(time.process_time: steps per second of one core, however busy the machine;
+with two threads, both threads' time), and over the wall-clock time.
 
     python python/bench/steps.py [--quick]
 """
@@ -22,11 +24,12 @@ import numpy as np
 import druids_engine
 
 
-def rate(run: Callable[[int], int], steps: int) -> float:
+def rate(run: Callable[[int], int], steps: int) -> tuple[float, float]:
+    """(steps per CPU second, steps per wall-clock second)."""
     run(max(1, steps // 10))  # warm up
-    start = time.perf_counter()
+    cpu, wall = time.process_time(), time.perf_counter()
     done = run(steps)
-    return done / (time.perf_counter() - start)
+    return done / (time.process_time() - cpu), done / (time.perf_counter() - wall)
 
 
 def druids_loop(game: str, players: int) -> Callable[[int], int]:
@@ -143,7 +146,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     k = 1 if args.quick else 5
-    rows: list[tuple[str, float]] = []
+    rows: list[tuple[str, tuple[float, float]]] = []
     rows.append(("Python loop, druids Meduris 4p", rate(druids_loop("meduris", 4), 20_000 * k)))
     rows.append(("Python loop, druids Meduris 4p + observation + mask", rate(druids_loop_observed("meduris", 4), 20_000 * k)))
     rows.append(("Python loop, druids Die Dolmengötter 5p", rate(druids_loop("dolmen", 5), 20_000 * k)))
@@ -155,10 +158,10 @@ def main() -> None:
     rows.append(("VectorEnv Meduris 4p, 1024 envs, 2 threads, numpy random actions", rate(vector("meduris", 4, 1024, 2), 200_000 * k)))
     rows.append(("VectorEnv Die Dolmengötter 5p, 1024 envs, numpy random actions", rate(vector("dolmen", 5, 1024, 1), 100_000 * k)))
     width = max(len(r[0]) for r in rows)
-    print(f"| {'what':<{width}} | steps/s |")
-    print(f"|{'-' * (width + 2)}|---:|")
-    for what, r in rows:
-        print(f"| {what:<{width}} | {r:,.0f} |")
+    print(f"| {'what':<{width}} | steps per CPU second | steps per second (wall) |")
+    print(f"|{'-' * (width + 2)}|---:|---:|")
+    for what, (cpu, wall) in rows:
+        print(f"| {what:<{width}} | {cpu:,.0f} | {wall:,.0f} |")
 
 
 if __name__ == "__main__":

@@ -135,7 +135,7 @@ fn par_slots<G: Game>(
 impl<G: Chance + Tensors> Batch for Games<G> {
     fn reset(&mut self, seed: u64, rows: Rows<'_>, threads: usize) {
         self.seed = seed;
-        let (players, n) = (self.players, self.slots.len() as u64);
+        let players = self.players;
         let work = move |i: usize,
                          slot: &mut Slot<G>,
                          o: &mut [f32],
@@ -148,7 +148,6 @@ impl<G: Chance + Tensors> Batch for Games<G> {
             r.fill(0.0);
             *t = false;
             slot.write(players, o, m, a);
-            let _ = n;
         };
         let (obs_len, actions) = (self.obs_len, self.actions);
         par_slots(

@@ -54,6 +54,11 @@ fn engine_venv() -> Result<PathBuf, String> {
         run_ok(make, SETUP_TIMEOUT)
             .map_err(|e| format!("{e}\n(on Debian/Ubuntu: apt install python3-venv)"))?;
         let bin = venv.join("bin");
+        // As after `activate`: the build backend finds maturin on the PATH.
+        let path = std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )))
+        .map_err(|e| e.to_string())?;
         let pip = |args: &[&str]| {
             let mut cmd = Command::new(bin.join("pip"));
             cmd.current_dir(repo_root())
@@ -62,6 +67,8 @@ fn engine_venv() -> Result<PathBuf, String> {
                 .env("PIP_CACHE_DIR", kits_dir().join("pip-cache"))
                 .env("PIP_DEFAULT_TIMEOUT", "20")
                 .env("PIP_RETRIES", "2")
+                .env("PATH", &path)
+                .env("VIRTUAL_ENV", &venv)
                 // The dev profile: this build's artifacts are reused.
                 .env("MATURIN_PEP517_ARGS", "--profile dev");
             run_ok(cmd, SETUP_TIMEOUT)
