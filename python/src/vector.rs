@@ -5,6 +5,9 @@
 //! ends is reported (reward, termination) and replaced at once by the next
 //! game of its slot: the arrays then show the new game (same-step reset).
 //!
+//! The arrays belong to the env: read them, never write them (a row's mask
+//! is updated where it changed).
+//!
 //! Seeds: the k-th game (from 0) of slot i is played from seed
 //! `seed + i + k * num_envs`, whatever the number of threads.
 
@@ -60,11 +63,15 @@ impl<G: Chance + Tensors> Games<G> {
 impl<G: Game + Tensors> Slot<G> {
     /// Lists the legal actions and writes the slot's row.
     fn write(&mut self, players: usize, obs: &mut [f32], mask: &mut [bool], to_act: &mut i32) {
+        // The row holds the last mask written (or zeros): clearing what was
+        // set is cheaper than clearing thousands of Dolmengötter actions.
+        for &i in &self.indices {
+            mask[i] = false;
+        }
         self.legal.clear();
         self.indices.clear();
         self.game.legal_actions(&mut self.legal);
         druids_engine::legal_indices::<G>(players, &self.legal, &mut self.indices);
-        mask.fill(false);
         for &i in &self.indices {
             mask[i] = true;
         }
