@@ -207,6 +207,7 @@ mod tests {
             games: 100,
             wins: 97.0,
             score_sum: 4560.0,
+            ..Standing::default()
         };
         let (lo, hi) = s.win_rate_ci95();
         assert!(lo < 0.97 && 0.97 < hi, "{lo} {hi}");

@@ -54,6 +54,14 @@ struct Games<G: Game> {
 }
 
 impl<G: Chance + Tensors> Games<G> {
+    fn widths(&self) -> Widths {
+        Widths {
+            observation: self.obs_len,
+            actions: self.actions,
+            players: self.players,
+        }
+    }
+
     fn new_game(players: usize, seed: u64) -> G {
         G::new(players, seed, &G::Options::default(), &mut Vec::new())
             .expect("the player count was checked")
@@ -81,60 +89,87 @@ impl<G: Game + Tensors> Slot<G> {
     }
 }
 
+/// One slot's row of each array.
+struct Row<'a> {
+    observation: &'a mut [f32],
+    mask: &'a mut [bool],
+    rewards: &'a mut [f32],
+    terminated: &'a mut bool,
+    to_act: &'a mut i32,
+}
+
+/// What is done to one slot (its index, the slot, its row).
+type Work<'w, G> = dyn Fn(usize, &mut Slot<G>, Row<'_>) + Sync + 'w;
+
+/// The widths of a row of each array.
+#[derive(Clone, Copy)]
+struct Widths {
+    observation: usize,
+    actions: usize,
+    players: usize,
+}
+
+/// Runs `work` on the slots from `first` on, with their rows.
+fn run_slots<G: Game>(
+    first: usize,
+    slots: &mut [Slot<G>],
+    rows: Rows<'_>,
+    w: Widths,
+    work: &Work<'_, G>,
+) {
+    let each = rows
+        .observations
+        .chunks_mut(w.observation)
+        .zip(rows.masks.chunks_mut(w.actions))
+        .zip(rows.rewards.chunks_mut(w.players))
+        .zip(rows.terminations.iter_mut())
+        .zip(rows.to_act.iter_mut());
+    for (k, (slot, ((((observation, mask), rewards), terminated), to_act))) in
+        slots.iter_mut().zip(each).enumerate()
+    {
+        let row = Row {
+            observation,
+            mask,
+            rewards,
+            terminated,
+            to_act,
+        };
+        work(first + k, slot, row);
+    }
+}
+
 /// Runs `work` on every slot with its rows, on up to `threads` threads.
 fn par_slots<G: Game>(
     slots: &mut [Slot<G>],
     rows: Rows<'_>,
-    obs_len: usize,
-    actions: usize,
-    players: usize,
+    w: Widths,
     threads: usize,
-    work: &(
-         dyn Fn(usize, &mut Slot<G>, &mut [f32], &mut [bool], &mut [f32], &mut bool, &mut i32)
-             + Sync
-     ),
+    work: &Work<'_, G>,
 ) {
     let n = slots.len();
     let chunk = n.div_ceil(threads.clamp(1, n.max(1)));
-    let run = |first: usize,
-               slots: &mut [Slot<G>],
-               obs: &mut [f32],
-               masks: &mut [bool],
-               rewards: &mut [f32],
-               terms: &mut [bool],
-               to_act: &mut [i32]| {
-        let rows = obs
-            .chunks_mut(obs_len)
-            .zip(masks.chunks_mut(actions))
-            .zip(rewards.chunks_mut(players))
-            .zip(terms.iter_mut())
-            .zip(to_act.iter_mut());
-        for (k, (slot, ((((o, m), r), t), a))) in slots.iter_mut().zip(rows).enumerate() {
-            work(first + k, slot, o, m, r, t, a);
-        }
-    };
     if chunk >= n {
-        return run(
-            0,
-            slots,
-            rows.observations,
-            rows.masks,
-            rows.rewards,
-            rows.terminations,
-            rows.to_act,
-        );
+        return run_slots(0, slots, rows, w, work);
     }
     std::thread::scope(|scope| {
         let parts = slots
             .chunks_mut(chunk)
-            .zip(rows.observations.chunks_mut(chunk * obs_len))
-            .zip(rows.masks.chunks_mut(chunk * actions))
-            .zip(rows.rewards.chunks_mut(chunk * players))
+            .zip(rows.observations.chunks_mut(chunk * w.observation))
+            .zip(rows.masks.chunks_mut(chunk * w.actions))
+            .zip(rows.rewards.chunks_mut(chunk * w.players))
             .zip(rows.terminations.chunks_mut(chunk))
             .zip(rows.to_act.chunks_mut(chunk));
-        for (i, (((((s, o), m), r), t), a)) in parts.enumerate() {
-            let run = &run;
-            scope.spawn(move || run(i * chunk, s, o, m, r, t, a));
+        for (i, (((((slots, observations), masks), rewards), terminations), to_act)) in
+            parts.enumerate()
+        {
+            let rows = Rows {
+                observations,
+                masks,
+                rewards,
+                terminations,
+                to_act,
+            };
+            scope.spawn(move || run_slots(i * chunk, slots, rows, w, work));
         }
     });
 }
@@ -143,29 +178,15 @@ impl<G: Chance + Tensors> Batch for Games<G> {
     fn reset(&mut self, seed: u64, rows: Rows<'_>, threads: usize) {
         self.seed = seed;
         let players = self.players;
-        let work = move |i: usize,
-                         slot: &mut Slot<G>,
-                         o: &mut [f32],
-                         m: &mut [bool],
-                         r: &mut [f32],
-                         t: &mut bool,
-                         a: &mut i32| {
+        let work = move |i: usize, slot: &mut Slot<G>, row: Row<'_>| {
             slot.played = 0;
             slot.game = Self::new_game(players, seed.wrapping_add(i as u64));
-            r.fill(0.0);
-            *t = false;
-            slot.write(players, o, m, a);
+            row.rewards.fill(0.0);
+            *row.terminated = false;
+            slot.write(players, row.observation, row.mask, row.to_act);
         };
-        let (obs_len, actions) = (self.obs_len, self.actions);
-        par_slots(
-            &mut self.slots,
-            rows,
-            obs_len,
-            actions,
-            players,
-            threads,
-            &work,
-        );
+        let widths = self.widths();
+        par_slots(&mut self.slots, rows, widths, threads, &work);
     }
 
     fn check(&mut self, actions: &[i64]) -> Result<(), String> {
@@ -186,13 +207,7 @@ impl<G: Chance + Tensors> Batch for Games<G> {
 
     fn step(&mut self, actions: &[i64], rows: Rows<'_>, threads: usize) {
         let (players, seed, n) = (self.players, self.seed, self.slots.len() as u64);
-        let work = move |i: usize,
-                         slot: &mut Slot<G>,
-                         o: &mut [f32],
-                         m: &mut [bool],
-                         r: &mut [f32],
-                         t: &mut bool,
-                         a: &mut i32| {
+        let work = move |i: usize, slot: &mut Slot<G>, row: Row<'_>| {
             let index = actions[i] as usize;
             let k = slot
                 .indices
@@ -205,30 +220,22 @@ impl<G: Chance + Tensors> Batch for Games<G> {
             slot.game
                 .apply(seat, &action, &mut slot.events)
                 .expect("a listed action applies");
-            r.fill(0.0);
-            *t = false;
+            row.rewards.fill(0.0);
+            *row.terminated = false;
             if let Some(outcome) = slot.game.outcome() {
                 let share = 1.0 / outcome.winners.len() as f32;
                 for w in &outcome.winners {
-                    r[w.index()] = share;
+                    row.rewards[w.index()] = share;
                 }
-                *t = true;
+                *row.terminated = true;
                 slot.played += 1;
                 let next = seed.wrapping_add(i as u64).wrapping_add(slot.played * n);
                 slot.game = Self::new_game(players, next);
             }
-            slot.write(players, o, m, a);
+            slot.write(players, row.observation, row.mask, row.to_act);
         };
-        let (obs_len, actions_len) = (self.obs_len, self.actions);
-        par_slots(
-            &mut self.slots,
-            rows,
-            obs_len,
-            actions_len,
-            players,
-            threads,
-            &work,
-        );
+        let widths = self.widths();
+        par_slots(&mut self.slots, rows, widths, threads, &work);
     }
 }
 

@@ -45,6 +45,9 @@ fn observe<G: ProtoGame + Tensors>(wire: &pb::StateView) -> PyResult<Vec<f32>> {
     Ok(out)
 }
 
+/// A mask over the action space and the `legal_action_id` of each index.
+type MaskAndIds<'py> = (Bound<'py, PyArray1<bool>>, Bound<'py, PyArray1<i64>>);
+
 /// The mask the engine gives a seat over the fixed action space of `game`
 /// with `players` seats, from the server's legal list for it (a serialised
 /// `druids.v1.GetLegalActionsResponse`, default list), and for each index the
@@ -57,7 +60,7 @@ pub fn mask_from_legal_actions<'py>(
     game: &str,
     players: usize,
     response: &[u8],
-) -> PyResult<(Bound<'py, PyArray1<bool>>, Bound<'py, PyArray1<i64>>)> {
+) -> PyResult<MaskAndIds<'py>> {
     let kind = kind_of(game)?;
     let wire = pb::GetLegalActionsResponse::decode(response).map_err(|e| {
         PyValueError::new_err(format!("not a serialised GetLegalActionsResponse: {e}"))
