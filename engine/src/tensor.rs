@@ -192,3 +192,38 @@ impl Rows<'_> {
         self.set(row, col, 1.0);
     }
 }
+
+/// The `turn` section both games share (1 × (3n + 10), see
+/// `docs/observations.md`): who is active, who acts, who triggered the end,
+/// the decision (one of 6, numbered by the game), the turn number, the last
+/// turns left, whether the game is over, whether the viewer is a spectator.
+pub(crate) struct TurnFacts {
+    pub(crate) active: Seat,
+    pub(crate) to_act: Option<Seat>,
+    pub(crate) end_triggered_by: Option<Seat>,
+    pub(crate) decision: Option<usize>,
+    pub(crate) turn: u32,
+    pub(crate) last_turns_left: u8,
+    pub(crate) over: bool,
+    pub(crate) viewer: Viewer,
+}
+
+impl Rows<'_> {
+    /// Writes the `turn` section of `n` seats.
+    pub(crate) fn turn(&mut self, n: usize, t: TurnFacts) {
+        self.one(0, self.rel(t.active));
+        if let Some(s) = t.to_act {
+            self.one(0, n + self.rel(s));
+        }
+        if let Some(s) = t.end_triggered_by {
+            self.one(0, 2 * n + self.rel(s));
+        }
+        if let Some(d) = t.decision {
+            self.one(0, 3 * n + d);
+        }
+        self.set(0, 3 * n + 6, t.turn as f32);
+        self.set(0, 3 * n + 7, t.last_turns_left as f32);
+        self.flag(0, 3 * n + 8, t.over);
+        self.flag(0, 3 * n + 9, t.viewer == Viewer::Spectator);
+    }
+}

@@ -46,7 +46,10 @@ def rate(run: Callable[[int], int], steps: int) -> tuple[float, float]:
     return done / (time.process_time() - cpu), done / (time.perf_counter() - wall)
 
 
-def druids_loop(game: str, players: int) -> Callable[[int], int]:
+def druids_loop(game: str, players: int, observe: bool = False) -> Callable[[int], int]:
+    """The single-game loop; with ``observe``, the seat's observation and the
+    mask are read every step too."""
+
     def run(steps: int) -> int:
         rng = random.Random(1)
         g = druids_engine.Game(game, players, seed=1)
@@ -55,24 +58,9 @@ def druids_loop(game: str, players: int) -> Callable[[int], int]:
             if g.is_over:
                 seed += 1
                 g = druids_engine.Game(game, players, seed=seed)
-            legal = g.legal_actions()
-            g.apply(legal[rng.randrange(len(legal))])
-        return steps
-
-    return run
-
-
-def druids_loop_observed(game: str, players: int) -> Callable[[int], int]:
-    def run(steps: int) -> int:
-        rng = random.Random(1)
-        g = druids_engine.Game(game, players, seed=1)
-        seed = 1
-        for _ in range(steps):
-            if g.is_over:
-                seed += 1
-                g = druids_engine.Game(game, players, seed=seed)
-            g.observation(g.to_act)
-            g.legal_mask()
+            if observe:
+                g.observation(g.to_act)
+                g.legal_mask()
             legal = g.legal_actions()
             g.apply(legal[rng.randrange(len(legal))])
         return steps
@@ -159,7 +147,7 @@ def main() -> None:
     k = 1 if args.quick else 5
     rows: list[tuple[str, tuple[float, float]]] = []
     rows.append(("Python loop, druids Meduris 4p", rate(druids_loop("meduris", 4), 20_000 * k)))
-    rows.append(("Python loop, druids Meduris 4p + observation + mask", rate(druids_loop_observed("meduris", 4), 20_000 * k)))
+    rows.append(("Python loop, druids Meduris 4p + observation + mask", rate(druids_loop("meduris", 4, observe=True), 20_000 * k)))
     rows.append(("Python loop, druids Die Dolmengötter 5p", rate(druids_loop("dolmen", 5), 20_000 * k)))
     rows.append(("Python loop, OpenSpiel backgammon (pyspiel)", rate(pyspiel_loop("backgammon"), 20_000 * k)))
     rows.append(("Python loop, PettingZoo connect_four_v3", rate(connect_four_loop(), 20_000 * k)))

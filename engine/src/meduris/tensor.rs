@@ -13,7 +13,7 @@ use super::action::{Action, Building, Chip, Decision, DruidPos};
 use super::board::BoardKind;
 use super::goods::Good;
 use super::view::View;
-use crate::tensor::Writer;
+use crate::tensor::{TurnFacts, Writer};
 use crate::{Section, Tensors};
 
 const PLACE: usize = 0;
@@ -214,21 +214,19 @@ impl Tensors for Meduris {
             DruidPos::Field(_) => {}
         }
 
-        let mut rows = w.section("turn");
-        rows.one(0, rows.rel(view.active));
-        if let Some(s) = view.to_act {
-            rows.one(0, n + rows.rel(s));
-        }
-        if let Some(s) = view.end_triggered_by {
-            rows.one(0, 2 * n + rows.rel(s));
-        }
-        if let Some(d) = view.decision {
-            rows.one(0, 3 * n + decision_index(d));
-        }
-        rows.set(0, 3 * n + 6, view.turn as f32);
-        rows.set(0, 3 * n + 7, view.last_turns_left as f32);
-        rows.flag(0, 3 * n + 8, view.outcome.is_some());
-        rows.flag(0, 3 * n + 9, view.viewer == crate::Viewer::Spectator);
+        w.section("turn").turn(
+            n,
+            TurnFacts {
+                active: view.active,
+                to_act: view.to_act,
+                end_triggered_by: view.end_triggered_by,
+                decision: view.decision.map(decision_index),
+                turn: view.turn,
+                last_turns_left: view.last_turns_left,
+                over: view.outcome.is_some(),
+                viewer: view.viewer,
+            },
+        );
         w.finish();
     }
 }

@@ -29,7 +29,8 @@ use std::time::{Duration, Instant};
 
 use druids_tests::TestServer;
 
-use crate::cross_language::{Finished, kits_dir, repo_root, run_ok, run_with_timeout};
+use crate::arena_kits::{assert_ok, run};
+use crate::cross_language::{fresh_venv, kits_dir, repo_root, run_ok, run_with_timeout};
 
 /// Making the venv, installing from PyPI (or the cache) and building the
 /// extension on a busy 2-core machine.
@@ -42,17 +43,8 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(600);
 fn engine_venv() -> Result<PathBuf, String> {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     BIN.get_or_init(|| {
-        let venv = kits_dir().join("engine-venv");
         let started = Instant::now();
-        if venv.exists() {
-            std::fs::remove_dir_all(&venv)
-                .map_err(|e| format!("cannot remove the old {}: {e}", venv.display()))?;
-        }
-        std::fs::create_dir_all(kits_dir()).map_err(|e| e.to_string())?;
-        let mut make = Command::new("python3");
-        make.args(["-m", "venv"]).arg(&venv);
-        run_ok(make, SETUP_TIMEOUT)
-            .map_err(|e| format!("{e}\n(on Debian/Ubuntu: apt install python3-venv)"))?;
+        let venv = fresh_venv("engine-venv")?;
         let bin = venv.join("bin");
         // As after `activate`: the build backend finds maturin on the PATH.
         let path = std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(
@@ -106,24 +98,6 @@ fn python(args: &[&str]) -> Command {
 
 fn path(rel: &str) -> String {
     repo_root().join(rel).display().to_string()
-}
-
-fn assert_ok(what: &str, done: &Finished) {
-    assert!(
-        done.status.success(),
-        "{what} failed ({}):\nstdout:\n{}\nstderr:\n{}",
-        done.status,
-        done.stdout,
-        done.stderr
-    );
-}
-
-/// Runs `cmd` off the async workers (the server runs on them).
-async fn run(cmd: Command, timeout: Duration) -> Finished {
-    tokio::task::spawn_blocking(move || run_with_timeout(cmd, timeout))
-        .await
-        .expect("runner task")
-        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
