@@ -8,6 +8,7 @@ legal actions; the learner's reward is its share of the win. Then
 rotated seats and duplicate seeds, and the policy is saved for ``ladder.py``.
 
     python python/examples/train.py --minutes 8 --out policy.npz
+    python python/examples/train.py --games 1200 --out policy.npz   # a budget of games
 
 Exits 1 unless the policy beats random with 95 % confidence.
 """
@@ -25,7 +26,10 @@ import druids_engine
 from policy import Floats, LinearPolicy, features
 
 
-def train(game: str, players: int, seconds: float, envs: int, seed: int) -> LinearPolicy:
+def train(
+    game: str, players: int, seconds: float, max_games: int, envs: int, seed: int
+) -> LinearPolicy:
+    """Trains until ``max_games`` games are played or ``seconds`` have passed."""
     env = druids_engine.VectorEnv(game, players, envs, seed=seed)
     probe = druids_engine.Game(game, players)
     policy = LinearPolicy(probe.num_actions, probe.observation_size, seed)
@@ -40,7 +44,7 @@ def train(game: str, players: int, seconds: float, envs: int, seed: int) -> Line
     grad_w, grad_b = np.zeros_like(policy.w), np.zeros_like(policy.b)
     games = updates = 0
     end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    while time.monotonic() < end and games < max_games:
         obs, masks, to_act = env.observations, env.masks, env.to_act
         mine = np.flatnonzero(to_act == learner)
         actions = (rng.random(masks.shape) * masks).argmax(axis=1)  # random seats
@@ -69,7 +73,8 @@ def train(game: str, players: int, seconds: float, envs: int, seed: int) -> Line
                 grad_w[:] = 0.0
                 grad_b[:] = 0.0
                 updates += 1
-    print(f"trained on {games} games ({updates} updates) in {seconds:.0f} s", file=sys.stderr)
+    took = seconds - (end - time.monotonic())
+    print(f"trained on {games} games ({updates} updates) in {took:.0f} s", file=sys.stderr)
     return policy
 
 
@@ -77,14 +82,15 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--game", default="meduris")
     p.add_argument("--players", type=int, default=2)
-    p.add_argument("--minutes", type=float, default=8.0)
+    p.add_argument("--minutes", type=float, default=8.0, help="at most this long")
+    p.add_argument("--games", type=int, default=1_000_000, help="at most this many training games")
     p.add_argument("--envs", type=int, default=64)
     p.add_argument("--eval-games", type=int, default=200)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", type=Path, default=Path("policy.npz"))
     args = p.parse_args()
 
-    policy = train(args.game, args.players, args.minutes * 60, args.envs, args.seed)
+    policy = train(args.game, args.players, args.minutes * 60, args.games, args.envs, args.seed)
     agents: list[druids_engine.Agent] = [policy, *["random"] * (args.players - 1)]
     result = druids_engine.evaluate(
         agents, args.game, players=args.players, games=args.eval_games, seed=10_000, progress=False

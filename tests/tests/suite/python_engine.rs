@@ -177,12 +177,16 @@ async fn a_policy_trained_in_python_beats_random_and_plays_on_the_ladder() {
     let _ = tokio::task::spawn_blocking(engine_venv).await;
     let policy = kits_dir().join("trained-policy.npz");
     let policy = policy.display().to_string();
-    // Shortened: 40 s of training (the full example trains for minutes).
+    // Shortened: 1,200 training games, a budget of games rather than of time,
+    // so the result is the same on any machine (about 30 s of CPU; the full
+    // example trains for minutes).
     let train = run(
         python(&[
             &path("python/examples/train.py"),
+            "--games",
+            "1200",
             "--minutes",
-            "0.67",
+            "10",
             "--eval-games",
             "80",
             "--out",
