@@ -29,12 +29,12 @@ pub fn text(text: impl std::fmt::Display) -> Result<(), CliError> {
 }
 
 /// `println!` that returns the error instead of panicking on a closed stdout.
-#[macro_export]
 macro_rules! outln {
     ($($arg:tt)*) => {
         $crate::output::line(format_args!($($arg)*))
     };
 }
+pub(crate) use outln;
 
 /// Whether text for stdout may carry ANSI colours.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

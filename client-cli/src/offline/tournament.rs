@@ -2,14 +2,44 @@
 //! game, with win rates (95% Wilson intervals) and mean scores. It measures
 //! the bots, not the server, so it runs on the engines directly.
 
-use std::time::Duration;
-
+use clap::Args;
 use druids_bots::arena::{self, Standing};
 use druids_bots::{Budget, Searchable, Strategy};
+use druids_contract::pb;
 
-use crate::cli::TournamentArgs;
+use crate::args::{StrategyArg, budget, game_kind};
 use crate::connect::CliError;
-use crate::outln;
+use crate::output::outln;
+
+#[derive(Args)]
+pub struct TournamentArgs {
+    /// Which game.
+    #[arg(long, value_parser = game_kind(), default_value = "meduris")]
+    pub game: pb::GameKind,
+    /// Number of seats (must match the line-up).
+    #[arg(long)]
+    pub players: Option<usize>,
+    /// Line-up, one strategy per seat, comma-separated (e.g. random,greedy,mcts).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "greedy,random"
+    )]
+    pub bots: Vec<StrategyArg>,
+    /// Number of games.
+    #[arg(long, default_value_t = 100)]
+    pub games: u32,
+    /// Seed of the first game.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// MCTS thinking time per decision, in milliseconds.
+    #[arg(long, default_value_t = 100)]
+    pub think_ms: u64,
+    /// MCTS iterations per decision instead of a time limit (reproducible).
+    #[arg(long)]
+    pub iterations: Option<u32>,
+}
 
 /// `druids tournament`.
 pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
@@ -94,12 +124,4 @@ pub fn run<G: Searchable>(
         "bots": bots,
     });
     out(line.to_string())
-}
-
-/// The MCTS budget from `--think-ms` / `--iterations`.
-pub fn budget(think_ms: u64, iterations: Option<u32>) -> Budget {
-    match iterations {
-        Some(n) => Budget::Iterations(n),
-        None => Budget::Time(Duration::from_millis(think_ms)),
-    }
 }

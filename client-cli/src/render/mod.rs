@@ -10,6 +10,7 @@
 
 mod dolmen;
 mod meduris;
+pub mod time;
 
 use std::fmt::Write;
 
@@ -22,7 +23,7 @@ use crate::output::{Colour, Style};
 pub fn state(view: &pb::StateView, style: Style) -> String {
     let mut out = String::new();
     let status = pb::GameStatus::try_from(view.status)
-        .map(crate::cli::status_name)
+        .map(crate::args::status_name)
         .unwrap_or_default();
     let game = pb::GameKind::try_from(view.kind)
         .ok()

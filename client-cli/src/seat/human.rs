@@ -7,10 +7,10 @@ use std::io::BufRead;
 
 use druids_contract::pb;
 
-use crate::choice::{Choice, Chooser, choice_of};
 use crate::connect::{CliError, Client, authed};
 use crate::output::{self, Style};
 use crate::render;
+use crate::seat::choice::{Choice, Chooser, choice_of};
 
 /// Largest page of `GetLegalActions` the contract allows.
 const PAGE_SIZE: u32 = 1000;

@@ -3,12 +3,51 @@
 //! connection) or in-process on the engines (no server: measures the rules
 //! engines alone).
 
+mod in_process;
+mod through_server;
+
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::cli::{SILENT_DECISION_MS, SelfplayArgs};
+use clap::Args;
+use druids_contract::pb;
+
+use crate::args::game_kind;
 use crate::connect::{CliError, ServerAddr};
-use crate::{outln, selfplay_local, selfplay_remote};
+use crate::output::outln;
+
+/// Turn clock of self-play games with silent seats, unless --decision-ms says otherwise.
+const SILENT_DECISION_MS: u32 = 200;
+
+#[derive(Args)]
+pub struct SelfplayArgs {
+    /// Which game.
+    #[arg(long, value_parser = game_kind(), default_value = "meduris")]
+    pub game: pb::GameKind,
+    /// Seats per game.
+    #[arg(long, default_value_t = 4)]
+    pub players: usize,
+    /// Number of games.
+    #[arg(long, default_value_t = 100)]
+    pub games: u64,
+    /// Games played at the same time.
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// Seed of the first game (game i uses seed + i).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// With --server: this fraction of the seats never answers (their
+    /// clocks run out; the games get a clock of --decision-ms).
+    #[arg(long, default_value_t = 0.0)]
+    pub silent_fraction: f64,
+    /// With --server: turn clock per decision, in milliseconds (default:
+    /// none, or 200 when some seats are silent).
+    #[arg(long)]
+    pub decision_ms: Option<u32>,
+    /// With --server: consecutive timeouts before the autopilot takes over.
+    #[arg(long, default_value_t = 0)]
+    pub autopilot_after: u32,
+}
 
 /// Runs the games; exit status 1 when any game failed.
 pub async fn selfplay(
@@ -18,7 +57,7 @@ pub async fn selfplay(
     let name = druids_contract::registry::name(args.game).unwrap_or("?");
     let line = match server {
         Some(server) => {
-            let plan = selfplay_remote::Plan {
+            let plan = through_server::Plan {
                 server,
                 kind: args.game,
                 players: args.players as u32,
@@ -33,7 +72,7 @@ pub async fn selfplay(
                 }),
                 autopilot_after: args.autopilot_after,
             };
-            let (t, seconds) = selfplay_remote::run(plan).await?;
+            let (t, seconds) = through_server::run(plan).await?;
             let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
             serde_json::json!({
                 "game": name,
@@ -54,7 +93,7 @@ pub async fn selfplay(
             }
             let (players, games, threads, seed) =
                 (args.players, args.games, args.concurrency, args.seed);
-            let result = druids_contract::with_game!(args.game, |G| selfplay_local::run::<G>(
+            let result = druids_contract::with_game!(args.game, |G| in_process::run::<G>(
                 players, games, threads, seed
             ))
             .ok_or(CliError::NoEngine(args.game))?;

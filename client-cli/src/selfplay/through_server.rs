@@ -12,7 +12,8 @@ use druids_contract::pb::game_event::Body;
 use tokio_stream::StreamExt;
 
 use crate::connect::{CliError, ServerAddr, connect};
-use crate::play::{RandomChooser, play_seat};
+use crate::seat::choosers::RandomChooser;
+use crate::seat::player::play_seat;
 
 /// What `druids selfplay --server` is asked to do.
 #[derive(Clone, Debug)]
