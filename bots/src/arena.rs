@@ -62,15 +62,11 @@ impl Standing {
         self.wins / self.games.max(1) as f64
     }
 
-    /// 95% Wilson score interval of the win rate.
+    /// 95% Wilson score interval of the win rate
+    /// ([`druids_arena::evaluation::wilson`]).
     pub fn win_rate_ci95(&self) -> (f64, f64) {
-        let n = self.games.max(1) as f64;
-        let p = self.win_rate();
-        let z = 1.96f64;
-        let denom = 1.0 + z * z / n;
-        let centre = (p + z * z / (2.0 * n)) / denom;
-        let half = z * ((p * (1.0 - p) / n) + z * z / (4.0 * n * n)).sqrt() / denom;
-        ((centre - half).max(0.0), (centre + half).min(1.0))
+        let i = druids_arena::evaluation::wilson(self.wins, u64::from(self.games.max(1)));
+        (i.low, i.high)
     }
 
     /// Mean final score.
