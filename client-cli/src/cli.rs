@@ -14,6 +14,7 @@ use crate::arena::tournament::ArenaTournamentArgs;
 use crate::args::{BotArgs, GameArgs};
 use crate::games::create::CreateArgs;
 use crate::games::list::ListArgs;
+use crate::offline::matches::MatchArgs;
 use crate::offline::tournament::TournamentArgs;
 use crate::selfplay::SelfplayArgs;
 
@@ -73,10 +74,14 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         from_seq: u64,
     },
-    /// Play a seat yourself in the terminal.
+    /// Play a seat yourself in the terminal (type a choice's letter; `quit`
+    /// or Ctrl-D leaves, and the game's turn clock plays on for you).
     Play {
         #[command(flatten)]
         game: GameArgs,
+        /// Boards that fit an 80 × 24 terminal.
+        #[arg(long)]
+        compact: bool,
     },
     /// Let a built-in bot play a seat until the game ends (any game; the
     /// server says which). Prints one JSON line with the outcome. With
@@ -128,6 +133,10 @@ pub enum Command {
     Tournament(TournamentArgs),
     /// Play many complete games between random bots and report totals as JSON.
     Selfplay(SelfplayArgs),
+    /// Your program (--exec) or a built-in strategy against a line-up of
+    /// built-in bots, in-process (no server): N games, seats rotated, one
+    /// JSON line per game, win rates and mean scores with 95 % intervals.
+    Match(MatchArgs),
 }
 
 #[cfg(test)]

@@ -84,13 +84,14 @@ pub enum CliError {
     /// A tournament could not be played.
     #[error(transparent)]
     Tournament(#[from] druids_bots::arena::ArenaError),
-    /// A file is not a replay (not a binary `Replay` message).
-    #[error("{} is not a replay file: {source}", .path.display())]
+    /// A file is not a replay (neither a binary `Replay` message nor one in
+    /// proto3 JSON).
+    #[error("{} is not a replay file: {reason}", .path.display())]
     NotAReplay {
         /// The file.
         path: PathBuf,
         /// What the decoder said.
-        source: prost::DecodeError,
+        reason: String,
     },
     /// The health service answered, but not "serving".
     #[error("not serving (health status {0})")]

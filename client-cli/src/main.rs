@@ -11,7 +11,8 @@
 //! [`seat`] (playing a seat over the network), [`arena`] (bots and the
 //! ladder), [`bridge`] (programs behind the line protocol), [`offline`] and
 //! [`selfplay`] (games in this process), [`render`] (text for people); and
-//! beneath them all [`args`], [`connect`], [`retry`] and [`output`].
+//! beneath them all [`args`], [`connect`], [`retry`], [`output`] and
+//! [`lines`].
 
 mod arena;
 mod args;
@@ -19,6 +20,7 @@ mod bridge;
 mod cli;
 mod connect;
 mod games;
+mod lines;
 mod offline;
 mod output;
 mod render;
@@ -96,7 +98,9 @@ async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
         Command::Watch { game, from_seq } => {
             view::watch(&server(&cli.server)?, game, from_seq).await?
         }
-        Command::Play { game } => seat::commands::play(&server(&cli.server)?, game).await?,
+        Command::Play { game, compact } => {
+            seat::commands::play(&server(&cli.server)?, game, compact).await?
+        }
         Command::Bot(args) if args.plays_the_arena() => {
             ladder::run::run(&server(&cli.server)?, &args).await?
         }
@@ -124,6 +128,11 @@ async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
         Command::Tournament(args) => {
             no_server(server_typed, "tournament")?;
             offline::tournament::tournament(args)?
+        }
+        Command::Match(args) => {
+            no_server(server_typed, "match")?;
+            // Games run on threads of their own, off the async runtime.
+            return tokio::task::spawn_blocking(move || offline::matches::run(args)).await?;
         }
         Command::Selfplay(args) => {
             // Without a server, self-play runs the engines in-process.

@@ -17,6 +17,7 @@
 
 mod answers;
 mod child;
+pub mod in_process;
 mod protocol;
 mod session;
 

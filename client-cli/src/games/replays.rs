@@ -1,5 +1,5 @@
 //! `druids export` writes a finished game's replay to a file; `druids
-//! replay` re-runs a replay file through the engine (no server) and checks
+//! replay` re-runs a replay file (binary or JSON) through the engine (no server) and checks
 //! its recorded result.
 
 use std::path::Path;
@@ -26,13 +26,25 @@ pub async fn export(server: &ServerAddr, game_id: String, path: &Path) -> Result
     )
 }
 
+/// A replay file: the binary `Replay` (`druids export`), or the same
+/// message in proto3 JSON (ExportReplay over HTTP, `druids match
+/// --replays`, a line of `druids-server export-all`).
+fn read_replay(bytes: &[u8]) -> Result<pb::Replay, String> {
+    if bytes.trim_ascii_start().starts_with(b"{") {
+        let json: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
+        return druids_contract::json::from_json(&json).map_err(|e| e.to_string());
+    }
+    pb::Replay::decode(bytes).map_err(|e| e.to_string())
+}
+
 /// `druids replay`: re-runs a replay file through the engine and checks its
 /// recorded result.
 pub fn replay(path: &Path) -> Result<(), CliError> {
     let bytes = std::fs::read(path).map_err(|e| CliError::file(path, e))?;
-    let replay = pb::Replay::decode(bytes.as_slice()).map_err(|source| CliError::NotAReplay {
+    let replay = read_replay(&bytes).map_err(|reason| CliError::NotAReplay {
         path: path.to_owned(),
-        source,
+        reason,
     })?;
     match druids_contract::replay::verify(&replay) {
         Ok(outcome) => outln!(

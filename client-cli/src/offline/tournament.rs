@@ -1,15 +1,20 @@
 //! `druids tournament`: bots against each other in-process, seats rotated every
 //! game, with win rates (95% Wilson intervals) and mean scores. It measures
-//! the bots, not the server, so it runs on the engines directly.
+//! the bots, not the server, so it runs on the engines directly. With
+//! `--jsonl FILE` each game is a JSON line there; a terminal shows progress.
+
+use std::path::PathBuf;
 
 use clap::Args;
 use druids_bots::arena::{self, Standing};
 use druids_bots::{Budget, Searchable, Strategy};
+use druids_contract::codec::encode_outcome;
 use druids_contract::pb;
 
 use crate::args::{StrategyArg, budget, game_kind};
 use crate::connect::CliError;
-use crate::output::outln;
+use crate::lines::{GameRecord, game_line};
+use crate::output::{GameLog, outln};
 
 #[derive(Args)]
 pub struct TournamentArgs {
@@ -39,6 +44,10 @@ pub struct TournamentArgs {
     /// MCTS iterations per decision instead of a time limit (reproducible).
     #[arg(long)]
     pub iterations: Option<u32>,
+    /// Write one JSON line per game to this file (its game id, seed, who
+    /// sat where, the outcome).
+    #[arg(long, value_name = "FILE")]
+    pub jsonl: Option<PathBuf>,
 }
 
 /// `druids tournament`.
@@ -53,13 +62,15 @@ pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
     let names: Vec<String> = args.bots.iter().map(|b| b.name()).collect();
     let think = budget(args.think_ms, args.iterations);
     let game = druids_contract::registry::name(args.game).unwrap_or("?");
+    let log = GameLog::open(args.jsonl.as_deref(), u64::from(args.games))?;
     druids_contract::with_game!(args.game, |G| run::<G>(
         game,
         &strategies,
         &names,
         args.games,
         args.seed,
-        think
+        think,
+        &log
     ))
     .ok_or(CliError::NoEngine(args.game))?
 }
@@ -72,13 +83,28 @@ pub fn run<G: Searchable>(
     games: u32,
     seed: u64,
     think: Budget,
+    log: &GameLog,
 ) -> Result<(), CliError> {
     let started = std::time::Instant::now();
-    let standings = arena::tournament::<G>(strategies, games, seed, think, |done, _| {
-        if done % 10 == 0 {
-            eprintln!("{done}/{games} games");
-        }
+    let mut failed = None;
+    let standings = arena::tournament::<G>(strategies, games, seed, think, |p, _| {
+        let logged = log.game(|| {
+            let seats: Vec<String> = p.seating.iter().map(|&e| names[e].clone()).collect();
+            game_line(&GameRecord {
+                index: u64::from(p.index),
+                game_id: &format!("tournament-{seed}-{}", p.index),
+                seed: p.seed,
+                seats: &seats,
+                outcome: Some(&encode_outcome(p.outcome)),
+                actions: p.actions,
+                error: None,
+            })
+        });
+        failed = failed.take().or(logged.err());
     })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
     let out = |line: String| outln!("{line}");
     out(format!(
         "{game_name}, {} players, {games} games, seats rotated",

@@ -1,4 +1,5 @@
-//! Times as people read them: ms since the Unix epoch as a UTC date.
+//! Times as people read them: ms since the Unix epoch as a UTC date; and
+//! the clock those times are counted on.
 
 /// `ms` since the Unix epoch as "YYYY-MM-DD HH:MM" in UTC (the proleptic
 /// Gregorian calendar, by Howard Hinnant's days-to-civil algorithm; no date
@@ -20,6 +21,13 @@ pub fn utc_minute(ms: u64) -> String {
         rest / 3600,
         rest % 3600 / 60
     )
+}
+
+/// Now, in ms since the Unix epoch.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// `ms` since the Unix epoch as "YYYY-MM-DD HH:MM:SS" (UTC).

@@ -21,10 +21,13 @@ fn seat_token(game: &GameArgs, command: &str) -> Result<String, CliError> {
 }
 
 /// `druids play`: a person plays a seat in the terminal.
-pub async fn play(server: &ServerAddr, game: GameArgs) -> Result<(), CliError> {
+pub async fn play(server: &ServerAddr, game: GameArgs, compact: bool) -> Result<(), CliError> {
     let token = seat_token(&game, "play")?;
     let mut client = connect::connect(server).await?;
-    let style = Style::for_stdout();
+    let style = Style {
+        compact,
+        ..Style::for_stdout()
+    };
     let human = HumanChooser::new(client.clone(), &game.game_id, &token, style);
     let r = play_seat(&mut client, &game.game_id, &token, human, Some(style)).await?;
     outln!("you made {} decisions", r.actions)

@@ -3,6 +3,7 @@
 //! the Python and TypeScript kits), keys in one order and spaced as Python's
 //! `json.dumps` writes them.
 
+use crate::lines::{outcome_json, python_json};
 use crate::seat::player::SeatResult;
 
 /// The line every player of a seat ends with: `{"game_id", "seat",
@@ -20,46 +21,6 @@ pub fn outcome_line(game_id: &str, r: &SeatResult) -> String {
         r.actions,
         r.restarts
     )
-}
-
-/// An outcome in proto3 JSON with every field, keys sorted and spaced as
-/// Python writes them; `null` for none (an abandoned game).
-pub fn outcome_json(outcome: Option<&druids_contract::pb::Outcome>) -> String {
-    python_json(&outcome.map_or(serde_json::Value::Null, druids_contract::json::to_json))
-}
-
-/// `value` with Python's default separators (`", "` and `": "`).
-pub fn python_json(value: &serde_json::Value) -> String {
-    use serde::Serialize;
-    struct Spaced;
-    impl serde_json::ser::Formatter for Spaced {
-        fn begin_array_value<W: ?Sized + std::io::Write>(
-            &mut self,
-            w: &mut W,
-            first: bool,
-        ) -> std::io::Result<()> {
-            if first { Ok(()) } else { w.write_all(b", ") }
-        }
-        fn begin_object_key<W: ?Sized + std::io::Write>(
-            &mut self,
-            w: &mut W,
-            first: bool,
-        ) -> std::io::Result<()> {
-            if first { Ok(()) } else { w.write_all(b", ") }
-        }
-        fn begin_object_value<W: ?Sized + std::io::Write>(
-            &mut self,
-            w: &mut W,
-        ) -> std::io::Result<()> {
-            w.write_all(b": ")
-        }
-    }
-    let mut out = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, Spaced);
-    value
-        .serialize(&mut ser)
-        .expect("a JSON value serializes to memory");
-    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
 #[cfg(test)]

@@ -1,12 +1,15 @@
 //! `druids selfplay`: many complete games between random bots, reported as
-//! one JSON line; through a server (`--server`: every seat a bot on its own
-//! connection) or in-process on the engines (no server: measures the rules
-//! engines alone).
+//! one JSON line of totals; through a server (`--server`: every seat a bot
+//! on its own connection) or in-process on the engines (no server: measures
+//! the rules engines alone). With `--jsonl FILE` each game is also a line
+//! there (its game id, seed and outcome); a terminal shows progress.
 
 mod in_process;
 mod through_server;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use clap::Args;
@@ -14,7 +17,7 @@ use druids_contract::pb;
 
 use crate::args::game_kind;
 use crate::connect::{CliError, ServerAddr};
-use crate::output::outln;
+use crate::output::{GameLog, outln};
 
 /// Turn clock of self-play games with silent seats, unless --decision-ms says otherwise.
 const SILENT_DECISION_MS: u32 = 200;
@@ -47,6 +50,10 @@ pub struct SelfplayArgs {
     /// With --server: consecutive timeouts before the autopilot takes over.
     #[arg(long, default_value_t = 0)]
     pub autopilot_after: u32,
+    /// Write one JSON line per game to this file (its game id, seed, seats
+    /// and outcome).
+    #[arg(long, value_name = "FILE")]
+    pub jsonl: Option<PathBuf>,
 }
 
 /// Runs the games; exit status 1 when any game failed.
@@ -55,6 +62,7 @@ pub async fn selfplay(
     args: SelfplayArgs,
 ) -> Result<ExitCode, CliError> {
     let name = druids_contract::registry::name(args.game).unwrap_or("?");
+    let log = Arc::new(GameLog::open(args.jsonl.as_deref(), args.games)?);
     let line = match server {
         Some(server) => {
             let plan = through_server::Plan {
@@ -72,7 +80,7 @@ pub async fn selfplay(
                 }),
                 autopilot_after: args.autopilot_after,
             };
-            let (t, seconds) = through_server::run(plan).await?;
+            let (t, seconds) = through_server::run(plan, Arc::clone(&log)).await?;
             let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
             serde_json::json!({
                 "game": name,
@@ -94,7 +102,7 @@ pub async fn selfplay(
             let (players, games, threads, seed) =
                 (args.players, args.games, args.concurrency, args.seed);
             let result = druids_contract::with_game!(args.game, |G| in_process::run::<G>(
-                players, games, threads, seed
+                players, games, threads, seed, &log
             ))
             .ok_or(CliError::NoEngine(args.game))?;
             let (t, seconds) = result?;

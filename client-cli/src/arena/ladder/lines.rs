@@ -4,8 +4,8 @@
 use druids_contract::pb;
 
 use crate::arena::ratings::by_rank;
+use crate::lines::{outcome_json, python_json};
 use crate::seat::player::SeatResult;
-use crate::seat::result::{outcome_json, python_json};
 
 /// The JSON line of a finished match: `{"match_id", "placements": [{"bot_id",
 /// "name", "rank", "score"}, ...]}`.
