@@ -14,9 +14,9 @@ use tonic::Code;
 use super::child::{Child, Output, OutputKind};
 use super::protocol::{self, Answer, AnswerError, BotLine, Choice};
 use super::session::{
-    Bridge, BridgeError, FullList, MAX_LOG_LINES, REPORTED_UNSOLICITED, RESTART_BASE, now_ms,
-    request,
+    Bridge, BridgeError, FullList, MAX_LOG_LINES, REPORTED_UNSOLICITED, RESTART_BASE, request,
 };
+use crate::render::time::now_ms;
 use crate::retry::{code_name, patiently};
 
 /// Bot failures in a row (exits, or too many unusable answers) without one

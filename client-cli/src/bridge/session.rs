@@ -17,6 +17,7 @@ use tonic::{Code, Status};
 use super::child::{self, Child, Output, OutputKind, SpawnError};
 use super::protocol::{self, BotLine};
 use crate::connect::{CliError, Client, ServerAddr, authed};
+use crate::render::time::now_ms;
 use crate::retry::{code_name, patiently, transient};
 
 /// Consecutive failures of the event stream, or of one call, before the
@@ -145,13 +146,6 @@ fn run_id() -> String {
         .map(|d| d.as_nanos())
         .unwrap_or(0);
     format!("{:x}-{:x}", std::process::id(), nanos)
-}
-
-pub(super) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
 }
 
 /// The seat's decision the bridge is working on.

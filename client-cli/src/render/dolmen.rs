@@ -105,10 +105,9 @@ fn capacity(shape: i32) -> Option<(usize, &'static str)> {
     }
 }
 
-/// Appends the board to `out`.
-pub fn board(out: &mut String, d: &pb::DolmenView, style: Style) {
-    let _ = writeln!(
-        out,
+/// The board's first line: the turn and who is active.
+fn heading(d: &pb::DolmenView, style: Style) -> String {
+    format!(
         "turn {}, {} active{}",
         d.turn,
         seat(d, d.active, style),
@@ -119,7 +118,12 @@ pub fn board(out: &mut String, d: &pb::DolmenView, style: Style) {
             ),
             None => String::new(),
         }
-    );
+    )
+}
+
+/// Appends the board to `out`.
+pub fn board(out: &mut String, d: &pb::DolmenView, style: Style) {
+    let _ = writeln!(out, "{}", heading(d, style));
     let mut grid = vec![vec![None; SIDE]; SIDE];
     for s in &d.sites {
         if let Some(cell) = grid
@@ -288,19 +292,7 @@ pub fn board_compact(out: &mut String, d: &pb::DolmenView, style: Style, names: 
             ..style
         },
     );
-    let _ = writeln!(
-        out,
-        "turn {}, {} active{}",
-        d.turn,
-        seat(d, d.active, style),
-        match d.end_triggered_by {
-            Some(s) => format!(
-                "; seat {s} is out of dolmens: {} turns left",
-                d.last_turns_left
-            ),
-            None => String::new(),
-        }
-    );
+    let _ = writeln!(out, "{}", heading(d, style));
     // Beside the lattice, 33 columns: each seat (* for a name's "<- you"),
     // then the circles in play.
     let mut side: Vec<String> = d

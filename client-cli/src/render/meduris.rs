@@ -223,26 +223,41 @@ pub fn board(out: &mut String, m: &pb::MedurisView, style: Style) {
     let _ = writeln!(out, "supply: {}", goods(&m.supply));
     let _ = writeln!(out, "seats:");
     for s in &m.seats {
-        let _ = writeln!(
-            out,
-            "  {}: {} points, {} huts and {} temples left, {} rune stones{}, goods: {}",
-            seat(m, s.seat, style),
-            s.score,
-            s.huts_left,
-            s.temples_left,
-            s.runes,
-            if s.workers_to_place > 0 {
-                format!(", {} workers to place", s.workers_to_place)
-            } else {
-                String::new()
-            },
-            if s.goods.is_some() {
-                goods(&s.goods)
-            } else {
-                "hidden".into()
-            }
-        );
+        let _ = writeln!(out, "  {}", seat_line(m, s, style, ""));
     }
+}
+
+/// A seat's score and stock in one line, `name` (if any) after the seat;
+/// in a few words less for the compact board.
+fn seat_line(m: &pb::MedurisView, s: &pb::MedurisSeat, style: Style, name: &str) -> String {
+    let (points, huts, temples, runes) = if style.compact {
+        ("pts", "H", "T", "runes")
+    } else {
+        ("points", " huts and", " temples", "rune stones")
+    };
+    format!(
+        "{}{}: {} {points}, {}{huts} {}{temples} left, {} {runes}{}, goods: {}",
+        seat(m, s.seat, style),
+        if name.is_empty() {
+            String::new()
+        } else {
+            format!(" {name}")
+        },
+        s.score,
+        s.huts_left,
+        s.temples_left,
+        s.runes,
+        if s.workers_to_place > 0 {
+            format!(", {} workers to place", s.workers_to_place)
+        } else {
+            String::new()
+        },
+        if s.goods.is_some() {
+            goods(&s.goods)
+        } else {
+            "hidden".into()
+        }
+    )
 }
 
 /// A good in two letters, for the compact board.
@@ -357,25 +372,7 @@ pub fn board_compact(out: &mut String, m: &pb::MedurisView, style: Style, names:
     );
     for s in &m.seats {
         let name = names.get(s.seat as usize).map_or("", String::as_str);
-        let _ = writeln!(
-            out,
-            "{} {name}: {} pts, {}H {}T left, {} runes{}; goods: {}",
-            seat(m, s.seat, style),
-            s.score,
-            s.huts_left,
-            s.temples_left,
-            s.runes,
-            if s.workers_to_place > 0 {
-                format!(", {} workers to place", s.workers_to_place)
-            } else {
-                String::new()
-            },
-            if s.goods.is_some() {
-                goods(&s.goods)
-            } else {
-                "hidden".into()
-            }
-        );
+        let _ = writeln!(out, "{}", seat_line(m, s, style, name));
     }
 }
 

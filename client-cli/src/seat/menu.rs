@@ -197,21 +197,12 @@ mod tests {
     }
 
     fn dolmen_legal() -> Vec<pb::LegalAction> {
-        use druids_contract::ProtoGame;
         use druids_engine::Game;
         use druids_engine::dolmen::Dolmen;
         let game = Dolmen::new(2, 1, &Default::default(), &mut Vec::new()).unwrap();
         let mut legal = Vec::new();
         game.legal_actions(&mut legal);
-        legal
-            .iter()
-            .enumerate()
-            .map(|(i, a)| pb::LegalAction {
-                id: Some(i as u32),
-                action: Some(Dolmen::encode_action(a)),
-                description: a.to_string(),
-            })
-            .collect()
+        druids_contract::codec::legal_list::<Dolmen>(&legal)
     }
 
     /// The first decision of Die Dolmengötter, a druid on any of 73 sites,

@@ -26,7 +26,7 @@
 //! [`game_line`]: crate::arena::ladder::lines::game_line
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use druids_contract::pb;
 use druids_contract::pb::bot_event::Event;
@@ -40,6 +40,7 @@ use crate::arena::client::arena_error;
 use crate::arena::ladder::state::{Ladder, stopped};
 use crate::arena::resume::Resume;
 use crate::connect::{CliError, authed};
+use crate::render::time::now_ms;
 use crate::retry::code_name;
 use crate::seat::follow::get_state;
 
@@ -129,13 +130,6 @@ impl Log {
         }
         actions
     }
-}
-
-/// Now, ms since the Unix epoch.
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// Whether the game is over already (finished or abandoned); on an error,

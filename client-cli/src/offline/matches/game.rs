@@ -5,7 +5,7 @@
 //! for the replay.
 
 use druids_bots::{Bot, Searchable};
-use druids_contract::codec::encode_outcome;
+use druids_contract::codec::{encode_outcome, legal_list};
 use druids_contract::{ProtoGame, pb};
 use druids_engine::{Game, Seat, Viewer};
 
@@ -69,19 +69,6 @@ fn state_view<G: ProtoGame>(
         game: Some(G::encode_view(&game.view(Viewer::Seat(viewer)))),
         ..Default::default()
     }
-}
-
-/// The legal actions as the server lists them: the default list, numbered.
-fn legal_list<G: ProtoGame>(legal: &[G::Action]) -> Vec<pb::LegalAction> {
-    legal
-        .iter()
-        .enumerate()
-        .map(|(i, a)| pb::LegalAction {
-            id: Some(i as u32),
-            action: Some(G::encode_action(a)),
-            description: a.to_string(),
-        })
-        .collect()
 }
 
 /// Plays `plan` with `lineup` to the end.
