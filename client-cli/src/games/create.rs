@@ -7,11 +7,14 @@
 //! timeouts in a row): a seat whose person leaves `druids play` is then
 //! played by the clock's default actions instead of stalling the game.
 
+use std::path::PathBuf;
+
 use clap::Args;
 use druids_contract::pb;
 
 use crate::args::game_kind;
 use crate::connect::{self, CliError, ServerAddr};
+use crate::games::replays::read_replay_file;
 use crate::output::outln;
 
 #[derive(Args)]
@@ -20,8 +23,8 @@ pub struct CreateArgs {
     #[arg(long, value_parser = game_kind(), default_value = "meduris")]
     pub game: pb::GameKind,
     /// Number of seats.
-    #[arg(long)]
-    pub players: u32,
+    #[arg(long, required_unless_present = "from_replay")]
+    pub players: Option<u32>,
     /// RNG seed (the server picks a secret one if not given).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -37,21 +40,31 @@ pub struct CreateArgs {
     /// Safeguard: regular play ends after this many turns.
     #[arg(long)]
     pub max_turns: Option<u32>,
-    /// Turn clock: milliseconds per decision (0: no clock; the game then
-    /// waits for ever for a seat whose player left).
-    #[arg(long, default_value_t = DEFAULT_DECISION_MS)]
-    pub decision_ms: u32,
+    /// Turn clock: milliseconds per decision [default: 60000, with a bank
+    /// of 120000 and the autopilot after 2 timeouts in a row, unless other
+    /// values are given]; 0: no clock (the game then waits for ever for a
+    /// seat whose player left).
+    #[arg(long)]
+    pub decision_ms: Option<u32>,
     /// Turn clock: reserve per seat, in milliseconds.
-    #[arg(long, default_value_t = DEFAULT_TIME_BANK_MS)]
-    pub time_bank_ms: u32,
+    #[arg(long)]
+    pub time_bank_ms: Option<u32>,
     /// Turn clock: consecutive timeouts before the autopilot plays the seat
-    /// (until its player answers again; 0: never).
-    #[arg(long, default_value_t = DEFAULT_AUTOPILOT_AFTER)]
-    pub autopilot_after: u32,
+    /// (until its player answers again).
+    #[arg(long)]
+    pub autopilot_after: Option<u32>,
     /// The web viewer's address, for the seats' pages [default: the
     /// server's host, port 8080, as `druids-server` serves it].
     #[arg(long, env = "DRUIDS_VIEWER")]
     pub viewer: Option<String>,
+    /// Start from a replay file (`druids export`, `druids match --replays`):
+    /// its game, seats and seed, with its actions applied (all, or
+    /// --actions), so that the web viewer shows it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["seed", "open_seats"])]
+    pub from_replay: Option<PathBuf>,
+    /// With --from-replay: how many of its actions to apply [default: all].
+    #[arg(long, requires = "from_replay")]
+    pub actions: Option<u32>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -85,6 +98,27 @@ pub fn seat_page(viewer: &str, game_id: &str, token: &str) -> String {
     format!("{viewer}/games/{game_id}#token={token}")
 }
 
+/// The turn clock of `druids create`'s flags: the defaults when
+/// `--decision-ms` is not given, none with `--decision-ms 0`.
+fn clock(args: &CreateArgs) -> Option<pb::GameOptions> {
+    let options = match args.decision_ms {
+        Some(0) => return None,
+        Some(ms) => pb::GameOptions {
+            decision_ms: Some(ms),
+            time_bank_ms: args.time_bank_ms,
+            autopilot_after: args.autopilot_after,
+            ..Default::default()
+        },
+        None => pb::GameOptions {
+            decision_ms: Some(DEFAULT_DECISION_MS),
+            time_bank_ms: Some(args.time_bank_ms.unwrap_or(DEFAULT_TIME_BANK_MS)),
+            autopilot_after: Some(args.autopilot_after.unwrap_or(DEFAULT_AUTOPILOT_AFTER)),
+            ..Default::default()
+        },
+    };
+    Some(options)
+}
+
 /// "seat 2" and its name, unless the server only named it "seat 2".
 fn seat_text(seat: u32, name: &str) -> String {
     if name.is_empty() || name == format!("seat {seat}") {
@@ -96,55 +130,65 @@ fn seat_text(seat: u32, name: &str) -> String {
 
 /// `druids create`.
 pub async fn create(server: &ServerAddr, args: CreateArgs) -> Result<(), CliError> {
-    let claimed = (0..args.players)
+    let start_from = match &args.from_replay {
+        Some(path) => {
+            let replay = read_replay_file(path)?;
+            let actions = args.actions.unwrap_or(replay.actions.len() as u32);
+            Some(pb::StartFrom {
+                replay: Some(replay),
+                actions,
+            })
+        }
+        None => None,
+    };
+    let from = start_from.as_ref().and_then(|s| s.replay.as_ref());
+    let (kind, players) = match from {
+        Some(r) => (r.kind, r.players),
+        None => (args.game as i32, args.players.unwrap_or_default()),
+    };
+    let claimed = (0..players)
         .filter(|s| !args.open_seats.contains(s))
         .count();
-    if !args.names.is_empty()
-        && args.names.len() != claimed
-        && args.names.len() != args.players as usize
+    if !args.names.is_empty() && args.names.len() != claimed && args.names.len() != players as usize
     {
         return Err(CliError::Usage(format!(
             "{} --name given: give one per claimed seat ({claimed}) or one per seat ({})",
             args.names.len(),
-            args.players
+            players
         )));
     }
+    let clock = clock(&args);
     let mut client = connect::connect(server).await?;
     let reply = client
         .create_game(pb::CreateGameRequest {
-            kind: args.game as i32,
-            players: args.players,
+            kind,
+            players,
             seed: args.seed,
             options: Some(pb::GameOptions {
                 start_seat: args.start_seat,
                 max_turns: args.max_turns,
-                decision_ms: (args.decision_ms > 0).then_some(args.decision_ms),
-                time_bank_ms: (args.decision_ms > 0).then_some(args.time_bank_ms),
-                autopilot_after: (args.decision_ms > 0 && args.autopilot_after > 0)
-                    .then_some(args.autopilot_after),
+                decision_ms: clock.and_then(|c| c.decision_ms),
+                time_bank_ms: clock.and_then(|c| c.time_bank_ms),
+                autopilot_after: clock.and_then(|c| c.autopilot_after),
             }),
             // Passed as given: the server takes one name per claimed seat or
             // one per seat.
             seat_names: args.names,
             open_seats: args.open_seats,
             request_id: String::new(),
-            start_from: None,
+            start_from,
         })
         .await?
         .into_inner();
-    if args.decision_ms > 0 {
+    if let Some(c) = clock {
         eprintln!(
             "turn clock: {} s a decision and a {} s bank per seat{}; a seat its player leaves \
              is played by the clock's default actions (--decision-ms 0: no clock)",
-            args.decision_ms.div_ceil(1000),
-            args.time_bank_ms / 1000,
-            if args.autopilot_after > 0 {
-                format!(
-                    ", the autopilot after {} timeouts in a row",
-                    args.autopilot_after
-                )
-            } else {
-                String::new()
+            c.decision_ms.unwrap_or_default().div_ceil(1000),
+            c.time_bank_ms.unwrap_or_default() / 1000,
+            match c.autopilot_after {
+                Some(n) if n > 0 => format!(", the autopilot after {n} timeouts in a row"),
+                _ => String::new(),
             }
         );
     }

@@ -38,14 +38,19 @@ fn read_replay(bytes: &[u8]) -> Result<pb::Replay, String> {
     pb::Replay::decode(bytes).map_err(|e| e.to_string())
 }
 
+/// The replay in the file at `path` (binary or JSON).
+pub fn read_replay_file(path: &Path) -> Result<pb::Replay, CliError> {
+    let bytes = std::fs::read(path).map_err(|e| CliError::file(path, e))?;
+    read_replay(&bytes).map_err(|reason| CliError::NotAReplay {
+        path: path.to_owned(),
+        reason,
+    })
+}
+
 /// `druids replay`: re-runs a replay file through the engine and checks its
 /// recorded result.
 pub fn replay(path: &Path) -> Result<(), CliError> {
-    let bytes = std::fs::read(path).map_err(|e| CliError::file(path, e))?;
-    let replay = read_replay(&bytes).map_err(|reason| CliError::NotAReplay {
-        path: path.to_owned(),
-        reason,
-    })?;
+    let replay = read_replay_file(path)?;
     match druids_contract::replay::verify(&replay) {
         Ok(outcome) => outln!(
             "ok: {} actions reproduce the recorded result: {}",

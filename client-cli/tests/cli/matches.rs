@@ -160,3 +160,50 @@ fn a_broken_program_is_reported_and_a_key_is_refused() {
     assert!(!ok);
     assert!(err.contains("not its key"), "{err}");
 }
+
+/// A match's replay opens on a server, where the web viewer shows it:
+/// `druids create --from-replay` starts a game from it with every action
+/// applied, and the game ends as the match's did.
+#[test]
+fn a_match_replay_opens_on_a_server() {
+    let dir = std::env::temp_dir().join(format!("druids-match-view-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (ok, out, err) = druids_here(&[
+        "match",
+        "--strategy",
+        "random",
+        "--vs",
+        "greedy",
+        "--game",
+        "meduris",
+        "--games",
+        "1",
+        "--replays",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let game: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let file = dir.join(format!("{}.json", game["game_id"].as_str().unwrap()));
+    let url = super::server();
+    let (ok, out, err) = super::druids(
+        &url,
+        &["create", "--from-replay", file.to_str().unwrap(), "--json"],
+    );
+    assert!(ok, "{err}");
+    let created: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let id = created["game_id"].as_str().unwrap();
+    assert!(created["watch_url"].as_str().unwrap().ends_with(id));
+    let (ok, state, err) = super::druids(&url, &["state", "--game-id", id]);
+    assert!(ok, "{err}");
+    assert!(state.contains("(finished,"), "{state}");
+    let scores: Vec<String> = game["outcome"]["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| format!("{s} points"))
+        .collect();
+    for s in &scores {
+        assert!(state.contains(s.as_str()), "{s}: {state}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
