@@ -193,7 +193,9 @@ impl Report {
                 elo(0.0)
             );
         }
-        eprint!("{out}");
+        for line in out.lines() {
+            eprintln!("{}", line.trim_end());
+        }
         Ok(if self.errors > 0 {
             ExitCode::FAILURE
         } else {
