@@ -14,7 +14,7 @@ use druids_contract::pb;
 
 use crate::output::{Colour, Style};
 
-use super::enum_words;
+use super::words::enum_words;
 
 /// Lattice points per side.
 const SIDE: usize = 9;

@@ -12,7 +12,7 @@ use druids_contract::pb;
 
 use crate::output::{Colour, Style};
 
-use super::enum_words;
+use super::words::enum_words;
 
 fn good(g: i32) -> String {
     pb::MedurisGood::try_from(g)

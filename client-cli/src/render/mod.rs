@@ -11,6 +11,7 @@
 mod dolmen;
 mod meduris;
 pub mod time;
+mod words;
 
 use std::fmt::Write;
 
@@ -126,16 +127,6 @@ pub fn seat_label(view: &pb::StateView, seat: u32, style: Style) -> String {
         Some((name, c)) => style.paint(Some(c), &format!("seat {seat} ({name})")),
         None => format!("seat {seat}"),
     }
-}
-
-/// A proto enum value's name in words: `MEDURIS_COLOUR_LIGHT_GREEN` → "light
-/// green". The prefix is taken from the enum's `…_UNSPECIFIED` name, so that
-/// renaming an enum (and its value prefix) needs no edit here.
-fn enum_words(name: &str, unspecified: &str) -> String {
-    let prefix = unspecified.trim_end_matches("UNSPECIFIED");
-    name.trim_start_matches(prefix)
-        .to_lowercase()
-        .replace('_', " ")
 }
 
 /// What the pending decision of `view` asks, in words.

@@ -140,7 +140,14 @@ fn play_all<G: ProtoGame + Searchable>(
             G::MAX_PLAYERS
         )));
     }
-    let mut report = Report::new(args, lineup, G::NAME, G::DICE_DRIVEN)?;
+    let mut report = Report::new(
+        lineup,
+        G::NAME,
+        G::DICE_DRIVEN,
+        args.games,
+        args.jsonl.as_deref(),
+        args.replays.as_deref(),
+    )?;
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |j| j as usize,

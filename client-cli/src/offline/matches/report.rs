@@ -5,14 +5,13 @@
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use druids_arena::evaluation::{self, Interval, SeatResult};
 use druids_arena::ratings::elo;
 use druids_contract::pb;
 
-use super::MatchArgs;
 use super::game::Played;
 use super::lineup::Lineup;
 use crate::connect::CliError;
@@ -51,26 +50,29 @@ fn places(o: &pb::Outcome) -> Vec<u32> {
 }
 
 impl Report {
-    /// A report of `lineup` playing `game`; opens `--jsonl` and `--replays`.
+    /// A report of `games` games of `lineup` playing `game`; opens `jsonl`
+    /// (else the lines go to stdout) and creates `replays`.
     pub fn new(
-        args: &MatchArgs,
         lineup: &Lineup,
         game: &str,
         dice_driven: bool,
+        games: u64,
+        jsonl: Option<&Path>,
+        replays: Option<&Path>,
     ) -> Result<Report, CliError> {
-        let lines: Box<dyn Write> = match &args.jsonl {
+        let lines: Box<dyn Write> = match jsonl {
             Some(path) => Box::new(BufWriter::new(
                 File::create(path).map_err(|e| CliError::file(path, e))?,
             )),
             None => Box::new(std::io::stdout()),
         };
-        if let Some(dir) = &args.replays {
+        if let Some(dir) = replays {
             std::fs::create_dir_all(dir).map_err(|e| CliError::file(dir, e))?;
         }
         let heading = format!(
             "{game}, {} players, {} games, seats rotated{}",
             lineup.players(),
-            args.games,
+            games,
             if dice_driven {
                 ", the same dice for every rotation"
             } else {
@@ -81,8 +83,8 @@ impl Report {
             names: lineup.entries().iter().map(|e| e.name.clone()).collect(),
             heading,
             lines,
-            jsonl: args.jsonl.clone(),
-            replays: args.replays.clone(),
+            jsonl: jsonl.map(Path::to_owned),
+            replays: replays.map(Path::to_owned),
             finished: Vec::new(),
             errors: 0,
         })
