@@ -54,8 +54,6 @@ pub struct Standing {
     pub wins: f64,
     /// Sum of final scores.
     pub score_sum: f64,
-    /// Sum of the squares of the final scores (for the mean's interval).
-    pub score_sq_sum: f64,
 }
 
 impl Standing {
@@ -74,28 +72,6 @@ impl Standing {
     /// Mean final score.
     pub fn mean_score(&self) -> f64 {
         self.score_sum / self.games.max(1) as f64
-    }
-
-    /// 95% normal interval of the mean final score (mean ± 1.96 standard
-    /// errors, from the sample variance; the mean alone with one game).
-    pub fn mean_score_ci95(&self) -> (f64, f64) {
-        let n = self.games as f64;
-        let mean = self.mean_score();
-        if self.games < 2 {
-            return (mean, mean);
-        }
-        let variance = ((self.score_sq_sum - n * mean * mean) / (n - 1.0)).max(0.0);
-        let half = 1.96 * (variance / n).sqrt();
-        (mean - half, mean + half)
-    }
-
-    /// Adds one game's result: its final score and its share of the win
-    /// (1/k for a win shared by k seats, else 0).
-    pub fn record(&mut self, score: f64, win_share: f64) {
-        self.games += 1;
-        self.wins += win_share;
-        self.score_sum += score;
-        self.score_sq_sum += score * score;
     }
 }
 
@@ -142,8 +118,12 @@ pub fn tournament<G: Searchable>(
         let share = 1.0 / outcome.winners.len() as f64;
         for s in 0..players {
             let entry = (s + shift) % players;
-            let won = outcome.winners.contains(&Seat(s as u8));
-            standings[entry].record(outcome.scores[s] as f64, if won { share } else { 0.0 });
+            let st = &mut standings[entry];
+            st.games += 1;
+            st.score_sum += outcome.scores[s] as f64;
+            if outcome.winners.contains(&Seat(s as u8)) {
+                st.wins += share;
+            }
         }
         let seating: Vec<usize> = (0..players).map(|s| (s + shift) % players).collect();
         let played = Played {
@@ -219,24 +199,11 @@ mod tests {
     }
 
     #[test]
-    fn the_mean_scores_interval_is_the_normal_one() {
-        let mut st = Standing::default();
-        for score in [10.0, 12.0, 14.0, 16.0] {
-            st.record(score, 0.0);
-        }
-        // Mean 13, sample variance 20/3, standard error sqrt(5/3).
-        let (low, high) = st.mean_score_ci95();
-        let half = 1.96 * (5.0f64 / 3.0).sqrt();
-        assert!((low - (13.0 - half)).abs() < 1e-12 && (high - (13.0 + half)).abs() < 1e-12);
-    }
-
-    #[test]
     fn win_rate_interval_contains_the_rate() {
         let s = Standing {
             games: 100,
             wins: 97.0,
             score_sum: 4560.0,
-            ..Standing::default()
         };
         let (lo, hi) = s.win_rate_ci95();
         assert!(lo < 0.97 && 0.97 < hi, "{lo} {hi}");

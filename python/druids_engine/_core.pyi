@@ -85,6 +85,6 @@ def observation_from_state_view(state_view: bytes) -> npt.NDArray[np.float32]: .
 def mask_from_legal_actions(
     game: str, players: int, response: bytes
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]: ...
-def interval_summary(
-    games: int, wins: float, score_sum: float, score_sq_sum: float
-) -> dict[str, float]: ...
+def evaluation_summary(
+    programs: int, games: list[list[tuple[int, float, int]]]
+) -> list[dict[str, float]]: ...

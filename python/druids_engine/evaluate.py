@@ -19,7 +19,7 @@ from typing import Callable, Optional, Sequence, TextIO, Union
 import numpy as np
 import numpy.typing as npt
 
-from ._core import Game, interval_summary
+from ._core import Game, evaluation_summary
 
 Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], int]
 Agent = Union[str, Policy]
@@ -31,21 +31,22 @@ each seed once per seat rotation (duplicate games)."""
 
 @dataclass
 class Standing:
-    """One agent's results."""
+    """One agent's results: ``summary`` holds ``games``, ``wins``,
+    ``win_rate`` and ``mean_score`` each with ``_low`` and ``_high`` (95 %
+    intervals), and with more than two agents the fitted ``strength``
+    (Plackett-Luce over every game's finishing order), all computed by the
+    statistics ``druids match`` uses (``druids_arena::evaluation``)."""
 
     name: str
-    games: int = 0
-    wins: float = 0.0
-    score_sum: float = 0.0
-    score_sq_sum: float = 0.0
     summary: dict[str, float] = field(default_factory=dict)
 
-    def add(self, score: float, win_share: float) -> None:
-        self.games += 1
-        self.wins += win_share
-        self.score_sum += score
-        self.score_sq_sum += score * score
-        self.summary = interval_summary(self.games, self.wins, self.score_sum, self.score_sq_sum)
+    @property
+    def games(self) -> int:
+        return int(self.summary.get("games", 0))
+
+    @property
+    def wins(self) -> float:
+        return self.summary.get("wins", 0.0)
 
 
 @dataclass
@@ -98,6 +99,7 @@ def evaluate(
     bots = [None if callable(a) else _bot(a) for a in agents]
     standings = [Standing(_name(a, i)) for i, a in enumerate(agents)]
     records: list[dict[str, object]] = []
+    seats_played: list[list[tuple[int, float, int]]] = []
     duplicate = DICE_DRIVEN.get(game, False)
     for g in range(games):
         shift = g % n
@@ -120,9 +122,10 @@ def evaluate(
         assert outcome is not None
         winners: list[int] = outcome["winners"]
         scores: list[int] = outcome["scores"]
-        for s in range(n):
-            share = 1.0 / len(winners) if s in winners else 0.0
-            standings[entry_of_seat[s]].add(float(scores[s]), share)
+        ranking: list[int] = outcome["ranking"]
+        # Places: 1 for the winners, then the ranking's order.
+        place = {s: 1 if s in winners else ranking.index(s) + 1 for s in range(n)}
+        seats_played.append([(entry_of_seat[s], float(scores[s]), place[s]) for s in range(n)])
         record: dict[str, object] = {
             "game": g,
             "seed": game_seed,
@@ -139,6 +142,8 @@ def evaluate(
             _bar(g + 1, games, sys.stderr)
     if progress:
         sys.stderr.write("\n")
+    for standing, summary in zip(standings, evaluation_summary(len(agents), seats_played)):
+        standing.summary = summary
     return Result(standings, records)
 
 

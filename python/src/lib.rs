@@ -18,7 +18,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<game::PyGame>()?;
     m.add_class::<vector::PyVectorEnv>()?;
     m.add_function(wrap_pyfunction!(wire::observation_from_state_view, m)?)?;
-    m.add_function(wrap_pyfunction!(stats::interval_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(stats::evaluation_summary, m)?)?;
     m.add_function(wrap_pyfunction!(wire::mask_from_legal_actions, m)?)?;
     Ok(())
 }
