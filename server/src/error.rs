@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::host::{ApplyError, CreateError};
+use crate::hosted_game::{ApplyError, CreateError};
 use druids_contract::pb::ErrorReason;
 use druids_engine::{Rejection, RuleViolation};
 use tonic::{Code, Status};

@@ -10,10 +10,10 @@
 
 use druids_contract::pb;
 
-use crate::cluster::lease::Leases;
 use crate::error::ServiceError;
 use crate::rooms::Rooms;
 use crate::store::EndedQuery;
+use crate::store::Leases;
 
 /// Games per page when the request does not say.
 pub const DEFAULT_PAGE_SIZE: usize = 100;

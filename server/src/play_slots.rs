@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The number of games in play.
 #[derive(Debug, Default)]
-pub struct InPlay(Arc<AtomicUsize>);
+pub struct PlaySlots(Arc<AtomicUsize>);
 
-impl InPlay {
+impl PlaySlots {
     /// A place for one more game, if fewer than `max` are in play.
     pub fn reserve(&self, max: usize) -> Option<PlaySlot> {
         self.0

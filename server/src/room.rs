@@ -4,7 +4,7 @@
 //! turn clocks, what each idempotency key's submission did and the streams
 //! open on it, behind one `std::sync::Mutex` that is never held across an
 //! `.await`. Its fields are private: everything is done through its methods.
-//! Every change goes through the [`Store`] first and is then announced on a
+//! Every change goes through the store ([`Games`]) first and is then announced on a
 //! `watch` channel carrying the last event seq; streams read the log at their
 //! own pace, so a slow reader never holds up the game. Submodules: what a
 //! room shows ([`read`]), retries of keyed submissions ([`answers`]), and the
@@ -16,16 +16,16 @@ use std::sync::{Mutex, MutexGuard};
 
 use druids_contract::pb;
 
-use crate::host::{Applied, ApplyError, HostEvent, HostedGame, Prelude};
+use crate::hosted_game::{Applied, ApplyError, HostEvent, HostedGame, Prelude};
 use druids_engine::Seat;
 use tokio::sync::watch;
 
 use crate::auth::TokenHash;
 use crate::clock::SeatClocks;
 use crate::error::{ServiceError, clip};
-use crate::in_play::PlaySlot;
+use crate::play_slots::PlaySlot;
 use crate::quota::Bucket;
-use crate::store::{ActionRecord, Epoch, Origin, RequestRecord, Store};
+use crate::store::{ActionRecord, Epoch, Games, Origin, RequestRecord};
 
 mod answers;
 mod read;
@@ -138,7 +138,7 @@ impl RoomState {
         origin: Origin,
         choice: &pb::submit_action_request::Choice,
         now_ms: u64,
-        persist: crate::host::Persist<'_>,
+        persist: crate::hosted_game::Persist<'_>,
     ) -> Result<Applied, ApplyError> {
         let prelude = match origin {
             Origin::Seat => self
@@ -369,14 +369,14 @@ impl Room {
 
     fn persist<'a>(
         &'a self,
-        store: &'a dyn Store,
+        games: &'a dyn Games,
         seat: Seat,
         origin: Origin,
         version: u64,
         request: &'a pb::SubmitActionRequest,
     ) -> impl FnMut(&pb::Action) -> Result<(), crate::store::StoreError> + 'a {
         move |action: &pb::Action| {
-            store.append_action(
+            games.append_action(
                 &self.id,
                 &ActionRecord {
                     version,
@@ -400,7 +400,7 @@ impl Room {
         &self,
         wanted: Option<u32>,
         name: &str,
-        store: &dyn Store,
+        games: &dyn Games,
         now_ms: u64,
         mint: impl FnOnce(Seat) -> (String, TokenHash, Option<RequestRecord>),
     ) -> Result<(Claimed, String, TokenHash), ServiceError> {
@@ -445,7 +445,7 @@ impl Room {
             r.seat = Some(seat);
             r.started = started;
         }
-        store.claim_seat(
+        games.claim_seat(
             &self.id,
             seat,
             &name,
@@ -480,7 +480,7 @@ impl Room {
         &self,
         seat: Seat,
         req: &pb::SubmitActionRequest,
-        store: &dyn Store,
+        games: &dyn Games,
         now_ms: u64,
         max_per_second: u32,
     ) -> Result<pb::SubmitActionResponse, ServiceError> {
@@ -534,11 +534,11 @@ impl Room {
         if expected != current {
             return Err(ServiceError::StaleVersion { expected, current });
         }
-        let mut persist = self.persist(store, seat, Origin::Seat, current + 1, req);
+        let mut persist = self.persist(games, seat, Origin::Seat, current + 1, req);
         let applied = state
             .apply(seat, Origin::Seat, choice, now_ms, &mut persist)
             .map_err(|e| ServiceError::from_apply(&self.id, e))?;
-        self.record_end(&state, store, now_ms);
+        self.record_end(&state, games, now_ms);
         let answered = state.answered(fingerprint, &applied);
         let reply = state.answer(seat, &answered);
         if keyed {
@@ -551,9 +551,9 @@ impl Room {
     /// Tells the store that the game just ended, if it did, so that it is not
     /// rebuilt at the next start. Not fatal: the action is stored, and a
     /// restart that rebuilds the game sees it over and tells the store then.
-    fn record_end(&self, state: &RoomState, store: &dyn Store, now_ms: u64) {
+    fn record_end(&self, state: &RoomState, games: &dyn Games, now_ms: u64) {
         if state.game.is_over()
-            && let Err(e) = store.finish(&self.id, state.game.version(), now_ms)
+            && let Err(e) = games.finish(&self.id, state.game.version(), now_ms)
         {
             tracing::warn!(game_id = %self.id, "cannot record the end of the game: {e}");
         }
@@ -564,7 +564,7 @@ impl Room {
     pub fn apply_prefix(
         &self,
         action: pb::ReplayAction,
-        store: &dyn Store,
+        games: &dyn Games,
         now_ms: u64,
     ) -> Result<(), ServiceError> {
         let mut state = self.lock();
@@ -575,10 +575,10 @@ impl Room {
             seat,
             origin,
             action.action.unwrap_or_default(),
-            store,
+            games,
             now_ms,
         );
-        self.record_end(&state, store, now_ms);
+        self.record_end(&state, games, now_ms);
         self.announce(&state);
         result
             .map(|_| ())
@@ -593,7 +593,7 @@ impl Room {
         seat: Seat,
         origin: Origin,
         action: pb::Action,
-        store: &dyn Store,
+        games: &dyn Games,
         now_ms: u64,
     ) -> Result<Applied, ApplyError> {
         let choice = pb::submit_action_request::Choice::Action(action);
@@ -603,7 +603,7 @@ impl Room {
             expected_version: Some(version),
             ..Default::default()
         };
-        let mut persist = self.persist(store, seat, origin, version + 1, &request);
+        let mut persist = self.persist(games, seat, origin, version + 1, &request);
         state.apply(seat, origin, &choice, now_ms, &mut persist)
     }
 

@@ -7,7 +7,7 @@
 //! only the store keeps it. Asking for an ended game that left reads it back
 //! from the store ([`Rooms::load`], off the async workers) into a bounded set
 //! of recently read games (`--recent-games`), with the same answers as before.
-//! A game holds a [`PlaySlot`] while it is in play (see [`crate::in_play`]).
+//! A game holds a [`PlaySlot`] while it is in play (see [`crate::play_slots`]).
 
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
@@ -18,10 +18,10 @@ use lru::LruCache;
 
 use crate::auth::TokenHash;
 use crate::error::{ServiceError, clip};
-use crate::in_play::{InPlay, PlaySlot};
+use crate::play_slots::{PlaySlot, PlaySlots};
 use crate::recover::{Rebuild, recover};
 use crate::room::Room;
-use crate::store::{Store, StoreError};
+use crate::store::{self, StoreError};
 
 /// How long ended games stay and how many read-back games are kept.
 #[derive(Clone, Copy, Debug)]
@@ -54,14 +54,14 @@ pub struct Rooms {
     /// Every live token hash of a game in memory, to tell a token of another
     /// game from a forged one.
     tokens: DashMap<TokenHash, String>,
-    in_play: InPlay,
-    store: Arc<dyn Store>,
+    in_play: PlaySlots,
+    store: Arc<dyn store::Lifecycle>,
     lifecycle: Lifecycle,
 }
 
 impl Rooms {
     /// No rooms yet; ended games are read back from `store`.
-    pub fn new(store: Arc<dyn Store>, lifecycle: Lifecycle) -> Rooms {
+    pub fn new(store: Arc<dyn store::Lifecycle>, lifecycle: Lifecycle) -> Rooms {
         let recent = NonZeroUsize::new(lifecycle.recent_games).unwrap_or(NonZeroUsize::MIN);
         Rooms {
             games: DashMap::new(),
@@ -69,7 +69,7 @@ impl Rooms {
             recent: Mutex::new(LruCache::new(recent)),
             watched: DashMap::new(),
             tokens: DashMap::new(),
-            in_play: InPlay::default(),
+            in_play: PlaySlots::default(),
             store,
             lifecycle,
         }
@@ -231,7 +231,7 @@ impl Rooms {
     }
 
     /// The store ended games are read from.
-    pub fn store(&self) -> &dyn Store {
+    pub fn store(&self) -> &dyn store::Lifecycle {
         self.store.as_ref()
     }
 

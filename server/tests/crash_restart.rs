@@ -16,7 +16,7 @@ use std::time::Duration;
 use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_engine::{Seat, Viewer};
-use druids_server::host::new_game;
+use druids_server::hosted_game::new_game;
 use tonic::Request;
 use tonic::transport::Channel;
 

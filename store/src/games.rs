@@ -1,17 +1,13 @@
-//! Where games are kept: the [`Store`] trait. Games in play live in memory
-//! and are written through; ended games live only here and are read back on
-//! demand ([`crate::rooms`]). Implementations: [`crate::memory_store`] (a
-//! process's lifetime) and [`crate::sqlite`] (durable).
-//!
-//! A game is its creation record plus an append-only log of seat claims and
-//! actions; replaying the log through the deterministic engine rebuilds it.
-//! The server calls the store *before* a change takes effect, so an
+//! Games and their logs as they are played ([`Games`]): a game is its
+//! creation record plus an append-only log of seat claims and actions, and
+//! replaying the log through the deterministic engine rebuilds it. The
+//! server calls the store *before* a change takes effect, so an
 //! acknowledged action is always stored.
 
 use druids_contract::pb;
 use druids_engine::Seat;
 
-use crate::auth::TokenHash;
+use crate::{RequestRecord, StoreError, TokenHash};
 
 /// Everything needed to set a game up again.
 #[derive(Clone, Debug)]
@@ -36,25 +32,6 @@ pub struct GameRecord {
     pub request: Option<RequestRecord>,
 }
 
-/// A CreateGame or JoinGame call made with a request id: what a retry with the
-/// same id needs to give the same answer. Tokens are not kept: they are derived
-/// again from the server secret and the id ([`crate::auth::derived_token`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RequestRecord {
-    /// SHA-256 of the client's request id (the id itself is never stored).
-    pub key: [u8; 32],
-    /// SHA-256 of the request without its id: a retry must match it.
-    pub fingerprint: [u8; 32],
-    /// The game created or joined.
-    pub game_id: String,
-    /// JoinGame: the seat claimed; CreateGame: none.
-    pub seat: Option<Seat>,
-    /// JoinGame: whether this join started the game.
-    pub started: bool,
-    /// When the call was answered, ms since the Unix epoch.
-    pub at_ms: u64,
-}
-
 /// Who decided an action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {
@@ -76,9 +53,7 @@ impl Origin {
             _ => None,
         }
     }
-}
 
-impl Origin {
     /// Who decided an action of a replay.
     pub fn of_replay(action: &pb::ReplayAction) -> Origin {
         match (action.timeout, action.autopilot) {
@@ -95,55 +70,6 @@ impl Origin {
             action: Some(action),
             timeout: self == Origin::Timeout,
             autopilot: self == Origin::Autopilot,
-        }
-    }
-}
-
-/// What a store knows of an ended game, for its `ListGames` row.
-pub struct EndedRow {
-    /// Game id.
-    pub game_id: String,
-    /// `pb::GameKind` as stored.
-    pub kind: i32,
-    /// Seats.
-    pub players: u32,
-    /// Creation time, ms since the Unix epoch.
-    pub created_unix_ms: u64,
-    /// Whether it was abandoned (else it finished).
-    pub abandoned: bool,
-    /// Its last version.
-    pub version: u64,
-}
-
-impl EndedRow {
-    /// The `ListGames` row, with the claimed seats' names (seat, name);
-    /// seats never claimed are listed unnamed.
-    pub fn summary(self, claimed: impl IntoIterator<Item = (usize, String)>) -> pb::GameSummary {
-        let mut seats: Vec<pb::SeatInfo> = (0..self.players)
-            .map(|seat| pb::SeatInfo {
-                seat,
-                ..Default::default()
-            })
-            .collect();
-        for (seat, name) in claimed {
-            if let Some(s) = seats.get_mut(seat) {
-                s.name = name;
-                s.claimed = true;
-            }
-        }
-        let status = if self.abandoned {
-            pb::GameStatus::Abandoned
-        } else {
-            pb::GameStatus::Finished
-        };
-        pb::GameSummary {
-            game_id: self.game_id,
-            kind: self.kind,
-            status: status as i32,
-            players: self.players,
-            version: self.version,
-            seats,
-            created_unix_ms: self.created_unix_ms,
         }
     }
 }
@@ -166,7 +92,7 @@ pub struct ActionRecord {
     pub epoch: Epoch,
 }
 
-/// The epoch of the lease a node holds a game under ([`crate::cluster`]):
+/// The epoch of the lease a node holds a game under (see [`crate::Leases`]):
 /// raised by every takeover, so a write under an older one is refused
 /// ([`StoreError::Fenced`]). A single server holds no lease: [`Epoch::NONE`],
 /// which is never checked.
@@ -185,74 +111,10 @@ impl Epoch {
     }
 }
 
-/// A stored game: its record and its log, in order.
-#[derive(Clone, Debug)]
-pub struct StoredGame {
-    /// The creation record.
-    pub record: GameRecord,
-    /// Seats claimed after creation, in the order they were claimed.
-    pub joins: Vec<(Seat, String, TokenHash)>,
-    /// Every applied action, by version.
-    pub actions: Vec<ActionRecord>,
-    /// Why the game was abandoned, if it was.
-    pub abandoned: Option<String>,
-    /// When the game ended (finished or abandoned), ms since the Unix epoch.
-    pub ended_unix_ms: Option<u64>,
-}
-
-/// A page of ended (finished or abandoned) games, newest first: the games
-/// `ListGames` reads from the store, since only games in play stay in memory.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct EndedQuery {
-    /// Only games of this kind (`None`: every kind).
-    pub kind: Option<pb::GameKind>,
-    /// Only games with this status, `Finished` or `Abandoned` (`None`: both).
-    pub status: Option<pb::GameStatus>,
-    /// Only games after this one in the order (creation time descending, then
-    /// id ascending): `(created_unix_ms, game_id)` of the previous page's last.
-    pub after: Option<(u64, String)>,
-    /// At most this many.
-    pub limit: usize,
-}
-
-/// Why the store failed. The change it was asked to store did not happen.
-#[derive(Clone, Debug, thiserror::Error)]
-pub enum StoreError {
-    /// The database refused or failed an operation.
-    #[error("database error while {op}: {source}")]
-    Database {
-        /// What the store was doing.
-        op: &'static str,
-        /// The database's error.
-        #[source]
-        source: std::sync::Arc<dyn std::error::Error + Send + Sync>,
-    },
-    /// The database file or its folder could not be opened or created.
-    #[error("cannot open {path}: {source}")]
-    Open {
-        /// The path.
-        path: std::path::PathBuf,
-        /// Why.
-        #[source]
-        source: std::sync::Arc<std::io::Error>,
-    },
-    /// A stored value does not decode.
-    #[error("stored data is corrupt: {0}")]
-    Corrupt(String),
-    /// The write was made under a lease another node has taken over since:
-    /// this node no longer owns the game.
-    #[error("game {game_id} is owned by another node now (its lease moved on from epoch {epoch})")]
-    Fenced {
-        /// The game.
-        game_id: String,
-        /// The epoch the write was made under.
-        epoch: u64,
-    },
-}
-
-/// Durable storage of games, and of the arena ([`crate::arena_store`]).
-/// Implementations must make each call durable (or fail) before returning.
-pub trait Store: crate::arena_store::ArenaStore + Send + Sync + 'static {
+/// The writes of games being played: creation, seats claimed, actions and
+/// the end. Every call is durable (or fails, changing nothing) before it
+/// returns.
+pub trait Games: Send + Sync {
     /// Records a new game (and its request id, if any, in the same commit).
     fn create_game(&self, game: &GameRecord) -> Result<(), StoreError>;
     /// Records that a seat was claimed (and the request id of the claim, if
@@ -266,12 +128,6 @@ pub trait Store: crate::arena_store::ArenaStore + Send + Sync + 'static {
         request: Option<&RequestRecord>,
         epoch: Epoch,
     ) -> Result<(), StoreError>;
-    /// The request ids answered at or after `since_ms`; older ones may be
-    /// forgotten.
-    fn requests_since(&self, since_ms: u64) -> Result<Vec<RequestRecord>, StoreError>;
-    /// The server's secret for deriving retry-safe tokens: created once and
-    /// kept, so that answers survive restarts.
-    fn secret(&self) -> Result<[u8; 32], StoreError>;
     /// Appends an action to a game's log; a store shared by several nodes
     /// refuses it ([`StoreError::Fenced`]) if the action's epoch is no longer
     /// the game's lease.
@@ -283,21 +139,4 @@ pub trait Store: crate::arena_store::ArenaStore + Send + Sync + 'static {
     fn finish(&self, game_id: &str, version: u64, at_ms: u64) -> Result<(), StoreError>;
     /// Records that an unfinished game was given up at `at_ms`.
     fn abandon(&self, game_id: &str, reason: &str, at_ms: u64) -> Result<(), StoreError>;
-    /// Every game still in play (waiting for players or running), to be
-    /// rebuilt at start-up: ended games are not read.
-    fn load_in_play(&self) -> Result<Vec<StoredGame>, StoreError>;
-    /// One game, in play or ended (`None`: no such game).
-    fn load_game(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError>;
-    /// The `ListGames` rows of ended games that `query` asks for, in its order.
-    fn list_ended(&self, query: &EndedQuery) -> Result<Vec<pb::GameSummary>, StoreError>;
-    /// Ids of ended games after `after_id` in id order (all from `""`), at
-    /// most `limit`: for exports that resume where they stopped.
-    fn ended_ids(&self, after_id: &str, limit: usize) -> Result<Vec<String>, StoreError>;
-    /// Deletes at most `limit` games that ended before `before_ms`, with
-    /// everything stored of them; returns how many. Games in play are never
-    /// deleted.
-    fn delete_ended_before(&self, before_ms: u64, limit: usize) -> Result<usize, StoreError>;
-    /// Whether calls block on a disk (the server then makes them off the async
-    /// worker threads).
-    fn is_durable(&self) -> bool;
 }

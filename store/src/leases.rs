@@ -1,13 +1,13 @@
-//! What the database records of nodes and the games they own, as the
-//! [`Leases`] trait: the cluster logic ([`super`]) asks and claims through it,
-//! and a shared store implements it ([`crate::postgres`]).
+//! What a database shared by several nodes records of the nodes and the
+//! games they own ([`Leases`]): the server's cluster logic asks and claims
+//! through it, and the shared store implements it ([`crate::postgres`]).
 //!
 //! Times are the database's (`now()`), never a node's clock, so nodes whose
 //! clocks disagree still agree on whether a lease has expired.
 
 use druids_contract::pb;
 
-use crate::store::{Epoch, StoreError};
+use crate::{Epoch, StoreError};
 
 /// Where a game is, as the database says.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -36,16 +36,15 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::num::NonZeroUsize;
 
 use dashmap::DashMap;
-use druids_contract::pb;
 use druids_arena::pairing::duplicate::Outcome;
 use druids_arena::pairing::pool::{Pool, PoolConfig, Seek, SeekId};
 use druids_arena::pairing::{self, BotId};
+use druids_contract::pb;
 use druids_engine::Seat;
 use lru::LruCache;
 use tokio::sync::mpsc;
 use tonic::Status;
 
-use crate::arena_store::{ArenaStore, MatchRecord, StoredMatch};
 use crate::auth::TokenHash;
 use crate::clock::Clock;
 use crate::config::ArenaSettings;
@@ -53,6 +52,7 @@ use crate::error::ServiceError;
 use crate::lobby::Lobby;
 use crate::rooms::Rooms;
 use crate::store::StoreError;
+use crate::store::{ArenaStore, MatchRecord, StoredMatch};
 use bots::{BotNo, Bots};
 use events::{Events, TournamentEvents};
 use matches::remember;

@@ -12,7 +12,7 @@ use prost::Message;
 
 use druids_contract::pb;
 
-use crate::host::{HostedGame, new_game};
+use crate::hosted_game::{HostedGame, new_game};
 
 fn cases() -> u32 {
     std::env::var("DRUIDS_FUZZ_CASES")

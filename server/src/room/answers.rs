@@ -6,7 +6,7 @@ use druids_contract::pb;
 use druids_engine::{Seat, Viewer};
 
 use super::RoomState;
-use crate::host::Applied;
+use crate::hosted_game::Applied;
 
 /// The first 16 bytes of a SHA-256: an idempotency key, or what a submission
 /// asked for, in a fixed small size (keys may be 128 bytes long).

@@ -75,7 +75,7 @@ impl DruidsService for Service {
         let seat = self.refused(self.seat(&room, &caller))?;
         self.refused(self.read(Read::One, &caller))?;
         let listing = room.legal_actions(seat, req.all_payments);
-        let page = crate::legal::page(listing, seat.0 as u32, &req);
+        let page = crate::legal_pages::page(listing, seat.0 as u32, &req);
         Ok(Response::new(self.refused(page)?))
     }
 
@@ -100,12 +100,12 @@ impl DruidsService for Service {
         let req = request.into_inner();
         let now = self.clock.now_ms();
         let rate = self.limits.max_submits_per_second;
-        let (store, rooms) = (Arc::clone(&self.store), Arc::clone(&self.rooms));
+        let (games, rooms) = (Arc::clone(&self.games), Arc::clone(&self.rooms));
         let id = room.id.clone();
         let reply = self
             .off_the_workers(move || {
                 let _enter = span.enter();
-                let reply = room.submit(seat, &req, store.as_ref(), now, rate);
+                let reply = room.submit(seat, &req, games.as_ref(), now, rate);
                 rooms.settle(&room);
                 reply
             })
@@ -225,7 +225,7 @@ impl DruidsService for Service {
         let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
         let shared = self.cluster.as_ref().map(|c| Arc::clone(c.leases()));
         let page = self
-            .off_the_workers(move || crate::listing::list(&rooms, shared.as_deref(), &req))
+            .off_the_workers(move || crate::list_games::list(&rooms, shared.as_deref(), &req))
             .await?;
         Ok(Response::new(self.refused(page)?))
     }

@@ -20,13 +20,14 @@ use prost::Message;
 
 use super::PostgresStore;
 use super::retry::{Failure, conflict};
-use crate::arena_store::{
-    ArenaStore, BOT_EVENTS, BotRecord, ChallengeRecord, EventLog, MatchRecord, PlacementRecord,
-    StoredMatch, TOURNAMENT_EVENTS, TournamentRecord, attach_games, decode_bots, decode_placements,
-    encode_bots, encode_placements, kind_of, refused,
+use crate::error::refused;
+use crate::matches::{
+    attach_games, decode_bots, decode_placements, encode_bots, encode_placements, kind_of,
 };
-use crate::auth::TokenHash;
-use crate::store::StoreError;
+use crate::{
+    Accounts, BotRecord, ChallengeRecord, EventLog, EventLogs, MatchRecord, Matches,
+    PlacementRecord, StoreError, StoredMatch, TokenHash, TournamentRecord, Tournaments,
+};
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
@@ -37,7 +38,7 @@ fn hash(blob: Vec<u8>) -> Result<TokenHash, StoreError> {
         .map_err(|_| StoreError::Corrupt("bots.key_hash is not 32 bytes".into()))
 }
 
-impl ArenaStore for PostgresStore {
+impl Accounts for PostgresStore {
     fn register_bot(&self, bot: &BotRecord) -> Result<bool, StoreError> {
         let registered = bot.registered_unix_ms as i64;
         self.retry("registering a bot", |retrying| {
@@ -103,6 +104,31 @@ impl ArenaStore for PostgresStore {
         })
     }
 
+    fn revoke_bot(&self, bot_id: &str, at_ms: u64) -> Result<(), StoreError> {
+        let op = "revoking a bot's key";
+        let at = at_ms as i64;
+        self.retry(op, |_| {
+            self.wait(async {
+                // Revoked already (by a retried attempt, say): it keeps its
+                // first time.
+                let updated = self
+                    .pool
+                    .get()
+                    .await?
+                    .execute(
+                        "UPDATE bots SET revoked_unix_ms = COALESCE(revoked_unix_ms, $2)
+                          WHERE id = $1",
+                        &[&bot_id, &at],
+                    )
+                    .await?;
+                if updated == 0 {
+                    return Err(refused(op, format!("no bot {bot_id} is registered")).into());
+                }
+                Ok(())
+            })
+        })
+    }
+
     fn bots(&self) -> Result<Vec<BotRecord>, StoreError> {
         let rows = self.retry("reading the bots", |_| {
             self.wait(async {
@@ -133,7 +159,9 @@ impl ArenaStore for PostgresStore {
             })
             .collect()
     }
+}
 
+impl Matches for PostgresStore {
     fn create_match(&self, m: &MatchRecord) -> Result<(), StoreError> {
         let options = m.options.encode_to_vec();
         let bots = encode_bots(&m.bots);
@@ -328,23 +356,69 @@ impl ArenaStore for PostgresStore {
         Ok(matches)
     }
 
-    fn append_bot_event(&self, bot_id: &str, seq: u64, event: &[u8]) -> Result<(), StoreError> {
-        self.append_event(BOT_EVENTS, bot_id, seq, event)
+    fn save_challenge(&self, c: &ChallengeRecord) -> Result<(), StoreError> {
+        let accepted = encode_bots(&c.accepted);
+        self.retry("saving a challenge", |_| {
+            self.wait(async {
+                // Saved again (by a retried attempt, say): the same row with
+                // the same content. A replaced challenge keeps its row, so
+                // its seq.
+                self.pool
+                    .get()
+                    .await?
+                    .execute(
+                        "INSERT INTO challenges (id, info, accepted) VALUES ($1, $2, $3)
+                         ON CONFLICT (id) DO UPDATE
+                         SET info = EXCLUDED.info, accepted = EXCLUDED.accepted",
+                        &[&c.id, &c.info, &accepted],
+                    )
+                    .await?;
+                Ok(())
+            })
+        })
     }
 
-    fn bot_events(
-        &self,
-        bot_id: &str,
-        from_seq: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        self.events(BOT_EVENTS, bot_id, from_seq, limit)
+    fn remove_challenge(&self, id: &str) -> Result<(), StoreError> {
+        self.retry("removing a challenge", |_| {
+            self.wait(async {
+                // Removed already (by a retried attempt, say): no change.
+                self.pool
+                    .get()
+                    .await?
+                    .execute("DELETE FROM challenges WHERE id = $1", &[&id])
+                    .await?;
+                Ok(())
+            })
+        })
     }
 
-    fn last_bot_event(&self, bot_id: &str) -> Result<u64, StoreError> {
-        self.last_event(BOT_EVENTS, bot_id)
+    fn challenges(&self) -> Result<Vec<ChallengeRecord>, StoreError> {
+        let rows = self.retry("reading the challenges", |_| {
+            self.wait(async {
+                Ok(self
+                    .pool
+                    .get()
+                    .await?
+                    .query(
+                        "SELECT id, info, accepted FROM challenges ORDER BY seq",
+                        &[],
+                    )
+                    .await?)
+            })
+        })?;
+        rows.into_iter()
+            .map(|r| {
+                Ok(ChallengeRecord {
+                    id: r.get(0),
+                    info: r.get(1),
+                    accepted: decode_bots(r.get(2))?,
+                })
+            })
+            .collect()
     }
+}
 
+impl Tournaments for PostgresStore {
     fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError> {
         let created = t.created_unix_ms as i64;
         let finished = t.finished_unix_ms.map(|at| at as i64);
@@ -432,118 +506,9 @@ impl ArenaStore for PostgresStore {
             })
             .collect())
     }
-
-    fn revoke_bot(&self, bot_id: &str, at_ms: u64) -> Result<(), StoreError> {
-        let op = "revoking a bot's key";
-        let at = at_ms as i64;
-        self.retry(op, |_| {
-            self.wait(async {
-                // Revoked already (by a retried attempt, say): it keeps its
-                // first time.
-                let updated = self
-                    .pool
-                    .get()
-                    .await?
-                    .execute(
-                        "UPDATE bots SET revoked_unix_ms = COALESCE(revoked_unix_ms, $2)
-                          WHERE id = $1",
-                        &[&bot_id, &at],
-                    )
-                    .await?;
-                if updated == 0 {
-                    return Err(refused(op, format!("no bot {bot_id} is registered")).into());
-                }
-                Ok(())
-            })
-        })
-    }
-
-    fn append_tournament_event(
-        &self,
-        tournament_id: &str,
-        seq: u64,
-        event: &[u8],
-    ) -> Result<(), StoreError> {
-        self.append_event(TOURNAMENT_EVENTS, tournament_id, seq, event)
-    }
-
-    fn tournament_events(
-        &self,
-        tournament_id: &str,
-        from_seq: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        self.events(TOURNAMENT_EVENTS, tournament_id, from_seq, limit)
-    }
-
-    fn last_tournament_event(&self, tournament_id: &str) -> Result<u64, StoreError> {
-        self.last_event(TOURNAMENT_EVENTS, tournament_id)
-    }
-
-    fn save_challenge(&self, c: &ChallengeRecord) -> Result<(), StoreError> {
-        let accepted = encode_bots(&c.accepted);
-        self.retry("saving a challenge", |_| {
-            self.wait(async {
-                // Saved again (by a retried attempt, say): the same row with
-                // the same content. A replaced challenge keeps its row, so
-                // its seq.
-                self.pool
-                    .get()
-                    .await?
-                    .execute(
-                        "INSERT INTO challenges (id, info, accepted) VALUES ($1, $2, $3)
-                         ON CONFLICT (id) DO UPDATE
-                         SET info = EXCLUDED.info, accepted = EXCLUDED.accepted",
-                        &[&c.id, &c.info, &accepted],
-                    )
-                    .await?;
-                Ok(())
-            })
-        })
-    }
-
-    fn remove_challenge(&self, id: &str) -> Result<(), StoreError> {
-        self.retry("removing a challenge", |_| {
-            self.wait(async {
-                // Removed already (by a retried attempt, say): no change.
-                self.pool
-                    .get()
-                    .await?
-                    .execute("DELETE FROM challenges WHERE id = $1", &[&id])
-                    .await?;
-                Ok(())
-            })
-        })
-    }
-
-    fn challenges(&self) -> Result<Vec<ChallengeRecord>, StoreError> {
-        let rows = self.retry("reading the challenges", |_| {
-            self.wait(async {
-                Ok(self
-                    .pool
-                    .get()
-                    .await?
-                    .query(
-                        "SELECT id, info, accepted FROM challenges ORDER BY seq",
-                        &[],
-                    )
-                    .await?)
-            })
-        })?;
-        rows.into_iter()
-            .map(|r| {
-                Ok(ChallengeRecord {
-                    id: r.get(0),
-                    info: r.get(1),
-                    accepted: decode_bots(r.get(2))?,
-                })
-            })
-            .collect()
-    }
 }
 
-/// The event logs (the bots' and the tournaments'), by their [`EventLog`].
-impl PostgresStore {
+impl EventLogs for PostgresStore {
     fn append_event(
         &self,
         log: EventLog,
@@ -554,14 +519,16 @@ impl PostgresStore {
         let seq = seq as i64;
         let lookup = format!(
             "SELECT event FROM {} WHERE {} = $1 AND seq = $2",
-            log.table, log.owner
+            log.table(),
+            log.owner_column()
         );
         let insert = format!(
             "INSERT INTO {} ({}, seq, event) VALUES ($1, $2, $3)",
-            log.table, log.owner
+            log.table(),
+            log.owner_column()
         );
-        let taken = format!("the {} has another event at this seq", log.owner_kind);
-        self.retry(log.append_op, |retrying| {
+        let taken = format!("the {} has another event at this seq", log.owner_kind());
+        self.retry(log.append_op(), |retrying| {
             self.wait(async {
                 let client = self.pool.get().await?;
                 let mine = |row: &Row| row.get::<_, &[u8]>(0) == event;
@@ -587,9 +554,10 @@ impl PostgresStore {
         let limit = limit.min(i64::MAX as usize) as i64;
         let query = format!(
             "SELECT seq, event FROM {} WHERE {} = $1 AND seq >= $2 ORDER BY seq LIMIT $3",
-            log.table, log.owner
+            log.table(),
+            log.owner_column()
         );
-        let rows = self.retry(log.read_op, |_| {
+        let rows = self.retry(log.read_op(), |_| {
             self.wait(async {
                 Ok(self
                     .pool
@@ -608,9 +576,10 @@ impl PostgresStore {
     fn last_event(&self, log: EventLog, owner: &str) -> Result<u64, StoreError> {
         let query = format!(
             "SELECT COALESCE(MAX(seq), 0) FROM {} WHERE {} = $1",
-            log.table, log.owner
+            log.table(),
+            log.owner_column()
         );
-        self.retry(log.last_op, |_| {
+        self.retry(log.last_op(), |_| {
             self.wait(async {
                 let row = self.pool.get().await?.query_one(&query, &[&owner]).await?;
                 Ok(row.get::<_, i64>(0) as u64)

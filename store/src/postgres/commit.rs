@@ -8,7 +8,7 @@
 //! a savepoint of its own, so that it fails alone. The others wait for their
 //! own row's result.
 //!
-//! Fencing: a row written under a lease ([`crate::cluster`]) is inserted only
+//! Fencing: a row written under a lease ([`crate::Leases`]) is inserted only
 //! if its epoch is still the game's lease epoch. The batch locks those lease
 //! rows (`FOR SHARE`) first, so a takeover, which updates the lease row,
 //! waits for the batch's commit, and a batch waiting behind a takeover sees
@@ -26,7 +26,7 @@ use tokio_postgres::error::SqlState;
 
 use super::PostgresStore;
 use super::retry::{Failure, conflict, database, transient};
-use crate::store::{ActionRecord, Epoch, StoreError};
+use crate::{ActionRecord, Epoch, StoreError};
 
 /// One action row waiting for a commit.
 struct Row {

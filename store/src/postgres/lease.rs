@@ -7,8 +7,8 @@
 use druids_contract::pb;
 
 use super::PostgresStore;
-use crate::cluster::lease::{Claim, Leases, Owner, Whereabouts};
-use crate::store::{EndedRow, Epoch, StoreError};
+use crate::lifecycle::EndedRow;
+use crate::{Claim, Epoch, Leases, Owner, StoreError, Whereabouts};
 
 /// A node's expiry, `$2` milliseconds from now.
 const EXPIRY: &str = "now() + make_interval(secs => $2::BIGINT / 1000.0)";

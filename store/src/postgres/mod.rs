@@ -32,10 +32,9 @@ use druids_engine::Seat;
 use prost::Message;
 use tokio_postgres::NoTls;
 
-use crate::auth::TokenHash;
-use crate::sqlite::Sync;
-use crate::store::{
-    ActionRecord, EndedQuery, Epoch, GameRecord, RequestRecord, Store, StoreError, StoredGame,
+use crate::{
+    ActionRecord, EndedQuery, Epoch, GameRecord, Games, Lifecycle, RequestRecord, Requests, Store,
+    StoreError, StoredGame, Sync, TokenHash,
 };
 
 mod arena;
@@ -207,7 +206,7 @@ fn bytes32(blob: Vec<u8>, column: &str) -> Result<[u8; 32], StoreError> {
         .map_err(|_| StoreError::Corrupt(format!("{column} is not 32 bytes")))
 }
 
-impl Store for PostgresStore {
+impl Games for PostgresStore {
     fn create_game(&self, game: &GameRecord) -> Result<(), StoreError> {
         let options = game.options.encode_to_vec();
         self.retry("creating a game", |retrying| {
@@ -320,6 +319,48 @@ impl Store for PostgresStore {
         })
     }
 
+    fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
+        self.append(game_id, action)
+    }
+
+    fn finish(&self, game_id: &str, version: u64, at_ms: u64) -> Result<(), StoreError> {
+        // Idempotent: a retry finds the game ended and changes nothing.
+        self.retry("recording the end of a game", |_| {
+            self.wait(async {
+                self.pool
+                    .get()
+                    .await?
+                    .execute(
+                        "UPDATE games SET ended_unix_ms = $3, version = $2
+                          WHERE id = $1 AND ended_unix_ms IS NULL",
+                        &[&game_id, &(version as i64), &(at_ms as i64)],
+                    )
+                    .await?;
+                Ok(())
+            })
+        })
+    }
+
+    fn abandon(&self, game_id: &str, reason: &str, at_ms: u64) -> Result<(), StoreError> {
+        self.retry("abandoning a game", |_| {
+            self.wait(async {
+                self.pool
+                    .get()
+                    .await?
+                    .execute(
+                        "UPDATE games SET abandoned = $2, ended_unix_ms = $3,
+                                version = (SELECT COUNT(*) FROM actions WHERE game_id = $1)
+                          WHERE id = $1 AND ended_unix_ms IS NULL",
+                        &[&game_id, &reason, &(at_ms as i64)],
+                    )
+                    .await?;
+                Ok(())
+            })
+        })
+    }
+}
+
+impl Requests for PostgresStore {
     fn requests_since(&self, since_ms: u64) -> Result<Vec<RequestRecord>, StoreError> {
         let rows = self.retry("reading request ids", |_| {
             self.wait(async {
@@ -375,47 +416,9 @@ impl Store for PostgresStore {
         })?;
         bytes32(stored, "meta.token_secret")
     }
+}
 
-    fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
-        self.append(game_id, action)
-    }
-
-    fn finish(&self, game_id: &str, version: u64, at_ms: u64) -> Result<(), StoreError> {
-        // Idempotent: a retry finds the game ended and changes nothing.
-        self.retry("recording the end of a game", |_| {
-            self.wait(async {
-                self.pool
-                    .get()
-                    .await?
-                    .execute(
-                        "UPDATE games SET ended_unix_ms = $3, version = $2
-                          WHERE id = $1 AND ended_unix_ms IS NULL",
-                        &[&game_id, &(version as i64), &(at_ms as i64)],
-                    )
-                    .await?;
-                Ok(())
-            })
-        })
-    }
-
-    fn abandon(&self, game_id: &str, reason: &str, at_ms: u64) -> Result<(), StoreError> {
-        self.retry("abandoning a game", |_| {
-            self.wait(async {
-                self.pool
-                    .get()
-                    .await?
-                    .execute(
-                        "UPDATE games SET abandoned = $2, ended_unix_ms = $3,
-                                version = (SELECT COUNT(*) FROM actions WHERE game_id = $1)
-                          WHERE id = $1 AND ended_unix_ms IS NULL",
-                        &[&game_id, &reason, &(at_ms as i64)],
-                    )
-                    .await?;
-                Ok(())
-            })
-        })
-    }
-
+impl Lifecycle for PostgresStore {
     fn load_in_play(&self) -> Result<Vec<StoredGame>, StoreError> {
         self.retry("loading the games in play", |_| {
             self.wait(read::in_play(&self.pool))
@@ -470,7 +473,9 @@ impl Store for PostgresStore {
             })
         })
     }
+}
 
+impl Store for PostgresStore {
     fn is_durable(&self) -> bool {
         true
     }

@@ -13,9 +13,9 @@ use tokio_postgres::IsolationLevel;
 use tokio_postgres::Row;
 
 use super::retry::Failure;
-use crate::auth::TokenHash;
-use crate::store::{
-    ActionRecord, EndedQuery, EndedRow, Epoch, GameRecord, Origin, StoreError, StoredGame,
+use crate::lifecycle::EndedRow;
+use crate::{
+    ActionRecord, EndedQuery, Epoch, GameRecord, Origin, StoreError, StoredGame, TokenHash,
 };
 
 const GAME_COLUMNS: &str =

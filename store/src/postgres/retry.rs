@@ -14,7 +14,7 @@ use std::time::Duration;
 use tokio_postgres::error::SqlState;
 
 use super::PostgresStore;
-use crate::store::StoreError;
+use crate::StoreError;
 
 /// Pauses between attempts: 50 ms doubling, about 6 s of waiting in all.
 const PAUSES: [u64; 7] = [50, 100, 200, 400, 800, 1600, 3200];

@@ -17,15 +17,16 @@ use prost::Message;
 use rusqlite::{OptionalExtension, params};
 
 use super::{SqliteStore, decode, err, hash_of};
-use crate::arena_store::{
-    ArenaStore, BOT_EVENTS, BotRecord, ChallengeRecord, EventLog, MatchRecord, PlacementRecord,
-    StoredMatch, TOURNAMENT_EVENTS, TournamentRecord, attach_games, decode_bots, decode_placements,
-    encode_bots, encode_placements, kind_of, refused,
+use crate::error::refused;
+use crate::matches::{
+    attach_games, decode_bots, decode_placements, encode_bots, encode_placements, kind_of,
 };
-use crate::auth::TokenHash;
-use crate::store::StoreError;
+use crate::{
+    Accounts, BotRecord, ChallengeRecord, EventLog, EventLogs, MatchRecord, Matches,
+    PlacementRecord, StoreError, StoredMatch, TokenHash, TournamentRecord, Tournaments,
+};
 
-impl ArenaStore for SqliteStore {
+impl Accounts for SqliteStore {
     fn register_bot(&self, bot: &BotRecord) -> Result<bool, StoreError> {
         // A taken name inserts nothing; a taken id is an error.
         let inserted = self
@@ -62,6 +63,22 @@ impl ArenaStore for SqliteStore {
         Ok(())
     }
 
+    fn revoke_bot(&self, bot_id: &str, at_ms: u64) -> Result<(), StoreError> {
+        let op = "revoking a bot's key";
+        // Revoked already: it keeps its first time.
+        let updated = self
+            .conn()
+            .execute(
+                "UPDATE bots SET revoked_unix_ms = COALESCE(revoked_unix_ms, ?2) WHERE id = ?1",
+                params![bot_id, at_ms as i64],
+            )
+            .map_err(err(op))?;
+        if updated == 0 {
+            return Err(refused(op, format!("no bot {bot_id} is registered")));
+        }
+        Ok(())
+    }
+
     fn bots(&self) -> Result<Vec<BotRecord>, StoreError> {
         let err = err("reading the bots");
         self.conn()
@@ -86,7 +103,9 @@ impl ArenaStore for SqliteStore {
             .collect::<Result<_, _>>()
             .map_err(err)
     }
+}
 
+impl Matches for SqliteStore {
     fn create_match(&self, m: &MatchRecord) -> Result<(), StoreError> {
         self.conn()
             .execute(
@@ -253,23 +272,49 @@ impl ArenaStore for SqliteStore {
         Ok(matches)
     }
 
-    fn append_bot_event(&self, bot_id: &str, seq: u64, event: &[u8]) -> Result<(), StoreError> {
-        self.append_event(BOT_EVENTS, bot_id, seq, event)
+    fn save_challenge(&self, c: &ChallengeRecord) -> Result<(), StoreError> {
+        // A replaced challenge keeps its seq, so its place.
+        self.conn()
+            .execute(
+                "INSERT INTO challenges (id, seq, info, accepted)
+                 VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM challenges), ?2, ?3)
+                 ON CONFLICT (id) DO UPDATE SET info = excluded.info, accepted = excluded.accepted",
+                params![c.id, c.info, encode_bots(&c.accepted)],
+            )
+            .map(|_| ())
+            .map_err(err("saving a challenge"))
     }
 
-    fn bot_events(
-        &self,
-        bot_id: &str,
-        from_seq: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        self.events(BOT_EVENTS, bot_id, from_seq, limit)
+    fn remove_challenge(&self, id: &str) -> Result<(), StoreError> {
+        self.conn()
+            .execute("DELETE FROM challenges WHERE id = ?1", [id])
+            .map(|_| ())
+            .map_err(err("removing a challenge"))
     }
 
-    fn last_bot_event(&self, bot_id: &str) -> Result<u64, StoreError> {
-        self.last_event(BOT_EVENTS, bot_id)
+    fn challenges(&self) -> Result<Vec<ChallengeRecord>, StoreError> {
+        let err = err("reading the challenges");
+        let rows: Vec<(String, Vec<u8>, String)> = self
+            .conn()
+            .prepare_cached("SELECT id, info, accepted FROM challenges ORDER BY seq")
+            .map_err(err)?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(err)?
+            .collect::<Result<_, _>>()
+            .map_err(err)?;
+        rows.into_iter()
+            .map(|(id, info, accepted)| {
+                Ok(ChallengeRecord {
+                    id,
+                    info,
+                    accepted: decode_bots(&accepted)?,
+                })
+            })
+            .collect()
     }
+}
 
+impl Tournaments for SqliteStore {
     fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError> {
         // A stored id fails the key.
         self.conn()
@@ -324,89 +369,9 @@ impl ArenaStore for SqliteStore {
             .collect::<Result<_, _>>()
             .map_err(err)
     }
-
-    fn revoke_bot(&self, bot_id: &str, at_ms: u64) -> Result<(), StoreError> {
-        let op = "revoking a bot's key";
-        // Revoked already: it keeps its first time.
-        let updated = self
-            .conn()
-            .execute(
-                "UPDATE bots SET revoked_unix_ms = COALESCE(revoked_unix_ms, ?2) WHERE id = ?1",
-                params![bot_id, at_ms as i64],
-            )
-            .map_err(err(op))?;
-        if updated == 0 {
-            return Err(refused(op, format!("no bot {bot_id} is registered")));
-        }
-        Ok(())
-    }
-
-    fn append_tournament_event(
-        &self,
-        tournament_id: &str,
-        seq: u64,
-        event: &[u8],
-    ) -> Result<(), StoreError> {
-        self.append_event(TOURNAMENT_EVENTS, tournament_id, seq, event)
-    }
-
-    fn tournament_events(
-        &self,
-        tournament_id: &str,
-        from_seq: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        self.events(TOURNAMENT_EVENTS, tournament_id, from_seq, limit)
-    }
-
-    fn last_tournament_event(&self, tournament_id: &str) -> Result<u64, StoreError> {
-        self.last_event(TOURNAMENT_EVENTS, tournament_id)
-    }
-
-    fn save_challenge(&self, c: &ChallengeRecord) -> Result<(), StoreError> {
-        // A replaced challenge keeps its seq, so its place.
-        self.conn()
-            .execute(
-                "INSERT INTO challenges (id, seq, info, accepted)
-                 VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM challenges), ?2, ?3)
-                 ON CONFLICT (id) DO UPDATE SET info = excluded.info, accepted = excluded.accepted",
-                params![c.id, c.info, encode_bots(&c.accepted)],
-            )
-            .map(|_| ())
-            .map_err(err("saving a challenge"))
-    }
-
-    fn remove_challenge(&self, id: &str) -> Result<(), StoreError> {
-        self.conn()
-            .execute("DELETE FROM challenges WHERE id = ?1", [id])
-            .map(|_| ())
-            .map_err(err("removing a challenge"))
-    }
-
-    fn challenges(&self) -> Result<Vec<ChallengeRecord>, StoreError> {
-        let err = err("reading the challenges");
-        let rows: Vec<(String, Vec<u8>, String)> = self
-            .conn()
-            .prepare_cached("SELECT id, info, accepted FROM challenges ORDER BY seq")
-            .map_err(err)?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .map_err(err)?
-            .collect::<Result<_, _>>()
-            .map_err(err)?;
-        rows.into_iter()
-            .map(|(id, info, accepted)| {
-                Ok(ChallengeRecord {
-                    id,
-                    info,
-                    accepted: decode_bots(&accepted)?,
-                })
-            })
-            .collect()
-    }
 }
 
-/// The event logs (the bots' and the tournaments'), by their [`EventLog`].
-impl SqliteStore {
+impl EventLogs for SqliteStore {
     fn append_event(
         &self,
         log: EventLog,
@@ -418,11 +383,12 @@ impl SqliteStore {
         self.conn()
             .prepare_cached(&format!(
                 "INSERT INTO {} ({}, seq, event) VALUES (?1, ?2, ?3)",
-                log.table, log.owner
+                log.table(),
+                log.owner_column()
             ))
             .and_then(|mut insert| insert.execute(params![owner, seq as i64, event]))
             .map(|_| ())
-            .map_err(err(log.append_op))
+            .map_err(err(log.append_op()))
     }
 
     fn events(
@@ -432,11 +398,12 @@ impl SqliteStore {
         from_seq: u64,
         limit: usize,
     ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        let err = err(log.read_op);
+        let err = err(log.read_op());
         self.conn()
             .prepare_cached(&format!(
                 "SELECT seq, event FROM {} WHERE {} = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
-                log.table, log.owner
+                log.table(),
+                log.owner_column()
             ))
             .map_err(err)?
             .query_map(
@@ -457,12 +424,13 @@ impl SqliteStore {
             .query_row(
                 &format!(
                     "SELECT COALESCE(MAX(seq), 0) FROM {} WHERE {} = ?1",
-                    log.table, log.owner
+                    log.table(),
+                    log.owner_column()
                 ),
                 [owner],
                 |r| r.get::<_, i64>(0),
             )
             .map(|seq| seq as u64)
-            .map_err(err(log.last_op))
+            .map_err(err(log.last_op()))
     }
 }

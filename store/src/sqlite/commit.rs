@@ -13,7 +13,7 @@ use prost::Message;
 use rusqlite::params;
 
 use super::{SqliteStore, err};
-use crate::store::{ActionRecord, StoreError};
+use crate::{ActionRecord, StoreError};
 
 /// One action row waiting for a commit.
 struct Row {

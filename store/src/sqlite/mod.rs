@@ -20,9 +20,9 @@ use druids_engine::Seat;
 use prost::Message;
 use rusqlite::{Connection, params};
 
-use crate::auth::TokenHash;
-use crate::store::{
-    ActionRecord, EndedQuery, Epoch, GameRecord, RequestRecord, Store, StoreError, StoredGame,
+use crate::{
+    ActionRecord, EndedQuery, Epoch, GameRecord, Games, Lifecycle, RequestRecord, Requests, Store,
+    StoreError, StoredGame, Sync, TokenHash,
 };
 
 mod arena;
@@ -30,15 +30,6 @@ mod commit;
 mod read;
 
 use commit::Appends;
-
-/// How hard each commit waits for the disk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Sync {
-    /// fsync every commit: nothing acknowledged is lost, even on power loss.
-    Full,
-    /// fsync at checkpoints only: survives a crashed or killed server, not a power cut.
-    Normal,
-}
 
 /// The schema, as versioned migrations: `PRAGMA user_version` says how many
 /// have been applied, and each one runs once, in order, in one transaction.
@@ -283,7 +274,7 @@ fn bytes32(blob: Vec<u8>, column: &str) -> Result<[u8; 32], StoreError> {
         .map_err(|_| StoreError::Corrupt(format!("{column} is not 32 bytes")))
 }
 
-impl Store for SqliteStore {
+impl Games for SqliteStore {
     fn create_game(&self, game: &GameRecord) -> Result<(), StoreError> {
         let op = "creating a game";
         let mut conn = self.conn();
@@ -338,6 +329,34 @@ impl Store for SqliteStore {
         tx.commit().map_err(err(op))
     }
 
+    fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
+        self.append(game_id, action)
+    }
+
+    fn finish(&self, game_id: &str, version: u64, at_ms: u64) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "UPDATE games SET ended_unix_ms = ?3, version = ?2 WHERE id = ?1 AND ended_unix_ms IS NULL",
+                params![game_id, version as i64, at_ms as i64],
+            )
+            .map(|_| ())
+            .map_err(err("recording the end of a game"))
+    }
+
+    fn abandon(&self, game_id: &str, reason: &str, at_ms: u64) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "UPDATE games SET abandoned = ?2, ended_unix_ms = ?3,
+                        version = (SELECT COUNT(*) FROM actions WHERE game_id = ?1)
+                  WHERE id = ?1 AND ended_unix_ms IS NULL",
+                params![game_id, reason, at_ms as i64],
+            )
+            .map(|_| ())
+            .map_err(err("abandoning a game"))
+    }
+}
+
+impl Requests for SqliteStore {
     fn requests_since(&self, since_ms: u64) -> Result<Vec<RequestRecord>, StoreError> {
         let op = "reading request ids";
         let conn = self.conn();
@@ -392,33 +411,9 @@ impl Store for SqliteStore {
             .map_err(err(op))?;
         bytes32(stored, "meta.token_secret")
     }
+}
 
-    fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
-        self.append(game_id, action)
-    }
-
-    fn finish(&self, game_id: &str, version: u64, at_ms: u64) -> Result<(), StoreError> {
-        self.conn()
-            .execute(
-                "UPDATE games SET ended_unix_ms = ?3, version = ?2 WHERE id = ?1 AND ended_unix_ms IS NULL",
-                params![game_id, version as i64, at_ms as i64],
-            )
-            .map(|_| ())
-            .map_err(err("recording the end of a game"))
-    }
-
-    fn abandon(&self, game_id: &str, reason: &str, at_ms: u64) -> Result<(), StoreError> {
-        self.conn()
-            .execute(
-                "UPDATE games SET abandoned = ?2, ended_unix_ms = ?3,
-                        version = (SELECT COUNT(*) FROM actions WHERE game_id = ?1)
-                  WHERE id = ?1 AND ended_unix_ms IS NULL",
-                params![game_id, reason, at_ms as i64],
-            )
-            .map(|_| ())
-            .map_err(err("abandoning a game"))
-    }
-
+impl Lifecycle for SqliteStore {
     fn load_in_play(&self) -> Result<Vec<StoredGame>, StoreError> {
         read::in_play(&self.conn())
     }
@@ -463,7 +458,9 @@ impl Store for SqliteStore {
         tx.commit().map_err(err(op))?;
         Ok(ids.len())
     }
+}
 
+impl Store for SqliteStore {
     fn is_durable(&self) -> bool {
         true
     }

@@ -7,9 +7,8 @@ use druids_engine::Seat;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{decode, err, hash_of};
-use crate::store::{
-    ActionRecord, EndedQuery, EndedRow, Epoch, GameRecord, Origin, StoreError, StoredGame,
-};
+use crate::lifecycle::EndedRow;
+use crate::{ActionRecord, EndedQuery, Epoch, GameRecord, Origin, StoreError, StoredGame};
 
 const GAME_COLUMNS: &str =
     "id, kind, players, seed, options, created_unix_ms, abandoned, seed_chosen, ended_unix_ms";

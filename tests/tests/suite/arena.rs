@@ -11,7 +11,7 @@ use std::time::Duration;
 use druids_contract::pb;
 use druids_contract::pb::arena_service_client::ArenaServiceClient;
 use druids_server::Limits;
-use druids_server::sqlite::{SqliteStore, Sync};
+use druids_store::{Sync, sqlite::SqliteStore};
 use druids_tests::{Lcg, TestServer, authed};
 use tonic::Code;
 use tonic::transport::Channel;
@@ -145,9 +145,10 @@ async fn seek_and_play(
         .into_inner();
     let mut games = 0;
     let mut played = Vec::new();
-    let mut service = druids_contract::pb::druids_service_client::DruidsServiceClient::connect(url.clone())
-        .await
-        .expect("connect");
+    let mut service =
+        druids_contract::pb::druids_service_client::DruidsServiceClient::connect(url.clone())
+            .await
+            .expect("connect");
     loop {
         let event = stream
             .message()

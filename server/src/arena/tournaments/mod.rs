@@ -18,16 +18,16 @@ mod run;
 use std::collections::HashSet;
 use std::sync::Mutex;
 
-use druids_contract::pb;
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::schedule::{self, Format, Game, Round, Standings};
 use druids_arena::ratings::{FitConfig, FitInput, GameResult};
+use druids_contract::pb;
 use prost::Message;
 
 use super::Arena;
 use super::bots::{BotNo, parse_id, public_id};
-use crate::arena_store::TournamentRecord;
 use crate::error::ServiceError;
+use crate::store::TournamentRecord;
 
 /// Most entrants of a tournament.
 const MAX_ENTRANTS: usize = 256;

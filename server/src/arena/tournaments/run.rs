@@ -6,16 +6,16 @@
 
 use std::collections::{HashMap, HashSet};
 
-use druids_contract::pb;
-use druids_contract::pb::tournament_event::Event;
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::schedule::{self, Format, Game};
+use druids_contract::pb;
+use druids_contract::pb::tournament_event::Event;
 
 use super::Tourney;
 use crate::arena::bots::{BotNo, parse_id};
 use crate::arena::matches::NewMatch;
 use crate::arena::{Arena, State};
-use crate::arena_store::{StoredMatch, TournamentRecord};
+use crate::store::{StoredMatch, TournamentRecord};
 
 impl Arena {
     /// Appends `event` to tournament `id`'s log; a failure is logged (the
