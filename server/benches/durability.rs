@@ -13,6 +13,7 @@ use druids_server::MemoryStore;
 use druids_server::auth::TokenHash;
 use druids_server::recover::Rebuild;
 use druids_server::room::{Room, SeatSlot, Setup};
+use druids_server::submission::Submission;
 use druids_store::{GameRecord, Lifecycle, Store};
 use druids_store::{Sync, sqlite::SqliteStore};
 
@@ -74,7 +75,8 @@ fn play(store: &dyn Store, games: u64) -> (u64, f64) {
                 expected_version: Some(version),
                 idempotency_key: format!("k{version}"),
             };
-            room.submit(seat, &req, store, 0, 0).unwrap();
+            let submission = Submission::parse(req).unwrap();
+            room.submit(seat, &submission, store, 0).unwrap();
             actions += 1;
         }
     }

@@ -6,6 +6,7 @@
 //! Run: `cargo bench -p druids-server --bench legal_list_sizes -- [GAMES]` (default 10,000
 //! games per game and player count).
 
+use druids_contract::pb::submit_action_request::Choice::LegalActionId;
 use druids_contract::{pb, registry};
 use prost::Message;
 
@@ -61,7 +62,7 @@ fn main() {
                     rng ^= rng << 13;
                     rng ^= rng >> 7;
                     rng ^= rng << 17;
-                    game.apply_legal(seat, (rng % n) as u32, None, &mut |_| Ok(()))
+                    game.apply(seat, &LegalActionId((rng % n) as u32), None)
                         .unwrap();
                 }
             }

@@ -68,18 +68,14 @@ fn play(seed: u64, max: usize) -> Played {
         rng ^= rng >> 7;
         rng ^= rng << 17;
         let id = (rng % n) as u32;
-        let applied = game.apply_legal(seat, id, None, &mut |_| Ok(())).unwrap();
+        let choice = pb::submit_action_request::Choice::LegalActionId(id);
+        let applied = game.apply(seat, &choice, None).unwrap();
         actions.push(ActionRecord {
             version: applied.version,
             seat,
             origin: Origin::Seat,
             action: applied.action,
-            request: pb::SubmitActionRequest {
-                game_id: String::new(),
-                choice: Some(pb::submit_action_request::Choice::LegalActionId(id)),
-                expected_version: Some(applied.version - 1),
-                idempotency_key: String::new(),
-            },
+            key: None,
             epoch: Epoch::NONE,
         });
     }

@@ -273,7 +273,6 @@ impl ServiceError {
             }
             ApplyError::NotStarted => ServiceError::NotStarted(game_id.to_owned()),
             ApplyError::Rule(e) => ServiceError::Rule(e),
-            ApplyError::Persist(source) => ServiceError::Storage(source),
         }
     }
 }

@@ -130,7 +130,8 @@ mod tests {
             if actions.is_some_and(|max| n >= max) {
                 break;
             }
-            let applied = game.apply_legal(seat, 0, None, &mut |_| Ok(())).unwrap();
+            let choice = pb::submit_action_request::Choice::LegalActionId(0);
+            let applied = game.apply(seat, &choice, None).unwrap();
             n += 1;
             store
                 .append_action(
@@ -140,11 +141,7 @@ mod tests {
                         seat,
                         origin: Origin::Seat,
                         action: applied.action,
-                        request: pb::SubmitActionRequest {
-                            choice: Some(pb::submit_action_request::Choice::LegalActionId(0)),
-                            expected_version: Some(applied.version - 1),
-                            ..Default::default()
-                        },
+                        key: None,
                         epoch: Epoch::NONE,
                     },
                 )

@@ -2,16 +2,21 @@
 //! its version, driven only with proto messages.
 //!
 //! [`HostedGame`] is the object-safe face a server holds for any game;
-//! [`Session`] implements it once for every [`ProtoGame`]; [`new_game`] creates
+//! [`Hosted`] implements it once for every [`ProtoGame`]; [`new_game`] creates
 //! any game of the registry ([`druids_contract::with_game!`]), so a new game needs no
-//! server code. The host is the server's game lifecycle (versions, event
+//! server code. This is the server's game lifecycle (versions, event
 //! numbering, seats joined, decisions needed); the rules stay in the engines.
+//!
+//! An action is applied in two steps, so that it is stored in between
+//! without the game calling back into the server: [`HostedGame::stage`]
+//! checks it on a copy and encodes it once, the caller stores that, and
+//! [`StagedMove::commit`] makes the move (dropping it instead leaves no trace).
 
 use druids_contract::codec::{DecodeError, ProtoGame, encode_outcome};
 use druids_contract::pb;
 use druids_engine::{RuleViolation, Seat, SetupError, Viewer};
 
-use crate::store::{Origin, StoreError};
+use crate::store::Origin;
 
 mod event;
 
@@ -48,9 +53,6 @@ pub enum ApplyError {
         /// Length of the list.
         len: usize,
     },
-    /// The action could not be made durable; it was not applied.
-    #[error(transparent)]
-    Persist(#[from] StoreError),
     /// The engine refused the action (its own error, which says why and
     /// classifies itself with [`RuleViolation::rejection`]).
     #[error("{0}")]
@@ -84,9 +86,18 @@ pub struct Applied {
     pub action: pb::Action,
 }
 
-/// Makes an accepted action durable before it takes effect: called with the
-/// action in canonical form once the engine has accepted it; an error cancels it.
-pub type Persist<'a> = &'a mut dyn FnMut(&pb::Action) -> Result<(), StoreError>;
+/// What a seat chose: a full action, or the id of an entry of the default
+/// legal-action list.
+pub type Choice = pb::submit_action_request::Choice;
+
+/// An action the engine accepted, not made yet: [`StagedMove::commit`] makes
+/// it; dropping it leaves the game as it was.
+pub trait StagedMove {
+    /// The action in canonical form: what the log stores and a replay applies.
+    fn action(&self) -> &pb::Action;
+    /// Makes the move: the game, its version and its event log change.
+    fn commit(self: Box<Self>) -> Applied;
+}
 
 /// A game hosted behind the contract, whatever game it is.
 ///
@@ -118,24 +129,26 @@ pub trait HostedGame: Send + Sync {
     /// Seq of the `DecisionNeeded` event of the pending decision, while one is
     /// pending.
     fn pending_decision_seq(&self) -> Option<u64>;
-    /// Applies an action of `seat` once `persist` has stored it; on any error
-    /// nothing changes. A `prelude` host event, if any, is logged just before
-    /// the action's events (e.g. "this was a timeout").
+    /// Checks `seat`'s `choice` against the rules on a copy of the game; on
+    /// any error nothing changes, and nothing changes either until the move
+    /// returned is committed. A `prelude` host event, if any, is logged just
+    /// before the action's events (e.g. "this was a timeout").
+    fn stage(
+        &mut self,
+        seat: Seat,
+        choice: &Choice,
+        prelude: Option<Prelude>,
+    ) -> Result<Box<dyn StagedMove + '_>, ApplyError>;
+    /// Stages and commits at once: for an action that is not stored first
+    /// (one read back from the store, or a check).
     fn apply(
         &mut self,
         seat: Seat,
-        action: &pb::Action,
+        choice: &Choice,
         prelude: Option<Prelude>,
-        persist: Persist<'_>,
-    ) -> Result<Applied, ApplyError>;
-    /// Applies entry `id` of the default legal-action list, like [`HostedGame::apply`].
-    fn apply_legal(
-        &mut self,
-        seat: Seat,
-        id: u32,
-        prelude: Option<Prelude>,
-        persist: Persist<'_>,
-    ) -> Result<Applied, ApplyError>;
+    ) -> Result<Applied, ApplyError> {
+        Ok(self.stage(seat, choice, prelude)?.commit())
+    }
     /// Records that a seat was claimed.
     fn seat_joined(&mut self, seat: Seat, name: &str) -> u64;
     /// Appends a public host event (turn clocks, autopilot) to the log.
@@ -170,7 +183,7 @@ pub fn new_game(
     options: &pb::GameOptions,
 ) -> Result<Box<dyn HostedGame>, CreateError> {
     let game = pb::GameKind::try_from(kind).ok().and_then(|k| {
-        druids_contract::with_game!(k, |G| Session::<G>::new(players, seed, options)
+        druids_contract::with_game!(k, |G| Hosted::<G>::new(players, seed, options)
             .map(|s| Box::new(s) as Box<dyn HostedGame>))
     });
     game.unwrap_or(Err(CreateError::UnknownKind(kind)))
@@ -200,7 +213,7 @@ enum Body<G: ProtoGame> {
 
 /// A [`ProtoGame`] with its event log: the one implementation of [`HostedGame`].
 #[derive(Clone, Debug)]
-pub struct Session<G: ProtoGame> {
+pub struct Hosted<G: ProtoGame> {
     game: G,
     log: Vec<Entry<G>>,
     version: u64,
@@ -211,13 +224,13 @@ pub struct Session<G: ProtoGame> {
     moves: Vec<(Seat, Origin, G::Action)>,
 }
 
-impl<G: ProtoGame> Session<G> {
+impl<G: ProtoGame> Hosted<G> {
     /// Sets the game up; its setup events open the log.
     pub fn new(players: usize, seed: u64, options: &pb::GameOptions) -> Result<Self, CreateError> {
         let options = G::decode_options(options)?;
         let mut events = Vec::new();
         let game = G::new(players, seed, &options, &mut events)?;
-        Ok(Session {
+        Ok(Hosted {
             game,
             log: events
                 .into_iter()
@@ -274,25 +287,43 @@ impl<G: ProtoGame> Session<G> {
         }
     }
 
-    fn apply_engine(
+    /// Applies `action` of `seat` to a copy of the game: the move, staged.
+    fn stage_action(
         &mut self,
         seat: Seat,
-        action: &G::Action,
+        action: G::Action,
         prelude: Option<Prelude>,
-        persist: Persist<'_>,
-    ) -> Result<Applied, ApplyError> {
+    ) -> Result<Box<dyn StagedMove + '_>, ApplyError> {
         if !self.started {
             return Err(ApplyError::NotStarted);
         }
-        // The engine applies to a copy (a few hundred bytes), so that a storage
-        // failure after the engine accepted the action leaves no trace.
+        // The engine applies to a copy (a few hundred bytes), so that a move
+        // that is never committed (its storage failed) leaves no trace.
         let mut next = self.game.clone();
         let mut events = Vec::new();
-        let result = next
-            .apply(seat, action, &mut events)
-            .map_err(|e| ApplyError::Rule(Box::new(e)))
-            .and_then(|()| persist(&G::encode_action(action)).map_err(ApplyError::Persist));
-        result?;
+        next.apply(seat, &action, &mut events)
+            .map_err(|e| ApplyError::Rule(Box::new(e)))?;
+        Ok(Box::new(Staged {
+            encoded: G::encode_action(&action),
+            hosted: self,
+            seat,
+            action,
+            next,
+            events,
+            prelude,
+        }))
+    }
+
+    /// Makes a staged move: the copy becomes the game, its events are logged.
+    fn make(&mut self, staged: Made<G>) -> Applied {
+        let Made {
+            seat,
+            action,
+            encoded,
+            next,
+            events,
+            prelude,
+        } = staged;
         self.game = next;
         self.version += 1;
         let first_seq = self.log.len() as u64 + 1;
@@ -324,14 +355,14 @@ impl<G: ProtoGame> Session<G> {
             Some(Prelude::TimedOut { autopilot: false }) => Origin::Timeout,
             Some(Prelude::Resumed) | None => Origin::Seat,
         };
-        self.moves.push((seat, origin, action.clone()));
+        self.moves.push((seat, origin, action));
         let last_seq = self.push_next();
-        Ok(Applied {
+        Applied {
             first_seq,
             last_seq,
             version,
-            action: G::encode_action(action),
-        })
+            action: encoded,
+        }
     }
 
     fn legal(&self, all_payments: bool) -> Vec<G::Action> {
@@ -347,7 +378,57 @@ impl<G: ProtoGame> Session<G> {
     }
 }
 
-impl<G: ProtoGame> HostedGame for Session<G> {
+/// A move of a [`Hosted`] game, accepted by the engine on a copy.
+struct Staged<'a, G: ProtoGame> {
+    hosted: &'a mut Hosted<G>,
+    seat: Seat,
+    action: G::Action,
+    /// The action in canonical form, encoded once: stored, then answered.
+    encoded: pb::Action,
+    /// The game after the move.
+    next: G,
+    /// The events the move caused.
+    events: Vec<G::Event>,
+    prelude: Option<Prelude>,
+}
+
+/// What [`Hosted::make`] makes of a [`Staged`] move.
+struct Made<G: ProtoGame> {
+    seat: Seat,
+    action: G::Action,
+    encoded: pb::Action,
+    next: G,
+    events: Vec<G::Event>,
+    prelude: Option<Prelude>,
+}
+
+impl<G: ProtoGame> StagedMove for Staged<'_, G> {
+    fn action(&self) -> &pb::Action {
+        &self.encoded
+    }
+
+    fn commit(self: Box<Self>) -> Applied {
+        let Staged {
+            hosted,
+            seat,
+            action,
+            encoded,
+            next,
+            events,
+            prelude,
+        } = *self;
+        hosted.make(Made {
+            seat,
+            action,
+            encoded,
+            next,
+            events,
+            prelude,
+        })
+    }
+}
+
+impl<G: ProtoGame> HostedGame for Hosted<G> {
     fn kind(&self) -> pb::GameKind {
         G::KIND
     }
@@ -416,35 +497,27 @@ impl<G: ProtoGame> HostedGame for Session<G> {
         self.pending.filter(|_| self.started)
     }
 
-    fn apply(
+    fn stage(
         &mut self,
         seat: Seat,
-        action: &pb::Action,
+        choice: &Choice,
         prelude: Option<Prelude>,
-        persist: Persist<'_>,
-    ) -> Result<Applied, ApplyError> {
-        let action = G::decode_action(action)?;
-        self.apply_engine(seat, &action, prelude, persist)
-    }
-
-    fn apply_legal(
-        &mut self,
-        seat: Seat,
-        id: u32,
-        prelude: Option<Prelude>,
-        persist: Persist<'_>,
-    ) -> Result<Applied, ApplyError> {
-        if !self.started {
-            return Err(ApplyError::NotStarted);
-        }
-        let legal = self.legal(false);
-        let action = legal
-            .get(id as usize)
-            .ok_or(ApplyError::NoSuchLegalAction {
-                id,
-                len: legal.len(),
-            })?;
-        self.apply_engine(seat, action, prelude, persist)
+    ) -> Result<Box<dyn StagedMove + '_>, ApplyError> {
+        let action = match *choice {
+            Choice::Action(a) => G::decode_action(&a)?,
+            Choice::LegalActionId(id) => {
+                if !self.started {
+                    return Err(ApplyError::NotStarted);
+                }
+                let mut legal = self.legal(false);
+                let len = legal.len();
+                if id as usize >= len {
+                    return Err(ApplyError::NoSuchLegalAction { id, len });
+                }
+                legal.swap_remove(id as usize)
+            }
+        };
+        self.stage_action(seat, action, prelude)
     }
 
     fn seat_joined(&mut self, seat: Seat, name: &str) -> u64 {

@@ -29,6 +29,7 @@ pub mod room;
 pub mod rooms;
 pub mod service;
 pub mod stream;
+pub mod submission;
 pub mod transport;
 
 pub use druids_store as store;

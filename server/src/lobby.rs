@@ -20,6 +20,7 @@ use crate::auth::{self, TokenHash};
 use crate::clock::{Clock, ClockRules, SeatClocks};
 use crate::cluster::Cluster;
 use crate::error::{ServiceError, clip};
+use crate::hosted_game::Choice;
 use crate::room::{MAX_NAME_BYTES, Room, SeatSlot, Setup};
 use crate::rooms::Rooms;
 use crate::store::{Epoch, GameRecord, Games, RequestRecord, Requests, StoreError};
@@ -140,7 +141,7 @@ fn check_prefix(
         })?;
         let seat = u8::try_from(a.seat)
             .map_err(|_| ServiceError::invalid("start_from.replay", "a seat is out of range"))?;
-        game.apply(Seat(seat), &action, None, &mut |_| Ok(()))
+        game.apply(Seat(seat), &Choice::Action(action), None)
             .map_err(|e| {
                 ServiceError::invalid(
                     "start_from.replay",

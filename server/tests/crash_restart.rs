@@ -312,7 +312,9 @@ async fn sigkill_at_random_moments_loses_and_repeats_nothing() {
         .unwrap();
         replay.start();
         for (seat, a) in &g.acked {
-            replay.apply(*seat, a, None, &mut |_| Ok(())).unwrap();
+            replay
+                .apply(*seat, &pb::submit_action_request::Choice::Action(*a), None)
+                .unwrap();
         }
         assert!(replay.is_over());
         assert_eq!(st.version, replay.version());

@@ -74,8 +74,8 @@ impl Origin {
     }
 }
 
-/// One applied action, as logged.
-#[derive(Clone, Debug)]
+/// One applied action, as logged: the one record of it.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ActionRecord {
     /// Version after the action (1 for the first).
     pub version: u64,
@@ -85,11 +85,93 @@ pub struct ActionRecord {
     pub origin: Origin,
     /// The action in canonical form (what replay applies).
     pub action: pb::Action,
-    /// The request as the client sent it (without its game id), so that a retry
-    /// with the same idempotency key is still recognised after a restart.
-    pub request: pb::SubmitActionRequest,
+    /// The submission's idempotency key, if the seat gave one: a retry is
+    /// still recognised after a restart.
+    pub key: Option<SubmissionKey>,
     /// The lease the writer held the game under.
     pub epoch: Epoch,
+}
+
+/// A submission's idempotency key as kept: 16-byte digests of the client's
+/// key and of what the submission asked (its choice and expected version).
+/// That is all a server needs to answer a retry with the first answer, or to
+/// refuse the key's reuse for another request, without keeping either.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SubmissionKey {
+    /// The digest of the client's idempotency key.
+    pub key: [u8; 16],
+    /// The digest of what was asked: a retry must ask the same.
+    pub request: [u8; 16],
+}
+
+impl SubmissionKey {
+    /// Bytes as the durable stores keep them: `key` then `request`.
+    pub const LEN: usize = 32;
+
+    /// The key of a submission with idempotency key `key` asking for
+    /// `choice` at `expected_version`.
+    pub fn of(
+        key: &str,
+        choice: Option<pb::submit_action_request::Choice>,
+        expected_version: Option<u64>,
+    ) -> SubmissionKey {
+        use prost::Message;
+        let asked = pb::SubmitActionRequest {
+            choice,
+            expected_version,
+            ..Default::default()
+        };
+        SubmissionKey {
+            key: digest16(key.as_bytes()),
+            request: digest16(&asked.encode_to_vec()),
+        }
+    }
+
+    /// The key of a request as the log kept it before [`SubmissionKey`]
+    /// (schema migrations): `None` without an idempotency key.
+    pub fn of_request(request: &pb::SubmitActionRequest) -> Option<SubmissionKey> {
+        (!request.idempotency_key.is_empty()).then(|| {
+            SubmissionKey::of(
+                &request.idempotency_key,
+                request.choice,
+                request.expected_version,
+            )
+        })
+    }
+
+    /// As stored.
+    pub fn to_bytes(self) -> [u8; SubmissionKey::LEN] {
+        let mut out = [0; SubmissionKey::LEN];
+        out[..16].copy_from_slice(&self.key);
+        out[16..].copy_from_slice(&self.request);
+        out
+    }
+
+    /// From stored bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<SubmissionKey, StoreError> {
+        let (key, request) = bytes
+            .split_first_chunk::<16>()
+            .filter(|(_, rest)| rest.len() == 16)
+            .ok_or_else(|| {
+                StoreError::Corrupt(format!(
+                    "a stored submission key has {} bytes, not {}",
+                    bytes.len(),
+                    SubmissionKey::LEN
+                ))
+            })?;
+        Ok(SubmissionKey {
+            key: *key,
+            request: request.try_into().expect("16 bytes"),
+        })
+    }
+}
+
+/// The first 16 bytes of a SHA-256: small, and plenty against collisions
+/// among one seat's submissions.
+fn digest16(bytes: &[u8]) -> [u8; 16] {
+    use sha2::Digest as _;
+    let full = sha2::Sha256::digest(bytes);
+    full[..16].try_into().expect("a SHA-256 has 32 bytes")
 }
 
 /// The epoch of the lease a node holds a game under (see [`crate::Leases`]):
@@ -130,7 +212,9 @@ pub trait Games: Send + Sync {
     ) -> Result<(), StoreError>;
     /// Appends an action to a game's log; a store shared by several nodes
     /// refuses it ([`StoreError::Fenced`]) if the action's epoch is no longer
-    /// the game's lease.
+    /// the game's lease, and a version stored already is refused. Durable
+    /// stores keep the record whole; the memory store keeps no
+    /// [`ActionRecord::key`] (nothing is rebuilt from it after a restart).
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError>;
     /// Records that the game ended at `at_ms` with its last action, `version`
     /// (stored already): it is no longer rebuilt at start-up. If the server

@@ -35,7 +35,7 @@ mod tournaments;
 pub use accounts::{Accounts, BotRecord};
 pub use error::{Refused, StoreError};
 pub use event_logs::{EventLog, EventLogs};
-pub use games::{ActionRecord, Epoch, GameRecord, Games, Origin};
+pub use games::{ActionRecord, Epoch, GameRecord, Games, Origin, SubmissionKey};
 pub use leases::{Claim, Leases, Owner, Whereabouts};
 pub use lifecycle::{EndedQuery, Lifecycle, StoredGame};
 pub use matches::{ChallengeRecord, MatchRecord, Matches, PlacementRecord, StoredMatch};

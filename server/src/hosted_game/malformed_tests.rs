@@ -8,31 +8,32 @@ use druids_contract::pb::meduris_action as act;
 use druids_engine::meduris::{Decision, Meduris};
 use druids_engine::{Game, Rejection};
 
-use super::{ApplyError, HostedGame, Session};
+use super::{ApplyError, Choice, Hosted, HostedGame};
 
 /// A field the board in use does not have is one mistake with one class,
 /// malformed, whether the codec (no board has it) or the engine (this
 /// board has not) refuses it; the engine's message names the board's range.
 #[test]
 fn a_field_beyond_the_board_is_malformed_whoever_refuses_it() {
-    let mut s = Session::<Meduris>::new(2, 1, &pb::GameOptions::default()).unwrap();
+    let mut s = Hosted::<Meduris>::new(2, 1, &pb::GameOptions::default()).unwrap();
     s.start();
-    let mut keep = |_: &pb::Action| Ok(());
     while s.game().decision() != Some(Decision::Turn) {
         let seat = s.game().to_act().unwrap();
-        s.apply_legal(seat, 0, None, &mut keep).unwrap();
+        s.apply(seat, &Choice::LegalActionId(0), None).unwrap();
     }
     let seat = s.game().to_act().unwrap();
-    let temple = |field| pb::Action {
-        game: Some(pb::action::Game::Meduris(pb::MedurisAction {
-            kind: Some(act::Kind::BuildTemple(act::BuildTemple {
-                field,
-                payment: None,
+    let temple = |field| {
+        Choice::Action(pb::Action {
+            game: Some(pb::action::Game::Meduris(pb::MedurisAction {
+                kind: Some(act::Kind::BuildTemple(act::BuildTemple {
+                    field,
+                    payment: None,
+                })),
             })),
-        })),
+        })
     };
     for field in [32, 45, 63] {
-        match s.apply(seat, &temple(field), None, &mut keep) {
+        match s.apply(seat, &temple(field), None) {
             Err(ApplyError::Rule(e)) => {
                 assert_eq!(e.rejection(), Rejection::Malformed);
                 assert_eq!(
@@ -44,7 +45,7 @@ fn a_field_beyond_the_board_is_malformed_whoever_refuses_it() {
         }
     }
     assert!(matches!(
-        s.apply(seat, &temple(64), None, &mut keep),
+        s.apply(seat, &temple(64), None),
         Err(ApplyError::Decode(DecodeError::OutOfRange { .. }))
     ));
 }

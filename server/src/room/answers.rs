@@ -1,6 +1,6 @@
 //! Idempotent submissions: what each keyed submission did, kept in a few
-//! dozen bytes (digests of the key and of the request, and where its events
-//! lie in the log), and the first answer rebuilt from the log for a retry.
+//! dozen bytes (the digest of what it asked, and where its events lie in
+//! the log), and the first answer rebuilt from the log for a retry.
 
 use druids_contract::pb;
 use druids_engine::{Seat, Viewer};
@@ -8,34 +8,13 @@ use druids_engine::{Seat, Viewer};
 use super::RoomState;
 use crate::hosted_game::Applied;
 
-/// The first 16 bytes of a SHA-256: an idempotency key, or what a submission
-/// asked for, in a fixed small size (keys may be 128 bytes long).
-pub(super) type Digest = [u8; 16];
-
-pub(super) fn digest(bytes: &[u8]) -> Digest {
-    use sha2::Digest as _;
-    let full = sha2::Sha256::digest(bytes);
-    full[..16].try_into().expect("a SHA-256 has 32 bytes")
-}
-
-/// What a submission asked for (its choice and expected version), to
-/// recognise a retry with the same key.
-pub(super) fn fingerprint(req: &pb::SubmitActionRequest) -> Digest {
-    use prost::Message;
-    let asked = pb::SubmitActionRequest {
-        choice: req.choice,
-        expected_version: req.expected_version,
-        ..Default::default()
-    };
-    digest(&asked.encode_to_vec())
-}
-
 /// What a submission with an idempotency key did: enough to give a retry the
 /// first answer again, rebuilt from the log (a few dozen bytes instead of the
 /// answer itself).
 #[derive(Clone, Debug)]
 pub(super) struct Answered {
-    pub(super) fingerprint: Digest,
+    /// The digest of what was asked ([`crate::store::SubmissionKey::request`]).
+    pub(super) request: [u8; 16],
     version: u64,
     first_seq: u64,
     last_seq: u64,
@@ -45,7 +24,7 @@ pub(super) struct Answered {
 
 impl RoomState {
     /// What a keyed submission of `seat` that caused `applied` did, now.
-    pub(super) fn answered(&self, fingerprint: Digest, applied: &Applied) -> Answered {
+    pub(super) fn answered(&self, request: [u8; 16], applied: &Applied) -> Answered {
         let deadline_ms = self
             .clocks
             .as_ref()
@@ -53,7 +32,7 @@ impl RoomState {
             .filter(|p| p.version == applied.version)
             .map(|p| p.deadline_ms);
         Answered {
-            fingerprint,
+            request,
             version: applied.version,
             first_seq: applied.first_seq,
             last_seq: applied.last_seq,

@@ -4,6 +4,7 @@
 use super::Room;
 use crate::clock::Expiry;
 use crate::error::ServiceError;
+use crate::hosted_game::Choice;
 use crate::store::{Games, Origin};
 
 impl Room {
@@ -27,10 +28,11 @@ impl Room {
             let Some(action) = state.server_choice(origin) else {
                 break;
             };
-            let result = self.store_and_apply(&mut state, seat, origin, action, games, now_ms);
+            let choice = Choice::Action(action);
+            let result = self.play(&mut state, seat, origin, &choice, None, games, now_ms);
             if let Err(e) = result {
                 self.announce(&state);
-                return Err(ServiceError::from_apply(&self.id, e));
+                return Err(e);
             }
             self.record_end(&state, games, now_ms);
             taken += 1;

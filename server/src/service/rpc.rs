@@ -16,6 +16,7 @@ use crate::error::ServiceError;
 use crate::quota::Read;
 use crate::store::StoreError;
 use crate::stream::{STREAM_BUFFER, pump};
+use crate::submission::Submission;
 
 /// The room of a call's game if it is served here; otherwise forwards the
 /// call to the game's owner with the client method `$method` and returns.
@@ -97,15 +98,18 @@ impl DruidsService for Service {
                 request.get_ref().clone(),
             )
         });
-        let req = request.into_inner();
         let now = self.clock.now_ms();
+        // The edge's policy: the request parsed and bounded, the seat's budget
+        // charged; the room only plays what passed.
+        let submission = self.refused(Submission::parse(request.into_inner()))?;
         let rate = self.limits.max_submits_per_second;
+        self.refused(room.charge_submission(seat, rate, now))?;
         let (games, rooms) = (Arc::clone(&self.games), Arc::clone(&self.rooms));
         let id = room.id.clone();
         let reply = self
             .off_the_workers(move || {
                 let _enter = span.enter();
-                let reply = room.submit(seat, &req, games.as_ref(), now, rate);
+                let reply = room.submit(seat, &submission, games.as_ref(), now);
                 rooms.settle(&room);
                 reply
             })

@@ -68,7 +68,7 @@ impl Kept {
                 seat: Seat(a.seat as u8),
                 origin: Origin::of_replay(&a),
                 action: a.action.unwrap_or_default(),
-                request: pb::SubmitActionRequest::default(),
+                key: None,
                 epoch: Epoch::NONE,
             });
         }

@@ -26,7 +26,7 @@ use tokio_postgres::error::SqlState;
 
 use super::PostgresStore;
 use super::retry::{Failure, conflict, database, transient};
-use crate::{ActionRecord, Epoch, StoreError};
+use crate::{ActionRecord, Epoch, StoreError, SubmissionKey};
 
 /// One action row waiting for a commit.
 struct Row {
@@ -36,7 +36,7 @@ struct Row {
     seat: i16,
     origin: i16,
     action: Vec<u8>,
-    request: Vec<u8>,
+    key: Option<[u8; SubmissionKey::LEN]>,
     epoch: Epoch,
 }
 
@@ -52,7 +52,7 @@ pub(super) struct Appends {
 }
 
 const INSERT_ACTION: &str =
-    "INSERT INTO actions (game_id, version, seat, origin, action, request, epoch)
+    "INSERT INTO actions (game_id, version, seat, origin, action, submission_key, epoch)
      VALUES ($1, $2, $3, $4, $5, $6, $7)";
 
 /// Locks the leases of the games of a batch, for the batch's transaction.
@@ -62,14 +62,14 @@ pub(super) const LOCK_LEASES: &str = "SELECT game_id, epoch FROM leases
 /// Every row of a batch in one statement; rows whose version is stored
 /// already are skipped (and not returned).
 const INSERT_ALL: &str =
-    "INSERT INTO actions (game_id, version, seat, origin, action, request, epoch)
+    "INSERT INTO actions (game_id, version, seat, origin, action, submission_key, epoch)
      SELECT * FROM unnest($1::TEXT[], $2::BIGINT[], $3::SMALLINT[], $4::SMALLINT[],
                           $5::BYTEA[], $6::BYTEA[], $7::BIGINT[])
      ON CONFLICT (game_id, version) DO NOTHING
      RETURNING game_id, version";
 
 const STORED_ACTION: &str =
-    "SELECT seat, origin, action, request FROM actions WHERE game_id = $1 AND version = $2";
+    "SELECT seat, origin, action, submission_key FROM actions WHERE game_id = $1 AND version = $2";
 
 type Results = Vec<(u64, Result<(), StoreError>)>;
 
@@ -153,7 +153,7 @@ impl PostgresStore {
             seat: i16::from(action.seat.0),
             origin: action.origin as i16,
             action: action.action.encode_to_vec(),
-            request: action.request.encode_to_vec(),
+            key: action.key.map(SubmissionKey::to_bytes),
             epoch: action.epoch,
         });
         loop {
@@ -196,7 +196,10 @@ async fn insert_all(
     let seats: Vec<i16> = rows.iter().map(|r| r.seat).collect();
     let origins: Vec<i16> = rows.iter().map(|r| r.origin).collect();
     let actions: Vec<&[u8]> = rows.iter().map(|r| r.action.as_slice()).collect();
-    let requests: Vec<&[u8]> = rows.iter().map(|r| r.request.as_slice()).collect();
+    let keys: Vec<Option<&[u8]>> = rows
+        .iter()
+        .map(|r| r.key.as_ref().map(|k| &k[..]))
+        .collect();
     let epochs: Vec<i64> = rows.iter().map(|r| r.epoch.0 as i64).collect();
     tx.batch_execute("SAVEPOINT batch").await?;
     let insert = tx.prepare_cached(INSERT_ALL).await?;
@@ -204,7 +207,7 @@ async fn insert_all(
         .query(
             &insert,
             &[
-                &games, &versions, &seats, &origins, &actions, &requests, &epochs,
+                &games, &versions, &seats, &origins, &actions, &keys, &epochs,
             ],
         )
         .await;
@@ -247,7 +250,7 @@ async fn already_stored(
         let same = stored.get::<_, i16>(0) == row.seat
             && stored.get::<_, i16>(1) == row.origin
             && stored.get::<_, &[u8]>(2) == row.action.as_slice()
-            && stored.get::<_, &[u8]>(3) == row.request.as_slice();
+            && stored.get::<_, Option<&[u8]>>(3) == row.key.as_ref().map(|k| &k[..]);
         if same {
             return Ok(Ok(()));
         }
@@ -275,7 +278,7 @@ async fn insert_one(
                 &row.seat,
                 &row.origin,
                 &row.action,
-                &row.request,
+                &row.key.as_ref().map(|k| &k[..]),
                 &(row.epoch.0 as i64),
             ],
         )

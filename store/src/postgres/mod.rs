@@ -42,21 +42,14 @@ mod commit;
 mod lease;
 mod read;
 mod retry;
+mod schema;
 
 use commit::Appends;
 use retry::{Failure, conflict};
 
-mod embedded {
-    refinery::embed_migrations!("migrations/postgres");
-}
-
 /// Connections the pool keeps at most: reads of ended games and the group
 /// commit share them.
 const POOL_SIZE: usize = 8;
-
-/// Key of the advisory lock that serialises migrations of servers starting
-/// together on one database.
-const MIGRATION_LOCK: i64 = 0x6472_7569_6473; // "druids"
 
 /// Whether `db` (a `--db` value) names a PostgreSQL database.
 pub fn is_url(db: &str) -> bool {
@@ -139,18 +132,7 @@ impl PostgresStore {
         store.retry("migrating the schema", |_| {
             store.wait(async {
                 let mut client = store.pool.get().await?;
-                client
-                    .execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])
-                    .await?;
-                let migrated = embedded::migrations::runner()
-                    .set_grouped(true)
-                    .run_async(&mut **client)
-                    .await;
-                client
-                    .execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])
-                    .await?;
-                migrated.map_err(|e| Failure::Other(format!("migration failed: {e}")))?;
-                Ok(())
+                schema::migrate(&mut client).await
             })
         })?;
         Ok(store)

@@ -15,7 +15,8 @@ use tokio_postgres::Row;
 use super::retry::Failure;
 use crate::lifecycle::EndedRow;
 use crate::{
-    ActionRecord, EndedQuery, Epoch, GameRecord, Origin, StoreError, StoredGame, TokenHash,
+    ActionRecord, EndedQuery, Epoch, GameRecord, Origin, StoreError, StoredGame, SubmissionKey,
+    TokenHash,
 };
 
 const GAME_COLUMNS: &str =
@@ -84,7 +85,7 @@ async fn complete(
     }
     let actions = tx
         .query(
-            "SELECT game_id, version, seat, origin, action, request, epoch FROM actions
+            "SELECT game_id, version, seat, origin, action, submission_key, epoch FROM actions
               WHERE game_id = ANY($1) ORDER BY game_id, version",
             &[&ids],
         )
@@ -101,7 +102,10 @@ async fn complete(
                 ))
             })?,
             action: decode("action", r.get(4))?,
-            request: decode("request", r.get(5))?,
+            key: r
+                .get::<_, Option<&[u8]>>(5)
+                .map(SubmissionKey::from_bytes)
+                .transpose()?,
             epoch: Epoch(r.get::<_, i64>(6) as u64),
         };
         games[index[r.get::<_, &str>(0)]].actions.push(action);

@@ -13,7 +13,7 @@ use prost::Message;
 use rusqlite::params;
 
 use super::{SqliteStore, err};
-use crate::{ActionRecord, StoreError};
+use crate::{ActionRecord, StoreError, SubmissionKey};
 
 /// One action row waiting for a commit.
 struct Row {
@@ -25,7 +25,7 @@ struct Row {
     seat: u8,
     origin: i64,
     action: Vec<u8>,
-    request: Vec<u8>,
+    key: Option<[u8; SubmissionKey::LEN]>,
 }
 
 /// The appends waiting for a commit and the results of those committed.
@@ -41,7 +41,7 @@ pub(super) struct Appends {
     results: HashMap<u64, Result<(), StoreError>>,
 }
 
-const INSERT_ACTION: &str = "INSERT INTO actions (game_id, version, seat, origin, action, request) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+const INSERT_ACTION: &str = "INSERT INTO actions (game_id, version, seat, origin, action, submission_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 
 impl SqliteStore {
     /// Commits `batch` in one transaction, each row in a savepoint of its own;
@@ -60,7 +60,7 @@ impl SqliteStore {
                         row.seat,
                         row.origin,
                         row.action,
-                        row.request
+                        row.key.as_ref().map(|k| k.as_slice())
                     ])
                 };
                 if let [row] = batch {
@@ -114,7 +114,7 @@ impl SqliteStore {
             seat: action.seat.0,
             origin: action.origin as i64,
             action: action.action.encode_to_vec(),
-            request: action.request.encode_to_vec(),
+            key: action.key.map(SubmissionKey::to_bytes),
         });
         loop {
             if let Some(result) = appends.results.remove(&ticket) {

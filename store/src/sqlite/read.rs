@@ -8,7 +8,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{decode, err, hash_of};
 use crate::lifecycle::EndedRow;
-use crate::{ActionRecord, EndedQuery, Epoch, GameRecord, Origin, StoreError, StoredGame};
+use crate::{
+    ActionRecord, EndedQuery, Epoch, GameRecord, Origin, StoreError, StoredGame, SubmissionKey,
+};
 
 const GAME_COLUMNS: &str =
     "id, kind, players, seed, options, created_unix_ms, abandoned, seed_chosen, ended_unix_ms";
@@ -81,7 +83,7 @@ fn complete(conn: &Connection, row: GameRow) -> Result<StoredGame, StoreError> {
     }
     let mut actions_q = conn
         .prepare_cached(
-            "SELECT version, seat, origin, action, request FROM actions WHERE game_id = ?1 ORDER BY version",
+            "SELECT version, seat, origin, action, submission_key FROM actions WHERE game_id = ?1 ORDER BY version",
         )
         .map_err(err)?;
     let rows = actions_q
@@ -91,13 +93,13 @@ fn complete(conn: &Connection, row: GameRow) -> Result<StoredGame, StoreError> {
                 r.get::<_, u8>(1)?,
                 r.get::<_, i64>(2)?,
                 r.get::<_, Vec<u8>>(3)?,
-                r.get::<_, Vec<u8>>(4)?,
+                r.get::<_, Option<Vec<u8>>>(4)?,
             ))
         })
         .map_err(err)?;
     let mut actions = Vec::new();
     for row in rows {
-        let (version, seat, origin, action, request) = row.map_err(err)?;
+        let (version, seat, origin, action, key) = row.map_err(err)?;
         actions.push(ActionRecord {
             version: version as u64,
             seat: Seat(seat),
@@ -107,7 +109,7 @@ fn complete(conn: &Connection, row: GameRow) -> Result<StoredGame, StoreError> {
                 ))
             })?,
             action: decode("action", &action)?,
-            request: decode("request", &request)?,
+            key: key.as_deref().map(SubmissionKey::from_bytes).transpose()?,
             epoch: Epoch::NONE,
         });
     }

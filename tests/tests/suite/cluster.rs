@@ -524,7 +524,7 @@ async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
             seat: druids_contract::engine::Seat(0),
             origin: Origin::Seat,
             action: pb::Action::default(),
-            request: pb::SubmitActionRequest::default(),
+            key: None,
             epoch: Epoch::FIRST,
         },
     );

@@ -87,6 +87,12 @@ impl TestDb {
         SqliteStore::open(&PathBuf::from(&self.location), Sync::Normal).unwrap()
     }
 
+    /// The SQLite file (panics for the others).
+    pub fn sqlite_path(&self) -> PathBuf {
+        assert_eq!(self.backend, Backend::Sqlite);
+        PathBuf::from(&self.location)
+    }
+
     /// The PostgreSQL store (panics for the others); commits wait for the disk.
     pub fn postgres(&self) -> PostgresStore {
         assert_eq!(self.backend, Backend::Postgres);
@@ -195,7 +201,7 @@ pub fn action(version: u64) -> ActionRecord {
         seat: Seat(0),
         origin: Origin::Seat,
         action: pb::Action::default(),
-        request: pb::SubmitActionRequest::default(),
+        key: None,
         epoch: Epoch::NONE,
     }
 }
