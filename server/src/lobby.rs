@@ -490,7 +490,7 @@ impl Lobby {
                 let (token, hash) = self.token(request_id, &room.id, seat);
                 (token, hash, request)
             })?;
-        self.rooms.add_token(hash, &room.id);
+        self.rooms.add_token(hash);
         info!(game_id = %room.id, seat = claimed.seat.0, started = claimed.started, "seat claimed");
         Ok(pb::JoinGameResponse {
             seat: Some(pb::SeatToken {

@@ -4,21 +4,21 @@
 //! turn clocks, what each idempotency key's submission did and the streams
 //! open on it, behind one `std::sync::Mutex` that is never held across an
 //! `.await`. Its fields are private: everything is done through its methods.
-//! Every change goes through the store ([`Games`]) first and is then announced on a
-//! `watch` channel carrying the last event seq; streams read the log at their
-//! own pace, so a slow reader never holds up the game. Submodules: actions
+//! Every change goes through the store first and is then announced
+//! ([`Room::changed`]); streams read the log at their own pace, so a slow
+//! reader never holds up the game. Submodules: actions
 //! played ([`play`]: staged by the engine, stored, then committed), seats
 //! claimed ([`seats`]), what a room shows ([`read`]), retries of keyed
 //! submissions ([`answers`]), and the referee's decisions ([`referee`]).
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use druids_contract::pb;
 
 use druids_engine::Seat;
-use tokio::sync::watch;
+use tokio::sync::Notify;
+use tokio::sync::futures::Notified;
 
 use crate::auth::TokenHash;
 use crate::clock::SeatClocks;
@@ -33,7 +33,7 @@ mod read;
 mod referee;
 mod seats;
 
-use answers::Answered;
+use answers::Answers;
 pub use seats::Claimed;
 
 /// Longest display name accepted.
@@ -53,9 +53,9 @@ struct RoomState {
     game: Box<dyn HostedGame>,
     seats: Vec<SeatSlot>,
     clocks: Option<SeatClocks>,
-    /// Keyed submissions by seat and key digest: every one of the game, for
-    /// as long as the room is in memory (see [`crate::rooms`]).
-    answered: HashMap<(Seat, [u8; 16]), Answered>,
+    /// Keyed submissions: every one of the game, for as long as the room is
+    /// in memory (see [`crate::rooms`]).
+    answered: Answers,
     /// False for an ended game read back from the store: its keys are gone.
     keys_kept: bool,
     /// Submission budgets, by seat.
@@ -219,13 +219,26 @@ pub struct Setup {
     pub epoch: Epoch,
 }
 
+/// What a room keeps of its [`Setup`] (the id is the room's own).
+struct Created {
+    created_unix_ms: u64,
+    seed: u64,
+    seed_chosen: bool,
+    options: pb::GameOptions,
+    epoch: Epoch,
+}
+
 /// A game and everything the server knows of it.
 pub struct Room {
     /// Game id.
     pub id: String,
-    setup: Setup,
+    setup: Created,
     state: Mutex<RoomState>,
-    last_seq: watch::Sender<u64>,
+    /// Woken when the log grows or the room goes stale: the streams' cue to
+    /// read on. A `Notify` lives inside the room (a `watch` channel would
+    /// allocate several hundred bytes per game for a value no one needs:
+    /// streams read the log, not the notice).
+    changed: Notify,
     /// Set when another node took the game over: this room is stale.
     moved: AtomicBool,
 }
@@ -241,7 +254,6 @@ impl Room {
         now_ms: u64,
         play: Option<PlaySlot>,
     ) -> Room {
-        let last = game.last_seq();
         let seats_len = seats.len();
         let mut state = RoomState {
             buckets: vec![Bucket::default(); seats_len],
@@ -251,7 +263,7 @@ impl Room {
             game,
             seats,
             clocks,
-            answered: HashMap::new(),
+            answered: Answers::default(),
             keys_kept: true,
             spectator_streams: 0,
             seat_streams: vec![0; seats_len],
@@ -261,11 +273,25 @@ impl Room {
             state.game.start();
         }
         state.after_change(now_ms);
+        let Setup {
+            id,
+            created_unix_ms,
+            seed,
+            seed_chosen,
+            options,
+            epoch,
+        } = setup;
         Room {
-            id: setup.id.clone(),
-            setup,
+            id,
+            setup: Created {
+                created_unix_ms,
+                seed,
+                seed_chosen,
+                options,
+                epoch,
+            },
             state: Mutex::new(state),
-            last_seq: watch::channel(last).0,
+            changed: Notify::new(),
             moved: AtomicBool::new(false),
         }
     }
@@ -277,14 +303,15 @@ impl Room {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Watches the seq of the last event.
-    pub fn subscribe(&self) -> watch::Receiver<u64> {
-        self.last_seq.subscribe()
+    /// Completes at the next change of the log (or when the room goes
+    /// stale). To miss none, a stream enables it before it reads the log.
+    pub fn changed(&self) -> Notified<'_> {
+        self.changed.notified()
     }
 
     /// Tells the streams that the log grew.
-    fn announce(&self, state: &RoomState) {
-        self.last_seq.send_replace(state.game.last_seq());
+    fn announce(&self, _: &RoomState) {
+        self.changed.notify_waiters();
     }
 
     /// The game's kind.
@@ -317,7 +344,7 @@ impl Room {
     /// streams, which end telling their clients to resume elsewhere.
     pub fn retire(&self) {
         self.moved.store(true, Ordering::Release);
-        self.last_seq.send_modify(|_| {});
+        self.changed.notify_waiters();
     }
 
     /// Whether another node owns the game now.
@@ -353,6 +380,6 @@ impl Room {
     pub fn keep_no_keys(&self) {
         let mut state = self.lock();
         state.keys_kept = false;
-        state.answered = HashMap::new();
+        state.answered = Answers::default();
     }
 }

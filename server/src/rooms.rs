@@ -12,7 +12,7 @@
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
 
-use dashmap::DashMap;
+use dashmap::{DashMap, DashSet};
 use druids_contract::pb;
 use lru::LruCache;
 
@@ -53,7 +53,7 @@ pub struct Rooms {
     watched: DashMap<String, Arc<Room>>,
     /// Every live token hash of a game in memory, to tell a token of another
     /// game from a forged one.
-    tokens: DashMap<TokenHash, String>,
+    tokens: DashSet<TokenHash>,
     in_play: PlaySlots,
     store: Arc<dyn store::Lifecycle>,
     lifecycle: Lifecycle,
@@ -68,7 +68,7 @@ impl Rooms {
             ending: DashMap::new(),
             recent: Mutex::new(LruCache::new(recent)),
             watched: DashMap::new(),
-            tokens: DashMap::new(),
+            tokens: DashSet::new(),
             in_play: PlaySlots::default(),
             store,
             lifecycle,
@@ -100,7 +100,7 @@ impl Rooms {
     pub fn insert(&self, room: Arc<Room>) {
         let watch = room.is_live() && (self.lifecycle.watch_all_live || room.has_clock());
         for token in room.token_hashes() {
-            self.tokens.insert(token, room.id.clone());
+            self.tokens.insert(token);
         }
         if watch {
             self.watched.insert(room.id.clone(), Arc::clone(&room));
@@ -121,13 +121,13 @@ impl Rooms {
     }
 
     /// Records a token claimed after the room was added.
-    pub fn add_token(&self, token: TokenHash, game_id: &str) {
-        self.tokens.insert(token, game_id.to_owned());
+    pub fn add_token(&self, token: TokenHash) {
+        self.tokens.insert(token);
     }
 
     /// Whether `token` is a seat token of a game in memory.
     pub fn knows_token(&self, token: &TokenHash) -> bool {
-        self.tokens.contains_key(token)
+        self.tokens.contains(token)
     }
 
     /// The room of game `id` if it is in memory; `None` if it must be read

@@ -45,9 +45,9 @@ impl Room {
     ) -> Result<pb::SubmitActionResponse, ServiceError> {
         let mut state = self.lock();
         if let Some(key) = &submission.key {
-            if let Some(first) = state.answered.get(&(seat, key.digests.key)) {
+            if let Some(first) = state.answered.get(seat, &key.digests.key) {
                 return if first.request == key.digests.request {
-                    Ok(state.answer(seat, first))
+                    Ok(state.answer_again(first))
                 } else {
                     Err(ServiceError::KeyReused {
                         what: "idempotency key",
@@ -82,10 +82,11 @@ impl Room {
         );
         let applied = played?;
         self.record_end(&state, games, now_ms);
-        let answered = state.answered(digests.map_or([0; 16], |d| d.request), &applied);
-        let reply = state.answer(seat, &answered);
-        if let Some(d) = digests {
-            state.answered.insert((seat, d.key), answered);
+        let seqs = applied.first_seq..=applied.last_seq;
+        let reply = state.answer(seat, seqs, applied.version, None);
+        if let Some(key) = digests {
+            let answered = state.answered(seat, key, &applied);
+            state.answered.insert(answered);
         }
         self.announce(&state);
         Ok(reply)
@@ -167,10 +168,10 @@ impl Room {
         if state.keys_kept
             && let Some(key) = record.key
         {
-            let mut answered = state.answered(key.request, &applied);
+            let mut answered = state.answered(seat, key, &applied);
             // The clock restarted: the answer carries the deadline of now.
             answered.deadline_ms = None;
-            state.answered.insert((seat, key.key), answered);
+            state.answered.insert(answered);
         }
         self.announce(&state);
         Ok(())

@@ -30,8 +30,9 @@ pub struct MemoryStore {
     arena: Mutex<arena::Arena>,
 }
 
-/// What is kept of one game.
+/// What is kept of one game (its id is its key).
 struct Kept {
+    /// The creation record, its id and request left out.
     record: GameRecord,
     joins: Vec<(Seat, String, TokenHash)>,
     /// Every action, as length-delimited `ReplayAction`s (versions are their
@@ -44,9 +45,9 @@ struct Kept {
 }
 
 impl Kept {
-    fn summary(&self) -> pb::GameSummary {
+    fn summary(&self, id: &str) -> pb::GameSummary {
         let row = EndedRow {
-            game_id: self.record.id.clone(),
+            game_id: id.to_owned(),
             kind: self.record.kind as i32,
             players: self.record.players as u32,
             created_unix_ms: self.record.created_unix_ms,
@@ -57,7 +58,7 @@ impl Kept {
         row.summary(claimed.map(|(seat, name, _)| (seat.index(), name.clone())))
     }
 
-    fn stored(&self) -> Result<StoredGame, StoreError> {
+    fn stored(&self, id: &str) -> Result<StoredGame, StoreError> {
         let mut actions = Vec::with_capacity(self.actions as usize);
         let mut buf = self.log.as_slice();
         while !buf.is_empty() {
@@ -73,7 +74,10 @@ impl Kept {
             });
         }
         Ok(StoredGame {
-            record: self.record.clone(),
+            record: GameRecord {
+                id: id.to_owned(),
+                ..self.record.clone()
+            },
             joins: self.joins.clone(),
             actions,
             abandoned: self.abandoned.clone(),
@@ -117,6 +121,7 @@ impl Games for MemoryStore {
         };
         entry.insert(Kept {
             record: GameRecord {
+                id: String::new(),
                 request: None,
                 ..game.clone()
             },
@@ -196,7 +201,7 @@ impl Lifecycle for MemoryStore {
             .games
             .iter()
             .filter(|k| k.ended_unix_ms.is_none())
-            .map(|k| k.stored())
+            .map(|k| k.stored(k.key()))
             .collect::<Result<_, _>>()?;
         // Oldest first, as the durable stores read them.
         games.sort_by(|a, b| {
@@ -206,7 +211,10 @@ impl Lifecycle for MemoryStore {
     }
 
     fn load_game(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
-        self.games.get(game_id).map(|k| k.stored()).transpose()
+        self.games
+            .get(game_id)
+            .map(|k| k.stored(game_id))
+            .transpose()
     }
 
     fn list_ended(&self, query: &EndedQuery) -> Result<Vec<pb::GameSummary>, StoreError> {
@@ -214,7 +222,7 @@ impl Lifecycle for MemoryStore {
             .games
             .iter()
             .filter(|k| k.ended_unix_ms.is_some())
-            .map(|k| k.summary())
+            .map(|k| k.summary(k.key()))
             .filter(|s| {
                 query.kind.is_none_or(|k| s.kind == k as i32)
                     && query.status.is_none_or(|st| s.status == st as i32)
