@@ -197,6 +197,16 @@ impl<G: ProtoGame> Hosted<G> {
     }
 }
 
+/// The engine's wording of `x`, written into a string sized for a typical
+/// line at once (`to_string` grows it several times: descriptions are most
+/// of what a legal-action list costs to build).
+fn described(x: &impl std::fmt::Display) -> String {
+    use std::fmt::Write;
+    let mut line = String::with_capacity(96);
+    write!(line, "{x}").expect("writing to a String cannot fail");
+    line
+}
+
 /// A move of a [`Hosted`] game, accepted by the engine on a copy.
 struct Staged<'a, G: ProtoGame> {
     hosted: &'a mut Hosted<G>,
@@ -290,7 +300,7 @@ impl<G: ProtoGame> HostedGame for Hosted<G> {
                 .map(|(i, a)| pb::LegalAction {
                     id: Some(i as u32),
                     action: Some(G::encode_action(a)),
-                    description: a.to_string(),
+                    description: described(a),
                 })
                 .collect();
         }
@@ -306,7 +316,7 @@ impl<G: ProtoGame> HostedGame for Hosted<G> {
                 pb::LegalAction {
                     id: ids.get(&action.encode_to_vec()).copied(),
                     action: Some(action),
-                    description: a.to_string(),
+                    description: described(a),
                 }
             })
             .collect()
@@ -376,7 +386,7 @@ impl<G: ProtoGame> HostedGame for Hosted<G> {
             let described = match &entry.body {
                 Body::Host(h) => Some((h.describe(), h.body())),
                 Body::Engine(e) => {
-                    G::redact(e, viewer).map(|e| (e.to_string(), G::encode_event(&e)))
+                    G::redact(e, viewer).map(|e| (described(&e), G::encode_event(&e)))
                 }
                 Body::TimedOut {
                     seat,
