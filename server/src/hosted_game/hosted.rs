@@ -122,15 +122,15 @@ impl<G: ProtoGame> Hosted<G> {
         let mut events = Vec::new();
         next.apply(seat, &action, &mut events)
             .map_err(|e| ApplyError::Rule(Box::new(e)))?;
-        Ok(Box::new(Staged {
+        let made = Made {
             encoded: G::encode_action(&action),
-            hosted: self,
             seat,
             action,
             next,
             events,
             prelude,
-        }))
+        };
+        Ok(Box::new(Staged { hosted: self, made }))
     }
 
     /// Makes a staged move: the copy becomes the game, its events are logged.
@@ -210,6 +210,11 @@ fn described(x: &impl std::fmt::Display) -> String {
 /// A move of a [`Hosted`] game, accepted by the engine on a copy.
 struct Staged<'a, G: ProtoGame> {
     hosted: &'a mut Hosted<G>,
+    made: Made<G>,
+}
+
+/// What a staged move makes of the game ([`Hosted::make`]).
+struct Made<G: ProtoGame> {
     seat: Seat,
     action: G::Action,
     /// The action in canonical form, encoded once: stored, then answered.
@@ -221,39 +226,14 @@ struct Staged<'a, G: ProtoGame> {
     prelude: Option<Prelude>,
 }
 
-/// What [`Hosted::make`] makes of a [`Staged`] move.
-struct Made<G: ProtoGame> {
-    seat: Seat,
-    action: G::Action,
-    encoded: pb::Action,
-    next: G,
-    events: Vec<G::Event>,
-    prelude: Option<Prelude>,
-}
-
 impl<G: ProtoGame> StagedMove for Staged<'_, G> {
     fn action(&self) -> &pb::Action {
-        &self.encoded
+        &self.made.encoded
     }
 
     fn commit(self: Box<Self>) -> Applied {
-        let Staged {
-            hosted,
-            seat,
-            action,
-            encoded,
-            next,
-            events,
-            prelude,
-        } = *self;
-        hosted.make(Made {
-            seat,
-            action,
-            encoded,
-            next,
-            events,
-            prelude,
-        })
+        let Staged { hosted, made } = *self;
+        hosted.make(made)
     }
 }
 

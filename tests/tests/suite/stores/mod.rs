@@ -128,46 +128,40 @@ impl Drop for TestDb {
     }
 }
 
+/// `tests_on!([memory = Memory, …] f, g)`: for each `async fn f(Backend)`,
+/// a module `f` with one `#[tokio::test]` per backend named.
+macro_rules! tests_on {
+    ($backends:tt $($test:ident),* $(,)?) => {$(
+        $crate::stores::tests_on!(@one $backends $test);
+    )*};
+    (@one [$($backend:ident = $variant:ident),*] $test:ident) => {
+        mod $test {$(
+            #[tokio::test]
+            async fn $backend() {
+                super::$test($crate::stores::Backend::$variant).await
+            }
+        )*}
+    };
+}
+pub(crate) use tests_on;
+
 /// `on_each_store!(f, g)`: for each `async fn f(Backend)`, a module `f` with
 /// the tests `f::sqlite` and `f::postgres` (the durable stores).
 macro_rules! on_each_store {
-    ($($test:ident),* $(,)?) => {$(
-        mod $test {
-            #[tokio::test]
-            async fn sqlite() {
-                super::$test($crate::stores::Backend::Sqlite).await
-            }
-
-            #[tokio::test]
-            async fn postgres() {
-                super::$test($crate::stores::Backend::Postgres).await
-            }
-        }
-    )*};
+    ($($test:tt)*) => {
+        $crate::stores::tests_on!([sqlite = Sqlite, postgres = Postgres] $($test)*);
+    };
 }
 pub(crate) use on_each_store;
 
 /// `on_every_store!(f, g)`: for each `async fn f(Backend)`, a module `f` with
 /// the tests `f::memory`, `f::sqlite` and `f::postgres`.
 macro_rules! on_every_store {
-    ($($test:ident),* $(,)?) => {$(
-        mod $test {
-            #[tokio::test]
-            async fn memory() {
-                super::$test($crate::stores::Backend::Memory).await
-            }
-
-            #[tokio::test]
-            async fn sqlite() {
-                super::$test($crate::stores::Backend::Sqlite).await
-            }
-
-            #[tokio::test]
-            async fn postgres() {
-                super::$test($crate::stores::Backend::Postgres).await
-            }
-        }
-    )*};
+    ($($test:tt)*) => {
+        $crate::stores::tests_on!(
+            [memory = Memory, sqlite = Sqlite, postgres = Postgres] $($test)*
+        );
+    };
 }
 pub(crate) use on_every_store;
 
