@@ -1,9 +1,8 @@
 //! The arena's tables in PostgreSQL (`migrations/postgres/V3__arena.sql`,
 //! `V4__tournaments.sql`, `V5__arena_more.sql`): bots (with when their key
 //! was revoked), matches with their games (`match_games`, by index) and their
-//! tournament and round, each bot's event log, tournaments with their event
-//! logs (`tournament_events`), and pending challenges, with the guarantees of
-//! the rest of the store.
+//! tournament and round, tournaments, and pending challenges, with the
+//! guarantees of the rest of the store (the event logs: [`super::event_logs`]).
 //!
 //! Every call goes through [`PostgresStore::retry`]. A write retried after a
 //! lost connection may have committed the first time: an insert that then
@@ -25,8 +24,8 @@ use crate::matches::{
     attach_games, decode_bots, decode_placements, encode_bots, encode_placements, kind_of,
 };
 use crate::{
-    Accounts, BotRecord, ChallengeRecord, EventLog, EventLogs, MatchRecord, Matches,
-    PlacementRecord, StoreError, StoredMatch, TokenHash, TournamentRecord, Tournaments,
+    Accounts, BotRecord, ChallengeRecord, MatchRecord, Matches, PlacementRecord, StoreError,
+    StoredMatch, TokenHash, TournamentRecord, Tournaments,
 };
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
@@ -508,91 +507,11 @@ impl Tournaments for PostgresStore {
     }
 }
 
-impl EventLogs for PostgresStore {
-    fn append_event(
-        &self,
-        log: EventLog,
-        owner: &str,
-        seq: u64,
-        event: &[u8],
-    ) -> Result<(), StoreError> {
-        let seq = seq as i64;
-        let lookup = format!(
-            "SELECT event FROM {} WHERE {} = $1 AND seq = $2",
-            log.table(),
-            log.owner_column()
-        );
-        let insert = format!(
-            "INSERT INTO {} ({}, seq, event) VALUES ($1, $2, $3)",
-            log.table(),
-            log.owner_column()
-        );
-        let taken = format!("the {} has another event at this seq", log.owner_kind());
-        self.retry(log.append_op(), |retrying| {
-            self.wait(async {
-                let client = self.pool.get().await?;
-                let mine = |row: &Row| row.get::<_, &[u8]>(0) == event;
-                if found_on_retry(&client, retrying, &lookup, &[&owner, &seq], mine, &taken).await?
-                {
-                    return Ok(());
-                }
-                // An unknown owner fails its foreign key; a stored seq, the key.
-                client.execute(&insert, &[&owner, &seq, &event]).await?;
-                Ok(())
-            })
-        })
-    }
-
-    fn events(
-        &self,
-        log: EventLog,
-        owner: &str,
-        from_seq: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        let from = from_seq.min(i64::MAX as u64) as i64;
-        let limit = limit.min(i64::MAX as usize) as i64;
-        let query = format!(
-            "SELECT seq, event FROM {} WHERE {} = $1 AND seq >= $2 ORDER BY seq LIMIT $3",
-            log.table(),
-            log.owner_column()
-        );
-        let rows = self.retry(log.read_op(), |_| {
-            self.wait(async {
-                Ok(self
-                    .pool
-                    .get()
-                    .await?
-                    .query(&query, &[&owner, &from, &limit])
-                    .await?)
-            })
-        })?;
-        Ok(rows
-            .into_iter()
-            .map(|r| (r.get::<_, i64>(0) as u64, r.get(1)))
-            .collect())
-    }
-
-    fn last_event(&self, log: EventLog, owner: &str) -> Result<u64, StoreError> {
-        let query = format!(
-            "SELECT COALESCE(MAX(seq), 0) FROM {} WHERE {} = $1",
-            log.table(),
-            log.owner_column()
-        );
-        self.retry(log.last_op(), |_| {
-            self.wait(async {
-                let row = self.pool.get().await?.query_one(&query, &[&owner]).await?;
-                Ok(row.get::<_, i64>(0) as u64)
-            })
-        })
-    }
-}
-
 /// What a first attempt that went through left, on a retry: `false` if the
 /// row `lookup` finds (by the write's key) is not there, so the write is to
 /// be made now; `true` if it is there and `mine` says it is this write's own
 /// (the write is done); a conflict naming `what` if another row has the key.
-async fn found_on_retry(
+pub(super) async fn found_on_retry(
     client: &deadpool_postgres::Client,
     retrying: bool,
     lookup: &str,

@@ -39,6 +39,7 @@ use crate::{
 
 mod arena;
 mod commit;
+mod event_logs;
 mod lease;
 mod read;
 mod retry;
