@@ -14,6 +14,15 @@ use crate::hosted_game::{Applied, ApplyError, Choice};
 use crate::store::{ActionRecord, Games, Origin, SubmissionKey};
 use crate::submission::Submission;
 
+/// An action to play: whose, decided by whom, what, and the key of the
+/// submission it answers, if any.
+pub(super) struct Act {
+    pub(super) seat: Seat,
+    pub(super) origin: Origin,
+    pub(super) choice: Choice,
+    pub(super) key: Option<SubmissionKey>,
+}
+
 impl Room {
     /// Charges a submission of `seat` to the seat's budget of `per_second`
     /// (0: no limit) at `now_ms`.
@@ -71,16 +80,13 @@ impl Room {
             return Err(ServiceError::StaleVersion { expected, current });
         }
         let digests = submission.key.as_ref().map(|k| k.digests);
-        let played = self.play(
-            &mut state,
+        let act = Act {
             seat,
-            Origin::Seat,
-            &submission.choice,
-            digests,
-            games,
-            now_ms,
-        );
-        let applied = played?;
+            origin: Origin::Seat,
+            choice: submission.choice,
+            key: digests,
+        };
+        let applied = self.play(&mut state, act, games, now_ms)?;
         self.record_end(&state, games, now_ms);
         let seqs = applied.first_seq..=applied.last_seq;
         let reply = state.answer(seat, seqs, applied.version, None);
@@ -94,22 +100,24 @@ impl Room {
 
     /// The one path of every live action: staged by the engine, its record
     /// appended to the store, then committed.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn play(
         &self,
         state: &mut RoomState,
-        seat: Seat,
-        origin: Origin,
-        choice: &Choice,
-        key: Option<SubmissionKey>,
+        act: Act,
         games: &dyn Games,
         now_ms: u64,
     ) -> Result<Applied, ServiceError> {
+        let Act {
+            seat,
+            origin,
+            choice,
+            key,
+        } = act;
         let prelude = state.prelude(seat, origin);
         let version = state.game.version() + 1;
         let staged = state
             .game
-            .stage(seat, choice, prelude)
+            .stage(seat, &choice, prelude)
             .map_err(|e| ServiceError::from_apply(&self.id, e))?;
         games.append_action(
             &self.id,
@@ -146,10 +154,13 @@ impl Room {
         now_ms: u64,
     ) -> Result<(), ServiceError> {
         let mut state = self.lock();
-        let origin = Origin::of_replay(&action);
-        let seat = Seat(action.seat as u8);
-        let choice = Choice::Action(action.action.unwrap_or_default());
-        let result = self.play(&mut state, seat, origin, &choice, None, games, now_ms);
+        let act = Act {
+            seat: Seat(action.seat as u8),
+            origin: Origin::of_replay(&action),
+            choice: Choice::Action(action.action.unwrap_or_default()),
+            key: None,
+        };
+        let result = self.play(&mut state, act, games, now_ms);
         self.record_end(&state, games, now_ms);
         self.announce(&state);
         result.map(|_| ())

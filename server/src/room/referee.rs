@@ -2,6 +2,7 @@
 //! decisions when they are due, and giving up idle games.
 
 use super::Room;
+use super::play::Act;
 use crate::clock::Expiry;
 use crate::error::ServiceError;
 use crate::hosted_game::Choice;
@@ -28,8 +29,13 @@ impl Room {
             let Some(action) = state.server_choice(origin) else {
                 break;
             };
-            let choice = Choice::Action(action);
-            let result = self.play(&mut state, seat, origin, &choice, None, games, now_ms);
+            let act = Act {
+                seat,
+                origin,
+                choice: Choice::Action(action),
+                key: None,
+            };
+            let result = self.play(&mut state, act, games, now_ms);
             if let Err(e) = result {
                 self.announce(&state);
                 return Err(e);
