@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use crate::sqlite::Sync;
+use crate::store::Sync;
 
 use clap::{Parser, ValueEnum};
 

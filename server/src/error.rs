@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::host::{ApplyError, CreateError};
+use crate::hosted_game::{ApplyError, CreateError};
 use druids_contract::pb::ErrorReason;
 use druids_engine::{Rejection, RuleViolation};
 use tonic::{Code, Status};
@@ -273,7 +273,6 @@ impl ServiceError {
             }
             ApplyError::NotStarted => ServiceError::NotStarted(game_id.to_owned()),
             ApplyError::Rule(e) => ServiceError::Rule(e),
-            ApplyError::Persist(source) => ServiceError::Storage(source),
         }
     }
 }

@@ -20,9 +20,10 @@ use crate::auth::{self, TokenHash};
 use crate::clock::{Clock, ClockRules, SeatClocks};
 use crate::cluster::Cluster;
 use crate::error::{ServiceError, clip};
+use crate::hosted_game::Choice;
 use crate::room::{MAX_NAME_BYTES, Room, SeatSlot, Setup};
 use crate::rooms::Rooms;
-use crate::store::{Epoch, GameRecord, RequestRecord, Store, StoreError};
+use crate::store::{Epoch, GameRecord, Games, RequestRecord, Requests, StoreError};
 
 /// How long a request id is honoured: 24 hours.
 pub const REQUEST_WINDOW_MS: u64 = 24 * 60 * 60 * 1000;
@@ -32,7 +33,7 @@ pub const MAX_REQUEST_ID_BYTES: usize = 128;
 /// Where games are created and seats claimed.
 pub struct Lobby {
     rooms: Arc<Rooms>,
-    store: Arc<dyn Store>,
+    games: Arc<dyn Games>,
     clock: Arc<dyn Clock>,
     secret: [u8; 32],
     /// This node's cluster, if it is one of several.
@@ -129,7 +130,7 @@ fn check_prefix(
     options: &pb::GameOptions,
     prefix: &[pb::ReplayAction],
 ) -> Result<(), ServiceError> {
-    let mut game = crate::host::new_game(kind, players, seed, options)?;
+    let mut game = crate::hosted_game::new_game(kind, players, seed, options)?;
     game.start();
     for (i, a) in prefix.iter().enumerate() {
         let action = a.action.ok_or_else(|| {
@@ -140,7 +141,7 @@ fn check_prefix(
         })?;
         let seat = u8::try_from(a.seat)
             .map_err(|_| ServiceError::invalid("start_from.replay", "a seat is out of range"))?;
-        game.apply(Seat(seat), &action, None, &mut |_| Ok(()))
+        game.apply(Seat(seat), &Choice::Action(action), None)
             .map_err(|e| {
                 ServiceError::invalid(
                     "start_from.replay",
@@ -152,23 +153,26 @@ fn check_prefix(
 }
 
 impl Lobby {
-    /// A lobby over `store`, with the request ids answered within the window.
+    /// A lobby writing games to `games`, with the request ids of `requests`
+    /// answered within the window.
     pub fn new(
         rooms: Arc<Rooms>,
-        store: Arc<dyn Store>,
+        games: Arc<dyn Games>,
+        requests: &dyn Requests,
         clock: Arc<dyn Clock>,
         cluster: Option<Arc<Cluster>>,
     ) -> Result<Lobby, StoreError> {
         let since = clock.now_ms().saturating_sub(REQUEST_WINDOW_MS);
-        let requests = store
+        let secret = requests.secret()?;
+        let requests = requests
             .requests_since(since)?
             .into_iter()
             .map(|r| (r.key, r))
             .collect();
         Ok(Lobby {
-            secret: store.secret()?,
+            secret,
             rooms,
-            store,
+            games,
             clock,
             cluster,
             requests: Mutex::new(requests),
@@ -335,7 +339,7 @@ impl Lobby {
             (None, None) => (rand::random(), false),
         };
         let options = req.options.unwrap_or_default();
-        let game = crate::host::new_game(req.kind, players, seed, &options)?;
+        let game = crate::hosted_game::new_game(req.kind, players, seed, &options)?;
         if !prefix.is_empty() {
             check_prefix(req.kind, players, seed, &options, &prefix)?;
         }
@@ -367,7 +371,7 @@ impl Lobby {
             }
         }
         let created = self.clock.now_ms();
-        self.store.create_game(&GameRecord {
+        self.games.create_game(&GameRecord {
             id: id.clone(),
             kind: game.kind(),
             players,
@@ -404,7 +408,7 @@ impl Lobby {
         };
         let room = Arc::new(Room::new(setup, game, seats, clocks, created, Some(play)));
         for action in prefix {
-            room.apply_prefix(action, self.store.as_ref(), created)?;
+            room.apply_prefix(action, self.games.as_ref(), created)?;
         }
         let state = room.view(Viewer::Spectator);
         self.rooms.insert(room);
@@ -482,11 +486,11 @@ impl Lobby {
         now: u64,
     ) -> Result<pb::JoinGameResponse, ServiceError> {
         let (claimed, token, hash) =
-            room.claim(req.seat, &req.name, self.store.as_ref(), now, |seat| {
+            room.claim(req.seat, &req.name, self.games.as_ref(), now, |seat| {
                 let (token, hash) = self.token(request_id, &room.id, seat);
                 (token, hash, request)
             })?;
-        self.rooms.add_token(hash, &room.id);
+        self.rooms.add_token(hash);
         info!(game_id = %room.id, seat = claimed.seat.0, started = claimed.started, "seat claimed");
         Ok(pb::JoinGameResponse {
             seat: Some(pb::SeatToken {

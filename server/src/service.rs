@@ -23,17 +23,17 @@ use crate::auth::TokenHash;
 use crate::blocking::OffTheWorkers;
 use crate::clock::Clock;
 use crate::cluster::forward::{PeerClient, relayed};
-use crate::cluster::lease::Leases;
 use crate::cluster::{Cluster, Located, NodeConfig};
 use crate::config::Limits;
 use crate::error::ServiceError;
 use crate::lobby::Lobby;
-use crate::metrics::{Metrics, TimedStore};
+use crate::metrics::{Metrics, TimedGames};
 use crate::quota::{Quotas, Read};
 use crate::recover::Rebuild;
 use crate::room::Room;
 use crate::rooms::{Lifecycle, Rooms};
-use crate::store::{Epoch, Store, StoreError};
+use crate::store::Leases;
+use crate::store::{ArenaStore, Epoch, Games, Store, StoreError};
 use crate::stream::{STREAM_BUFFER, Streams};
 
 mod rpc;
@@ -45,6 +45,8 @@ pub struct Service {
     streams: Arc<Streams>,
     quotas: Quotas,
     store: Arc<dyn Store>,
+    /// The store's games and logs, their appends timed: what rooms write to.
+    games: Arc<dyn Games>,
     limits: Limits,
     clock: Arc<dyn Clock>,
     stop: watch::Sender<bool>,
@@ -120,10 +122,10 @@ impl Service {
         if let Some(c) = &cluster {
             metrics.add_cluster(c.metrics());
         }
-        let store: Arc<dyn Store> = Arc::new(TimedStore::new(store, Arc::clone(&metrics)));
+        let games: Arc<dyn Games> = Arc::new(TimedGames::new(Arc::clone(&store) as _, &metrics));
         let blocking = OffTheWorkers::new(store.is_durable());
         let rooms = Arc::new(Rooms::new(
-            Arc::clone(&store),
+            Arc::clone(&store) as _,
             Lifecycle {
                 max_in_play: limits.max_games,
                 watch_all_live: limits.idle_game_secs > 0,
@@ -136,7 +138,8 @@ impl Service {
         ));
         let lobby = Arc::new(Lobby::new(
             Arc::clone(&rooms),
-            Arc::clone(&store),
+            Arc::clone(&games),
+            store.as_ref(),
             Arc::clone(&clock),
             cluster.clone(),
         )?);
@@ -144,7 +147,7 @@ impl Service {
             Some(_) => None,
             None => Some(Arc::new(Arena::new(
                 limits.arena.clone(),
-                Arc::clone(&store) as Arc<dyn crate::arena_store::ArenaStore>,
+                Arc::clone(&store) as Arc<dyn ArenaStore>,
                 Arc::clone(&lobby),
                 Arc::clone(&rooms),
                 Arc::clone(&clock),
@@ -161,6 +164,7 @@ impl Service {
             ),
             rooms,
             store,
+            games,
             limits,
             clock,
             stop: watch::channel(false).0,
@@ -367,7 +371,7 @@ impl Service {
         let idle_ms = self.limits.idle_game_secs.saturating_mul(1000);
         let mut taken = 0;
         for room in self.rooms.watched() {
-            match room.expire(self.store.as_ref(), now) {
+            match room.expire(self.games.as_ref(), now) {
                 Ok(0) => {}
                 Ok(n) => {
                     taken += n;
@@ -378,7 +382,7 @@ impl Service {
                 }
                 Err(e) => tracing::warn!(game_id = %room.id, "cannot apply a timeout: {e}"),
             }
-            match room.expire_idle(self.store.as_ref(), idle_ms, now) {
+            match room.expire_idle(self.games.as_ref(), idle_ms, now) {
                 Ok(true) => tracing::info!(game_id = %room.id, "idle game abandoned"),
                 Ok(false) => {}
                 Err(e) => tracing::warn!(game_id = %room.id, "cannot abandon an idle game: {e}"),

@@ -16,7 +16,7 @@ use std::time::Duration;
 use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_engine::{Seat, Viewer};
-use druids_server::host::new_game;
+use druids_server::hosted_game::new_game;
 use tonic::Request;
 use tonic::transport::Channel;
 
@@ -312,7 +312,9 @@ async fn sigkill_at_random_moments_loses_and_repeats_nothing() {
         .unwrap();
         replay.start();
         for (seat, a) in &g.acked {
-            replay.apply(*seat, a, None, &mut |_| Ok(())).unwrap();
+            replay
+                .apply(*seat, &pb::submit_action_request::Choice::Action(*a), None)
+                .unwrap();
         }
         assert!(replay.is_over());
         assert_eq!(st.version, replay.version());

@@ -8,10 +8,10 @@ use druids_contract::pb;
 use super::bots::{self, BotNo, check_registration, new_key, parse_id, public_id};
 use super::ratings::rating;
 use super::{Arena, game_kind};
-use crate::arena_store::BotRecord;
 use crate::auth::TokenHash;
 use crate::config::Registration;
 use crate::error::{ServiceError, clip};
+use crate::store::{BotRecord, EventLog};
 
 /// Entries of a leaderboard page when the request does not say.
 const DEFAULT_PAGE: usize = 50;
@@ -286,9 +286,9 @@ impl Arena {
         from_seq: u64,
         limit: usize,
     ) -> Result<Vec<pb::BotEvent>, ServiceError> {
-        let rows = self
-            .store
-            .bot_events(&bots::public_id(bot), from_seq.max(1), limit)?;
+        let rows =
+            self.store
+                .events(EventLog::Bot, &bots::public_id(bot), from_seq.max(1), limit)?;
         Ok(super::events::decode(rows, "bot")?)
     }
 

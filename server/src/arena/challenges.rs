@@ -12,8 +12,8 @@ use prost::Message;
 use super::bots::{BotNo, parse_id, public_id};
 use super::matches::NewMatch;
 use super::{Arena, State, game_kind, quota};
-use crate::arena_store::{ChallengeRecord, StoredMatch};
 use crate::error::{ServiceError, clip};
+use crate::store::{ChallengeRecord, StoredMatch};
 
 /// Expiry when the request does not say, seconds.
 const DEFAULT_EXPIRY_SECS: u64 = 60;

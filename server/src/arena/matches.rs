@@ -13,9 +13,9 @@ use tonic::Status;
 
 use super::bots::{self, BotNo, public_id};
 use super::{Arena, RECENT_MATCHES, Running, SeekSender, State, ratings};
-use crate::arena_store::{MatchRecord, PlacementRecord};
 use crate::error::ServiceError;
 use crate::store::StoreError;
+use crate::store::{MatchRecord, PlacementRecord};
 
 /// A match about to be recorded and started.
 pub(super) struct NewMatch {

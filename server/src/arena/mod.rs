@@ -45,7 +45,6 @@ use lru::LruCache;
 use tokio::sync::mpsc;
 use tonic::Status;
 
-use crate::arena_store::{ArenaStore, MatchRecord, StoredMatch};
 use crate::auth::TokenHash;
 use crate::clock::Clock;
 use crate::config::ArenaSettings;
@@ -53,6 +52,7 @@ use crate::error::ServiceError;
 use crate::lobby::Lobby;
 use crate::rooms::Rooms;
 use crate::store::StoreError;
+use crate::store::{ArenaStore, MatchRecord, StoredMatch};
 use bots::{BotNo, Bots};
 use events::{Events, TournamentEvents};
 use matches::remember;

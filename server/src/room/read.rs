@@ -11,10 +11,10 @@ use crate::error::ServiceError;
 impl Room {
     /// The legal actions of `seat` now (all payments or the default list), the
     /// version they belong to, and the pending decision if it is the seat's.
-    pub fn legal_actions(&self, seat: Seat, all_payments: bool) -> crate::legal::Listing {
+    pub fn legal_actions(&self, seat: Seat, all_payments: bool) -> crate::legal_pages::Listing {
         let state = self.lock();
         let mine = state.game.to_act() == Some(seat);
-        crate::legal::Listing {
+        crate::legal_pages::Listing {
             version: state.game.version(),
             decision: if mine { state.game.decision() } else { None },
             actions: if mine {

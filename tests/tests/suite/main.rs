@@ -5,7 +5,6 @@
 mod arena;
 mod arena_kits;
 mod arena_revoke;
-mod arena_store;
 mod arena_tournaments;
 mod clocks;
 mod cluster;

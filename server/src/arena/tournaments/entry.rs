@@ -9,10 +9,10 @@ use prost::Message;
 use super::{MAX_ENTRANTS, Tourney};
 use crate::arena::bots::{BotNo, parse_id};
 use crate::arena::{Arena, events, game_kind};
-use crate::arena_store::TournamentRecord;
 use crate::auth::TokenHash;
 use crate::config::Registration;
 use crate::error::{ServiceError, clip};
+use crate::store::{EventLog, TournamentRecord};
 
 /// Most bytes of a tournament's name.
 const MAX_NAME_BYTES: usize = 80;
@@ -213,7 +213,9 @@ impl Arena {
         from_seq: u64,
         limit: usize,
     ) -> Result<Vec<pb::TournamentEvent>, ServiceError> {
-        let rows = self.store.tournament_events(id, from_seq.max(1), limit)?;
+        let rows = self
+            .store
+            .events(EventLog::Tournament, id, from_seq.max(1), limit)?;
         Ok(events::decode(rows, "tournament")?)
     }
 }

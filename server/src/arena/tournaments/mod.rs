@@ -26,8 +26,8 @@ use prost::Message;
 
 use super::Arena;
 use super::bots::{BotNo, parse_id, public_id};
-use crate::arena_store::TournamentRecord;
 use crate::error::ServiceError;
+use crate::store::TournamentRecord;
 
 /// Most entrants of a tournament.
 const MAX_ENTRANTS: usize = 256;

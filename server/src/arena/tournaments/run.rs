@@ -15,7 +15,7 @@ use super::Tourney;
 use crate::arena::bots::{BotNo, parse_id};
 use crate::arena::matches::NewMatch;
 use crate::arena::{Arena, State};
-use crate::arena_store::{StoredMatch, TournamentRecord};
+use crate::store::{StoredMatch, TournamentRecord};
 
 impl Arena {
     /// Appends `event` to tournament `id`'s log; a failure is logged (the
