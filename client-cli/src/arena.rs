@@ -38,10 +38,7 @@ pub(crate) async fn arena(server: &ServerAddr) -> Result<Arena, CliError> {
 
 /// The name of a pool's game.
 pub(crate) fn game_name(kind: i32) -> &'static str {
-    pb::GameKind::try_from(kind)
-        .ok()
-        .and_then(druids_contract::registry::name)
-        .unwrap_or("?")
+    druids_contract::Kind::from_number(kind).map_or("?", druids_contract::Kind::name)
 }
 
 /// `druids register`: prints the new bot's id and its API key.
@@ -237,7 +234,7 @@ pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(
     loop {
         let page = client
             .get_leaderboard(pb::GetLeaderboardRequest {
-                kind: pool.kind as i32,
+                kind: pool.kind.number(),
                 players: pool.min_players,
                 page_size: args.page_size.unwrap_or(0),
                 page_token: page_token.clone(),
@@ -252,7 +249,7 @@ pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(
             };
             outln!(
                 "{}, {} players: rated bots, best first ({fitted})",
-                game_name(pool.kind as i32),
+                pool.kind.name(),
                 pool.min_players
             )?;
             outln!(

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 
 /// Turn clock of self-play games with silent seats, unless --decision-ms says otherwise.
 pub const SILENT_DECISION_MS: u32 = 200;
@@ -81,20 +81,17 @@ impl StrategyArg {
 }
 
 /// `--game`: one of the registry's names ("meduris", "dolmen", ...).
-pub(crate) fn game_kind() -> impl TypedValueParser<Value = pb::GameKind> {
-    let names: Vec<&'static str> = druids_contract::registry::kinds()
-        .filter_map(druids_contract::registry::name)
-        .collect();
-    PossibleValuesParser::new(names).map(|name| {
-        druids_contract::registry::by_name(&name).expect("the parser lists only registered names")
-    })
+pub(crate) fn game_kind() -> impl TypedValueParser<Value = Kind> {
+    let names: Vec<&'static str> = Kind::all().map(Kind::name).collect();
+    PossibleValuesParser::new(names)
+        .map(|name| Kind::from_name(&name).expect("the parser lists only registered names"))
 }
 
 /// An arena pool to seek in: a game and how many players it may have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pool {
     /// Which game.
-    pub kind: pb::GameKind,
+    pub kind: Kind,
     /// Fewest players accepted.
     pub min_players: u32,
     /// Most players accepted.
@@ -103,7 +100,7 @@ pub struct Pool {
 
 impl std::fmt::Display for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let game = druids_contract::registry::name(self.kind).unwrap_or("?");
+        let game = self.kind.name();
         if self.min_players == self.max_players {
             write!(f, "{game}:{}", self.min_players)
         } else {
@@ -115,16 +112,14 @@ impl std::fmt::Display for Pool {
 /// Parses `meduris:4` or `dolmen:2-4` (a game of the registry, then a player
 /// count or range).
 pub fn pool(given: &str) -> Result<Pool, String> {
-    let names: Vec<&str> = druids_contract::registry::kinds()
-        .filter_map(druids_contract::registry::name)
-        .collect();
+    let names: Vec<&str> = Kind::all().map(Kind::name).collect();
     let (game, players) = given.split_once(':').ok_or_else(|| {
         format!(
             "expected GAME:PLAYERS or GAME:MIN-MAX (e.g. meduris:4, dolmen:2-4), games: {}",
             names.join(", ")
         )
     })?;
-    let kind = druids_contract::registry::by_name(game.trim())
+    let kind = Kind::from_name(game.trim())
         .ok_or_else(|| format!("unknown game {game:?} (one of {})", names.join(", ")))?;
     let count = |n: &str| {
         n.trim()
@@ -280,7 +275,7 @@ pub enum Command {
 pub struct CreateArgs {
     /// Which game.
     #[arg(long, value_parser = game_kind(), default_value = "meduris")]
-    pub game: pb::GameKind,
+    pub game: Kind,
     /// Number of seats.
     #[arg(long)]
     pub players: u32,
@@ -317,7 +312,7 @@ pub struct CreateArgs {
 pub struct ListArgs {
     /// Only games of this kind.
     #[arg(long, value_parser = game_kind())]
-    pub game: Option<pb::GameKind>,
+    pub game: Option<Kind>,
     /// Only games in this status.
     #[arg(long, value_parser = game_status())]
     pub status: Option<pb::GameStatus>,
@@ -430,7 +425,7 @@ pub struct LeaderboardArgs {
 pub struct TournamentArgs {
     /// Which game.
     #[arg(long, value_parser = game_kind(), default_value = "meduris")]
-    pub game: pb::GameKind,
+    pub game: Kind,
     /// Number of seats (must match the line-up).
     #[arg(long)]
     pub players: Option<usize>,
@@ -460,7 +455,7 @@ pub struct TournamentArgs {
 pub struct SelfplayArgs {
     /// Which game.
     #[arg(long, value_parser = game_kind(), default_value = "meduris")]
-    pub game: pb::GameKind,
+    pub game: Kind,
     /// Seats per game.
     #[arg(long, default_value_t = 4)]
     pub players: usize,
@@ -510,7 +505,7 @@ mod tests {
         let Command::Tournament(t) = cli.command else {
             panic!("tournament")
         };
-        assert_eq!(t.game, pb::GameKind::Dolmen);
+        assert_eq!(t.game, Kind::Dolmen);
         assert_eq!(
             t.bots,
             [StrategyArg::Random, StrategyArg::Greedy, StrategyArg::Mcts]
@@ -531,7 +526,7 @@ mod tests {
         assert_eq!(
             pool("meduris:4").unwrap(),
             Pool {
-                kind: pb::GameKind::Meduris,
+                kind: Kind::Meduris,
                 min_players: 4,
                 max_players: 4
             }
@@ -539,7 +534,7 @@ mod tests {
         let range = pool("dolmen:2-4").unwrap();
         assert_eq!(
             (range.kind, range.min_players, range.max_players),
-            (pb::GameKind::Dolmen, 2, 4)
+            (Kind::Dolmen, 2, 4)
         );
         assert_eq!(range.to_string(), "dolmen:2-4");
         for bad in [
@@ -602,6 +597,6 @@ mod tests {
         else {
             panic!("leaderboard")
         };
-        assert_eq!((l.pool.kind, l.pool.min_players), (pb::GameKind::Dolmen, 3));
+        assert_eq!((l.pool.kind, l.pool.min_players), (Kind::Dolmen, 3));
     }
 }

@@ -31,7 +31,7 @@ pub async fn create(server: &ServerAddr, args: CreateArgs) -> Result<(), CliErro
     let mut client = connect::connect(server).await?;
     let reply = client
         .create_game(pb::CreateGameRequest {
-            kind: args.game as i32,
+            kind: args.game.number(),
             players: args.players,
             seed: args.seed,
             options: Some(pb::GameOptions {
@@ -113,7 +113,7 @@ pub async fn list(server: &ServerAddr, args: ListArgs) -> Result<(), CliError> {
     loop {
         let page = client
             .list_games(pb::ListGamesRequest {
-                kind: args.game.map_or(0, |k| k as i32),
+                kind: args.game.map_or(0, druids_contract::Kind::number),
                 status: args.status.map_or(0, |s| s as i32),
                 page_size: args.page_size.unwrap_or(0),
                 page_token: page_token.clone(),
@@ -141,10 +141,7 @@ pub async fn list(server: &ServerAddr, args: ListArgs) -> Result<(), CliError> {
 
 /// One row of `druids list`.
 fn summary_line(g: &pb::GameSummary) -> String {
-    let game = pb::GameKind::try_from(g.kind)
-        .ok()
-        .and_then(druids_contract::registry::name)
-        .unwrap_or("?");
+    let game = druids_contract::Kind::from_number(g.kind).map_or("?", druids_contract::Kind::name);
     let status = pb::GameStatus::try_from(g.status)
         .map(status_name)
         .unwrap_or_else(|_| "?".into());

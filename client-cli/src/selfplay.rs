@@ -15,7 +15,7 @@ pub async fn selfplay(
     server: Option<ServerAddr>,
     args: SelfplayArgs,
 ) -> Result<ExitCode, CliError> {
-    let name = druids_contract::registry::name(args.game).unwrap_or("?");
+    let name = args.game.name();
     let line = match server {
         Some(server) => {
             let plan = selfplay_remote::Plan {
@@ -54,11 +54,10 @@ pub async fn selfplay(
             }
             let (players, games, threads, seed) =
                 (args.players, args.games, args.concurrency, args.seed);
-            let result = druids_contract::with_game!(args.game, |G| selfplay_local::run::<G>(
-                players, games, threads, seed
-            ))
-            .ok_or(CliError::NoEngine(args.game))?;
-            let (t, seconds) = result?;
+            let (t, seconds) = druids_contract::with_game!(
+                args.game,
+                |G| selfplay_local::run::<G>(players, games, threads, seed)
+            )?;
             serde_json::json!({
                 "game": name,
                 "players": args.players,

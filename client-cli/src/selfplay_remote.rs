@@ -20,7 +20,7 @@ pub struct Plan {
     /// The server.
     pub server: ServerAddr,
     /// Game kind.
-    pub kind: pb::GameKind,
+    pub kind: druids_contract::Kind,
     /// Seats per game.
     pub players: u32,
     /// Games.
@@ -108,7 +108,7 @@ async fn play_game(plan: &Plan, i: u64, totals: &Totals) -> Result<(), CliError>
     };
     let created = client
         .create_game(pb::CreateGameRequest {
-            kind: plan.kind as i32,
+            kind: plan.kind.number(),
             players: plan.players,
             seed: Some(seed),
             options: Some(options),
@@ -193,7 +193,7 @@ mod tests {
     fn silent_seats_rotate_and_follow_the_fraction() {
         let plan = Plan {
             server: ServerAddr::parse("127.0.0.1:1", None).unwrap(),
-            kind: pb::GameKind::Meduris,
+            kind: druids_contract::Kind::Meduris,
             players: 4,
             games: 10,
             concurrency: 1,

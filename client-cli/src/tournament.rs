@@ -22,7 +22,7 @@ pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
     let strategies: Vec<Strategy> = args.bots.iter().map(|&b| b.into()).collect();
     let names: Vec<String> = args.bots.iter().map(|b| b.name()).collect();
     let think = budget(args.think_ms, args.iterations);
-    let game = druids_contract::registry::name(args.game).unwrap_or("?");
+    let game = args.game.name();
     druids_contract::with_game!(args.game, |G| run::<G>(
         game,
         &strategies,
@@ -31,7 +31,6 @@ pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
         args.seed,
         think
     ))
-    .ok_or(CliError::NoEngine(args.game))?
 }
 
 /// Runs the tournament and prints a table, then one JSON line.

@@ -3,7 +3,7 @@
 //! log. Ratings are not stored: they are recomputed from the results alone
 //! (`druids_arena::ratings`), so they can never disagree with them.
 
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 
 use crate::auth::TokenHash;
 use crate::store::StoreError;
@@ -35,7 +35,7 @@ pub struct MatchRecord {
     /// Match id.
     pub id: String,
     /// Which game.
-    pub kind: pb::GameKind,
+    pub kind: Kind,
     /// Whether it counts for the ratings.
     pub rated: bool,
     /// The secret seed every game of the match is played with.
@@ -271,11 +271,6 @@ pub(crate) fn decode_placements(stored: &[u8]) -> Result<Vec<PlacementRecord>, S
             score,
         })
         .collect())
-}
-
-/// A stored kind: unknown values read back as `Unspecified`, as games' do.
-pub(crate) fn kind_of(stored: i32) -> pb::GameKind {
-    pb::GameKind::try_from(stored).unwrap_or(pb::GameKind::Unspecified)
 }
 
 /// Puts `(match id, game id)` rows, read in game index order, on the matches

@@ -110,7 +110,7 @@ mod tests {
         store
             .create_game(&GameRecord {
                 id: id.into(),
-                kind: pb::GameKind::Meduris,
+                kind: druids_contract::Kind::Meduris,
                 players: 2,
                 seed: 7,
                 seed_chosen: true,
@@ -122,7 +122,8 @@ mod tests {
                 request: None,
             })
             .unwrap();
-        let mut game = crate::host::new_game(pb::GameKind::Meduris as i32, 2, 7, &options).unwrap();
+        let mut game =
+            crate::host::new_game(druids_contract::Kind::Meduris, 2, 7, &options).unwrap();
         game.start();
         let mut n = 0;
         while let Some(seat) = game.to_act() {

@@ -8,7 +8,7 @@
 //! numbering, seats joined, decisions needed); the rules stay in the engines.
 
 use druids_contract::codec::{DecodeError, ProtoGame, encode_outcome};
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use druids_engine::{RuleViolation, Seat, SetupError, Viewer};
 
 use crate::store::{Origin, StoreError};
@@ -20,9 +20,6 @@ pub use event::HostEvent;
 /// Why a game could not be created.
 #[derive(Debug, thiserror::Error)]
 pub enum CreateError {
-    /// The kind is unset or unknown.
-    #[error("kind must be GAME_KIND_MEDURIS or GAME_KIND_DOLMEN (got {0})")]
-    UnknownKind(i32),
     /// The options are malformed.
     #[error(transparent)]
     Decode(#[from] DecodeError),
@@ -95,7 +92,7 @@ pub type Persist<'a> = &'a mut dyn FnMut(&pb::Action) -> Result<(), StoreError>;
 /// decisions needed, the end); [`HostedGame::events`] redacts them per viewer.
 pub trait HostedGame: Send + Sync {
     /// The game's kind.
-    fn kind(&self) -> pb::GameKind;
+    fn kind(&self) -> Kind;
     /// Number of seats.
     fn players(&self) -> usize;
     /// Actions applied so far.
@@ -164,16 +161,13 @@ pub trait HostedGame: Send + Sync {
 
 /// Creates a game of `kind`, whichever game of the registry it is.
 pub fn new_game(
-    kind: i32,
+    kind: Kind,
     players: usize,
     seed: u64,
     options: &pb::GameOptions,
 ) -> Result<Box<dyn HostedGame>, CreateError> {
-    let game = pb::GameKind::try_from(kind).ok().and_then(|k| {
-        druids_contract::with_game!(k, |G| Session::<G>::new(players, seed, options)
-            .map(|s| Box::new(s) as Box<dyn HostedGame>))
-    });
-    game.unwrap_or(Err(CreateError::UnknownKind(kind)))
+    druids_contract::with_game!(kind, |G| Session::<G>::new(players, seed, options)
+        .map(|s| Box::new(s) as Box<dyn HostedGame>))
 }
 
 /// One entry of the log.
@@ -348,7 +342,7 @@ impl<G: ProtoGame> Session<G> {
 }
 
 impl<G: ProtoGame> HostedGame for Session<G> {
-    fn kind(&self) -> pb::GameKind {
+    fn kind(&self) -> Kind {
         G::KIND
     }
 

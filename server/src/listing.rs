@@ -8,7 +8,7 @@
 //! workers. A node of a cluster lists the games in play from the shared
 //! database instead of its memory, so every node gives the same page.
 
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 
 use crate::cluster::lease::Leases;
 use crate::error::ServiceError;
@@ -62,12 +62,10 @@ pub fn list(
     shared: Option<&dyn Leases>,
     req: &pb::ListGamesRequest,
 ) -> Result<pb::ListGamesResponse, ServiceError> {
-    if pb::GameKind::try_from(req.kind).is_err() {
-        return Err(ServiceError::invalid(
-            "kind",
-            format!("kind {} is not a GameKind of the contract", req.kind),
-        ));
-    }
+    let kind = match req.kind {
+        0 => None,
+        n => Some(Kind::from_number(n)?),
+    };
     if pb::GameStatus::try_from(req.status).is_err() {
         return Err(ServiceError::invalid(
             "status",
@@ -96,7 +94,7 @@ pub fn list(
         n => n.min(MAX_PAGE_SIZE),
     };
     let wanted = |g: &pb::GameSummary| {
-        (req.kind == 0 || g.kind == req.kind)
+        kind.is_none_or(|k| g.kind == k.number())
             && (req.status == 0 || g.status == req.status)
             && after
                 .as_ref()
@@ -121,7 +119,7 @@ pub fn list(
             let after = after
                 .as_ref()
                 .map(|a| (a.created_unix_ms, a.game_id.clone()));
-            shared.list_in_play(req.kind, req.status, after, size + 1)?
+            shared.list_in_play(kind, req.status, after, size + 1)?
         }
         Some(_) => Vec::new(),
     };
@@ -130,9 +128,7 @@ pub fn list(
         pb::GameStatus::Unspecified | pb::GameStatus::Finished | pb::GameStatus::Abandoned
     ) {
         let query = EndedQuery {
-            kind: pb::GameKind::try_from(req.kind)
-                .ok()
-                .filter(|k| *k != pb::GameKind::Unspecified),
+            kind,
             status: Some(status).filter(|s| *s != pb::GameStatus::Unspecified),
             after: after
                 .as_ref()

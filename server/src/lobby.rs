@@ -11,8 +11,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use druids_contract::pb;
-use druids_engine::{Seat, Viewer};
+use druids_contract::{Kind, pb};
+use druids_engine::{Seat, SetupError, Viewer};
 use prost::Message;
 use tracing::info;
 
@@ -20,6 +20,7 @@ use crate::auth::{self, TokenHash};
 use crate::clock::{Clock, ClockRules, SeatClocks};
 use crate::cluster::Cluster;
 use crate::error::{ServiceError, clip};
+use crate::host::CreateError;
 use crate::room::{MAX_NAME_BYTES, Room, SeatSlot, Setup};
 use crate::rooms::Rooms;
 use crate::store::{Epoch, GameRecord, RequestRecord, Store, StoreError};
@@ -123,7 +124,7 @@ fn start_from(req: &mut pb::CreateGameRequest) -> Result<Vec<pb::ReplayAction>, 
 /// Checks that `prefix` plays on a fresh game of this set-up, before anything
 /// is stored, so that a bad replay creates nothing.
 fn check_prefix(
-    kind: i32,
+    kind: Kind,
     players: usize,
     seed: u64,
     options: &pb::GameOptions,
@@ -281,7 +282,19 @@ impl Lobby {
         secret_seed: Option<u64>,
     ) -> Result<pb::CreateGameResponse, ServiceError> {
         let prefix = start_from(&mut req)?;
+        let kind = Kind::from_number(req.kind)?;
         let players = req.players as usize;
+        // Bounded before anything per seat is allocated.
+        let game_type = kind.descriptor();
+        if !game_type.players().contains(&players) {
+            return Err(CreateError::Setup(SetupError::PlayerCount {
+                game: game_type.name(),
+                min: game_type.min_players(),
+                max: game_type.max_players(),
+                got: players,
+            })
+            .into());
+        }
         let mut open = vec![false; players];
         for &s in &req.open_seats {
             match open.get_mut(s as usize) {
@@ -335,9 +348,9 @@ impl Lobby {
             (None, None) => (rand::random(), false),
         };
         let options = req.options.unwrap_or_default();
-        let game = crate::host::new_game(req.kind, players, seed, &options)?;
+        let game = crate::host::new_game(kind, players, seed, &options)?;
         if !prefix.is_empty() {
-            check_prefix(req.kind, players, seed, &options, &prefix)?;
+            check_prefix(kind, players, seed, &options, &prefix)?;
         }
         let play = self.rooms.reserve()?;
         let id = auth::new_game_id();

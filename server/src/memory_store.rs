@@ -118,7 +118,7 @@ impl Kept {
     fn summary(&self) -> pb::GameSummary {
         let row = EndedRow {
             game_id: self.record.id.clone(),
-            kind: self.record.kind as i32,
+            kind: self.record.kind.number(),
             players: self.record.players as u32,
             created_unix_ms: self.record.created_unix_ms,
             abandoned: self.abandoned.is_some(),
@@ -256,7 +256,7 @@ impl Store for MemoryStore {
             .filter(|k| k.ended_unix_ms.is_some())
             .map(|k| k.summary())
             .filter(|s| {
-                query.kind.is_none_or(|k| s.kind == k as i32)
+                query.kind.is_none_or(|k| s.kind == k.number())
                     && query.status.is_none_or(|st| s.status == st as i32)
                     && query.after.as_ref().is_none_or(|(ms, id)| {
                         s.created_unix_ms < *ms || (s.created_unix_ms == *ms && s.game_id > *id)
@@ -553,7 +553,7 @@ mod tests {
     fn record(id: &str, bots: &[&str]) -> MatchRecord {
         MatchRecord {
             id: id.to_owned(),
-            kind: pb::GameKind::Meduris,
+            kind: druids_contract::Kind::Meduris,
             rated: true,
             seed: u64::MAX,
             options: pb::GameOptions::default(),

@@ -307,7 +307,7 @@ impl Room {
     }
 
     /// The game's kind.
-    pub fn kind(&self) -> pb::GameKind {
+    pub fn kind(&self) -> druids_contract::Kind {
         self.lock().game.kind()
     }
 

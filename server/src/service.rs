@@ -323,7 +323,7 @@ impl Service {
     }
 
     /// How many games there are of each kind and status.
-    pub fn census(&self) -> Vec<(pb::GameKind, pb::GameStatus, usize)> {
+    pub fn census(&self) -> Vec<(druids_contract::Kind, pb::GameStatus, usize)> {
         self.rooms.census()
     }
 
@@ -373,7 +373,7 @@ impl Service {
                     taken += n;
                     self.metrics
                         .actions
-                        .with_label_values(&[room.kind().as_str_name(), "server"])
+                        .with_label_values(&[room.kind().label(), "server"])
                         .inc_by(n as u64);
                 }
                 Err(e) => tracing::warn!(game_id = %room.id, "cannot apply a timeout: {e}"),

@@ -8,7 +8,7 @@
 //! The server calls the store *before* a change takes effect, so an
 //! acknowledged action is always stored.
 
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use druids_engine::Seat;
 
 use crate::auth::TokenHash;
@@ -19,7 +19,7 @@ pub struct GameRecord {
     /// Game id.
     pub id: String,
     /// Which game.
-    pub kind: pb::GameKind,
+    pub kind: Kind,
     /// Seats.
     pub players: usize,
     /// RNG seed.
@@ -103,7 +103,8 @@ impl Origin {
 pub struct EndedRow {
     /// Game id.
     pub game_id: String,
-    /// `pb::GameKind` as stored.
+    /// The game's `GameKind` number, as stored (it only goes back out on
+    /// the wire).
     pub kind: i32,
     /// Seats.
     pub players: u32,
@@ -205,7 +206,7 @@ pub struct StoredGame {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EndedQuery {
     /// Only games of this kind (`None`: every kind).
-    pub kind: Option<pb::GameKind>,
+    pub kind: Option<Kind>,
     /// Only games with this status, `Finished` or `Abandoned` (`None`: both).
     pub status: Option<pb::GameStatus>,
     /// Only games after this one in the order (creation time descending, then
@@ -213,6 +214,12 @@ pub struct EndedQuery {
     pub after: Option<(u64, String)>,
     /// At most this many.
     pub limit: usize,
+}
+
+/// A kind as stored, its `GameKind` number: one this build does not host
+/// reads back as corrupt data, never as some other game.
+pub(crate) fn stored_kind(stored: i32) -> Result<Kind, StoreError> {
+    Kind::from_number(stored).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
 /// Why the store failed. The change it was asked to store did not happen.

@@ -304,7 +304,7 @@ async fn sigkill_at_random_moments_loses_and_repeats_nothing() {
             .unwrap();
         assert_eq!(st.status, pb::GameStatus::Finished as i32);
         let mut replay = new_game(
-            pb::GameKind::Meduris as i32,
+            druids_contract::Kind::Meduris,
             g.tokens.len(),
             g.seed,
             &pb::GameOptions::default(),

@@ -24,10 +24,8 @@ pub fn state(view: &pb::StateView, style: Style) -> String {
     let status = pb::GameStatus::try_from(view.status)
         .map(crate::cli::status_name)
         .unwrap_or_default();
-    let game = pb::GameKind::try_from(view.kind)
-        .ok()
-        .and_then(druids_contract::registry::name)
-        .unwrap_or("game");
+    let game =
+        druids_contract::Kind::from_number(view.kind).map_or("game", druids_contract::Kind::name);
     let _ = writeln!(
         out,
         "{} {}  ({status}, version {})",

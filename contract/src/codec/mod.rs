@@ -66,8 +66,8 @@ pub enum DecodeError {
 /// A game as it appears on the wire: the proto shapes of its actions, events,
 /// views and decisions.
 pub trait ProtoGame: Game {
-    /// The game's kind in the contract.
-    const KIND: pb::GameKind;
+    /// The game in the registry (whose number is its kind on the wire).
+    const KIND: crate::registry::Kind;
 
     /// The engine options from the contract's options (unset fields: defaults).
     fn decode_options(options: &pb::GameOptions) -> Result<Self::Options, DecodeError>;
@@ -257,7 +257,7 @@ pub(crate) mod test_support {
     /// The `StateView` a server sends `viewer` (the parts `decode_view` reads).
     pub(crate) fn state_view<G: ProtoGame>(game: &G, viewer: Viewer) -> pb::StateView {
         pb::StateView {
-            kind: G::KIND as i32,
+            kind: G::KIND.number(),
             viewer_seat: match viewer {
                 Viewer::Seat(s) => Some(seat_u32(s)),
                 Viewer::Spectator => None,

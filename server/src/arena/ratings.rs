@@ -6,15 +6,15 @@
 
 use std::collections::BTreeMap;
 
-use druids_contract::pb;
 use druids_arena::ratings::{
     BotId, FitConfig, FitInput, FittedBot, GameResult, LiveRating, LiveRatings, RatingChange,
 };
+use druids_contract::pb;
 
 use super::bots::BotNo;
 
 /// A pool: which game, how many players.
-pub type PoolKey = (i32, u32);
+pub type PoolKey = (druids_contract::Kind, u32);
 
 /// One pool's ratings.
 #[derive(Default)]

@@ -23,10 +23,10 @@ use super::retry::{Failure, conflict};
 use crate::arena_store::{
     ArenaStore, BOT_EVENTS, BotRecord, ChallengeRecord, EventLog, MatchRecord, PlacementRecord,
     StoredMatch, TOURNAMENT_EVENTS, TournamentRecord, attach_games, decode_bots, decode_placements,
-    encode_bots, encode_placements, kind_of, refused,
+    encode_bots, encode_placements, refused,
 };
 use crate::auth::TokenHash;
-use crate::store::StoreError;
+use crate::store::{StoreError, stored_kind};
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
@@ -138,7 +138,7 @@ impl ArenaStore for PostgresStore {
         let options = m.options.encode_to_vec();
         let bots = encode_bots(&m.bots);
         let (kind, seed, games, created) = (
-            m.kind as i32,
+            m.kind.number(),
             m.seed as i64,
             m.games as i32,
             m.created_unix_ms as i64,
@@ -299,7 +299,7 @@ impl ArenaStore for PostgresStore {
             matches.push(StoredMatch {
                 record: MatchRecord {
                     id,
-                    kind: kind_of(r.get(1)),
+                    kind: stored_kind(r.get(1))?,
                     rated: r.get(2),
                     seed: r.get::<_, i64>(3) as u64,
                     options: super::read::decode("match options", r.get(4))?,

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use deadpool_postgres::Pool;
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use druids_engine::Seat;
 use prost::Message;
 use tokio_postgres::IsolationLevel;
@@ -16,6 +16,7 @@ use super::retry::Failure;
 use crate::auth::TokenHash;
 use crate::store::{
     ActionRecord, EndedQuery, EndedRow, Epoch, GameRecord, Origin, StoreError, StoredGame,
+    stored_kind,
 };
 
 const GAME_COLUMNS: &str =
@@ -45,8 +46,7 @@ async fn complete(
         games.push(StoredGame {
             record: GameRecord {
                 id,
-                kind: pb::GameKind::try_from(row.get::<_, i32>(1))
-                    .unwrap_or(pb::GameKind::Unspecified),
+                kind: stored_kind(row.get::<_, i32>(1))?,
                 players: row.get::<_, i32>(2) as usize,
                 seed: row.get::<_, i64>(3) as u64,
                 seed_chosen: row.get(7),
@@ -154,7 +154,7 @@ pub(super) async fn ended_page(
     pool: &Pool,
     q: &EndedQuery,
 ) -> Result<Vec<pb::GameSummary>, Failure> {
-    let kind = q.kind.map(|k| k as i32);
+    let kind = q.kind.map(Kind::number);
     let abandoned = q.status.map(|s| s == pb::GameStatus::Abandoned);
     let (after_ms, after_id) = match &q.after {
         Some((ms, id)) => (Some(*ms as i64), id.as_str()),

@@ -129,7 +129,7 @@ impl DruidsService for Service {
         let reply = self.refused(reply)?;
         self.metrics
             .actions
-            .with_label_values(&[kind.as_str_name(), "seat"])
+            .with_label_values(&[kind.label(), "seat"])
             .inc();
         self.metrics
             .submit_latency
@@ -228,5 +228,14 @@ impl DruidsService for Service {
             .off_the_workers(move || crate::listing::list(&rooms, shared.as_deref(), &req))
             .await?;
         Ok(Response::new(self.refused(page)?))
+    }
+
+    async fn list_game_types(
+        &self,
+        request: Request<pb::ListGameTypesRequest>,
+    ) -> std::result::Result<Response<pb::ListGameTypesResponse>, Status> {
+        let caller = self.caller(&request)?;
+        self.refused(self.read(Read::One, &caller))?;
+        Ok(Response::new(druids_contract::registry::game_types()))
     }
 }

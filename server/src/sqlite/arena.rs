@@ -20,10 +20,10 @@ use super::{SqliteStore, decode, err, hash_of};
 use crate::arena_store::{
     ArenaStore, BOT_EVENTS, BotRecord, ChallengeRecord, EventLog, MatchRecord, PlacementRecord,
     StoredMatch, TOURNAMENT_EVENTS, TournamentRecord, attach_games, decode_bots, decode_placements,
-    encode_bots, encode_placements, kind_of, refused,
+    encode_bots, encode_placements, refused,
 };
 use crate::auth::TokenHash;
-use crate::store::StoreError;
+use crate::store::{StoreError, stored_kind};
 
 impl ArenaStore for SqliteStore {
     fn register_bot(&self, bot: &BotRecord) -> Result<bool, StoreError> {
@@ -96,7 +96,7 @@ impl ArenaStore for SqliteStore {
                          ?9, ?10)",
                 params![
                     m.id,
-                    m.kind as i32,
+                    m.kind.number(),
                     m.rated,
                     m.seed as i64,
                     m.options.encode_to_vec(),
@@ -228,7 +228,7 @@ impl ArenaStore for SqliteStore {
             matches.push(StoredMatch {
                 record: MatchRecord {
                     id,
-                    kind: kind_of(kind),
+                    kind: stored_kind(kind)?,
                     rated,
                     seed: seed as u64,
                     options: decode("match options", &options)?,

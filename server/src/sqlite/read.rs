@@ -2,13 +2,14 @@
 //! the games in play (at start-up), and pages of ended games' summaries
 //! (`ListGames`, exports). Every query here goes through an index.
 
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use druids_engine::Seat;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{decode, err, hash_of};
 use crate::store::{
     ActionRecord, EndedQuery, EndedRow, Epoch, GameRecord, Origin, StoreError, StoredGame,
+    stored_kind,
 };
 
 const GAME_COLUMNS: &str =
@@ -47,7 +48,7 @@ fn complete(conn: &Connection, row: GameRow) -> Result<StoredGame, StoreError> {
     let (id, kind, players, seed, options, created, abandoned, seed_chosen, ended) = row;
     let mut record = GameRecord {
         id,
-        kind: pb::GameKind::try_from(kind).unwrap_or(pb::GameKind::Unspecified),
+        kind: stored_kind(kind)?,
         players: players as usize,
         seed: seed as u64,
         seed_chosen,
@@ -155,7 +156,7 @@ pub(super) fn ended_page(
 ) -> Result<Vec<pb::GameSummary>, StoreError> {
     let err = err("listing ended games");
     // -1 matches no kind; NULL filters are "any".
-    let kind = q.kind.map(|k| k as i32);
+    let kind = q.kind.map(Kind::number);
     let abandoned = q.status.map(|s| s == pb::GameStatus::Abandoned);
     let (after_ms, after_id) = match &q.after {
         Some((ms, id)) => (Some(*ms as i64), id.as_str()),

@@ -37,7 +37,7 @@ fn bot(id: &str, name: &str, key: u8) -> BotRecord {
 fn record(id: &str, bots: &[&str], games: u32) -> MatchRecord {
     MatchRecord {
         id: id.to_owned(),
-        kind: pb::GameKind::Meduris,
+        kind: druids_contract::Kind::Meduris,
         rated: id.ends_with('r'),
         seed: u64::MAX - games as u64,
         options: pb::GameOptions {
@@ -196,7 +196,7 @@ async fn matches_keep_their_games_and_results_across_a_restart(backend: Backend)
     store
         .create_game(&GameRecord {
             id: "g-m1-0".into(),
-            kind: pb::GameKind::Meduris,
+            kind: druids_contract::Kind::Meduris,
             players: 3,
             seed: 5,
             seed_chosen: false,

@@ -22,7 +22,7 @@ use crate::stores::{Backend, TestDb, on_each_store};
 fn game(id: &str, created: u64, seats: usize) -> GameRecord {
     GameRecord {
         id: id.to_owned(),
-        kind: pb::GameKind::Meduris,
+        kind: druids_contract::Kind::Meduris,
         players: 2,
         seed: u64::MAX - created,
         seed_chosen: true,
@@ -281,7 +281,7 @@ async fn the_store_reads_back_lists_and_deletes(backend: Backend) {
     );
     assert!(
         page(EndedQuery {
-            kind: Some(pb::GameKind::Dolmen),
+            kind: Some(druids_contract::Kind::Dolmen),
             limit: 10,
             ..Default::default()
         })

@@ -2,13 +2,13 @@
 //! stored), joining one with open entry, and reading one: GetTournament and
 //! its event log.
 
-use druids_contract::pb;
 use druids_contract::pb::create_tournament_request::Format as F;
+use druids_contract::{Kind, pb};
 use prost::Message;
 
 use super::{MAX_ENTRANTS, Tourney};
 use crate::arena::bots::{BotNo, parse_id};
-use crate::arena::{Arena, events, game_kind};
+use crate::arena::{Arena, check_players, events};
 use crate::arena_store::TournamentRecord;
 use crate::auth::TokenHash;
 use crate::config::Registration;
@@ -70,13 +70,7 @@ impl Arena {
                 format!("name must be 1 to {MAX_NAME_BYTES} bytes"),
             ));
         }
-        game_kind(req.kind)?;
-        if !(2..=4).contains(&req.players) {
-            return Err(ServiceError::invalid(
-                "players",
-                format!("players {}: tournaments have games of 2 to 4", req.players),
-            ));
-        }
+        check_players(Kind::from_number(req.kind)?, req.players, "players")?;
         self.clock(req.time_control.as_ref())?;
         if let Some(open) = &req.open_entry
             && !(1..=MAX_ENTRY_SECS).contains(&open.closes_in_secs)

@@ -6,10 +6,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use druids_contract::pb;
-use druids_contract::pb::tournament_event::Event;
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::schedule::{self, Format, Game};
+use druids_contract::pb;
+use druids_contract::pb::tournament_event::Event;
 
 use super::Tourney;
 use crate::arena::bots::{BotNo, parse_id};
@@ -77,7 +77,14 @@ impl Arena {
             let games = match t.format() {
                 Format::Swiss { .. } => {
                     let ids: Vec<BotId> = t.entrants.iter().map(|&b| BotId(b)).collect();
-                    match schedule::swiss_round(&ids, t.k, &t.standings, &t.history, &t.byes) {
+                    match schedule::swiss_round(
+                        &ids,
+                        t.k,
+                        t.seats(),
+                        &t.standings,
+                        &t.history,
+                        &t.byes,
+                    ) {
                         Ok(drawn) => {
                             for &b in &drawn.byes {
                                 t.standings.record_bye(b, t.k);
