@@ -162,8 +162,9 @@ fn about(kind: Kind) -> About {
             summary: "Druids walk, jump and fly between the 28 stone circles of a board without \
                 edges, leaving stones behind them. Whoever gains the majority of stones in a \
                 circle may put a dolmen on its stack, and whoever equals it one under; a \
-                complete circle scores every dolmen in its stack, value times height. The \
-                values of a player's dolmens are secret until they score. No dice.",
+                complete circle scores every dolmen in its stack, its value times the \
+                multiplier of its place. The values of a player's dolmens are secret until \
+                they score. No dice.",
             rules: "README.md#die-dolmengötter-rules-decisions",
         },
     }
