@@ -11,6 +11,10 @@
 //! decide it, the strategies that play it) reads its [`Descriptor`], like
 //! OpenSpiel's `GameType`. A new game adds one variant, one arm in
 //! `with_game!` and its descriptor's words here.
+//!
+//! Test builds add the games of the test tree ([`TestGame`], behind the
+//! `test-game` feature) the same way, as [`Kind::Testing`]: a server hosts
+//! them only when told to, and [`Kind::ALL`] never lists them.
 
 mod descriptor;
 
@@ -28,6 +32,18 @@ pub enum Kind {
     Meduris,
     /// Die Dolmengötter (eggertspiele).
     Dolmen,
+    /// A game of the test tree, in test builds only (with the `test-game`
+    /// feature; without it [`TestGame`] has no value, so neither has this).
+    Testing(TestGame),
+}
+
+/// The games of the test tree, registered like any game but built only with
+/// the `test-game` feature (the test builds turn it on); none otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TestGame {
+    /// Cairn (`tests/cairn/`): a few rules, one die, a hidden offering.
+    #[cfg(feature = "test-game")]
+    Cairn,
 }
 
 /// Runs `$body` with the type name `$g` bound to the engine of `$kind` (a
@@ -53,8 +69,37 @@ macro_rules! with_game {
                 type $g = $crate::engine::dolmen::Dolmen;
                 $body
             }
+            $crate::registry::Kind::Testing(game) => {
+                $crate::__with_test_game!(game, |$g| $body)
+            }
         }
     }};
+}
+
+/// `with_game!` for the games of the test tree: one arm per [`TestGame`].
+#[cfg(feature = "test-game")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_test_game {
+    ($game:expr, |$g:ident| $body:expr) => {
+        match $game {
+            $crate::registry::TestGame::Cairn => {
+                #[allow(dead_code)]
+                type $g = $crate::engine::cairn::Cairn;
+                $body
+            }
+        }
+    };
+}
+
+/// Without the `test-game` feature there is no test game to bind.
+#[cfg(not(feature = "test-game"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_test_game {
+    ($game:expr, |$g:ident| $body:expr) => {
+        match $game {}
+    };
 }
 
 /// A `GameKind` number that names no game of this build.
@@ -63,12 +108,26 @@ macro_rules! with_game {
 pub struct UnknownKind(pub i32);
 
 impl Kind {
-    /// Every game of this build, in the order of their `GameKind` numbers.
+    /// The games of the contract, in the order of their `GameKind` numbers:
+    /// what every server hosts and clients offer.
     pub const ALL: &'static [Kind] = &[Kind::Meduris, Kind::Dolmen];
 
-    /// Every game of this build (see [`Kind::ALL`]).
+    /// The games of the test tree built into this build (none without the
+    /// `test-game` feature): hosted only by servers told to.
+    pub const TESTING: &'static [Kind] = &[
+        #[cfg(feature = "test-game")]
+        Kind::Testing(TestGame::Cairn),
+    ];
+
+    /// The games of the contract (see [`Kind::ALL`]).
     pub fn all() -> impl Iterator<Item = Kind> {
         Kind::ALL.iter().copied()
+    }
+
+    /// Every game built into this build: the contract's, then the test
+    /// tree's ([`Kind::TESTING`]).
+    pub fn built() -> impl Iterator<Item = Kind> {
+        Kind::ALL.iter().chain(Kind::TESTING).copied()
     }
 
     /// The game's `GameKind` number on the wire.
@@ -76,17 +135,20 @@ impl Kind {
         about(self).number
     }
 
-    /// The game whose `GameKind` number is `number`: the parse every request
-    /// and stored record goes through. `GAME_KIND_UNSPECIFIED` (0) is no game.
+    /// The game built into this build whose `GameKind` number is `number`:
+    /// the parse stored records and replays go through (a server parses
+    /// requests against the games it hosts). `GAME_KIND_UNSPECIFIED` (0) is
+    /// no game.
     pub fn from_number(number: i32) -> Result<Kind, UnknownKind> {
-        Kind::all()
+        Kind::built()
             .find(|k| k.number() == number)
             .ok_or(UnknownKind(number))
     }
 
-    /// The game whose short name ([`Descriptor::name`]) is `name`.
+    /// The game built into this build whose short name
+    /// ([`Descriptor::name`]) is `name`.
     pub fn from_name(name: &str) -> Option<Kind> {
-        Kind::all().find(|k| k.name() == name)
+        Kind::built().find(|k| k.name() == name)
     }
 
     /// The game's value of the contract's `GameKind` enum; `None` for a game
@@ -136,10 +198,13 @@ pub fn descriptors() -> impl Iterator<Item = Descriptor> {
     Kind::all().map(Kind::descriptor)
 }
 
-/// `ListGameTypes`' answer: every game's descriptor.
-pub fn game_types() -> pb::ListGameTypesResponse {
+/// `ListGameTypes`' answer for a server hosting `kinds`.
+pub fn game_types(kinds: impl IntoIterator<Item = Kind>) -> pb::ListGameTypesResponse {
     pb::ListGameTypesResponse {
-        game_types: descriptors().map(|d| d.to_proto()).collect(),
+        game_types: kinds
+            .into_iter()
+            .map(|k| k.descriptor().to_proto())
+            .collect(),
     }
 }
 
@@ -166,6 +231,18 @@ fn about(kind: Kind) -> About {
                 multiplier of its place. The values of a player's dolmens are secret until \
                 they score. No dice.",
             rules: "README.md#die-dolmengötter-rules-decisions",
+        },
+        Kind::Testing(game) => match game {
+            #[cfg(feature = "test-game")]
+            TestGame::Cairn => About {
+                number: 1000,
+                display_name: "Cairn (a test game)",
+                summary: "A game of the test tree, never hosted in earnest: each seat hides an \
+                    offering worth 1 to 3, then rolls one die onto its pile as often as it \
+                    dares, losing the pile on a 1, or stops to add it to its cairn. The first \
+                    cairn of 20 ends the game; cairn plus offering scores.",
+                rules: "tests/cairn/README.md#cairn-rules",
+            },
         },
     }
 }
@@ -209,11 +286,31 @@ mod tests {
         let names: Vec<_> = proto.strategies.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["random", "greedy", "mcts"]);
         // The arena pairs bots: every game seats two or more.
-        for d in descriptors() {
+        for d in Kind::built().map(Kind::descriptor) {
             assert!(d.max_players() >= 2 && d.min_players() <= d.max_players());
             assert_eq!(d.strategies(), druids_bots::Strategy::ALL);
             assert!(!d.summary().is_empty());
         }
+    }
+
+    #[test]
+    fn test_games_are_generic_numbered_apart_and_never_listed() {
+        // This crate's tests build the test game (a dev-dependency turns the
+        // feature on), so the checks below are never empty.
+        assert!(!Kind::TESTING.is_empty());
+        for &k in Kind::TESTING {
+            assert!(!Kind::ALL.contains(&k));
+            let d = k.descriptor();
+            assert!(d.generic() && k.number() >= 1000 && k.proto().is_none());
+            assert_eq!(Kind::from_number(k.number()), Ok(k));
+            assert_eq!(Kind::from_name(d.name()), Some(k));
+            assert_eq!(k.label(), d.name());
+        }
+        assert!(Kind::all().all(|k| !k.descriptor().generic()));
+        let mut numbers: Vec<i32> = Kind::built().map(Kind::number).collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        assert_eq!(numbers.len(), Kind::built().count());
     }
 
     /// GitHub's anchor of a Markdown heading.
@@ -230,7 +327,7 @@ mod tests {
     #[test]
     fn every_rules_link_names_a_section_of_a_file_in_the_repository() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        for d in descriptors() {
+        for d in Kind::built().map(Kind::descriptor) {
             let (file, section) = d.rules().split_once('#').expect("a file and a section");
             let text = std::fs::read_to_string(root.join(file))
                 .unwrap_or_else(|e| panic!("{}: {file}: {e}", d.name()));

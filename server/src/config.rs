@@ -92,6 +92,10 @@ pub struct Limits {
     /// The arena's settings.
     #[command(flatten)]
     pub arena: ArenaSettings,
+    /// The games this server hosts: the contract's (tests may add the test
+    /// tree's, [`crate::games::Games::with_test_games`]). Not a flag.
+    #[arg(skip)]
+    pub games: crate::games::Games,
 }
 
 /// Who may register bots.

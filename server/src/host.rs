@@ -69,7 +69,7 @@ pub enum Prelude {
 }
 
 /// What an applied action did to the log.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Applied {
     /// Seq of the first event the action caused.
     pub first_seq: u64,

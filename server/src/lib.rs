@@ -16,6 +16,7 @@ pub mod cluster;
 pub mod config;
 pub mod error;
 pub mod export;
+pub mod games;
 pub mod host;
 pub mod http;
 pub mod in_play;

@@ -8,10 +8,11 @@
 //! workers. A node of a cluster lists the games in play from the shared
 //! database instead of its memory, so every node gives the same page.
 
-use druids_contract::{Kind, pb};
+use druids_contract::pb;
 
 use crate::cluster::lease::Leases;
 use crate::error::ServiceError;
+use crate::games::Games;
 use crate::rooms::Rooms;
 use crate::store::EndedQuery;
 
@@ -60,11 +61,12 @@ fn order(a: &pb::GameSummary, b: &pb::GameSummary) -> std::cmp::Ordering {
 pub fn list(
     rooms: &Rooms,
     shared: Option<&dyn Leases>,
+    games: &Games,
     req: &pb::ListGamesRequest,
 ) -> Result<pb::ListGamesResponse, ServiceError> {
     let kind = match req.kind {
         0 => None,
-        n => Some(Kind::from_number(n)?),
+        n => Some(games.parse(n)?),
     };
     if pb::GameStatus::try_from(req.status).is_err() {
         return Err(ServiceError::invalid(
@@ -202,7 +204,7 @@ mod tests {
             ..Default::default()
         };
         assert!(matches!(
-            list(&rooms(), None, &req),
+            list(&rooms(), None, &Games::default(), &req),
             Err(ServiceError::Invalid { field: "kind", .. })
         ));
         let req = pb::ListGamesRequest {
@@ -210,7 +212,7 @@ mod tests {
             ..Default::default()
         };
         assert!(matches!(
-            list(&rooms(), None, &req),
+            list(&rooms(), None, &Games::default(), &req),
             Err(ServiceError::Invalid {
                 field: "status",
                 ..

@@ -20,6 +20,7 @@ use crate::auth::{self, TokenHash};
 use crate::clock::{Clock, ClockRules, SeatClocks};
 use crate::cluster::Cluster;
 use crate::error::{ServiceError, clip};
+use crate::games::Games;
 use crate::host::CreateError;
 use crate::room::{MAX_NAME_BYTES, Room, SeatSlot, Setup};
 use crate::rooms::Rooms;
@@ -38,6 +39,8 @@ pub struct Lobby {
     secret: [u8; 32],
     /// This node's cluster, if it is one of several.
     cluster: Option<Arc<Cluster>>,
+    /// The games it creates.
+    games: Games,
     /// Answered request ids by hash; held while a keyed call runs, so two
     /// calls with one id never both create.
     requests: Mutex<HashMap<[u8; 32], RequestRecord>>,
@@ -133,7 +136,7 @@ fn check_prefix(
     let mut game = crate::host::new_game(kind, players, seed, options)?;
     game.start();
     for (i, a) in prefix.iter().enumerate() {
-        let action = a.action.ok_or_else(|| {
+        let action = a.action.as_ref().ok_or_else(|| {
             ServiceError::invalid(
                 "start_from.replay",
                 format!("replay action {i} has no action"),
@@ -141,7 +144,7 @@ fn check_prefix(
         })?;
         let seat = u8::try_from(a.seat)
             .map_err(|_| ServiceError::invalid("start_from.replay", "a seat is out of range"))?;
-        game.apply(Seat(seat), &action, None, &mut |_| Ok(()))
+        game.apply(Seat(seat), action, None, &mut |_| Ok(()))
             .map_err(|e| {
                 ServiceError::invalid(
                     "start_from.replay",
@@ -159,6 +162,7 @@ impl Lobby {
         store: Arc<dyn Store>,
         clock: Arc<dyn Clock>,
         cluster: Option<Arc<Cluster>>,
+        games: Games,
     ) -> Result<Lobby, StoreError> {
         let since = clock.now_ms().saturating_sub(REQUEST_WINDOW_MS);
         let requests = store
@@ -172,8 +176,15 @@ impl Lobby {
             store,
             clock,
             cluster,
+            games,
             requests: Mutex::new(requests),
         })
+    }
+
+    /// The games this server hosts: every request's kind is parsed against
+    /// them.
+    pub fn games(&self) -> &Games {
+        &self.games
     }
 
     fn requests(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], RequestRecord>> {
@@ -282,7 +293,7 @@ impl Lobby {
         secret_seed: Option<u64>,
     ) -> Result<pb::CreateGameResponse, ServiceError> {
         let prefix = start_from(&mut req)?;
-        let kind = Kind::from_number(req.kind)?;
+        let kind = self.games.parse(req.kind)?;
         let players = req.players as usize;
         // Bounded before anything per seat is allocated.
         let game_type = kind.descriptor();

@@ -210,7 +210,9 @@ impl Store for MemoryStore {
             .games
             .get_mut(game_id)
             .ok_or_else(|| no_game(game_id))?;
-        let replay = action.origin.replay_action(action.seat, action.action);
+        let replay = action
+            .origin
+            .replay_action(action.seat, action.action.clone());
         replay
             .encode_length_delimited(&mut kept.log)
             .expect("a Vec grows");

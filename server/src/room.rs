@@ -190,7 +190,10 @@ impl RoomState {
                 let mut x = self.game.version().wrapping_add(0x9e37_79b9_7f4a_7c15);
                 x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
                 x ^= x >> 31;
-                legal.get((x % legal.len().max(1) as u64) as usize)?.action
+                legal
+                    .get((x % legal.len().max(1) as u64) as usize)?
+                    .action
+                    .clone()
             }
             Origin::Seat => None,
         }
@@ -382,7 +385,7 @@ impl Room {
                     version,
                     seat,
                     origin,
-                    action: *action,
+                    action: action.clone(),
                     request: pb::SubmitActionRequest {
                         game_id: String::new(),
                         ..request.clone()
@@ -599,7 +602,7 @@ impl Room {
         let choice = pb::submit_action_request::Choice::Action(action);
         let version = state.game.version();
         let request = pb::SubmitActionRequest {
-            choice: Some(choice),
+            choice: Some(choice.clone()),
             expected_version: Some(version),
             ..Default::default()
         };

@@ -139,6 +139,7 @@ impl Service {
             Arc::clone(&store),
             Arc::clone(&clock),
             cluster.clone(),
+            limits.games.clone(),
         )?);
         let arena = match cluster {
             Some(_) => None,
@@ -168,6 +169,11 @@ impl Service {
             cluster,
             arena,
         })
+    }
+
+    /// The games this server hosts.
+    pub fn games(&self) -> &crate::games::Games {
+        self.lobby.games()
     }
 
     /// The arena, unless this is a node of several.

@@ -121,10 +121,10 @@ async fn drive(client: &mut DruidsServiceClient<Channel>, g: &mut Tracked, budge
             Err(_) => return false,
         };
         let i = g.pick(legal.actions.len());
-        let action = legal.actions[i].action.unwrap();
+        let action = legal.actions[i].action.clone().unwrap();
         let req = pb::SubmitActionRequest {
             game_id: g.id.clone(),
-            choice: Some(pb::submit_action_request::Choice::Action(action)),
+            choice: Some(pb::submit_action_request::Choice::Action(action.clone())),
             expected_version: Some(legal.version),
             idempotency_key: format!("{}-{}", g.id, legal.version),
         };

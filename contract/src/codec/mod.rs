@@ -6,7 +6,14 @@
 //! stays the engine's call.
 
 mod dolmen;
+pub mod generic;
 mod meduris;
+
+/// Cairn, the test tree's game: its codec lives beside its engine in
+/// `tests/cairn/` and is built only with the `test-game` feature.
+#[cfg(feature = "test-game")]
+#[path = "../../../tests/cairn/codec.rs"]
+mod cairn;
 
 use druids_engine::{Game, Outcome, Seat, Viewer};
 
@@ -49,6 +56,15 @@ pub enum DecodeError {
     #[error("this is a {expected} game: send a {expected} action")]
     WrongGame {
         /// The game being played.
+        expected: &'static str,
+    },
+    /// A field holds a value of another type or shape (in the generic
+    /// messages, whose fields are JSON values).
+    #[error("{field} is not {expected}")]
+    WrongType {
+        /// The field.
+        field: &'static str,
+        /// What it must be.
         expected: &'static str,
     },
     /// A list has the wrong number of entries (views: one per seat, field, ...).

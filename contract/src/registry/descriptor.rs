@@ -112,6 +112,13 @@ impl Descriptor {
         &Strategy::ALL
     }
 
+    /// Whether it has no messages of its own in the contract and is shown in
+    /// the generic ones (`GenericValue`): the games whose kind the
+    /// `GameKind` enum does not name.
+    pub fn generic(&self) -> bool {
+        self.kind.proto().is_none()
+    }
+
     /// The descriptor as the contract's `GameType`.
     pub fn to_proto(&self) -> pb::GameType {
         pb::GameType {
@@ -131,6 +138,7 @@ impl Descriptor {
                     description: s.description().to_owned(),
                 })
                 .collect(),
+            generic: self.generic(),
         }
     }
 }

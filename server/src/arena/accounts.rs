@@ -3,7 +3,7 @@
 
 use std::net::IpAddr;
 
-use druids_contract::{Kind, pb};
+use druids_contract::pb;
 
 use super::bots::{self, BotNo, check_registration, new_key, parse_id, public_id};
 use super::ratings::rating;
@@ -178,7 +178,7 @@ impl Arena {
         &self,
         req: &pb::GetLeaderboardRequest,
     ) -> Result<pb::GetLeaderboardResponse, ServiceError> {
-        let kind = Kind::from_number(req.kind)?;
+        let kind = self.lobby.games().parse(req.kind)?;
         check_players(kind, req.players, "players")?;
         let size = match req.page_size as usize {
             0 => DEFAULT_PAGE,

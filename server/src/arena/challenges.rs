@@ -73,7 +73,7 @@ impl Arena {
         from: BotNo,
         req: &pb::ChallengeRequest,
     ) -> Result<pb::ChallengeResponse, ServiceError> {
-        let kind = Kind::from_number(req.kind)?;
+        let kind = self.lobby.games().parse(req.kind)?;
         let seated = u32::try_from(req.opponents.len() + 1).unwrap_or(u32::MAX);
         if req.opponents.is_empty() {
             return Err(ServiceError::invalid(

@@ -339,7 +339,7 @@ impl Arena {
         req: &pb::SeekRequest,
         tx: SeekSender,
     ) -> Result<(), ServiceError> {
-        let kind = Kind::from_number(req.kind)?;
+        let kind = self.lobby.games().parse(req.kind)?;
         let min = if req.min_players == 0 {
             2
         } else {

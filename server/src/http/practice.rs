@@ -25,6 +25,7 @@ use tonic::{Code, Request};
 use super::api::{grpc_request, read_json};
 use super::{ApiError, Ctx};
 use crate::error::clip;
+use crate::games::Games;
 use crate::service::Service;
 
 /// MCTS thinking time per decision: enough to play sensibly, short enough
@@ -42,9 +43,9 @@ struct Practice {
     delay: Duration,
 }
 
-fn parse(json: &serde_json::Value) -> Result<Practice, ApiError> {
+fn parse(json: &serde_json::Value, games: &Games) -> Result<Practice, ApiError> {
     let bad = |m: String| ApiError::bad_json(m);
-    let kind = kind(json["kind"].as_str().unwrap_or(""))?;
+    let kind = kind(json["kind"].as_str().unwrap_or(""), games)?;
     let players = json["players"].as_u64().unwrap_or(2);
     let strategy = json["strategy"]
         .as_str()
@@ -75,13 +76,14 @@ fn parse(json: &serde_json::Value) -> Result<Practice, ApiError> {
     })
 }
 
-/// The game a practice request names: its short name ("meduris") or its
-/// `GameKind` enum name ("GAME_KIND_MEDURIS"), as the registry has them.
-fn kind(name: &str) -> Result<Kind, ApiError> {
-    Kind::all()
+/// The hosted game a practice request names: its short name ("meduris") or
+/// its `GameKind` enum name ("GAME_KIND_MEDURIS").
+fn kind(name: &str, games: &Games) -> Result<Kind, ApiError> {
+    games
+        .kinds()
         .find(|k| name == k.name() || k.proto().is_some_and(|p| p.as_str_name() == name))
         .ok_or_else(|| {
-            let names: Vec<_> = Kind::all().map(Kind::name).collect();
+            let names: Vec<_> = games.kinds().map(Kind::name).collect();
             ApiError::bad_json(format!(
                 "kind {}: expected one of {}",
                 clip(name),
@@ -114,7 +116,10 @@ async fn start(
     headers: &HeaderMap,
     body: Body,
 ) -> Result<serde_json::Value, ApiError> {
-    let p = parse(&read_json(&ctx.service, headers, body).await?)?;
+    let p = parse(
+        &read_json(&ctx.service, headers, body).await?,
+        ctx.service.games(),
+    )?;
     let name = p.strategy.name();
     let seat_names = (0..p.players)
         .map(|s| match s {
@@ -286,19 +291,28 @@ mod tests {
 
     #[test]
     fn requests_are_read_with_defaults_and_limits() {
-        let p = parse(&serde_json::json!({"kind": "dolmen"})).unwrap();
+        let p = parse(&serde_json::json!({"kind": "dolmen"}), &Games::default()).unwrap();
         assert_eq!(p.kind, Kind::Dolmen);
         assert_eq!(p.players, 2);
         assert_eq!(p.strategy, Strategy::Greedy);
         assert_eq!(p.seed, None);
-        let p = parse(&serde_json::json!({
-            "kind": "GAME_KIND_MEDURIS", "players": 3, "strategy": "mcts",
-            "seed": "18446744073709551615", "botDelayMs": 99999
-        }))
+        let p = parse(
+            &serde_json::json!({
+                "kind": "GAME_KIND_MEDURIS", "players": 3, "strategy": "mcts",
+                "seed": "18446744073709551615", "botDelayMs": 99999
+            }),
+            &Games::default(),
+        )
         .unwrap();
         assert_eq!(p.seed, Some(u64::MAX));
         assert_eq!(p.delay, Duration::from_millis(MAX_DELAY_MS));
-        assert!(parse(&serde_json::json!({"kind": "chess"})).is_err());
-        assert!(parse(&serde_json::json!({"kind": "dolmen", "strategy": "x"})).is_err());
+        assert!(parse(&serde_json::json!({"kind": "chess"}), &Games::default()).is_err());
+        assert!(
+            parse(
+                &serde_json::json!({"kind": "dolmen", "strategy": "x"}),
+                &Games::default()
+            )
+            .is_err()
+        );
     }
 }

@@ -23,7 +23,7 @@ pub(super) fn digest(bytes: &[u8]) -> Digest {
 pub(super) fn fingerprint(req: &pb::SubmitActionRequest) -> Digest {
     use prost::Message;
     let asked = pb::SubmitActionRequest {
-        choice: req.choice,
+        choice: req.choice.clone(),
         expected_version: req.expected_version,
         ..Default::default()
     };

@@ -224,8 +224,11 @@ impl DruidsService for Service {
         self.refused(self.read(Read::List, &caller))?;
         let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
         let shared = self.cluster.as_ref().map(|c| Arc::clone(c.leases()));
+        let lobby = Arc::clone(&self.lobby);
         let page = self
-            .off_the_workers(move || crate::listing::list(&rooms, shared.as_deref(), &req))
+            .off_the_workers(move || {
+                crate::listing::list(&rooms, shared.as_deref(), lobby.games(), &req)
+            })
             .await?;
         Ok(Response::new(self.refused(page)?))
     }
@@ -236,6 +239,6 @@ impl DruidsService for Service {
     ) -> std::result::Result<Response<pb::ListGameTypesResponse>, Status> {
         let caller = self.caller(&request)?;
         self.refused(self.read(Read::One, &caller))?;
-        Ok(Response::new(druids_contract::registry::game_types()))
+        Ok(Response::new(self.lobby.games().game_types()))
     }
 }

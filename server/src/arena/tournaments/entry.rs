@@ -2,8 +2,8 @@
 //! stored), joining one with open entry, and reading one: GetTournament and
 //! its event log.
 
+use druids_contract::pb;
 use druids_contract::pb::create_tournament_request::Format as F;
-use druids_contract::{Kind, pb};
 use prost::Message;
 
 use super::{MAX_ENTRANTS, Tourney};
@@ -70,7 +70,7 @@ impl Arena {
                 format!("name must be 1 to {MAX_NAME_BYTES} bytes"),
             ));
         }
-        check_players(Kind::from_number(req.kind)?, req.players, "players")?;
+        check_players(self.lobby.games().parse(req.kind)?, req.players, "players")?;
         self.clock(req.time_control.as_ref())?;
         if let Some(open) = &req.open_entry
             && !(1..=MAX_ENTRY_SECS).contains(&open.closes_in_secs)
