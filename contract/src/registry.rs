@@ -22,7 +22,7 @@ pub use descriptor::{About, Descriptor};
 
 use crate::pb;
 
-/// A game this build hosts. The only way to name a game inward of the edge:
+/// A game built into this build. The only way to name a game inward of the edge:
 /// made from the wire's `GameKind` number by [`Kind::from_number`] (or
 /// [`Kind::try_from`] a [`pb::GameKind`]), from a short name by
 /// [`Kind::from_name`], so holding one means the game exists.

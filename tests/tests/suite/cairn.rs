@@ -330,9 +330,13 @@ async fn cairn_states_read_as_json_objects() {
     );
     assert!(view["fields"]["seats"][1]["offering"].is_number(), "{json}");
     assert_eq!(json["decision"]["generic"]["name"], "turn", "{json}");
-    // And back: the JSON face reads what it writes.
+    // And back: the JSON face reads what it writes, its number as a kind too.
     let back: pb::StateView = druids_contract::json::from_json(&json).expect("reads back");
     assert_eq!(back, st);
+    let create: pb::CreateGameRequest =
+        druids_contract::json::from_json(&serde_json::json!({"kind": CAIRN, "players": 2}))
+            .expect("a number is a kind");
+    assert_eq!(create.kind, CAIRN);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
