@@ -26,12 +26,12 @@ fn play(store: &dyn Store, games: u64) -> (u64, f64) {
         let id = format!("bench-{g}");
         let options = pb::GameOptions::default();
         let game =
-            druids_server::hosted_game::new_game(pb::GameKind::Meduris as i32, 4, g, &options)
+            druids_server::hosted_game::new_game(druids_contract::Kind::Meduris, 4, g, &options)
                 .unwrap();
         store
             .create_game(&GameRecord {
                 id: id.clone(),
-                kind: pb::GameKind::Meduris,
+                kind: druids_contract::Kind::Meduris,
                 players: 4,
                 seed: g,
                 seed_chosen: true,

@@ -22,22 +22,14 @@ fn main() {
         "{:<8} {:>7} {:>7} {:>14} {:>16} {:>16}",
         "game", "players", "games", "longest list", "unpaged bytes", "largest page"
     );
-    for kind in registry::kinds() {
-        let (min, max) = druids_contract::with_game!(kind, |G| (
-            <G as druids_contract::engine::Game>::MIN_PLAYERS,
-            <G as druids_contract::engine::Game>::MAX_PLAYERS
-        ))
-        .expect("registered");
-        for players in min..=max {
+    for game_type in registry::descriptors() {
+        let kind = game_type.kind();
+        for players in game_type.players() {
             let (mut longest, mut unpaged, mut page) = (0usize, 0usize, 0usize);
             for seed in 0..games {
-                let mut game = druids_server::hosted_game::new_game(
-                    kind as i32,
-                    players,
-                    seed,
-                    &Default::default(),
-                )
-                .unwrap();
+                let mut game =
+                    druids_server::hosted_game::new_game(kind, players, seed, &Default::default())
+                        .unwrap();
                 game.start();
                 let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
                 while let Some(seat) = game.to_act() {
@@ -68,7 +60,7 @@ fn main() {
             }
             println!(
                 "{:<8} {players:>7} {games:>7} {longest:>14} {unpaged:>16} {page:>16}",
-                registry::name(kind).unwrap()
+                kind.name()
             );
         }
     }

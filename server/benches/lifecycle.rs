@@ -54,7 +54,7 @@ struct Played {
 fn play(seed: u64, max: usize) -> Played {
     let options = pb::GameOptions::default();
     let mut game =
-        druids_server::hosted_game::new_game(pb::GameKind::Meduris as i32, 4, seed, &options)
+        druids_server::hosted_game::new_game(druids_contract::Kind::Meduris, 4, seed, &options)
             .unwrap();
     game.start();
     let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
@@ -86,7 +86,7 @@ fn play(seed: u64, max: usize) -> Played {
 fn record(id: String, seed: u64, created_unix_ms: u64) -> GameRecord {
     GameRecord {
         id,
-        kind: pb::GameKind::Meduris,
+        kind: druids_contract::Kind::Meduris,
         players: 4,
         seed,
         seed_chosen: true,

@@ -283,10 +283,16 @@ pub fn reason_name(reason: ErrorReason) -> &'static str {
     name.strip_prefix("ERROR_REASON_").unwrap_or(name)
 }
 
+impl From<druids_contract::registry::UnknownKind> for ServiceError {
+    /// A request's `kind` that names no game of this server.
+    fn from(e: druids_contract::registry::UnknownKind) -> Self {
+        ServiceError::invalid("kind", e.to_string())
+    }
+}
+
 impl From<CreateError> for ServiceError {
     fn from(e: CreateError) -> Self {
         let field = match &e {
-            CreateError::UnknownKind(_) => "kind",
             CreateError::Decode(_) => "options",
             CreateError::Setup(druids_engine::SetupError::PlayerCount { .. }) => "players",
             CreateError::Setup(_) => "options",

@@ -110,7 +110,7 @@ mod tests {
         store
             .create_game(&GameRecord {
                 id: id.into(),
-                kind: pb::GameKind::Meduris,
+                kind: druids_contract::Kind::Meduris,
                 players: 2,
                 seed: 7,
                 seed_chosen: true,
@@ -123,7 +123,7 @@ mod tests {
             })
             .unwrap();
         let mut game =
-            crate::hosted_game::new_game(pb::GameKind::Meduris as i32, 2, 7, &options).unwrap();
+            crate::hosted_game::new_game(druids_contract::Kind::Meduris, 2, 7, &options).unwrap();
         game.start();
         let mut n = 0;
         while let Some(seat) = game.to_act() {

@@ -13,7 +13,7 @@
 //! [`StagedMove::commit`] makes the move (dropping it instead leaves no trace).
 
 use druids_contract::codec::DecodeError;
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use druids_engine::{RuleViolation, Seat, SetupError, Viewer};
 
 mod event;
@@ -25,9 +25,6 @@ pub use hosted::Hosted;
 /// Why a game could not be created.
 #[derive(Debug, thiserror::Error)]
 pub enum CreateError {
-    /// The kind is unset or unknown.
-    #[error("kind must be GAME_KIND_MEDURIS or GAME_KIND_DOLMEN (got {0})")]
-    UnknownKind(i32),
     /// The options are malformed.
     #[error(transparent)]
     Decode(#[from] DecodeError),
@@ -74,7 +71,7 @@ pub enum Prelude {
 }
 
 /// What an applied action did to the log.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Applied {
     /// Seq of the first event the action caused.
     pub first_seq: u64,
@@ -106,7 +103,7 @@ pub trait StagedMove {
 /// decisions needed, the end); [`HostedGame::events`] redacts them per viewer.
 pub trait HostedGame: Send + Sync {
     /// The game's kind.
-    fn kind(&self) -> pb::GameKind;
+    fn kind(&self) -> Kind;
     /// Number of seats.
     fn players(&self) -> usize;
     /// Actions applied so far.
@@ -177,16 +174,13 @@ pub trait HostedGame: Send + Sync {
 
 /// Creates a game of `kind`, whichever game of the registry it is.
 pub fn new_game(
-    kind: i32,
+    kind: Kind,
     players: usize,
     seed: u64,
     options: &pb::GameOptions,
 ) -> Result<Box<dyn HostedGame>, CreateError> {
-    let game = pb::GameKind::try_from(kind).ok().and_then(|k| {
-        druids_contract::with_game!(k, |G| Hosted::<G>::new(players, seed, options)
-            .map(|s| Box::new(s) as Box<dyn HostedGame>))
-    });
-    game.unwrap_or(Err(CreateError::UnknownKind(kind)))
+    druids_contract::with_game!(kind, |G| Hosted::<G>::new(players, seed, options)
+        .map(|s| Box::new(s) as Box<dyn HostedGame>))
 }
 
 #[cfg(test)]

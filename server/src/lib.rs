@@ -10,6 +10,7 @@
 pub mod arena;
 pub mod auth;
 pub mod blocking;
+pub mod catalog;
 pub mod clock;
 pub mod cluster;
 pub mod config;

@@ -10,6 +10,7 @@
 
 use druids_contract::pb;
 
+use crate::catalog::Catalog;
 use crate::error::ServiceError;
 use crate::rooms::Rooms;
 use crate::store::EndedQuery;
@@ -60,14 +61,13 @@ fn order(a: &pb::GameSummary, b: &pb::GameSummary) -> std::cmp::Ordering {
 pub fn list(
     rooms: &Rooms,
     shared: Option<&dyn Leases>,
+    games: &Catalog,
     req: &pb::ListGamesRequest,
 ) -> Result<pb::ListGamesResponse, ServiceError> {
-    if pb::GameKind::try_from(req.kind).is_err() {
-        return Err(ServiceError::invalid(
-            "kind",
-            format!("kind {} is not a GameKind of the contract", req.kind),
-        ));
-    }
+    let kind = match req.kind {
+        0 => None,
+        n => Some(games.parse(n)?),
+    };
     if pb::GameStatus::try_from(req.status).is_err() {
         return Err(ServiceError::invalid(
             "status",
@@ -96,7 +96,7 @@ pub fn list(
         n => n.min(MAX_PAGE_SIZE),
     };
     let wanted = |g: &pb::GameSummary| {
-        (req.kind == 0 || g.kind == req.kind)
+        kind.is_none_or(|k| g.kind == k.number())
             && (req.status == 0 || g.status == req.status)
             && after
                 .as_ref()
@@ -121,7 +121,7 @@ pub fn list(
             let after = after
                 .as_ref()
                 .map(|a| (a.created_unix_ms, a.game_id.clone()));
-            shared.list_in_play(req.kind, req.status, after, size + 1)?
+            shared.list_in_play(kind, req.status, after, size + 1)?
         }
         Some(_) => Vec::new(),
     };
@@ -130,9 +130,7 @@ pub fn list(
         pb::GameStatus::Unspecified | pb::GameStatus::Finished | pb::GameStatus::Abandoned
     ) {
         let query = EndedQuery {
-            kind: pb::GameKind::try_from(req.kind)
-                .ok()
-                .filter(|k| *k != pb::GameKind::Unspecified),
+            kind,
             status: Some(status).filter(|s| *s != pb::GameStatus::Unspecified),
             after: after
                 .as_ref()
@@ -206,7 +204,7 @@ mod tests {
             ..Default::default()
         };
         assert!(matches!(
-            list(&rooms(), None, &req),
+            list(&rooms(), None, &Catalog::default(), &req),
             Err(ServiceError::Invalid { field: "kind", .. })
         ));
         let req = pb::ListGamesRequest {
@@ -214,7 +212,7 @@ mod tests {
             ..Default::default()
         };
         assert!(matches!(
-            list(&rooms(), None, &req),
+            list(&rooms(), None, &Catalog::default(), &req),
             Err(ServiceError::Invalid {
                 field: "status",
                 ..

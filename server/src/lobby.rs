@@ -11,16 +11,17 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use druids_contract::pb;
-use druids_engine::{Seat, Viewer};
+use druids_contract::{Kind, pb};
+use druids_engine::{Seat, SetupError, Viewer};
 use prost::Message;
 use tracing::info;
 
 use crate::auth::{self, TokenHash};
+use crate::catalog::Catalog;
 use crate::clock::{Clock, ClockRules, SeatClocks};
 use crate::cluster::Cluster;
 use crate::error::{ServiceError, clip};
-use crate::hosted_game::Choice;
+use crate::hosted_game::{Choice, CreateError};
 use crate::room::{MAX_NAME_BYTES, Room, SeatSlot, Setup};
 use crate::rooms::Rooms;
 use crate::store::{Epoch, GameRecord, Games, RequestRecord, Requests, StoreError};
@@ -38,6 +39,8 @@ pub struct Lobby {
     secret: [u8; 32],
     /// This node's cluster, if it is one of several.
     cluster: Option<Arc<Cluster>>,
+    /// The games it creates.
+    catalog: Catalog,
     /// Answered request ids by hash; held while a keyed call runs, so two
     /// calls with one id never both create.
     requests: Mutex<HashMap<[u8; 32], RequestRecord>>,
@@ -124,7 +127,7 @@ fn start_from(req: &mut pb::CreateGameRequest) -> Result<Vec<pb::ReplayAction>, 
 /// Checks that `prefix` plays on a fresh game of this set-up, before anything
 /// is stored, so that a bad replay creates nothing.
 fn check_prefix(
-    kind: i32,
+    kind: Kind,
     players: usize,
     seed: u64,
     options: &pb::GameOptions,
@@ -133,7 +136,7 @@ fn check_prefix(
     let mut game = crate::hosted_game::new_game(kind, players, seed, options)?;
     game.start();
     for (i, a) in prefix.iter().enumerate() {
-        let action = a.action.ok_or_else(|| {
+        let action = a.action.as_ref().ok_or_else(|| {
             ServiceError::invalid(
                 "start_from.replay",
                 format!("replay action {i} has no action"),
@@ -141,7 +144,7 @@ fn check_prefix(
         })?;
         let seat = u8::try_from(a.seat)
             .map_err(|_| ServiceError::invalid("start_from.replay", "a seat is out of range"))?;
-        game.apply(Seat(seat), &Choice::Action(action), None)
+        game.apply(Seat(seat), &Choice::Action(action.clone()), None)
             .map_err(|e| {
                 ServiceError::invalid(
                     "start_from.replay",
@@ -161,6 +164,7 @@ impl Lobby {
         requests: &dyn Requests,
         clock: Arc<dyn Clock>,
         cluster: Option<Arc<Cluster>>,
+        catalog: Catalog,
     ) -> Result<Lobby, StoreError> {
         let since = clock.now_ms().saturating_sub(REQUEST_WINDOW_MS);
         let secret = requests.secret()?;
@@ -175,8 +179,15 @@ impl Lobby {
             games,
             clock,
             cluster,
+            catalog,
             requests: Mutex::new(requests),
         })
+    }
+
+    /// The games this server hosts: every request's kind is parsed against
+    /// them.
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
     }
 
     fn requests(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], RequestRecord>> {
@@ -285,7 +296,19 @@ impl Lobby {
         secret_seed: Option<u64>,
     ) -> Result<pb::CreateGameResponse, ServiceError> {
         let prefix = start_from(&mut req)?;
+        let kind = self.catalog.parse(req.kind)?;
         let players = req.players as usize;
+        // Bounded before anything per seat is allocated.
+        let game_type = kind.descriptor();
+        if !game_type.players().contains(&players) {
+            return Err(CreateError::Setup(SetupError::PlayerCount {
+                game: game_type.name(),
+                min: game_type.min_players(),
+                max: game_type.max_players(),
+                got: players,
+            })
+            .into());
+        }
         let mut open = vec![false; players];
         for &s in &req.open_seats {
             match open.get_mut(s as usize) {
@@ -339,9 +362,9 @@ impl Lobby {
             (None, None) => (rand::random(), false),
         };
         let options = req.options.unwrap_or_default();
-        let game = crate::hosted_game::new_game(req.kind, players, seed, &options)?;
+        let game = crate::hosted_game::new_game(kind, players, seed, &options)?;
         if !prefix.is_empty() {
-            check_prefix(req.kind, players, seed, &options, &prefix)?;
+            check_prefix(kind, players, seed, &options, &prefix)?;
         }
         let play = self.rooms.reserve()?;
         let id = auth::new_game_id();

@@ -101,13 +101,13 @@ impl Metrics {
     /// by kind and status) and `open_streams`.
     pub fn render(
         &self,
-        census: &[(pb::GameKind, pb::GameStatus, usize)],
+        census: &[(druids_contract::Kind, pb::GameStatus, usize)],
         open_streams: usize,
     ) -> String {
         self.games.reset();
         for &(kind, status, n) in census {
             self.games
-                .with_label_values(&[kind.as_str_name(), status.as_str_name()])
+                .with_label_values(&[kind.label(), status.as_str_name()])
                 .set(n as i64);
         }
         self.streams

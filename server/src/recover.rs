@@ -58,16 +58,12 @@ pub fn recover(stored: StoredGame, now_ms: u64, how: Rebuild) -> Result<Room, Re
         ended_unix_ms,
     } = stored;
     let id = record.id.clone();
-    let mut game = crate::hosted_game::new_game(
-        record.kind as i32,
-        record.players,
-        record.seed,
-        &record.options,
-    )
-    .map_err(|source| RecoverError::Create {
-        id: id.clone(),
-        source,
-    })?;
+    let mut game =
+        crate::hosted_game::new_game(record.kind, record.players, record.seed, &record.options)
+            .map_err(|source| RecoverError::Create {
+                id: id.clone(),
+                source,
+            })?;
     let mut seats = vec![SeatSlot::default(); record.players];
     for (seat, name, token) in record.seats {
         seats[seat.index()] = SeatSlot {

@@ -203,7 +203,7 @@ mod tests {
     fn record(id: &str) -> GameRecord {
         GameRecord {
             id: id.into(),
-            kind: pb::GameKind::Meduris,
+            kind: druids_contract::Kind::Meduris,
             players: 2,
             seed: 1,
             seed_chosen: true,

@@ -182,7 +182,10 @@ impl RoomState {
                 let mut x = self.game.version().wrapping_add(0x9e37_79b9_7f4a_7c15);
                 x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
                 x ^= x >> 31;
-                legal.get((x % legal.len().max(1) as u64) as usize)?.action
+                legal
+                    .get((x % legal.len().max(1) as u64) as usize)?
+                    .action
+                    .clone()
             }
             Origin::Seat => None,
         }
@@ -315,7 +318,7 @@ impl Room {
     }
 
     /// The game's kind.
-    pub fn kind(&self) -> pb::GameKind {
+    pub fn kind(&self) -> druids_contract::Kind {
         self.lock().game.kind()
     }
 

@@ -13,7 +13,7 @@ use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
 
 use dashmap::{DashMap, DashSet};
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use lru::LruCache;
 
 use crate::auth::TokenHash;
@@ -237,21 +237,15 @@ impl Rooms {
 
     /// How many games in memory there are of each kind and status (read-back
     /// games not counted).
-    pub fn census(&self) -> Vec<(pb::GameKind, pb::GameStatus, usize)> {
+    pub fn census(&self) -> Vec<(Kind, pb::GameStatus, usize)> {
         let mut counts = std::collections::BTreeMap::new();
         for room in self.all() {
             let s = room.summary();
-            *counts.entry((s.kind, s.status)).or_insert(0) += 1;
+            *counts.entry((room.kind(), s.status)).or_insert(0) += 1;
         }
         counts
             .into_iter()
-            .map(|((k, s), n)| {
-                (
-                    pb::GameKind::try_from(k).unwrap_or_default(),
-                    pb::GameStatus::try_from(s).unwrap_or_default(),
-                    n,
-                )
-            })
+            .map(|((k, s), n)| (k, pb::GameStatus::try_from(s).unwrap_or_default(), n))
             .collect()
     }
 }

@@ -142,6 +142,7 @@ impl Service {
             store.as_ref(),
             Arc::clone(&clock),
             cluster.clone(),
+            limits.catalog.clone(),
         )?);
         let arena = match cluster {
             Some(_) => None,
@@ -172,6 +173,11 @@ impl Service {
             cluster,
             arena,
         })
+    }
+
+    /// The games this server hosts.
+    pub fn catalog(&self) -> &crate::catalog::Catalog {
+        self.lobby.catalog()
     }
 
     /// The arena, unless this is a node of several.
@@ -327,7 +333,7 @@ impl Service {
     }
 
     /// How many games there are of each kind and status.
-    pub fn census(&self) -> Vec<(pb::GameKind, pb::GameStatus, usize)> {
+    pub fn census(&self) -> Vec<(druids_contract::Kind, pb::GameStatus, usize)> {
         self.rooms.census()
     }
 
@@ -377,7 +383,7 @@ impl Service {
                     taken += n;
                     self.metrics
                         .actions
-                        .with_label_values(&[room.kind().as_str_name(), "server"])
+                        .with_label_values(&[room.kind().label(), "server"])
                         .inc_by(n as u64);
                 }
                 Err(e) => tracing::warn!(game_id = %room.id, "cannot apply a timeout: {e}"),

@@ -52,7 +52,11 @@ impl Submission {
             ServiceError::invalid("expected_version", "expected_version is required")
         })?;
         let key = (!req.idempotency_key.is_empty()).then(|| IdempotencyKey {
-            digests: SubmissionKey::of(&req.idempotency_key, Some(choice), Some(expected_version)),
+            digests: SubmissionKey::of(
+                &req.idempotency_key,
+                Some(choice.clone()),
+                Some(expected_version),
+            ),
             text: req.idempotency_key,
         });
         Ok(Submission {

@@ -121,10 +121,10 @@ async fn drive(client: &mut DruidsServiceClient<Channel>, g: &mut Tracked, budge
             Err(_) => return false,
         };
         let i = g.pick(legal.actions.len());
-        let action = legal.actions[i].action.unwrap();
+        let action = legal.actions[i].action.clone().unwrap();
         let req = pb::SubmitActionRequest {
             game_id: g.id.clone(),
-            choice: Some(pb::submit_action_request::Choice::Action(action)),
+            choice: Some(pb::submit_action_request::Choice::Action(action.clone())),
             expected_version: Some(legal.version),
             idempotency_key: format!("{}-{}", g.id, legal.version),
         };
@@ -304,7 +304,7 @@ async fn sigkill_at_random_moments_loses_and_repeats_nothing() {
             .unwrap();
         assert_eq!(st.status, pb::GameStatus::Finished as i32);
         let mut replay = new_game(
-            pb::GameKind::Meduris as i32,
+            druids_contract::Kind::Meduris,
             g.tokens.len(),
             g.seed,
             &pb::GameOptions::default(),
@@ -313,7 +313,11 @@ async fn sigkill_at_random_moments_loses_and_repeats_nothing() {
         replay.start();
         for (seat, a) in &g.acked {
             replay
-                .apply(*seat, &pb::submit_action_request::Choice::Action(*a), None)
+                .apply(
+                    *seat,
+                    &pb::submit_action_request::Choice::Action(a.clone()),
+                    None,
+                )
                 .unwrap();
         }
         assert!(replay.is_over());

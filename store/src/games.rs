@@ -4,7 +4,7 @@
 //! server calls the store *before* a change takes effect, so an
 //! acknowledged action is always stored.
 
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use druids_engine::Seat;
 
 use crate::{RequestRecord, StoreError, TokenHash};
@@ -15,7 +15,7 @@ pub struct GameRecord {
     /// Game id.
     pub id: String,
     /// Which game.
-    pub kind: pb::GameKind,
+    pub kind: Kind,
     /// Seats.
     pub players: usize,
     /// RNG seed.
@@ -133,7 +133,7 @@ impl SubmissionKey {
         (!request.idempotency_key.is_empty()).then(|| {
             SubmissionKey::of(
                 &request.idempotency_key,
-                request.choice,
+                request.choice.clone(),
                 request.expected_version,
             )
         })

@@ -76,12 +76,12 @@ pub trait Leases: Send + Sync + 'static {
     /// The owner and epoch of each of `game_ids` that has a lease.
     fn holders(&self, game_ids: &[String]) -> Result<Vec<(String, String, Epoch)>, StoreError>;
     /// The `ListGames` rows of games in play (waiting or running) matching
-    /// `kind` and `status` (0: any), newest first after `after`
+    /// `kind` (`None`: any) and `status` (0: any), newest first after `after`
     /// (`(created_unix_ms, game_id)`), at most `limit`: every node lists the
     /// same games, whichever owns them.
     fn list_in_play(
         &self,
-        kind: i32,
+        kind: Option<druids_contract::Kind>,
         status: i32,
         after: Option<(u64, String)>,
         limit: usize,

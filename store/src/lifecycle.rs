@@ -29,7 +29,7 @@ pub struct StoredGame {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EndedQuery {
     /// Only games of this kind (`None`: every kind).
-    pub kind: Option<pb::GameKind>,
+    pub kind: Option<druids_contract::Kind>,
     /// Only games with this status, `Finished` or `Abandoned` (`None`: both).
     pub status: Option<pb::GameStatus>,
     /// Only games after this one in the order (creation time descending, then

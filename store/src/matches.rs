@@ -3,7 +3,7 @@
 //! stored: they are recomputed from the results alone
 //! (`druids_arena::ratings`), so they can never disagree with them.
 
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 
 use crate::StoreError;
 
@@ -14,7 +14,7 @@ pub struct MatchRecord {
     /// Match id.
     pub id: String,
     /// Which game.
-    pub kind: pb::GameKind,
+    pub kind: Kind,
     /// Whether it counts for the ratings.
     pub rated: bool,
     /// The secret seed every game of the match is played with.
@@ -134,9 +134,10 @@ pub(crate) fn decode_placements(stored: &[u8]) -> Result<Vec<PlacementRecord>, S
         .collect())
 }
 
-/// A stored kind: unknown values read back as `Unspecified`, as games' do.
-pub(crate) fn kind_of(stored: i32) -> pb::GameKind {
-    pb::GameKind::try_from(stored).unwrap_or(pb::GameKind::Unspecified)
+/// A kind as stored, its `GameKind` number: one this build does not host
+/// reads back as corrupt data, never as some other game.
+pub(crate) fn stored_kind(stored: i32) -> Result<Kind, StoreError> {
+    Kind::from_number(stored).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
 /// Puts `(match id, game id)` rows, read in game index order, on the matches

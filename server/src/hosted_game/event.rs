@@ -56,7 +56,7 @@ impl HostEvent {
             HostEvent::Started => B::GameStarted(pb::GameStarted {}),
             HostEvent::DecisionNeeded { seat, decision } => B::DecisionNeeded(pb::DecisionNeeded {
                 seat: seat.0 as u32,
-                decision: *decision,
+                decision: decision.clone(),
                 deadline_unix_ms: None,
             }),
             HostEvent::Finished { outcome } => B::GameFinished(pb::GameFinished {

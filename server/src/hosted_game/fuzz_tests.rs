@@ -23,14 +23,13 @@ fn cases() -> u32 {
 
 /// A game of `kind` after `steps` legal actions chosen by `picks`.
 fn position(
-    kind: pb::GameKind,
+    kind: druids_contract::Kind,
     players: usize,
     seed: u64,
     steps: usize,
     picks: &[u8],
 ) -> Box<dyn HostedGame> {
-    let mut game =
-        new_game(kind as i32, players, seed, &pb::GameOptions::default()).expect("setup");
+    let mut game = new_game(kind, players, seed, &pb::GameOptions::default()).expect("setup");
     game.start();
     for i in 0..steps {
         let Some(seat) = game.to_act() else { break };
@@ -143,7 +142,7 @@ fn assault(
     );
     for action in &tries {
         let mut copy = game.version();
-        let result = game.apply(Seat(seat), &Choice::Action(*action), None);
+        let result = game.apply(Seat(seat), &Choice::Action(action.clone()), None);
         if result.is_ok() {
             // Legal after all: that must have been the seat to act, and the
             // game moved on by exactly one version.
@@ -179,7 +178,7 @@ proptest! {
         seat in 0u8..6,
         id in any::<u32>(),
     ) {
-        let game = position(pb::GameKind::Meduris, players, seed, steps, &picks);
+        let game = position(druids_contract::Kind::Meduris, players, seed, steps, &picks);
         assault(game, actions, &bytes, seat, id)?;
     }
 
@@ -193,7 +192,7 @@ proptest! {
         seat in 0u8..7,
         id in any::<u32>(),
     ) {
-        let game = position(pb::GameKind::Dolmen, players, 0, steps, &picks);
+        let game = position(druids_contract::Kind::Dolmen, players, 0, steps, &picks);
         assault(game, actions, &bytes, seat, id)?;
     }
 }

@@ -2,7 +2,7 @@
 //! implementation of [`HostedGame`]; and its staged moves ([`Staged`]).
 
 use druids_contract::codec::{ProtoGame, encode_outcome};
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use druids_engine::{Seat, Viewer};
 
 use super::{Applied, ApplyError, Choice, CreateError, HostEvent, HostedGame, Prelude, StagedMove};
@@ -238,7 +238,7 @@ impl<G: ProtoGame> StagedMove for Staged<'_, G> {
 }
 
 impl<G: ProtoGame> HostedGame for Hosted<G> {
-    fn kind(&self) -> pb::GameKind {
+    fn kind(&self) -> Kind {
         G::KIND
     }
 
@@ -312,9 +312,9 @@ impl<G: ProtoGame> HostedGame for Hosted<G> {
         choice: &Choice,
         prelude: Option<Prelude>,
     ) -> Result<Box<dyn StagedMove + '_>, ApplyError> {
-        let action = match *choice {
-            Choice::Action(a) => G::decode_action(&a)?,
-            Choice::LegalActionId(id) => {
+        let action = match choice {
+            Choice::Action(a) => G::decode_action(a)?,
+            &Choice::LegalActionId(id) => {
                 if !self.started {
                     return Err(ApplyError::NotStarted);
                 }

@@ -83,7 +83,7 @@ impl Room {
         let act = Act {
             seat,
             origin: Origin::Seat,
-            choice: submission.choice,
+            choice: submission.choice.clone(),
             key: digests,
         };
         let applied = self.play(&mut state, act, games, now_ms)?;
@@ -125,7 +125,7 @@ impl Room {
                 version,
                 seat,
                 origin,
-                action: *staged.action(),
+                action: staged.action().clone(),
                 key,
                 epoch: self.setup.epoch,
             },

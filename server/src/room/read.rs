@@ -126,7 +126,7 @@ impl Room {
         let game = &state.game;
         pb::StateView {
             game_id: self.id.clone(),
-            kind: game.kind() as i32,
+            kind: game.kind().number(),
             status: state.status() as i32,
             version: game.version(),
             last_seq: game.last_seq(),
@@ -165,7 +165,7 @@ impl Room {
         }
         Ok(pb::Replay {
             game_id: self.id.clone(),
-            kind: state.game.kind() as i32,
+            kind: state.game.kind().number(),
             players: state.game.players() as u32,
             seed: self.setup.seed,
             options: Some(self.setup.options),
@@ -180,7 +180,7 @@ impl Room {
         let state = self.lock();
         pb::GameSummary {
             game_id: self.id.clone(),
-            kind: state.game.kind() as i32,
+            kind: state.game.kind().number(),
             status: state.status() as i32,
             players: state.game.players() as u32,
             version: state.game.version(),

@@ -133,7 +133,7 @@ impl DruidsService for Service {
         let reply = self.refused(reply)?;
         self.metrics
             .actions
-            .with_label_values(&[kind.as_str_name(), "seat"])
+            .with_label_values(&[kind.label(), "seat"])
             .inc();
         self.metrics
             .submit_latency
@@ -228,9 +228,21 @@ impl DruidsService for Service {
         self.refused(self.read(Read::List, &caller))?;
         let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
         let shared = self.cluster.as_ref().map(|c| Arc::clone(c.leases()));
+        let lobby = Arc::clone(&self.lobby);
         let page = self
-            .off_the_workers(move || crate::list_games::list(&rooms, shared.as_deref(), &req))
+            .off_the_workers(move || {
+                crate::list_games::list(&rooms, shared.as_deref(), lobby.catalog(), &req)
+            })
             .await?;
         Ok(Response::new(self.refused(page)?))
+    }
+
+    async fn list_game_types(
+        &self,
+        request: Request<pb::ListGameTypesRequest>,
+    ) -> std::result::Result<Response<pb::ListGameTypesResponse>, Status> {
+        let caller = self.caller(&request)?;
+        self.refused(self.read(Read::One, &caller))?;
+        Ok(Response::new(self.lobby.catalog().game_types()))
     }
 }

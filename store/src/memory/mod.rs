@@ -48,7 +48,7 @@ impl Kept {
     fn summary(&self, id: &str) -> pb::GameSummary {
         let row = EndedRow {
             game_id: id.to_owned(),
-            kind: self.record.kind as i32,
+            kind: self.record.kind.number(),
             players: self.record.players as u32,
             created_unix_ms: self.record.created_unix_ms,
             abandoned: self.abandoned.is_some(),
@@ -171,7 +171,9 @@ impl Games for MemoryStore {
                 ),
             ));
         }
-        let replay = action.origin.replay_action(action.seat, action.action);
+        let replay = action
+            .origin
+            .replay_action(action.seat, action.action.clone());
         replay
             .encode_length_delimited(&mut kept.log)
             .expect("a Vec grows");
@@ -224,7 +226,7 @@ impl Lifecycle for MemoryStore {
             .filter(|k| k.ended_unix_ms.is_some())
             .map(|k| k.summary(k.key()))
             .filter(|s| {
-                query.kind.is_none_or(|k| s.kind == k as i32)
+                query.kind.is_none_or(|k| s.kind == k.number())
                     && query.status.is_none_or(|st| s.status == st as i32)
                     && query.after.as_ref().is_none_or(|(ms, id)| {
                         s.created_unix_ms < *ms || (s.created_unix_ms == *ms && s.game_id > *id)

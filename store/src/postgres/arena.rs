@@ -21,7 +21,7 @@ use super::PostgresStore;
 use super::retry::{Failure, conflict};
 use crate::error::refused;
 use crate::matches::{
-    attach_games, decode_bots, decode_placements, encode_bots, encode_placements, kind_of,
+    attach_games, decode_bots, decode_placements, encode_bots, encode_placements, stored_kind,
 };
 use crate::{
     Accounts, BotRecord, ChallengeRecord, MatchRecord, Matches, PlacementRecord, StoreError,
@@ -165,7 +165,7 @@ impl Matches for PostgresStore {
         let options = m.options.encode_to_vec();
         let bots = encode_bots(&m.bots);
         let (kind, seed, games, created) = (
-            m.kind as i32,
+            m.kind.number(),
             m.seed as i64,
             m.games as i32,
             m.created_unix_ms as i64,
@@ -326,7 +326,7 @@ impl Matches for PostgresStore {
             matches.push(StoredMatch {
                 record: MatchRecord {
                     id,
-                    kind: kind_of(r.get(1)),
+                    kind: stored_kind(r.get(1))?,
                     rated: r.get(2),
                     seed: r.get::<_, i64>(3) as u64,
                     options: super::read::decode("match options", r.get(4))?,

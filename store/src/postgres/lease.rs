@@ -193,11 +193,12 @@ impl Leases for PostgresStore {
 
     fn list_in_play(
         &self,
-        kind: i32,
+        kind: Option<druids_contract::Kind>,
         status: i32,
         after: Option<(u64, String)>,
         limit: usize,
     ) -> Result<Vec<pb::GameSummary>, StoreError> {
+        let kind = kind.map_or(0, druids_contract::Kind::number);
         let (after_ms, after_id) =
             after.map_or((i64::MAX, String::new()), |(t, id)| (t as i64, id));
         let rows = self.retry("listing games in play", |_| {

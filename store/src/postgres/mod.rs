@@ -205,7 +205,7 @@ impl Games for PostgresStore {
                         )
                         .await?;
                     if let Some(row) = row {
-                        let same = row.get::<_, i32>(0) == game.kind as i32
+                        let same = row.get::<_, i32>(0) == game.kind.number()
                             && row.get::<_, i64>(1) == game.seed as i64
                             && row.get::<_, i64>(2) == game.created_unix_ms as i64
                             && row.get::<_, Vec<u8>>(3) == options;
@@ -221,7 +221,7 @@ impl Games for PostgresStore {
                      VALUES ($1, $2, $3, $4, $5, $6, $7)",
                     &[
                         &game.id,
-                        &(game.kind as i32),
+                        &game.kind.number(),
                         &(game.players as i32),
                         &(game.seed as i64),
                         &game.seed_chosen,

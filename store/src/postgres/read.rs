@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use deadpool_postgres::Pool;
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use druids_engine::Seat;
 use prost::Message;
 use tokio_postgres::IsolationLevel;
@@ -14,6 +14,7 @@ use tokio_postgres::Row;
 
 use super::retry::Failure;
 use crate::lifecycle::EndedRow;
+use crate::matches::stored_kind;
 use crate::{
     ActionRecord, EndedQuery, Epoch, GameRecord, Origin, StoreError, StoredGame, SubmissionKey,
     TokenHash,
@@ -46,8 +47,7 @@ async fn complete(
         games.push(StoredGame {
             record: GameRecord {
                 id,
-                kind: pb::GameKind::try_from(row.get::<_, i32>(1))
-                    .unwrap_or(pb::GameKind::Unspecified),
+                kind: stored_kind(row.get::<_, i32>(1))?,
                 players: row.get::<_, i32>(2) as usize,
                 seed: row.get::<_, i64>(3) as u64,
                 seed_chosen: row.get(7),
@@ -158,7 +158,7 @@ pub(super) async fn ended_page(
     pool: &Pool,
     q: &EndedQuery,
 ) -> Result<Vec<pb::GameSummary>, Failure> {
-    let kind = q.kind.map(|k| k as i32);
+    let kind = q.kind.map(Kind::number);
     let abandoned = q.status.map(|s| s == pb::GameStatus::Abandoned);
     let (after_ms, after_id) = match &q.after {
         Some((ms, id)) => (Some(*ms as i64), id.as_str()),

@@ -19,7 +19,7 @@ use rusqlite::{OptionalExtension, params};
 use super::{SqliteStore, decode, err, hash_of};
 use crate::error::refused;
 use crate::matches::{
-    attach_games, decode_bots, decode_placements, encode_bots, encode_placements, kind_of,
+    attach_games, decode_bots, decode_placements, encode_bots, encode_placements, stored_kind,
 };
 use crate::{
     Accounts, BotRecord, ChallengeRecord, EventLog, EventLogs, MatchRecord, Matches,
@@ -115,7 +115,7 @@ impl Matches for SqliteStore {
                          ?9, ?10)",
                 params![
                     m.id,
-                    m.kind as i32,
+                    m.kind.number(),
                     m.rated,
                     m.seed as i64,
                     m.options.encode_to_vec(),
@@ -247,7 +247,7 @@ impl Matches for SqliteStore {
             matches.push(StoredMatch {
                 record: MatchRecord {
                     id,
-                    kind: kind_of(kind),
+                    kind: stored_kind(kind)?,
                     rated,
                     seed: seed as u64,
                     options: decode("match options", &options)?,

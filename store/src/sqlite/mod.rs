@@ -131,7 +131,7 @@ impl Games for SqliteStore {
             "INSERT INTO games (id, kind, players, seed, seed_chosen, options, created_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 game.id,
-                game.kind as i32,
+                game.kind.number(),
                 game.players as i64,
                 game.seed as i64,
                 game.seed_chosen,

@@ -2,12 +2,13 @@
 //! the games in play (at start-up), and pages of ended games' summaries
 //! (`ListGames`, exports). Every query here goes through an index.
 
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use druids_engine::Seat;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{decode, err, hash_of};
 use crate::lifecycle::EndedRow;
+use crate::matches::stored_kind;
 use crate::{
     ActionRecord, EndedQuery, Epoch, GameRecord, Origin, StoreError, StoredGame, SubmissionKey,
 };
@@ -48,7 +49,7 @@ fn complete(conn: &Connection, row: GameRow) -> Result<StoredGame, StoreError> {
     let (id, kind, players, seed, options, created, abandoned, seed_chosen, ended) = row;
     let mut record = GameRecord {
         id,
-        kind: pb::GameKind::try_from(kind).unwrap_or(pb::GameKind::Unspecified),
+        kind: stored_kind(kind)?,
         players: players as usize,
         seed: seed as u64,
         seed_chosen,
@@ -156,7 +157,7 @@ pub(super) fn ended_page(
 ) -> Result<Vec<pb::GameSummary>, StoreError> {
     let err = err("listing ended games");
     // -1 matches no kind; NULL filters are "any".
-    let kind = q.kind.map(|k| k as i32);
+    let kind = q.kind.map(Kind::number);
     let abandoned = q.status.map(|s| s == pb::GameStatus::Abandoned);
     let (after_ms, after_id) = match &q.after {
         Some((ms, id)) => (Some(*ms as i64), id.as_str()),

@@ -65,7 +65,7 @@ async fn games_that_ended_before_the_window_are_deleted_and_nothing_else() {
     store
         .create_game(&GameRecord {
             id: "abandoned-long-ago".into(),
-            kind: pb::GameKind::Meduris,
+            kind: druids_contract::Kind::Meduris,
             players: 2,
             seed: 3,
             seed_chosen: true,

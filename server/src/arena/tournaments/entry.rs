@@ -8,7 +8,7 @@ use prost::Message;
 
 use super::{MAX_ENTRANTS, Tourney};
 use crate::arena::bots::{BotNo, parse_id};
-use crate::arena::{Arena, events, game_kind};
+use crate::arena::{Arena, check_players, events};
 use crate::auth::TokenHash;
 use crate::config::Registration;
 use crate::error::{ServiceError, clip};
@@ -70,13 +70,11 @@ impl Arena {
                 format!("name must be 1 to {MAX_NAME_BYTES} bytes"),
             ));
         }
-        game_kind(req.kind)?;
-        if !(2..=4).contains(&req.players) {
-            return Err(ServiceError::invalid(
-                "players",
-                format!("players {}: tournaments have games of 2 to 4", req.players),
-            ));
-        }
+        check_players(
+            self.lobby.catalog().parse(req.kind)?,
+            req.players,
+            "players",
+        )?;
         self.clock(req.time_control.as_ref())?;
         if let Some(open) = &req.open_entry
             && !(1..=MAX_ENTRY_SECS).contains(&open.closes_in_secs)

@@ -77,7 +77,14 @@ impl Arena {
             let games = match t.format() {
                 Format::Swiss { .. } => {
                     let ids: Vec<BotId> = t.entrants.iter().map(|&b| BotId(b)).collect();
-                    match schedule::swiss_round(&ids, t.k, &t.standings, &t.history, &t.byes) {
+                    match schedule::swiss_round(
+                        &ids,
+                        t.k,
+                        t.seats(),
+                        &t.standings,
+                        &t.history,
+                        &t.byes,
+                    ) {
                         Ok(drawn) => {
                             for &b in &drawn.byes {
                                 t.standings.record_bye(b, t.k);

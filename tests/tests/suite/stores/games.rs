@@ -196,7 +196,7 @@ async fn a_log_stored_before_submission_keys_still_loads(backend: Backend) {
         game.actions.iter().map(|a| a.key).collect()
     };
     let key_of = |r: &pb::SubmitActionRequest| {
-        SubmissionKey::of(&r.idempotency_key, r.choice, r.expected_version)
+        SubmissionKey::of(&r.idempotency_key, r.choice.clone(), r.expected_version)
     };
     assert_eq!(
         keys("live"),

@@ -110,7 +110,7 @@ async fn the_store_reads_back_lists_and_deletes(backend: Backend) {
     );
     assert!(
         page(EndedQuery {
-            kind: Some(pb::GameKind::Dolmen),
+            kind: Some(druids_contract::Kind::Dolmen),
             limit: 10,
             ..Default::default()
         })

@@ -108,7 +108,7 @@ async fn matches_keep_their_games_and_results_across_a_restart(backend: Backend)
     store
         .create_game(&GameRecord {
             id: "g-m1-0".into(),
-            kind: pb::GameKind::Meduris,
+            kind: druids_contract::Kind::Meduris,
             players: 3,
             seed: 5,
             seed_chosen: false,

@@ -175,7 +175,7 @@ pub fn refused<T: std::fmt::Debug>(result: Result<T, StoreError>) -> bool {
 pub fn game(id: &str, created: u64, seats: usize) -> GameRecord {
     GameRecord {
         id: id.to_owned(),
-        kind: pb::GameKind::Meduris,
+        kind: druids_contract::Kind::Meduris,
         players: 2,
         seed: u64::MAX - created,
         seed_chosen: true,
@@ -218,7 +218,7 @@ pub fn bot(id: &str, name: &str, key: u8) -> BotRecord {
 pub fn record(id: &str, bots: &[&str], games: u32) -> MatchRecord {
     MatchRecord {
         id: id.to_owned(),
-        kind: pb::GameKind::Meduris,
+        kind: druids_contract::Kind::Meduris,
         rated: id.ends_with('r'),
         seed: u64::MAX - games as u64,
         options: pb::GameOptions {
