@@ -9,29 +9,29 @@ use tonic::Code;
 
 use super::ApiError;
 
-/// `(name, content type, content)` of every file under `server/web/`.
+/// `(name, content type, content)` of every file under `web/` (the workspace root).
 const FILES: &[(&str, &str, &str)] = &[
-    ("app.js", JS, include_str!("../../web/app.js")),
-    ("api.js", JS, include_str!("../../web/api.js")),
-    ("game.js", JS, include_str!("../../web/game.js")),
-    ("list.js", JS, include_str!("../../web/list.js")),
-    ("svg.js", JS, include_str!("../../web/svg.js")),
-    ("meduris.js", JS, include_str!("../../web/meduris.js")),
-    ("dolmen.js", JS, include_str!("../../web/dolmen.js")),
+    ("app.js", JS, include_str!("../../../web/app.js")),
+    ("api.js", JS, include_str!("../../../web/api.js")),
+    ("game.js", JS, include_str!("../../../web/game.js")),
+    ("list.js", JS, include_str!("../../../web/list.js")),
+    ("svg.js", JS, include_str!("../../../web/svg.js")),
+    ("meduris.js", JS, include_str!("../../../web/meduris.js")),
+    ("dolmen.js", JS, include_str!("../../../web/dolmen.js")),
     (
         "style.css",
         "text/css; charset=utf-8",
-        include_str!("../../web/style.css"),
+        include_str!("../../../web/style.css"),
     ),
     (
         "favicon.svg",
         "image/svg+xml",
-        include_str!("../../web/favicon.svg"),
+        include_str!("../../../web/favicon.svg"),
     ),
 ];
 
 const JS: &str = "text/javascript; charset=utf-8";
-const INDEX: &str = include_str!("../../web/index.html");
+const INDEX: &str = include_str!("../../../web/index.html");
 
 /// Every page of the viewer is the same document; `app.js` reads the path.
 /// The policy keeps the page to its own origin; `no-referrer` keeps a seat

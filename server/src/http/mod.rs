@@ -10,7 +10,7 @@
 //! `TcpConnectInfo`), so authentication, limits and errors cannot differ
 //! between the two faces. See `docs/http.md`.
 //!
-//! The same listener serves the web viewer (`server/web/`, embedded in the
+//! The same listener serves the web viewer (`web/` at the workspace root, embedded in the
 //! binary) and `POST /web/v1/practice`, which starts a game against built-in
 //! bots for a person at a browser.
 
