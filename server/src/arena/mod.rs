@@ -36,10 +36,10 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::num::NonZeroUsize;
 
 use dashmap::DashMap;
-use druids_contract::pb;
 use druids_arena::pairing::duplicate::Outcome;
 use druids_arena::pairing::pool::{Pool, PoolConfig, Seek, SeekId};
 use druids_arena::pairing::{self, BotId};
+use druids_contract::pb;
 use druids_engine::Seat;
 use lru::LruCache;
 use tokio::sync::mpsc;

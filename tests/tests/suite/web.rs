@@ -542,7 +542,9 @@ fn browser_tools() -> PathBuf {
 /// Plays random actions until a seat other than `seat` has a dolmen on the
 /// board (its value hidden from `seat`), with the game still running.
 async fn until_foreign_dolmen(
-    client: &mut druids_contract::pb::druids_service_client::DruidsServiceClient<tonic::transport::Channel>,
+    client: &mut druids_contract::pb::druids_service_client::DruidsServiceClient<
+        tonic::transport::Channel,
+    >,
     game_id: &str,
     tokens: &[String],
     seat: u32,

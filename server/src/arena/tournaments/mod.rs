@@ -18,10 +18,10 @@ mod run;
 use std::collections::HashSet;
 use std::sync::Mutex;
 
-use druids_contract::pb;
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::schedule::{self, Format, Game, Round, Standings};
 use druids_arena::ratings::{FitConfig, FitInput, GameResult};
+use druids_contract::pb;
 use prost::Message;
 
 use super::Arena;

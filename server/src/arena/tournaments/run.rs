@@ -6,10 +6,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use druids_contract::pb;
-use druids_contract::pb::tournament_event::Event;
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::schedule::{self, Format, Game};
+use druids_contract::pb;
+use druids_contract::pb::tournament_event::Event;
 
 use super::Tourney;
 use crate::arena::bots::{BotNo, parse_id};
