@@ -20,7 +20,7 @@ use crate::arena_store::{
 };
 use crate::auth::TokenHash;
 use crate::store::{
-    ActionRecord, EndedQuery, EndedRow, Epoch, GameRecord, Origin, RequestRecord, Store,
+    ActionRecord, EndedQuery, EndedRow, Epoch, GameRecord, MatchTag, Origin, RequestRecord, Store,
     StoreError, StoredGame,
 };
 
@@ -112,10 +112,11 @@ struct Kept {
     actions: u64,
     abandoned: Option<String>,
     ended_unix_ms: Option<u64>,
+    outcome: Option<pb::Outcome>,
 }
 
 impl Kept {
-    fn summary(&self) -> pb::GameSummary {
+    fn summary(&self, arena: Option<MatchTag>) -> pb::GameSummary {
         let row = EndedRow {
             game_id: self.record.id.clone(),
             kind: self.record.kind as i32,
@@ -123,6 +124,8 @@ impl Kept {
             created_unix_ms: self.record.created_unix_ms,
             abandoned: self.abandoned.is_some(),
             version: self.actions,
+            outcome: self.outcome.clone(),
+            arena,
         };
         let claimed = self.record.seats.iter().chain(&self.joins);
         row.summary(claimed.map(|(seat, name, _)| (seat.index(), name.clone())))
@@ -156,6 +159,21 @@ impl Kept {
 /// The secret of an in-memory server: random, for this process only.
 static MEMORY_SECRET: LazyLock<[u8; 32]> = LazyLock::new(rand::random);
 
+impl MemoryStore {
+    /// The arena's tag of every game of its matches, by game id.
+    fn match_tags(&self) -> HashMap<String, MatchTag> {
+        let arena = self.arena();
+        let mut tags = HashMap::new();
+        for m in &arena.matches {
+            let tag = MatchTag::of(&m.record);
+            for game_id in arena.match_games.get(&m.record.id).into_iter().flatten() {
+                tags.insert(game_id.1.clone(), tag.clone());
+            }
+        }
+        tags
+    }
+}
+
 fn no_game(game_id: &str) -> StoreError {
     StoreError::Corrupt(format!("no game {game_id} is kept"))
 }
@@ -175,6 +193,7 @@ impl Store for MemoryStore {
                 actions: 0,
                 abandoned: None,
                 ended_unix_ms: None,
+                outcome: None,
             },
         );
         Ok(())
@@ -218,11 +237,20 @@ impl Store for MemoryStore {
         Ok(())
     }
 
-    fn finish(&self, game_id: &str, _: u64, at_ms: u64) -> Result<(), StoreError> {
+    fn finish(
+        &self,
+        game_id: &str,
+        _: u64,
+        outcome: &pb::Outcome,
+        at_ms: u64,
+    ) -> Result<(), StoreError> {
         let mut kept = self
             .games
             .get_mut(game_id)
             .ok_or_else(|| no_game(game_id))?;
+        if kept.ended_unix_ms.is_none() {
+            kept.outcome = Some(outcome.clone());
+        }
         kept.ended_unix_ms.get_or_insert(at_ms);
         Ok(())
     }
@@ -250,11 +278,15 @@ impl Store for MemoryStore {
     }
 
     fn list_ended(&self, query: &EndedQuery) -> Result<Vec<pb::GameSummary>, StoreError> {
+        let tags = self.match_tags();
         let mut rows: Vec<pb::GameSummary> = self
             .games
             .iter()
             .filter(|k| k.ended_unix_ms.is_some())
-            .map(|k| k.summary())
+            .filter_map(|k| {
+                let tag = tags.get(k.key()).cloned();
+                query.arena.admits(tag.as_ref()).then(|| k.summary(tag))
+            })
             .filter(|s| {
                 query.kind.is_none_or(|k| s.kind == k as i32)
                     && query.status.is_none_or(|st| s.status == st as i32)

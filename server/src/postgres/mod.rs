@@ -36,6 +36,7 @@ use crate::auth::TokenHash;
 use crate::sqlite::Sync;
 use crate::store::{
     ActionRecord, EndedQuery, Epoch, GameRecord, RequestRecord, Store, StoreError, StoredGame,
+    encode_outcome,
 };
 
 mod arena;
@@ -380,7 +381,14 @@ impl Store for PostgresStore {
         self.append(game_id, action)
     }
 
-    fn finish(&self, game_id: &str, version: u64, at_ms: u64) -> Result<(), StoreError> {
+    fn finish(
+        &self,
+        game_id: &str,
+        version: u64,
+        outcome: &pb::Outcome,
+        at_ms: u64,
+    ) -> Result<(), StoreError> {
+        let outcome = encode_outcome(outcome);
         // Idempotent: a retry finds the game ended and changes nothing.
         self.retry("recording the end of a game", |_| {
             self.wait(async {
@@ -388,9 +396,9 @@ impl Store for PostgresStore {
                     .get()
                     .await?
                     .execute(
-                        "UPDATE games SET ended_unix_ms = $3, version = $2
+                        "UPDATE games SET ended_unix_ms = $3, version = $2, outcome = $4
                           WHERE id = $1 AND ended_unix_ms IS NULL",
-                        &[&game_id, &(version as i64), &(at_ms as i64)],
+                        &[&game_id, &(version as i64), &(at_ms as i64), &outcome],
                     )
                     .await?;
                 Ok(())

@@ -23,6 +23,7 @@ use rusqlite::{Connection, params};
 use crate::auth::TokenHash;
 use crate::store::{
     ActionRecord, EndedQuery, Epoch, GameRecord, RequestRecord, Store, StoreError, StoredGame,
+    encode_outcome,
 };
 
 mod arena;
@@ -176,6 +177,12 @@ CREATE TABLE challenges (
     info     BLOB NOT NULL,
     accepted TEXT NOT NULL
 );",
+    // 7: each finished game's result (an encoded druids.Outcome; NULL for
+    // games that ended before this migration, and abandoned ones), and the
+    // games of the arena's matches found by game id, for `ListGames`.
+    "
+ALTER TABLE games ADD COLUMN outcome BLOB;
+CREATE INDEX match_games_game ON match_games(game_id);",
 ];
 
 /// Brings the schema of `conn` up to date.
@@ -397,11 +404,23 @@ impl Store for SqliteStore {
         self.append(game_id, action)
     }
 
-    fn finish(&self, game_id: &str, version: u64, at_ms: u64) -> Result<(), StoreError> {
+    fn finish(
+        &self,
+        game_id: &str,
+        version: u64,
+        outcome: &pb::Outcome,
+        at_ms: u64,
+    ) -> Result<(), StoreError> {
         self.conn()
             .execute(
-                "UPDATE games SET ended_unix_ms = ?3, version = ?2 WHERE id = ?1 AND ended_unix_ms IS NULL",
-                params![game_id, version as i64, at_ms as i64],
+                "UPDATE games SET ended_unix_ms = ?3, version = ?2, outcome = ?4
+                  WHERE id = ?1 AND ended_unix_ms IS NULL",
+                params![
+                    game_id,
+                    version as i64,
+                    at_ms as i64,
+                    encode_outcome(outcome)
+                ],
             )
             .map(|_| ())
             .map_err(err("recording the end of a game"))

@@ -129,7 +129,7 @@ async fn play_seat(url: String, game_id: String, key: String, seat: u32, seed: u
 }
 
 /// Seeks once and plays the match it brings to its end; the match's result.
-async fn seek_and_play(
+pub(crate) async fn seek_and_play(
     url: String,
     key: String,
     req: pb::SeekRequest,

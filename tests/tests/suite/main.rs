@@ -26,5 +26,6 @@ mod stores;
 mod tls;
 mod trust;
 mod typescript;
+mod viewer_api;
 mod web;
 mod wire;
