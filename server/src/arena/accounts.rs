@@ -240,6 +240,14 @@ impl Arena {
         self.profile_of(bot_no(&req.bot_id)?)
     }
 
+    /// GetBot of the calling bot `no`, with the seq of its last event.
+    /// Blocks on the store.
+    pub fn own_profile(&self, no: BotNo) -> Result<pb::GetBotResponse, ServiceError> {
+        let mut profile = self.profile_of(no)?;
+        profile.last_event_seq = self.store.last_bot_event(&public_id(no))?;
+        Ok(profile)
+    }
+
     /// GetBot of bot `no`.
     pub fn profile_of(&self, no: BotNo) -> Result<pb::GetBotResponse, ServiceError> {
         // The state first, then the bots, as everywhere (a lock order).
@@ -275,6 +283,7 @@ impl Arena {
             registered_unix_ms: bot.registered_unix_ms,
             ratings,
             recent_matches,
+            last_event_seq: 0,
         })
     }
 

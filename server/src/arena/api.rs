@@ -245,12 +245,12 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::GetBotRequest>,
     ) -> Result<Response<pb::GetBotResponse>, Status> {
-        let arena = self.arena()?;
-        let profile = if request.get_ref().bot_id.is_empty() {
-            arena.profile_of(self.bot(&request)?)
-        } else {
-            arena.profile(request.get_ref())
-        };
+        let arena = Arc::clone(self.arena()?);
+        if !request.get_ref().bot_id.is_empty() {
+            return Ok(Response::new(arena.profile(request.get_ref())?));
+        }
+        let bot = self.bot(&request)?;
+        let profile = self.blocking.run(move || arena.own_profile(bot)).await?;
         Ok(Response::new(profile?))
     }
 

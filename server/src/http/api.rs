@@ -197,6 +197,12 @@ pub(super) async fn rpc(
             )
             .await
         }
+        "GetReplayViews" => {
+            call.unary(|s, r: Request<pb::GetReplayViewsRequest>| async move {
+                s.get_replay_views(r).await
+            })
+            .await
+        }
         "StreamEvents" => match message::<pb::StreamEventsRequest>(&call.json) {
             Ok(msg) => game_stream(&ctx, peer, &call.headers, msg).await,
             Err(e) => Err(e),
