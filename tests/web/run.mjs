@@ -158,10 +158,14 @@ try {
       await page.waitForFunction((want) => document.body.dataset.replayPos === String(want), v);
     }
     const atStep = await shown();
+    // The same version as seat 0 saw it.
+    await page.selectOption('#as-seat', '0');
+    await page.waitForFunction(() => document.querySelector('#seats tr[data-seat="0"] .goods, #seats tr[data-seat="0"] .hand'));
+    const asSeat = await shown();
     await page.locator('#next-score').click();
     await page.waitForFunction((from) => Number(document.body.dataset.replayPos) > from, replay.step);
     const scoreStep = Number(await page.getAttribute('body', 'data-replay-pos'));
-    results.replays.push({ gameId: replay.gameId, atEnd, atStep, step: replay.step, scoreStep });
+    results.replays.push({ gameId: replay.gameId, atEnd, atStep, asSeat, step: replay.step, scoreStep });
   }
 
   // 4. A person plays complete games against the built-in bots, by clicks.
@@ -181,11 +185,13 @@ try {
     let decisions = 0;
     let boardClicks = 0;
     let most = 0;
+    let widest = 0;
     for (;;) {
       // Wait for this seat's decision, or the end.
       await page.waitForFunction(() => document.body.dataset.status === 'GAME_STATUS_FINISHED' || document.querySelector('#actions:not([hidden]) button.choice'));
       if ((await page.getAttribute('body', 'data-status')) === 'GAME_STATUS_FINISHED') break;
       const version = await page.getAttribute('body', 'data-version');
+      widest = Math.max(widest, await page.locator('#actions button.choice').count());
       let these = 0;
       // A place on the board when there is one, else the list: the first
       // choice or group; a group's (or a place's) list then gets one more.
@@ -204,7 +210,7 @@ try {
     }
     await page.waitForSelector('#outcome:not(:empty)');
     const gameId = page.url().split('/games/')[1].split('#')[0];
-    results.human.push({ kind: game.kind, gameId, clicks, decisions, boardClicks, most, shown: await shown() });
+    results.human.push({ kind: game.kind, gameId, clicks, decisions, boardClicks, most, widest, shown: await shown() });
   }
 
   // 5. Boards of several sizes (a four-player Meduris): layout at every width.

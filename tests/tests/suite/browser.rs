@@ -201,12 +201,18 @@ fn assert_shows(shown: &Value, view: &pb::StateView, what: &str) {
     assert_eq!(shown["status"], status, "{what}");
 }
 
-/// The replay's view of game `id` at `version`, as a spectator saw it.
-async fn replay_view(client: &mut Client, id: &str, version: u64) -> pb::StateView {
+/// The replay's view of game `id` at `version`, as `seat` (or a spectator)
+/// saw it.
+async fn replay_view(
+    client: &mut Client,
+    id: &str,
+    seat: Option<u32>,
+    version: u64,
+) -> pb::StateView {
     client
         .get_replay_views(pb::GetReplayViewsRequest {
             game_id: id.to_owned(),
-            seat: None,
+            seat,
             from_version: version,
             page_size: 1,
         })
@@ -552,8 +558,27 @@ async fn the_viewer_in_a_real_browser() {
         );
         assert_shows(
             &shown["atStep"],
-            &replay_view(&mut client, id, replay_step).await,
+            &replay_view(&mut client, id, None, replay_step).await,
             &format!("{name} replay at version {replay_step}"),
+        );
+        // As seat 0 saw it: its secrets on its row, nobody else's.
+        let seat0 = replay_view(&mut client, id, Some(0), replay_step).await;
+        assert_shows(
+            &shown["asSeat"],
+            &seat0,
+            &format!("{name} replay as seat 0"),
+        );
+        let secret_rows: Vec<u64> = shown["asSeat"]["seats"]
+            .as_array()
+            .expect("seats")
+            .iter()
+            .filter(|r| !r["secret"].is_null())
+            .map(|r| r["seat"].as_u64().unwrap())
+            .collect();
+        assert_eq!(
+            secret_rows,
+            [0],
+            "{name}: seat 0's view shows its secrets only"
         );
         let events = all_events(&mut client, id, None).await;
         let next_score = events
@@ -601,6 +626,10 @@ async fn the_viewer_in_a_real_browser() {
             game["decisions"].as_u64(),
             Some(mine),
             "every decision of seat 0: {game}"
+        );
+        assert!(
+            game["widest"].as_u64() <= Some(8),
+            "a few choices or groups at a time, never a wall of buttons: {game}"
         );
         assert!(
             game["most"].as_u64() <= Some(2),
