@@ -105,6 +105,8 @@ function circle(v, c, b, tgt, names, leaders) {
   const stones = (c.stones || []).map((n, seat) => (num(n) ? `${names(seat)} ${num(n)}` : null)).filter(Boolean);
   g.append(s('title', {}, [`circle ${c.letter}, a ${shape} (its top dolmen scores x${top})${leader !== null ? `, led by ${names(leader)}` : ''}${c.complete ? ', complete' : ''}${stones.length ? `; stones: ${stones.join(', ')}` : ''}`]));
   g.append(s('rect', { x, y, width: w, height: hgt, rx: 22, fill: c.complete ? '#b8b8a8' : meadow, stroke: '#7a8f55', 'stroke-width': 1.5, class: 'circle-shape' }));
+  // Its ring of standing stones.
+  g.append(s('rect', { x: x + 6, y: y + 6, width: w - 12, height: hgt - 12, rx: 17, fill: 'none', stroke: '#8c8a7e', 'stroke-width': 6, 'stroke-dasharray': '0.1 15', 'stroke-linecap': 'round', 'pointer-events': 'none' }));
   if (leader !== null) {
     leaders.append(s('rect', { x: x + 3, y: y + 3, width: w - 6, height: hgt - 6, rx: 20, fill: 'none', stroke: colour(leader), 'stroke-width': 6, 'stroke-dasharray': '14 6', class: `leader-outline seat-${leader}` }));
   }

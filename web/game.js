@@ -33,7 +33,9 @@ function rulesPanel(type, board) {
 }
 
 function skeleton(root, board, type, gameId, token, state) {
-  const you = token ? `you play ${seatName(state, num(state.viewerSeat))} (seat ${num(state.viewerSeat)})` : 'watching as a spectator';
+  const seat = num(state.viewerSeat);
+  const named = seatName(state, seat);
+  const you = token ? `you play ${named}${named === `seat ${seat}` ? '' : ` (seat ${seat})`}` : 'watching as a spectator';
   const title = type?.displayName || board.title;
   const ui = {
     boardEl: h('div', { class: 'board-wrap' }),

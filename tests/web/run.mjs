@@ -272,7 +272,9 @@ try {
     await page.selectOption('#opponent-0', plan.challenge.opponentId);
     await page.locator('#send-challenge').click();
     await page.waitForSelector('#feed li.sent');
+    await page.waitForSelector('#feed a.watch');
     layouts.push(await layout('my bot'));
+    await shots('my-bot');
     await page.locator('#feed a.watch').first().click();
     await page.waitForURL(/\/games\/[0-9a-f]+$/);
     const gameId = page.url().split('/games/')[1];

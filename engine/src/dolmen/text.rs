@@ -49,7 +49,7 @@ impl fmt::Display for Decision {
         match *self {
             Decision::PlaceDruid => f.write_str("place one of your druids on a free site"),
             Decision::Turn => f.write_str(
-                "your turn: walk a standing druid (jumping the druids in its way), \
+                "the turn: walk a standing druid (jumping the druids in its way), \
                  lay one down to collect herbs, or fly a lying druid to any free \
                  site; a walk or a flight may leave a stone behind",
             ),
@@ -69,16 +69,16 @@ impl fmt::Display for Decision {
                 if on_top {
                     write!(
                         f,
-                        "you lead {circle} now: you may place a dolmen on top of its \
-                         stack (when the circle is complete, the top dolmen scores \
+                        "{circle} has a new leader, who may place a dolmen on top of \
+                         its stack (when the circle is complete, the top dolmen scores \
                          its value x {top}, each one below one less)"
                     )
                 } else {
                     write!(
                         f,
-                        "you equal the leader of {circle}: you may place a dolmen \
-                         under its stack (scored when the circle is complete: the top \
-                         one x {top}, each one below one less)"
+                        "the leader of {circle} is equalled: the seat may place a \
+                         dolmen under its stack (scored when the circle is complete: \
+                         the top one x {top}, each one below one less)"
                     )
                 }
             }

@@ -44,12 +44,10 @@ impl fmt::Display for Decision {
                 "place a worker on a plateau: whenever the die shows its good, \
                  each worker there yields 1 of it",
             ),
-            Decision::TakeGood => f.write_str("the die shows +1: take a good of your choice"),
-            Decision::ReturnGood => {
-                f.write_str("the die shows -1: give back a good of your choice")
-            }
+            Decision::TakeGood => f.write_str("the die shows +1: take any one good"),
+            Decision::ReturnGood => f.write_str("the die shows -1: give back any one good"),
             Decision::Turn => f.write_str(
-                "your turn: a big yield (move a worker to another plateau: it yields \
+                "the turn: a big yield (move a worker to another plateau: it yields \
                  as many goods as its height there), a hut (pay the field's two goods \
                  once per hut of its settlement, take the area's rune stone) or a \
                  temple (pay the field's two goods once; it scores the huts beside \
@@ -61,7 +59,7 @@ impl fmt::Display for Decision {
                 }
                 write!(
                     f,
-                    "offering at your hut on field {field}: both of its goods earn \
+                    "offering at the hut on field {field}: both of its goods earn \
                      1 point per hut of its settlement, one earns 1 point, nothing \
                      costs 1 point"
                 )
