@@ -6,7 +6,7 @@
 // computed it (the view carries the geometry); it knows no rule. Every read
 // of a Die Dolmengötter field of the contract is in this file.
 
-import { s, h, label, disc, ink, num, oneof } from './dom.js';
+import { s, h, label, disc, ink, num, oneof, placeAttrs, turnStatus } from './dom.js';
 
 export const title = 'Die Dolmengötter';
 
@@ -71,7 +71,7 @@ function block(v, c) {
 export function draw(state, targets) {
   const v = view(state);
   const names = (seat) => state.seats?.[seat]?.name || `seat ${seat}`;
-  const tgt = (key) => (targets.has(key) ? { 'data-target': key, class: 'target', tabindex: 0, role: 'button', 'aria-label': targetName(key, state) } : { 'data-key': key });
+  const tgt = (key) => placeAttrs(targets, key, targetName(key, state));
   const size = 2 * MARGIN + 8 * STEP;
   const svg = s('svg', { viewBox: `0 0 ${size} ${size}`, class: 'board dolmen', role: 'img', 'aria-label': 'Die Dolmengötter board' });
   svg.append(s('rect', { x: 0, y: 0, width: size, height: size, rx: 16, fill: '#5f8f45' }));
@@ -178,11 +178,8 @@ export function seatRows(state) {
 // What the board's symbols mean.
 export const legend = 'Meadows are stone circles: squares (top dolmen scores its value ×3), hexagons (×4) and octagons (×5), each with its letter; a dashed coloured border marks its leader. Brown lines are paths; druids and stones stand where they cross (the sites; numbers round the edge give their coordinates). Round pieces: standing druids; flat ones marked "z": lying druids (collecting herbs). Squares: stones. "2:3": a dolmen of seat 2 worth 3, top of the stack first; "2:?": its value is hidden until it scores. Complete circles are grey.';
 
-export function status(state) {
-  const v = view(state);
-  const end = v.endTriggeredBy !== undefined ? `, last turns (${num(v.lastTurnsLeft)} left)` : '';
-  return `turn ${num(v.turn)}${end}`;
-}
+// Turn and end, for the status line.
+export const status = (state) => turnStatus(view(state));
 
 export function changesScore(event) {
   return Boolean(event.dolmen?.scored);

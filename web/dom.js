@@ -94,5 +94,20 @@ export function when(ms) {
   return t ? new Date(t).toLocaleString() : '';
 }
 
+// "turn 12", and how many last turns are left once the end is triggered:
+// the status line of a game view with these common fields.
+export function turnStatus(v) {
+  const end = v.endTriggeredBy !== undefined ? `, last turns (${num(v.lastTurnsLeft)} left)` : '';
+  return `turn ${num(v.turn)}${end}`;
+}
+
+// The attributes of a board place `key`: a clickable, focusable target
+// named `name` when `targets` has it, else just its key.
+export function placeAttrs(targets, key, name) {
+  return targets.has(key)
+    ? { 'data-target': key, class: 'target', tabindex: 0, role: 'button', 'aria-label': name }
+    : { 'data-key': key };
+}
+
 // A number with one decimal.
 export const fixed = (x, d = 1) => Number(x || 0).toFixed(d);

@@ -6,7 +6,7 @@
 // server computed it; it knows no rule. Every read of a Meduris field of the
 // contract is in this file.
 
-import { s, h, label, disc, ink, num, oneof } from './dom.js';
+import { s, h, label, disc, ink, num, oneof, placeAttrs, turnStatus } from './dom.js';
 
 export const title = 'Meduris';
 
@@ -151,7 +151,7 @@ function building(x, y, seat, temple, size, name) {
 export function draw(state, targets) {
   const v = view(state);
   const names = (seat) => state.seats?.[seat]?.name || `seat ${seat}`;
-  const tgt = (key) => (targets.has(key) ? { 'data-target': key, class: 'target', tabindex: 0, role: 'button', 'aria-label': targetName(key, state) } : { 'data-key': key });
+  const tgt = (key) => placeAttrs(targets, key, targetName(key, state));
   const svg = s('svg', { viewBox: `0 0 ${SIZE} ${SIZE}`, class: 'board meduris', role: 'img', 'aria-label': 'Meduris board' });
   svg.append(s('rect', { x: 0, y: 0, width: SIZE, height: SIZE, rx: 18, fill: '#2f6b5a' }));
   svg.append(s('rect', { x: CELL, y: CELL, width: SIZE - 2 * CELL, height: SIZE - 2 * CELL, rx: 12, fill: '#6f9a4a' }));
@@ -348,11 +348,7 @@ export function seatRows(state) {
 export const legend = 'Round the edge: the score track, each player\'s marker on its score. Each field shows the two goods it asks for (green bar: wood, white disc: wool, orange diamond: copper, grey hexagon: stone); a gold star is a +2 points chip, a white house a free hut chip, a purple drop a druid-offering chip. Houses are huts, wide ones with a bar are temples, with their owner\'s seat number. Beside each area\'s name, its rune stone (grey: in the supply). The white figure is the druid; discs on the plateaus are workers, bottom first.';
 
 // Turn and end, for the status line.
-export function status(state) {
-  const v = view(state);
-  const end = v.endTriggeredBy !== undefined ? `, last turns (${num(v.lastTurnsLeft)} left)` : '';
-  return `turn ${num(v.turn)}${end}`;
-}
+export const status = (state) => turnStatus(view(state));
 
 // True when the event changes a score (the replay's "score" steps).
 export function changesScore(event) {

@@ -99,23 +99,38 @@ fn views_of<G: ProtoGame>(
     from: u64,
     count: usize,
 ) -> Result<Vec<ReplayView>, ReplayError> {
+    let last = replay.actions.len() as u64;
+    let until = from.saturating_add(count as u64).min(last + 1);
+    let mut out = Vec::with_capacity(until.saturating_sub(from) as usize);
+    replay_through::<G>(replay, until, |game, version| {
+        if version >= from {
+            out.push(ReplayView {
+                version,
+                to_act: game.to_act().map(|s| u32::from(s.0)),
+                decision: game.decision(),
+                decision_description: game.decision_description(),
+                outcome: game.outcome().as_ref().map(encode_outcome),
+                game: G::encode_view(&game.view(viewer)),
+            });
+        }
+    })?;
+    Ok(out)
+}
+
+/// Sets `replay`'s game up and applies its actions before version `until`
+/// (all of them for `u64::MAX`), showing `each` the game as set up (version
+/// 0) and after every action; the game at the end.
+fn replay_through<G: ProtoGame>(
+    replay: &pb::Replay,
+    until: u64,
+    mut each: impl FnMut(&G, u64),
+) -> Result<G, ReplayError> {
     let options =
         G::decode_options(&replay.options.unwrap_or_default()).map_err(ReplayError::Options)?;
     let mut events = Vec::new();
     let mut game = G::new(replay.players as usize, replay.seed, &options, &mut events)?;
-    let last = replay.actions.len() as u64;
-    let until = from.saturating_add(count as u64).min(last + 1);
-    let mut out = Vec::with_capacity(until.saturating_sub(from) as usize);
-    let view = |game: &G, version: u64| ReplayView {
-        version,
-        to_act: game.to_act().map(|s| u32::from(s.0)),
-        decision: game.decision(),
-        decision_description: game.decision_description(),
-        outcome: game.outcome().as_ref().map(encode_outcome),
-        game: G::encode_view(&game.view(viewer)),
-    };
-    if from == 0 && until > 0 {
-        out.push(view(&game, 0));
+    if until > 0 {
+        each(&game, 0);
     }
     for (index, a) in replay.actions.iter().enumerate() {
         let version = index as u64 + 1;
@@ -132,11 +147,9 @@ fn views_of<G: ProtoGame>(
                 seat: a.seat,
                 source: Box::new(e),
             })?;
-        if version >= from {
-            out.push(view(&game, version));
-        }
+        each(&game, version);
     }
-    Ok(out)
+    Ok(game)
 }
 
 /// Plays `replay` through the engine and returns the outcome it produces, if
@@ -148,21 +161,7 @@ pub fn verify(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {
 }
 
 fn verify_game<G: ProtoGame>(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {
-    let options =
-        G::decode_options(&replay.options.unwrap_or_default()).map_err(ReplayError::Options)?;
-    let mut events = Vec::new();
-    let mut game = G::new(replay.players as usize, replay.seed, &options, &mut events)?;
-    for (index, a) in replay.actions.iter().enumerate() {
-        let action = a.action.as_ref().ok_or(ReplayError::Empty(index))?;
-        let action =
-            G::decode_action(action).map_err(|source| ReplayError::Malformed { index, source })?;
-        game.apply(Seat(a.seat.min(255) as u8), &action, &mut events)
-            .map_err(|e| ReplayError::Action {
-                index,
-                seat: a.seat,
-                source: Box::new(e),
-            })?;
-    }
+    let game = replay_through::<G>(replay, u64::MAX, |_, _| {})?;
     let abandoned = replay.status == pb::GameStatus::Abandoned as i32;
     match (game.to_act().is_none(), abandoned) {
         (true, true) => {

@@ -16,7 +16,7 @@ use axum::response::{IntoResponse, Response};
 use druids_contract::pb::{self, arena_service_server::ArenaService};
 use tonic::Request;
 
-use super::api::{Call, from_seq, grpc_request, stream_response};
+use super::api::{Call, Events, Sequenced, from_seq, grpc_request, stream_response};
 use super::{ApiError, Ctx};
 use crate::arena::api::ArenaApi;
 
@@ -78,18 +78,11 @@ pub(super) async fn bot_events(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
-    let stream = async {
-        let from_seq = from_seq(query.as_deref(), &headers)?;
-        let req = grpc_request(
-            ctx.local,
-            peer,
-            &headers,
-            pb::StreamBotEventsRequest { from_seq },
-        )?;
-        let events = ctx.arena.stream_bot_events(req).await?.into_inner();
-        Ok::<_, ApiError>(stream_response(events, &headers))
-    };
-    stream.await.unwrap_or_else(IntoResponse::into_response)
+    let request = |from_seq| pb::StreamBotEventsRequest { from_seq };
+    log(&ctx, peer, query, &headers, request, |a, r| async move {
+        a.stream_bot_events(r).await
+    })
+    .await
 }
 
 /// `GET /api/v1/tournaments/{id}/events?from_seq=N`: StreamTournamentEvents.
@@ -100,19 +93,36 @@ pub(super) async fn tournament_events(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
+    let request = |from_seq| pb::StreamTournamentEventsRequest {
+        tournament_id,
+        from_seq,
+    };
+    log(&ctx, peer, query, &headers, request, |a, r| async move {
+        a.stream_tournament_events(r).await
+    })
+    .await
+}
+
+/// One of the arena's event logs from the query's `from_seq` (or after
+/// `Last-Event-ID`), opened with `open` on the request `request` makes.
+async fn log<Req, E, F, Fut>(
+    ctx: &Ctx,
+    peer: SocketAddr,
+    query: Option<String>,
+    headers: &HeaderMap,
+    request: impl FnOnce(u64) -> Req,
+    open: F,
+) -> Response
+where
+    E: Sequenced,
+    F: FnOnce(Arc<ArenaApi>, Request<Req>) -> Fut,
+    Fut: std::future::Future<Output = Result<tonic::Response<Events<E>>, tonic::Status>>,
+{
     let stream = async {
-        let from_seq = from_seq(query.as_deref(), &headers)?;
-        let req: Request<_> = grpc_request(
-            ctx.local,
-            peer,
-            &headers,
-            pb::StreamTournamentEventsRequest {
-                tournament_id,
-                from_seq,
-            },
-        )?;
-        let events = ctx.arena.stream_tournament_events(req).await?.into_inner();
-        Ok::<_, ApiError>(stream_response(events, &headers))
+        let from_seq = from_seq(query.as_deref(), headers)?;
+        let req = grpc_request(ctx.local, peer, headers, request(from_seq))?;
+        let events = open(Arc::clone(&ctx.arena), req).await?.into_inner();
+        Ok::<_, ApiError>(stream_response(events, headers))
     };
     stream.await.unwrap_or_else(IntoResponse::into_response)
 }

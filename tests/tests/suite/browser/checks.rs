@@ -1,113 +1,15 @@
-//! The web viewer in a real browser: Debian's Chromium (found on `PATH`,
-//! installed with apt-get when missing) driven by playwright-core
-//! (`tests/web/run.mjs`, from the npm registry into `target/web-tests/`). The
-//! test fails, never skips, when it cannot run.
-//!
-//! It sets a server up with games of every kind and size, a ladder played
-//! by bots, a tournament and a bot ready to be challenged; the script visits
-//! every page once, at 360, 768 and 1280 px, plays two complete games by
-//! real clicks, sends a challenge and watches its game, and prints what the
-//! pages showed. Everything shown is compared here with the server's own
-//! answers (GetState, GetReplayViews, GetLeaderboard, GetRatingHistory, ...),
-//! never with the page's own code. Screenshots land in `target/screenshots/`.
+//! What the browser test checks of the pages, each against the server's own
+//! answers: a board shows a view (GetState, GetReplayViews) piece by piece;
+//! lists, leaderboards, profiles and tournaments show what ListGames,
+//! GetLeaderboard, GetRatingHistory and GetTournament answer.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::process::Command;
-use std::sync::Arc;
-use std::time::Instant;
 
 use druids_contract::pb;
-use druids_contract::pb::arena_service_client::ArenaServiceClient;
-use druids_server::MemoryStore;
-use druids_tests::install::{apt_install, on_path};
-use druids_tests::{Lcg, TestServer, all_events, authed, create, play_random, state};
+use druids_tests::{all_events, state};
 use serde_json::{Value, json};
 
-use crate::arena::{arena, play_seat, register, seek_and_play, wait_tournament};
-use crate::web::{http_face, target_dir};
-
-/// Makes sure Chromium, Node.js and playwright-core are there; returns the
-/// browser's path and the directory holding the script and its modules.
-fn browser_tools() -> (PathBuf, PathBuf) {
-    let runs = |cmd: &str| {
-        Command::new(cmd)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let chromium = || on_path("chromium").or_else(|| on_path("chromium-browser"));
-    assert!(
-        apt_install("chromium", true, || chromium().is_some()),
-        "the browser tests need Chromium on PATH: `apt-get install chromium` failed \
-         (run as root, with Debian's package mirrors reachable)"
-    );
-    for (package, program) in [("nodejs", "node"), ("npm", "npm")] {
-        assert!(
-            apt_install(package, false, || runs(program)),
-            "the browser tests need {program}: `apt-get install {package}` failed"
-        );
-    }
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("web");
-    let dir = target_dir().join("web-tests");
-    std::fs::create_dir_all(&dir).expect("target/web-tests");
-    let lock = std::fs::read(src.join("package-lock.json")).expect("tests/web/package-lock.json");
-    let installed_lock = std::fs::read(dir.join("package-lock.json")).ok();
-    if installed_lock.as_deref() != Some(&lock[..])
-        || !dir.join("node_modules/playwright-core").exists()
-    {
-        std::fs::copy(src.join("package.json"), dir.join("package.json")).expect("copy");
-        std::fs::copy(src.join("package-lock.json"), dir.join("package-lock.json")).expect("copy");
-        let status = Command::new("npm")
-            .args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"])
-            .current_dir(&dir)
-            .status();
-        assert!(
-            status.is_ok_and(|s| s.success()),
-            "the browser tests need playwright-core: `npm ci` in {} failed (is the npm \
-             registry reachable?)",
-            dir.display()
-        );
-    }
-    std::fs::copy(src.join("run.mjs"), dir.join("run.mjs")).expect("copy run.mjs");
-    (chromium().expect("chromium is installed"), dir)
-}
-
-type Client = pb::druids_service_client::DruidsServiceClient<tonic::transport::Channel>;
-type Arena = ArenaServiceClient<tonic::transport::Channel>;
-
-/// Plays random actions until a seat other than `seat` has a dolmen on the
-/// board (its value hidden from `seat`), with the game still running.
-async fn until_foreign_dolmen(client: &mut Client, game_id: &str, tokens: &[String], seat: u32) {
-    let mut rng = Lcg(5);
-    for _ in 0..2000 {
-        let st = state(client, game_id, None).await;
-        let Some(pb::state_view::Game::Dolmen(v)) = &st.game else {
-            panic!("not a dolmen game")
-        };
-        if v.circles
-            .iter()
-            .any(|c| c.stack.iter().any(|d| d.seat != seat))
-        {
-            return;
-        }
-        assert_eq!(st.status, pb::GameStatus::Running as i32, "over too early");
-        play_random(client, game_id, tokens, &mut rng, 1)
-            .await
-            .expect("play");
-    }
-    panic!("no dolmen of another seat after 2000 actions");
-}
-
-/// Plays random actions until it is seat 0's decision.
-async fn until_seat_zero(client: &mut Client, game_id: &str, tokens: &[String], seed: u64) {
-    let mut rng = Lcg(seed);
-    while state(client, game_id, None).await.to_act != Some(0) {
-        play_random(client, game_id, tokens, &mut rng, 1)
-            .await
-            .expect("play");
-    }
-}
+use super::scene::{Arena, Client, REPLAY_STEP, Scene};
 
 /// What a board shows of a view, as `run.mjs` reads the page: each place
 /// (a field, a site, a circle) with its pieces' classes (and each dolmen's
@@ -223,220 +125,22 @@ async fn replay_view(
         .remove(0)
 }
 
-/// Plays the games of a bot's matches and accepts every challenge to it,
-/// until aborted.
-async fn answer_and_play(url: String, key: String) {
-    let mut arena = ArenaServiceClient::connect(url.clone())
-        .await
-        .expect("connect");
-    let mut stream = arena
-        .stream_bot_events(authed(&key, pb::StreamBotEventsRequest { from_seq: 1 }))
-        .await
-        .expect("events")
-        .into_inner();
-    let mut games = tokio::task::JoinSet::new();
-    while let Ok(Some(event)) = stream.message().await {
-        match event.event {
-            Some(pb::bot_event::Event::ChallengeReceived(c)) => {
-                arena
-                    .answer_challenge(authed(
-                        &key,
-                        pb::AnswerChallengeRequest {
-                            challenge_id: c.challenge_id,
-                            accept: true,
-                        },
-                    ))
-                    .await
-                    .expect("accept");
-            }
-            Some(pb::bot_event::Event::GameStarted(g)) => {
-                games.spawn(play_seat(
-                    url.clone(),
-                    g.game_id,
-                    key.clone(),
-                    g.seat,
-                    event.seq,
-                ));
-            }
-            _ => {}
-        }
-    }
+/// Checks everything `run.mjs` printed (`results`) against the server.
+pub(super) async fn all(results: &Value, scene: &Scene, client: &mut Client, a: &mut Arena) {
+    layouts(results);
+    spectator(results, scene, client).await;
+    list(results, client).await;
+    replays(results, scene, client).await;
+    human(results, client).await;
+    secrets(results, scene, client).await;
+    ladder(results, scene, client, a).await;
+    challenge(results, scene, client).await;
+    errors(results, scene);
 }
 
-/// A ladder: three bots play rated two-player Die Dolmengötter matches (by
-/// matchmaking) and a round-robin tournament. Returns the bots (id, key).
-async fn ladder(server: &TestServer, a: &mut Arena) -> Vec<(String, String)> {
-    let mut bots = Vec::new();
-    for name in ["ada", "bob", "cy"] {
-        bots.push(register(a, name).await);
-    }
-    let seek = pb::SeekRequest {
-        kind: pb::GameKind::Dolmen as i32,
-        min_players: 2,
-        max_players: 2,
-        rated: true,
-    };
-    for (round, (x, y)) in [(0, 1), (1, 2), (0, 2), (0, 1)].into_iter().enumerate() {
-        let first = seek_and_play(server.url(), bots[x].1.clone(), seek, 100 + round as u64);
-        let second = seek_and_play(server.url(), bots[y].1.clone(), seek, 200 + round as u64);
-        tokio::join!(first, second);
-    }
-    let players: Vec<_> = bots
-        .iter()
-        .map(|(_, key)| tokio::spawn(answer_and_play(server.url(), key.clone())))
-        .collect();
-    let t = a
-        .create_tournament(authed(
-            &bots[0].1,
-            pb::CreateTournamentRequest {
-                name: "Autumn cup".into(),
-                kind: pb::GameKind::Dolmen as i32,
-                players: 2,
-                entrants: bots.iter().map(|(id, _)| id.clone()).collect(),
-                format: Some(pb::create_tournament_request::Format::RoundRobin(
-                    pb::RoundRobin { games_per_group: 1 },
-                )),
-                ..Default::default()
-            },
-        ))
-        .await
-        .expect("tournament")
-        .into_inner()
-        .tournament
-        .unwrap();
-    wait_tournament(a, &t.tournament_id, |t| {
-        t.status == pb::TournamentStatus::Finished as i32
-    })
-    .await;
-    for p in players {
-        p.abort();
-    }
-    bots
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn the_viewer_in_a_real_browser() {
-    let (chromium, tools) = tokio::task::spawn_blocking(browser_tools)
-        .await
-        .expect("install task");
-    let started = Instant::now();
-    let server = TestServer::with(Arc::new(MemoryStore::default()), crate::arena::limits()).await;
-    let base = http_face(&server).await;
-    let mut client = server.client().await;
-    let mut a = arena(&server).await;
-
-    // Finished games to replay, and a four-player Meduris at seat 0's turn.
-    let mut finished = Vec::new();
-    for (name, kind, players, seed) in [
-        ("meduris", pb::GameKind::Meduris, 2, 3),
-        ("dolmen", pb::GameKind::Dolmen, 3, 4),
-    ] {
-        let (id, tokens) = create(&mut client, kind, players, seed).await;
-        play_random(&mut client, &id, &tokens, &mut Lcg(seed), usize::MAX)
-            .await
-            .expect("play");
-        finished.push((name, id));
-    }
-    let (big, big_tokens) = create(&mut client, pb::GameKind::Meduris, 4, 12).await;
-    play_random(&mut client, &big, &big_tokens, &mut Lcg(12), 120)
-        .await
-        .expect("play");
-    until_seat_zero(&mut client, &big, &big_tokens, 12).await;
-    // Seats with secrets: Meduris goods, dolmens of other seats.
-    let (med_id, med_tokens) = create(&mut client, pb::GameKind::Meduris, 3, 5).await;
-    play_random(&mut client, &med_id, &med_tokens, &mut Lcg(5), 40)
-        .await
-        .expect("play");
-    let (dol_id, dol_tokens) = create(&mut client, pb::GameKind::Dolmen, 5, 5).await;
-    until_foreign_dolmen(&mut client, &dol_id, &dol_tokens, 0).await;
-    // The ladder, and a bot ready to be challenged from the browser.
-    let bots = ladder(&server, &mut a).await;
-    let (me, me_key) = register(&mut a, "my-bot").await;
-    let (house, house_key) = register(&mut a, "house-greedy").await;
-    // A rated match each, so that both are on the leaderboard the page
-    // offers opponents from.
-    let seek = pb::SeekRequest {
-        kind: pb::GameKind::Dolmen as i32,
-        min_players: 2,
-        max_players: 2,
-        rated: true,
-    };
-    tokio::join!(
-        seek_and_play(server.url(), me_key.clone(), seek, 7),
-        seek_and_play(server.url(), house_key.clone(), seek, 8)
-    );
-    let challenged = tokio::spawn(answer_and_play(server.url(), house_key.clone()));
-    let challenger = tokio::spawn(answer_and_play(server.url(), me_key.clone()));
-    // A live game, played once the spectator's page follows it.
-    let (live_id, live_tokens) = create(&mut client, pb::GameKind::Dolmen, 2, 11).await;
-    let player = {
-        let service = Arc::clone(&server.service);
-        let mut client = server.client().await;
-        let (id, tokens) = (live_id.clone(), live_tokens.clone());
-        tokio::spawn(async move {
-            while service.open_streams() == 0 {
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-            }
-            play_random(&mut client, &id, &tokens, &mut Lcg(11), usize::MAX)
-                .await
-                .expect("play the live game");
-        })
-    };
-
-    let screenshots = target_dir().join("screenshots");
-    let user_data = tempdir("druids-chromium");
-    let replay_step = 9;
-    let plan = json!({
-        "base": base,
-        "chromium": chromium,
-        "screenshots": screenshots,
-        "userDataDir": user_data,
-        "widths": [360, 768, 1280],
-        "spectate": {"gameId": live_id},
-        "replays": finished.iter().map(|(name, id)| json!({"name": name, "gameId": id, "step": replay_step})).collect::<Vec<_>>(),
-        "human": [{"kind": "meduris", "seed": 7}, {"kind": "dolmen", "seed": 8}],
-        "boards": [
-            {"name": "Meduris, 4 players, seat 0 to decide", "path": format!("/games/{big}#token={}", big_tokens[0])},
-            {"name": "Meduris, 3 players", "path": format!("/games/{med_id}")},
-            {"name": "Die Dolmengötter, 5 players", "path": format!("/games/{dol_id}")},
-        ],
-        "secrets": [
-            {"name": "meduris", "gameId": med_id, "token": med_tokens[0], "seat": 0},
-            {"name": "dolmen", "gameId": dol_id, "token": dol_tokens[0], "seat": 0},
-        ],
-        "ladder": {"game": "dolmen", "players": 2, "botId": bots[0].0},
-        "challenge": {"key": me_key, "kind": "GAME_KIND_DOLMEN", "opponentId": house},
-        "errors": [
-            {"name": "unknown game", "path": "/games/0123456789abcdef"},
-            {"name": "bad token", "path": format!("/games/{med_id}#token=00ff")},
-            {"name": "unknown page", "path": "/no/such/page"},
-            {"name": "unknown bot", "path": "/bots/00000000000000ff"},
-        ],
-    });
-    let plan_file = user_data.with_extension("json");
-    std::fs::write(&plan_file, plan.to_string()).expect("plan");
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new("node")
-            .arg(tools.join("run.mjs"))
-            .arg(&plan_file)
-            .current_dir(&tools)
-            .output()
-            .expect("node runs")
-    })
-    .await
-    .expect("browser task");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "run.mjs failed: {stderr}\n{stdout}");
-    let results: Value = serde_json::from_str(stdout.lines().last().unwrap_or(""))
-        .unwrap_or_else(|e| panic!("run.mjs printed no results ({e}): {stdout}\n{stderr}"));
-    assert!(results["error"].is_null(), "browser: {}", results["error"]);
-    assert_eq!(results["problems"], json!([]), "page problems");
-    challenged.abort();
-    challenger.abort();
-
-    // Every page at every width: nothing wider than the window, no two
-    // labels of a board on top of each other.
+/// Every page at every width: nothing wider than the window, no two
+/// labels of a board on top of each other.
+fn layouts(results: &Value) {
     let layouts = results["layouts"].as_array().expect("layouts");
     assert!(layouts.len() >= 10, "{}", layouts.len());
     for page in layouts {
@@ -472,19 +176,23 @@ async fn the_viewer_in_a_real_browser() {
             );
         }
     }
+}
 
-    // The spectator's page ended on the server's final view.
-    player.await.expect("live game played");
-    let live_end = state(&mut client, &live_id, None).await;
+/// The spectator's page ended on the server's final view.
+async fn spectator(results: &Value, scene: &Scene, client: &mut Client) {
+    let live_id = &scene.live;
+    let live_end = state(client, live_id, None).await;
     assert_shows(
         &results["spectate"]["shown"],
         &live_end,
         "spectator page at the end",
     );
-    let events = all_events(&mut client, &live_id, None).await;
+    let events = all_events(client, live_id, None).await;
     assert!(results["spectate"]["events"].as_u64() >= Some(30.min(events.len() as u64)));
+}
 
-    // The games list: results and filters as ListGames has them.
+/// The games list: results and filters as ListGames has them.
+async fn list(results: &Value, client: &mut Client) {
     let listed = client
         .list_games(pb::ListGamesRequest::default())
         .await
@@ -542,27 +250,31 @@ async fn the_viewer_in_a_real_browser() {
     let pages = &results["list"]["pages"];
     assert_eq!(pages[0].as_array().map(Vec::len), Some(2), "{pages}");
     assert_eq!(pages[1].as_array().map(Vec::len), Some(2), "{pages}");
+}
 
-    // Each replay opened at its result, and a step showed the server's view
-    // of that version; "score ▶" went to the first score change after it.
+/// Each replay opened at its result, and a step showed the server's view
+/// of that version, also as seat 0 saw it; "score ▶" went to the first
+/// score change after it.
+async fn replays(results: &Value, scene: &Scene, client: &mut Client) {
+    let (replay_step, finished) = (REPLAY_STEP, &scene.finished);
     for (shown, (name, id)) in results["replays"]
         .as_array()
         .expect("replays")
         .iter()
-        .zip(&finished)
+        .zip(finished)
     {
         assert_shows(
             &shown["atEnd"],
-            &state(&mut client, id, None).await,
+            &state(client, id, None).await,
             &format!("{name} replay at its end"),
         );
         assert_shows(
             &shown["atStep"],
-            &replay_view(&mut client, id, None, replay_step).await,
+            &replay_view(client, id, None, replay_step).await,
             &format!("{name} replay at version {replay_step}"),
         );
         // As seat 0 saw it: its secrets on its row, nobody else's.
-        let seat0 = replay_view(&mut client, id, Some(0), replay_step).await;
+        let seat0 = replay_view(client, id, Some(0), replay_step).await;
         assert_shows(
             &shown["asSeat"],
             &seat0,
@@ -580,7 +292,7 @@ async fn the_viewer_in_a_real_browser() {
             [0],
             "{name}: seat 0's view shows its secrets only"
         );
-        let events = all_events(&mut client, id, None).await;
+        let events = all_events(client, id, None).await;
         let next_score = events
             .iter()
             .filter(|e| e.version > replay_step)
@@ -600,14 +312,16 @@ async fn the_viewer_in_a_real_browser() {
             "{name}: the next score change"
         );
     }
+}
 
-    // A person played a whole game of each kind by clicks, each decision in
-    // one or two, and the page ended on the server's view.
+/// A person played a whole game of each kind by clicks, each decision in
+/// one or two, and the page ended on the server's view.
+async fn human(results: &Value, client: &mut Client) {
     let human = results["human"].as_array().expect("human games");
     assert_eq!(human.len(), 2);
     for game in human {
         let id = game["gameId"].as_str().expect("game id");
-        let end = state(&mut client, id, None).await;
+        let end = state(client, id, None).await;
         assert_eq!(end.status, pb::GameStatus::Finished as i32, "{game}");
         assert_shows(
             &game["shown"],
@@ -641,8 +355,12 @@ async fn the_viewer_in_a_real_browser() {
             "on the board: {game}"
         );
     }
+}
 
-    // A seat's page shows that seat's secrets and no other seat's.
+/// A seat's page shows that seat's secrets and no other seat's.
+async fn secrets(results: &Value, scene: &Scene, client: &mut Client) {
+    let (med_id, med_tokens) = &scene.meduris;
+    let (dol_id, dol_tokens) = &scene.dolmen;
     let secrets = results["secrets"].as_array().expect("secrets");
     assert_eq!(secrets.len(), 2);
     for page in secrets {
@@ -655,7 +373,7 @@ async fn the_viewer_in_a_real_browser() {
         assert_eq!(with_secrets, [0], "only seat 0's secrets");
     }
     let med_page = &secrets[0];
-    let own = state(&mut client, &med_id, Some(&med_tokens[0])).await;
+    let own = state(client, med_id, Some(&med_tokens[0])).await;
     assert_shows(&med_page["shown"], &own, "meduris seat page");
     let Some(pb::state_view::Game::Meduris(v)) = own.game else {
         panic!("meduris")
@@ -667,8 +385,7 @@ async fn the_viewer_in_a_real_browser() {
     );
     assert_eq!(med_page["shown"]["seats"][0]["secret"], line);
     for (seat, token) in med_tokens.iter().enumerate().skip(1) {
-        let Some(pb::state_view::Game::Meduris(v)) =
-            state(&mut client, &med_id, Some(token)).await.game
+        let Some(pb::state_view::Game::Meduris(v)) = state(client, med_id, Some(token)).await.game
         else {
             panic!("meduris")
         };
@@ -685,7 +402,7 @@ async fn the_viewer_in_a_real_browser() {
         }
     }
     let dol_page = &secrets[1];
-    let own = state(&mut client, &dol_id, Some(&dol_tokens[0])).await;
+    let own = state(client, dol_id, Some(&dol_tokens[0])).await;
     assert_shows(&dol_page["shown"], &own, "dolmen seat page");
     let places: BTreeMap<String, Vec<String>> =
         serde_json::from_value(dol_page["shown"]["places"].clone()).unwrap();
@@ -704,8 +421,7 @@ async fn the_viewer_in_a_real_browser() {
     // The SVG itself carries no value of another seat's dolmen either.
     let svg = dol_page["svg"].as_str().unwrap_or("");
     for (seat, token) in dol_tokens.iter().enumerate().skip(1) {
-        let Some(pb::state_view::Game::Dolmen(v)) =
-            state(&mut client, &dol_id, Some(token)).await.game
+        let Some(pb::state_view::Game::Dolmen(v)) = state(client, dol_id, Some(token)).await.game
         else {
             panic!("dolmen")
         };
@@ -722,8 +438,12 @@ async fn the_viewer_in_a_real_browser() {
             );
         }
     }
+}
 
-    // The leaderboard and a profile show the server's ratings, history and games.
+/// The leaderboard, a profile and a tournament show the server's ratings,
+/// history, games and standings.
+async fn ladder(results: &Value, scene: &Scene, client: &mut Client, a: &mut Arena) {
+    let bots = &scene.bots;
     let board = a
         .get_leaderboard(pb::GetLeaderboardRequest {
             kind: pb::GameKind::Dolmen as i32,
@@ -802,9 +522,12 @@ async fn the_viewer_in_a_real_browser() {
         .map(|s| s.bot.unwrap().bot_id)
         .collect();
     assert_eq!(results["tournament"], json!(standings));
+}
 
-    // The challenge sent from the browser became a match between the two
-    // bots, whose game the page watched to its end.
+/// The challenge sent from the browser became a match between the two
+/// bots, whose game the page watched to its end.
+async fn challenge(results: &Value, scene: &Scene, client: &mut Client) {
+    let me = &scene.me.0;
     let watched = results["challenge"]["gameId"]
         .as_str()
         .expect("the challenge's game");
@@ -826,11 +549,14 @@ async fn the_viewer_in_a_real_browser() {
         "{game:?}"
     );
     assert!(!game.rated);
-    let end = state(&mut client, watched, None).await;
+    let end = state(client, watched, None).await;
     assert_eq!(end.status, pb::GameStatus::Finished as i32);
     assert_shows(&results["challenge"]["shown"], &end, "the challenge's game");
+}
 
-    // Error pages say what happened and link back.
+/// Error pages say what happened and link back.
+fn errors(results: &Value, scene: &Scene) {
+    let med_id = &scene.meduris.0;
     let errors = results["errors"].as_array().expect("errors");
     let titles: Vec<&str> = errors
         .iter()
@@ -859,25 +585,4 @@ async fn the_viewer_in_a_real_browser() {
             .any(|l| *l == json!(format!("/games/{med_id}"))),
         "a spectator link"
     );
-
-    eprintln!(
-        "browser tests: {:.1} s after the installs",
-        started.elapsed().as_secs_f64()
-    );
-    let _ = std::fs::remove_dir_all(&user_data);
-    server.stop().await;
-}
-
-/// A fresh directory under the system's temp dir.
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "{name}-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0)
-    ));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
