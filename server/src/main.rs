@@ -109,8 +109,13 @@ async fn main() -> std::process::ExitCode {
         EnvFilter::new("info")
     });
     // Logs go to stderr: stdout carries only the machine-readable ready line.
+    // Colours only on a terminal (and not with NO_COLOR): a log written to a
+    // file or a pipe holds no ANSI escapes.
+    let colours = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let subscriber = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(colours)
         .with_writer(std::io::stderr);
     match config.log_format {
         LogFormat::Text => subscriber.init(),

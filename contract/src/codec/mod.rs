@@ -254,6 +254,21 @@ pub fn encode_outcome(outcome: &druids_engine::Outcome) -> pb::Outcome {
     }
 }
 
+/// The default list of legal actions as the contract lists them
+/// (`GetLegalActions`, a bot's `decision` message): numbered from 0, each
+/// with its action and its description in words.
+pub fn legal_list<G: ProtoGame>(actions: &[G::Action]) -> Vec<pb::LegalAction> {
+    actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| pb::LegalAction {
+            id: Some(i as u32),
+            action: Some(G::encode_action(a)),
+            description: a.to_string(),
+        })
+        .collect()
+}
+
 /// What the codecs' tests share.
 #[cfg(test)]
 pub(crate) mod test_support {

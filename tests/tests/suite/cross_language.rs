@@ -193,9 +193,11 @@ pub(crate) fn venv_bin() -> Result<PathBuf, String> {
     .clone()
 }
 
-/// The outcome in a bot's result line, which must be exactly
-/// `{"game_id": ID, "seat": N, "outcome": {scores, winners, ranking, bySafeguard}}`
-/// (the Outcome in proto3 JSON with every field).
+/// The outcome in a bot's result line, which must be exactly, byte for
+/// byte, the line every way of playing prints (`druids bot`, both kits):
+/// `{"game_id": ID, "seat": N, "outcome": {"bySafeguard", "ranking",
+/// "scores", "winners"}, "actions": N, "restarts": 0}` (the Outcome in
+/// proto3 JSON with every field, keys sorted; Python's separators).
 pub(crate) fn parse_result_line(
     line: &str,
     game_id: &str,
@@ -211,9 +213,9 @@ pub(crate) fn parse_result_line(
         k.sort();
         k
     };
-    if keys(&json) != ["game_id", "outcome", "seat"] {
+    if keys(&json) != ["actions", "game_id", "outcome", "restarts", "seat"] {
         return Err(format!(
-            "the result line has other keys than game_id, seat, outcome: {line}"
+            "the result line has other keys than game_id, seat, outcome, actions, restarts: {line}"
         ));
     }
     if json["game_id"] != game_id || json["seat"] != seat {
@@ -236,6 +238,26 @@ pub(crate) fn parse_result_line(
     let seats = |key: &str| -> Result<Vec<u32>, String> {
         Ok(numbers(key)?.into_iter().map(|n| n as u32).collect())
     };
+    let list = |key: &str| -> Result<String, String> {
+        let n: Vec<String> = numbers(key)?.iter().map(i64::to_string).collect();
+        Ok(n.join(", "))
+    };
+    let exact = format!(
+        "{{\"game_id\": {}, \"seat\": {seat}, \"outcome\": {{\"bySafeguard\": {}, \"ranking\": [{}], \"scores\": [{}], \"winners\": [{}]}}, \"actions\": {}, \"restarts\": 0}}",
+        json["game_id"],
+        outcome["bySafeguard"],
+        list("ranking")?,
+        list("scores")?,
+        list("winners")?,
+        json["actions"]
+            .as_u64()
+            .ok_or_else(|| format!("actions is no count: {line}"))?,
+    );
+    if line != exact {
+        return Err(format!(
+            "the result line is not in the shared shape:\n  {line}\nexpected\n  {exact}"
+        ));
+    }
     Ok(pb::Outcome {
         scores: numbers("scores")?.into_iter().map(|n| n as i32).collect(),
         winners: seats("winners")?,

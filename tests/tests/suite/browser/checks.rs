@@ -387,7 +387,11 @@ async fn secrets(results: &Value, scene: &Scene, client: &mut Client) {
     // Nowhere else on the page is a seat's goods: the text holds one list
     // of goods, seat 0's own.
     let text = med_page["text"].as_str().unwrap_or("");
-    assert_eq!(text.matches("goods:").count(), 1, "only seat 0's goods: {text}");
+    assert_eq!(
+        text.matches("goods:").count(),
+        1,
+        "only seat 0's goods: {text}"
+    );
     let dol_page = &secrets[1];
     let own = state(client, dol_id, Some(&dol_tokens[0])).await;
     assert_shows(&dol_page["shown"], &own, "dolmen seat page");

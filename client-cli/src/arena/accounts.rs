@@ -1,47 +1,32 @@
-//! The arena from the command line (`proto/druids/v1/arena.proto`):
-//! `druids register`, `druids rotate-key`, `druids revoke-bot`,
-//! `druids leaderboard` and `druids bot-info`; the ladder of `druids bot
-//! --seek` is [`crate::ladder`], challenges [`crate::challenge`], the
-//! server's tournaments [`crate::arena_tournament`].
+//! A bot's account: `druids register`, `druids rotate-key` and `druids
+//! revoke-bot`.
 
 use clap::Args;
 use druids_contract::pb;
-use druids_contract::pb::arena_service_client::ArenaServiceClient;
-use tonic::transport::Channel;
-use tonic::{Code, Status};
 
-use crate::cli::{LeaderboardArgs, RegisterArgs};
-use crate::commands::utc_minute;
-use crate::connect::{self, CliError, ServerAddr, authed};
-use crate::outln;
+use crate::arena::client::{arena, arena_error};
+use crate::connect::{CliError, ServerAddr, authed};
+use crate::output::outln;
+use crate::render::time::utc_seconds;
 
-/// A client of the arena service.
-pub type Arena = ArenaServiceClient<Channel>;
-
-/// A status of the arena service as the CLI's error: UNIMPLEMENTED means the
-/// server has no arena at all, or an older one without this call.
-pub fn arena_error(server: &ServerAddr, s: Status) -> CliError {
-    if s.code() == Code::Unimplemented {
-        CliError::NoArena {
-            url: server.url.clone(),
-            message: s.message().to_owned(),
-        }
-    } else {
-        CliError::Status(s)
-    }
-}
-
-/// Connects to the arena service at `server`.
-pub(crate) async fn arena(server: &ServerAddr) -> Result<Arena, CliError> {
-    Ok(ArenaServiceClient::new(connect::channel(server).await?))
-}
-
-/// The name of a pool's game.
-pub(crate) fn game_name(kind: i32) -> &'static str {
-    pb::GameKind::try_from(kind)
-        .ok()
-        .and_then(druids_contract::registry::name)
-        .unwrap_or("?")
+#[derive(Args)]
+pub struct RegisterArgs {
+    /// The bot's name on leaderboards (unique on the server, 1 to 40 bytes).
+    #[arg(long)]
+    pub name: String,
+    /// What the bot is and how it plays.
+    #[arg(long, default_value = "")]
+    pub description: String,
+    /// How to reach its owner (shown only to the operator).
+    #[arg(long, default_value = "")]
+    pub contact: String,
+    /// Registration key, for a server with closed registration (the
+    /// operator's key).
+    #[arg(long, env = "DRUIDS_OPERATOR_KEY", hide_env_values = true)]
+    pub operator_key: Option<String>,
+    /// Print one JSON object {"bot_id", "api_key"} instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `druids register`: prints the new bot's id and its API key.
@@ -212,209 +197,9 @@ pub async fn revoke_bot(server: &ServerAddr, args: RevokeBotArgs) -> Result<(), 
     Ok(())
 }
 
-/// A rating as "display (mu ± sigma)".
-fn rating_text(r: Option<&pb::Rating>) -> String {
-    match r {
-        Some(r) => format!("{:.2} ({:.2} ± {:.2})", r.display, r.mu, r.sigma),
-        None => "-".into(),
-    }
-}
-
-/// A fitted strength as "strength (low–high)".
-pub(crate) fn fit_text(f: Option<&pb::FittedStrength>) -> String {
-    match f {
-        Some(f) => format!("{:.0} ({:.0}–{:.0})", f.strength, f.low, f.high),
-        None => "-".into(),
-    }
-}
-
-/// `druids leaderboard`: a table (or JSON lines) of a pool's rated bots.
-pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(), CliError> {
-    let mut client = arena(server).await?;
-    let mut page_token = args.page_token.unwrap_or_default();
-    let pool = args.pool;
-    let mut first = true;
-    loop {
-        let page = client
-            .get_leaderboard(pb::GetLeaderboardRequest {
-                kind: pool.kind as i32,
-                players: pool.min_players,
-                page_size: args.page_size.unwrap_or(0),
-                page_token: page_token.clone(),
-            })
-            .await
-            .map_err(|s| arena_error(server, s))?
-            .into_inner();
-        if first && !args.json {
-            let fitted = match page.fitted_unix_ms {
-                0 => "no fit yet".to_owned(),
-                ms => format!("fit of {} UTC", utc_seconds(ms)),
-            };
-            outln!(
-                "{}, {} players: rated bots, best first ({fitted})",
-                game_name(pool.kind as i32),
-                pool.min_players
-            )?;
-            outln!(
-                "{:>4}  {:<24}  {:<25}  {:<19}  {:>7}  bot id",
-                "rank",
-                "bot",
-                "rating (mu ± sigma)",
-                "fit (95% CI)",
-                "matches"
-            )?;
-        }
-        first = false;
-        for e in &page.entries {
-            if args.json {
-                outln!("{}", druids_contract::json::to_json(e))?;
-                continue;
-            }
-            let bot = e.bot.clone().unwrap_or_default();
-            outln!(
-                "{:>4}  {:<24}  {:<25}  {:<19}  {:>7}  {}",
-                e.rank,
-                bot.name,
-                rating_text(e.rating.as_ref()),
-                fit_text(e.fit.as_ref()),
-                e.matches,
-                bot.bot_id
-            )?;
-        }
-        page_token = page.next_page_token;
-        if page_token.is_empty() {
-            return Ok(());
-        }
-        if !args.all {
-            eprintln!("more bots: --page-token {page_token} (or --all)");
-            return Ok(());
-        }
-    }
-}
-
-/// `ms` since the Unix epoch as "YYYY-MM-DD HH:MM:SS" (UTC).
-pub(crate) fn utc_seconds(ms: u64) -> String {
-    format!("{}:{:02}", utc_minute(ms), ms / 1000 % 60)
-}
-
-/// `druids bot-info`: a bot's profile, ratings and latest matches.
-pub async fn bot_info(server: &ServerAddr, bot_id: String, json: bool) -> Result<(), CliError> {
-    let mut client = arena(server).await?;
-    let bot = client
-        .get_bot(pb::GetBotRequest {
-            bot_id: bot_id.clone(),
-        })
-        .await
-        .map_err(|s| arena_error(server, s))?
-        .into_inner();
-    if json {
-        return outln!("{}", druids_contract::json::to_json(&bot));
-    }
-    let me = bot.bot.clone().unwrap_or_default();
-    outln!("bot {} ({})", me.name, me.bot_id)?;
-    if !bot.description.is_empty() {
-        outln!("  {}", bot.description)?;
-    }
-    outln!("registered {} UTC", utc_seconds(bot.registered_unix_ms))?;
-    if bot.revoked {
-        outln!("revoked: its key no longer works (the operator can issue a new one)")?;
-    }
-    if bot.ratings.is_empty() {
-        outln!("no rated matches yet")?;
-    } else {
-        outln!(
-            "{:<12}  {:<25}  {:<19}  {:>7}",
-            "pool",
-            "rating (mu ± sigma)",
-            "fit (95% CI)",
-            "matches"
-        )?;
-        for r in &bot.ratings {
-            outln!(
-                "{:<12}  {:<25}  {:<19}  {:>7}",
-                format!("{}:{}", game_name(r.kind), r.players),
-                rating_text(r.rating.as_ref()),
-                fit_text(r.fit.as_ref()),
-                r.matches
-            )?;
-        }
-    }
-    if !bot.recent_matches.is_empty() {
-        outln!("latest matches, newest first:")?;
-        for m in &bot.recent_matches {
-            outln!("  {}", match_text(m, &me.bot_id))?;
-        }
-    }
-    Ok(())
-}
-
-/// A match's placements, best first (the server lists them in seat order).
-pub(crate) fn by_rank(m: &pb::MatchFinished) -> Vec<&pb::Placement> {
-    let mut places: Vec<&pb::Placement> = m.placements.iter().collect();
-    places.sort_by_key(|p| p.rank);
-    places
-}
-
-/// A finished match in one line: "MATCH: 1. alpha 52, 2. beta 40", the bot
-/// `me` marked with a star.
-pub(crate) fn match_text(m: &pb::MatchFinished, me: &str) -> String {
-    let places: Vec<String> = by_rank(m)
-        .into_iter()
-        .map(|p| {
-            let bot = p.bot.clone().unwrap_or_default();
-            let star = if bot.bot_id == me { "*" } else { "" };
-            format!("{}. {}{star} {}", p.rank, bot.name, p.score)
-        })
-        .collect();
-    format!("{}: {}", m.match_id, places.join(", "))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ladder::{game_line, match_line};
-
-    #[test]
-    fn lines_of_games_and_matches() {
-        let m = pb::MatchFinished {
-            match_id: "m1".into(),
-            placements: vec![
-                pb::Placement {
-                    bot: Some(pb::BotRef {
-                        bot_id: "b1".into(),
-                        name: "alpha".into(),
-                    }),
-                    rank: 1,
-                    score: 52,
-                },
-                pb::Placement {
-                    bot: Some(pb::BotRef {
-                        bot_id: "b2".into(),
-                        name: "beta".into(),
-                    }),
-                    rank: 2,
-                    score: 40,
-                },
-            ],
-        };
-        assert_eq!(
-            match_line(&m),
-            r#"{"match_id": "m1", "placements": [{"bot_id": "b1", "name": "alpha", "rank": 1, "score": 52}, {"bot_id": "b2", "name": "beta", "rank": 2, "score": 40}]}"#
-        );
-        assert_eq!(match_text(&m, "b2"), "m1: 1. alpha 52, 2. beta* 40");
-        let g = pb::MatchGame {
-            match_id: "m1".into(),
-            game_id: "g1".into(),
-            seat: 1,
-            index: 0,
-            options: None,
-        };
-        assert_eq!(
-            game_line(&g, &Err("lost".into())),
-            r#"{"match_id": "m1", "index": 0, "game_id": "g1", "seat": 1, "error": "lost"}"#
-        );
-        assert_eq!(utc_seconds(1_795_000_000_123), "2026-11-18 11:06:40");
-    }
 
     fn parsed(args: &[&str]) -> crate::cli::Command {
         use clap::Parser;

@@ -269,23 +269,3 @@ fn standings_and_events_as_text() {
         "cancelled"
     );
 }
-
-#[test]
-fn dropped_streams_resume_after_the_last_seq_seen() {
-    let mut r = Resume::from(0);
-    r.seen(7);
-    assert_eq!(r.next, 8);
-    assert_eq!(
-        r.retry(Some(Code::Unavailable)),
-        Some(Duration::from_millis(250))
-    );
-    assert_eq!(r.retry(None), Some(Duration::from_millis(500)));
-    r.seen(8);
-    assert_eq!((r.next, r.failures), (9, 0));
-    assert_eq!(r.retry(Some(Code::NotFound)), None);
-    let mut tries = 0;
-    while r.retry(Some(Code::Unavailable)).is_some() {
-        tries += 1;
-    }
-    assert_eq!(tries, RECONNECTS);
-}

@@ -1,15 +1,39 @@
-//! Following a game's event stream: resuming after a broken stream from the
-//! last event seen, until the game ends or the handler has seen enough.
-//! `watch`, a person playing and every bot are built on it.
+//! Following a game: its state now, and its event stream, resumed after a
+//! break from the last event seen, until the game ends or the handler has
+//! seen enough. `watch`, a person playing and every bot are built on it.
 
 use druids_contract::pb;
 use tokio_stream::StreamExt;
-use tonic::Code;
 
 use crate::connect::{CliError, Client, authed};
+use crate::retry::{patiently, transient};
 
 /// Stream reconnections a bot or watcher tries before giving up.
 const RECONNECTS: u32 = 20;
+
+/// The state of a game as `token`'s seat (or a spectator) sees it.
+pub async fn get_state(
+    client: &mut Client,
+    game_id: &str,
+    token: Option<&str>,
+) -> Result<pb::StateView, CliError> {
+    let request = || {
+        authed(
+            token,
+            pb::GetStateRequest {
+                game_id: game_id.to_owned(),
+            },
+        )
+    };
+    request()?;
+    let reply = patiently("", || {
+        let mut client = client.clone();
+        let req = request().expect("checked above");
+        async move { client.get_state(req).await }
+    })
+    .await?;
+    Ok(reply.state.unwrap_or_default())
+}
 
 /// A callback that may call the server itself.
 pub trait AsyncEventFn {
@@ -46,10 +70,7 @@ where
         )?;
         let mut stream = match client.stream_events(req).await {
             Ok(s) => s.into_inner(),
-            Err(s)
-                if matches!(s.code(), Code::Unavailable | Code::ResourceExhausted)
-                    && failures < RECONNECTS =>
-            {
+            Err(s) if transient(&s) && failures < RECONNECTS => {
                 failures += 1;
                 tokio::time::sleep(std::time::Duration::from_millis(100 * failures as u64)).await;
                 continue;

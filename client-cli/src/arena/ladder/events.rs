@@ -23,10 +23,10 @@
 //! one per match finished that it played for (matches of this process's
 //! seeks are printed by the seek).
 //!
-//! [`game_line`]: crate::ladder::game_line
+//! [`game_line`]: crate::arena::ladder::lines::game_line
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use druids_contract::pb;
 use druids_contract::pb::bot_event::Event;
@@ -35,11 +35,14 @@ use tokio::task::JoinSet;
 use tokio_stream::StreamExt;
 use tonic::Status;
 
-use crate::arena::arena_error;
-use crate::arena_tournament::Resume;
-use crate::challenge::challenge_text;
-use crate::connect::{CliError, authed, code_name};
-use crate::ladder::{Ladder, stopped};
+use crate::arena::challenge::challenge_text;
+use crate::arena::client::arena_error;
+use crate::arena::ladder::state::{Ladder, stopped};
+use crate::arena::resume::Resume;
+use crate::connect::{CliError, authed};
+use crate::render::time::now_ms;
+use crate::retry::code_name;
+use crate::seat::follow::get_state;
 
 /// How long a log without new events counts as read to the present.
 const CATCH_UP: Duration = Duration::from_secs(1);
@@ -129,18 +132,11 @@ impl Log {
     }
 }
 
-/// Now, ms since the Unix epoch.
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
 /// Whether the game is over already (finished or abandoned); on an error,
 /// false: the attempt to play it will say what is wrong.
 async fn over(ladder: &Ladder, game_id: &str) -> bool {
     let mut client = ladder.client.clone();
-    match crate::commands::get_state(&mut client, game_id, Some(&ladder.key)).await {
+    match get_state(&mut client, game_id, Some(&ladder.key)).await {
         Ok(view) => [pb::GameStatus::Finished, pb::GameStatus::Abandoned]
             .iter()
             .any(|&s| view.status == s as i32),
@@ -258,8 +254,7 @@ pub async fn follow(ladder: Arc<Ladder>, mut stop: watch::Receiver<bool>) -> Res
         let Ended::Dropped(dropped) = ended else {
             break Ok(());
         };
-        let code = dropped.as_ref().err().map(|s| s.code());
-        let Some(pause) = resume.retry(code) else {
+        let Some(pause) = resume.retry(dropped.as_ref().err()) else {
             break Err(match dropped {
                 Err(s) => arena_error(&ladder.server, s),
                 Ok(()) => CliError::Protocol("the bot's event stream kept ending".into()),

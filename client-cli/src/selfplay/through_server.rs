@@ -12,7 +12,10 @@ use druids_contract::pb::game_event::Body;
 use tokio_stream::StreamExt;
 
 use crate::connect::{CliError, ServerAddr, connect};
-use crate::play::{RandomChooser, play_seat};
+use crate::lines::{GameRecord, game_line};
+use crate::output::GameLog;
+use crate::seat::choosers::RandomChooser;
+use crate::seat::player::play_seat;
 
 /// What `druids selfplay --server` is asked to do.
 #[derive(Clone, Debug)]
@@ -52,8 +55,17 @@ pub struct Totals {
     pub timeouts: AtomicU64,
 }
 
-/// Plays the plan; returns totals and elapsed seconds.
-pub async fn run(plan: Plan) -> Result<(Arc<Totals>, f64), CliError> {
+/// A game as it ended: its id (empty if it was never created), and its
+/// outcome and the actions its bots submitted, or why it failed.
+struct Ended {
+    game_id: String,
+    seats: Vec<String>,
+    result: Result<(pb::Outcome, u64), CliError>,
+}
+
+/// Plays the plan, reporting each game to `log`; returns totals and elapsed
+/// seconds.
+pub async fn run(plan: Plan, log: Arc<GameLog>) -> Result<(Arc<Totals>, f64), CliError> {
     if plan.silent_fraction > 0.0 && plan.decision_ms == 0 {
         return Err(CliError::Usage(
             "--silent-fraction needs a turn clock: give --decision-ms".into(),
@@ -63,28 +75,45 @@ pub async fn run(plan: Plan) -> Result<(Arc<Totals>, f64), CliError> {
     let totals = Arc::new(Totals::default());
     let next = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
-    let mut workers = Vec::new();
+    let mut workers: Vec<tokio::task::JoinHandle<Result<(), CliError>>> = Vec::new();
     for _ in 0..plan.concurrency.max(1) {
         let (plan, totals, next) = (plan.clone(), Arc::clone(&totals), Arc::clone(&next));
+        let log = Arc::clone(&log);
         workers.push(tokio::spawn(async move {
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= plan.games {
-                    break;
+                    return Ok(());
                 }
                 totals.games.fetch_add(1, Ordering::Relaxed);
-                match play_game(&plan, i, &totals).await {
-                    Ok(()) => totals.completed.fetch_add(1, Ordering::Relaxed),
+                let ended = play_game(&plan, i, &totals).await;
+                let (outcome, actions, error) = match &ended.result {
+                    Ok((outcome, actions)) => {
+                        totals.completed.fetch_add(1, Ordering::Relaxed);
+                        (Some(outcome), *actions, None)
+                    }
                     Err(e) => {
                         eprintln!("game {i}: {e}");
-                        totals.errors.fetch_add(1, Ordering::Relaxed)
+                        totals.errors.fetch_add(1, Ordering::Relaxed);
+                        (None, 0, Some(e.to_string()))
                     }
                 };
+                log.game(|| {
+                    game_line(&GameRecord {
+                        index: i,
+                        game_id: &ended.game_id,
+                        seed: plan.seed.wrapping_add(i),
+                        seats: &ended.seats,
+                        outcome,
+                        actions,
+                        error: error.as_deref(),
+                    })
+                })?;
             }
         }));
     }
     for w in workers {
-        w.await?;
+        w.await??;
     }
     Ok((totals, started.elapsed().as_secs_f64()))
 }
@@ -98,7 +127,24 @@ fn silent_seats(plan: &Plan, i: u64) -> Vec<u32> {
         .collect()
 }
 
-async fn play_game(plan: &Plan, i: u64, totals: &Totals) -> Result<(), CliError> {
+async fn play_game(plan: &Plan, i: u64, totals: &Totals) -> Ended {
+    let mut ended = Ended {
+        game_id: String::new(),
+        seats: Vec::new(),
+        result: Err(CliError::Protocol("not played".into())),
+    };
+    ended.result = play(plan, i, totals, &mut ended).await;
+    ended
+}
+
+/// Creates game `i` and plays it to the end, naming it in `ended` as soon
+/// as it has an id.
+async fn play(
+    plan: &Plan,
+    i: u64,
+    totals: &Totals,
+    ended: &mut Ended,
+) -> Result<(pb::Outcome, u64), CliError> {
     let mut client = connect(&plan.server).await?;
     let seed = plan.seed.wrapping_add(i);
     let options = pb::GameOptions {
@@ -117,6 +163,17 @@ async fn play_game(plan: &Plan, i: u64, totals: &Totals) -> Result<(), CliError>
         .await?
         .into_inner();
     let silent = silent_seats(plan, i);
+    ended.game_id = created.game_id.clone();
+    ended.seats = (0..plan.players)
+        .map(|s| {
+            if silent.contains(&s) {
+                "silent"
+            } else {
+                "random"
+            }
+            .to_owned()
+        })
+        .collect();
     let mut bots = Vec::new();
     for s in created.seats.iter().filter(|s| !silent.contains(&s.seat)) {
         let (server, id, token) = (
@@ -131,9 +188,11 @@ async fn play_game(plan: &Plan, i: u64, totals: &Totals) -> Result<(), CliError>
         }));
     }
     let mut outcomes = Vec::new();
+    let mut actions = 0;
     for b in bots {
         let r = b.await??;
         totals.actions.fetch_add(r.actions, Ordering::Relaxed);
+        actions += r.actions;
         outcomes.push(r.outcome);
     }
     if !silent.is_empty() {
@@ -162,7 +221,7 @@ async fn play_game(plan: &Plan, i: u64, totals: &Totals) -> Result<(), CliError>
             created.game_id
         )));
     }
-    Ok(())
+    Ok((state.outcome.unwrap_or_default(), actions))
 }
 
 async fn count_timeouts(

@@ -6,23 +6,21 @@
 //! `follow` prints its events as they happen, resuming after a dropped
 //! stream. The entrants play their games with `druids bot --events`.
 
-use std::time::Duration;
-
 use clap::{ArgGroup, Args, Subcommand};
 use druids_contract::pb;
 use druids_contract::pb::create_tournament_request::Format;
 use druids_contract::pb::tournament_event::Event;
 use tokio_stream::StreamExt;
-use tonic::Code;
 
-use crate::arena::{arena, arena_error, fit_text, game_name, match_text, utc_seconds};
-use crate::challenge::TimeControlArgs;
-use crate::cli::game_kind;
-use crate::connect::{CliError, ServerAddr, authed, code_name};
-use crate::outln;
-
-/// Reconnections of a dropped event stream in a row before giving up.
-pub(crate) const RECONNECTS: u32 = 8;
+use crate::arena::challenge::TimeControlArgs;
+use crate::arena::client::{arena, arena_error};
+use crate::arena::ratings::{fit_text, match_text};
+use crate::arena::resume::Resume;
+use crate::args::{game_kind, game_name};
+use crate::connect::{CliError, ServerAddr, authed};
+use crate::output::outln;
+use crate::render::time::utc_seconds;
+use crate::retry::code_name;
 
 /// `druids arena-tournament`.
 #[derive(Args)]
@@ -310,49 +308,6 @@ pub fn is_last(e: &pb::TournamentEvent) -> bool {
     matches!(e.event, Some(Event::Finished(_) | Event::Cancelled(_)))
 }
 
-/// Resuming a numbered event stream (a tournament's or a bot's): where to
-/// start again, and how long to wait before the next try.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Resume {
-    /// The seq to ask for next (the last seen + 1).
-    pub next: u64,
-    /// Failures in a row since the last event.
-    pub failures: u32,
-}
-
-impl Resume {
-    /// From `from_seq` on.
-    pub fn from(from_seq: u64) -> Resume {
-        Resume {
-            next: from_seq,
-            failures: 0,
-        }
-    }
-
-    /// Event `seq` was seen.
-    pub fn seen(&mut self, seq: u64) {
-        self.next = seq + 1;
-        self.failures = 0;
-    }
-
-    /// A dropped stream that ended with `code` (None: it ended without an
-    /// error): the pause before reconnecting, or None to give up (another
-    /// error, or too many failures in a row).
-    pub fn retry(&mut self, code: Option<Code>) -> Option<Duration> {
-        let passing = code.is_none_or(|c| {
-            matches!(
-                c,
-                Code::Unavailable | Code::Unknown | Code::Cancelled | Code::DeadlineExceeded
-            )
-        });
-        if !passing || self.failures >= RECONNECTS {
-            return None;
-        }
-        self.failures += 1;
-        Some(Duration::from_millis(250) * 2u32.pow(self.failures - 1))
-    }
-}
-
 /// Runs one `druids arena-tournament` subcommand.
 pub async fn run(server: &ServerAddr, command: TournamentCommand) -> Result<(), CliError> {
     match command {
@@ -478,7 +433,7 @@ async fn follow(
             }
             Err(s) => s,
         };
-        let Some(pause) = resume.retry(Some(cut.code())) else {
+        let Some(pause) = resume.retry(Some(&cut)) else {
             return Err(arena_error(server, cut));
         };
         eprintln!(

@@ -1,46 +1,24 @@
 //! A person at the terminal choosing actions (`druids play`): the board, the
-//! legal actions labelled `[a]`, `[b]`, … (letters, so that a choice is never
-//! mistaken for a field or site number), and, for an action that is paid for
-//! (Meduris), a second question: how to pay.
+//! legal actions as a menu grouped by target ([`crate::seat::menu`]), and,
+//! for an action that is paid for (Meduris), a further question: how to pay.
+//!
+//! No key both quits and chooses: every letter is a choice, and leaving is
+//! the word `quit` or the end of input (Ctrl-D), as the prompt says. A seat
+//! left alone is played by the game's turn clock, which the person is told.
 
 use std::io::BufRead;
 
 use druids_contract::pb;
 
-use crate::choice::{Choice, Chooser, choice_of};
 use crate::connect::{CliError, Client, authed};
 use crate::output::{self, Style};
 use crate::render;
+use crate::render::time::now_ms;
+use crate::seat::choice::{Choice, Chooser, choice_of};
+use crate::seat::menu::{self, label, parse_label};
 
 /// Largest page of `GetLegalActions` the contract allows.
 const PAGE_SIZE: u32 = 1000;
-
-/// The label of choice `i`: `a` … `z`, then `aa`, `ab`, … (as spreadsheet
-/// columns), so any number of choices gets a short label of letters only.
-pub fn label(i: usize) -> String {
-    let mut n = i + 1;
-    let mut out = Vec::new();
-    while n > 0 {
-        n -= 1;
-        out.push(b'a' + (n % 26) as u8);
-        n /= 26;
-    }
-    out.reverse();
-    String::from_utf8(out).expect("ASCII letters")
-}
-
-/// The choice a label names, if it is one of `n`.
-pub fn parse_label(s: &str, n: usize) -> Option<usize> {
-    let s = s.trim().to_ascii_lowercase();
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_lowercase()) || s.len() > 4 {
-        return None;
-    }
-    let i = s
-        .bytes()
-        .fold(0usize, |acc, b| acc * 26 + (b - b'a') as usize + 1)
-        - 1;
-    (i < n).then_some(i)
-}
 
 /// A person at the terminal.
 pub struct HumanChooser {
@@ -116,29 +94,59 @@ impl HumanChooser {
     }
 }
 
-/// Asks until one of `n` labels (or `q`) is typed; `None`: quit (or stdin ended).
+/// The word that leaves the game (never a label: those have at most three
+/// letters for the lists the contract allows).
+const QUIT: &str = "quit";
+
+/// The prompt for one of `n` choices.
+pub fn prompt(n: usize) -> String {
+    format!(
+        "your choice (a-{}; {QUIT} or Ctrl-D to leave): ",
+        label(n - 1)
+    )
+}
+
+/// Asks until one of `n` labels is typed; `None`: the person leaves (`quit`
+/// or the end of input).
 async fn ask(n: usize) -> Result<Option<usize>, CliError> {
     tokio::task::spawn_blocking(move || {
         let stdin = std::io::stdin();
-        let last = label(n - 1);
         loop {
-            output::text(format!("your choice (a-{last}, q to quit): "))?;
+            output::text(prompt(n))?;
             let mut line = String::new();
             if stdin.lock().read_line(&mut line)? == 0 {
+                output::line("")?;
                 return Ok(None);
             }
-            if line.trim() == "q" {
+            if line.trim().eq_ignore_ascii_case(QUIT) {
                 return Ok(None);
             }
             match parse_label(&line, n) {
                 Some(i) => return Ok(Some(i)),
                 None => output::line(format!(
-                    "please type one of the letters a to {last} (or q to quit)"
+                    "please type one of the letters a to {} (or {QUIT} to leave)",
+                    label(n - 1)
                 ))?,
             }
         }
     })
     .await?
+}
+
+/// What happens to a seat its person leaves, in words.
+pub fn leaving(state: &pb::StateView) -> String {
+    match state.deadline_unix_ms {
+        Some(deadline) => format!(
+            "you left the game. Its turn clock plays your seat: in {} s the default action is \
+             taken for you, and so at every decision until you come back (`druids play` with the \
+             same --game-id and --token); after a few timeouts in a row the autopilot plays it \
+             at once.",
+            deadline.saturating_sub(now_ms()).div_ceil(1000)
+        ),
+        None => "you left the game. It has no turn clock, so it waits for your seat: come back \
+                 with `druids play` and the same --game-id and --token."
+            .into(),
+    }
 }
 
 impl Chooser for HumanChooser {
@@ -152,11 +160,32 @@ impl Chooser for HumanChooser {
     ) -> Result<Option<Choice>, CliError> {
         output::text(render::state(state, self.style))?;
         output::line(render::choices_heading(state))?;
-        for (i, a) in legal.iter().enumerate() {
-            output::line(format!("  [{}] {}", label(i), a.description))?;
+        let menu = menu::menu(legal);
+        if let Some(heading) = &menu.heading {
+            output::line(heading)?;
         }
-        let Some(i) = ask(legal.len()).await? else {
+        let groups = menu.groups;
+        let texts: Vec<String> = groups.iter().map(|g| g.text.clone()).collect();
+        for line in menu::layout(&texts) {
+            output::line(line)?;
+        }
+        let Some(g) = ask(groups.len()).await? else {
+            output::line(leaving(state))?;
             return Ok(None);
+        };
+        let i = match groups[g].members.as_slice() {
+            [i] => *i,
+            members => {
+                output::line(format!("{}:", groups[g].text))?;
+                for (k, &m) in members.iter().enumerate() {
+                    output::line(format!("  [{}] {}", label(k), legal[m].description))?;
+                }
+                let Some(k) = ask(members.len()).await? else {
+                    output::line(leaving(state))?;
+                    return Ok(None);
+                };
+                members[k]
+            }
         };
         let Some(payments) = self.payments(version, &legal[i]).await? else {
             return Ok(Some(choice_of(legal, i)));
@@ -171,30 +200,10 @@ impl Chooser for HumanChooser {
             output::line(format!("  [{}] {}{default}", label(k), p.description))?;
         }
         let Some(k) = ask(payments.len()).await? else {
+            output::line(leaving(state))?;
             return Ok(None);
         };
         // Entries of the full list may have no id: submit the action itself.
         Ok(Some(Choice::Action(payments[k].action.unwrap_or_default())))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn labels_are_letters_and_parse_back() {
-        assert_eq!(label(0), "a");
-        assert_eq!(label(25), "z");
-        assert_eq!(label(26), "aa");
-        assert_eq!(label(27), "ab");
-        assert_eq!(label(26 + 26 * 26), "aaa");
-        for i in 0..800 {
-            assert_eq!(parse_label(&label(i), 800), Some(i), "{i}");
-        }
-        assert_eq!(parse_label("c", 2), None);
-        assert_eq!(parse_label("12", 40), None, "numbers are not choices");
-        assert_eq!(parse_label(" B\n", 3), Some(1));
-        assert_eq!(parse_label("", 3), None);
     }
 }

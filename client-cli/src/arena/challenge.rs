@@ -8,10 +8,11 @@
 use clap::{ArgGroup, Args};
 use druids_contract::pb;
 
-use crate::arena::{arena, arena_error, game_name, utc_seconds};
-use crate::cli::game_kind;
+use crate::arena::client::{arena, arena_error};
+use crate::args::{game_kind, game_name};
 use crate::connect::{CliError, ServerAddr, authed};
-use crate::outln;
+use crate::output::outln;
+use crate::render::time::utc_seconds;
 
 /// The turn clock of a challenge's or a tournament's games (unset: the
 /// arena's defaults); both flags together.

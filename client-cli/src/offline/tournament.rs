@@ -1,15 +1,54 @@
 //! `druids tournament`: bots against each other in-process, seats rotated every
 //! game, with win rates (95% Wilson intervals) and mean scores. It measures
-//! the bots, not the server, so it runs on the engines directly.
+//! the bots, not the server, so it runs on the engines directly. With
+//! `--jsonl FILE` each game is a JSON line there; a terminal shows progress.
 
-use std::time::Duration;
+use std::path::PathBuf;
 
+use clap::Args;
 use druids_bots::arena::{self, Standing};
 use druids_bots::{Budget, Searchable, Strategy};
+use druids_contract::codec::encode_outcome;
+use druids_contract::pb;
 
-use crate::cli::TournamentArgs;
+use crate::args::{StrategyArg, budget, game_kind};
 use crate::connect::CliError;
-use crate::outln;
+use crate::lines::{GameRecord, game_line};
+use crate::output::{GameLog, outln};
+
+#[derive(Args)]
+pub struct TournamentArgs {
+    /// Which game.
+    #[arg(long, value_parser = game_kind(), default_value = "meduris")]
+    pub game: pb::GameKind,
+    /// Number of seats (must match the line-up).
+    #[arg(long)]
+    pub players: Option<usize>,
+    /// Line-up, one strategy per seat, comma-separated (e.g. random,greedy,mcts).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "greedy,random"
+    )]
+    pub bots: Vec<StrategyArg>,
+    /// Number of games.
+    #[arg(long, default_value_t = 100)]
+    pub games: u32,
+    /// Seed of the first game.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// MCTS thinking time per decision, in milliseconds.
+    #[arg(long, default_value_t = 100)]
+    pub think_ms: u64,
+    /// MCTS iterations per decision instead of a time limit (reproducible).
+    #[arg(long)]
+    pub iterations: Option<u32>,
+    /// Write one JSON line per game to this file (its game id, seed, who
+    /// sat where, the outcome).
+    #[arg(long, value_name = "FILE")]
+    pub jsonl: Option<PathBuf>,
+}
 
 /// `druids tournament`.
 pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
@@ -23,13 +62,15 @@ pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
     let names: Vec<String> = args.bots.iter().map(|b| b.name()).collect();
     let think = budget(args.think_ms, args.iterations);
     let game = druids_contract::registry::name(args.game).unwrap_or("?");
+    let log = GameLog::open(args.jsonl.as_deref(), u64::from(args.games))?;
     druids_contract::with_game!(args.game, |G| run::<G>(
         game,
         &strategies,
         &names,
         args.games,
         args.seed,
-        think
+        think,
+        &log
     ))
     .ok_or(CliError::NoEngine(args.game))?
 }
@@ -42,13 +83,28 @@ pub fn run<G: Searchable>(
     games: u32,
     seed: u64,
     think: Budget,
+    log: &GameLog,
 ) -> Result<(), CliError> {
     let started = std::time::Instant::now();
-    let standings = arena::tournament::<G>(strategies, games, seed, think, |done, _| {
-        if done % 10 == 0 {
-            eprintln!("{done}/{games} games");
-        }
+    let mut failed = None;
+    let standings = arena::tournament::<G>(strategies, games, seed, think, |p, _| {
+        let logged = log.game(|| {
+            let seats: Vec<String> = p.seating.iter().map(|&e| names[e].clone()).collect();
+            game_line(&GameRecord {
+                index: u64::from(p.index),
+                game_id: &format!("tournament-{seed}-{}", p.index),
+                seed: p.seed,
+                seats: &seats,
+                outcome: Some(&encode_outcome(p.outcome)),
+                actions: p.actions,
+                error: None,
+            })
+        });
+        failed = failed.take().or(logged.err());
     })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
     let out = |line: String| outln!("{line}");
     out(format!(
         "{game_name}, {} players, {games} games, seats rotated",
@@ -94,12 +150,4 @@ pub fn run<G: Searchable>(
         "bots": bots,
     });
     out(line.to_string())
-}
-
-/// The MCTS budget from `--think-ms` / `--iterations`.
-pub fn budget(think_ms: u64, iterations: Option<u32>) -> Budget {
-    match iterations {
-        Some(n) => Budget::Iterations(n),
-        None => Budget::Time(Duration::from_millis(think_ms)),
-    }
 }

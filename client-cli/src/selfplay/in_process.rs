@@ -5,9 +5,17 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use std::sync::Mutex;
+
+use druids_contract::codec::encode_outcome;
+use druids_contract::pb;
 use druids_engine::Game;
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+
+use crate::connect::CliError;
+use crate::lines::{GameRecord, game_line};
+use crate::output::GameLog;
 
 /// Totals of a self-play run.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -23,16 +31,20 @@ pub struct Totals {
 }
 
 /// Plays `games` random games of `G` with `players` seats on `threads` threads.
-/// Game `i` uses seed `seed + i`, so a run is reproducible.
+/// Game `i` uses seed `seed + i`, so a run is reproducible; each game is
+/// reported to `log` as it ends.
 pub fn run<G: Game>(
     players: usize,
     games: u64,
     threads: usize,
     seed: u64,
-) -> Result<(Totals, f64), druids_engine::SetupError> {
+    log: &GameLog,
+) -> Result<(Totals, f64), CliError> {
     // Fail early on a bad player count rather than once per game.
     G::new(players, seed, &G::Options::default(), &mut Vec::new())?;
     let next = AtomicU64::new(0);
+    let failed: Mutex<Option<CliError>> = Mutex::new(None);
+    let seats = vec!["random".to_owned(); players];
     let started = Instant::now();
     let totals = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads.max(1))
@@ -47,16 +59,38 @@ pub fn run<G: Game>(
                             break t;
                         }
                         t.games += 1;
-                        match play_one::<G>(players, seed.wrapping_add(i), &mut legal, &mut events)
-                        {
-                            Ok(n) => {
+                        let game_seed = seed.wrapping_add(i);
+                        let played = play_one::<G>(players, game_seed, &mut legal, &mut events);
+                        let (n, outcome) = match played {
+                            Ok((n, outcome)) => {
                                 t.completed += 1;
-                                t.actions += n;
+                                (n, outcome)
                             }
                             Err(n) => {
                                 t.errors += 1;
-                                t.actions += n;
+                                (n, None)
                             }
+                        };
+                        t.actions += n;
+                        let logged = log.game(|| {
+                            game_line(&GameRecord {
+                                index: i,
+                                game_id: &format!("selfplay-{seed}-{i}"),
+                                seed: game_seed,
+                                seats: &seats,
+                                outcome: outcome.as_ref(),
+                                actions: n,
+                                error: outcome
+                                    .is_none()
+                                    .then_some("the engine refused an action it listed"),
+                            })
+                        });
+                        if let Err(e) = logged {
+                            failed
+                                .lock()
+                                .expect("no panics while locked")
+                                .get_or_insert(e);
+                            next.store(games, Ordering::Relaxed);
                         }
                     }
                 })
@@ -71,17 +105,20 @@ pub fn run<G: Game>(
             acc
         })
     });
+    if let Some(e) = failed.into_inner().expect("no panics while locked") {
+        return Err(e);
+    }
     Ok((totals, started.elapsed().as_secs_f64()))
 }
 
-/// One game between random bots; `Ok(actions)` when it ended, `Err(actions)` when
-/// the engine refused an action it had listed.
+/// One game between random bots; `Ok((actions, outcome))` when it ended,
+/// `Err(actions)` when the engine refused an action it had listed.
 fn play_one<G: Game>(
     players: usize,
     seed: u64,
     legal: &mut Vec<G::Action>,
     events: &mut Vec<G::Event>,
-) -> Result<u64, u64> {
+) -> Result<(u64, Option<pb::Outcome>), u64> {
     events.clear();
     let mut game = G::new(players, seed, &G::Options::default(), events).map_err(|_| 0u64)?;
     let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0xb07);
@@ -97,5 +134,5 @@ fn play_one<G: Game>(
         game.apply(seat, &action, events).map_err(|_| n)?;
         n += 1;
     }
-    Ok(n)
+    Ok((n, game.outcome().map(|o| encode_outcome(&o))))
 }
