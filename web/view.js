@@ -29,7 +29,8 @@ function statusText(ui) {
   if (state.status === 'GAME_STATUS_FINISHED') return 'finished';
   if (state.status === 'GAME_STATUS_ABANDONED') return 'abandoned';
   if (state.status === 'GAME_STATUS_WAITING_FOR_PLAYERS') return 'waiting for players to join';
-  const who = state.toAct === undefined ? '' : `${state.toAct === state.viewerSeat ? 'you' : seatName(state, num(state.toAct))} to decide`;
+  if (state.toAct !== undefined && state.toAct === state.viewerSeat) return [board.status(state), 'your decision (see below)'].filter(Boolean).join(' — ');
+  const who = state.toAct === undefined ? '' : `${seatName(state, num(state.toAct))} to decide`;
   const what = state.decisionDescription ? `: ${named(state.decisionDescription, state.seats)}` : '';
   return [board.status(state), who + what].filter(Boolean).join(' — ');
 }
