@@ -5,12 +5,18 @@
 
 #![warn(missing_docs)]
 
+mod chance;
 mod game;
+mod tensor;
 
 pub use game::{
     Determinize, DeterminizeError, Evaluate, Game, Outcome, Rejection, RuleViolation, Seat,
     SetupError, TurnError, Viewer,
 };
+
+pub use chance::{Chance, ChanceError, ChanceMode, Draw, play_script};
+
+pub use tensor::{Section, Tensors, legal_indices};
 
 pub mod dolmen;
 pub mod meduris;

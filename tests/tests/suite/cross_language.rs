@@ -150,28 +150,35 @@ pub(crate) fn run_ok(cmd: Command, timeout: Duration) -> Result<Finished, String
     Ok(done)
 }
 
+/// A fresh, empty venv `target/kits/NAME` (an old one is removed), made by
+/// Python 3.10+.
+pub(crate) fn fresh_venv(name: &str) -> Result<PathBuf, String> {
+    let venv = kits_dir().join(name);
+    if venv.exists() {
+        std::fs::remove_dir_all(&venv)
+            .map_err(|e| format!("cannot remove the old {}: {e}", venv.display()))?;
+    }
+    std::fs::create_dir_all(kits_dir()).map_err(|e| e.to_string())?;
+    let mut make = Command::new("python3");
+    make.args([
+        "-c",
+        "import sys; assert sys.version_info >= (3, 10), sys.version",
+    ]);
+    run_ok(make, SETUP_TIMEOUT).map_err(|e| format!("python3 3.10+ is needed: {e}"))?;
+    let mut make = Command::new("python3");
+    make.args(["-m", "venv"]).arg(&venv);
+    run_ok(make, SETUP_TIMEOUT)
+        .map_err(|e| format!("{e}\n(on Debian/Ubuntu: apt install python3-venv)"))?;
+    Ok(venv)
+}
+
 /// The `bin/` folder of a fresh venv with the kit installed as the README says
 /// (made once per run of the test binary).
 pub(crate) fn venv_bin() -> Result<PathBuf, String> {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     BIN.get_or_init(|| {
-        let venv = kits_dir().join("python-venv");
         let started = Instant::now();
-        if venv.exists() {
-            std::fs::remove_dir_all(&venv)
-                .map_err(|e| format!("cannot remove the old {}: {e}", venv.display()))?;
-        }
-        std::fs::create_dir_all(kits_dir()).map_err(|e| e.to_string())?;
-        let mut make = Command::new("python3");
-        make.args([
-            "-c",
-            "import sys; assert sys.version_info >= (3, 10), sys.version",
-        ]);
-        run_ok(make, SETUP_TIMEOUT).map_err(|e| format!("python3 3.10+ is needed: {e}"))?;
-        let mut make = Command::new("python3");
-        make.args(["-m", "venv"]).arg(&venv);
-        run_ok(make, SETUP_TIMEOUT)
-            .map_err(|e| format!("{e}\n(on Debian/Ubuntu: apt install python3-venv)"))?;
+        let venv = fresh_venv("python-venv")?;
         let bin = venv.join("bin");
         let mut install = Command::new(bin.join("pip"));
         install

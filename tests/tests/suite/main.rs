@@ -22,6 +22,7 @@ mod metrics;
 mod persistence;
 mod postgres;
 mod proto;
+mod python_engine;
 mod retention;
 mod stores;
 mod tls;
