@@ -102,7 +102,7 @@ fn ok<M: prost::Name>(msg: &M) -> Response {
 }
 
 /// What one HTTP request carries, besides its body.
-struct Call {
+pub(super) struct Call {
     service: Arc<Service>,
     local: Option<SocketAddr>,
     peer: SocketAddr,
@@ -119,9 +119,26 @@ impl Call {
         F: FnOnce(Arc<Service>, Request<Req>) -> Fut,
         Fut: Future<Output = Result<tonic::Response<Resp>, Status>>,
     {
+        let service = Arc::clone(&self.service);
+        self.unary_on(service, f).await
+    }
+
+    /// Runs the unary method `f` of `server` (a service of the contract)
+    /// on the body read as `Req`.
+    pub(super) async fn unary_on<S, Req, Resp, F, Fut>(
+        self,
+        server: S,
+        f: F,
+    ) -> Result<Response, ApiError>
+    where
+        Req: prost::Name + Default,
+        Resp: prost::Name,
+        F: FnOnce(S, Request<Req>) -> Fut,
+        Fut: Future<Output = Result<tonic::Response<Resp>, Status>>,
+    {
         let msg = message::<Req>(&self.json)?;
         let req = grpc_request(self.local, self.peer, &self.headers, msg)?;
-        let resp = f(self.service, req).await?;
+        let resp = f(server, req).await?;
         Ok(ok(resp.get_ref()))
     }
 }
@@ -186,16 +203,25 @@ pub(super) async fn rpc(
             })
             .await
         }
+        "GetReplayViews" => {
+            call.unary(|s, r: Request<pb::GetReplayViewsRequest>| async move {
+                s.get_replay_views(r).await
+            })
+            .await
+        }
         "StreamEvents" => match message::<pb::StreamEventsRequest>(&call.json) {
-            Ok(msg) => stream(&ctx, peer, &call.headers, msg).await,
+            Ok(msg) => game_stream(&ctx, peer, &call.headers, msg).await,
             Err(e) => Err(e),
         },
+        other if super::arena::is_method(other) => {
+            super::arena::rpc(Arc::clone(&ctx.arena), call, other).await
+        }
         other => Err(ApiError {
             http_status: Some(StatusCode::NOT_FOUND),
             ..ApiError::new(
                 Code::Unimplemented,
                 format!(
-                    "no method {:?} in druids.v1.DruidsService",
+                    "no method {:?} in druids.v1.DruidsService or druids.v1.ArenaService",
                     other.chars().take(64).collect::<String>()
                 ),
                 "",
@@ -236,14 +262,14 @@ pub(super) async fn events(
         Err(e) => return e.into_response(),
     };
     let msg = pb::StreamEventsRequest { game_id, from_seq };
-    stream(&ctx, peer, &headers, msg)
+    game_stream(&ctx, peer, &headers, msg)
         .await
         .unwrap_or_else(IntoResponse::into_response)
 }
 
 /// The seq to stream from: after `Last-Event-ID` if sent, else `from_seq` of
 /// the query (default 0: a snapshot first).
-fn from_seq(query: Option<&str>, headers: &HeaderMap) -> Result<u64, ApiError> {
+pub(super) fn from_seq(query: Option<&str>, headers: &HeaderMap) -> Result<u64, ApiError> {
     let bad = |what: &str| ApiError::bad_json(format!("{what} is not a sequence number"));
     if let Some(last) = headers.get("last-event-id") {
         let last: u64 = last
@@ -293,11 +319,11 @@ impl Framing {
     /// DecisionNeeded repeated after a snapshot), which carries no id so that
     /// the browser's last id stays the snapshot's and a resumption repeats
     /// nothing the snapshot covered.
-    fn event(self, event: &pb::GameEvent, newest: u64) -> Bytes {
+    fn event<E: Sequenced>(self, event: &E, newest: u64) -> Bytes {
         let json = to_json(event).to_string();
         Bytes::from(match self {
-            Framing::Sse if event.seq <= newest => format!("data: {json}\n\n"),
-            Framing::Sse => format!("id: {}\ndata: {json}\n\n", event.seq),
+            Framing::Sse if event.seq() <= newest => format!("data: {json}\n\n"),
+            Framing::Sse => format!("id: {}\ndata: {json}\n\n", event.seq()),
             Framing::Ndjson => format!("{json}\n"),
         })
     }
@@ -320,23 +346,57 @@ impl Framing {
     }
 }
 
+/// A numbered event of a stream of the contract.
+pub(super) trait Sequenced: prost::Name + Send + 'static {
+    /// Its position in its log.
+    fn seq(&self) -> u64;
+}
+
+impl Sequenced for pb::GameEvent {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+}
+
+impl Sequenced for pb::BotEvent {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+}
+
+impl Sequenced for pb::TournamentEvent {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+}
+
 /// Opens StreamEvents and turns it into a streaming HTTP body. Errors before
 /// the first event (unknown game, bad token, too many streams) are ordinary
 /// HTTP errors; the stream ends when the game is over, as over gRPC.
-async fn stream(
+async fn game_stream(
     ctx: &Ctx,
     peer: SocketAddr,
     headers: &HeaderMap,
     msg: pb::StreamEventsRequest,
 ) -> Result<Response, ApiError> {
-    let framing = Framing::of(headers);
     let req = grpc_request(ctx.local, peer, headers, msg)?;
     let events: EventStream = ctx.service.stream_events(req).await?.into_inner();
+    Ok(stream_response(events, headers))
+}
+
+/// A stream of one of the contract's event logs.
+pub(super) type Events<E> =
+    std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<E, Status>> + Send>>;
+
+/// A stream of the contract's events as a streaming HTTP body (SSE or
+/// NDJSON, as `headers` accept), with keep-alives.
+pub(super) fn stream_response<E: Sequenced>(events: Events<E>, headers: &HeaderMap) -> Response {
+    let framing = Framing::of(headers);
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(16);
     // A task, not a merged stream: it stops reading the service's stream (and
     // so frees the stream's slot) as soon as the client goes away.
     tokio::spawn(forward(events, tx, framing));
-    Ok((
+    (
         [
             (header::CONTENT_TYPE, framing.content_type()),
             (header::CACHE_CONTROL, "no-cache"),
@@ -345,11 +405,11 @@ async fn stream(
         ],
         Body::from_stream(tokio_stream::wrappers::ReceiverStream::new(rx)),
     )
-        .into_response())
+        .into_response()
 }
 
-async fn forward(
-    mut events: EventStream,
+async fn forward<E: Sequenced>(
+    mut events: Events<E>,
     tx: mpsc::Sender<Result<Bytes, Infallible>>,
     framing: Framing,
 ) {
@@ -361,7 +421,7 @@ async fn forward(
                 None => break,
                 Some(Ok(event)) => {
                     let chunk = framing.event(&event, newest);
-                    newest = newest.max(event.seq);
+                    newest = newest.max(event.seq());
                     chunk
                 }
                 Some(Err(status)) => {
