@@ -205,7 +205,7 @@ impl Ring {
     }
 
     /// The board the ring is of.
-    #[inline]
+    #[cfg(feature = "serde")]
     pub(crate) fn board(&self) -> BoardKind {
         self.board
     }
