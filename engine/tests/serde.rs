@@ -1,10 +1,11 @@
 //! The `serde` feature: a complete game (hidden information, the seed's
 //! stream and the chance mode included) serialised and restored exactly, on
-//! random positions of both games — mid-game, with a chance draw pending, and
+//! random positions of both games (and the test tree's Cairn) — mid-game, with a chance draw pending, and
 //! resampled from a seat's view — and a restored game plays on exactly as the
 //! original does. Tampered input is refused or, when it is still a position,
 //! played without panicking.
 
+use druids_engine::cairn::Cairn;
 use druids_engine::dolmen::Dolmen;
 use druids_engine::meduris::Meduris;
 use druids_engine::{Chance, ChanceMode, Determinize, Seat, Viewer};
@@ -112,6 +113,18 @@ proptest! {
         choose: u64,
     ) {
         round_trip(position::<Meduris>(players, seed, steps, explicit, resample), choose);
+    }
+
+    #[test]
+    fn cairn_positions_round_trip(
+        players in 2usize..=4,
+        seed: u64,
+        steps in 0usize..200,
+        explicit: bool,
+        resample in proptest::option::of(0usize..4),
+        choose: u64,
+    ) {
+        round_trip(position::<Cairn>(players, seed, steps, explicit, resample), choose);
     }
 
     #[test]
@@ -258,6 +271,18 @@ proptest! {
         to in prop_oneof![0u64..6, 0u64..50, Just(255u64), any::<u64>()],
     ) {
         let game = position::<Meduris>(2 + (seed % 3) as usize, seed, steps, explicit, None);
+        tamper(&game, pick, to);
+    }
+
+    #[test]
+    fn tampered_cairn_states_never_panic(
+        seed: u64,
+        steps in 0usize..200,
+        explicit: bool,
+        pick: usize,
+        to in prop_oneof![0u64..8, Just(255u64), any::<u64>()],
+    ) {
+        let game = position::<Cairn>(2 + (seed % 3) as usize, seed, steps, explicit, None);
         tamper(&game, pick, to);
     }
 

@@ -5,7 +5,7 @@
 //! ([`crate::saved`]).
 
 use druids_contract::ProtoGame;
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use druids_engine::{Chance, ChanceMode, Determinize, Evaluate, Outcome, Seat, Tensors, Viewer};
 use prost::Message;
 use serde::Serialize;
@@ -304,7 +304,7 @@ impl<G: Engine> Play for Core<G> {
 /// decoded from (`druids_contract::ProtoGame::decode_view`).
 pub(crate) fn state_view<G: ProtoGame>(game: &G, viewer: Viewer) -> pb::StateView {
     pb::StateView {
-        kind: G::KIND as i32,
+        kind: G::KIND.number(),
         viewer_seat: match viewer {
             Viewer::Seat(s) => Some(s.0 as u32),
             Viewer::Spectator => None,
@@ -320,29 +320,28 @@ pub(crate) fn state_view<G: ProtoGame>(game: &G, viewer: Viewer) -> pb::StateVie
     }
 }
 
-/// The kind of game named `name` ("meduris", "dolmen").
-fn kind(name: &str) -> Result<pb::GameKind, PlayError> {
-    druids_contract::registry::by_name(name).ok_or_else(|| {
-        PlayError::Setup(format!(
-            "no game is called {:?} (meduris, dolmen)",
-            short(name)
-        ))
-    })
-}
-
 /// A new game.
 pub(crate) fn new_game(setup: &Setup) -> Result<Box<dyn Play>, PlayError> {
-    druids_contract::with_game!(kind(setup.game)?, |G| Core::<G>::new(setup)
+    let kind = kind_named(setup.game).map_err(PlayError::Setup)?;
+    druids_contract::with_game!(kind, |G| Core::<G>::new(setup)
         .map(|c| Box::new(c) as Box<dyn Play>))
-    .expect("a registered kind")
 }
 
 /// The game a [`Play::serialize`] text holds.
 pub(crate) fn deserialize(text: &str) -> Result<Box<dyn Play>, PlayError> {
     let name = crate::saved::game_name(text).map_err(PlayError::Setup)?;
-    druids_contract::with_game!(kind(&name)?, |G| Core::<G>::deserialize(text)
+    let kind = kind_named(&name).map_err(PlayError::Setup)?;
+    druids_contract::with_game!(kind, |G| Core::<G>::deserialize(text)
         .map(|c| Box::new(c) as Box<dyn Play>))
-    .expect("a registered kind")
+}
+
+/// The game of the contract whose short name is `name`, or why there is none
+/// (the names listed from the registry).
+pub(crate) fn kind_named(name: &str) -> Result<Kind, String> {
+    Kind::all().find(|k| k.name() == name).ok_or_else(|| {
+        let names: Vec<&str> = Kind::all().map(Kind::name).collect();
+        format!("no game is called {:?} ({})", short(name), names.join(", "))
+    })
 }
 
 /// Client input quoted in a message: at most 64 bytes.

@@ -12,7 +12,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::store::{Store, StoreError};
+use crate::store::{Lifecycle, StoreError};
 
 /// One day in milliseconds.
 pub const DAY_MS: u64 = 24 * 60 * 60 * 1000;
@@ -84,7 +84,7 @@ where
 /// before `now_ms()` (the service's clock), one sweep at once and one every
 /// `schedule.every`, until `stopped` completes. Logs what each sweep deleted.
 pub fn spawn(
-    store: Arc<dyn Store>,
+    store: Arc<dyn Lifecycle>,
     now_ms: impl Fn() -> u64 + Send + 'static,
     days: u64,
     schedule: Schedule,
@@ -127,7 +127,7 @@ mod tests {
     use super::*;
     use crate::MemoryStore;
     use crate::auth::TokenHash;
-    use crate::store::{GameRecord, Store};
+    use crate::store::{GameRecord, Games, Store};
     use druids_contract::pb;
     use druids_engine::Seat;
     use std::sync::Mutex;
@@ -203,7 +203,7 @@ mod tests {
     fn record(id: &str) -> GameRecord {
         GameRecord {
             id: id.into(),
-            kind: pb::GameKind::Meduris,
+            kind: druids_contract::Kind::Meduris,
             players: 2,
             seed: 1,
             seed_chosen: true,
@@ -223,13 +223,15 @@ mod tests {
             let id = format!("old{i:03}");
             store.create_game(&record(&id)).unwrap();
             if i % 2 == 0 {
-                store.finish(&id, 0, 1_000).unwrap();
+                store.finish(&id, 0, &Default::default(), 1_000).unwrap();
             } else {
                 store.abandon(&id, "idle", 1_000).unwrap();
             }
         }
         store.create_game(&record("young")).unwrap();
-        store.finish("young", 0, 5_000).unwrap();
+        store
+            .finish("young", 0, &Default::default(), 5_000)
+            .unwrap();
         store.create_game(&record("running")).unwrap();
         let s = Arc::clone(&store);
         let delete = move |limit| s.delete_ended_before(2_000, limit);
@@ -242,7 +244,7 @@ mod tests {
     async fn the_task_sweeps_at_once_and_stops_with_the_server() {
         let store = Arc::new(MemoryStore::default());
         store.create_game(&record("old")).unwrap();
-        store.finish("old", 0, 0).unwrap();
+        store.finish("old", 0, &Default::default(), 0).unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let task = spawn(
             Arc::clone(&store) as Arc<dyn Store>,

@@ -2,6 +2,7 @@
 //! loopback port, a client over TCP, and a random player that drives a game
 //! through the contract only.
 
+pub mod install;
 pub mod postgres;
 pub mod process;
 
@@ -115,6 +116,21 @@ impl Drop for TestServer {
             let _ = tx.send(());
         }
     }
+}
+
+/// Starts the HTTP face of `server`'s service on an ephemeral port; returns its
+/// base URL. It stops with the service.
+pub async fn http_face(server: &TestServer) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let service = Arc::clone(&server.service);
+    let stopped = service.stopped();
+    tokio::spawn(async move {
+        druids_server::http::serve_http(listener, service, stopped)
+            .await
+            .expect("HTTP face");
+    });
+    format!("http://{addr}")
 }
 
 /// `message` with `authorization: Bearer <token>`.

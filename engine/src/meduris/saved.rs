@@ -13,8 +13,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::Meduris;
 use super::action::{Building, Chip, DruidPos};
-use super::board::{BoardKind, MAX_FIELDS};
-use super::setup::{MAX_SETUP_DRAWS, setup_draw_size, setup_draws};
+use super::board::{BoardKind, MAX_FIELDS, MAX_SETUP_DRAWS};
+use super::setup::{setup_draw_size, setup_draws};
 use super::state::{GOODS_PER_KIND, MAX_SEATS, Phase, Ring, STACK_LIMIT, SeatState, State};
 use crate::Seat;
 

@@ -349,7 +349,7 @@ pub struct State {
     pub(crate) explicit: bool,
     /// The set-up's draws supplied so far in explicit mode (zero otherwise).
     #[cfg_attr(feature = "serde", serde(with = "serde_big_array::BigArray"))]
-    pub(crate) setup_draws: [u8; super::setup::MAX_SETUP_DRAWS],
+    pub(crate) setup_draws: [u8; super::board::MAX_SETUP_DRAWS],
 }
 
 impl State {

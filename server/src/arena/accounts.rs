@@ -7,11 +7,11 @@ use druids_contract::pb;
 
 use super::bots::{self, BotNo, check_registration, new_key, parse_id, public_id};
 use super::ratings::rating;
-use super::{Arena, game_kind};
-use crate::arena_store::BotRecord;
+use super::{Arena, check_players};
 use crate::auth::TokenHash;
 use crate::config::Registration;
 use crate::error::{ServiceError, clip};
+use crate::store::{BotRecord, EventLog};
 
 /// Entries of a leaderboard page when the request does not say.
 const DEFAULT_PAGE: usize = 50;
@@ -178,18 +178,13 @@ impl Arena {
         &self,
         req: &pb::GetLeaderboardRequest,
     ) -> Result<pb::GetLeaderboardResponse, ServiceError> {
-        let kind = game_kind(req.kind)?;
-        if !(2..=4).contains(&req.players) {
-            return Err(ServiceError::invalid(
-                "players",
-                format!("players {} is not a pool: 2 to 4", req.players),
-            ));
-        }
+        let kind = self.lobby.catalog().parse(req.kind)?;
+        check_players(kind, req.players, "players")?;
         let size = match req.page_size as usize {
             0 => DEFAULT_PAGE,
             n => n.min(MAX_PAGE),
         };
-        let prefix = format!("v1.{}.{}.", kind as i32, req.players);
+        let prefix = format!("v1.{}.{}.", kind.number(), req.players);
         let offset = if req.page_token.is_empty() {
             0
         } else {
@@ -203,7 +198,7 @@ impl Arena {
                     )
                 })?
         };
-        let (rows, fitted_ms) = self.state().ratings.leaderboard((kind as i32, req.players));
+        let (rows, fitted_ms) = self.state().ratings.leaderboard((kind, req.players));
         let bots = self.bots();
         // Revoked bots are left off; their results stay in everyone's ratings.
         let rows: Vec<_> = rows
@@ -235,14 +230,21 @@ impl Arena {
         })
     }
 
-    /// GetBot.
+    /// GetBot of the bot `req` names.
     pub fn profile(&self, req: &pb::GetBotRequest) -> Result<pb::GetBotResponse, ServiceError> {
-        let no = parse_id(&req.bot_id).ok_or_else(|| {
-            ServiceError::invalid(
-                "bot_id",
-                format!("bot_id {} is not 16 hex digits", clip(&req.bot_id)),
-            )
-        })?;
+        self.profile_of(bot_no(&req.bot_id)?)
+    }
+
+    /// GetBot of the calling bot `no`, with the seq of its last event.
+    /// Blocks on the store.
+    pub fn own_profile(&self, no: BotNo) -> Result<pb::GetBotResponse, ServiceError> {
+        let mut profile = self.profile_of(no)?;
+        profile.last_event_seq = self.store.last_event(EventLog::Bot, &public_id(no))?;
+        Ok(profile)
+    }
+
+    /// GetBot of bot `no`.
+    pub fn profile_of(&self, no: BotNo) -> Result<pb::GetBotResponse, ServiceError> {
         // The state first, then the bots, as everywhere (a lock order).
         let (ratings, recent_matches) = {
             let st = self.state();
@@ -251,7 +253,7 @@ impl Arena {
                 .of_bot(no)
                 .into_iter()
                 .map(|((kind, players), live, fit)| pb::PoolRating {
-                    kind,
+                    kind: kind.number(),
                     players,
                     rating: Some(rating(&live)),
                     fit,
@@ -268,7 +270,7 @@ impl Arena {
         let bots = self.bots();
         let bot = bots
             .get(no)
-            .ok_or_else(|| ServiceError::BotNotFound(clip(&req.bot_id)))?;
+            .ok_or_else(|| ServiceError::BotNotFound(public_id(no)))?;
         Ok(pb::GetBotResponse {
             bot: Some(bots.reference(no)),
             revoked: bot.revoked_unix_ms.is_some(),
@@ -276,6 +278,7 @@ impl Arena {
             registered_unix_ms: bot.registered_unix_ms,
             ratings,
             recent_matches,
+            last_event_seq: 0,
         })
     }
 
@@ -286,9 +289,9 @@ impl Arena {
         from_seq: u64,
         limit: usize,
     ) -> Result<Vec<pb::BotEvent>, ServiceError> {
-        let rows = self
-            .store
-            .bot_events(&bots::public_id(bot), from_seq.max(1), limit)?;
+        let rows =
+            self.store
+                .events(EventLog::Bot, &bots::public_id(bot), from_seq.max(1), limit)?;
         Ok(super::events::decode(rows, "bot")?)
     }
 
@@ -299,4 +302,14 @@ impl Arena {
     ) -> Result<tokio::sync::watch::Receiver<u64>, ServiceError> {
         Ok(self.events.subscribe(self.store.as_ref(), bot)?)
     }
+}
+
+/// The bot number of the public id in field `bot_id`.
+pub(super) fn bot_no(id: &str) -> Result<BotNo, ServiceError> {
+    parse_id(id).ok_or_else(|| {
+        ServiceError::invalid(
+            "bot_id",
+            format!("bot_id {} is not 16 hex digits", clip(id)),
+        )
+    })
 }

@@ -1,6 +1,6 @@
 //! Creating a tournament (its request checked in full before anything is
-//! stored), joining one with open entry, and reading one: GetTournament and
-//! its event log.
+//! stored), joining one with open entry, and reading them: ListTournaments,
+//! GetTournament and a tournament's event log.
 
 use druids_contract::pb;
 use druids_contract::pb::create_tournament_request::Format as F;
@@ -8,11 +8,11 @@ use prost::Message;
 
 use super::{MAX_ENTRANTS, Tourney};
 use crate::arena::bots::{BotNo, parse_id};
-use crate::arena::{Arena, events, game_kind};
-use crate::arena_store::TournamentRecord;
+use crate::arena::{Arena, check_players, events};
 use crate::auth::TokenHash;
 use crate::config::Registration;
 use crate::error::{ServiceError, clip};
+use crate::store::{EventLog, TournamentRecord};
 
 /// Most bytes of a tournament's name.
 const MAX_NAME_BYTES: usize = 80;
@@ -20,6 +20,10 @@ const MAX_NAME_BYTES: usize = 80;
 const MAX_ROUNDS: u32 = 100;
 /// Longest open entry, seconds.
 const MAX_ENTRY_SECS: u32 = 86_400;
+/// Tournaments of a ListTournaments page when the request does not say.
+const DEFAULT_LIST_PAGE: usize = 50;
+/// Most tournaments of a ListTournaments page.
+const MAX_LIST_PAGE: usize = 200;
 
 impl Arena {
     /// CreateTournament with bearer `token`. Blocks on the store.
@@ -70,13 +74,11 @@ impl Arena {
                 format!("name must be 1 to {MAX_NAME_BYTES} bytes"),
             ));
         }
-        game_kind(req.kind)?;
-        if !(2..=4).contains(&req.players) {
-            return Err(ServiceError::invalid(
-                "players",
-                format!("players {}: tournaments have games of 2 to 4", req.players),
-            ));
-        }
+        check_players(
+            self.lobby.catalog().parse(req.kind)?,
+            req.players,
+            "players",
+        )?;
         self.clock(req.time_control.as_ref())?;
         if let Some(open) = &req.open_entry
             && !(1..=MAX_ENTRY_SECS).contains(&open.closes_in_secs)
@@ -190,6 +192,70 @@ impl Arena {
         })
     }
 
+    /// ListTournaments: newest first, then by id; a page token is the last
+    /// one's `created_unix_ms.id` after the status it filters by.
+    pub fn list_tournaments(
+        &self,
+        req: &pb::ListTournamentsRequest,
+    ) -> Result<pb::ListTournamentsResponse, ServiceError> {
+        if pb::TournamentStatus::try_from(req.status).is_err() {
+            return Err(ServiceError::invalid(
+                "status",
+                format!("status {} is not a TournamentStatus", req.status),
+            ));
+        }
+        let size = match req.page_size as usize {
+            0 => DEFAULT_LIST_PAGE,
+            n => n.min(MAX_LIST_PAGE),
+        };
+        let prefix = format!("v1.{}.", req.status);
+        let after = if req.page_token.is_empty() {
+            None
+        } else {
+            let cursor = req
+                .page_token
+                .strip_prefix(&prefix)
+                .and_then(|rest| rest.split_once('.'))
+                .and_then(|(ms, id)| Some((ms.parse::<u64>().ok()?, id.to_owned())));
+            Some(cursor.ok_or_else(|| {
+                ServiceError::invalid(
+                    "page_token",
+                    "page_token is not a next_page_token of this query (same status)",
+                )
+            })?)
+        };
+        let st = self.state();
+        // Newest first, ties by id (the order of ListGames).
+        let mut rows: Vec<&Tourney> = st
+            .tournaments
+            .values()
+            .filter(|t| req.status == 0 || t.status() as i32 == req.status)
+            .filter(|t| {
+                after.as_ref().is_none_or(|(ms, id)| {
+                    let created = t.record.created_unix_ms;
+                    created < *ms || (created == *ms && t.record.id > *id)
+                })
+            })
+            .collect();
+        rows.sort_by(|a, b| {
+            b.record
+                .created_unix_ms
+                .cmp(&a.record.created_unix_ms)
+                .then_with(|| a.record.id.cmp(&b.record.id))
+        });
+        let next_page_token = match rows.get(size) {
+            Some(_) => {
+                let last = &rows[size - 1].record;
+                format!("{prefix}{}.{}", last.created_unix_ms, last.id)
+            }
+            None => String::new(),
+        };
+        Ok(pb::ListTournamentsResponse {
+            tournaments: rows.iter().take(size).map(|t| self.summary(t)).collect(),
+            next_page_token,
+        })
+    }
+
     /// A watch of tournament `id`'s last event seq, and whether the tournament is over (then its log is complete).
     pub fn watch_tournament(
         &self,
@@ -213,7 +279,9 @@ impl Arena {
         from_seq: u64,
         limit: usize,
     ) -> Result<Vec<pb::TournamentEvent>, ServiceError> {
-        let rows = self.store.tournament_events(id, from_seq.max(1), limit)?;
+        let rows = self
+            .store
+            .events(EventLog::Tournament, id, from_seq.max(1), limit)?;
         Ok(events::decode(rows, "tournament")?)
     }
 }
