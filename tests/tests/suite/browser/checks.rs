@@ -107,7 +107,7 @@ fn assert_shows(shown: &Value, view: &pb::StateView, what: &str) {
 
 /// The replay's view of game `id` at `version`, as `seat` (or a spectator)
 /// saw it.
-async fn replay_view(
+pub(super) async fn replay_view(
     client: &mut Client,
     id: &str,
     seat: Option<u32>,
@@ -146,27 +146,7 @@ fn layouts(results: &Value) {
     let layouts = results["layouts"].as_array().expect("layouts");
     assert!(layouts.len() >= 10, "{}", layouts.len());
     for page in layouts {
-        for width in ["360", "768", "1280"] {
-            let l = &page[width];
-            assert_eq!(
-                l["width"].as_u64(),
-                l["scrollWidth"].as_u64(),
-                "{} at {width}: {l}",
-                page["name"]
-            );
-            assert_eq!(
-                l["outside"],
-                json!([]),
-                "{} at {width}: outside the window",
-                page["name"]
-            );
-            assert_eq!(
-                l["overlaps"],
-                json!([]),
-                "{} at {width}: labels overlap",
-                page["name"]
-            );
-        }
+        fits(page, &["360", "768", "1280"]);
         if page["name"]
             .as_str()
             .is_some_and(|n| n.contains("Meduris") || n.contains("replay") || n.contains("playing"))
@@ -177,6 +157,37 @@ fn layouts(results: &Value) {
                 page["name"]
             );
         }
+    }
+}
+
+/// One page's layout (`run.mjs`'s `layout`) at each of `widths`: nothing
+/// wider than the window, no two labels of a board on top of each other.
+pub(super) fn fits(page: &Value, widths: &[&str]) {
+    for width in widths {
+        let l = &page[width];
+        assert!(
+            l["width"].as_u64().is_some(),
+            "{} at {width}: {page}",
+            page["name"]
+        );
+        assert_eq!(
+            l["width"].as_u64(),
+            l["scrollWidth"].as_u64(),
+            "{} at {width}: {l}",
+            page["name"]
+        );
+        assert_eq!(
+            l["outside"],
+            json!([]),
+            "{} at {width}: outside the window",
+            page["name"]
+        );
+        assert_eq!(
+            l["overlaps"],
+            json!([]),
+            "{} at {width}: labels overlap",
+            page["name"]
+        );
     }
 }
 
