@@ -330,6 +330,8 @@ try {
     const { kind, seed } = plan.generic;
     await page.goto(`${plan.base}/`);
     await page.selectOption('#practice-kind', kind);
+    // The player counts the form offers for this game.
+    const offered = await page.$$eval('#practice-players option', (o) => o.map((x) => x.value));
     await page.selectOption('#practice-players', '2');
     await page.selectOption('#practice-strategy', 'random');
     await page.selectOption('#practice-delay', '0');
@@ -337,6 +339,7 @@ try {
     await page.locator('#practice').click();
     await page.waitForURL(/\/games\/[0-9a-f]+#token=/);
     await page.waitForSelector('.generic-board svg.board');
+    const rules = await page.$$eval('#rules p', (ps) => ps.map((p) => p.textContent));
     const gameId = page.url().split('/games/')[1].split('#')[0];
     const steps = [];
     let clicks = 0;
@@ -359,7 +362,7 @@ try {
     await shots('generic-board');
     await page.locator('#to-replay').click();
     await page.waitForFunction(() => document.body.dataset.replayEnd === 'true');
-    results.generic = { gameId, clicks, steps, replay: await genericShown() };
+    results.generic = { gameId, offered, rules, clicks, steps, replay: await genericShown() };
   }
 } catch (e) {
   results.error = `${e.stack || e}`;

@@ -213,6 +213,7 @@ async fn list(results: &Value, client: &mut Client) {
         .into_inner()
         .games;
     let rows = results["list"]["rows"].as_array().expect("rows");
+    let mut with_results = 0;
     for row in rows.iter().take(10) {
         let g = listed
             .iter()
@@ -220,6 +221,7 @@ async fn list(results: &Value, client: &mut Client) {
             .expect("a listed game");
         let cells = row["cells"].to_string();
         if let Some(o) = &g.outcome {
+            with_results += 1;
             for (seat, score) in o.scores.iter().enumerate() {
                 let name = &g.seats[seat].name;
                 let name = if name.is_empty() {
@@ -238,6 +240,10 @@ async fn list(results: &Value, client: &mut Client) {
             "no internal ids in the list: {cells}"
         );
     }
+    assert!(
+        with_results > 0,
+        "finished games among the first rows: {rows:?}"
+    );
     // (The challenge's game started after the page read the list.)
     let arena_games: Vec<String> = client
         .list_games(pb::ListGamesRequest {
@@ -355,11 +361,11 @@ async fn human(results: &Value, client: &mut Client) {
             "every decision of seat 0: {game}"
         );
         assert!(
-            game["widest"].as_u64() <= Some(8),
+            game["widest"].as_u64().expect("widest") <= 8,
             "a few choices or groups at a time, never a wall of buttons: {game}"
         );
         assert!(
-            game["most"].as_u64() <= Some(2),
+            game["most"].as_u64().expect("most") <= 2,
             "two clicks at most per decision: {game}"
         );
         assert!(game["clicks"].as_u64() >= Some(mine), "{game}");
@@ -399,7 +405,7 @@ async fn secrets(results: &Value, scene: &Scene, client: &mut Client) {
     assert_eq!(med_page["shown"]["seats"][0]["secret"], line);
     // Nowhere else on the page is a seat's goods: the text holds one list
     // of goods, seat 0's own.
-    let text = med_page["text"].as_str().unwrap_or("");
+    let text = med_page["text"].as_str().expect("the page's text");
     assert_eq!(
         text.matches("goods:").count(),
         1,
@@ -423,7 +429,11 @@ async fn secrets(results: &Value, scene: &Scene, client: &mut Client) {
         "{foreign:?}"
     );
     // The SVG itself carries no value of another seat's dolmen either.
-    let svg = dol_page["svg"].as_str().unwrap_or("");
+    let svg = dol_page["svg"].as_str().expect("the board's SVG");
+    assert!(
+        svg.contains("class=\"piece dolmen"),
+        "a board with dolmens: {svg}"
+    );
     for (seat, token) in dol_tokens.iter().enumerate().skip(1) {
         let Some(pb::state_view::Game::Dolmen(v)) = state(client, dol_id, Some(token)).await.game
         else {
@@ -459,6 +469,10 @@ async fn ladder(results: &Value, scene: &Scene, client: &mut Client, a: &mut Are
         .into_inner();
     let shown_board = results["leaderboard"].as_array().expect("leaderboard");
     assert_eq!(shown_board.len(), board.entries.len());
+    assert!(
+        board.entries.len() >= 3,
+        "the ladder's bots: {shown_board:?}"
+    );
     for (row, entry) in shown_board.iter().zip(&board.entries) {
         let bot = entry.bot.as_ref().unwrap();
         assert_eq!(row["bot"], bot.bot_id);

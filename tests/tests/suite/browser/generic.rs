@@ -58,6 +58,26 @@ async fn the_generic_board_plays_the_test_game_by_clicks() {
 
     let played = &results["generic"];
     let id = played["gameId"].as_str().expect("a game id");
+    // The practice form and the rules panel read the game's descriptor.
+    let cairn = client
+        .list_game_types(pb::ListGameTypesRequest {})
+        .await
+        .expect("game types")
+        .into_inner()
+        .game_types
+        .into_iter()
+        .find(|t| t.kind == CAIRN)
+        .expect("cairn is hosted");
+    let counts: Vec<String> = (cairn.min_players..=cairn.max_players)
+        .map(|n| n.to_string())
+        .collect();
+    assert_eq!(played["offered"], json!(counts));
+    assert_eq!(played["rules"][0], cairn.summary.as_str());
+    assert!(
+        played["rules"].to_string().contains(&cairn.rules),
+        "the rules' link: {}",
+        played["rules"]
+    );
     let end = state(&mut client, id, None).await;
     assert_eq!(end.kind, CAIRN);
     assert_eq!(end.status, pb::GameStatus::Finished as i32);
@@ -83,10 +103,18 @@ async fn the_generic_board_plays_the_test_game_by_clicks() {
         assert_eq!(step["choices"], json!(wanted), "{}", step["version"]);
         // The bot's offering, nowhere on the page while the game runs.
         assert!(step["fields"].get("seats[1].offering").is_none(), "{step}");
-        for shown in [&step["tableLabels"]["1"], &step["details"][1]] {
-            assert!(!shown.to_string().contains("offering"), "{step}");
-        }
-        for line in step["log"].as_array().expect("log") {
+        let labels = step["tableLabels"]["1"]
+            .as_array()
+            .expect("the bot's labels");
+        let details = step["details"][1].as_str().expect("the bot's row");
+        assert!(!labels.is_empty() && !details.is_empty(), "{step}");
+        assert!(
+            !format!("{labels:?} {details}").contains("offering"),
+            "{step}"
+        );
+        let log = step["log"].as_array().expect("log");
+        assert!(!log.is_empty(), "{step}");
+        for line in log {
             let line = line.as_str().expect("a line");
             assert!(
                 !(line.contains("random bot 1") && line.contains("worth")),
