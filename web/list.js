@@ -32,6 +32,15 @@ export function resultCells(g) {
   ];
 }
 
+// The ids of `games` by the arena match they belong to, oldest first.
+export function gamesByMatch(games) {
+  const out = new Map();
+  for (const g of [...(games || [])].sort((a, b) => num(a.createdUnixMs) - num(b.createdUnixMs))) {
+    if (g.matchId) out.set(g.matchId, [...(out.get(g.matchId) || []), g.gameId]);
+  }
+  return out;
+}
+
 export async function listPage(root) {
   document.title = 'Games — druids';
   const types = await api.gameTypes();

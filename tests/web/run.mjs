@@ -276,7 +276,7 @@ try {
       name: document.querySelector('h1').firstChild.textContent,
       chartMatches: Number(/over (\d+) rated/.exec(document.querySelector('.rating-chart').getAttribute('aria-label'))?.[1]),
       games: [...document.querySelectorAll('#bot-games tbody tr[data-game]')].map((r) => r.dataset.game),
-      matches: document.querySelectorAll('#bot-matches tbody tr').length,
+      matches: [...document.querySelectorAll('#bot-matches tbody tr')].map((r) => ({ match: r.dataset.match, replays: [...r.querySelectorAll('a.replay')].map((a) => a.getAttribute('href')) })),
     }));
     layouts.push(await layout('bot profile'));
     await shots('bot-profile');
@@ -284,7 +284,11 @@ try {
     await page.waitForSelector('#tournaments tbody tr[data-tournament] a');
     await page.locator('#tournaments tbody tr[data-tournament] a').first().click();
     await page.waitForSelector('#standings tbody tr[data-bot]');
-    results.tournament = await page.$$eval('#standings tbody tr[data-bot]', (rows) => rows.map((r) => r.dataset.bot));
+    await page.waitForSelector('ul.results li[data-match]');
+    results.tournament = {
+      standings: await page.$$eval('#standings tbody tr[data-bot]', (rows) => rows.map((r) => r.dataset.bot)),
+      results: await page.$$eval('ul.results li[data-match]', (li) => li.map((r) => ({ match: r.dataset.match, replays: [...r.querySelectorAll('a.replay')].map((a) => a.getAttribute('href')) }))),
+    };
     layouts.push(await layout('tournament'));
     await shots('tournament');
   }

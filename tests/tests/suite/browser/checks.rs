@@ -505,7 +505,7 @@ async fn ladder(results: &Value, scene: &Scene, client: &mut Client, a: &mut Are
         Some(history.points.len() as u64)
     );
     assert!(history.points.len() >= 3, "{}", history.points.len());
-    let games: Vec<String> = client
+    let listed = client
         .list_games(pb::ListGamesRequest {
             bot_id: bots[0].0.clone(),
             page_size: 20,
@@ -514,11 +514,13 @@ async fn ladder(results: &Value, scene: &Scene, client: &mut Client, a: &mut Are
         .await
         .expect("games")
         .into_inner()
-        .games
-        .into_iter()
-        .map(|g| g.game_id)
-        .collect();
+        .games;
+    let games: Vec<&String> = listed.iter().map(|g| &g.game_id).collect();
     assert_eq!(profile["games"], json!(games));
+    // Each of its latest matches links to its games' replays.
+    let matches = profile["matches"].as_array().expect("matches");
+    assert!(matches.len() >= 3, "{matches:?}");
+    assert_replay_links(matches, &listed);
     let t = a
         .list_tournaments(pb::ListTournamentsRequest::default())
         .await
@@ -526,7 +528,7 @@ async fn ladder(results: &Value, scene: &Scene, client: &mut Client, a: &mut Are
         .into_inner()
         .tournaments
         .remove(0);
-    let standings: Vec<String> = a
+    let t = a
         .get_tournament(pb::GetTournamentRequest {
             tournament_id: t.tournament_id,
         })
@@ -534,12 +536,49 @@ async fn ladder(results: &Value, scene: &Scene, client: &mut Client, a: &mut Are
         .expect("tournament")
         .into_inner()
         .tournament
-        .unwrap()
+        .unwrap();
+    let standings: Vec<&String> = t
         .standings
-        .into_iter()
-        .map(|s| s.bot.unwrap().bot_id)
+        .iter()
+        .map(|s| &s.bot.as_ref().unwrap().bot_id)
         .collect();
-    assert_eq!(results["tournament"], json!(standings));
+    assert_eq!(results["tournament"]["standings"], json!(standings));
+    // Every result, newest first, with its games' replays.
+    let shown = results["tournament"]["results"]
+        .as_array()
+        .expect("results");
+    let ids: Vec<&String> = t.results.iter().rev().map(|m| &m.match_id).collect();
+    let shown_ids: Vec<&Value> = shown.iter().map(|r| &r["match"]).collect();
+    assert_eq!(json!(shown_ids), json!(ids));
+    let games = client
+        .list_games(pb::ListGamesRequest {
+            tournament_id: t.tournament_id.clone(),
+            page_size: 100,
+            ..Default::default()
+        })
+        .await
+        .expect("games")
+        .into_inner()
+        .games;
+    assert_replay_links(shown, &games);
+}
+
+/// Each row (`{match, replays}`) links to the replays of exactly the games
+/// of its match among `games`, oldest first.
+fn assert_replay_links(rows: &[Value], games: &[pb::GameSummary]) {
+    for row in rows {
+        let mut of_match: Vec<&pb::GameSummary> = games
+            .iter()
+            .filter(|g| row["match"] == g.match_id)
+            .collect();
+        of_match.sort_by_key(|g| g.created_unix_ms);
+        let links: Vec<String> = of_match
+            .iter()
+            .map(|g| format!("/games/{}", g.game_id))
+            .collect();
+        assert!(!links.is_empty(), "the games of {row}");
+        assert_eq!(row["replays"], json!(links), "{row}");
+    }
 }
 
 /// The challenge sent from the browser became a match between the two
