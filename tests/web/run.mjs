@@ -142,6 +142,7 @@ try {
     await page.waitForSelector('#outcome:not(:empty)');
     await page.waitForSelector('#to-replay');
     results.spectate = { shown: await shown(), events: await page.$$eval('#log li', (l) => l.length) };
+    layouts.push(await layout('spectator'));
     await shots('spectator');
   }
 
@@ -324,7 +325,7 @@ try {
     await page.goto(`${plan.base}${err.path}`);
     await page.waitForSelector('.error-page h1');
     results.errors.push({ ...err, title: await page.textContent('.error-page h1'), links: await page.$$eval('.error-page a', (l) => l.map((a) => a.getAttribute('href'))) });
-    if (err.name === 'unknown game') await shots('error');
+    if (err.name === 'unknown game') { layouts.push(await layout('error page')); await shots('error'); }
   }
   // 10. A game without a board of its own here (the test tree's Cairn),
   // started from the practice form and played to its end by clicks: what

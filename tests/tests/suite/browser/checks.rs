@@ -144,7 +144,25 @@ pub(super) async fn all(results: &Value, scene: &Scene, client: &mut Client, a: 
 /// labels of a board on top of each other.
 fn layouts(results: &Value) {
     let layouts = results["layouts"].as_array().expect("layouts");
-    assert!(layouts.len() >= 10, "{}", layouts.len());
+    let names: Vec<&str> = layouts.iter().filter_map(|l| l["name"].as_str()).collect();
+    for page in [
+        "games list",
+        "replay meduris",
+        "replay dolmen",
+        "playing meduris",
+        "playing dolmen",
+        "Meduris, 4 players, seat 0 to decide",
+        "Meduris, 3 players",
+        "Die Dolmengötter, 5 players",
+        "leaderboard",
+        "bot profile",
+        "tournament",
+        "my bot",
+        "spectator",
+        "error page",
+    ] {
+        assert!(names.contains(&page), "no layout of {page}: {names:?}");
+    }
     for page in layouts {
         fits(page, &["360", "768", "1280"]);
         if page["name"]
