@@ -123,6 +123,7 @@ const genericShown = () => page.evaluate(() => {
     fields,
     tableLabels: Object.fromEntries([...document.querySelectorAll('svg.board [data-seat]')].map((g) => [g.dataset.seat, [...g.querySelectorAll('text.seat-field')].map((t) => t.textContent)])),
     choices: [...document.querySelectorAll('#actions:not([hidden]) button.choice')].map((b) => b.textContent),
+    meaning: document.querySelector('#actions:not([hidden]) .meaning')?.textContent ?? null,
     log: [...document.querySelectorAll('#log li')].map((li) => li.textContent),
     scores: [...document.querySelectorAll('#seats tbody tr')].map((r) => r.querySelector('.score').textContent),
     details: [...document.querySelectorAll('#seats tbody tr')].map((r) => r.querySelector('.details').textContent),
@@ -156,11 +157,20 @@ try {
     await page.selectOption('#status', 'GAME_STATUS_FINISHED');
     await page.waitForFunction(() => { const cells = [...document.querySelectorAll('#games tbody tr[data-game] .status-cell')]; return cells.length && cells.every((td) => td.textContent === 'finished'); });
     results.list.finished = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
+    // Each filter: the rows once the page says they answer it.
+    const filtered = async (query) => {
+      await page.waitForFunction((q) => document.body.dataset.listQuery === q, query);
+      return page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
+    };
     await page.selectOption('#status', '');
     await page.selectOption('#who', 'arena');
-    await page.waitForFunction(() => new URLSearchParams(location.search).get('who') === 'arena');
-    await page.waitForFunction(() => document.querySelector('#games tbody tr'));
-    results.list.arena = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
+    results.list.arena = await filtered('who=arena');
+    await page.selectOption('#who', '');
+    await page.selectOption('#rated', 'rated');
+    results.list.rated = await filtered('rated=rated');
+    await page.selectOption('#rated', '');
+    await page.selectOption('#kind', 'GAME_KIND_MEDURIS');
+    results.list.meduris = await filtered('kind=GAME_KIND_MEDURIS');
     await page.goto(`${plan.base}/?page_size=2`);
     await page.waitForSelector('#games tbody tr[data-game]');
     const firstPage = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
@@ -178,6 +188,10 @@ try {
     const atEnd = await shown();
     layouts.push(await layout(`replay ${replay.name}`));
     await shots(`replay-${replay.name}`);
+    // The timeline by keyboard (a real key press): one action back.
+    await page.locator('#seek').press('ArrowLeft');
+    await page.waitForFunction((end) => document.body.dataset.replayPos === String(end - 1), atEnd.version);
+    const scrubbed = Number(await page.getAttribute('body', 'data-replay-pos'));
     // Scrub to a version with the timeline's buttons (real clicks): the
     // set-up, then step by step.
     await page.locator('#first').click();
@@ -194,7 +208,7 @@ try {
     await page.locator('#next-score').click();
     await page.waitForFunction((from) => Number(document.body.dataset.replayPos) > from, replay.step);
     const scoreStep = Number(await page.getAttribute('body', 'data-replay-pos'));
-    results.replays.push({ gameId: replay.gameId, atEnd, atStep, asSeat, step: replay.step, scoreStep });
+    results.replays.push({ gameId: replay.gameId, atEnd, scrubbed, atStep, asSeat, step: replay.step, scoreStep });
   }
 
   // 4. A person plays complete games against the built-in bots, by clicks.
@@ -354,7 +368,7 @@ try {
       if (finished) await page.waitForSelector('#outcome:not(:empty)');
       steps.push(await genericShown());
       if (finished) break;
-      if (steps.length === 4) layouts.push(await layout('generic board'));
+      if (steps.length === 1) layouts.push(await layout('generic board'));
       const version = await page.getAttribute('body', 'data-version');
       // The choices in turn (a hide of each value, rolls and stops), so
       // that the person's seat does everything the game offers.

@@ -284,6 +284,42 @@ async fn list(results: &Value, client: &mut Client) {
             "{id} is no ladder game"
         );
     }
+    // The rated and the Meduris filters show what ListGames has for them.
+    for (what, request) in [
+        (
+            "rated",
+            pb::ListGamesRequest {
+                rated: Some(true),
+                ..Default::default()
+            },
+        ),
+        (
+            "meduris",
+            pb::ListGamesRequest {
+                kind: pb::GameKind::Meduris as i32,
+                ..Default::default()
+            },
+        ),
+    ] {
+        let ids: Vec<String> = client
+            .list_games(request)
+            .await
+            .expect("list")
+            .into_inner()
+            .games
+            .into_iter()
+            .map(|g| g.game_id)
+            .collect();
+        let shown = results["list"][what].as_array().expect("filtered rows");
+        assert!(!shown.is_empty(), "{what}");
+        // (Games started after the page read the list come first in the
+        // server's: the page's rows are a run of them.)
+        let at = ids
+            .iter()
+            .position(|id| shown[0] == *id)
+            .unwrap_or_else(|| panic!("{what}: {} is no such game", shown[0]));
+        assert_eq!(json!(ids.get(at..at + shown.len())), json!(shown), "{what}");
+    }
     let pages = &results["list"]["pages"];
     assert_eq!(pages[0].as_array().map(Vec::len), Some(2), "{pages}");
     assert_eq!(pages[1].as_array().map(Vec::len), Some(2), "{pages}");
@@ -304,6 +340,11 @@ async fn replays(results: &Value, scene: &Scene, client: &mut Client) {
             &shown["atEnd"],
             &state(client, id, None).await,
             &format!("{name} replay at its end"),
+        );
+        assert_eq!(
+            shown["scrubbed"].as_u64(),
+            shown["atEnd"]["version"].as_u64().map(|v| v - 1),
+            "{name}: the timeline, one key back"
         );
         assert_shows(
             &shown["atStep"],
@@ -627,6 +668,16 @@ async fn challenge(results: &Value, scene: &Scene, client: &mut Client) {
     let end = state(client, watched, None).await;
     assert_eq!(end.status, pb::GameStatus::Finished as i32);
     assert_shows(&results["challenge"]["shown"], &end, "the challenge's game");
+    // The seats by their names, never "seat 0".
+    let outcome = results["challenge"]["shown"]["outcome"]
+        .as_str()
+        .expect("outcome");
+    assert!(
+        outcome.contains("my-bot")
+            && outcome.contains("house-greedy")
+            && !outcome.contains("seat "),
+        "{outcome}"
+    );
 }
 
 /// Error pages say what happened and link back.
