@@ -102,6 +102,8 @@ const shown = () => page.evaluate(() => ({
     return [key, [...g.querySelectorAll('.piece')].map((p) => `${p.getAttribute('class')}${p.classList.contains('dolmen') ? ` ${p.querySelector('text').textContent}` : ''}`)];
   })),
   workers: Object.fromEntries([...document.querySelectorAll('svg.board [data-plateau]')].map((g) => [g.dataset.plateau, [...g.querySelectorAll('.worker')].map((w) => w.getAttribute('class'))])),
+  // The score track's markers: [seat, cell].
+  track: [...document.querySelectorAll('svg.board .score-marker')].map((m) => [Number(/seat-(\d+)/.exec(m.getAttribute('class'))[1]), Number(m.dataset.track)]),
   outcome: document.querySelector('#outcome')?.textContent || '',
   status_line: document.querySelector('#status')?.textContent || '',
 }));

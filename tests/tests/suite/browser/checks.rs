@@ -100,6 +100,18 @@ fn assert_shows(shown: &Value, view: &pb::StateView, what: &str) {
         .map(|s| s["score"].as_i64().expect("score"))
         .collect();
     assert_eq!(shown_scores, scores(view), "{what}: the scores");
+    // Meduris's score track: each seat's marker on its score (mod 100).
+    let mut track: Vec<(u64, u64)> = serde_json::from_value(shown["track"].clone()).expect("track");
+    track.sort_unstable();
+    let expected: Vec<(u64, u64)> = match view.game.as_ref().expect("a game") {
+        pb::state_view::Game::Meduris(v) => v
+            .seats
+            .iter()
+            .map(|s| (u64::from(s.seat), i64::from(s.score).rem_euclid(100) as u64))
+            .collect(),
+        _ => Vec::new(),
+    };
+    assert_eq!(track, expected, "{what}: the score track");
     assert_eq!(shown["version"].as_u64(), Some(view.version), "{what}");
     let status = pb::GameStatus::try_from(view.status).unwrap().as_str_name();
     assert_eq!(shown["status"], status, "{what}");
