@@ -16,7 +16,8 @@ use axum::response::{IntoResponse, Response};
 use druids_contract::pb::{self, arena_service_server::ArenaService};
 use tonic::Request;
 
-use super::api::{Call, Events, Sequenced, from_seq, grpc_request, stream_response};
+use super::call::{Call, grpc_request};
+use super::event_stream::{Events, Sequenced, from_seq, stream_response};
 use super::{ApiError, Ctx};
 use crate::arena::api::ArenaApi;
 

@@ -17,7 +17,9 @@
 mod api;
 mod arena;
 mod assets;
+mod call;
 mod error;
+mod event_stream;
 mod practice;
 
 use std::future::Future;
