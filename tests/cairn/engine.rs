@@ -388,7 +388,9 @@ impl Game for Cairn {
                 .map(|(i, &(cairn, offering))| SeatView {
                     cairn,
                     hidden: offering.is_some(),
-                    offering: offering.filter(|_| viewer.sees(Seat(i as u8))),
+                    // Shown to everyone once the game is over.
+                    offering: offering
+                        .filter(|_| viewer.sees(Seat(i as u8)) || self.over.is_some()),
                 })
                 .collect(),
             to_act: self.to_act(),
@@ -455,11 +457,13 @@ impl Determinize for Cairn {
             return bad("not 2 to 4 seats");
         }
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        // Over (nobody to act, no decision): every offering is shown.
+        let over = view.to_act.is_none() && view.decision.is_none();
         let mut seats = Vec::with_capacity(players);
         for (i, s) in view.seats.iter().enumerate() {
             let offering = match (s.hidden, s.offering) {
                 (false, None) => None,
-                (true, Some(v)) if view.viewer.sees(Seat(i as u8)) => Some(v),
+                (true, Some(v)) if view.viewer.sees(Seat(i as u8)) || over => Some(v),
                 (true, None) if !view.viewer.sees(Seat(i as u8)) => {
                     let n = OFFERINGS.len() as u32;
                     Some(*OFFERINGS.start() + (rng.next_u32() % n) as u8)
