@@ -262,20 +262,10 @@ fn binaries() -> PathBuf {
         );
     }
     eprintln!("PostgreSQL is missing: installing Debian's postgresql package");
-    let install = || {
-        Command::new("apt-get")
-            .args(["install", "-y", "--no-install-recommends", "postgresql"])
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if !install() {
-        run(
-            Command::new("apt-get").arg("update"),
-            "apt-get update (to install postgresql)",
-        );
-        assert!(install(), "apt-get install postgresql failed");
-    }
+    assert!(
+        crate::install::apt_get("postgresql"),
+        "apt-get install postgresql failed"
+    );
     find_binaries().expect("postgresql is installed but initdb is not found")
 }
 

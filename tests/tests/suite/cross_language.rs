@@ -189,8 +189,10 @@ pub(crate) fn venv_bin() -> Result<PathBuf, String> {
             // Fail in bounded time when PyPI cannot be reached.
             .env("PIP_DEFAULT_TIMEOUT", "20")
             .env("PIP_RETRIES", "2");
+        let installing = druids_tests::install::lock();
         run_ok(install, SETUP_TIMEOUT)
             .map_err(|e| format!("{e}\n(is PyPI, https://pypi.org, reachable?)"))?;
+        drop(installing);
         eprintln!(
             "cross_language: fresh venv with `pip install ./bots/python` in {:.1?}",
             started.elapsed()
@@ -921,8 +923,10 @@ fn the_python_kit_type_checks_strictly() {
         ])
         .env("PIP_CACHE_DIR", kits_dir().join("pip-cache"))
         .env("PIP_DEFAULT_TIMEOUT", "20");
+    let installing = druids_tests::install::lock();
     run_ok(install, Duration::from_secs(180))
         .unwrap_or_else(|e| panic!("cannot install mypy: {e}"));
+    drop(installing);
     let config = python_dir().join("pyproject.toml");
     for target in [
         vec!["-p".to_owned(), "druids_bot".to_owned()],

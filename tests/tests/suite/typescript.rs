@@ -63,6 +63,7 @@ pub(crate) fn built_kit() -> Result<PathBuf, String> {
                 .env("npm_config_audit", "false");
             cmd
         };
+        let installing = druids_tests::install::lock();
         run_ok(
             npm(&[
                 "ci",
@@ -76,6 +77,7 @@ pub(crate) fn built_kit() -> Result<PathBuf, String> {
         .map_err(|e| {
             format!("{e}\n(is npm installed, and the npm registry reachable the first time?)")
         })?;
+        drop(installing);
         run_ok(npm(&["run", "build"]), SETUP_TIMEOUT)?;
         eprintln!(
             "typescript: npm ci + npm run build in {:.1?}",

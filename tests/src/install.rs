@@ -1,0 +1,89 @@
+//! One lock for every install the tests make (apt-get, npm, pip): on a fresh
+//! machine several tests install at once (PostgreSQL and Chromium from
+//! Debian, Buf and playwright-core from npm, venvs from PyPI), and two
+//! package managers running together fail on each other's locks or half-made
+//! folders. Every test that installs something holds [`lock`] while it does,
+//! across threads and across the test binaries `cargo test` runs.
+
+use std::fs::File;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Held while installing; the lock is released when it is dropped.
+#[must_use = "the install lock is released when the guard is dropped"]
+pub struct InstallLock(File);
+
+impl Drop for InstallLock {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}
+
+/// The machine-wide lock file (one per machine, not per checkout: two
+/// checkouts' tests share the same apt and the same npm cache).
+fn lock_path() -> PathBuf {
+    std::env::temp_dir().join("druids-tests-install.lock")
+}
+
+/// Waits for the install lock (an advisory `flock` on a file in the temp
+/// folder). Don't nest: a second `lock` in the same thread waits forever.
+pub fn lock() -> InstallLock {
+    let path = lock_path();
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("the install lock {}: {e}", path.display()));
+    file.lock()
+        .unwrap_or_else(|e| panic!("the install lock {}: {e}", path.display()));
+    InstallLock(file)
+}
+
+/// Installs Debian's `package` with apt-get under the install lock (as CI
+/// does, as root), refreshing apt's lists only when a first attempt fails.
+/// True when it is installed.
+pub fn apt_get(package: &str) -> bool {
+    let _lock = lock();
+    let ok = |args: &[&str]| {
+        Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let install = ["install", "-y", "-q", "--no-install-recommends", package];
+    ok(&install) || (ok(&["update", "-q"]) && ok(&install))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Barrier};
+
+    #[test]
+    fn one_holder_at_a_time() {
+        let inside = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let start = Arc::new(Barrier::new(4));
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                let (inside, most, start) = (inside.clone(), most.clone(), start.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    for _ in 0..20 {
+                        let _held = super::lock();
+                        let now = inside.fetch_add(1, Ordering::SeqCst) + 1;
+                        most.fetch_max(now, Ordering::SeqCst);
+                        std::thread::yield_now();
+                        inside.fetch_sub(1, Ordering::SeqCst);
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(most.load(Ordering::SeqCst), 1, "never two holders at once");
+    }
+}
