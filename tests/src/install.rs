@@ -56,6 +56,51 @@ pub fn apt_get(package: &str) -> bool {
     ok(&install) || (ok(&["update", "-q"]) && ok(&install))
 }
 
+/// Makes sure `program` runs (`program --version`), installing Debian's
+/// `package` under the install lock when it does not. Panics, saying what
+/// to install, when it cannot.
+pub fn command(program: &str, package: &str) {
+    let runs = || {
+        Command::new(program)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if runs() {
+        return;
+    }
+    eprintln!("{program} is missing: installing Debian's {package} package");
+    assert!(
+        apt_get(package) && runs(),
+        "the tests need {program}: `apt-get install {package}` failed (run them as root \
+         with Debian's mirrors reachable, or install {package} first)"
+    );
+}
+
+/// Makes sure `python3 -m venv` can make a virtualenv with pip (Debian
+/// splits it into `python3-venv`).
+pub fn python_venv() {
+    command("python3", "python3");
+    let has_venv = || {
+        Command::new("python3")
+            .args(["-c", "import ensurepip, venv"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !has_venv() {
+        assert!(
+            apt_get("python3-venv") && has_venv(),
+            "the tests need python3's venv: `apt-get install python3-venv` failed"
+        );
+    }
+}
+
+/// Makes sure Node.js and npm are there.
+pub fn node_and_npm() {
+    command("node", "nodejs");
+    command("npm", "npm");
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};

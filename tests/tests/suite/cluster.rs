@@ -168,12 +168,9 @@ impl Picker {
 }
 
 /// Whether a failed call may succeed on another node or a moment later: the
-/// node died, or the game is moving.
+/// node died, or the game is moving; nothing else ([`druids_tests::retry_allowed`]).
 fn retryable(s: &Status) -> bool {
-    matches!(
-        s.code(),
-        Code::Unavailable | Code::Unknown | Code::Cancelled | Code::Internal
-    )
+    druids_tests::retry_allowed(s)
 }
 
 /// `$call` (an expression using the client `$client`) until it succeeds,
@@ -375,11 +372,16 @@ async fn three_nodes_lose_nothing_when_one_is_killed_and_restarted() {
     }
     nodes.kill(1);
     let killed_at = progress.load(Ordering::Relaxed);
-    tokio::time::sleep(Duration::from_secs(4)).await;
-    assert!(
-        progress.load(Ordering::Relaxed) > killed_at,
-        "play goes on while a node is down"
-    );
+    // Play goes on while the node is down (its games taken over by the others):
+    // another 50 acknowledged actions before it comes back.
+    let deadline = tokio::time::Instant::now() + HANG;
+    while progress.load(Ordering::Relaxed) < killed_at + 50 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "play goes on while a node is down"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     nodes.restart(1);
     for (id, player, watcher) in games {
         let acks = tokio::time::timeout(Duration::from_secs(300), player)
@@ -445,8 +447,16 @@ async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
         );
     }
     nodes.node(0).signal("STOP");
-    // Past the lease: B takes the game over and play goes on there.
-    tokio::time::sleep(Duration::from_millis(3500)).await;
+    // Past the lease: B takes the game over (its upkeep finds the lapsed
+    // lease) and play goes on there.
+    let deadline = tokio::time::Instant::now() + HANG;
+    while nodes.metric(1, "druids_node_takeovers_total") < 1.0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "B takes over the game of the paused A"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let mut b = nodes.client(1);
     for _ in 0..3 {
         acks.push(
@@ -455,12 +465,22 @@ async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
                 .unwrap(),
         );
     }
-    // A submission sent to A while it is paused, in flight when A resumes.
+    // A submission sent to A while it is paused, in flight when A resumes:
+    // its bytes wait in A's socket (the kernel's receive queue grows).
+    let a_port = port_of(&nodes.node(0).url());
+    let queued_before = bytes_waiting_at(a_port);
     let in_flight = {
         let (mut a, id, tokens) = (a.clone(), id.clone(), tokens.clone());
         tokio::spawn(async move { submit(&mut a, &id, &tokens, "in-flight").await })
     };
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let deadline = tokio::time::Instant::now() + HANG;
+    while bytes_waiting_at(a_port) <= queued_before {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the request reaches the paused A's socket"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     nodes.node(0).signal("CONT");
     let answered = tokio::time::timeout(Duration::from_secs(20), in_flight)
         .await
@@ -536,6 +556,37 @@ async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
         store.load_game(&id).unwrap().unwrap().actions.len(),
         acks.len()
     );
+}
+
+/// How long a wait on a condition may last before the test calls it a hang
+/// (generous: it guards a hang, it does not time anything).
+const HANG: Duration = Duration::from_secs(120);
+
+/// The port of a `http://host:port` URL.
+fn port_of(url: &str) -> u16 {
+    url.rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("a port")
+}
+
+/// The bytes received but not yet read by the process, over every TCP
+/// connection of local port `port` on 127.0.0.1 (Linux: /proc/net/tcp).
+fn bytes_waiting_at(port: u16) -> u64 {
+    let table = std::fs::read_to_string("/proc/net/tcp").expect("/proc/net/tcp");
+    let local = format!("0100007F:{port:04X}");
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // local_address rem_address st tx_queue:rx_queue ...
+            (fields.get(1) == Some(&local.as_str()))
+                .then(|| fields.get(4)?.split(':').nth(1))
+                .flatten()
+                .and_then(|rx| u64::from_str_radix(rx, 16).ok())
+        })
+        .sum()
 }
 
 /// Submits legal action 0 for the seat to act, with idempotency key `key`.

@@ -159,6 +159,7 @@ pub(crate) fn fresh_venv(name: &str) -> Result<PathBuf, String> {
             .map_err(|e| format!("cannot remove the old {}: {e}", venv.display()))?;
     }
     std::fs::create_dir_all(kits_dir()).map_err(|e| e.to_string())?;
+    druids_tests::install::python_venv();
     let mut make = Command::new("python3");
     make.args([
         "-c",
@@ -671,6 +672,8 @@ async fn kit_bots_resume_after_a_server_restart() {
     drop(client);
     let _ = stop.send(());
     task.await.expect("server task");
+    // An outage of its own length (not a wait for anything): the bots find
+    // the server gone and must keep trying until it is back.
     tokio::time::sleep(Duration::from_millis(300)).await;
     let (_, stop, task) = serve_sqlite(addr, &db).await;
 

@@ -46,6 +46,7 @@ pub(crate) fn built_kit() -> Result<PathBuf, String> {
     static KIT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     KIT.get_or_init(|| {
         let started = Instant::now();
+        druids_tests::install::node_and_npm();
         let mut node = Command::new("node");
         node.args([
             "-e",

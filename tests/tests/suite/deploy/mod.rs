@@ -165,6 +165,7 @@ fn selects(selector: &Value, labels: &Value) -> bool {
 fn validator() -> PathBuf {
     let venv = kits_dir().join("deploy-venv");
     let bin = venv.join("bin").join("kubernetes-validate");
+    druids_tests::install::python_venv();
     // Several tests ask at once: one makes the venv, the others wait.
     let _installing = druids_tests::install::lock();
     if !bin.exists() || !bin.with_file_name("hadolint").exists() {
