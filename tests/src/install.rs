@@ -1,9 +1,10 @@
-//! One lock for every install the tests make (apt-get, npm, pip): on a fresh
-//! machine several tests install at once (PostgreSQL and Chromium from
-//! Debian, Buf and playwright-core from npm, venvs from PyPI), and two
-//! package managers running together fail on each other's locks or half-made
-//! folders. Every test that installs something holds [`lock`] while it does,
-//! across threads and across the test binaries `cargo test` runs.
+//! Installing what a test needs, the way CI does (as root: apt-get for
+//! Debian's packages, npm and pip for the kits' tools), with one lock for
+//! every install: on a fresh machine several tests install at once
+//! (PostgreSQL and Chromium from Debian, Buf and playwright-core from npm,
+//! venvs from PyPI), and apt refuses a second install while one runs. Every
+//! test that installs something holds [`lock`] while it does, across threads
+//! and across the test binaries `cargo test` runs (and `.ci/under-load`).
 
 use std::fs::File;
 use std::path::PathBuf;
@@ -20,7 +21,7 @@ impl Drop for InstallLock {
 }
 
 /// The machine-wide lock file (one per machine, not per checkout: two
-/// checkouts' tests share the same apt and the same npm cache).
+/// checkouts' tests share the same apt).
 fn lock_path() -> PathBuf {
     std::env::temp_dir().join("druids-tests-install.lock")
 }
@@ -40,38 +41,59 @@ pub fn lock() -> InstallLock {
     InstallLock(file)
 }
 
-/// Installs Debian's `package` with apt-get under the install lock (as CI
-/// does, as root), refreshing apt's lists only when a first attempt fails.
-/// True when it is installed.
-pub fn apt_get(package: &str) -> bool {
-    let _lock = lock();
-    let ok = |args: &[&str]| {
+/// Installs Debian package `package` (with the packages it recommends, or
+/// not) unless `present()` says it is there (asked again under the lock:
+/// another test may have installed it meanwhile). apt's package lists are
+/// refreshed only when a first attempt fails. Returns whether `present()`
+/// holds afterwards.
+pub fn apt_install(package: &str, recommends: bool, present: impl Fn() -> bool) -> bool {
+    if present() {
+        return true;
+    }
+    let held = lock();
+    if present() {
+        return true;
+    }
+    eprintln!("{package} is missing: installing Debian's {package} package");
+    let apt = |args: &[&str]| {
         Command::new("apt-get")
             .args(args)
             .env("DEBIAN_FRONTEND", "noninteractive")
             .status()
             .is_ok_and(|s| s.success())
     };
-    let install = ["install", "-y", "-q", "--no-install-recommends", package];
-    ok(&install) || (ok(&["update", "-q"]) && ok(&install))
+    let mut install = vec!["install", "-y", "-q"];
+    if !recommends {
+        install.push("--no-install-recommends");
+    }
+    install.push(package);
+    let installed = apt(&install) || (apt(&["update", "-q"]) && apt(&install));
+    drop(held);
+    installed && present()
 }
 
-/// Makes sure `program` runs (`program --version`), installing Debian's
-/// `package` under the install lock when it does not. Panics, saying what
-/// to install, when it cannot.
+/// The path of program `name` on `PATH`, if it is there.
+pub fn on_path(name: &str) -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Whether `program --version` runs and succeeds.
+fn runs(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Makes sure `program` runs, installing Debian's `package` when it does
+/// not. Panics, saying what to install, when it cannot.
 pub fn command(program: &str, package: &str) {
-    let runs = || {
-        Command::new(program)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if runs() {
-        return;
-    }
-    eprintln!("{program} is missing: installing Debian's {package} package");
     assert!(
-        apt_get(package) && runs(),
+        apt_install(package, false, || runs(program)),
         "the tests need {program}: `apt-get install {package}` failed (run them as root \
          with Debian's mirrors reachable, or install {package} first)"
     );
@@ -87,12 +109,10 @@ pub fn python_venv() {
             .output()
             .is_ok_and(|o| o.status.success())
     };
-    if !has_venv() {
-        assert!(
-            apt_get("python3-venv") && has_venv(),
-            "the tests need python3's venv: `apt-get install python3-venv` failed"
-        );
-    }
+    assert!(
+        apt_install("python3-venv", false, has_venv),
+        "the tests need python3's venv: `apt-get install python3-venv` failed"
+    );
 }
 
 /// Makes sure Node.js and npm are there.

@@ -261,12 +261,11 @@ fn binaries() -> PathBuf {
              or set DRUIDS_PG_BIN to the folder holding them"
         );
     }
-    eprintln!("PostgreSQL is missing: installing Debian's postgresql package");
     assert!(
-        crate::install::apt_get("postgresql"),
-        "apt-get install postgresql failed"
+        crate::install::apt_install("postgresql", false, || find_binaries().is_some()),
+        "apt-get install postgresql failed (or installed no initdb)"
     );
-    find_binaries().expect("postgresql is installed but initdb is not found")
+    find_binaries().expect("postgresql is installed")
 }
 
 fn find_binaries() -> Option<PathBuf> {
