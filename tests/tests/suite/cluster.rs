@@ -26,6 +26,7 @@ use druids_tests::process::ServerProcess;
 use druids_tests::{Lcg, authed};
 use tonic::transport::Channel;
 use tonic::{Code, Status};
+use tonic_types::StatusExt;
 
 /// Lease time of the test nodes: a dead node's games move within ~2 s.
 const LEASE_SECS: &str = "2";
@@ -38,6 +39,8 @@ struct Nodes {
     /// Each node's URL; clients pick from these (a dead node's stays, as a
     /// client would keep trying it).
     urls: Arc<Mutex<Vec<String>>>,
+    /// `UNAVAILABLE` / `GAME_MOVED` answers the clients got.
+    moved: Arc<AtomicUsize>,
 }
 
 impl Nodes {
@@ -51,6 +54,7 @@ impl Nodes {
             dir,
             running: Vec::new(),
             urls: Arc::new(Mutex::new(Vec::new())),
+            moved: Arc::new(AtomicUsize::new(0)),
         };
         for i in 0..n {
             let node = nodes.spawn(i);
@@ -111,6 +115,7 @@ impl Nodes {
         Picker {
             urls: Arc::clone(&self.urls),
             rng: Lcg(seed),
+            moved: Arc::clone(&self.moved),
         }
     }
 
@@ -158,12 +163,30 @@ fn client(url: &str) -> Client {
 struct Picker {
     urls: Arc<Mutex<Vec<String>>>,
     rng: Lcg,
+    moved: Arc<AtomicUsize>,
 }
 
 impl Picker {
     fn pick(&mut self) -> Client {
         let urls = self.urls.lock().unwrap().clone();
         client(&urls[self.rng.below(urls.len())])
+    }
+
+    /// Notes a retried failure: a game moving between nodes is said as the
+    /// guide says, `UNAVAILABLE` with reason `GAME_MOVED` and a `RetryInfo`.
+    fn note(&self, s: &Status) {
+        let moved = s
+            .get_details_error_info()
+            .is_some_and(|i| i.reason == "GAME_MOVED");
+        if moved {
+            assert_eq!(s.code(), Code::Unavailable, "{s:?}");
+            assert!(
+                s.get_details_retry_info()
+                    .is_some_and(|r| r.retry_delay.is_some()),
+                "GAME_MOVED with a RetryInfo: {s:?}"
+            );
+            self.moved.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 
@@ -183,6 +206,7 @@ macro_rules! on_some_node {
                 Ok(reply) => break reply.into_inner(),
                 Err(s) if retryable(&s) && attempts < 300 => {
                     attempts += 1;
+                    $picker.note(&s);
                     tokio::time::sleep(Duration::from_millis(100)).await;
                     $client = $picker.pick();
                 }
@@ -410,6 +434,10 @@ async fn three_nodes_lose_nothing_when_one_is_killed_and_restarted() {
         pages.iter().all(|p| *p == pages[0]),
         "the same page from every node"
     );
+    assert!(
+        nodes.moved.load(Ordering::Relaxed) >= 1,
+        "calls for the dead node's games were answered UNAVAILABLE / GAME_MOVED"
+    );
     let takeovers = nodes.metric(0, "druids_node_takeovers_total")
         + nodes.metric(2, "druids_node_takeovers_total");
     assert!(takeovers >= 1.0, "the killed node's games were taken over");
@@ -425,6 +453,25 @@ async fn three_nodes_lose_nothing_when_one_is_killed_and_restarted() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
     let nodes = Nodes::start("cluster_split", 2);
+    // The arena runs on single-node servers only: a node says so.
+    let mut arena = druids_contract::pb::arena_service_client::ArenaServiceClient::new(
+        Channel::from_shared(nodes.node(0).url())
+            .unwrap()
+            .connect_lazy(),
+    );
+    let refused = arena
+        .register_bot(pb::RegisterBotRequest {
+            name: "on-a-node".into(),
+            ..Default::default()
+        })
+        .await
+        .expect_err("no arena on a node");
+    assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
+    assert_eq!(
+        refused.get_details_error_info().map(|i| i.reason),
+        Some("ARENA_UNAVAILABLE".to_owned()),
+        "{refused:?}"
+    );
     let mut a = nodes.client(0);
     let created = a
         .create_game(pb::CreateGameRequest {

@@ -4,6 +4,7 @@
 
 mod arena;
 mod arena_kits;
+mod arena_quotas;
 mod arena_revoke;
 mod arena_tournaments;
 mod browser;
@@ -25,6 +26,7 @@ mod postgres;
 mod proto;
 mod python_engine;
 mod retention;
+mod shutdown;
 mod stores;
 mod tls;
 mod trust;
