@@ -396,15 +396,19 @@ async fn three_nodes_lose_nothing_when_one_is_killed_and_restarted() {
     }
     nodes.kill(1);
     let killed_at = progress.load(Ordering::Relaxed);
-    // Play goes on while the node is down (its games taken over by the others):
-    // another 50 acknowledged actions before it comes back.
+    // Play goes on while the node is down, its games taken over by the
+    // others (after its leases lapse) before it comes back.
+    let taken_over = |nodes: &Nodes| {
+        nodes.metric(0, "druids_node_takeovers_total")
+            + nodes.metric(2, "druids_node_takeovers_total")
+    };
     let deadline = tokio::time::Instant::now() + HANG;
-    while progress.load(Ordering::Relaxed) < killed_at + 50 {
+    while progress.load(Ordering::Relaxed) < killed_at + 50 || taken_over(&nodes) < 1.0 {
         assert!(
             tokio::time::Instant::now() < deadline,
-            "play goes on while a node is down"
+            "play goes on and the dead node's games are taken over"
         );
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     nodes.restart(1);
     for (id, player, watcher) in games {
@@ -438,9 +442,10 @@ async fn three_nodes_lose_nothing_when_one_is_killed_and_restarted() {
         nodes.moved.load(Ordering::Relaxed) >= 1,
         "calls for the dead node's games were answered UNAVAILABLE / GAME_MOVED"
     );
-    let takeovers = nodes.metric(0, "druids_node_takeovers_total")
-        + nodes.metric(2, "druids_node_takeovers_total");
-    assert!(takeovers >= 1.0, "the killed node's games were taken over");
+    assert!(
+        taken_over(&nodes) >= 1.0,
+        "the killed node's games were taken over"
+    );
     let forwarded: f64 = (0..3)
         .map(|i| nodes.metric(i, "druids_node_forwarded_total"))
         .sum();

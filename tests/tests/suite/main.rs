@@ -25,6 +25,7 @@ mod persistence;
 mod postgres;
 mod proto;
 mod python_engine;
+mod request_window;
 mod retention;
 mod shutdown;
 mod stores;
