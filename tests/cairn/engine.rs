@@ -9,10 +9,14 @@
 //! It implements every trait a game has: [`Game`] (with [`Game::redact`] and
 //! [`Game::redact_action`]), [`Determinize`] and [`Evaluate`], `Display`
 //! for its actions and events, [`crate::Chance`] (its die under outside
-//! control, `chance.rs`) and [`crate::Tensors`] (`tensor.rs`).
+//! control, `chance.rs`) and [`crate::Tensors`] (`tensor.rs`), and with
+//! the `serde` feature `Serialize` and a checked `Deserialize` (`saved.rs`).
 
 #[path = "chance.rs"]
 mod chance;
+#[cfg(feature = "serde")]
+#[path = "saved.rs"]
+mod saved;
 #[path = "tensor.rs"]
 mod tensor;
 
@@ -33,6 +37,7 @@ pub const OFFERINGS: std::ops::RangeInclusive<u8> = 1..=3;
 
 /// Options fixed at creation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Options {
     /// The seat that hides first and takes the first turn.
     pub start_seat: u8,
@@ -174,6 +179,12 @@ impl RuleViolation for RuleError {
 
 /// A Cairn game: the whole state, offerings and the die's generator included.
 #[derive(Clone, Debug, PartialEq)]
+// The derived code is called by `saved.rs`, which checks what it restores.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(remote = "Self")
+)]
 pub struct Cairn {
     options: Options,
     rng: Pcg64Mcg,
