@@ -139,6 +139,18 @@ pub enum Command {
     Match(MatchArgs),
 }
 
+/// Parses `args` as on a machine where no `DRUIDS_*` variable is set: every
+/// flag's `env` fallback is dropped, so that a test's outcome does not depend
+/// on the environment it runs in.
+#[cfg(test)]
+pub fn parse_without_env<'a>(args: impl IntoIterator<Item = &'a str>) -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    fn no_env(cmd: clap::Command) -> clap::Command {
+        cmd.mut_args(|a| a.env(None)).mut_subcommands(no_env)
+    }
+    Cli::from_arg_matches(&no_env(Cli::command()).try_get_matches_from(args)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,13 +1,45 @@
-//! Installing what a test needs from Debian's packages, the way CI does (as
-//! root, with apt-get): one install at a time across every test process,
-//! under one lock file, since tests that install PostgreSQL and Chromium
-//! run at once and apt refuses a second install while one runs.
+//! Installing what a test needs, the way CI does (as root: apt-get for
+//! Debian's packages, npm and pip for the kits' tools), with one lock for
+//! every install: on a fresh machine several tests install at once
+//! (PostgreSQL and Chromium from Debian, Buf and playwright-core from npm,
+//! venvs from PyPI), and apt refuses a second install while one runs. Every
+//! test that installs something holds [`lock`] while it does, across threads
+//! and across the test binaries `cargo test` runs (and `.ci/under-load`).
 
 use std::fs::File;
+use std::path::PathBuf;
 use std::process::Command;
 
-/// The lock every apt-get of the tests takes.
-const LOCK: &str = "/tmp/druids-tests-apt.lock";
+/// Held while installing; the lock is released when it is dropped.
+#[must_use = "the install lock is released when the guard is dropped"]
+pub struct InstallLock(File);
+
+impl Drop for InstallLock {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}
+
+/// The machine-wide lock file (one per machine, not per checkout: two
+/// checkouts' tests share the same apt).
+fn lock_path() -> PathBuf {
+    std::env::temp_dir().join("druids-tests-install.lock")
+}
+
+/// Waits for the install lock (an advisory `flock` on a file in the temp
+/// folder). Don't nest: a second `lock` in the same thread waits forever.
+pub fn lock() -> InstallLock {
+    let path = lock_path();
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("the install lock {}: {e}", path.display()));
+    file.lock()
+        .unwrap_or_else(|e| panic!("the install lock {}: {e}", path.display()));
+    InstallLock(file)
+}
 
 /// Installs Debian package `package` (with the packages it recommends, or
 /// not) unless `present()` says it is there (asked again under the lock:
@@ -18,8 +50,7 @@ pub fn apt_install(package: &str, recommends: bool, present: impl Fn() -> bool) 
     if present() {
         return true;
     }
-    let lock = File::create(LOCK).expect("the apt lock file");
-    lock.lock().expect("the apt lock");
+    let held = lock();
     if present() {
         return true;
     }
@@ -37,7 +68,7 @@ pub fn apt_install(package: &str, recommends: bool, present: impl Fn() -> bool) 
     }
     install.push(package);
     let installed = apt(&install) || (apt(&["update", "-q"]) && apt(&install));
-    drop(lock);
+    drop(held);
     installed && present()
 }
 
@@ -48,4 +79,76 @@ pub fn on_path(name: &str) -> Option<std::path::PathBuf> {
             .map(|dir| dir.join(name))
             .find(|p| p.is_file())
     })
+}
+
+/// Whether `program --version` runs and succeeds.
+fn runs(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Makes sure `program` runs, installing Debian's `package` when it does
+/// not. Panics, saying what to install, when it cannot.
+pub fn command(program: &str, package: &str) {
+    assert!(
+        apt_install(package, false, || runs(program)),
+        "the tests need {program}: `apt-get install {package}` failed (run them as root \
+         with Debian's mirrors reachable, or install {package} first)"
+    );
+}
+
+/// Makes sure `python3 -m venv` can make a virtualenv with pip (Debian
+/// splits it into `python3-venv`).
+pub fn python_venv() {
+    command("python3", "python3");
+    let has_venv = || {
+        Command::new("python3")
+            .args(["-c", "import ensurepip, venv"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    assert!(
+        apt_install("python3-venv", false, has_venv),
+        "the tests need python3's venv: `apt-get install python3-venv` failed"
+    );
+}
+
+/// Makes sure Node.js and npm are there.
+pub fn node_and_npm() {
+    command("node", "nodejs");
+    command("npm", "npm");
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Barrier};
+
+    #[test]
+    fn one_holder_at_a_time() {
+        let inside = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let start = Arc::new(Barrier::new(4));
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                let (inside, most, start) = (inside.clone(), most.clone(), start.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    for _ in 0..20 {
+                        let _held = super::lock();
+                        let now = inside.fetch_add(1, Ordering::SeqCst) + 1;
+                        most.fetch_max(now, Ordering::SeqCst);
+                        std::thread::yield_now();
+                        inside.fetch_sub(1, Ordering::SeqCst);
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(most.load(Ordering::SeqCst), 1, "never two holders at once");
+    }
 }

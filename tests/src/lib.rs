@@ -231,6 +231,20 @@ pub async fn all_events(
     out
 }
 
+/// Whether a failed call may be made again, as `docs/bot-protocol.md` tells
+/// clients: the server was unavailable (`UNAVAILABLE`, a game moving between
+/// nodes too) or the connection broke under the call (`CANCELLED`, or an
+/// `UNKNOWN` or `INTERNAL` that tonic made from a transport error, which it
+/// keeps as the status's source). An `INTERNAL` or `UNKNOWN` the server sent
+/// has no source: it is a server bug, and the test fails on it.
+pub fn retry_allowed(s: &Status) -> bool {
+    match s.code() {
+        tonic::Code::Unavailable | tonic::Code::Cancelled => true,
+        tonic::Code::Unknown | tonic::Code::Internal => std::error::Error::source(s).is_some(),
+        _ => false,
+    }
+}
+
 /// A tiny deterministic RNG, so failures reproduce.
 pub struct Lcg(pub u64);
 

@@ -116,6 +116,11 @@ impl ServerProcess {
         assert!(status.success(), "kill -{signal} failed");
     }
 
+    /// Its exit status, once it has exited (without waiting).
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().expect("the server process")
+    }
+
     /// SIGKILLs the process and reaps it.
     pub fn kill(mut self) {
         let _ = self.child.kill();

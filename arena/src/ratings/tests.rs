@@ -381,3 +381,71 @@ mod properties {
         }
     }
 }
+
+/// The Weng-Lin update, checked against OpenSkill's (the Python `openskill`
+/// 6.2.0 package, `BradleyTerryFull` with the arena's constants and kappa
+/// = 1e-6): the values below are its output, produced by
+/// `arena/src/ratings/openskill_reference.py` (the command is in its
+/// docstring). Before, mean and uncertainty of each bot, its rank, and
+/// OpenSkill's mean and uncertainty after.
+#[test]
+fn the_update_matches_openskill() {
+    type Case = (&'static str, &'static [(f64, f64, u32, f64, f64)]);
+    const CASES: [Case; 4] = [
+        (
+            "two new bots, the first wins",
+            &[
+                (25.0, 25.0 / 3.0, 1, 27.635389493140497, 8.06590141354368),
+                (25.0, 25.0 / 3.0, 2, 22.364610506859503, 8.06590141354368),
+            ],
+        ),
+        (
+            "four bots of unequal ratings, a tie for second",
+            &[
+                (30.0, 4.0, 1, 31.427420091980593, 3.9027914838455127),
+                (22.0, 6.5, 2, 22.718813677111783, 5.8408164697015685),
+                (25.0, 25.0 / 3.0, 2, 24.444332008482675, 6.97352931576029),
+                (18.0, 2.0, 4, 17.60657904996135, 1.9947748510368801),
+            ],
+        ),
+        (
+            "three bots tie",
+            &[
+                (27.0, 3.0, 1, 26.743729445001676, 2.977752809515674),
+                (25.0, 25.0 / 3.0, 1, 24.644510832929313, 7.392885726767116),
+                (20.0, 5.0, 1, 20.839510235876514, 4.83173676638089),
+            ],
+        ),
+        (
+            "an upset: the weakest of three wins",
+            &[
+                (35.0, 2.5, 3, 33.605865205999336, 2.4884564094667003),
+                (28.0, 3.5, 2, 27.921480598854806, 3.4412787720551483),
+                (15.0, 4.0, 1, 18.669113588425894, 3.947224538734436),
+            ],
+        ),
+    ];
+    for (name, bots) in CASES {
+        let mut live = LiveRatings::default();
+        for (i, &(mu, sigma, ..)) in bots.iter().enumerate() {
+            live.set(
+                BotId(i as u64),
+                LiveRating {
+                    mu,
+                    sigma,
+                    games: 1,
+                },
+            );
+        }
+        let ranks: Vec<(u64, u32)> = (0..bots.len()).map(|i| (i as u64, bots[i].2)).collect();
+        let changes = live.record(&game(&ranks));
+        for (change, &(.., mu, sigma)) in changes.iter().zip(bots) {
+            let (got_mu, got_sigma) = (change.after.mu, change.after.sigma);
+            assert!(
+                (got_mu - mu).abs() < 1e-9 && (got_sigma - sigma).abs() < 1e-9,
+                "{name}: bot {}: ({got_mu}, {got_sigma}), OpenSkill ({mu}, {sigma})",
+                change.bot.0
+            );
+        }
+    }
+}

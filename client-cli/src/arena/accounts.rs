@@ -202,8 +202,7 @@ mod tests {
     use super::*;
 
     fn parsed(args: &[&str]) -> crate::cli::Command {
-        use clap::Parser;
-        crate::cli::Cli::try_parse_from(args.iter().copied())
+        crate::cli::parse_without_env(args.iter().copied())
             .unwrap()
             .command
     }
@@ -250,16 +249,9 @@ mod tests {
         assert!(matches!(revoke_request(&r), Err(CliError::Usage(_))));
         // --bot-id needs the operator key; no key at all is an error (unless
         // the environment gives one).
-        use clap::Parser;
-        let parse = |args: &[&str]| crate::cli::Cli::try_parse_from(args.iter().copied());
-        if std::env::var_os("DRUIDS_OPERATOR_KEY").is_none() {
-            assert!(parse(&["druids", "rotate-key", "--key", "k", "--bot-id", "b1"]).is_err());
-        }
-        if std::env::var_os("DRUIDS_OPERATOR_KEY").is_none()
-            && std::env::var_os("DRUIDS_BOT_KEY").is_none()
-        {
-            assert!(parse(&["druids", "rotate-key"]).is_err());
-            assert!(parse(&["druids", "revoke-bot", "b1"]).is_err());
-        }
+        let parse = |args: &[&str]| crate::cli::parse_without_env(args.iter().copied());
+        assert!(parse(&["druids", "rotate-key", "--key", "k", "--bot-id", "b1"]).is_err());
+        assert!(parse(&["druids", "rotate-key"]).is_err());
+        assert!(parse(&["druids", "revoke-bot", "b1"]).is_err());
     }
 }

@@ -109,7 +109,13 @@ impl Arena {
         let clock = self.clock(req.time_control.as_ref())?;
         let secs = match u64::from(req.expires_in_secs) {
             0 => DEFAULT_EXPIRY_SECS,
-            n => n.min(MAX_EXPIRY_SECS),
+            n if n > MAX_EXPIRY_SECS => {
+                return Err(ServiceError::invalid(
+                    "expires_in_secs",
+                    format!("{n} seconds: a challenge expires within {MAX_EXPIRY_SECS}"),
+                ));
+            }
+            n => n,
         };
         let now = self.clock.now_ms();
         let mut st = self.state();

@@ -2,9 +2,8 @@
 //! well-formed actions that are wrong, thrown at games in every phase. Nothing
 //! may panic, and a rejected action must leave the game exactly as it was.
 //!
-//! Both games are fuzzed. The budget is fixed for CI (`DRUIDS_FUZZ_CASES`,
-//! default 3000 positions × 8 inputs each, per game); raise it by hand for a
-//! longer run.
+//! Both games are fuzzed. The budget is fixed for CI (3000 positions × 8
+//! inputs each, per game); `DRUIDS_FUZZ_CASES` raises it for a longer run.
 
 use druids_engine::Seat;
 use proptest::prelude::*;
@@ -14,11 +13,15 @@ use druids_contract::pb;
 
 use crate::hosted_game::{Choice, HostedGame, new_game};
 
+/// The CI budget: `DRUIDS_FUZZ_CASES` may raise it, never lower it (a run
+/// that fuzzed nothing must not report a pass).
+const CASES: u32 = 3000;
+
 fn cases() -> u32 {
     std::env::var("DRUIDS_FUZZ_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(3000)
+        .map_or(CASES, |n: u32| n.max(CASES))
 }
 
 /// A game of `kind` after `steps` legal actions chosen by `picks`.

@@ -26,6 +26,7 @@ use druids_tests::process::ServerProcess;
 use druids_tests::{Lcg, authed};
 use tonic::transport::Channel;
 use tonic::{Code, Status};
+use tonic_types::StatusExt;
 
 /// Lease time of the test nodes: a dead node's games move within ~2 s.
 const LEASE_SECS: &str = "2";
@@ -38,6 +39,8 @@ struct Nodes {
     /// Each node's URL; clients pick from these (a dead node's stays, as a
     /// client would keep trying it).
     urls: Arc<Mutex<Vec<String>>>,
+    /// `UNAVAILABLE` / `GAME_MOVED` answers the clients got.
+    moved: Arc<AtomicUsize>,
 }
 
 impl Nodes {
@@ -51,6 +54,7 @@ impl Nodes {
             dir,
             running: Vec::new(),
             urls: Arc::new(Mutex::new(Vec::new())),
+            moved: Arc::new(AtomicUsize::new(0)),
         };
         for i in 0..n {
             let node = nodes.spawn(i);
@@ -111,6 +115,7 @@ impl Nodes {
         Picker {
             urls: Arc::clone(&self.urls),
             rng: Lcg(seed),
+            moved: Arc::clone(&self.moved),
         }
     }
 
@@ -158,6 +163,7 @@ fn client(url: &str) -> Client {
 struct Picker {
     urls: Arc<Mutex<Vec<String>>>,
     rng: Lcg,
+    moved: Arc<AtomicUsize>,
 }
 
 impl Picker {
@@ -165,15 +171,29 @@ impl Picker {
         let urls = self.urls.lock().unwrap().clone();
         client(&urls[self.rng.below(urls.len())])
     }
+
+    /// Notes a retried failure: a game moving between nodes is said as the
+    /// guide says, `UNAVAILABLE` with reason `GAME_MOVED` and a `RetryInfo`.
+    fn note(&self, s: &Status) {
+        let moved = s
+            .get_details_error_info()
+            .is_some_and(|i| i.reason == "GAME_MOVED");
+        if moved {
+            assert_eq!(s.code(), Code::Unavailable, "{s:?}");
+            assert!(
+                s.get_details_retry_info()
+                    .is_some_and(|r| r.retry_delay.is_some()),
+                "GAME_MOVED with a RetryInfo: {s:?}"
+            );
+            self.moved.fetch_add(1, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Whether a failed call may succeed on another node or a moment later: the
-/// node died, or the game is moving.
+/// node died, or the game is moving; nothing else ([`druids_tests::retry_allowed`]).
 fn retryable(s: &Status) -> bool {
-    matches!(
-        s.code(),
-        Code::Unavailable | Code::Unknown | Code::Cancelled | Code::Internal
-    )
+    druids_tests::retry_allowed(s)
 }
 
 /// `$call` (an expression using the client `$client`) until it succeeds,
@@ -186,6 +206,7 @@ macro_rules! on_some_node {
                 Ok(reply) => break reply.into_inner(),
                 Err(s) if retryable(&s) && attempts < 300 => {
                     attempts += 1;
+                    $picker.note(&s);
                     tokio::time::sleep(Duration::from_millis(100)).await;
                     $client = $picker.pick();
                 }
@@ -375,11 +396,20 @@ async fn three_nodes_lose_nothing_when_one_is_killed_and_restarted() {
     }
     nodes.kill(1);
     let killed_at = progress.load(Ordering::Relaxed);
-    tokio::time::sleep(Duration::from_secs(4)).await;
-    assert!(
-        progress.load(Ordering::Relaxed) > killed_at,
-        "play goes on while a node is down"
-    );
+    // Play goes on while the node is down, its games taken over by the
+    // others (after its leases lapse) before it comes back.
+    let taken_over = |nodes: &Nodes| {
+        nodes.metric(0, "druids_node_takeovers_total")
+            + nodes.metric(2, "druids_node_takeovers_total")
+    };
+    let deadline = tokio::time::Instant::now() + HANG;
+    while progress.load(Ordering::Relaxed) < killed_at + 50 || taken_over(&nodes) < 1.0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "play goes on and the dead node's games are taken over"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     nodes.restart(1);
     for (id, player, watcher) in games {
         let acks = tokio::time::timeout(Duration::from_secs(300), player)
@@ -408,9 +438,14 @@ async fn three_nodes_lose_nothing_when_one_is_killed_and_restarted() {
         pages.iter().all(|p| *p == pages[0]),
         "the same page from every node"
     );
-    let takeovers = nodes.metric(0, "druids_node_takeovers_total")
-        + nodes.metric(2, "druids_node_takeovers_total");
-    assert!(takeovers >= 1.0, "the killed node's games were taken over");
+    assert!(
+        nodes.moved.load(Ordering::Relaxed) >= 1,
+        "calls for the dead node's games were answered UNAVAILABLE / GAME_MOVED"
+    );
+    assert!(
+        taken_over(&nodes) >= 1.0,
+        "the killed node's games were taken over"
+    );
     let forwarded: f64 = (0..3)
         .map(|i| nodes.metric(i, "druids_node_forwarded_total"))
         .sum();
@@ -423,6 +458,25 @@ async fn three_nodes_lose_nothing_when_one_is_killed_and_restarted() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
     let nodes = Nodes::start("cluster_split", 2);
+    // The arena runs on single-node servers only: a node says so.
+    let mut arena = druids_contract::pb::arena_service_client::ArenaServiceClient::new(
+        Channel::from_shared(nodes.node(0).url())
+            .unwrap()
+            .connect_lazy(),
+    );
+    let refused = arena
+        .register_bot(pb::RegisterBotRequest {
+            name: "on-a-node".into(),
+            ..Default::default()
+        })
+        .await
+        .expect_err("no arena on a node");
+    assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
+    assert_eq!(
+        refused.get_details_error_info().map(|i| i.reason),
+        Some("ARENA_UNAVAILABLE".to_owned()),
+        "{refused:?}"
+    );
     let mut a = nodes.client(0);
     let created = a
         .create_game(pb::CreateGameRequest {
@@ -445,8 +499,16 @@ async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
         );
     }
     nodes.node(0).signal("STOP");
-    // Past the lease: B takes the game over and play goes on there.
-    tokio::time::sleep(Duration::from_millis(3500)).await;
+    // Past the lease: B takes the game over (its upkeep finds the lapsed
+    // lease) and play goes on there.
+    let deadline = tokio::time::Instant::now() + HANG;
+    while nodes.metric(1, "druids_node_takeovers_total") < 1.0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "B takes over the game of the paused A"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let mut b = nodes.client(1);
     for _ in 0..3 {
         acks.push(
@@ -455,12 +517,22 @@ async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
                 .unwrap(),
         );
     }
-    // A submission sent to A while it is paused, in flight when A resumes.
+    // A submission sent to A while it is paused, in flight when A resumes:
+    // its bytes wait in A's socket (the kernel's receive queue grows).
+    let a_port = port_of(&nodes.node(0).url());
+    let queued_before = bytes_waiting_at(a_port);
     let in_flight = {
         let (mut a, id, tokens) = (a.clone(), id.clone(), tokens.clone());
         tokio::spawn(async move { submit(&mut a, &id, &tokens, "in-flight").await })
     };
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let deadline = tokio::time::Instant::now() + HANG;
+    while bytes_waiting_at(a_port) <= queued_before {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the request reaches the paused A's socket"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     nodes.node(0).signal("CONT");
     let answered = tokio::time::timeout(Duration::from_secs(20), in_flight)
         .await
@@ -536,6 +608,37 @@ async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
         store.load_game(&id).unwrap().unwrap().actions.len(),
         acks.len()
     );
+}
+
+/// How long a wait on a condition may last before the test calls it a hang
+/// (generous: it guards a hang, it does not time anything).
+const HANG: Duration = Duration::from_secs(120);
+
+/// The port of a `http://host:port` URL.
+fn port_of(url: &str) -> u16 {
+    url.rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("a port")
+}
+
+/// The bytes received but not yet read by the process, over every TCP
+/// connection of local port `port` on 127.0.0.1 (Linux: /proc/net/tcp).
+fn bytes_waiting_at(port: u16) -> u64 {
+    let table = std::fs::read_to_string("/proc/net/tcp").expect("/proc/net/tcp");
+    let local = format!("0100007F:{port:04X}");
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // local_address rem_address st tx_queue:rx_queue ...
+            (fields.get(1) == Some(&local.as_str()))
+                .then(|| fields.get(4)?.split(':').nth(1))
+                .flatten()
+                .and_then(|rx| u64::from_str_radix(rx, 16).ok())
+        })
+        .sum()
 }
 
 /// Submits legal action 0 for the seat to act, with idempotency key `key`.

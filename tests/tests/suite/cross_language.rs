@@ -159,6 +159,7 @@ pub(crate) fn fresh_venv(name: &str) -> Result<PathBuf, String> {
             .map_err(|e| format!("cannot remove the old {}: {e}", venv.display()))?;
     }
     std::fs::create_dir_all(kits_dir()).map_err(|e| e.to_string())?;
+    druids_tests::install::python_venv();
     let mut make = Command::new("python3");
     make.args([
         "-c",
@@ -189,8 +190,10 @@ pub(crate) fn venv_bin() -> Result<PathBuf, String> {
             // Fail in bounded time when PyPI cannot be reached.
             .env("PIP_DEFAULT_TIMEOUT", "20")
             .env("PIP_RETRIES", "2");
+        let installing = druids_tests::install::lock();
         run_ok(install, SETUP_TIMEOUT)
             .map_err(|e| format!("{e}\n(is PyPI, https://pypi.org, reachable?)"))?;
+        drop(installing);
         eprintln!(
             "cross_language: fresh venv with `pip install ./bots/python` in {:.1?}",
             started.elapsed()
@@ -669,6 +672,8 @@ async fn kit_bots_resume_after_a_server_restart() {
     drop(client);
     let _ = stop.send(());
     task.await.expect("server task");
+    // An outage of its own length (not a wait for anything): the bots find
+    // the server gone and must keep trying until it is back.
     tokio::time::sleep(Duration::from_millis(300)).await;
     let (_, stop, task) = serve_sqlite(addr, &db).await;
 
@@ -921,8 +926,10 @@ fn the_python_kit_type_checks_strictly() {
         ])
         .env("PIP_CACHE_DIR", kits_dir().join("pip-cache"))
         .env("PIP_DEFAULT_TIMEOUT", "20");
+    let installing = druids_tests::install::lock();
     run_ok(install, Duration::from_secs(180))
         .unwrap_or_else(|e| panic!("cannot install mypy: {e}"));
+    drop(installing);
     let config = python_dir().join("pyproject.toml");
     for target in [
         vec!["-p".to_owned(), "druids_bot".to_owned()],

@@ -128,6 +128,7 @@ async fn docs_http_md_shows_what_get_api_v1_games_answers() {
     assert_eq!(lang, "json", "the answer follows the command");
     let documented: serde_json::Value = serde_json::from_str(documented).expect("JSON");
     let script = blocks[at].1.clone();
+    druids_tests::install::command("curl", "curl");
     let (got, post) = tokio::task::spawn_blocking(move || {
         let post = "curl -s -f \"$DRUIDS_HTTP/api/v1/ListGameTypes\" -d '{}'";
         (bash(&script, &base), bash(post, &base))

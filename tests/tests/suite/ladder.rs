@@ -1,5 +1,6 @@
 //! The ladder end to end, through the public contract only: eight built-in
-//! bots (random, greedy and MCTS with a short think time) register with
+//! bots (random, greedy and MCTS with an iteration budget, the same on a busy
+//! machine as on an idle one) register with
 //! `druids register` and play as `druids bot --seek … --rated` processes.
 //! By matchmaking alone they play 200 rated four-player Meduris games (50
 //! duplicate matches of four games) and 200 rated four-player Die
@@ -32,8 +33,8 @@ const LINE_UP: [(&str, &[&str]); 8] = [
     ("greedy-1", &["--strategy", "greedy"]),
     ("greedy-2", &["--strategy", "greedy"]),
     ("greedy-3", &["--strategy", "greedy"]),
-    ("mcts-1", &["--strategy", "mcts", "--think-ms", "10"]),
-    ("mcts-2", &["--strategy", "mcts", "--think-ms", "10"]),
+    ("mcts-1", &["--strategy", "mcts", "--iterations", "200"]),
+    ("mcts-2", &["--strategy", "mcts", "--iterations", "200"]),
 ];
 
 /// A server on a fixed port that can be restarted on the same database.
@@ -245,15 +246,15 @@ async fn eight_built_in_bots_climb_the_ladder() {
     }
     wait_matches(&url, pb::GameKind::Meduris, 50, Duration::from_secs(1200)).await;
     stop_bots(players);
-    // Wait for the fit of every result.
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let board = {
-        let mut b = leaderboard(&mut arena, pb::GameKind::Meduris).await;
-        if b.entries.iter().any(|e| e.fit.is_none()) {
-            tokio::time::sleep(Duration::from_secs(1)).await;
-            b = leaderboard(&mut arena, pb::GameKind::Meduris).await;
+    // Wait for the fit of every bot (a deadline only guards a hang).
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let board = loop {
+        let b = leaderboard(&mut arena, pb::GameKind::Meduris).await;
+        if b.entries.len() == 8 && b.entries.iter().all(|e| e.fit.is_some()) {
+            break b;
         }
-        b
+        assert!(Instant::now() < deadline, "no fit of every bot: {b:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert_eq!(board.entries.len(), 8, "{board:?}");
     let fit = |prefix: &str| -> Vec<pb::FittedStrength> {

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
-use druids_server::{Limits, MemoryStore};
+use druids_server::{Limits, ManualClock, MemoryStore};
 use druids_tests::{Lcg, TestServer, authed, create, play_random};
 use tokio::io::AsyncReadExt;
 use tonic::Code;
@@ -50,11 +50,12 @@ async fn a_thousand_spectators_never_lock_the_seats_out() {
         }
     }
     let limits = Limits::default();
-    assert!(
-        open.len()
-            <= limits
-                .max_streams_per_address
-                .min(limits.max_spectator_streams_per_game)
+    assert_eq!(
+        open.len(),
+        limits
+            .max_streams_per_address
+            .min(limits.max_spectator_streams_per_game),
+        "spectator streams open up to the smaller bound, and no further"
     );
     eprintln!(
         "1,000 spectator streams asked on one game: {} open, {refused_spectators} refused",
@@ -126,7 +127,15 @@ async fn setups_and_reads_are_rate_limited_with_a_retry_delay() {
         max_anonymous_reads_per_second: 20,
         ..Limits::default()
     };
-    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
+    // Time moves only when the test says: the budgets do not refill between
+    // two calls on a slow machine.
+    let clock = Arc::new(ManualClock::at(1_000_000));
+    let server = TestServer::with_clock(
+        Arc::new(MemoryStore::default()),
+        limits,
+        Arc::clone(&clock) as Arc<dyn druids_server::Clock>,
+    )
+    .await;
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, MEDURIS, 2, 1).await;
     create(&mut client, MEDURIS, 2, 2).await;
@@ -160,7 +169,7 @@ async fn setups_and_reads_are_rate_limited_with_a_retry_delay() {
     for _ in 0..3 {
         read(&mut client, &tokens[0]).await.unwrap();
     }
-    refused(
+    let read_refused = refused(
         read(&mut client, &tokens[0]).await,
         Code::ResourceExhausted,
         "RATE_LIMITED",
@@ -181,8 +190,12 @@ async fn setups_and_reads_are_rate_limited_with_a_retry_delay() {
         Code::ResourceExhausted,
         "RATE_LIMITED",
     );
-    // After the delay, reads go through again.
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    // After the delay it names, reads go through again.
+    let delay = read_refused
+        .get_details_retry_info()
+        .and_then(|r| r.retry_delay)
+        .expect("a retry delay");
+    clock.advance(delay.as_millis() as u64);
     read(&mut client, &tokens[0]).await.unwrap();
     server.stop().await;
 }
@@ -207,12 +220,27 @@ async fn calls_per_connection_and_connections_are_bounded() {
             c.stream_events(stream_req(&id)).await
         }));
     }
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert!(
-        server.service.open_streams() <= 4,
-        "{}",
-        server.service.open_streams()
-    );
+    // Four open (a wait on that, with a deadline that only guards a hang) ...
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    while server.service.open_streams() < 4 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{} streams open",
+            server.service.open_streams()
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // ... and no fifth while they are held (watched for a moment: what is
+    // proved here is an absence).
+    for _ in 0..20 {
+        let answered = waiting.iter().filter(|w| w.is_finished()).count();
+        assert!(
+            server.service.open_streams() <= 4 && answered <= 4,
+            "{} streams open, {answered} answered",
+            server.service.open_streams()
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     for w in waiting {
         w.abort();
     }

@@ -4,6 +4,7 @@
 
 mod arena;
 mod arena_kits;
+mod arena_quotas;
 mod arena_revoke;
 mod arena_tournaments;
 mod browser;
@@ -24,7 +25,9 @@ mod persistence;
 mod postgres;
 mod proto;
 mod python_engine;
+mod request_window;
 mod retention;
+mod shutdown;
 mod stores;
 mod tls;
 mod trust;

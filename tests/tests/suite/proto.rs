@@ -22,6 +22,8 @@ fn buf() -> &'static Path {
     BUF.get_or_init(|| {
         let dir = root().join("target/tools/buf");
         let bin = dir.join("node_modules/.bin/buf");
+        druids_tests::install::node_and_npm();
+        let _installing = druids_tests::install::lock();
         if !bin.exists() {
             std::fs::create_dir_all(&dir).unwrap();
             let status = Command::new("npm")

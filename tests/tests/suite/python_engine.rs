@@ -63,6 +63,7 @@ fn engine_venv() -> Result<PathBuf, String> {
                 .env("VIRTUAL_ENV", &venv)
                 // The dev profile: this build's artifacts are reused.
                 .env("MATURIN_PEP517_ARGS", "--profile dev");
+            let _installing = druids_tests::install::lock();
             run_ok(cmd, SETUP_TIMEOUT)
         };
         pip(&["-r", "python/requirements-test.txt"])

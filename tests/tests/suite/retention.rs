@@ -4,7 +4,7 @@
 //! `druids-server export-all` writes the ended games of a database as the
 //! same replays `ExportReplay` answers, resumably.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +15,7 @@ use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_server::auth::TokenHash;
 use druids_server::retention::DAY_MS;
 use druids_server::{Limits, ManualClock};
+use druids_store::postgres::PostgresStore;
 use druids_store::sqlite::SqliteStore;
 use druids_store::{GameRecord, Games, Lifecycle, Store, Sync};
 use druids_tests::process::server_binary;
@@ -165,7 +166,7 @@ async fn games_that_ended_before_the_window_are_deleted_and_nothing_else() {
 }
 
 /// Runs `druids-server export-all --db db [--after after]`; its JSON lines.
-fn export_all(db: &Path, after: Option<&str>) -> Vec<pb::Replay> {
+fn export_all(db: &std::ffi::OsStr, after: Option<&str>) -> Vec<pb::Replay> {
     let mut cmd = Command::new(server_binary());
     cmd.arg("export-all").arg("--db").arg(db);
     if let Some(after) = after {
@@ -191,6 +192,30 @@ fn export_all(db: &Path, after: Option<&str>) -> Vec<pb::Replay> {
 async fn export_all_writes_each_ended_game_as_export_replay_answers_it() {
     let db = temp_db("export");
     let store = Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+    exports_match_export_replay(store, db.as_os_str()).await;
+
+    let missing = Command::new(server_binary())
+        .args(["export-all", "--db"])
+        .arg(db.with_file_name("no-such.db"))
+        .output()
+        .unwrap();
+    assert!(!missing.status.success(), "a missing database is an error");
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no database"));
+    let _ = std::fs::remove_dir_all(db.parent().unwrap());
+}
+
+/// `export-all --db postgres://…` as on SQLite.
+#[tokio::test]
+async fn export_all_reads_a_postgres_database_too() {
+    let url = druids_tests::postgres::PgCluster::shared().database("export");
+    let store = Arc::new(PostgresStore::open(&url, Sync::Normal).unwrap());
+    exports_match_export_replay(store, std::ffi::OsStr::new(&url)).await;
+}
+
+/// Three ended games and a running one on a server over `store`; `export-all`
+/// on `db` (the same database) writes exactly the ended ones, each as
+/// ExportReplay answers it, and resumes after `--after`.
+async fn exports_match_export_replay(store: Arc<dyn Store>, db: &std::ffi::OsStr) {
     let server = TestServer::with(store, Limits::unthrottled()).await;
     let mut client = server.client().await;
     let mut ended = Vec::new();
@@ -215,7 +240,7 @@ async fn export_all_writes_each_ended_game_as_export_replay_answers_it() {
         );
     }
 
-    let all = export_all(&db, None);
+    let all = export_all(db, None);
     let ids: Vec<&str> = all.iter().map(|r| r.game_id.as_str()).collect();
     assert_eq!(ids, ended, "one line per ended game, in id order");
     assert!(
@@ -224,17 +249,8 @@ async fn export_all_writes_each_ended_game_as_export_replay_answers_it() {
     );
     assert_eq!(all, replays, "each line is the game's ExportReplay answer");
 
-    let rest = export_all(&db, Some(&ended[0]));
+    let rest = export_all(db, Some(&ended[0]));
     assert_eq!(rest, replays[1..], "--after resumes after that id");
-    assert!(export_all(&db, Some(&ended[2])).is_empty());
-
-    let missing = Command::new(server_binary())
-        .args(["export-all", "--db"])
-        .arg(db.with_file_name("no-such.db"))
-        .output()
-        .unwrap();
-    assert!(!missing.status.success(), "a missing database is an error");
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("no database"));
+    assert!(export_all(db, Some(&ended[2])).is_empty());
     server.stop().await;
-    let _ = std::fs::remove_dir_all(db.parent().unwrap());
 }

@@ -265,7 +265,14 @@ async fn page_tokens_of_another_version_or_list_are_refused() {
 
 #[tokio::test]
 async fn list_games_refuses_unknown_filters_and_pages_newest_first() {
-    let server = TestServer::start().await;
+    // Creation times from a manual clock: each game a millisecond newer.
+    let clock = Arc::new(druids_server::ManualClock::at(1_000_000));
+    let server = TestServer::with_clock(
+        Arc::new(MemoryStore::default()),
+        Limits::unthrottled(),
+        Arc::clone(&clock) as Arc<dyn druids_server::Clock>,
+    )
+    .await;
     let mut client = server.client().await;
     for (kind, status) in [(99, 0), (0, 99), (-1, 0)] {
         let r = client
@@ -280,7 +287,7 @@ async fn list_games_refuses_unknown_filters_and_pages_newest_first() {
     let mut ids = Vec::new();
     for seed in 0..5 {
         ids.push(create(&mut client, MEDURIS, 2, seed).await.0);
-        tokio::time::sleep(Duration::from_millis(2)).await;
+        clock.advance(1);
     }
     ids.reverse();
     let mut seen = Vec::new();

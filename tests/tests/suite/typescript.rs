@@ -46,6 +46,7 @@ pub(crate) fn built_kit() -> Result<PathBuf, String> {
     static KIT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     KIT.get_or_init(|| {
         let started = Instant::now();
+        druids_tests::install::node_and_npm();
         let mut node = Command::new("node");
         node.args([
             "-e",
@@ -63,6 +64,7 @@ pub(crate) fn built_kit() -> Result<PathBuf, String> {
                 .env("npm_config_audit", "false");
             cmd
         };
+        let installing = druids_tests::install::lock();
         run_ok(
             npm(&[
                 "ci",
@@ -76,6 +78,7 @@ pub(crate) fn built_kit() -> Result<PathBuf, String> {
         .map_err(|e| {
             format!("{e}\n(is npm installed, and the npm registry reachable the first time?)")
         })?;
+        drop(installing);
         run_ok(npm(&["run", "build"]), SETUP_TIMEOUT)?;
         eprintln!(
             "typescript: npm ci + npm run build in {:.1?}",

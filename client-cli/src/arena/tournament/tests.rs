@@ -122,11 +122,13 @@ fn create_needs_one_format_and_consistent_flags() {
         "--players",
         "2",
     ];
-    if std::env::var_os("DRUIDS_BOT_KEY").is_none()
-        && std::env::var_os("DRUIDS_OPERATOR_KEY").is_none()
-    {
-        assert!(parse(&[&no_key[..], &["--swiss", "1"]].concat()).is_err());
-    }
+    let without_key = [
+        &["druids", "arena-tournament"][..],
+        &no_key,
+        &["--swiss", "1"],
+    ]
+    .concat();
+    assert!(crate::cli::parse_without_env(without_key).is_err());
     let op = [&no_key[..], &["--swiss", "1", "--operator-key", "op"]].concat();
     let TournamentCommand::Create(c) = parse(&op).unwrap() else {
         panic!("create")

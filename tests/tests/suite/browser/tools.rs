@@ -38,6 +38,7 @@ pub(super) fn install() -> (PathBuf, PathBuf) {
     if installed_lock.as_deref() != Some(&lock[..])
         || !dir.join("node_modules/playwright-core").exists()
     {
+        let _installing = druids_tests::install::lock();
         std::fs::copy(src.join("package.json"), dir.join("package.json")).expect("copy");
         std::fs::copy(src.join("package-lock.json"), dir.join("package-lock.json")).expect("copy");
         let status = Command::new("npm")

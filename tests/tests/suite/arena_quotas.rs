@@ -1,0 +1,238 @@
+//! The arena's quotas and its closed registration, as the README's flag table
+//! promises them: registrations per address and hour, seeks open at once,
+//! matches at once and challenges per hour each answer `RESOURCE_EXHAUSTED`
+//! with reason `RATE_LIMITED` and a `google.rpc.RetryInfo`; with
+//! `--registration closed` only the operator key registers a bot.
+
+use std::sync::Arc;
+
+use druids_contract::pb;
+use druids_server::config::Registration;
+use druids_server::{Limits, MemoryStore};
+use druids_tests::{TestServer, authed};
+use tonic::Code;
+use tonic_types::StatusExt;
+
+use crate::arena::{arena, register};
+use crate::trust::refused;
+
+/// A quota refusal: the status, its reason and a retry delay.
+fn over_quota<T: std::fmt::Debug>(result: Result<T, tonic::Status>, what: &str) {
+    let status = refused(result, Code::ResourceExhausted, "RATE_LIMITED");
+    let delay = status
+        .get_details_retry_info()
+        .and_then(|r| r.retry_delay)
+        .unwrap_or_else(|| panic!("{what}: a RetryInfo with a delay: {status:?}"));
+    assert!(!delay.is_zero(), "{what}: a delay to wait: {delay:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_arenas_quotas_answer_with_a_retry_delay() {
+    let mut limits = Limits::unthrottled();
+    limits.arena.registrations_per_hour = 3;
+    limits.arena.bot_max_seeks = 1;
+    limits.arena.bot_max_games = 1;
+    limits.arena.bot_challenges_per_hour = 1;
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
+    let mut a = arena(&server).await;
+
+    // Registrations: three an hour from this address.
+    let (id_a, key_a) = register(&mut a, "quota-a").await;
+    let (id_b, key_b) = register(&mut a, "quota-b").await;
+    let (_, key_c) = register(&mut a, "quota-c").await;
+    over_quota(
+        a.register_bot(pb::RegisterBotRequest {
+            name: "quota-d".into(),
+            ..Default::default()
+        })
+        .await,
+        "a fourth registration",
+    );
+
+    // Seeks: one open at once (the first stays open while its stream does).
+    let seek = || pb::SeekRequest {
+        kind: pb::GameKind::Meduris as i32,
+        min_players: 4,
+        max_players: 4,
+        rated: false,
+    };
+    let open = a
+        .seek(authed(&key_c, seek()))
+        .await
+        .expect("a first seek")
+        .into_inner();
+    over_quota(a.seek(authed(&key_c, seek())).await, "a second open seek");
+    drop(open);
+
+    // Challenges: one an hour per bot; matches: one at once per bot.
+    let challenge = |opponent: &str| pb::ChallengeRequest {
+        kind: pb::GameKind::Dolmen as i32,
+        opponents: vec![opponent.to_owned()],
+        rated: false,
+        expires_in_secs: 600,
+        time_control: None,
+    };
+    let first = a
+        .challenge(authed(&key_a, challenge(&id_b)))
+        .await
+        .expect("a first challenge")
+        .into_inner()
+        .challenge
+        .expect("the challenge");
+    over_quota(
+        a.challenge(authed(&key_a, challenge(&id_b))).await,
+        "a second challenge within the hour",
+    );
+    let accepted = a
+        .answer_challenge(authed(
+            &key_b,
+            pb::AnswerChallengeRequest {
+                challenge_id: first.challenge_id,
+                accept: true,
+            },
+        ))
+        .await
+        .expect("accepted")
+        .into_inner();
+    assert!(!accepted.match_id.is_empty(), "a match started");
+    // b plays one match now: another challenge it accepts is one too many.
+    let second = a
+        .challenge(authed(&key_c, challenge(&id_b)))
+        .await
+        .expect("c's challenge")
+        .into_inner()
+        .challenge
+        .expect("the challenge");
+    over_quota(
+        a.answer_challenge(authed(
+            &key_b,
+            pb::AnswerChallengeRequest {
+                challenge_id: second.challenge_id,
+                accept: true,
+            },
+        ))
+        .await,
+        "a second match at once",
+    );
+    // And a seek of a bot playing its one match.
+    over_quota(
+        a.seek(authed(&key_a, seek())).await,
+        "a seek while at the match limit",
+    );
+    let _ = id_a;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_closed_registration_takes_only_the_operator_key() {
+    let mut limits = Limits::unthrottled();
+    limits.arena.registration = Registration::Closed;
+    limits.arena.operator_key = Some("the-operator-key".into());
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
+    let mut a = arena(&server).await;
+    let request = |name: &str| pb::RegisterBotRequest {
+        name: name.to_owned(),
+        ..Default::default()
+    };
+    refused(
+        a.register_bot(request("anyone")).await,
+        Code::PermissionDenied,
+        "REGISTRATION_CLOSED",
+    );
+    refused(
+        a.register_bot(authed("not-the-key", request("guesser")))
+            .await,
+        Code::PermissionDenied,
+        "REGISTRATION_CLOSED",
+    );
+    let registered = a
+        .register_bot(authed("the-operator-key", request("admitted")))
+        .await
+        .expect("the operator registers a bot")
+        .into_inner();
+    assert!(!registered.api_key.is_empty());
+    // The new bot's key works as a bot's key.
+    a.stream_bot_events(authed(
+        &registered.api_key,
+        pb::StreamBotEventsRequest { from_seq: 1 },
+    ))
+    .await
+    .expect("the registered bot's key is a key");
+    server.stop().await;
+}
+
+/// A challenge's bounds (arena.proto): 1 to 3 opponents for Meduris, 1 to 4
+/// for Die Dolmengötter; an answer within 600 s; a decision clock of 100 ms
+/// to 600 s and a bank of at most an hour. Just inside each bound is taken,
+/// just outside is refused as `INVALID_ARGUMENT`, and a refused challenge
+/// reaches nobody.
+#[tokio::test]
+async fn a_challenges_bounds_are_kept() {
+    let mut limits = Limits::unthrottled();
+    limits.arena.bot_challenges_per_hour = 1000;
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
+    let mut a = arena(&server).await;
+    let (_, key) = register(&mut a, "bounds-challenger").await;
+    let mut opponents = Vec::new();
+    let mut keys = Vec::new();
+    for i in 0..5 {
+        let (id, key) = register(&mut a, &format!("bounds-{i}")).await;
+        opponents.push(id);
+        keys.push(key);
+    }
+    let request =
+        |kind: pb::GameKind, n: usize, secs: u32, clock: Option<(u32, u32)>| pb::ChallengeRequest {
+            kind: kind as i32,
+            opponents: opponents[..n].to_vec(),
+            rated: false,
+            expires_in_secs: secs,
+            time_control: clock.map(|(decision_ms, time_bank_ms)| pb::TimeControl {
+                decision_ms,
+                time_bank_ms,
+            }),
+        };
+    use pb::GameKind::{Dolmen, Meduris};
+    let inside = [
+        request(Meduris, 3, 600, None),
+        request(Dolmen, 4, 60, None),
+        request(Dolmen, 1, 0, Some((100, 0))),
+        request(Dolmen, 1, 0, Some((600_000, 3_600_000))),
+    ];
+    for req in inside {
+        a.challenge(authed(&key, req.clone()))
+            .await
+            .unwrap_or_else(|e| panic!("{req:?} is within the bounds: {e:?}"));
+    }
+    let outside = [
+        request(Meduris, 4, 60, None),
+        request(Dolmen, 5, 60, None),
+        request(Dolmen, 0, 60, None),
+        request(Dolmen, 1, 601, None),
+        request(Dolmen, 1, 60, Some((99, 0))),
+        request(Dolmen, 1, 60, Some((600_001, 0))),
+        request(Dolmen, 1, 60, Some((1000, 3_600_001))),
+    ];
+    for req in outside {
+        let refused = a
+            .challenge(authed(&key, req.clone()))
+            .await
+            .expect_err("outside the bounds");
+        assert_eq!(
+            refused.code(),
+            Code::InvalidArgument,
+            "{req:?}: {refused:?}"
+        );
+        assert!(
+            refused.get_details_error_info().is_some(),
+            "{req:?}: a reason: {refused:?}"
+        );
+    }
+    // Only the refused five-opponent challenge named the fifth bot: it was
+    // told nothing (the refusal came before anything was sent).
+    let told = crate::arena::bot_events_now(&mut a, &keys[4]).await;
+    assert!(
+        told.is_empty(),
+        "a refused challenge reaches nobody: {told:?}"
+    );
+    server.stop().await;
+}
