@@ -173,6 +173,12 @@ pub enum ServiceError {
     /// A call acting on another bot without the operator key (what it was).
     #[error("{0} of another bot needs the operator key as the bearer token")]
     OperatorKeyRequired(&'static str),
+    /// CreateTournament with a bot's key (or none) on a server whose
+    /// registration is closed: there only the operator creates tournaments.
+    #[error(
+        "on this server (closed registration) only the operator creates tournaments: CreateTournament needs the operator key as its bearer token, a bot's key will not do"
+    )]
+    TournamentsByOperator,
 }
 
 impl ServiceError {
@@ -215,7 +221,9 @@ impl ServiceError {
             ServiceError::ArenaUnavailable | ServiceError::EntryClosed { .. } => {
                 Code::FailedPrecondition
             }
-            ServiceError::OperatorKeyRequired(_) => Code::PermissionDenied,
+            ServiceError::OperatorKeyRequired(_) | ServiceError::TournamentsByOperator => {
+                Code::PermissionDenied
+            }
         }
     }
 
@@ -259,7 +267,9 @@ impl ServiceError {
             ServiceError::TournamentNotFound(_) => ErrorReason::TournamentNotFound,
             ServiceError::ArenaUnavailable => ErrorReason::ArenaUnavailable,
             ServiceError::EntryClosed { .. } => ErrorReason::EntryClosed,
-            ServiceError::OperatorKeyRequired(_) => ErrorReason::OperatorKeyRequired,
+            ServiceError::OperatorKeyRequired(_) | ServiceError::TournamentsByOperator => {
+                ErrorReason::OperatorKeyRequired
+            }
             ServiceError::ShuttingDown => ErrorReason::ShuttingDown,
         }
     }
