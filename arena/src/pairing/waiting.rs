@@ -12,8 +12,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::BotId;
 use super::pool::{Pool, Seek, SeekId};
-use super::{BotId, MIN_PLAYERS};
 
 /// What a waiting seek lacks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,7 +79,8 @@ impl<K: Copy + Eq + std::hash::Hash + Ord> Pool<K> {
                 }
             }
         }
-        let count = |map: &HashMap<Table<K>, HashSet<BotId>>, key| map.get(&key).map_or(0, |b| b.len());
+        let count =
+            |map: &HashMap<Table<K>, HashSet<BotId>>, key| map.get(&key).map_or(0, |b| b.len());
         self.seeks()
             .map(|s| {
                 let counts = || s.players.clone().map(|n| (s.kind, s.rated, n));
@@ -101,7 +102,7 @@ impl<K: Copy + Eq + std::hash::Hash + Ord> Pool<K> {
                 let waiting = Waiting {
                     reason,
                     bots: counts().map(|key| count(&all, key)).max().unwrap_or(0),
-                    needed: (*s.players.start()).max(MIN_PLAYERS),
+                    needed: *s.players.start(),
                 };
                 (s.id, waiting)
             })
@@ -112,7 +113,12 @@ impl<K: Copy + Eq + std::hash::Hash + Ord> Pool<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pairing::Seats;
     use crate::pairing::pool::PoolConfig;
+
+    fn seats(_: &u8) -> Seats {
+        Seats::new(2, 4)
+    }
 
     fn seek(id: u64, bot: u64, players: std::ops::RangeInclusive<u8>, rating: f64) -> Seek<u8> {
         Seek {
@@ -135,7 +141,7 @@ mod tests {
 
     #[test]
     fn a_lone_four_player_seek_waits_for_bots() {
-        let mut pool = Pool::new(PoolConfig::default());
+        let mut pool = Pool::new(PoolConfig::default(), seats);
         pool.add(seek(1, 10, 4..=4, 1500.0)).unwrap();
         // Another bot's two seeks count once; an unrated one not at all.
         pool.add(seek(2, 11, 2..=4, 1500.0)).unwrap();
@@ -159,7 +165,7 @@ mod tests {
             open_after_ms: Some(20_000),
             ..PoolConfig::default()
         };
-        let mut pool = Pool::new(config);
+        let mut pool = Pool::new(config, seats);
         pool.add(seek(1, 10, 2..=2, 1000.0)).unwrap();
         pool.add(seek(2, 11, 2..=2, 2000.0)).unwrap();
         assert!(pool.form(1_000).is_empty());

@@ -77,7 +77,7 @@ mod tests {
     ) -> Vec<Vec<u64>> {
         let mut ratings: Vec<f64> = normals(bots, 29).iter().map(|z| 1500.0 + sd * z).collect();
         ratings.sort_by(f64::total_cmp);
-        let mut pool: Pool<u8> = Pool::new(config);
+        let mut pool: Pool<u8> = Pool::new(config, |_| crate::pairing::Seats::new(2, 4));
         let mut next_id = 0u64;
         let mut seek_since: HashMap<u64, u64> = HashMap::new();
         // When each bot's match ends; bots not in a match seek.

@@ -6,7 +6,7 @@
 
 use druids_arena::pairing::pool::{PoolConfig, Seek};
 use druids_arena::pairing::waiting::{WaitReason, Waiting};
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 
 use super::{Arena, POINTS_PER_MU, State};
 
@@ -77,16 +77,13 @@ fn reason(r: WaitReason) -> pb::WaitReason {
 
 /// `SeekWaiting.message`: what `seek` waits for and what would help.
 fn words(
-    seek: &Seek<i32>,
+    seek: &Seek<Kind>,
     w: &Waiting,
     other_rated: usize,
     config: &PoolConfig,
     now: u64,
 ) -> String {
-    let kind = pb::GameKind::try_from(seek.kind)
-        .ok()
-        .and_then(druids_contract::registry::name)
-        .unwrap_or("unknown");
+    let kind = seek.kind.name();
     let rated = if seek.rated { "rated" } else { "unrated" };
     let (lo, hi) = (*seek.players.start(), *seek.players.end());
     let players = if lo == hi {
