@@ -157,6 +157,7 @@ async fn seek_and_play(
             .expect("the seek stream ends after match_finished");
         match event.event.expect("an event") {
             pb::seek_event::Event::Seeking(s) => assert!(s.pool_size >= 1),
+            pb::seek_event::Event::Waiting(w) => assert!(!w.message.is_empty()),
             pb::seek_event::Event::MatchStarted(m) => assert!(m.games >= 1),
             pb::seek_event::Event::GameStarted(g) => {
                 assert_eq!(g.index, games, "games come one after another");

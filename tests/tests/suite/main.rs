@@ -6,6 +6,7 @@ mod arena;
 mod arena_kits;
 mod arena_revoke;
 mod arena_tournaments;
+mod arena_waiting;
 mod cairn;
 mod clocks;
 mod cluster;
