@@ -574,6 +574,10 @@ impl ProtoGame for Dolmen {
         })
     }
 
+    fn decision_description(&self) -> String {
+        Dolmen::decision(self).map_or_else(String::new, |d| d.to_string())
+    }
+
     fn decision(&self) -> Option<pb::Decision> {
         Dolmen::decision(self).map(|d| pb::Decision {
             game: Some(pb::decision::Game::Dolmen(decision(d))),

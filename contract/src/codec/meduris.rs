@@ -622,6 +622,10 @@ impl ProtoGame for Meduris {
         })
     }
 
+    fn decision_description(&self) -> String {
+        Meduris::decision(self).map_or_else(String::new, |d| d.to_string())
+    }
+
     fn decision(&self) -> Option<pb::Decision> {
         Meduris::decision(self).map(|d| pb::Decision {
             game: Some(pb::decision::Game::Meduris(decision(d))),

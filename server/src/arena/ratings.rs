@@ -162,7 +162,12 @@ mod tests {
         assert_eq!(ratings.refit(1_000, 60_000), 1);
         let board = ratings.leaderboard(key);
         assert_eq!((board.fitted_ms, board.results_since_fit), (1_000, 0));
-        assert!(board.rows.iter().all(|(_, live, fit)| fit.unwrap().1 == live.games as u64));
+        assert!(
+            board
+                .rows
+                .iter()
+                .all(|(_, live, fit)| fit.unwrap().1 == live.games as u64)
+        );
         // Newer results: the live ratings move, the fit waits for its turn.
         ratings.record(key, &[(2, 1), (1, 2)]);
         ratings.record(key, &[(2, 1), (3, 2)]);
