@@ -105,6 +105,17 @@ pub enum ServiceError {
         /// The current version.
         current: u64,
     },
+    /// `expected_version` is the version of a decision of this seat that the
+    /// server took itself because its turn clock ran out.
+    #[error(
+        "the decision of version {expected} was past its deadline: the turn clock decided for the seat (the game is at version {current}); fetch the state and decide again if the seat must"
+    )]
+    DeadlinePassed {
+        /// What the client sent.
+        expected: u64,
+        /// The current version.
+        current: u64,
+    },
     /// The idempotency key or request id was used for a different request.
     #[error("{what} {key} was already used for a different request")]
     KeyReused {
@@ -206,7 +217,9 @@ impl ServiceError {
             | ServiceError::NoOpenSeat(_)
             | ServiceError::GameRunning(_)
             | ServiceError::MatchRunning(_) => Code::FailedPrecondition,
-            ServiceError::StaleVersion { .. } | ServiceError::StalePageToken(_) => Code::Aborted,
+            ServiceError::StaleVersion { .. }
+            | ServiceError::DeadlinePassed { .. }
+            | ServiceError::StalePageToken(_) => Code::Aborted,
             ServiceError::KeyReused { .. } | ServiceError::SeatTaken(_) => Code::AlreadyExists,
             ServiceError::RateLimited { .. } | ServiceError::Limit(_) => Code::ResourceExhausted,
             ServiceError::Storage(_) | ServiceError::ShuttingDown | ServiceError::Moved(_) => {
@@ -250,6 +263,7 @@ impl ServiceError {
                 ErrorReason::GameRunning
             }
             ServiceError::StaleVersion { .. } => ErrorReason::StaleVersion,
+            ServiceError::DeadlinePassed { .. } => ErrorReason::DeadlinePassed,
             ServiceError::KeyReused { .. } => ErrorReason::KeyReused,
             ServiceError::SeatTaken(_) => ErrorReason::SeatTaken,
             ServiceError::RateLimited { .. } => ErrorReason::RateLimited,
