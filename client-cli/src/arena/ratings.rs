@@ -119,7 +119,11 @@ pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(
             outln!(
                 "{:>4}  {:<24}  {:<25}  {:<19}  {:>7}  {}",
                 e.rank,
-                bot.name,
+                if bot.house {
+                    format!("{} (house)", bot.name)
+                } else {
+                    bot.name.clone()
+                },
                 rating_text(e.rating.as_ref()),
                 stale_fit_text(e),
                 e.matches,
@@ -225,6 +229,7 @@ mod tests {
             Some(pb::BotRef {
                 bot_id: id.into(),
                 name: name.into(),
+                ..Default::default()
             })
         };
         let m = pb::MatchFinished {

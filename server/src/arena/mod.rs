@@ -25,6 +25,7 @@ pub mod api;
 pub mod bots;
 mod challenges;
 pub mod events;
+pub mod house;
 mod listings;
 mod matches;
 pub mod ratings;
@@ -161,6 +162,8 @@ pub struct Arena {
     events: Events,
     tournament_events: TournamentEvents,
     state: Mutex<State>,
+    /// The house bots, once started.
+    house: Mutex<house::House>,
 }
 
 impl Arena {
@@ -186,6 +189,7 @@ impl Arena {
             bots: RwLock::new(bots),
             seats: DashMap::new(),
             ended_seats: Mutex::new(LruCache::new(ENDED_SEATS)),
+            house: Mutex::new(house::House::default()),
             events: Events::default(),
             tournament_events: TournamentEvents::default(),
             state: Mutex::new(State {
@@ -434,6 +438,7 @@ impl Arena {
         for formed in st.pool.form(now) {
             self.start_match(&mut st, formed, now);
         }
+        self.call_house_bots(&mut st, now);
         self.tell_waiting(&mut st, now);
         self.expire_challenges(&mut st, now);
         self.run_tournaments(&mut st, now);

@@ -28,6 +28,8 @@ pub(crate) async fn arena(server: &TestServer) -> Arena {
 pub(crate) fn limits() -> Limits {
     let mut limits = Limits::unthrottled();
     limits.arena.fit_secs = 0;
+    // Real bots only: no house bot joins a seek that waits.
+    limits.arena.house_bots = druids_server::arena::house::Levels(Vec::new());
     limits
 }
 

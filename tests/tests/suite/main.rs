@@ -25,6 +25,7 @@ mod persistence;
 mod postgres;
 mod proto;
 mod python_engine;
+mod readme_ladder;
 mod retention;
 mod stores;
 mod tls;
