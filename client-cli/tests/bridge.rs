@@ -17,6 +17,9 @@ use druids_contract::pb;
 use druids_server::{Limits, MemoryStore, Service, SystemClock};
 use prost::Message;
 
+#[path = "bridge/protocol_doc.rs"]
+mod protocol_doc;
+
 /// Longest a game of these tests may take before it counts as hung.
 const GAME_LIMIT: Duration = Duration::from_secs(180);
 

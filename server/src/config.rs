@@ -120,12 +120,27 @@ pub struct ArenaSettings {
     /// Bots one client address may register per hour (open registration).
     #[arg(long, env = "DRUIDS_REGISTRATIONS_PER_HOUR", default_value_t = 20)]
     pub registrations_per_hour: u32,
-    /// Games one bot may play at once (a duplicate match plays one at a time).
+    /// Matches one bot may play at once (a duplicate match counts once: its
+    /// games are played one after another). Seeks and acceptances beyond it
+    /// are refused.
     #[arg(long, env = "DRUIDS_BOT_MAX_GAMES", default_value_t = 8)]
     pub bot_max_games: u32,
     /// Challenges one bot may send per hour.
     #[arg(long, env = "DRUIDS_BOT_CHALLENGES_PER_HOUR", default_value_t = 60)]
     pub bot_challenges_per_hour: u32,
+    /// House bots: the server's own built-in bots, one per level (`random`,
+    /// `greedy`, `mcts-N` with N iterations per decision), that join a seek
+    /// lacking opponents, comma-separated; `none` for none. Off on a node
+    /// of several.
+    #[arg(
+        long,
+        env = "DRUIDS_HOUSE_BOTS",
+        default_value = "random,greedy,mcts-100,mcts-400"
+    )]
+    pub house_bots: crate::arena::house::Levels,
+    /// How long a seek waits for want of bots before house bots join it, ms.
+    #[arg(long, env = "DRUIDS_HOUSE_BOTS_AFTER_MS", default_value_t = 1_000)]
+    pub house_bots_after_ms: u64,
     /// Seeks one bot may have open at once.
     #[arg(long, env = "DRUIDS_BOT_MAX_SEEKS", default_value_t = 8)]
     pub bot_max_seeks: u32,

@@ -105,6 +105,17 @@ pub enum ServiceError {
         /// The current version.
         current: u64,
     },
+    /// `expected_version` is the version of a decision of this seat that the
+    /// server took itself because its turn clock ran out.
+    #[error(
+        "the decision of version {expected} was past its deadline: the turn clock decided for the seat (the game is at version {current}); fetch the state and decide again if the seat must"
+    )]
+    DeadlinePassed {
+        /// What the client sent.
+        expected: u64,
+        /// The current version.
+        current: u64,
+    },
     /// The idempotency key or request id was used for a different request.
     #[error("{what} {key} was already used for a different request")]
     KeyReused {
@@ -173,6 +184,12 @@ pub enum ServiceError {
     /// A call acting on another bot without the operator key (what it was).
     #[error("{0} of another bot needs the operator key as the bearer token")]
     OperatorKeyRequired(&'static str),
+    /// CreateTournament with a bot's key (or none) on a server whose
+    /// registration is closed: there only the operator creates tournaments.
+    #[error(
+        "on this server (closed registration) only the operator creates tournaments: CreateTournament needs the operator key as its bearer token, a bot's key will not do"
+    )]
+    TournamentsByOperator,
 }
 
 impl ServiceError {
@@ -200,7 +217,9 @@ impl ServiceError {
             | ServiceError::NoOpenSeat(_)
             | ServiceError::GameRunning(_)
             | ServiceError::MatchRunning(_) => Code::FailedPrecondition,
-            ServiceError::StaleVersion { .. } | ServiceError::StalePageToken(_) => Code::Aborted,
+            ServiceError::StaleVersion { .. }
+            | ServiceError::DeadlinePassed { .. }
+            | ServiceError::StalePageToken(_) => Code::Aborted,
             ServiceError::KeyReused { .. } | ServiceError::SeatTaken(_) => Code::AlreadyExists,
             ServiceError::RateLimited { .. } | ServiceError::Limit(_) => Code::ResourceExhausted,
             ServiceError::Storage(_) | ServiceError::ShuttingDown | ServiceError::Moved(_) => {
@@ -215,7 +234,9 @@ impl ServiceError {
             ServiceError::ArenaUnavailable | ServiceError::EntryClosed { .. } => {
                 Code::FailedPrecondition
             }
-            ServiceError::OperatorKeyRequired(_) => Code::PermissionDenied,
+            ServiceError::OperatorKeyRequired(_) | ServiceError::TournamentsByOperator => {
+                Code::PermissionDenied
+            }
         }
     }
 
@@ -242,6 +263,7 @@ impl ServiceError {
                 ErrorReason::GameRunning
             }
             ServiceError::StaleVersion { .. } => ErrorReason::StaleVersion,
+            ServiceError::DeadlinePassed { .. } => ErrorReason::DeadlinePassed,
             ServiceError::KeyReused { .. } => ErrorReason::KeyReused,
             ServiceError::SeatTaken(_) => ErrorReason::SeatTaken,
             ServiceError::RateLimited { .. } => ErrorReason::RateLimited,
@@ -259,7 +281,9 @@ impl ServiceError {
             ServiceError::TournamentNotFound(_) => ErrorReason::TournamentNotFound,
             ServiceError::ArenaUnavailable => ErrorReason::ArenaUnavailable,
             ServiceError::EntryClosed { .. } => ErrorReason::EntryClosed,
-            ServiceError::OperatorKeyRequired(_) => ErrorReason::OperatorKeyRequired,
+            ServiceError::OperatorKeyRequired(_) | ServiceError::TournamentsByOperator => {
+                ErrorReason::OperatorKeyRequired
+            }
             ServiceError::ShuttingDown => ErrorReason::ShuttingDown,
         }
     }

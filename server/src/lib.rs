@@ -17,6 +17,7 @@ pub mod config;
 pub mod error;
 pub mod export;
 pub mod hosted_game;
+pub mod house_bots;
 pub mod http;
 pub mod legal_pages;
 pub mod list_games;
@@ -257,6 +258,7 @@ pub async fn serve_service(
             }
         })
     });
+    let house = house_bots::start(&service);
     let incoming = transport::incoming(listener, &limits);
     let mut builder = Server::builder()
         .max_concurrent_streams(limits.max_calls_per_connection)
@@ -283,6 +285,9 @@ pub async fn serve_service(
     referee.abort();
     if let Some(round) = arena_round {
         round.abort();
+    }
+    if let Some(house) = house {
+        house.abort();
     }
     result?;
     Ok(())

@@ -70,6 +70,11 @@ struct RoomState {
     spectator_streams: usize,
     /// Streams open per seat.
     seat_streams: Vec<usize>,
+    /// By seat, the version of the last decision the server took for it
+    /// (its clock ran out, or its autopilot played): a submission for that
+    /// version came after its deadline, which a bot is told apart from a
+    /// race (`DEADLINE_PASSED`, not `STALE_VERSION`).
+    decided_for: Vec<Option<u64>>,
     /// Held while the game is in play; dropped when it ends.
     play: Option<PlaySlot>,
 }
@@ -163,6 +168,11 @@ impl RoomState {
                 }
                 Origin::Autopilot => {}
             }
+        }
+        if origin != Origin::Seat
+            && let Some(slot) = self.decided_for.get_mut(usize::from(seat.0))
+        {
+            *slot = Some(applied.version - 1);
         }
         self.after_change(now_ms);
         Applied {
@@ -270,6 +280,7 @@ impl Room {
             keys_kept: true,
             spectator_streams: 0,
             seat_streams: vec![0; seats_len],
+            decided_for: vec![None; seats_len],
             play,
         };
         if state.seats.iter().all(|s| s.token.is_some()) {

@@ -10,6 +10,8 @@
 pub mod duplicate;
 pub mod pool;
 pub mod schedule;
+pub mod waiting;
+pub mod windows;
 
 /// A bot, as the pairing code sees it: an opaque number. The ratings module
 /// has its own identical newtype; the two are to be unified.

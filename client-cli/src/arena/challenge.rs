@@ -302,6 +302,7 @@ mod tests {
         let bot = |id: &str, name: &str| pb::BotRef {
             bot_id: id.into(),
             name: name.into(),
+            ..Default::default()
         };
         let c = pb::ChallengeInfo {
             challenge_id: "c1".into(),

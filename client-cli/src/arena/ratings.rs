@@ -55,6 +55,16 @@ pub(crate) fn fit_text(f: Option<&pb::FittedStrength>) -> String {
     }
 }
 
+/// An entry's fit, marked `*` when it leaves out some of the bot's matches.
+fn stale_fit_text(e: &pb::LeaderboardEntry) -> String {
+    let text = fit_text(e.fit.as_ref());
+    if e.fit.is_some() && e.fit_matches < e.matches {
+        text + "*"
+    } else {
+        text
+    }
+}
+
 /// `druids leaderboard`: a table (or JSON lines) of a pool's rated bots.
 pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(), CliError> {
     let mut client = arena(server).await?;
@@ -73,9 +83,17 @@ pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(
             .map_err(|s| arena_error(server, s))?
             .into_inner();
         if first && !args.json {
-            let fitted = match page.fitted_unix_ms {
-                0 => "no fit yet".to_owned(),
-                ms => format!("fit of {} UTC", utc_seconds(ms)),
+            let fitted = match (page.fitted_unix_ms, page.results_since_fit) {
+                (0, 0) => "no fit yet".to_owned(),
+                (0, n) => format!("no fit yet of its {n} rated result(s); soon"),
+                (ms, 0) => format!("fit of {} UTC", utc_seconds(ms)),
+                // Issue 29: a fit older than the ratings beside it says so.
+                (ms, n) => format!(
+                    "fit of {} UTC, older than the ratings: {n} rated result(s) since, \
+                     refitted by {} UTC; * marks a fit without some of the bot's matches",
+                    utc_seconds(ms),
+                    utc_seconds(page.next_fit_unix_ms)
+                ),
             };
             outln!(
                 "{}, {} players: rated bots, best first ({fitted})",
@@ -101,9 +119,13 @@ pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(
             outln!(
                 "{:>4}  {:<24}  {:<25}  {:<19}  {:>7}  {}",
                 e.rank,
-                bot.name,
+                if bot.house {
+                    format!("{} (house)", bot.name)
+                } else {
+                    bot.name.clone()
+                },
                 rating_text(e.rating.as_ref()),
-                fit_text(e.fit.as_ref()),
+                stale_fit_text(e),
                 e.matches,
                 bot.bot_id
             )?;
@@ -207,6 +229,7 @@ mod tests {
             Some(pb::BotRef {
                 bot_id: id.into(),
                 name: name.into(),
+                ..Default::default()
             })
         };
         let m = pb::MatchFinished {

@@ -198,10 +198,11 @@ impl Arena {
                     )
                 })?
         };
-        let (rows, fitted_ms) = self.state().ratings.leaderboard((kind, req.players));
+        let board = self.state().ratings.leaderboard((kind, req.players));
         let bots = self.bots();
         // Revoked bots are left off; their results stay in everyone's ratings.
-        let rows: Vec<_> = rows
+        let rows: Vec<_> = board
+            .rows
             .into_iter()
             .filter(|(b, ..)| !bots.is_revoked(*b))
             .collect();
@@ -214,14 +215,22 @@ impl Arena {
                 rank: i as u32 + 1,
                 bot: Some(bots.reference(*bot)),
                 rating: Some(rating(live)),
-                fit: *fit,
+                fit: fit.as_ref().map(|(f, _)| *f),
                 matches: live.games,
+                fit_matches: fit.as_ref().map_or(0, |(_, games)| *games as u32),
             })
             .collect();
         let next = offset + size;
         Ok(pb::GetLeaderboardResponse {
             entries,
-            fitted_unix_ms: fitted_ms,
+            fitted_unix_ms: board.fitted_ms,
+            results_since_fit: board.results_since_fit,
+            next_fit_unix_ms: match (board.results_since_fit, board.fitted_ms) {
+                (0, _) => 0,
+                // A first fit runs on the next round.
+                (_, 0) => self.clock.now_ms(),
+                (_, at) => at.saturating_add(self.settings.fit_secs.saturating_mul(1000)),
+            },
             next_page_token: if next < rows.len() {
                 format!("{prefix}{next}")
             } else {

@@ -21,7 +21,7 @@ use crate::error::ServiceError;
 /// Events of a bot's log read from the store at once.
 const EVENTS_PER_READ: usize = 100;
 /// Buffer of a Seek or StreamBotEvents stream.
-const STREAM_BUFFER: usize = 32;
+pub(super) const STREAM_BUFFER: usize = 32;
 
 /// The arena's gRPC face.
 pub struct ArenaApi {

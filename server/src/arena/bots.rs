@@ -101,6 +101,11 @@ impl Bots {
         self.by_no.insert(no, bot);
     }
 
+    /// The bot with this name.
+    pub fn by_name(&self, name: &str) -> Option<BotNo> {
+        self.names.get(name).copied()
+    }
+
     /// Whether a bot has this name.
     pub fn name_taken(&self, name: &str) -> bool {
         self.names.contains_key(name)
@@ -171,6 +176,10 @@ impl Bots {
                 .get(&no)
                 .map(|b| b.name.clone())
                 .unwrap_or_default(),
+            house: self
+                .by_no
+                .get(&no)
+                .is_some_and(|b| b.owner_contact == super::house::HOUSE_CONTACT),
         }
     }
 }

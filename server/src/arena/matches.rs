@@ -342,7 +342,7 @@ impl Arena {
                     bot: Some(bots::parse_id(&p.bot_id).map_or_else(
                         || pb::BotRef {
                             bot_id: p.bot_id.clone(),
-                            name: String::new(),
+                            ..Default::default()
                         },
                         |no| bots.reference(no),
                     )),

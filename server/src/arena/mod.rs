@@ -25,10 +25,12 @@ pub mod api;
 pub mod bots;
 mod challenges;
 pub mod events;
+pub mod house;
 mod listings;
 mod matches;
 pub mod ratings;
 mod tournaments;
+mod waiting;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::IpAddr;
@@ -39,6 +41,7 @@ use std::num::NonZeroUsize;
 use dashmap::DashMap;
 use druids_arena::pairing::duplicate::Outcome;
 use druids_arena::pairing::pool::{Pool, PoolConfig, Seek, SeekId};
+use druids_arena::pairing::windows::LADDER;
 use druids_arena::pairing::{BotId, Seats};
 use druids_contract::{Kind, pb};
 use druids_engine::Seat;
@@ -69,28 +72,26 @@ const ENDED_SEATS: NonZeroUsize = NonZeroUsize::new(100_000).expect("not zero");
 /// Matches a bot's profile shows.
 const RECENT_MATCHES: usize = 20;
 
-/// The pool's windows, in the points of [`pool_rating`]: ±100 at once,
-/// widening by 10 a second to ±400 (after 30 s); after a minute a seek takes
-/// any rating, so a small ladder with a wide spread still plays.
-const POOL: PoolConfig = PoolConfig {
-    base_window: 100.0,
-    widen_per_second: 10.0,
-    max_window: 400.0,
-    open_after_ms: Some(60_000),
-    default_limit: 1,
-};
+/// The pool's windows, in the points of [`pool_rating`]: the ladder's
+/// ([`LADDER`], documented there and in the README's "Run a ladder").
+const POOL: PoolConfig = LADDER;
 
-/// A live rating on the pool's scale: 20 points per unit of mu around 1500
-/// (a new bot's mu of 25), so a window of ±100 spans ±5 mu, about 0.6 of a
-/// new bot's sigma.
+/// The pool's scale: points per unit of a live rating's mu.
+const POINTS_PER_MU: f64 = 20.0;
+
+/// A live rating on the pool's scale: [`POINTS_PER_MU`] around 1500 (a new
+/// bot's mu of 25), so a window of ±100 spans ±5 mu, about 0.6 of a new
+/// bot's sigma.
 fn pool_rating(mu: f64) -> f64 {
-    1500.0 + 20.0 * (mu - 25.0)
+    1500.0 + POINTS_PER_MU * (mu - 25.0)
 }
 
 /// An open seek.
 struct Seeker {
     bot: BotNo,
     tx: SeekSender,
+    /// What it was last told it waits for.
+    told: Option<waiting::Told>,
 }
 
 /// A match being played.
@@ -161,6 +162,8 @@ pub struct Arena {
     events: Events,
     tournament_events: TournamentEvents,
     state: Mutex<State>,
+    /// The house bots, once started.
+    house: Mutex<house::House>,
 }
 
 impl Arena {
@@ -186,6 +189,7 @@ impl Arena {
             bots: RwLock::new(bots),
             seats: DashMap::new(),
             ended_seats: Mutex::new(LruCache::new(ENDED_SEATS)),
+            house: Mutex::new(house::House::default()),
             events: Events::default(),
             tournament_events: TournamentEvents::default(),
             state: Mutex::new(State {
@@ -396,14 +400,22 @@ impl Arena {
             since_ms: now,
         };
         st.pool
-            .add(seek)
+            .add(seek.clone())
             .map_err(|e| ServiceError::invalid("min_players", e.to_string()))?;
+        let pool_size = st.pool.compatible(&seek);
         let _ = tx.try_send(Ok(pb::SeekEvent {
             event: Some(pb::seek_event::Event::Seeking(pb::Seeking {
-                pool_size: st.pool.len() as u32,
+                pool_size: pool_size as u32,
             })),
         }));
-        st.seeks.insert(id, Seeker { bot, tx });
+        st.seeks.insert(
+            id,
+            Seeker {
+                bot,
+                tx,
+                told: None,
+            },
+        );
         Ok(())
     }
 
@@ -426,6 +438,8 @@ impl Arena {
         for formed in st.pool.form(now) {
             self.start_match(&mut st, formed, now);
         }
+        self.call_house_bots(&mut st, now);
+        self.tell_waiting(&mut st, now);
         self.expire_challenges(&mut st, now);
         self.run_tournaments(&mut st, now);
         let running: Vec<u64> = st.matches.keys().copied().collect();

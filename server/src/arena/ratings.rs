@@ -24,7 +24,20 @@ struct Pool {
     fit: Vec<FittedBot>,
     fitted_ms: u64,
     /// Results not in the fit yet.
-    unfitted: bool,
+    unfitted: u32,
+}
+
+/// A bot's fitted strength and how many of its results the fit includes.
+pub type Fitted = (pb::FittedStrength, u64);
+
+/// A pool's leaderboard: its bots, and how fresh the fit beside them is.
+pub struct Board {
+    /// Best live rating first: each bot's live rating and its fit.
+    pub rows: Vec<(BotNo, LiveRating, Option<Fitted>)>,
+    /// When the fit was made, ms since the Unix epoch (0: never).
+    pub fitted_ms: u64,
+    /// Rated results recorded since (not in the fit).
+    pub results_since_fit: u32,
 }
 
 /// Every pool's ratings.
@@ -42,7 +55,7 @@ impl Ratings {
         };
         let pool = self.pools.entry(key).or_default();
         pool.results.add(&result);
-        pool.unfitted = true;
+        pool.unfitted = pool.unfitted.saturating_add(1);
         pool.live.record(&result)
     }
 
@@ -51,7 +64,7 @@ impl Ratings {
     pub fn refit(&mut self, now_ms: u64, every_ms: u64) -> usize {
         let mut fitted = 0;
         for pool in self.pools.values_mut() {
-            if !pool.unfitted
+            if pool.unfitted == 0
                 || now_ms.saturating_sub(pool.fitted_ms) < every_ms && pool.fitted_ms > 0
             {
                 continue;
@@ -60,7 +73,7 @@ impl Ratings {
                 Ok(fit) => {
                     pool.fit = fit.bots;
                     pool.fitted_ms = now_ms;
-                    pool.unfitted = false;
+                    pool.unfitted = 0;
                     fitted += 1;
                 }
                 Err(e) => tracing::error!("the rating fit failed: {e}"),
@@ -77,21 +90,29 @@ impl Ratings {
             .unwrap_or_else(|| LiveRatings::default().get(BotId(bot)))
     }
 
-    /// The pool's bots, best live rating first, and when it was last fitted.
-    pub fn leaderboard(
-        &self,
-        key: PoolKey,
-    ) -> (Vec<(BotNo, LiveRating, Option<pb::FittedStrength>)>, u64) {
+    /// The pool's bots, best live rating first, and how fresh its fit is.
+    pub fn leaderboard(&self, key: PoolKey) -> Board {
         let Some(pool) = self.pools.get(&key) else {
-            return (Vec::new(), 0);
+            return Board {
+                rows: Vec::new(),
+                fitted_ms: 0,
+                results_since_fit: 0,
+            };
         };
         let rows = pool
             .live
             .leaderboard()
             .into_iter()
-            .map(|(bot, rating)| (bot.0, rating, fitted(pool, bot)))
+            .map(|(bot, rating)| {
+                let fit = pool.fit.iter().find(|f| f.bot == bot);
+                (bot.0, rating, fit.map(|f| (strength(f), f.games)))
+            })
             .collect();
-        (rows, pool.fitted_ms)
+        Board {
+            rows,
+            fitted_ms: pool.fitted_ms,
+            results_since_fit: pool.unfitted,
+        }
     }
 
     /// Every pool bot `bot` has a rating in.
@@ -105,14 +126,16 @@ impl Ratings {
 }
 
 fn fitted(pool: &Pool, bot: BotId) -> Option<pb::FittedStrength> {
-    pool.fit.iter().find(|f| f.bot == bot).map(|f| {
-        let d = f.display();
-        pb::FittedStrength {
-            strength: d.value,
-            low: d.low,
-            high: d.high,
-        }
-    })
+    pool.fit.iter().find(|f| f.bot == bot).map(strength)
+}
+
+fn strength(f: &FittedBot) -> pb::FittedStrength {
+    let d = f.display();
+    pb::FittedStrength {
+        strength: d.value,
+        low: d.low,
+        high: d.high,
+    }
 }
 
 /// A live rating as the contract shows it.
@@ -121,5 +144,44 @@ pub fn rating(r: &LiveRating) -> pb::Rating {
         mu: r.mu,
         sigma: r.sigma,
         display: r.display(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 29: a leaderboard never shows a fit older than the ratings
+    /// beside it without saying so.
+    #[test]
+    fn a_leaderboard_says_how_many_results_its_fit_leaves_out() {
+        let key = (druids_contract::Kind::Meduris, 2);
+        let mut ratings = Ratings::default();
+        ratings.record(key, &[(1, 1), (2, 2)]);
+        ratings.record(key, &[(1, 1), (2, 2)]);
+        assert_eq!(ratings.refit(1_000, 60_000), 1);
+        let board = ratings.leaderboard(key);
+        assert_eq!((board.fitted_ms, board.results_since_fit), (1_000, 0));
+        assert!(
+            board
+                .rows
+                .iter()
+                .all(|(_, live, fit)| fit.unwrap().1 == live.games as u64)
+        );
+        // Newer results: the live ratings move, the fit waits for its turn.
+        ratings.record(key, &[(2, 1), (1, 2)]);
+        ratings.record(key, &[(2, 1), (3, 2)]);
+        assert_eq!(ratings.refit(2_000, 60_000), 0);
+        let board = ratings.leaderboard(key);
+        assert_eq!(board.results_since_fit, 2);
+        let fit_of = |bot| {
+            let (_, live, fit) = board.rows.iter().find(|r| r.0 == bot).unwrap();
+            (live.games, fit.map(|f| f.1))
+        };
+        assert_eq!(fit_of(1), (3, Some(2)));
+        assert_eq!(fit_of(3), (1, None));
+        // The next fit takes them all.
+        assert_eq!(ratings.refit(61_000, 60_000), 1);
+        assert_eq!(ratings.leaderboard(key).results_since_fit, 0);
     }
 }

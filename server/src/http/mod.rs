@@ -20,7 +20,7 @@ mod assets;
 mod call;
 mod error;
 mod event_stream;
-mod practice;
+pub(crate) mod practice;
 
 use std::future::Future;
 use std::net::SocketAddr;

@@ -161,8 +161,9 @@ async fn start(
     }))
 }
 
-/// A built-in bot playing one seat through the contract.
-struct SeatBot {
+/// A built-in bot playing one seat through the contract (also a house bot's
+/// seat in the arena: `crate::house_bots`).
+pub(crate) struct SeatBot {
     service: Arc<Service>,
     game_id: String,
     token: String,
@@ -170,6 +171,22 @@ struct SeatBot {
 }
 
 impl SeatBot {
+    /// A bot for the seat `token` holds in game `game_id`, pausing `delay`
+    /// before each action.
+    pub(crate) fn new(
+        service: Arc<Service>,
+        game_id: String,
+        token: String,
+        delay: Duration,
+    ) -> SeatBot {
+        SeatBot {
+            service,
+            game_id,
+            token,
+            delay,
+        }
+    }
+
     fn authed<T>(&self, msg: T) -> Request<T> {
         let mut req = Request::new(msg);
         let value = format!("Bearer {}", self.token)
@@ -181,7 +198,7 @@ impl SeatBot {
 
     /// Follows the seat's events and acts on each of its decisions, until the
     /// game ends or the server shuts down.
-    async fn run<G: Searchable + ProtoGame>(self, mut bot: Box<dyn Bot<G>>) {
+    pub(crate) async fn run<G: Searchable + ProtoGame>(self, mut bot: Box<dyn Bot<G>>) {
         let req = self.authed(pb::StreamEventsRequest {
             game_id: self.game_id.clone(),
             from_seq: 0,

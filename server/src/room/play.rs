@@ -77,6 +77,9 @@ impl Room {
         let current = state.game.version();
         let expected = submission.expected_version;
         if expected != current {
+            if state.decided_for.get(usize::from(seat.0)) == Some(&Some(expected)) {
+                return Err(ServiceError::DeadlinePassed { expected, current });
+            }
             return Err(ServiceError::StaleVersion { expected, current });
         }
         let digests = submission.key.as_ref().map(|k| k.digests);

@@ -28,6 +28,8 @@ pub(crate) async fn arena(server: &TestServer) -> Arena {
 pub(crate) fn limits() -> Limits {
     let mut limits = Limits::unthrottled();
     limits.arena.fit_secs = 0;
+    // Real bots only: no house bot joins a seek that waits.
+    limits.arena.house_bots = druids_server::arena::house::Levels(Vec::new());
     limits
 }
 
@@ -154,6 +156,7 @@ pub(crate) async fn seek_and_play(
             .expect("the seek stream ends after match_finished");
         match event.event.expect("an event") {
             pb::seek_event::Event::Seeking(s) => assert!(s.pool_size >= 1),
+            pb::seek_event::Event::Waiting(w) => assert!(!w.message.is_empty()),
             pb::seek_event::Event::MatchStarted(m) => assert!(m.games >= 1),
             pb::seek_event::Event::GameStarted(g) => {
                 assert_eq!(g.index, games, "games come one after another");

@@ -143,3 +143,63 @@ async fn docs_http_md_shows_what_get_api_v1_games_answers() {
         "POST /api/v1/ListGameTypes answers the same"
     );
 }
+
+/// Every other JSON example of `docs/http.md` is what the server answers or
+/// takes: the error body is the one `GetState` of an unknown game answers,
+/// byte for byte; the practice request starts the game it says. A JSON
+/// example this test does not know fails it (so a new one gets a check).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn docs_http_md_json_examples_are_what_the_server_says() {
+    let server = TestServer::start().await;
+    let base = http_face(&server).await;
+    let blocks = doc_blocks();
+    let mut checked = 0;
+    for (i, (lang, text)) in blocks.iter().enumerate() {
+        if lang != "json" {
+            continue;
+        }
+        let example: serde_json::Value = serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("docs/http.md: not JSON ({e}):\n{text}"));
+        let script = if i > 0 && blocks[i - 1].1.contains("/api/v1/games\"") {
+            // docs_http_md_shows_what_get_api_v1_games_answers checks it.
+            continue;
+        } else if example.get("code").is_some() {
+            "curl -s \"$DRUIDS_HTTP/api/v1/GetState\" -d '{\"gameId\": \"nope\"}'".to_owned()
+        } else if example.get("strategy").is_some() {
+            format!(
+                "curl -s -f \"$DRUIDS_HTTP/web/v1/practice\" -d '{}'",
+                text.trim()
+            )
+        } else {
+            panic!("docs/http.md: a JSON example no test checks:\n{text}");
+        };
+        let base = base.clone();
+        let got = tokio::task::spawn_blocking(move || bash(&script, &base))
+            .await
+            .expect("curl");
+        let got: serde_json::Value = serde_json::from_str(&got).expect("the answer is JSON");
+        if example.get("code").is_some() {
+            assert_eq!(got, example, "the error body");
+        } else {
+            // `{"gameId": "…", "seat": 0, "token": "…"}`, a game of the kind,
+            // players and seed asked for.
+            let keys: Vec<&str> = got
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(|k| k.as_str())
+                .collect();
+            assert_eq!(keys, ["gameId", "seat", "token"], "{got}");
+            assert_eq!(got["seat"], 0);
+            let mut client = server.client().await;
+            let st = druids_tests::state(&mut client, got["gameId"].as_str().unwrap(), None).await;
+            assert_eq!(st.kind, pb::GameKind::Meduris as i32);
+            assert_eq!(
+                st.seats.len(),
+                example["players"].as_u64().unwrap() as usize
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 2, "the error body and the practice request");
+}

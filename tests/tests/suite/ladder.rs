@@ -52,6 +52,8 @@ fn limits() -> Limits {
     limits.arena.decision_ms = 3_000;
     limits.arena.time_bank_ms = 3_000;
     limits.arena.autopilot_after = 1;
+    // Real bots only: no house bot joins a seek that waits.
+    limits.arena.house_bots = druids_server::arena::house::Levels(Vec::new());
     limits
 }
 

@@ -58,6 +58,7 @@ mod tests {
                     bot: Some(pb::BotRef {
                         bot_id: "b1".into(),
                         name: "alpha".into(),
+                        ..Default::default()
                     }),
                     rank: 1,
                     score: 52,
@@ -66,6 +67,7 @@ mod tests {
                     bot: Some(pb::BotRef {
                         bot_id: "b2".into(),
                         name: "beta".into(),
+                        ..Default::default()
                     }),
                     rank: 2,
                     score: 40,

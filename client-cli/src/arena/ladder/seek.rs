@@ -148,9 +148,11 @@ impl Ladder {
                 }
             };
             match event {
-                Some(Event::Seeking(s)) => {
-                    eprintln!("[{slot}] seeking {pool}: {} in the pool", s.pool_size)
-                }
+                Some(Event::Seeking(s)) => eprintln!(
+                    "[{slot}] seeking {pool}: {} open seek(s) could share a game with it",
+                    s.pool_size
+                ),
+                Some(Event::Waiting(w)) => eprintln!("[{slot}] waiting: {}", w.message),
                 Some(Event::MatchStarted(m)) => {
                     matched = true;
                     match_id = m.match_id.clone();

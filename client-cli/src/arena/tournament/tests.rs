@@ -178,6 +178,7 @@ fn bot(id: &str, name: &str) -> pb::BotRef {
     pb::BotRef {
         bot_id: id.into(),
         name: name.into(),
+        ..Default::default()
     }
 }
 

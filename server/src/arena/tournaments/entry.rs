@@ -35,7 +35,7 @@ impl Arena {
         if !self.is_operator(token) {
             // Any bot may run one on an open server; else only the operator.
             if self.settings.registration == Registration::Closed {
-                return Err(ServiceError::RegistrationClosed);
+                return Err(ServiceError::TournamentsByOperator);
             }
             self.bot_of(token)?;
         }

@@ -253,18 +253,29 @@ impl Arena {
             }
         }
         let fit = fit_input.fit(&FitConfig::default()).ok();
+        let strength = |bot: BotId| {
+            fit.as_ref()
+                .and_then(|f| f.get(druids_arena::ratings::BotId(bot.0)))
+                .map(|f| f.display())
+        };
         let bots = self.bots();
-        let mut table = t.standings.table();
+        let mut table: Vec<(BotId, f64, Option<f64>)> = t
+            .standings
+            .table()
+            .into_iter()
+            .map(|(bot, points)| (bot, points, strength(bot).map(|d| d.value)))
+            .collect();
         for &e in &t.entrants {
-            if !table.iter().any(|(b, _)| b.0 == e) {
-                table.push((BotId(e), 0.0));
+            if !table.iter().any(|(b, ..)| b.0 == e) {
+                table.push((BotId(e), 0.0, strength(BotId(e)).map(|d| d.value)));
             }
         }
+        let ranks = tie_broken_ranks(&mut table);
         table
             .iter()
-            .enumerate()
-            .map(|(i, &(bot, points))| pb::Standing {
-                rank: i as u32 + 1,
+            .zip(ranks)
+            .map(|(&(bot, points, _), rank)| pb::Standing {
+                rank,
                 bot: Some(bots.reference(bot.0)),
                 points,
                 matches: t
@@ -276,17 +287,11 @@ impl Arena {
                             .any(|p| p.bot.as_ref().is_some_and(|b| b.bot_id == public_id(bot.0)))
                     })
                     .count() as u32,
-                strength: fit
-                    .as_ref()
-                    .and_then(|f| f.get(druids_arena::ratings::BotId(bot.0)))
-                    .map(|f| {
-                        let d = f.display();
-                        pb::FittedStrength {
-                            strength: d.value,
-                            low: d.low,
-                            high: d.high,
-                        }
-                    }),
+                strength: strength(bot).map(|d| pb::FittedStrength {
+                    strength: d.value,
+                    low: d.low,
+                    high: d.high,
+                }),
             })
             .collect()
     }
@@ -334,5 +339,49 @@ impl Arena {
             entrants,
             entry_closes_unix_ms: t.closes_ms.unwrap_or(0),
         }
+    }
+}
+
+/// Sorts a tournament's table (bot, points, strength in the tournament's own
+/// fit) and gives each row its rank. The tie-break, as arena.proto's
+/// `Standing.rank` documents it: more points first; equal points, the
+/// stronger in the fit of the tournament's matches first (it weighs whom
+/// each beat and lost to, as Buchholz or Sonneborn-Berger scores do for
+/// chess); still equal, a shared rank (listed by bot id).
+fn tie_broken_ranks(table: &mut [(BotId, f64, Option<f64>)]) -> Vec<u32> {
+    let strength = |s: Option<f64>| s.unwrap_or(f64::NEG_INFINITY);
+    table.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then(strength(b.2).total_cmp(&strength(a.2)))
+            .then(a.0.cmp(&b.0))
+    });
+    let mut ranks: Vec<u32> = Vec::with_capacity(table.len());
+    for i in 0..table.len() {
+        let tied = i > 0 && {
+            let (prev, this) = (&table[i - 1], &table[i]);
+            prev.1 == this.1 && strength(prev.2) == strength(this.2)
+        };
+        ranks.push(if tied { ranks[i - 1] } else { i as u32 + 1 });
+    }
+    ranks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ties_in_points_go_to_the_stronger_in_the_fit_else_share_the_rank() {
+        let mut table = vec![
+            (BotId(4), 1.0, Some(1450.0)),
+            (BotId(3), 2.0, Some(1400.0)),
+            (BotId(2), 2.0, Some(1600.0)),
+            (BotId(1), 1.0, Some(1450.0)),
+            (BotId(5), 0.0, None),
+        ];
+        let ranks = tie_broken_ranks(&mut table);
+        let order: Vec<u64> = table.iter().map(|r| r.0.0).collect();
+        assert_eq!(order, [2, 3, 1, 4, 5]);
+        assert_eq!(ranks, [1, 2, 3, 3, 5]);
     }
 }

@@ -1,0 +1,331 @@
+//! House bots, the arena's side: built-in bots the server registers and
+//! seats itself, so that a lone seek gets a game within seconds (issue 29).
+//!
+//! They never crowd out real bots: a house bot never waits in the pool. Only
+//! when a real bot's seek has waited `--house-bots-after-ms` for want of
+//! bots (`WaitReason::TooFewBots`) does the round put idle house bots in the
+//! pool beside it, rated close to it so that no window holds them apart,
+//! form what it can, and take back every house seek the pool did not use,
+//! all in the same round. A real bot that comes later meets real bots first.
+//!
+//! Each level is one registered bot (`house-random`, `house-greedy`,
+//! `house-mcts-100`, ...) that plays every game kind: its ratings are per
+//! pool like anyone's, and as fixed-strength players they anchor the rating
+//! scale. `BotRef.house` marks them. Who plays their seats (and on what CPU)
+//! is not the arena's business: each house seek's events go to the
+//! receiver given to [`Arena::start_house_bots`] (`crate::house_bots`).
+
+use std::str::FromStr;
+
+use druids_arena::pairing::BotId;
+use druids_arena::pairing::pool::Seek;
+use druids_arena::pairing::waiting::WaitReason;
+use druids_bots::{Budget, Strategy};
+use druids_contract::Kind;
+use tokio::sync::mpsc;
+
+use super::bots::{BotNo, new_key, public_id};
+use super::{Arena, Seeker, State};
+use crate::store::{BotRecord, StoreError};
+
+/// What a house bot's registration says it is, where no one can see it: a
+/// bot whose name is taken by someone else is not made a house bot.
+pub const HOUSE_CONTACT: &str = "druids-server (house bot)";
+
+/// One strength of house bot: a built-in strategy, MCTS with a fixed
+/// iteration budget (so that its strength does not depend on the machine's
+/// load).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Level {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// MCTS iterations per decision (0 for the others).
+    pub iterations: u32,
+}
+
+impl Level {
+    /// The house bot's name: `house-` and the level.
+    pub fn name(&self) -> String {
+        match self.strategy {
+            Strategy::Mcts => format!("house-mcts-{}", self.iterations),
+            s => format!("house-{}", s.name()),
+        }
+    }
+
+    /// Its thinking budget.
+    pub fn budget(&self) -> Budget {
+        Budget::Iterations(self.iterations.max(1))
+    }
+}
+
+impl FromStr for Level {
+    type Err = String;
+
+    /// `random`, `greedy`, `mcts-N` (N iterations, 1 to 100000).
+    fn from_str(s: &str) -> Result<Level, String> {
+        let s = s.trim();
+        if let Some(n) = s.strip_prefix("mcts-") {
+            let iterations: u32 = n
+                .parse()
+                .ok()
+                .filter(|n| (1..=100_000).contains(n))
+                .ok_or_else(|| format!("{s}: mcts-N takes 1 to 100000 iterations"))?;
+            return Ok(Level {
+                strategy: Strategy::Mcts,
+                iterations,
+            });
+        }
+        match s.parse::<Strategy>() {
+            Ok(Strategy::Mcts) | Err(_) => Err(format!(
+                "{s}: a house bot level is random, greedy or mcts-N (N iterations)"
+            )),
+            Ok(strategy) => Ok(Level {
+                strategy,
+                iterations: 0,
+            }),
+        }
+    }
+}
+
+/// The house bots' levels, as `--house-bots` lists them (`none`: no house
+/// bots).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Levels(pub Vec<Level>);
+
+impl FromStr for Levels {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Levels, String> {
+        if s.trim().is_empty() || s.trim() == "none" {
+            return Ok(Levels(Vec::new()));
+        }
+        let levels = s
+            .split(',')
+            .map(str::parse)
+            .collect::<Result<Vec<Level>, String>>()?;
+        let mut names: Vec<String> = levels.iter().map(Level::name).collect();
+        names.sort();
+        names.dedup();
+        if names.len() < levels.len() {
+            return Err(format!("{s}: a level is listed twice"));
+        }
+        Ok(Levels(levels))
+    }
+}
+
+/// A house seek the arena opened: its bot, the game, and the seek's events
+/// (the match and its games) for whoever plays the bot's seats.
+pub struct HouseSeek {
+    /// The house bot.
+    pub bot: BotNo,
+    /// Its game.
+    pub kind: Kind,
+    /// The seek's events.
+    pub events: mpsc::Receiver<Result<druids_contract::pb::SeekEvent, tonic::Status>>,
+}
+
+/// A house bot ready to play: its number, level and a fresh key.
+pub struct HouseBot {
+    /// The bot.
+    pub no: BotNo,
+    /// Its level.
+    pub level: Level,
+    /// A key made at start-up (the stored hash is replaced).
+    pub key: String,
+}
+
+/// The house bots of a running arena.
+#[derive(Default)]
+pub(super) struct House {
+    bots: Vec<BotNo>,
+    seeks: Option<mpsc::UnboundedSender<HouseSeek>>,
+}
+
+impl House {
+    pub(super) fn is_house(&self, bot: BotNo) -> bool {
+        self.bots.contains(&bot)
+    }
+}
+
+impl Arena {
+    /// Registers a house bot per level (or finds it from an earlier run),
+    /// gives each a fresh key, and from now on calls them into the pool,
+    /// sending each seek to `seeks`. Blocks on the store.
+    pub fn start_house_bots(
+        &self,
+        levels: &[Level],
+        seeks: mpsc::UnboundedSender<HouseSeek>,
+    ) -> Result<Vec<HouseBot>, StoreError> {
+        let mut ready = Vec::new();
+        for &level in levels {
+            let name = level.name();
+            let existing = {
+                let bots = self.bots();
+                bots.by_name(&name)
+                    .map(|no| (no, bots.get(no).map(|b| b.owner_contact.clone())))
+            };
+            let (key, hash) = new_key();
+            let no = match existing {
+                Some((no, Some(contact))) if contact == HOUSE_CONTACT => {
+                    self.store.set_bot_key(&public_id(no), &hash)?;
+                    self.bots
+                        .write()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .set_key(no, hash);
+                    no
+                }
+                Some(_) => {
+                    tracing::warn!(%name, "a bot of another owner has this name: no such house bot");
+                    continue;
+                }
+                None => {
+                    let no: BotNo = rand::random();
+                    let record = BotRecord {
+                        id: public_id(no),
+                        name: name.clone(),
+                        description: format!(
+                            "a house bot of this server ({}): the built-in {} strategy{}",
+                            "it plays any game when a seek lacks opponents",
+                            level.strategy.name(),
+                            match level.strategy {
+                                Strategy::Mcts =>
+                                    format!(" with {} iterations per decision", level.iterations),
+                                _ => String::new(),
+                            }
+                        ),
+                        owner_contact: HOUSE_CONTACT.to_owned(),
+                        key_hash: hash,
+                        registered_unix_ms: self.clock.now_ms(),
+                        revoked_unix_ms: None,
+                    };
+                    if !self.store.register_bot(&record)? {
+                        tracing::warn!(%name, "the house bot's name is taken: skipped");
+                        continue;
+                    }
+                    self.bots
+                        .write()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(record);
+                    no
+                }
+            };
+            ready.push(HouseBot { no, level, key });
+        }
+        let mut house = self.house.lock().unwrap_or_else(|p| p.into_inner());
+        house.bots = ready.iter().map(|b| b.no).collect();
+        house.seeks = Some(seeks);
+        tracing::info!(
+            bots = %ready.iter().map(|b| b.level.name()).collect::<Vec<_>>().join(","),
+            "house bots ready"
+        );
+        Ok(ready)
+    }
+
+    /// Whether bot `no` is one of this server's house bots.
+    pub fn is_house(&self, no: BotNo) -> bool {
+        self.house
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_house(no)
+    }
+
+    /// The round's house call (see the module's doc): for each real seek
+    /// that has waited long enough for want of bots, idle house bots join
+    /// the pool for one formation; those the pool did not use leave it.
+    pub(super) fn call_house_bots(&self, st: &mut State, now: u64) {
+        let (bots, sender) = {
+            let house = self.house.lock().unwrap_or_else(|p| p.into_inner());
+            match &house.seeks {
+                Some(tx) if !house.bots.is_empty() => (house.bots.clone(), tx.clone()),
+                _ => return,
+            }
+        };
+        let after = self.settings.house_bots_after_ms;
+        let lonely: Vec<Seek<Kind>> = st
+            .pool
+            .waiting(now)
+            .into_iter()
+            .filter(|(_, w)| w.reason == WaitReason::TooFewBots)
+            .filter_map(|(id, _)| st.pool.get(id).cloned())
+            .filter(|s| !bots.contains(&s.bot.0) && s.since_ms.saturating_add(after) <= now)
+            .collect();
+        if lonely.is_empty() {
+            return;
+        }
+        let mut called = Vec::new();
+        for seek in lonely {
+            // Idle house bots (not playing as many matches as they may, not
+            // called for this round yet), as many as its largest game lacks.
+            let wanted = usize::from(*seek.players.end()).saturating_sub(1);
+            let idle: Vec<BotNo> = bots
+                .iter()
+                .copied()
+                .filter(|b| {
+                    st.playing.get(b).copied().unwrap_or(0) < self.settings.bot_max_games
+                        && !called.iter().any(|(_, c)| c == b)
+                })
+                .take(wanted)
+                .collect();
+            for bot in idle {
+                let id = druids_arena::pairing::pool::SeekId(st.next_seek);
+                st.next_seek += 1;
+                let playing = st.playing.get(&bot).copied().unwrap_or(0);
+                st.pool
+                    .set_load(BotId(bot), playing, self.settings.bot_max_games);
+                let house_seek = Seek {
+                    id,
+                    bot: BotId(bot),
+                    since_ms: now,
+                    ..seek.clone()
+                };
+                if st.pool.add(house_seek).is_err() {
+                    continue;
+                }
+                let (tx, rx) = mpsc::channel(super::api::STREAM_BUFFER);
+                st.seeks.insert(
+                    id,
+                    Seeker {
+                        bot,
+                        tx,
+                        // Never told: it leaves the pool this round if unused.
+                        told: None,
+                    },
+                );
+                called.push((id, bot));
+                let _ = sender.send(HouseSeek {
+                    bot,
+                    kind: seek.kind,
+                    events: rx,
+                });
+            }
+        }
+        for formed in st.pool.form(now) {
+            self.start_match(st, formed, now);
+        }
+        // The house seeks the pool did not use leave it (their receivers
+        // see the stream end).
+        for (id, _) in called {
+            if st.pool.remove(id).is_some() {
+                st.seeks.remove(&id);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_read_and_name_themselves() {
+        let levels: Vec<Level> = ["random", "greedy", "mcts-100"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let names: Vec<String> = levels.iter().map(Level::name).collect();
+        assert_eq!(names, ["house-random", "house-greedy", "house-mcts-100"]);
+        assert!("mcts".parse::<Level>().is_err());
+        assert!("mcts-0".parse::<Level>().is_err());
+        assert!("chess".parse::<Level>().is_err());
+    }
+}

@@ -1,0 +1,77 @@
+//! House bots, played: the arena ([`crate::arena::house`]) decides when its
+//! house bots join a seek; this plays their seats. Each house seek's events
+//! come here; each game of its match is played by a built-in bot of the
+//! house bot's level through the contract (its API key as the seat's token,
+//! exactly as a remote bot plays), in this process.
+//!
+//! Their thinking runs where every server-run bot's does (the practice
+//! games' [`SeatBot`], off the async workers). The shared bounded CPU
+//! budget of server-run bots (issue 25) plugs in there, in one place: the
+//! house bots' games then hold the budget's house lease.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use druids_contract::pb::seek_event::Event;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::arena::house::{HouseSeek, Level};
+use crate::http::practice::SeatBot;
+use crate::service::Service;
+
+/// Starts the house bots of `service`'s arena (none without an arena, or
+/// with `--house-bots none`): registers them, then plays every house seek
+/// the arena opens, until the task is aborted.
+pub fn start(service: &Arc<Service>) -> Option<JoinHandle<()>> {
+    let arena = Arc::clone(service.arena()?);
+    let levels = service.limits().arena.house_bots.0.clone();
+    if levels.is_empty() {
+        return None;
+    }
+    let service = Arc::clone(service);
+    Some(tokio::spawn(async move {
+        let (tx, mut seeks) = mpsc::unbounded_channel();
+        // Registration writes to the store.
+        let started = service
+            .blocking()
+            .run(move || arena.start_house_bots(&levels, tx))
+            .await;
+        let bots: HashMap<u64, (Level, String)> = match started {
+            Ok(Ok(bots)) => bots.into_iter().map(|b| (b.no, (b.level, b.key))).collect(),
+            Ok(Err(e)) => return tracing::warn!("no house bots: {e}"),
+            Err(e) => return tracing::warn!("no house bots: {e}"),
+        };
+        while let Some(seek) = seeks.recv().await {
+            if let Some((level, key)) = bots.get(&seek.bot).cloned() {
+                tokio::spawn(play(Arc::clone(&service), seek, level, key));
+            }
+        }
+    }))
+}
+
+/// Plays the games of a house seek's match, one after another as they
+/// start (a duplicate match's games never overlap), until the match ends or
+/// the seek is taken back unused.
+async fn play(service: Arc<Service>, mut seek: HouseSeek, level: Level, key: String) {
+    while let Some(Ok(event)) = seek.events.recv().await {
+        match event.event {
+            Some(Event::GameStarted(game)) => {
+                let bot = SeatBot::new(
+                    Arc::clone(&service),
+                    game.game_id,
+                    key.clone(),
+                    Duration::ZERO,
+                );
+                let seed = rand::random::<u64>();
+                druids_contract::with_game!(seek.kind, |G| {
+                    bot.run::<G>(level.strategy.build(seed, level.budget()))
+                        .await
+                });
+            }
+            Some(Event::MatchFinished(_)) => return,
+            _ => {}
+        }
+    }
+}
