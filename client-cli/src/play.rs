@@ -4,10 +4,10 @@
 //! bots (`druids bot`) and self-play's random seats all play this way, exactly
 //! as a bot in another language would.
 
+use druids_bots::{Bot, Budget, Searchable, Strategy};
 use druids_contract::ProtoGame;
 use druids_contract::pb;
 use druids_contract::pb::game_event::Body;
-use druids_bots::{Bot, Budget, Searchable, Strategy};
 use druids_engine::{Game, Seat};
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -74,7 +74,9 @@ impl<G: Searchable + ProtoGame> Chooser for BotChooser<G> {
         _: u64,
         legal: &[pb::LegalAction],
     ) -> Result<Option<Choice>, CliError> {
-        let bad = |what: &str, e: druids_contract::DecodeError| CliError::Protocol(format!("{what}: {e}"));
+        let bad = |what: &str, e: druids_contract::DecodeError| {
+            CliError::Protocol(format!("{what}: {e}"))
+        };
         let view = G::decode_view(state).map_err(|e| bad("state", e))?;
         let seat = state
             .viewer_seat
@@ -85,7 +87,9 @@ impl<G: Searchable + ProtoGame> Chooser for BotChooser<G> {
             .map(|la| {
                 la.action
                     .as_ref()
-                    .ok_or(druids_contract::DecodeError::Missing("legal_actions.action"))
+                    .ok_or(druids_contract::DecodeError::Missing(
+                        "legal_actions.action",
+                    ))
                     .and_then(G::decode_action)
                     .map_err(|e| bad("legal action", e))
             })

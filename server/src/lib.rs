@@ -11,6 +11,7 @@ pub mod arena_store;
 pub mod auth;
 pub mod backend;
 pub mod blocking;
+pub mod bounds;
 pub mod clock;
 pub mod cluster;
 pub mod config;

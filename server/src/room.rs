@@ -33,11 +33,6 @@ mod referee;
 
 use answers::{Answered, Digest, digest, fingerprint};
 
-/// Longest display name accepted.
-pub const MAX_NAME_BYTES: usize = 64;
-/// Longest idempotency key accepted.
-pub const MAX_KEY_BYTES: usize = 128;
-
 /// A seat at the table.
 #[derive(Clone, Debug, Default)]
 pub struct SeatSlot {
@@ -484,15 +479,6 @@ impl Room {
         now_ms: u64,
         max_per_second: u32,
     ) -> Result<pb::SubmitActionResponse, ServiceError> {
-        if req.idempotency_key.len() > MAX_KEY_BYTES {
-            return Err(ServiceError::invalid(
-                "idempotency_key",
-                format!(
-                    "idempotency_key is {} bytes; at most {MAX_KEY_BYTES} allowed",
-                    req.idempotency_key.len()
-                ),
-            ));
-        }
         let fingerprint = fingerprint(req);
         let key = (seat, digest(req.idempotency_key.as_bytes()));
         let mut state = self.lock();

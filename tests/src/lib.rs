@@ -4,6 +4,7 @@
 
 pub mod postgres;
 pub mod process;
+pub mod raw;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

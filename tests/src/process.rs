@@ -58,6 +58,8 @@ pub struct ServerProcess {
     pub addr: String,
     /// Its metrics address, if it serves metrics.
     pub metrics: Option<String>,
+    /// Its HTTP face's address, if it serves one.
+    pub http: Option<String>,
 }
 
 impl ServerProcess {
@@ -85,10 +87,12 @@ impl ServerProcess {
             .unwrap_or_else(|e| panic!("not a ready line ({e}): {line:?}"));
         let addr = ready["grpc"].as_str().expect("grpc address").to_owned();
         let metrics = ready["metrics"].as_str().map(str::to_owned);
+        let http = ready["http"].as_str().map(str::to_owned);
         ServerProcess {
             child,
             addr,
             metrics,
+            http,
         }
     }
 

@@ -10,6 +10,7 @@ use super::ratings::rating;
 use super::{Arena, game_kind};
 use crate::arena_store::BotRecord;
 use crate::auth::TokenHash;
+use crate::bounds::Checked;
 use crate::config::Registration;
 use crate::error::{ServiceError, clip};
 
@@ -176,15 +177,9 @@ impl Arena {
     /// GetLeaderboard.
     pub fn leaderboard(
         &self,
-        req: &pb::GetLeaderboardRequest,
+        req: &Checked<pb::GetLeaderboardRequest>,
     ) -> Result<pb::GetLeaderboardResponse, ServiceError> {
         let kind = game_kind(req.kind)?;
-        if !(2..=4).contains(&req.players) {
-            return Err(ServiceError::invalid(
-                "players",
-                format!("players {} is not a pool: 2 to 4", req.players),
-            ));
-        }
         let size = match req.page_size as usize {
             0 => DEFAULT_PAGE,
             n => n.min(MAX_PAGE),

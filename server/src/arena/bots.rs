@@ -10,13 +10,6 @@ use crate::arena_store::BotRecord;
 use crate::auth::TokenHash;
 use crate::error::{ServiceError, clip};
 
-/// Most bytes of a bot's name.
-pub const MAX_NAME_BYTES: usize = 40;
-/// Most bytes of a bot's description.
-pub const MAX_DESCRIPTION_BYTES: usize = 500;
-/// Most bytes of a bot's owner contact.
-pub const MAX_CONTACT_BYTES: usize = 200;
-
 /// A bot's internal number: its public id is these 64 bits in hex.
 pub type BotNo = u64;
 
@@ -40,7 +33,8 @@ pub fn new_key() -> (String, TokenHash) {
     (key, hash)
 }
 
-/// Checks RegisterBot's fields.
+/// Checks the form of RegisterBot's name (its length is bounded already,
+/// [`crate::bounds::arena`]).
 pub fn check_registration(req: &pb::RegisterBotRequest) -> Result<(), ServiceError> {
     let name = req.name.as_str();
     if name.trim().is_empty() || name.trim() != name {
@@ -49,31 +43,10 @@ pub fn check_registration(req: &pb::RegisterBotRequest) -> Result<(), ServiceErr
             "name is required, without leading or trailing spaces",
         ));
     }
-    if name.len() > MAX_NAME_BYTES || name.chars().any(char::is_control) {
+    if name.chars().any(char::is_control) {
         return Err(ServiceError::invalid(
             "name",
-            format!(
-                "name {} is not 1 to {MAX_NAME_BYTES} bytes of printable text",
-                clip(name)
-            ),
-        ));
-    }
-    if req.description.len() > MAX_DESCRIPTION_BYTES {
-        return Err(ServiceError::invalid(
-            "description",
-            format!(
-                "description is {} bytes, at most {MAX_DESCRIPTION_BYTES}",
-                req.description.len()
-            ),
-        ));
-    }
-    if req.owner_contact.len() > MAX_CONTACT_BYTES {
-        return Err(ServiceError::invalid(
-            "owner_contact",
-            format!(
-                "owner_contact is {} bytes, at most {MAX_CONTACT_BYTES}",
-                req.owner_contact.len()
-            ),
+            format!("name {} is not printable text", clip(name)),
         ));
     }
     Ok(())

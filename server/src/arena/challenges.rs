@@ -13,12 +13,12 @@ use super::bots::{BotNo, parse_id, public_id};
 use super::matches::NewMatch;
 use super::{Arena, State, game_kind, quota};
 use crate::arena_store::{ChallengeRecord, StoredMatch};
+use crate::bounds::Checked;
 use crate::error::{ServiceError, clip};
 
-/// Expiry when the request does not say, seconds.
+/// Expiry when the request does not say, seconds (the longest is
+/// [`crate::bounds::arena::MAX_CHALLENGE_SECS`]).
 const DEFAULT_EXPIRY_SECS: u64 = 60;
-/// Longest expiry, seconds.
-const MAX_EXPIRY_SECS: u64 = 600;
 /// An hour, ms: the challenge quota's window.
 const HOUR_MS: u64 = 3_600_000;
 
@@ -71,18 +71,9 @@ impl Arena {
     pub fn challenge(
         &self,
         from: BotNo,
-        req: &pb::ChallengeRequest,
+        req: &Checked<pb::ChallengeRequest>,
     ) -> Result<pb::ChallengeResponse, ServiceError> {
         let kind = game_kind(req.kind)?;
-        if req.opponents.is_empty() || req.opponents.len() > 3 {
-            return Err(ServiceError::invalid(
-                "opponents",
-                format!(
-                    "{} opponents: a challenge names 1 to 3",
-                    req.opponents.len()
-                ),
-            ));
-        }
         let mut bots = vec![from];
         {
             let known = self.bots();
@@ -97,10 +88,10 @@ impl Arena {
                 bots.push(no);
             }
         }
-        let clock = self.clock(req.time_control.as_ref())?;
+        let clock = self.clock(req.time_control.as_ref());
         let secs = match u64::from(req.expires_in_secs) {
             0 => DEFAULT_EXPIRY_SECS,
-            n => n.min(MAX_EXPIRY_SECS),
+            n => n,
         };
         let now = self.clock.now_ms();
         let mut st = self.state();

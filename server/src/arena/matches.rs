@@ -4,10 +4,10 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use druids_contract::pb;
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::duplicate::{self, Outcome};
 use druids_arena::pairing::pool::Match;
+use druids_contract::pb;
 use druids_engine::Viewer;
 use tonic::Status;
 
@@ -86,12 +86,13 @@ impl Arena {
         } = new;
         // Luck is the enemy of ratings in a dice game: its rated matches,
         // and its tournament matches, are duplicate matches.
-        let games =
-            if (rated || tournament.is_some()) && druids_contract::registry::rated_as_duplicates(kind) {
-                bots.len() as u32
-            } else {
-                1
-            };
+        let games = if (rated || tournament.is_some())
+            && druids_contract::registry::rated_as_duplicates(kind)
+        {
+            bots.len() as u32
+        } else {
+            1
+        };
         let record = MatchRecord {
             id: id.unwrap_or_else(|| format!("{:016x}", rand::random::<u64>())),
             kind,
@@ -199,7 +200,9 @@ impl Arena {
             options: Some(run.record.options),
             ..Default::default()
         };
-        let game_id = match self.lobby.create_with_secret_seed(req, run.record.seed) {
+        let created = crate::bounds::Checked::new(req)
+            .and_then(|req| self.lobby.create_with_secret_seed(req, run.record.seed));
+        let game_id = match created {
             Ok(reply) => reply.game_id,
             Err(e) => {
                 tracing::warn!(match_id = %run.record.id, "cannot start an arena game (retrying): {e}");

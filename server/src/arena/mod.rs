@@ -36,10 +36,10 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::num::NonZeroUsize;
 
 use dashmap::DashMap;
-use druids_contract::pb;
+use druids_arena::pairing::BotId;
 use druids_arena::pairing::duplicate::Outcome;
 use druids_arena::pairing::pool::{Pool, PoolConfig, Seek, SeekId};
-use druids_arena::pairing::{self, BotId};
+use druids_contract::pb;
 use druids_engine::Seat;
 use lru::LruCache;
 use tokio::sync::mpsc;
@@ -47,6 +47,8 @@ use tonic::Status;
 
 use crate::arena_store::{ArenaStore, MatchRecord, StoredMatch};
 use crate::auth::TokenHash;
+use crate::bounds::Checked;
+use crate::bounds::arena::game_kind;
 use crate::clock::Clock;
 use crate::config::ArenaSettings;
 use crate::error::ServiceError;
@@ -336,7 +338,7 @@ impl Arena {
     pub fn seek(
         &self,
         bot: BotNo,
-        req: &pb::SeekRequest,
+        req: &Checked<pb::SeekRequest>,
         tx: SeekSender,
     ) -> Result<(), ServiceError> {
         let kind = game_kind(req.kind)?;
@@ -350,18 +352,6 @@ impl Arena {
         } else {
             req.max_players
         };
-        let (lo, hi) = (
-            u32::from(pairing::MIN_PLAYERS),
-            u32::from(pairing::MAX_PLAYERS),
-        );
-        if !(lo..=hi).contains(&min) || !(min..=hi).contains(&max) {
-            return Err(ServiceError::invalid(
-                "min_players",
-                format!(
-                    "players {min} to {max}: the arena forms games of {lo} to {hi} players, min_players <= max_players"
-                ),
-            ));
-        }
         let now = self.clock.now_ms();
         let mut st = self.state();
         let open = st
@@ -445,27 +435,10 @@ impl Arena {
         }
     }
 
-    /// The time control `requested` (none: the arena's turn clock).
-    /// INVALID_ARGUMENT for a clock out of bounds.
-    fn clock(&self, requested: Option<&pb::TimeControl>) -> Result<pb::TimeControl, ServiceError> {
-        let Some(c) = requested else {
-            return Ok(self.default_clock());
-        };
-        if !DECISION_MS.contains(&c.decision_ms) || !TIME_BANK_MS.contains(&c.time_bank_ms) {
-            return Err(ServiceError::invalid(
-                "time_control",
-                format!(
-                    "decision_ms {} and time_bank_ms {}: a turn clock has {} to {} ms per decision and a bank of {} to {} ms",
-                    c.decision_ms,
-                    c.time_bank_ms,
-                    DECISION_MS.start(),
-                    DECISION_MS.end(),
-                    TIME_BANK_MS.start(),
-                    TIME_BANK_MS.end()
-                ),
-            ));
-        }
-        Ok(*c)
+    /// The time control `requested` (none: the arena's turn clock), of a
+    /// request within its bounds ([`crate::bounds::arena`]).
+    fn clock(&self, requested: Option<&pb::TimeControl>) -> pb::TimeControl {
+        requested.copied().unwrap_or_else(|| self.default_clock())
     }
 
     /// The options of arena games with time control `clock`.
@@ -477,19 +450,6 @@ impl Arena {
             ..Default::default()
         }
     }
-}
-
-/// Milliseconds per decision a challenge or tournament may ask for.
-const DECISION_MS: std::ops::RangeInclusive<u32> = 100..=600_000;
-/// Time bank a challenge or tournament may ask for, ms.
-const TIME_BANK_MS: std::ops::RangeInclusive<u32> = 0..=3_600_000;
-
-/// The game `kind` names (INVALID_ARGUMENT if none).
-fn game_kind(kind: i32) -> Result<pb::GameKind, ServiceError> {
-    pb::GameKind::try_from(kind)
-        .ok()
-        .filter(|k| *k != pb::GameKind::Unspecified)
-        .ok_or_else(|| ServiceError::invalid("kind", format!("kind {kind} is not a game")))
 }
 
 /// A quota refusal: RESOURCE_EXHAUSTED with a retry delay.

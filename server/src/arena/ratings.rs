@@ -6,10 +6,10 @@
 
 use std::collections::BTreeMap;
 
-use druids_contract::pb;
 use druids_arena::ratings::{
     BotId, FitConfig, FitInput, FittedBot, GameResult, LiveRating, LiveRatings, RatingChange,
 };
+use druids_contract::pb;
 
 use super::bots::BotNo;
 

@@ -15,9 +15,9 @@ use axum::body::Body;
 use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
+use druids_bots::{Bot, Budget, Searchable, Strategy};
 use druids_contract::ProtoGame;
 use druids_contract::pb::{self, druids_service_server::DruidsService, game_event::Body as Ev};
-use druids_bots::{Bot, Budget, Searchable, Strategy};
 use druids_engine::Seat;
 use druids_engine::dolmen::Dolmen;
 use druids_engine::meduris::Meduris;
@@ -55,7 +55,21 @@ fn parse(json: &serde_json::Value) -> Result<Practice, ApiError> {
             )));
         }
     };
-    let players = json["players"].as_u64().unwrap_or(2);
+    let players = match &json["players"] {
+        serde_json::Value::Null => 2,
+        v => v
+            .as_u64()
+            .ok_or_else(|| bad("players is not a number".into()))?,
+    };
+    // Bounded before any seat is named (crate::bounds).
+    let range = crate::bounds::game::players_of(kind as i32)?;
+    if !range.contains(&u32::try_from(players).unwrap_or(u32::MAX)) {
+        return Err(bad(format!(
+            "players is {players}; this game has {} to {} players",
+            range.start(),
+            range.end()
+        )));
+    }
     let strategy = json["strategy"]
         .as_str()
         .unwrap_or("greedy")
@@ -68,10 +82,16 @@ fn parse(json: &serde_json::Value) -> Result<Practice, ApiError> {
         serde_json::Value::String(s) => Some(s.parse().map_err(|_| bad("seed".into()))?),
         v => Some(v.as_u64().ok_or_else(|| bad("seed".into()))?),
     };
-    let delay_ms = json["botDelayMs"].as_u64().unwrap_or(0).min(MAX_DELAY_MS);
+    let delay_ms = match &json["botDelayMs"] {
+        serde_json::Value::Null => 0,
+        v => v
+            .as_u64()
+            .filter(|&ms| ms <= MAX_DELAY_MS)
+            .ok_or_else(|| bad(format!("botDelayMs must be 0 to {MAX_DELAY_MS}")))?,
+    };
     Ok(Practice {
         kind,
-        players: u32::try_from(players).unwrap_or(u32::MAX),
+        players: players as u32,
         strategy,
         seed,
         delay: Duration::from_millis(delay_ms),
@@ -294,11 +314,18 @@ mod tests {
         assert_eq!(p.seed, None);
         let p = parse(&serde_json::json!({
             "kind": "GAME_KIND_MEDURIS", "players": 3, "strategy": "mcts",
-            "seed": "18446744073709551615", "botDelayMs": 99999
+            "seed": "18446744073709551615", "botDelayMs": MAX_DELAY_MS
         }))
         .unwrap();
         assert_eq!(p.seed, Some(u64::MAX));
         assert_eq!(p.delay, Duration::from_millis(MAX_DELAY_MS));
+        for bad in [
+            serde_json::json!({"kind": "meduris", "players": 5}),
+            serde_json::json!({"kind": "dolmen", "players": u64::MAX}),
+            serde_json::json!({"kind": "dolmen", "botDelayMs": MAX_DELAY_MS + 1}),
+        ] {
+            assert!(parse(&bad).is_err(), "{bad}");
+        }
         assert!(parse(&serde_json::json!({"kind": "chess"})).is_err());
         assert!(parse(&serde_json::json!({"kind": "dolmen", "strategy": "x"})).is_err());
     }

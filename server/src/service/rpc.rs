@@ -11,6 +11,7 @@ use tonic::{Request, Response, Status};
 use tracing::{Instrument, info_span};
 
 use super::{EventStream, Service};
+use crate::bounds::{Checked, checked};
 use crate::cluster::Located;
 use crate::error::ServiceError;
 use crate::quota::Read;
@@ -26,9 +27,13 @@ macro_rules! here_or_forward {
             Located::Here(room) => room,
             Located::There(addr) => {
                 return $service
-                    .forward(&addr, &id, $request, &$caller, |mut peer, r| async move {
-                        peer.$method(r).await
-                    })
+                    .forward(
+                        &addr,
+                        &id,
+                        $request.map(Checked::into_inner),
+                        &$caller,
+                        |mut peer, r| async move { peer.$method(r).await },
+                    )
                     .await;
             }
         }
@@ -42,6 +47,7 @@ impl DruidsService for Service {
         request: Request<pb::CreateGameRequest>,
     ) -> std::result::Result<Response<pb::CreateGameResponse>, Status> {
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         self.refused(self.setup(&caller))?;
         let req = request.into_inner();
         let lobby = Arc::clone(&self.lobby);
@@ -54,6 +60,7 @@ impl DruidsService for Service {
         request: Request<pb::JoinGameRequest>,
     ) -> std::result::Result<Response<pb::JoinGameResponse>, Status> {
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         self.refused(self.setup(&caller))?;
         if self.cluster.is_some() {
             // The lobby joins games in this node's memory.
@@ -70,6 +77,7 @@ impl DruidsService for Service {
         request: Request<pb::GetLegalActionsRequest>,
     ) -> std::result::Result<Response<pb::GetLegalActionsResponse>, Status> {
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         let room = here_or_forward!(self, request, caller, get_legal_actions);
         let req = request.into_inner();
         let seat = self.refused(self.seat(&room, &caller))?;
@@ -85,6 +93,7 @@ impl DruidsService for Service {
     ) -> std::result::Result<Response<pb::SubmitActionResponse>, Status> {
         let started = std::time::Instant::now();
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         let room = here_or_forward!(self, request, caller, submit_action);
         let seat = self.refused(self.seat(&room, &caller))?;
         let kind = room.kind();
@@ -94,7 +103,7 @@ impl DruidsService for Service {
             Request::from_parts(
                 request.metadata().clone(),
                 Default::default(),
-                request.get_ref().clone(),
+                (**request.get_ref()).clone(),
             )
         });
         let req = request.into_inner();
@@ -144,15 +153,20 @@ impl DruidsService for Service {
         request: Request<pb::StreamEventsRequest>,
     ) -> std::result::Result<Response<EventStream>, Status> {
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         let id = request.get_ref().game_id.clone();
         let room = match self.locate(&id, &caller).await? {
             Located::Here(room) => room,
             Located::There(addr) => {
                 self.refused(self.read(Read::One, &caller))?;
                 let upstream = self
-                    .forward(&addr, &id, request, &caller, |mut peer, r| async move {
-                        peer.stream_events(r).await
-                    })
+                    .forward(
+                        &addr,
+                        &id,
+                        request.map(Checked::into_inner),
+                        &caller,
+                        |mut peer, r| async move { peer.stream_events(r).await },
+                    )
                     .await?
                     .into_inner();
                 return Ok(Response::new(self.relay_stream(upstream, id)));
@@ -191,6 +205,7 @@ impl DruidsService for Service {
         request: Request<pb::GetStateRequest>,
     ) -> std::result::Result<Response<pb::GetStateResponse>, Status> {
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         let room = here_or_forward!(self, request, caller, get_state);
         let viewer = self.refused(self.viewer(&room, &caller, false))?;
         self.refused(self.read(Read::One, &caller))?;
@@ -204,6 +219,7 @@ impl DruidsService for Service {
         request: Request<pb::ExportReplayRequest>,
     ) -> std::result::Result<Response<pb::Replay>, Status> {
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         let room = here_or_forward!(self, request, caller, export_replay);
         self.refused(self.read(Read::One, &caller))?;
         let seed_hidden = match &self.arena {
@@ -221,6 +237,7 @@ impl DruidsService for Service {
         request: Request<pb::ListGamesRequest>,
     ) -> std::result::Result<Response<pb::ListGamesResponse>, Status> {
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         self.refused(self.read(Read::List, &caller))?;
         let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
         let shared = self.cluster.as_ref().map(|c| Arc::clone(c.leases()));

@@ -145,9 +145,10 @@ async fn seek_and_play(
         .into_inner();
     let mut games = 0;
     let mut played = Vec::new();
-    let mut service = druids_contract::pb::druids_service_client::DruidsServiceClient::connect(url.clone())
-        .await
-        .expect("connect");
+    let mut service =
+        druids_contract::pb::druids_service_client::DruidsServiceClient::connect(url.clone())
+            .await
+            .expect("connect");
     loop {
         let event = stream
             .message()

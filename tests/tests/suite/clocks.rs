@@ -22,7 +22,9 @@ async fn clocked(store: Arc<dyn Store>) -> (TestServer, Arc<ManualClock>) {
 }
 
 async fn create_clocked(
-    client: &mut druids_contract::pb::druids_service_client::DruidsServiceClient<tonic::transport::Channel>,
+    client: &mut druids_contract::pb::druids_service_client::DruidsServiceClient<
+        tonic::transport::Channel,
+    >,
     players: u32,
     autopilot_after: u32,
 ) -> (String, Vec<String>) {
@@ -48,7 +50,9 @@ async fn create_clocked(
 }
 
 async fn full_log(
-    client: &mut druids_contract::pb::druids_service_client::DruidsServiceClient<tonic::transport::Channel>,
+    client: &mut druids_contract::pb::druids_service_client::DruidsServiceClient<
+        tonic::transport::Channel,
+    >,
     id: &str,
 ) -> Vec<pb::GameEvent> {
     let last = state(client, id, None).await.last_seq;

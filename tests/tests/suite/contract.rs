@@ -1073,7 +1073,10 @@ async fn finished_games_export_replays_that_reproduce_them() {
     assert_eq!(replay.actions.len(), n);
     assert_eq!(replay.seed, 64);
     let st = state(&mut client, &id, None).await;
-    assert_eq!(druids_contract::replay::verify(&replay).unwrap(), st.outcome);
+    assert_eq!(
+        druids_contract::replay::verify(&replay).unwrap(),
+        st.outcome
+    );
     // A file that was tampered with does not verify.
     let mut tampered = replay.clone();
     tampered.actions.truncate(n - 1);

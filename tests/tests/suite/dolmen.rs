@@ -96,7 +96,10 @@ async fn complete_dolmen_games_for_every_player_count() {
             .into_inner();
         assert_eq!(replay.kind, DOLMEN as i32);
         assert_eq!(replay.actions.len(), n);
-        assert_eq!(druids_contract::replay::verify(&replay).unwrap(), Some(outcome));
+        assert_eq!(
+            druids_contract::replay::verify(&replay).unwrap(),
+            Some(outcome)
+        );
         let mut truncated = replay;
         truncated.actions.pop();
         assert!(druids_contract::replay::verify(&truncated).is_err());

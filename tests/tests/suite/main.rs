@@ -7,6 +7,7 @@ mod arena_kits;
 mod arena_revoke;
 mod arena_store;
 mod arena_tournaments;
+mod bounds;
 mod clocks;
 mod cluster;
 mod contract;

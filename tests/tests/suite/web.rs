@@ -103,7 +103,7 @@ async fn curl_walk_through_of_docs_http_md() {
 /// An HTTP/1.1 exchange over a plain TCP connection (`Connection: close`):
 /// the status, the head (lower-cased) and the body as received (streams are
 /// chunked; their events are whole within a chunk).
-async fn http(
+pub(crate) async fn http(
     base: &str,
     method: &str,
     path: &str,
@@ -542,7 +542,9 @@ fn browser_tools() -> PathBuf {
 /// Plays random actions until a seat other than `seat` has a dolmen on the
 /// board (its value hidden from `seat`), with the game still running.
 async fn until_foreign_dolmen(
-    client: &mut druids_contract::pb::druids_service_client::DruidsServiceClient<tonic::transport::Channel>,
+    client: &mut druids_contract::pb::druids_service_client::DruidsServiceClient<
+        tonic::transport::Channel,
+    >,
     game_id: &str,
     tokens: &[String],
     seat: u32,

@@ -6,26 +6,20 @@ use druids_contract::pb;
 use druids_contract::pb::create_tournament_request::Format as F;
 use prost::Message;
 
-use super::{MAX_ENTRANTS, Tourney};
+use super::Tourney;
 use crate::arena::bots::{BotNo, parse_id};
-use crate::arena::{Arena, events, game_kind};
+use crate::arena::{Arena, events};
 use crate::arena_store::TournamentRecord;
 use crate::auth::TokenHash;
+use crate::bounds::Checked;
 use crate::config::Registration;
 use crate::error::{ServiceError, clip};
-
-/// Most bytes of a tournament's name.
-const MAX_NAME_BYTES: usize = 80;
-/// Most Swiss rounds.
-const MAX_ROUNDS: u32 = 100;
-/// Longest open entry, seconds.
-const MAX_ENTRY_SECS: u32 = 86_400;
 
 impl Arena {
     /// CreateTournament with bearer `token`. Blocks on the store.
     pub fn create_tournament(
         &self,
-        req: &pb::CreateTournamentRequest,
+        req: &Checked<pb::CreateTournamentRequest>,
         token: Option<&TokenHash>,
     ) -> Result<pb::CreateTournamentResponse, ServiceError> {
         if !self.is_operator(token) {
@@ -61,40 +55,10 @@ impl Arena {
         })
     }
 
-    /// Checks a CreateTournament request (except what only the draw can
-    /// tell, for open entry).
+    /// Checks that a CreateTournament request within its bounds names bots
+    /// that may play, each once, and a gauntlet opponent that is not an
+    /// entrant (what only the draw can tell waits for it, with open entry).
     fn check_tournament(&self, req: &pb::CreateTournamentRequest) -> Result<(), ServiceError> {
-        if req.name.trim().is_empty() || req.name.len() > MAX_NAME_BYTES {
-            return Err(ServiceError::invalid(
-                "name",
-                format!("name must be 1 to {MAX_NAME_BYTES} bytes"),
-            ));
-        }
-        game_kind(req.kind)?;
-        if !(2..=4).contains(&req.players) {
-            return Err(ServiceError::invalid(
-                "players",
-                format!("players {}: tournaments have games of 2 to 4", req.players),
-            ));
-        }
-        self.clock(req.time_control.as_ref())?;
-        if let Some(open) = &req.open_entry
-            && !(1..=MAX_ENTRY_SECS).contains(&open.closes_in_secs)
-        {
-            return Err(ServiceError::invalid(
-                "open_entry",
-                format!(
-                    "closes_in_secs {}: entry stays open 1 to {MAX_ENTRY_SECS} s",
-                    open.closes_in_secs
-                ),
-            ));
-        }
-        if req.entrants.len() > MAX_ENTRANTS {
-            return Err(ServiceError::invalid(
-                "entrants",
-                format!("{} entrants: at most {MAX_ENTRANTS}", req.entrants.len()),
-            ));
-        }
         let bots = self.bots();
         let mut named: Vec<BotNo> = Vec::new();
         for id in &req.entrants {
@@ -107,24 +71,14 @@ impl Arena {
             }
             named.push(no);
         }
-        match &req.format {
-            None => return Err(ServiceError::invalid("format", "a format is required")),
-            Some(F::Swiss(s)) if s.rounds == 0 || s.rounds > MAX_ROUNDS => {
+        if let Some(F::Gauntlet(g)) = &req.format {
+            let opponent = bots.playable(&g.opponent, "format")?;
+            if named.contains(&opponent) {
                 return Err(ServiceError::invalid(
                     "format",
-                    format!("a Swiss tournament has 1 to {MAX_ROUNDS} rounds"),
+                    "the gauntlet's opponent cannot also be an entrant",
                 ));
             }
-            Some(F::Gauntlet(g)) => {
-                let opponent = bots.playable(&g.opponent, "format")?;
-                if named.contains(&opponent) {
-                    return Err(ServiceError::invalid(
-                        "format",
-                        "the gauntlet's opponent cannot also be an entrant",
-                    ));
-                }
-            }
-            Some(_) => {}
         }
         Ok(())
     }

@@ -18,19 +18,18 @@ mod run;
 use std::collections::HashSet;
 use std::sync::Mutex;
 
-use druids_contract::pb;
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::schedule::{self, Format, Game, Round, Standings};
 use druids_arena::ratings::{FitConfig, FitInput, GameResult};
+use druids_contract::pb;
 use prost::Message;
 
 use super::Arena;
 use super::bots::{BotNo, parse_id, public_id};
 use crate::arena_store::TournamentRecord;
+use crate::bounds::arena::MAX_ENTRANTS;
 use crate::error::ServiceError;
 
-/// Most entrants of a tournament.
-const MAX_ENTRANTS: usize = 256;
 /// Most entrants of an open tournament when its request does not say.
 const DEFAULT_MAX_ENTRANTS: usize = 64;
 

@@ -6,10 +6,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use druids_contract::pb;
-use druids_contract::pb::tournament_event::Event;
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::schedule::{self, Format, Game};
+use druids_contract::pb;
+use druids_contract::pb::tournament_event::Event;
 
 use super::Tourney;
 use crate::arena::bots::{BotNo, parse_id};
@@ -95,9 +95,7 @@ impl Arena {
                 _ => t.schedule.get(round as usize).cloned().unwrap_or_default(),
             };
             let (kind, rated) = (t.kind, t.settings.rated);
-            let clock = self
-                .clock(t.settings.time_control.as_ref())
-                .unwrap_or_else(|_| self.default_clock());
+            let clock = self.clock(t.settings.time_control.as_ref());
             t.round += 1;
             t.history.extend(games.iter().cloned());
             let mut matches = Vec::new();

@@ -1,0 +1,261 @@
+//! The bounds of `ArenaService` requests. A tournament's schedule is sized
+//! from its format's numbers, so those are bounded here before any schedule
+//! is drawn (a round-robin's product of groups and games is bounded again by
+//! the schedule itself, `druids_arena::pairing::schedule`).
+
+use druids_arena::pairing::{MAX_PLAYERS, MIN_PLAYERS};
+use druids_contract::pb;
+use pb::create_tournament_request::Format as F;
+
+use super::{Bounded, at_most, at_most_bytes, within};
+use crate::error::ServiceError;
+
+/// Most bytes of a bot's name.
+pub const MAX_BOT_NAME_BYTES: usize = 40;
+/// Most bytes of a bot's description.
+pub const MAX_DESCRIPTION_BYTES: usize = 500;
+/// Most bytes of a bot's owner contact.
+pub const MAX_CONTACT_BYTES: usize = 200;
+/// Most opponents of a challenge.
+pub const MAX_OPPONENTS: usize = 3;
+/// Longest expiry of a challenge, seconds.
+pub const MAX_CHALLENGE_SECS: u32 = 600;
+/// Milliseconds per decision a challenge or tournament may ask for.
+pub const DECISION_MS: std::ops::RangeInclusive<u32> = 100..=600_000;
+/// Time bank a challenge or tournament may ask for, ms.
+pub const TIME_BANK_MS: std::ops::RangeInclusive<u32> = 0..=3_600_000;
+/// Most bytes of a tournament's name.
+pub const MAX_TOURNAMENT_NAME_BYTES: usize = 80;
+/// Most entrants of a tournament.
+pub const MAX_ENTRANTS: usize = 256;
+/// Most Swiss rounds.
+pub const MAX_ROUNDS: u32 = 100;
+/// Most matches per group of a round-robin.
+pub const MAX_GAMES_PER_GROUP: u32 = 100;
+/// Most matches per entrant of a gauntlet.
+pub const MAX_GAUNTLET_GAMES: u32 = 100;
+/// Longest open entry, seconds.
+pub const MAX_ENTRY_SECS: u32 = 86_400;
+
+/// The game `kind` names (INVALID_ARGUMENT if none).
+pub fn game_kind(kind: i32) -> Result<pb::GameKind, ServiceError> {
+    pb::GameKind::try_from(kind)
+        .ok()
+        .filter(|k| *k != pb::GameKind::Unspecified)
+        .ok_or_else(|| ServiceError::invalid("kind", format!("kind {kind} is not a game")))
+}
+
+/// The player counts of the arena's pools.
+fn pool_players() -> std::ops::RangeInclusive<u32> {
+    u32::from(MIN_PLAYERS)..=u32::from(MAX_PLAYERS)
+}
+
+fn check_clock(c: Option<&pb::TimeControl>) -> Result<(), ServiceError> {
+    let Some(c) = c else { return Ok(()) };
+    if !DECISION_MS.contains(&c.decision_ms) || !TIME_BANK_MS.contains(&c.time_bank_ms) {
+        return Err(ServiceError::invalid(
+            "time_control",
+            format!(
+                "decision_ms {} and time_bank_ms {}: a turn clock has {} to {} ms per decision and a bank of {} to {} ms",
+                c.decision_ms,
+                c.time_bank_ms,
+                DECISION_MS.start(),
+                DECISION_MS.end(),
+                TIME_BANK_MS.start(),
+                TIME_BANK_MS.end()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl Bounded for pb::RegisterBotRequest {
+    /// The name's form (printable, no look-alike of another) is the bots'
+    /// registry's to judge ([`crate::arena::bots`]).
+    fn check(&self) -> Result<(), ServiceError> {
+        at_most_bytes("name", &self.name, MAX_BOT_NAME_BYTES)?;
+        at_most_bytes("description", &self.description, MAX_DESCRIPTION_BYTES)?;
+        at_most_bytes("owner_contact", &self.owner_contact, MAX_CONTACT_BYTES)
+    }
+}
+
+impl Bounded for pb::RotateBotKeyRequest {
+    /// No number; an id is a string (an unknown one is NOT_FOUND).
+    fn check(&self) -> Result<(), ServiceError> {
+        Ok(())
+    }
+}
+
+impl Bounded for pb::RevokeBotRequest {
+    /// No number; an id is a string (an unknown one is NOT_FOUND).
+    fn check(&self) -> Result<(), ServiceError> {
+        Ok(())
+    }
+}
+
+impl Bounded for pb::GetBotRequest {
+    /// No number; an id is a string (an unknown one is NOT_FOUND).
+    fn check(&self) -> Result<(), ServiceError> {
+        Ok(())
+    }
+}
+
+impl Bounded for pb::SeekRequest {
+    fn check(&self) -> Result<(), ServiceError> {
+        game_kind(self.kind)?;
+        let min = if self.min_players == 0 {
+            u32::from(MIN_PLAYERS)
+        } else {
+            self.min_players
+        };
+        within("min_players", min, pool_players())?;
+        if self.max_players != 0 {
+            within(
+                "max_players",
+                self.max_players,
+                min..=u32::from(MAX_PLAYERS),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Bounded for pb::StreamBotEventsRequest {
+    /// `from_seq` past the log's end waits for the log to grow.
+    fn check(&self) -> Result<(), ServiceError> {
+        Ok(())
+    }
+}
+
+impl Bounded for pb::GetLeaderboardRequest {
+    /// `page_size` above its maximum is read as the maximum.
+    fn check(&self) -> Result<(), ServiceError> {
+        game_kind(self.kind)?;
+        within("players", self.players, pool_players())
+    }
+}
+
+impl Bounded for pb::ChallengeRequest {
+    fn check(&self) -> Result<(), ServiceError> {
+        game_kind(self.kind)?;
+        if self.opponents.is_empty() {
+            return Err(ServiceError::invalid(
+                "opponents",
+                format!("no opponents: a challenge names 1 to {MAX_OPPONENTS}"),
+            ));
+        }
+        at_most("opponents", &self.opponents, MAX_OPPONENTS)?;
+        within(
+            "expires_in_secs",
+            self.expires_in_secs,
+            0..=MAX_CHALLENGE_SECS,
+        )?;
+        check_clock(self.time_control.as_ref())
+    }
+}
+
+impl Bounded for pb::AnswerChallengeRequest {
+    /// No number; an id is a string (an unknown one is NOT_FOUND).
+    fn check(&self) -> Result<(), ServiceError> {
+        Ok(())
+    }
+}
+
+impl Bounded for pb::CreateTournamentRequest {
+    fn check(&self) -> Result<(), ServiceError> {
+        if self.name.trim().is_empty() {
+            return Err(ServiceError::invalid("name", "name is required"));
+        }
+        at_most_bytes("name", &self.name, MAX_TOURNAMENT_NAME_BYTES)?;
+        game_kind(self.kind)?;
+        within("players", self.players, pool_players())?;
+        at_most("entrants", &self.entrants, MAX_ENTRANTS)?;
+        match &self.format {
+            None => return Err(ServiceError::invalid("format", "a format is required")),
+            Some(F::RoundRobin(r)) => within(
+                "format.round_robin.games_per_group",
+                r.games_per_group,
+                0..=MAX_GAMES_PER_GROUP,
+            )?,
+            Some(F::Swiss(s)) => within("format.swiss.rounds", s.rounds, 1..=MAX_ROUNDS)?,
+            Some(F::Gauntlet(g)) => {
+                within("format.gauntlet.games", g.games, 0..=MAX_GAUNTLET_GAMES)?;
+            }
+        }
+        check_clock(self.time_control.as_ref())?;
+        if let Some(open) = &self.open_entry {
+            within(
+                "open_entry.closes_in_secs",
+                open.closes_in_secs,
+                1..=MAX_ENTRY_SECS,
+            )?;
+            within(
+                "open_entry.max_entrants",
+                open.max_entrants as usize,
+                0..=MAX_ENTRANTS,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Bounded for pb::GetTournamentRequest {
+    /// No number; an id is a string (an unknown one is NOT_FOUND).
+    fn check(&self) -> Result<(), ServiceError> {
+        Ok(())
+    }
+}
+
+impl Bounded for pb::JoinTournamentRequest {
+    /// No number; an id is a string (an unknown one is NOT_FOUND).
+    fn check(&self) -> Result<(), ServiceError> {
+        Ok(())
+    }
+}
+
+impl Bounded for pb::StreamTournamentEventsRequest {
+    /// `from_seq` past the log's end waits for the log to grow.
+    fn check(&self) -> Result<(), ServiceError> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tournament_s_format_is_bounded_before_its_schedule_is_drawn() {
+        let mut req = pb::CreateTournamentRequest {
+            name: "cup".into(),
+            kind: pb::GameKind::Dolmen as i32,
+            players: 2,
+            format: Some(F::Gauntlet(pb::Gauntlet {
+                opponent: "0123456789abcdef".into(),
+                games: u32::MAX,
+            })),
+            ..Default::default()
+        };
+        let e = req.check().unwrap_err();
+        assert!(e.to_string().contains("format.gauntlet.games"), "{e}");
+        req.format = Some(F::RoundRobin(pb::RoundRobin {
+            games_per_group: 100,
+        }));
+        req.check().unwrap();
+        req.players = u32::MAX;
+        assert!(req.check().is_err());
+    }
+
+    #[test]
+    fn a_challenge_expiry_beyond_ten_minutes_is_refused() {
+        let mut req = pb::ChallengeRequest {
+            kind: pb::GameKind::Dolmen as i32,
+            opponents: vec!["0123456789abcdef".into()],
+            expires_in_secs: 600,
+            ..Default::default()
+        };
+        req.check().unwrap();
+        req.expires_in_secs = 601;
+        assert!(req.check().is_err());
+    }
+}
