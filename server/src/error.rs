@@ -171,8 +171,15 @@ pub enum ServiceError {
         why: &'static str,
     },
     /// A call acting on another bot without the operator key (what it was).
-    #[error("{0} of another bot needs the operator key as the bearer token")]
+    #[error("{0} needs the operator key as the bearer token")]
     OperatorKeyRequired(&'static str),
+    /// A rated challenge with a bot not established in its pool (its name,
+    /// not yet clipped).
+    #[error(
+        "bot {} is not established in this pool (too few rated matches or distinct opponents): rated challenges are between established bots only; play rated games through Seek first, or challenge unrated",
+        clip(.0)
+    )]
+    NotEstablished(String),
 }
 
 impl ServiceError {
@@ -216,6 +223,7 @@ impl ServiceError {
                 Code::FailedPrecondition
             }
             ServiceError::OperatorKeyRequired(_) => Code::PermissionDenied,
+            ServiceError::NotEstablished(_) => Code::FailedPrecondition,
         }
     }
 
@@ -260,6 +268,7 @@ impl ServiceError {
             ServiceError::ArenaUnavailable => ErrorReason::ArenaUnavailable,
             ServiceError::EntryClosed { .. } => ErrorReason::EntryClosed,
             ServiceError::OperatorKeyRequired(_) => ErrorReason::OperatorKeyRequired,
+            ServiceError::NotEstablished(_) => ErrorReason::NotEstablished,
             ServiceError::ShuttingDown => ErrorReason::ShuttingDown,
         }
     }

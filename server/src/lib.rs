@@ -28,6 +28,7 @@ pub mod metrics;
 pub mod postgres;
 pub mod quota;
 pub mod recover;
+pub mod referee;
 pub mod retention;
 pub mod room;
 pub mod rooms;

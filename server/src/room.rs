@@ -32,6 +32,8 @@ mod read;
 mod referee;
 
 use answers::{Answered, Digest, digest, fingerprint};
+pub use read::{StreamLimits, StreamPlace};
+pub use referee::Due;
 
 /// A seat at the table.
 #[derive(Clone, Debug, Default)]
@@ -60,10 +62,8 @@ struct RoomState {
     last_activity_ms: u64,
     /// When the game ended (finished or abandoned), ms since the Unix epoch.
     ended_ms: Option<u64>,
-    /// Spectator streams open on this game.
-    spectator_streams: usize,
-    /// Streams open per seat.
-    seat_streams: Vec<usize>,
+    /// Streams open on this game, spectators' and each seat's.
+    streams: read::StreamCounts,
     /// Held while the game is in play; dropped when it ends.
     play: Option<PlaySlot>,
 }
@@ -267,8 +267,7 @@ impl Room {
             clocks,
             answered: HashMap::new(),
             keys_kept: true,
-            spectator_streams: 0,
-            seat_streams: vec![0; seats_len],
+            streams: read::StreamCounts::new(seats_len),
             play,
         };
         if state.seats.iter().all(|s| s.token.is_some()) {

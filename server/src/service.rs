@@ -358,26 +358,22 @@ impl Service {
         self.clock.as_ref()
     }
 
-    /// The referee's round: applies the turn clocks (decides for every seat
-    /// whose time ran out or who is on autopilot), abandons idle games and
-    /// forgets idle quota buckets and old request ids. Returns the number of
-    /// actions taken. Blocks on the store: call it off the async workers.
+    /// The referee's round: applies the turn clocks (one decision per game
+    /// whose seat's time ran out or who is on autopilot, see
+    /// [`crate::referee`]), abandons idle games and forgets idle quota
+    /// buckets and old request ids. Returns the number of actions taken.
+    /// Blocks on the store: call it off the async workers.
     pub fn expire_due(&self) -> usize {
         let now = self.clock.now_ms();
         let idle_ms = self.limits.idle_game_secs.saturating_mul(1000);
-        let mut taken = 0;
+        let due = crate::referee::due(self.rooms.watched(), now);
+        let taken = crate::referee::decide(&due, self.store.as_ref(), now, &|room| {
+            self.metrics
+                .actions
+                .with_label_values(&[room.kind().as_str_name(), "server"])
+                .inc();
+        });
         for room in self.rooms.watched() {
-            match room.expire(self.store.as_ref(), now) {
-                Ok(0) => {}
-                Ok(n) => {
-                    taken += n;
-                    self.metrics
-                        .actions
-                        .with_label_values(&[room.kind().as_str_name(), "server"])
-                        .inc_by(n as u64);
-                }
-                Err(e) => tracing::warn!(game_id = %room.id, "cannot apply a timeout: {e}"),
-            }
             match room.expire_idle(self.store.as_ref(), idle_ms, now) {
                 Ok(true) => tracing::info!(game_id = %room.id, "idle game abandoned"),
                 Ok(false) => {}

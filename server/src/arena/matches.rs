@@ -84,6 +84,17 @@ impl Arena {
             tournament,
             clock,
         } = new;
+        // A pair of bots' matches beyond a few a day are played unrated
+        // (docs/ratings.md, "Cheap identities").
+        let key = (kind as i32, bots.len() as u32);
+        let per_day = self.settings.pair_matches_per_day;
+        let rated = rated && {
+            let over = st.ratings.pair_over(key, &bots, per_day, now);
+            if let Some((a, b)) = over {
+                tracing::info!(a = %public_id(a), b = %public_id(b), "a match of a pair past its rated matches of the day is played unrated");
+            }
+            over.is_none()
+        };
         // Luck is the enemy of ratings in a dice game: its rated matches,
         // and its tournament matches, are duplicate matches.
         let games = if (rated || tournament.is_some())
@@ -105,6 +116,9 @@ impl Arena {
             tournament,
         };
         self.store.create_match(&record)?;
+        if rated {
+            st.ratings.started(key, &bots, now);
+        }
         let id = record.id.clone();
         for &b in &bots {
             *st.playing.entry(b).or_default() += 1;

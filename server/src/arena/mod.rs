@@ -25,6 +25,7 @@ pub mod api;
 pub mod bots;
 mod challenges;
 pub mod events;
+mod hourly;
 mod matches;
 pub mod ratings;
 mod tournaments;
@@ -56,6 +57,7 @@ use crate::lobby::Lobby;
 use crate::rooms::Rooms;
 use crate::store::StoreError;
 use bots::{BotNo, Bots};
+use hourly::Hourly;
 use events::{Events, TournamentEvents};
 use matches::remember;
 use ratings::{PoolKey, Ratings};
@@ -136,11 +138,13 @@ struct State {
     playing: HashMap<BotNo, u32>,
     recent: HashMap<BotNo, VecDeque<pb::MatchFinished>>,
     /// When each address registered bots, for the hourly quota.
-    registrations: HashMap<Option<IpAddr>, VecDeque<u64>>,
+    registrations: HashMap<Option<IpAddr>, Hourly>,
     /// Challenges waiting for answers, by id.
     challenges: HashMap<String, challenges::Pending>,
     /// When each bot challenged others, for the hourly quota.
-    challenged: HashMap<BotNo, VecDeque<u64>>,
+    challenged: HashMap<BotNo, Hourly>,
+    /// When each bot created tournaments, for the hourly quota.
+    created_tournaments: HashMap<BotNo, Hourly>,
     /// Tournaments by id.
     tournaments: BTreeMap<String, tournaments::Tourney>,
 }
@@ -201,6 +205,7 @@ impl Arena {
                 registrations: HashMap::new(),
                 challenges: HashMap::new(),
                 challenged: HashMap::new(),
+                created_tournaments: HashMap::new(),
                 tournaments: BTreeMap::new(),
             }),
         };
@@ -219,6 +224,11 @@ impl Arena {
         for (seq, m) in stored.into_iter().enumerate() {
             let seq = seq as u64;
             st.next_match = seq + 1;
+            if m.record.rated {
+                let bots: Vec<BotNo> = m.record.bots.iter().filter_map(|b| bots::parse_id(b)).collect();
+                let key = (m.record.kind as i32, bots.len() as u32);
+                st.ratings.started(key, &bots, m.record.created_unix_ms);
+            }
             match m.finished_unix_ms {
                 Some(at) => finished.push((at, seq, m)),
                 None => {
@@ -425,6 +435,14 @@ impl Arena {
         }
         st.ratings
             .refit(now, self.settings.fit_secs.saturating_mul(1000));
+    }
+
+    /// When a bot counts as established in a pool.
+    fn established(&self) -> ratings::Established {
+        ratings::Established {
+            matches: self.settings.established_matches,
+            opponents: self.settings.established_opponents,
+        }
     }
 
     /// The arena's turn clock.

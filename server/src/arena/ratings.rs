@@ -3,8 +3,15 @@
 //! of the pool's results (`druids_arena::ratings`). Both come from the stored
 //! results alone: at start-up they are replayed in the order the matches
 //! finished, the order they were first recorded in.
+//!
+//! Also what the sybil rules of `docs/ratings.md` read: whom each bot met in
+//! rated matches (a bot is *established* after enough rated matches against
+//! enough distinct opponents; only established bots are ranked, and only
+//! they may play rated challenges), and when each pair of bots last started
+//! rated matches together (a pair's matches beyond a few a day are played
+//! unrated).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use druids_arena::ratings::{
     BotId, FitConfig, FitInput, FittedBot, GameResult, LiveRating, LiveRatings, RatingChange,
@@ -25,6 +32,44 @@ struct Pool {
     fitted_ms: u64,
     /// Results not in the fit yet.
     unfitted: bool,
+    /// The distinct opponents of each bot in rated results.
+    opponents: HashMap<BotNo, HashSet<BotNo>>,
+    /// When each pair of bots (the smaller number first) started rated
+    /// matches together, oldest first.
+    pairs: HashMap<(BotNo, BotNo), VecDeque<u64>>,
+}
+
+/// A day, ms: the window of the rated matches a pair may start.
+pub const DAY_MS: u64 = 24 * 3_600_000;
+
+/// When a bot counts as established in a pool (`docs/ratings.md`).
+#[derive(Clone, Copy, Debug)]
+pub struct Established {
+    /// Rated matches played in the pool, at least.
+    pub matches: u32,
+    /// Distinct opponents met in them, at least.
+    pub opponents: u32,
+}
+
+/// Every pair of `bots`, the smaller number first.
+fn pairs(bots: &[BotNo]) -> impl Iterator<Item = (BotNo, BotNo)> + '_ {
+    bots.iter().enumerate().flat_map(move |(i, &a)| {
+        bots[i + 1..]
+            .iter()
+            .map(move |&b| if a < b { (a, b) } else { (b, a) })
+    })
+}
+
+/// A line of a leaderboard.
+pub struct Row {
+    /// The bot.
+    pub bot: BotNo,
+    /// Its live rating.
+    pub rating: LiveRating,
+    /// Its strength in the pool's latest fit.
+    pub fit: Option<pb::FittedStrength>,
+    /// Not established yet: ranked after every established bot.
+    pub provisional: bool,
 }
 
 /// Every pool's ratings.
@@ -43,7 +88,56 @@ impl Ratings {
         let pool = self.pools.entry(key).or_default();
         pool.results.add(&result);
         pool.unfitted = true;
+        for (a, b) in pairs(&ranks.iter().map(|&(b, _)| b).collect::<Vec<_>>()) {
+            pool.opponents.entry(a).or_default().insert(b);
+            pool.opponents.entry(b).or_default().insert(a);
+        }
         pool.live.record(&result)
+    }
+
+    /// Notes that `bots` started a rated match of pool `key` at `at_ms`.
+    pub fn started(&mut self, key: PoolKey, bots: &[BotNo], at_ms: u64) {
+        let pool = self.pools.entry(key).or_default();
+        for pair in pairs(bots) {
+            let times = pool.pairs.entry(pair).or_default();
+            // In time order (a restart replays the stored matches in theirs).
+            let at = times.partition_point(|&t| t <= at_ms);
+            times.insert(at, at_ms);
+        }
+    }
+
+    /// A pair of `bots` that started `per_day` rated matches of pool `key`
+    /// together in the day before `now_ms`, if one did: their next match is
+    /// played unrated.
+    pub fn pair_over(
+        &mut self,
+        key: PoolKey,
+        bots: &[BotNo],
+        per_day: u32,
+        now_ms: u64,
+    ) -> Option<(BotNo, BotNo)> {
+        let pool = self.pools.get_mut(&key)?;
+        pairs(bots).find(|pair| {
+            let Some(times) = pool.pairs.get_mut(pair) else {
+                return false;
+            };
+            while times
+                .front()
+                .is_some_and(|&t| now_ms.saturating_sub(t) >= DAY_MS)
+            {
+                times.pop_front();
+            }
+            times.len() >= per_day as usize
+        })
+    }
+
+    /// Whether bot `bot` is established in pool `key`.
+    pub fn established(&self, key: PoolKey, bot: BotNo, rule: Established) -> bool {
+        let Some(pool) = self.pools.get(&key) else {
+            return false;
+        };
+        let met = pool.opponents.get(&bot).map_or(0, HashSet::len);
+        pool.live.get(BotId(bot)).games >= rule.matches && met >= rule.opponents as usize
     }
 
     /// Fits every pool with results newer than its fit, if its last fit is at
@@ -77,29 +171,44 @@ impl Ratings {
             .unwrap_or_else(|| LiveRatings::default().get(BotId(bot)))
     }
 
-    /// The pool's bots, best live rating first, and when it was last fitted.
-    pub fn leaderboard(
-        &self,
-        key: PoolKey,
-    ) -> (Vec<(BotNo, LiveRating, Option<pb::FittedStrength>)>, u64) {
+    /// The pool's bots, the established ones first, each part best live
+    /// rating first, with whether each is provisional (not established), and
+    /// when the pool was last fitted.
+    pub fn leaderboard(&self, key: PoolKey, rule: Established) -> (Vec<Row>, u64) {
         let Some(pool) = self.pools.get(&key) else {
             return (Vec::new(), 0);
         };
-        let rows = pool
+        let mut rows: Vec<Row> = pool
             .live
             .leaderboard()
             .into_iter()
-            .map(|(bot, rating)| (bot.0, rating, fitted(pool, bot)))
+            .map(|(bot, rating)| Row {
+                bot: bot.0,
+                rating,
+                fit: fitted(pool, bot),
+                provisional: !self.established(key, bot.0, rule),
+            })
             .collect();
+        // A stable sort: the live order within each part.
+        rows.sort_by_key(|r| r.provisional);
         (rows, pool.fitted_ms)
     }
 
-    /// Every pool bot `bot` has a rating in.
-    pub fn of_bot(&self, bot: BotNo) -> Vec<(PoolKey, LiveRating, Option<pb::FittedStrength>)> {
+    /// Every pool bot `bot` has a rating in, with whether it is provisional
+    /// there.
+    pub fn of_bot(&self, bot: BotNo, rule: Established) -> Vec<(PoolKey, Row)> {
         self.pools
             .iter()
             .filter(|(_, p)| p.live.contains(BotId(bot)))
-            .map(|(&key, p)| (key, p.live.get(BotId(bot)), fitted(p, BotId(bot))))
+            .map(|(&key, p)| {
+                let row = Row {
+                    bot,
+                    rating: p.live.get(BotId(bot)),
+                    fit: fitted(p, BotId(bot)),
+                    provisional: !self.established(key, bot, rule),
+                };
+                (key, row)
+            })
             .collect()
     }
 }

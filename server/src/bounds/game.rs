@@ -242,6 +242,9 @@ mod tests {
         req.players = 0;
         req.kind = 0;
         let e = req.check().unwrap_err();
-        assert!(e.to_string().contains("start_from.replay.players"), "{e}");
+        assert!(
+            matches!(e, ServiceError::Invalid { field: "start_from.replay.players", .. }),
+            "{e}"
+        );
     }
 }

@@ -72,6 +72,112 @@ async fn a_thousand_spectators_never_lock_the_seats_out() {
     server.stop().await;
 }
 
+/// A client connecting from loopback address `127.0.0.<n>` (Linux routes
+/// all of 127/8 to the loopback interface), so that per-address budgets see
+/// it as another client.
+async fn client_from(server: &TestServer, n: u8) -> DruidsServiceClient<tonic::transport::Channel> {
+    let channel = tonic::transport::Endpoint::from_shared(server.url())
+        .unwrap()
+        .local_address(Some(std::net::Ipv4Addr::new(127, 0, 0, n).into()))
+        .connect()
+        .await
+        .expect("connect");
+    DruidsServiceClient::new(channel)
+}
+
+/// Opens streams with `token` (spectators: none) on `game` until one is
+/// refused; returns those opened.
+async fn fill(
+    client: &mut DruidsServiceClient<tonic::transport::Channel>,
+    game: &str,
+    token: Option<&str>,
+    at_most: usize,
+) -> Vec<tonic::Streaming<pb::GameEvent>> {
+    let mut open = Vec::new();
+    while open.len() < at_most {
+        let req = match token {
+            Some(t) => authed(t, stream_req(game)),
+            None => tonic::Request::new(stream_req(game)),
+        };
+        match client.stream_events(req).await {
+            Ok(s) => open.push(s.into_inner()),
+            Err(e) => {
+                assert_eq!(e.code(), Code::ResourceExhausted, "{e:?}");
+                break;
+            }
+        }
+    }
+    open
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_holding_its_whole_quota_never_locks_a_seat_out() {
+    // The attack of issue 25, scaled down: one address creates games and
+    // fills every stream its seat tokens allow, spectators from six other
+    // addresses fill theirs, until the server-wide budget is spent.
+    let limits = Limits {
+        max_open_streams: 60,
+        max_streams_per_address: 16,
+        max_streams_per_seat: 8,
+        reserved_streams_per_seat: 2,
+        max_calls_per_connection: 4000,
+        ..Limits::unthrottled()
+    };
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits.clone()).await;
+    let mut attacker = client_from(&server, 1).await;
+    let mut held = Vec::new();
+    let mut games = Vec::new();
+    for seed in 0..20 {
+        let (id, tokens) = create(&mut attacker, MEDURIS, 2, seed).await;
+        for token in &tokens {
+            held.extend(fill(&mut attacker, &id, Some(token), limits.max_streams_per_seat).await);
+        }
+        games.push(id);
+    }
+    for n in 2..8 {
+        let mut spectator = client_from(&server, n).await;
+        for id in &games {
+            held.extend(fill(&mut spectator, id, None, limits.max_open_streams).await);
+        }
+    }
+    let reserved = 20 * 2 * limits.reserved_streams_per_seat;
+    assert_eq!(
+        held.len(),
+        reserved + limits.max_open_streams,
+        "the seats' reserved streams, and the shared budget full"
+    );
+    // Every other budget is spent: a new spectator, anywhere, is refused...
+    let mut late = client_from(&server, 9).await;
+    let refused_spectator = late.stream_events(stream_req(&games[0])).await;
+    assert_eq!(refused_spectator.unwrap_err().code(), Code::ResourceExhausted);
+    // ...but the seats of other games, from any address (the attacker's
+    // too), open their streams.
+    let mut accepted = 0;
+    let mut asked = 0;
+    for (n, from) in [(0u64, 1u8), (1, 9), (2, 10)] {
+        let mut c = client_from(&server, from).await;
+        let (id, tokens) = create(&mut c, MEDURIS, 4, 100 + n).await;
+        for token in &tokens {
+            asked += 1;
+            let mut s = c
+                .stream_events(authed(token, stream_req(&id)))
+                .await
+                .expect("a seat of a game in play can always open its stream")
+                .into_inner();
+            // It is a live stream: the snapshot comes.
+            s.message().await.unwrap().expect("a snapshot");
+            held.push(s);
+            accepted += 1;
+        }
+    }
+    eprintln!(
+        "one address holding its whole quota ({} streams held in all): seats' streams accepted {accepted}/{asked}",
+        held.len() - accepted
+    );
+    assert_eq!(accepted, asked);
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn max_games_counts_games_in_play_and_cannot_be_raced() {
     let limits = Limits {
@@ -390,17 +496,20 @@ async fn the_server_wide_stream_budget_is_kept() {
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, MEDURIS, 4, 1).await;
     let mut open = Vec::new();
-    for token in &tokens[..3] {
-        let s = client.stream_events(authed(token, stream_req(&id))).await;
+    for _ in 0..3 {
+        let s = client.stream_events(stream_req(&id)).await;
         open.push(s.unwrap().into_inner());
     }
     refused(
-        client
-            .stream_events(authed(&tokens[3], stream_req(&id)))
-            .await,
+        client.stream_events(stream_req(&id)).await,
         Code::ResourceExhausted,
         "LIMIT_REACHED",
     );
-    assert_eq!(server.service.open_streams(), 3);
+    // The seats' reserved streams are beyond the server-wide budget.
+    for token in &tokens {
+        let s = client.stream_events(authed(token, stream_req(&id))).await;
+        open.push(s.unwrap().into_inner());
+    }
+    assert_eq!(server.service.open_streams(), 3 + tokens.len());
     server.stop().await;
 }

@@ -17,6 +17,7 @@ mod dolmen;
 mod hostile;
 mod ladder;
 mod lifecycle;
+mod listeners;
 mod limits;
 mod metrics;
 mod persistence;

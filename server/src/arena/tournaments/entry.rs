@@ -22,15 +22,28 @@ impl Arena {
         req: &Checked<pb::CreateTournamentRequest>,
         token: Option<&TokenHash>,
     ) -> Result<pb::CreateTournamentResponse, ServiceError> {
-        if !self.is_operator(token) {
+        let now = self.clock.now_ms();
+        // Held to the end: a refused creation spends no quota.
+        let mut st = self.state();
+        let creator = if self.is_operator(token) {
+            None
+        } else {
             // Any bot may run one on an open server; else only the operator.
             if self.settings.registration == Registration::Closed {
                 return Err(ServiceError::RegistrationClosed);
             }
-            self.bot_of(token)?;
-        }
+            let bot = self.bot_of(token)?;
+            self.check_consent(req, bot)?;
+            let per_hour = self.settings.bot_tournaments_per_hour;
+            st.created_tournaments
+                .entry(bot)
+                .or_default()
+                .check(per_hour, now, || {
+                    format!("a bot may create {per_hour} tournaments an hour")
+                })?;
+            Some(bot)
+        };
         self.check_tournament(req)?;
-        let now = self.clock.now_ms();
         let record = TournamentRecord {
             id: format!("{:016x}", rand::random::<u64>()),
             settings: req.encode_to_vec(),
@@ -49,10 +62,36 @@ impl Arena {
             self.log_start(&tourney, now);
         }
         let view = self.view(&tourney);
-        self.state().tournaments.insert(record.id.clone(), tourney);
+        st.tournaments.insert(record.id.clone(), tourney);
+        if let Some(bot) = creator {
+            st.created_tournaments.entry(bot).or_default().spend(now);
+        }
         Ok(pb::CreateTournamentResponse {
             tournament: Some(view),
         })
+    }
+
+    /// What a bot's own tournament may not do (docs/ratings.md, "Cheap
+    /// identities"): enter a bot but itself without its consent (the others
+    /// join with JoinTournament during open entry; the operator names
+    /// entrants), name a gauntlet's fixed opponent other than itself (it
+    /// plays every match), or be rated (a rated tournament is the
+    /// operator's, as a bot's rated matches come from matchmaking or from
+    /// challenges between established bots).
+    fn check_consent(&self, req: &pb::CreateTournamentRequest, bot: BotNo) -> Result<(), ServiceError> {
+        if req.rated {
+            return Err(ServiceError::OperatorKeyRequired("a rated tournament"));
+        }
+        let someone_else = |id: &str| parse_id(id) != Some(bot);
+        if req.entrants.iter().any(|id| someone_else(id)) {
+            return Err(ServiceError::OperatorKeyRequired("naming the entrants"));
+        }
+        if let Some(F::Gauntlet(g)) = &req.format
+            && someone_else(&g.opponent)
+        {
+            return Err(ServiceError::OperatorKeyRequired("naming the gauntlet's opponent"));
+        }
+        Ok(())
     }
 
     /// Checks that a CreateTournament request within its bounds names bots
