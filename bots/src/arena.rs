@@ -62,15 +62,11 @@ impl Standing {
         self.wins / self.games.max(1) as f64
     }
 
-    /// 95% Wilson score interval of the win rate.
+    /// 95% Wilson score interval of the win rate
+    /// ([`druids_arena::evaluation::wilson`]).
     pub fn win_rate_ci95(&self) -> (f64, f64) {
-        let n = self.games.max(1) as f64;
-        let p = self.win_rate();
-        let z = 1.96f64;
-        let denom = 1.0 + z * z / n;
-        let centre = (p + z * z / (2.0 * n)) / denom;
-        let half = z * ((p * (1.0 - p) / n) + z * z / (4.0 * n * n)).sqrt() / denom;
-        ((centre - half).max(0.0), (centre + half).min(1.0))
+        let i = druids_arena::evaluation::wilson(self.wins, u64::from(self.games.max(1)));
+        (i.low, i.high)
     }
 
     /// Mean final score.
@@ -79,15 +75,31 @@ impl Standing {
     }
 }
 
+/// One game of a tournament, as it ended.
+#[derive(Clone, Debug)]
+pub struct Played<'a> {
+    /// Its number, from 0.
+    pub index: u32,
+    /// The engine's seed.
+    pub seed: u64,
+    /// Seat `s` was played by entry `seating[s]` of the line-up.
+    pub seating: &'a [usize],
+    /// How it ended.
+    pub outcome: &'a Outcome,
+    /// Actions played.
+    pub actions: u64,
+}
+
 /// Plays `games` games with the line-up `strategies` (one per seat), rotating
 /// seats every game so that every entry plays every seat equally often. Entry
-/// `i`'s results are in the returned vector at `i`.
+/// `i`'s results are in the returned vector at `i`; `progress` hears of each
+/// game as it ends, with the standings so far.
 pub fn tournament<G: Searchable>(
     strategies: &[Strategy],
     games: u32,
     seed: u64,
     think: Budget,
-    mut progress: impl FnMut(u32, &[Standing]),
+    mut progress: impl FnMut(&Played<'_>, &[Standing]),
 ) -> Result<Vec<Standing>, ArenaError> {
     let players = strategies.len();
     let mut standings = vec![Standing::default(); players];
@@ -100,12 +112,9 @@ pub fn tournament<G: Searchable>(
                 strategies[entry].build::<G>(seed ^ ((g as u64) << 8) ^ entry as u64, think)
             })
             .collect();
-        let (outcome, _) = play_game::<G>(
-            players,
-            seed.wrapping_add(g as u64),
-            &G::Options::default(),
-            &mut bots,
-        )?;
+        let game_seed = seed.wrapping_add(g as u64);
+        let (outcome, actions) =
+            play_game::<G>(players, game_seed, &G::Options::default(), &mut bots)?;
         let share = 1.0 / outcome.winners.len() as f64;
         for s in 0..players {
             let entry = (s + shift) % players;
@@ -116,7 +125,15 @@ pub fn tournament<G: Searchable>(
                 st.wins += share;
             }
         }
-        progress(g + 1, &standings);
+        let seating: Vec<usize> = (0..players).map(|s| (s + shift) % players).collect();
+        let played = Played {
+            index: g,
+            seed: game_seed,
+            seating: &seating,
+            outcome: &outcome,
+            actions,
+        };
+        progress(&played, &standings);
     }
     Ok(standings)
 }
@@ -135,8 +152,14 @@ mod tests {
         for players in G::MIN_PLAYERS..=G::MAX_PLAYERS {
             let lineup: Vec<Strategy> = all.iter().cycle().take(players).copied().collect();
             let games = players as u32;
-            let standings =
-                tournament::<G>(&lineup, games, 7, Budget::Iterations(10), |_, _| {}).unwrap();
+            let standings = tournament::<G>(
+                &lineup,
+                games,
+                7,
+                Budget::Iterations(10),
+                |_: &Played<'_>, _: &[Standing]| {},
+            )
+            .unwrap();
             let wins: f64 = standings.iter().map(|s| s.wins).sum();
             assert!((wins - games as f64).abs() < 1e-9, "one win per game");
             assert!(standings.iter().all(|s| s.games == games));
@@ -156,8 +179,14 @@ mod tests {
     /// Greedy's win rate against random over `games` 2-player games.
     fn greedy_vs_random<G: Searchable>(games: u32) -> f64 {
         let lineup = [Strategy::Greedy, Strategy::Random];
-        let standings =
-            tournament::<G>(&lineup, games, 1, Budget::Iterations(1), |_, _| {}).unwrap();
+        let standings = tournament::<G>(
+            &lineup,
+            games,
+            1,
+            Budget::Iterations(1),
+            |_: &Played<'_>, _: &[Standing]| {},
+        )
+        .unwrap();
         standings[0].win_rate()
     }
 

@@ -56,7 +56,7 @@ pub enum CliError {
         reason: String,
     },
     /// The server refused a request.
-    #[error("{}: {}", code_name(.0.code()), .0.message())]
+    #[error("{}: {}", crate::retry::code_name(.0.code()), .0.message())]
     Status(#[from] Status),
     /// The command line does not make sense.
     #[error("{0}")]
@@ -84,13 +84,14 @@ pub enum CliError {
     /// A tournament could not be played.
     #[error(transparent)]
     Tournament(#[from] druids_bots::arena::ArenaError),
-    /// A file is not a replay (not a binary `Replay` message).
-    #[error("{} is not a replay file: {source}", .path.display())]
+    /// A file is not a replay (neither a binary `Replay` message nor one in
+    /// proto3 JSON).
+    #[error("{} is not a replay file: {reason}", .path.display())]
     NotAReplay {
         /// The file.
         path: PathBuf,
         /// What the decoder said.
-        source: prost::DecodeError,
+        reason: String,
     },
     /// The health service answered, but not "serving".
     #[error("not serving (health status {0})")]
@@ -103,10 +104,6 @@ pub enum CliError {
         /// What differs.
         source: druids_contract::replay::ReplayError,
     },
-    /// The game has no engine in this build (a kind the registry does not
-    /// bind: in-process commands cannot play it).
-    #[error("no engine for game kind {0:?} in this build")]
-    NoEngine(druids_contract::pb::GameKind),
     /// The server has no arena, or an older one without this call
     /// (ArenaService answers UNIMPLEMENTED).
     #[error("the server at {url} has no arena, or not this call of it (UNIMPLEMENTED{}{message})", if .message.is_empty() { "" } else { ": " })]
@@ -137,30 +134,6 @@ impl CliError {
             path: path.to_owned(),
             source,
         }
-    }
-}
-
-/// The gRPC name of a status code, as bot authors know it.
-pub fn code_name(code: tonic::Code) -> &'static str {
-    use tonic::Code::*;
-    match code {
-        Ok => "OK",
-        Cancelled => "CANCELLED",
-        Unknown => "UNKNOWN",
-        InvalidArgument => "INVALID_ARGUMENT",
-        DeadlineExceeded => "DEADLINE_EXCEEDED",
-        NotFound => "NOT_FOUND",
-        AlreadyExists => "ALREADY_EXISTS",
-        PermissionDenied => "PERMISSION_DENIED",
-        ResourceExhausted => "RESOURCE_EXHAUSTED",
-        FailedPrecondition => "FAILED_PRECONDITION",
-        Aborted => "ABORTED",
-        OutOfRange => "OUT_OF_RANGE",
-        Unimplemented => "UNIMPLEMENTED",
-        Internal => "INTERNAL",
-        Unavailable => "UNAVAILABLE",
-        DataLoss => "DATA_LOSS",
-        Unauthenticated => "UNAUTHENTICATED",
     }
 }
 
@@ -270,48 +243,6 @@ pub async fn channel(addr: &ServerAddr) -> Result<Channel, CliError> {
 /// A client of the druids service at `addr`.
 pub async fn connect(addr: &ServerAddr) -> Result<Client, CliError> {
     Ok(DruidsServiceClient::new(channel(addr).await?))
-}
-
-/// Times one call is made again while the server rate-limits it
-/// (RESOURCE_EXHAUSTED) or is briefly unavailable.
-const PATIENCE: u32 = 50;
-
-/// Makes `call` again while the server answers RESOURCE_EXHAUSTED (a rate
-/// limit: the arena's API key is one token for all of a bot's games, so its
-/// games share one budget) or UNAVAILABLE, after the delay the server's
-/// `google.rpc.RetryInfo` asks for (else a short growing pause). Only for
-/// calls that are safe to repeat: reads, and submissions with an idempotency
-/// key.
-pub async fn patiently<T, F, Fut>(mut call: F) -> Result<T, Status>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<tonic::Response<T>, Status>>,
-{
-    use tonic_types::StatusExt;
-    let mut tries = 0;
-    loop {
-        match call().await {
-            Ok(r) => return Ok(r.into_inner()),
-            Err(s)
-                if matches!(
-                    s.code(),
-                    tonic::Code::ResourceExhausted | tonic::Code::Unavailable
-                ) && tries < PATIENCE =>
-            {
-                tries += 1;
-                let pause = s
-                    .get_details_retry_info()
-                    .and_then(|r| r.retry_delay)
-                    .unwrap_or(std::time::Duration::from_millis(10 * u64::from(tries)))
-                    .clamp(
-                        std::time::Duration::from_millis(1),
-                        std::time::Duration::from_secs(5),
-                    );
-                tokio::time::sleep(pause).await;
-            }
-            Err(s) => return Err(s),
-        }
-    }
 }
 
 /// `message` carrying `token` (if any) as `authorization: Bearer <token>`.

@@ -5,27 +5,28 @@
 //! many self-play games, export and check replays. Everything that talks to a
 //! server goes through the gRPC contract in `proto/`, exactly as a bot in
 //! another language would. `main` only parses and dispatches: each subcommand
-//! is one function of its module.
+//! is one function of the module that owns it.
+//!
+//! The modules, by what they serve: [`games`] (one game on a server),
+//! [`seat`] (playing a seat over the network), [`arena`] (bots and the
+//! ladder), [`bridge`] (programs behind the line protocol), [`offline`] and
+//! [`selfplay`] (games in this process), [`render`] (text for people); and
+//! beneath them all [`args`], [`connect`], [`retry`], [`output`] and
+//! [`lines`].
 
 mod arena;
-mod arena_tournament;
-mod bot_events;
+mod args;
 mod bridge;
-mod challenge;
-mod choice;
 mod cli;
-mod commands;
 mod connect;
-mod follow;
-mod human;
-mod ladder;
+mod games;
+mod lines;
+mod offline;
 mod output;
-mod play;
 mod render;
+mod retry;
+mod seat;
 mod selfplay;
-mod selfplay_local;
-mod selfplay_remote;
-mod tournament;
 
 use std::process::ExitCode;
 
@@ -82,44 +83,56 @@ fn no_server(typed: bool, command: &str) -> Result<(), CliError> {
 }
 
 async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
+    use arena::{accounts, challenge, ladder, ratings, tournament as arena_tournament};
+    use games::{create, health, list, replays, view};
     let ok = Ok(ExitCode::SUCCESS);
     match cli.command {
-        Command::Create(args) => commands::create(&server(&cli.server)?, args).await?,
+        Command::Create(args) => create::create(&server(&cli.server)?, args).await?,
         Command::Join {
             game_id,
             seat,
             name,
-        } => commands::join(&server(&cli.server)?, game_id, seat, name).await?,
-        Command::List(args) => commands::list(&server(&cli.server)?, args).await?,
-        Command::State { game } => commands::state(&server(&cli.server)?, game).await?,
+        } => create::join(&server(&cli.server)?, game_id, seat, name).await?,
+        Command::List(args) => list::list(&server(&cli.server)?, args).await?,
+        Command::State { game } => view::state(&server(&cli.server)?, game).await?,
         Command::Watch { game, from_seq } => {
-            commands::watch(&server(&cli.server)?, game, from_seq).await?
+            view::watch(&server(&cli.server)?, game, from_seq).await?
         }
-        Command::Play { game } => play::play(&server(&cli.server)?, game).await?,
-        Command::Bot(args) => play::bot(&server(&cli.server)?, args).await?,
-        Command::Register(args) => arena::register(&server(&cli.server)?, args).await?,
-        Command::RotateKey(args) => arena::rotate_key(&server(&cli.server)?, args).await?,
-        Command::RevokeBot(args) => arena::revoke_bot(&server(&cli.server)?, args).await?,
+        Command::Play { game, compact } => {
+            seat::commands::play(&server(&cli.server)?, game, compact).await?
+        }
+        Command::Bot(args) if args.plays_the_arena() => {
+            ladder::run::run(&server(&cli.server)?, &args).await?
+        }
+        Command::Bot(args) => seat::commands::bot(&server(&cli.server)?, args).await?,
+        Command::Register(args) => accounts::register(&server(&cli.server)?, args).await?,
+        Command::RotateKey(args) => accounts::rotate_key(&server(&cli.server)?, args).await?,
+        Command::RevokeBot(args) => accounts::revoke_bot(&server(&cli.server)?, args).await?,
         Command::Challenge(args) => challenge::challenge(&server(&cli.server)?, args).await?,
         Command::AnswerChallenge(args) => challenge::answer(&server(&cli.server)?, args).await?,
         Command::ArenaTournament(args) => {
             arena_tournament::run(&server(&cli.server)?, args.command).await?
         }
-        Command::Leaderboard(args) => arena::leaderboard(&server(&cli.server)?, args).await?,
+        Command::Leaderboard(args) => ratings::leaderboard(&server(&cli.server)?, args).await?,
         Command::BotInfo { bot_id, json } => {
-            arena::bot_info(&server(&cli.server)?, bot_id, json).await?
+            ratings::bot_info(&server(&cli.server)?, bot_id, json).await?
         }
         Command::Export { game_id, out } => {
-            commands::export(&server(&cli.server)?, game_id, &out).await?
+            replays::export(&server(&cli.server)?, game_id, &out).await?
         }
-        Command::Health => commands::health(&server(&cli.server)?).await?,
+        Command::Health => health::health(&server(&cli.server)?).await?,
         Command::Replay { file } => {
             no_server(server_typed, "replay")?;
-            commands::replay(&file)?
+            replays::replay(&file)?
         }
         Command::Tournament(args) => {
             no_server(server_typed, "tournament")?;
-            tournament::tournament(args)?
+            offline::tournament::tournament(args)?
+        }
+        Command::Match(args) => {
+            no_server(server_typed, "match")?;
+            // Games run on threads of their own, off the async runtime.
+            return tokio::task::spawn_blocking(move || offline::matches::run(args)).await?;
         }
         Command::Selfplay(args) => {
             // Without a server, self-play runs the engines in-process.

@@ -23,8 +23,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_contract::pb::game_event::Body;
-use druids_server::sqlite::{SqliteStore, Sync};
-use druids_server::{Limits, MemoryStore, Store};
+use druids_server::Limits;
+use druids_store::sqlite::SqliteStore;
+use druids_store::{MemoryStore, Store, Sync};
 use druids_tests::TestServer;
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
@@ -177,9 +178,7 @@ fn main() {
         .unwrap();
     runtime.block_on(async move {
         let server = TestServer::with(store, Limits::unthrottled()).await;
-        println!(
-            "| phase | timeouts | p50 ms late | p90 | p99 | max |\n|---|---|---|---|---|---|"
-        );
+        println!("| phase | timeouts | p50 ms late | p90 | p99 | max |\n|---|---|---|---|---|---|");
         let quiet = measure(&server, victims, count).await;
         row(&format!("{victims} victims alone"), &quiet);
         let (stop, stopped) = tokio::sync::watch::channel(false);

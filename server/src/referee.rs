@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::room::{Due, Room};
-use crate::store::Store;
+use crate::store::Games;
 
 /// Most autopilot decisions of one pass (a pass every 20 ms: 3,200 a second).
 pub const AUTOPILOT_PER_PASS: usize = 64;
@@ -44,7 +44,7 @@ pub fn due(rooms: Vec<Arc<Room>>, now_ms: u64) -> Vec<Arc<Room>> {
 /// `taken` after each; returns how many were taken. Blocks on the store.
 pub fn decide(
     rooms: &[Arc<Room>],
-    store: &dyn Store,
+    games: &dyn Games,
     now_ms: u64,
     taken: &(dyn Fn(&Room) + Sync),
 ) -> usize {
@@ -52,7 +52,7 @@ pub fn decide(
     let count = AtomicUsize::new(0);
     let work = || {
         while let Some(room) = rooms.get(next.fetch_add(1, Ordering::Relaxed)) {
-            match room.expire_one(store, now_ms) {
+            match room.expire_one(games, now_ms) {
                 Ok(true) => {
                     count.fetch_add(1, Ordering::Relaxed);
                     taken(room);

@@ -12,6 +12,10 @@ The arena (``arena_pb2``, ``arena_pb2_grpc``): ``register_bot`` once, then
     bot_id, key = register_bot("my-bot", server="127.0.0.1:50051")   # the key is shown once
     run_ladder(choose, key=key, server="127.0.0.1:50051", kind="meduris", players=4)
 
+A policy trained with the ``druids-engine`` package, ``policy(observation,
+mask) -> index``, plays through the server unchanged with
+``policy_chooser(policy)`` in place of ``choose`` (see ``druids_bot.policy``).
+
 ``pb`` is the generated ``druids.v1`` message module (``druids_pb2``);
 ``meduris_pb2``, ``dolmen_pb2`` (each game's actions, decisions, events and
 views) and ``druids_pb2_grpc`` (``DruidsServiceStub``) are exported too. They
@@ -25,6 +29,7 @@ from .address import Address, parse_server
 from .arena import GameResult, MatchResult, parse_pool, register_bot, run_ladder
 from .cli import result_line, run_cli
 from .client import BotError, Client, connect, kind_of, new_key
+from .policy import Policy, policy_chooser
 from .seat import Choice, Chooser, SeatPlayer, play_seat, seconds_left
 from .strategies import load_strategy
 
@@ -36,6 +41,7 @@ __all__ = [
     "Client",
     "GameResult",
     "MatchResult",
+    "Policy",
     "SeatPlayer",
     "arena_pb2",
     "arena_pb2_grpc",
@@ -50,6 +56,7 @@ __all__ = [
     "parse_server",
     "pb",
     "play_seat",
+    "policy_chooser",
     "register_bot",
     "result_line",
     "run_cli",

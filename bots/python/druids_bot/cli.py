@@ -5,8 +5,8 @@
 ``--server`` (default ``$DRUIDS_SERVER``, else ``http://127.0.0.1:50051``)
 takes ``host:port``, ``http://host:port`` or ``https://host:port``; ``--token``
 defaults to ``$DRUIDS_TOKEN``, like the Rust ``druids`` client. When the game is
-over the bot prints one JSON line (the same in both kits):
-``{"game_id": "<id>", "seat": <n>, "outcome": {<Outcome in proto3 JSON>}}``.
+over the bot prints one JSON line (the same in both kits and ``druids bot``):
+``{"game_id": "<id>", "seat": <n>, "outcome": {<Outcome in proto3 JSON>}, "actions": <n>, "restarts": 0}``.
 """
 
 from __future__ import annotations
@@ -28,16 +28,19 @@ from .seat import Chooser, SeatPlayer
 from .strategies import BUILTIN, load_strategy
 
 
-def result_line(game_id: str, seat: int, outcome: pb.Outcome) -> str:
-    """The JSON line a bot prints at the end: the Outcome in the canonical
-    proto3 JSON mapping (lowerCamelCase keys, every field included)."""
-    return json.dumps(
-        {
-            "game_id": game_id,
-            "seat": seat,
-            "outcome": json_format.MessageToDict(outcome, always_print_fields_with_no_presence=True),
-        }
-    )
+def result_line(
+    game_id: str, seat: int, outcome: pb.Outcome | None, actions: int = 0, restarts: int = 0
+) -> str:
+    """The JSON line a bot prints at the end, the same for every way of
+    playing (``druids bot --strategy`` or ``--exec``, both kits):
+    ``game_id``, ``seat``, ``outcome`` (the Outcome in the canonical proto3
+    JSON mapping, every field, keys sorted; null if the game was abandoned),
+    ``actions`` (the seat's actions the server applied) and ``restarts``
+    (times the bot's program was restarted: 0 here)."""
+    shown = None
+    if outcome is not None:
+        shown = dict(sorted(json_format.MessageToDict(outcome, always_print_fields_with_no_presence=True).items()))
+    return json.dumps({"game_id": game_id, "seat": seat, "outcome": shown, "actions": actions, "restarts": restarts})
 
 
 def _parser(description: str, with_strategy: bool) -> argparse.ArgumentParser:
@@ -91,7 +94,7 @@ def _play(args: argparse.Namespace, choose: Chooser) -> int:
         except BotError as e:
             print(f"druids-bot: {e}", file=sys.stderr)
             return 1
-    print(result_line(args.game_id, player.seat, outcome), flush=True)
+    print(result_line(args.game_id, player.seat, outcome, player.decisions), flush=True)
     return 0
 
 

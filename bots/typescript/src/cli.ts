@@ -7,8 +7,8 @@
  * `--server` (default `$DRUIDS_SERVER`, else `http://127.0.0.1:50051`) takes
  * `host:port`, `http://host:port` or `https://host:port`; `--token` defaults to
  * `$DRUIDS_TOKEN`, like the Rust `druids` client. When the game is over the bot
- * prints one JSON line (the same in both kits):
- * `{"game_id": "<id>", "seat": <n>, "outcome": {<Outcome in proto3 JSON>}}`.
+ * prints one JSON line (the same in both kits and `druids bot`):
+ * `{"game_id": "<id>", "seat": <n>, "outcome": {<Outcome in proto3 JSON>}, "actions": <n>, "restarts": 0}`.
  */
 import { parseArgs } from "node:util";
 
@@ -81,7 +81,7 @@ async function play(argv: string[], description: string, fixed?: Chooser): Promi
   try {
     const player = new SeatPlayer(client, gameId, token, choose, { allPayments: values["all-payments"] });
     const outcome = await player.play();
-    console.log(resultLine(gameId, player.seatNumber, outcome));
+    console.log(resultLine(gameId, player.seatNumber, outcome, player.decisions));
     return 0;
   } finally {
     client.close();

@@ -14,7 +14,7 @@ use druids_contract::pb;
 
 use crate::output::{Colour, Style};
 
-use super::enum_words;
+use super::words::enum_words;
 
 /// Lattice points per side.
 const SIDE: usize = 9;
@@ -105,10 +105,9 @@ fn capacity(shape: i32) -> Option<(usize, &'static str)> {
     }
 }
 
-/// Appends the board to `out`.
-pub fn board(out: &mut String, d: &pb::DolmenView, style: Style) {
-    let _ = writeln!(
-        out,
+/// The board's first line: the turn and who is active.
+fn heading(d: &pb::DolmenView, style: Style) -> String {
+    format!(
         "turn {}, {} active{}",
         d.turn,
         seat(d, d.active, style),
@@ -119,7 +118,12 @@ pub fn board(out: &mut String, d: &pb::DolmenView, style: Style) {
             ),
             None => String::new(),
         }
-    );
+    )
+}
+
+/// Appends the board to `out`.
+pub fn board(out: &mut String, d: &pb::DolmenView, style: Style) {
+    let _ = writeln!(out, "{}", heading(d, style));
     let mut grid = vec![vec![None; SIDE]; SIDE];
     for s in &d.sites {
         if let Some(cell) = grid
@@ -256,6 +260,101 @@ pub fn board(out: &mut String, d: &pb::DolmenView, style: Style) {
             },
             s.dolmens_placed
         );
+    }
+}
+
+/// Where on the board an action takes effect, as the web viewer groups
+/// actions into targets: the site of the druid that walks or lies down, the
+/// site a druid is placed on or flies to; `None` for the decisions about a
+/// stone or a dolmen (one place each).
+pub fn target(a: &pb::DolmenAction) -> Option<String> {
+    use pb::dolmen_action::Kind;
+    let site = match a.kind.as_ref()? {
+        Kind::PlaceDruid(p) => p.site,
+        Kind::Walk(w) => w.from_site,
+        Kind::CollectHerbs(c) => c.site,
+        Kind::Fly(f) => f.to_site,
+        _ => return None,
+    };
+    Some(format!("site {site}"))
+}
+
+/// Appends the board in about 20 lines of at most 80 columns (`druids play
+/// --compact`): the lattice as in [`board`], with the seats and the circles
+/// in play beside it instead of below.
+pub fn board_compact(out: &mut String, d: &pb::DolmenView, style: Style, names: &[String]) {
+    let mut full = String::new();
+    board(
+        &mut full,
+        d,
+        Style {
+            colour: false,
+            ..style
+        },
+    );
+    let _ = writeln!(out, "{}", heading(d, style));
+    // Beside the lattice, 33 columns: each seat (* for a name's "<- you"),
+    // then the circles in play.
+    let mut side: Vec<String> = d
+        .seats
+        .iter()
+        .map(|s| {
+            let you = names
+                .get(s.seat as usize)
+                .is_some_and(|n| n.ends_with("<- you"));
+            format!(
+                "s{}{} {}pt {}st {}dl{}",
+                s.seat,
+                if you { "*" } else { "" },
+                s.score,
+                s.stones_left,
+                s.dolmens_left,
+                match &s.hand {
+                    Some(v) => format!(" {}/{}/{}/{}", v.ones, v.twos, v.threes, v.fours),
+                    None => String::new(),
+                }
+            )
+        })
+        .collect();
+    for c in &d.circles {
+        if c.stack.is_empty() && c.leader.is_none() && !c.complete {
+            continue;
+        }
+        let stack: Vec<String> = c
+            .stack
+            .iter()
+            .map(|p| match p.value {
+                Some(v) => format!("{}:{v}", p.seat),
+                None => format!("{}:?", p.seat),
+            })
+            .collect();
+        side.push(format!(
+            "{}: lead {} [{}]{}",
+            c.letter,
+            c.leader.map_or("-".into(), |l| l.to_string()),
+            stack.join(" "),
+            if c.complete { " done" } else { "" }
+        ));
+    }
+    side.push("D/d druid up/down, #0 stone of s0".into());
+    side.push("pt st dl: points stones dolmens".into());
+    // The lattice: the rows of the full board between its heading and its
+    // legend (the full board is drawn without colours, so widths are plain).
+    let lattice: Vec<&str> = full
+        .lines()
+        .skip(2)
+        .take_while(|l| !l.starts_with("legend"))
+        .collect();
+    let mut side = side.into_iter();
+    for row in lattice {
+        let mut line = format!("{row:<47}");
+        if let Some(note) = side.next() {
+            line.push_str(&note);
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    for rest in side {
+        let _ = writeln!(out, "{:47}{rest}", "");
     }
 }
 

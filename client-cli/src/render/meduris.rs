@@ -12,7 +12,7 @@ use druids_contract::pb;
 
 use crate::output::{Colour, Style};
 
-use super::enum_words;
+use super::words::enum_words;
 
 fn good(g: i32) -> String {
     pb::MedurisGood::try_from(g)
@@ -223,25 +223,156 @@ pub fn board(out: &mut String, m: &pb::MedurisView, style: Style) {
     let _ = writeln!(out, "supply: {}", goods(&m.supply));
     let _ = writeln!(out, "seats:");
     for s in &m.seats {
-        let _ = writeln!(
-            out,
-            "  {}: {} points, {} huts and {} temples left, {} rune stones{}, goods: {}",
-            seat(m, s.seat, style),
-            s.score,
-            s.huts_left,
-            s.temples_left,
-            s.runes,
-            if s.workers_to_place > 0 {
-                format!(", {} workers to place", s.workers_to_place)
-            } else {
-                String::new()
-            },
-            if s.goods.is_some() {
-                goods(&s.goods)
-            } else {
-                "hidden".into()
-            }
-        );
+        let _ = writeln!(out, "  {}", seat_line(m, s, style, ""));
+    }
+}
+
+/// A seat's score and stock in one line, `name` (if any) after the seat;
+/// in a few words less for the compact board.
+fn seat_line(m: &pb::MedurisView, s: &pb::MedurisSeat, style: Style, name: &str) -> String {
+    let (points, huts, temples, runes) = if style.compact {
+        ("pts", "H", "T", "runes")
+    } else {
+        ("points", " huts and", " temples", "rune stones")
+    };
+    format!(
+        "{}{}: {} {points}, {}{huts} {}{temples} left, {} {runes}{}, goods: {}",
+        seat(m, s.seat, style),
+        if name.is_empty() {
+            String::new()
+        } else {
+            format!(" {name}")
+        },
+        s.score,
+        s.huts_left,
+        s.temples_left,
+        s.runes,
+        if s.workers_to_place > 0 {
+            format!(", {} workers to place", s.workers_to_place)
+        } else {
+            String::new()
+        },
+        if s.goods.is_some() {
+            goods(&s.goods)
+        } else {
+            "hidden".into()
+        }
+    )
+}
+
+/// A good in two letters, for the compact board.
+fn good_short(g: i32) -> &'static str {
+    match pb::MedurisGood::try_from(g) {
+        Ok(pb::MedurisGood::Wood) => "Wd",
+        Ok(pb::MedurisGood::Wool) => "Wl",
+        Ok(pb::MedurisGood::Copper) => "Cu",
+        Ok(pb::MedurisGood::Stone) => "St",
+        _ => "??",
+    }
+}
+
+/// Appends the board in about 16 lines of at most 80 columns (`druids play
+/// --compact`): four ring fields a line, each `12 Ser WdWl H0+2*` (number,
+/// rune area, goods, building of a seat, chip, the druid), then the runes,
+/// plateaus, supply and seats in a line or two each.
+pub fn board_compact(out: &mut String, m: &pb::MedurisView, style: Style, names: &[String]) {
+    let at = druid_at(m);
+    let druid = match at {
+        Ok(f) => format!("beside field {f}"),
+        Err(Some(0)) | Err(None) => "at his temple".into(),
+        Err(Some(n)) => format!("on stone field {n}"),
+    };
+    let _ = writeln!(
+        out,
+        "turn {}, {} active; the druid {druid}{}",
+        m.turn,
+        seat(m, m.active, style),
+        match m.end_triggered_by {
+            Some(s) => format!("; seat {s} built all: {} turns left", m.last_turns_left),
+            None => String::new(),
+        }
+    );
+    let _ = writeln!(
+        out,
+        "from the river: field area goods building(Hut/Temple+seat) chip(+2/FH/DO) *druid"
+    );
+    let cells: Vec<String> = m
+        .fields
+        .iter()
+        .map(|f| {
+            let (building, colour) = match &f.building {
+                Some(b) => (
+                    format!("{}{}", if b.temple { "T" } else { "H" }, b.owner),
+                    seat_colour(m, b.owner).map(|(_, c)| c),
+                ),
+                None => ("..".into(), Some(Colour::Dim)),
+            };
+            let chip = match pb::MedurisChip::try_from(f.chip) {
+                Ok(pb::MedurisChip::PlusTwo) => "+2",
+                Ok(pb::MedurisChip::FreeHut) => "FH",
+                Ok(pb::MedurisChip::DruidOffering) => "DO",
+                _ => "  ",
+            };
+            let area: String = area(f.area).chars().take(3).collect();
+            format!(
+                "{:>2} {area:<3} {}{} {}{chip}{}",
+                f.field,
+                good_short(f.first_good),
+                good_short(f.second_good),
+                style.paint(colour, &building),
+                if at == Ok(f.field) { "*" } else { " " }
+            )
+        })
+        .collect();
+    for row in cells.chunks(4) {
+        let _ = writeln!(out, "  {}", row.join("  ").trim_end());
+    }
+    let runes: Vec<String> = m
+        .runes
+        .iter()
+        .filter_map(|r| {
+            r.seat
+                .map(|s| format!("{} {s}", area(r.area).chars().take(3).collect::<String>()))
+        })
+        .collect();
+    let plateaus: Vec<String> = m
+        .plateaus
+        .iter()
+        .map(|p| {
+            let workers: Vec<String> = p.workers.iter().map(|w| w.to_string()).collect();
+            format!(
+                "{} {}",
+                good_short(p.good),
+                if workers.is_empty() {
+                    "-".into()
+                } else {
+                    workers.join(",")
+                }
+            )
+        })
+        .collect();
+    let supply = m.supply.unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "rune stones held (area seat): {}",
+        if runes.is_empty() {
+            "none".into()
+        } else {
+            runes.join(", ")
+        },
+    );
+    let _ = writeln!(
+        out,
+        "plateaus: {}; supply {}Wd {}Wl {}Cu {}St",
+        plateaus.join(" | "),
+        supply.wood,
+        supply.wool,
+        supply.copper,
+        supply.stone
+    );
+    for s in &m.seats {
+        let name = names.get(s.seat as usize).map_or("", String::as_str);
+        let _ = writeln!(out, "{}", seat_line(m, s, style, name));
     }
 }
 
@@ -259,6 +390,22 @@ pub fn decision(m: &pb::MedurisDecision) -> String {
             if m.last_round() { " (last round)" } else { "" }
         ),
         _ => "?".into(),
+    }
+}
+
+/// Where on the board an action takes effect, as the web viewer groups
+/// actions into targets: a plateau, a good of the supply, a field; `None`
+/// for an offering (every offering of a decision is at one hut).
+pub fn target(a: &pb::MedurisAction) -> Option<String> {
+    use pb::meduris_action::Kind;
+    match a.kind.as_ref()? {
+        Kind::PlaceWorker(w) => Some(format!("{} plateau", good(w.plateau))),
+        Kind::BigYield(y) => Some(format!("{} plateau", good(y.to_plateau))),
+        Kind::TakeGood(g) => Some(good(g.good)),
+        Kind::ReturnGood(g) => Some(good(g.good)),
+        Kind::BuildHut(h) => Some(format!("field {}", h.field)),
+        Kind::BuildTemple(t) => Some(format!("field {}", t.field)),
+        Kind::Offer(_) | Kind::OfferChip(_) => None,
     }
 }
 

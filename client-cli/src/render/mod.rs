@@ -10,6 +10,8 @@
 
 mod dolmen;
 mod meduris;
+pub mod time;
+mod words;
 
 use std::fmt::Write;
 
@@ -22,12 +24,10 @@ use crate::output::{Colour, Style};
 pub fn state(view: &pb::StateView, style: Style) -> String {
     let mut out = String::new();
     let status = pb::GameStatus::try_from(view.status)
-        .map(crate::cli::status_name)
+        .map(crate::args::status_name)
         .unwrap_or_default();
-    let game = pb::GameKind::try_from(view.kind)
-        .ok()
-        .and_then(druids_contract::registry::name)
-        .unwrap_or("game");
+    let game =
+        druids_contract::Kind::from_number(view.kind).map_or("game", druids_contract::Kind::name);
     let _ = writeln!(
         out,
         "{} {}  ({status}, version {})",
@@ -35,30 +35,52 @@ pub fn state(view: &pb::StateView, style: Style) -> String {
         view.game_id,
         view.version
     );
-    for s in &view.seats {
-        let _ = writeln!(
-            out,
-            "  {}: {}{}",
-            seat_label(view, s.seat, style),
-            if !s.claimed {
-                "(open)"
-            } else if s.name.is_empty() || s.name == format!("seat {}", s.seat) {
-                // The server names unnamed seats "seat N": said already.
-                "-"
-            } else {
-                &s.name
-            },
-            if view.viewer_seat == Some(s.seat) {
-                "  <- you"
-            } else {
-                ""
-            }
-        );
+    let seat_lines = |style: Style| -> Vec<String> {
+        view.seats
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}: {}{}",
+                    seat_label(view, s.seat, style),
+                    if !s.claimed {
+                        "(open)"
+                    } else if s.name.is_empty() || s.name == format!("seat {}", s.seat) {
+                        // The server names unnamed seats "seat N": said already.
+                        "-"
+                    } else {
+                        &s.name
+                    },
+                    if view.viewer_seat == Some(s.seat) {
+                        "  <- you"
+                    } else {
+                        ""
+                    }
+                )
+            })
+            .collect()
+    };
+    let seats = seat_lines(style);
+    if style.compact {
+        // The compact boards list the seats themselves, with these names.
+    } else {
+        for s in seats {
+            let _ = writeln!(out, "  {s}");
+        }
     }
-    if let Some(pb::state_view::Game::Meduris(m)) = &view.game {
-        meduris::board(&mut out, m, style);
-    } else if let Some(pb::state_view::Game::Dolmen(d)) = &view.game {
-        dolmen::board(&mut out, d, style);
+    match &view.game {
+        Some(pb::state_view::Game::Meduris(m)) if style.compact => {
+            meduris::board_compact(&mut out, m, style, &names(view))
+        }
+        Some(pb::state_view::Game::Meduris(m)) => meduris::board(&mut out, m, style),
+        Some(pb::state_view::Game::Dolmen(d)) if style.compact => {
+            dolmen::board_compact(&mut out, d, style, &names(view))
+        }
+        Some(pb::state_view::Game::Dolmen(d)) => dolmen::board(&mut out, d, style),
+        // A game without messages of its own: its fields as they come.
+        Some(pb::state_view::Game::Generic(g)) => {
+            let _ = writeln!(out, "  {}", druids_contract::json::to_json(g));
+        }
+        None => {}
     }
     if let Some(o) = &view.outcome {
         out.push_str(&ranking(o, &view.seats, view.viewer_seat));
@@ -71,6 +93,26 @@ pub fn state(view: &pb::StateView, style: Style) -> String {
         );
     }
     out
+}
+
+/// Each seat's name as the compact boards show it beside the seat: its
+/// name, if it has one, and "<- you" for the viewer.
+fn names(view: &pb::StateView) -> Vec<String> {
+    let mut names = vec![String::new(); view.seats.len()];
+    for s in &view.seats {
+        let named = !s.name.is_empty() && s.name != format!("seat {}", s.seat);
+        let mut text = if named { s.name.clone() } else { String::new() };
+        if !s.claimed {
+            text = "(open)".into();
+        }
+        if view.viewer_seat == Some(s.seat) {
+            text.push_str(" <- you");
+        }
+        if let Some(slot) = names.get_mut(s.seat as usize) {
+            *slot = text.trim().to_owned();
+        }
+    }
+    names
 }
 
 /// "seat 2 (light green)", the colour named (and painted on a terminal) when
@@ -87,16 +129,6 @@ pub fn seat_label(view: &pb::StateView, seat: u32, style: Style) -> String {
         Some((name, c)) => style.paint(Some(c), &format!("seat {seat} ({name})")),
         None => format!("seat {seat}"),
     }
-}
-
-/// A proto enum value's name in words: `MEDURIS_COLOUR_LIGHT_GREEN` → "light
-/// green". The prefix is taken from the enum's `…_UNSPECIFIED` name, so that
-/// renaming an enum (and its value prefix) needs no edit here.
-fn enum_words(name: &str, unspecified: &str) -> String {
-    let prefix = unspecified.trim_end_matches("UNSPECIFIED");
-    name.trim_start_matches(prefix)
-        .to_lowercase()
-        .replace('_', " ")
 }
 
 /// What the pending decision of `view` asks, in words.
@@ -118,12 +150,9 @@ pub fn decision(view: &pb::StateView) -> String {
 /// when the game has a turn clock.
 pub fn choices_heading(view: &pb::StateView) -> String {
     let clock = view.deadline_unix_ms.map(|deadline| {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
         format!(
             " ({} s left, then the default action is taken for you)",
-            deadline.saturating_sub(now).div_ceil(1000)
+            deadline.saturating_sub(time::now_ms()).div_ceil(1000)
         )
     });
     format!(
@@ -131,6 +160,17 @@ pub fn choices_heading(view: &pb::StateView) -> String {
         decision(view),
         clock.unwrap_or_default()
     )
+}
+
+/// Where on the board `action` takes effect ("field 12", "site 40",
+/// "wood plateau"), as the web viewer groups the legal actions into
+/// clickable targets; `None` when it has no place of its own.
+pub fn target(action: &pb::Action) -> Option<String> {
+    match &action.game {
+        Some(pb::action::Game::Meduris(m)) => meduris::target(m),
+        Some(pb::action::Game::Dolmen(d)) => dolmen::target(d),
+        Some(pb::action::Game::Generic(_)) | None => None,
+    }
 }
 
 /// What an action that carries a payment is bought for (e.g. "a hut on field
@@ -349,5 +389,63 @@ mod tests {
             by_safeguard: false,
         };
         assert_eq!(outcome_summary(&o), "scores 34, 30; winner: seat 0");
+    }
+
+    /// A real game's state as seat 0 sees it.
+    fn real_view<G: druids_contract::ProtoGame>(players: usize) -> pb::StateView {
+        use druids_engine::{Seat, Viewer};
+        let mut game = G::new(players, 3, &Default::default(), &mut Vec::new()).unwrap();
+        // Some play first, so that the board holds pieces.
+        let mut legal = Vec::new();
+        for _ in 0..40 {
+            let Some(seat) = game.to_act() else { break };
+            legal.clear();
+            game.legal_actions(&mut legal);
+            game.apply(seat, &legal[legal.len() / 2], &mut Vec::new())
+                .unwrap();
+        }
+        pb::StateView {
+            game_id: "0123456789abcdef".into(),
+            kind: G::KIND.number(),
+            status: pb::GameStatus::Running as i32,
+            version: 40,
+            seats: (0..players as u32)
+                .map(|seat| pb::SeatInfo {
+                    seat,
+                    name: format!("player {seat}"),
+                    claimed: true,
+                })
+                .collect(),
+            viewer_seat: Some(0),
+            to_act: game.to_act().map(|s| u32::from(s.0)),
+            decision: G::decision(&game),
+            game: Some(G::encode_view(&game.view(Viewer::Seat(Seat(0))))),
+            ..Default::default()
+        }
+    }
+
+    /// `druids play --compact`: the largest boards (Meduris with 4 players,
+    /// Die Dolmengötter with 5) fit 80 columns and leave a 24-line terminal
+    /// room for the menu.
+    #[test]
+    fn compact_boards_fit_a_small_terminal() {
+        let compact = Style {
+            colour: false,
+            compact: true,
+        };
+        for (game, view) in [
+            ("meduris", real_view::<druids_engine::meduris::Meduris>(4)),
+            ("dolmen", real_view::<druids_engine::dolmen::Dolmen>(5)),
+        ] {
+            let full = state(&view, Style::default());
+            let small = state(&view, compact);
+            let lines: Vec<&str> = small.lines().collect();
+            assert!(lines.len() <= 21, "{game}: {} lines\n{small}", lines.len());
+            assert!(
+                lines.iter().all(|l| l.chars().count() <= 80),
+                "{game}: a line over 80 columns\n{small}"
+            );
+            assert!(full.lines().count() > lines.len(), "{game}: {full}");
+        }
     }
 }

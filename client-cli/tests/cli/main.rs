@@ -2,12 +2,15 @@
 //! self-play (also with silent seats and turn clocks), create, list, state,
 //! watch, a person playing through piped stdin (also choosing how to pay), a
 //! bot, export and replay; server addresses, TLS and the environment; the
-//! arena's challenges and tournaments played by `bot --events`.
+//! arena's challenges and tournaments played by `bot --events`; `druids
+//! match` in-process.
 
 mod arena;
+mod matches;
 mod play;
 mod selfplay;
 mod server;
+mod terminal;
 
 use std::process::{Command, Stdio};
 use std::sync::Arc;

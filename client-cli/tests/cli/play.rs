@@ -308,7 +308,7 @@ fn a_person_chooses_how_to_pay() {
         let n = stdout.read(&mut buf).unwrap();
         assert!(n > 0, "the game ended before a hut was built: {screen}");
         screen.push_str(&String::from_utf8_lossy(&buf[..n]));
-        if !screen.ends_with("q to quit): ") {
+        if !screen.ends_with("to leave): ") {
             continue;
         }
         let shown = &screen[asked_from..];

@@ -76,3 +76,92 @@ fn selfplay_through_the_server_completes_every_game() {
     assert!(ok, "{err}");
     assert_eq!(last_json(&out)["completed"], 1);
 }
+
+/// `--jsonl FILE`: one JSON line per game, with its game id (on the server,
+/// a real one), for self-play in-process and through a server, and for the
+/// in-process tournament.
+#[test]
+fn selfplay_and_tournament_write_a_line_per_game() {
+    let url = server();
+    let dir = std::env::temp_dir().join(format!("druids-jsonl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lines = |file: &std::path::Path| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(file)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let file = dir.join("server.jsonl");
+    let (ok, out, err) = druids(
+        &url,
+        &[
+            "selfplay",
+            "--game",
+            "dolmen",
+            "--players",
+            "2",
+            "--games",
+            "3",
+            "--jsonl",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(last_json(&out)["completed"], 3);
+    let games = lines(&file);
+    assert_eq!(games.len(), 3);
+    for g in &games {
+        let id = g["game_id"].as_str().unwrap();
+        let (ok, state, _) = druids(&url, &["state", "--game-id", id]);
+        assert!(ok && state.contains("(finished,"), "{id}: {state}");
+        assert!(g["outcome"]["scores"].is_array(), "{g}");
+    }
+    let file = dir.join("local.jsonl");
+    let (ok, _, err) = druids_env(
+        &[
+            "selfplay",
+            "--game",
+            "meduris",
+            "--players",
+            "3",
+            "--games",
+            "4",
+            "--jsonl",
+            file.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(ok, "{err}");
+    let games = lines(&file);
+    assert_eq!(games.len(), 4);
+    assert!(
+        games
+            .iter()
+            .all(|g| g["error"].is_null() && g["actions"].as_u64() > Some(0))
+    );
+    let file = dir.join("tournament.jsonl");
+    let (ok, _, err) = druids_env(
+        &[
+            "tournament",
+            "--game",
+            "dolmen",
+            "--bots",
+            "greedy,random",
+            "--games",
+            "4",
+            "--jsonl",
+            file.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(ok, "{err}");
+    let games = lines(&file);
+    assert_eq!(games.len(), 4);
+    assert_eq!(
+        games[1]["seats"],
+        serde_json::json!(["random", "greedy"]),
+        "seats rotate"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -186,3 +186,47 @@ fn create_names_the_claimed_seats() {
     assert_eq!(j["seats"][1]["seat"], 2);
     assert_eq!(j["seats"][1]["name"], "cy");
 }
+
+/// `druids create` in text: each seat's token and its page in the web
+/// viewer, the spectators' page, and a seat named only "seat N" is not
+/// named twice; the default turn clock is announced on stderr.
+#[test]
+fn create_prints_each_seats_page() {
+    let url = server();
+    let (ok, out, err) = druids(
+        &url,
+        &[
+            "create",
+            "--players",
+            "2",
+            "--viewer",
+            "http://viewer.test:9",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert!(!out.contains("seat 0 (seat 0)"), "{out}");
+    let id = out
+        .lines()
+        .next()
+        .unwrap()
+        .trim_start_matches("game ")
+        .to_owned();
+    let token = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("seat 1: token "))
+        .expect("seat 1's token")
+        .to_owned();
+    assert!(
+        out.contains(&format!("http://viewer.test:9/games/{id}#token={token}")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("spectators: http://viewer.test:9/games/{id}")),
+        "{out}"
+    );
+    assert!(err.contains("turn clock: 60 s a decision"), "{err}");
+    // Without --viewer: the server's host, port 8080.
+    let (ok, out, _) = druids(&url, &["create", "--players", "2", "--decision-ms", "0"]);
+    assert!(ok);
+    assert!(out.contains("http://127.0.0.1:8080/games/"), "{out}");
+}

@@ -6,7 +6,14 @@
 //! stays the engine's call.
 
 mod dolmen;
+pub mod generic;
 mod meduris;
+
+/// Cairn, the test tree's game: its codec lives beside its engine in
+/// `tests/cairn/` and is built only with the `test-game` feature.
+#[cfg(feature = "test-game")]
+#[path = "../../../tests/cairn/codec.rs"]
+mod cairn;
 
 use druids_engine::{Game, Outcome, Seat, Viewer};
 
@@ -51,6 +58,15 @@ pub enum DecodeError {
         /// The game being played.
         expected: &'static str,
     },
+    /// A field holds a value of another type or shape (in the generic
+    /// messages, whose fields are JSON values).
+    #[error("{field} is not {expected}")]
+    WrongType {
+        /// The field.
+        field: &'static str,
+        /// What it must be.
+        expected: &'static str,
+    },
     /// A list has the wrong number of entries (views: one per seat, field, ...).
     #[error("{field} has {got} entries, expected {expected}")]
     Count {
@@ -66,8 +82,8 @@ pub enum DecodeError {
 /// A game as it appears on the wire: the proto shapes of its actions, events,
 /// views and decisions.
 pub trait ProtoGame: Game {
-    /// The game's kind in the contract.
-    const KIND: pb::GameKind;
+    /// The game in the registry (whose number is its kind on the wire).
+    const KIND: crate::registry::Kind;
 
     /// The engine options from the contract's options (unset fields: defaults).
     fn decode_options(options: &pb::GameOptions) -> Result<Self::Options, DecodeError>;
@@ -249,6 +265,21 @@ pub fn encode_outcome(outcome: &druids_engine::Outcome) -> pb::Outcome {
     }
 }
 
+/// The default list of legal actions as the contract lists them
+/// (`GetLegalActions`, a bot's `decision` message): numbered from 0, each
+/// with its action and its description in words.
+pub fn legal_list<G: ProtoGame>(actions: &[G::Action]) -> Vec<pb::LegalAction> {
+    actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| pb::LegalAction {
+            id: Some(i as u32),
+            action: Some(G::encode_action(a)),
+            description: a.to_string(),
+        })
+        .collect()
+}
+
 /// What the codecs' tests share.
 #[cfg(test)]
 pub(crate) mod test_support {
@@ -257,7 +288,7 @@ pub(crate) mod test_support {
     /// The `StateView` a server sends `viewer` (the parts `decode_view` reads).
     pub(crate) fn state_view<G: ProtoGame>(game: &G, viewer: Viewer) -> pb::StateView {
         pb::StateView {
-            kind: G::KIND as i32,
+            kind: G::KIND.number(),
             viewer_seat: match viewer {
                 Viewer::Seat(s) => Some(seat_u32(s)),
                 Viewer::Spectator => None,

@@ -45,6 +45,7 @@ pub mod event;
 mod rules;
 mod scoring;
 mod state;
+mod tensor;
 mod text;
 pub mod view;
 
@@ -55,7 +56,10 @@ pub use rules::RuleError;
 pub use state::{Occupant, Options, starting_dolmens, starting_stones};
 pub use view::{CircleView, DolmenView, QueuedDolmen, SeatView, View};
 
-use crate::{Determinize, DeterminizeError, Game, Outcome, Seat, SetupError, Viewer};
+use crate::{
+    Chance, ChanceError, ChanceMode, Determinize, DeterminizeError, Draw, Game, Outcome, Seat,
+    SetupError, Viewer,
+};
 use state::State;
 
 /// A Die Dolmengötter game: the whole state, hidden dolmen values included. Use
@@ -191,6 +195,41 @@ impl Game for Dolmen {
     /// * a dolmen: pass ([`Action::PassDolmen`]; no penalty).
     fn timeout_action(&self) -> Option<Action> {
         rules::timeout_action(&self.state)
+    }
+}
+
+/// The game has no random draw: explicit chance mode is the seeded game, and
+/// no draw is ever pending.
+impl Chance for Dolmen {
+    fn new_explicit(
+        players: usize,
+        seed: u64,
+        options: &Options,
+        events: &mut Vec<Event>,
+    ) -> Result<Self, SetupError> {
+        Dolmen::new(players, seed, options, events)
+    }
+
+    fn chance_mode(&self) -> ChanceMode {
+        ChanceMode::Seeded
+    }
+
+    fn set_chance_mode(&mut self, _: ChanceMode, _: &mut Vec<Event>) {}
+
+    fn pending_draw(&self) -> Option<Draw> {
+        None
+    }
+
+    fn apply_chance(&mut self, _: usize, _: &mut Vec<Event>) -> Result<(), ChanceError> {
+        Err(ChanceError::NoDrawPending)
+    }
+
+    fn seed_draw(&self) -> Option<usize> {
+        None
+    }
+
+    fn chance_text(&self, _: usize) -> Option<String> {
+        None
     }
 }
 

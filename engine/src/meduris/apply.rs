@@ -444,7 +444,8 @@ fn continue_ritual(state: &mut State, f: usize, events: &mut Vec<Event>) {
 // ---------------------------------------------------------------------------
 // Turn sequence and the end of the game
 
-/// Starts `seat`'s turn: the die roll and its small yield.
+/// Starts `seat`'s turn: the die roll and its small yield (in explicit chance
+/// mode the roll waits for [`crate::Chance::apply_chance`]).
 fn start_turn(state: &mut State, seat: Seat, events: &mut Vec<Event>) {
     state.active = seat;
     state.turn += 1;
@@ -452,6 +453,10 @@ fn start_turn(state: &mut State, seat: Seat, events: &mut Vec<Event>) {
         seat,
         turn: state.turn,
     });
+    if state.explicit {
+        state.phase = Phase::Roll;
+        return;
+    }
     let face = DieFace::ALL[state::below(&mut state.rng, 6)];
     small_yield(state, face, events);
 }

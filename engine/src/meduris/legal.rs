@@ -12,7 +12,7 @@ use super::state::{Phase, State, field_goods, hut_cost};
 /// distinct valid payment is listed instead of one default payment per target.
 pub(crate) fn legal_actions(state: &State, all_payments: bool, out: &mut Vec<Action>) {
     match state.phase {
-        Phase::Over => {}
+        Phase::Chips { .. } | Phase::Roll | Phase::Over => {}
         Phase::PlaceWorkers { .. } => {
             let mut room = 0;
             for (p, stack) in state.plateaus.iter().enumerate() {
@@ -399,7 +399,7 @@ pub(crate) fn timeout_action(state: &State) -> Option<Action> {
             .max_by_key(|k| (g.get(*k), std::cmp::Reverse(k.index())))
     };
     Some(match state.phase {
-        Phase::Over => return None,
+        Phase::Chips { .. } | Phase::Roll | Phase::Over => return None,
         Phase::PlaceWorkers { .. } => Action::PlaceWorker {
             plateau: Good::ALL
                 .into_iter()

@@ -18,6 +18,7 @@
 pub mod action;
 mod apply;
 pub mod board;
+mod chance;
 mod evaluate;
 pub mod event;
 pub mod goods;
@@ -27,6 +28,7 @@ mod rules;
 pub mod scoring;
 mod setup;
 mod state;
+mod tensor;
 mod text;
 pub mod view;
 
@@ -116,7 +118,7 @@ impl Game for Meduris {
         options: &Options,
         events: &mut Vec<Event>,
     ) -> Result<Self, SetupError> {
-        setup::setup(players, seed, options, events).map(|state| Meduris { state })
+        setup::setup(players, seed, options, false, events).map(|state| Meduris { state })
     }
 
     fn players(&self) -> usize {

@@ -108,7 +108,7 @@ pub(crate) fn decision(state: &State) -> Option<Decision> {
             field,
             last_round: true,
         },
-        Phase::Over => return None,
+        Phase::Chips { .. } | Phase::Roll | Phase::Over => return None,
     })
 }
 
@@ -122,6 +122,6 @@ pub(crate) fn to_act(state: &State) -> Option<Seat> {
         Phase::Ritual { field, .. } | Phase::LastRound { field, .. } => {
             state.building(field as usize).map(Building::owner)
         }
-        Phase::Over => None,
+        Phase::Chips { .. } | Phase::Roll | Phase::Over => None,
     }
 }

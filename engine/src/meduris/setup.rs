@@ -1,7 +1,11 @@
 //! Setting a game up: the material of each seat and the bonus chips.
+//!
+//! The chips' layout takes [`setup_draws`] random draws, in a fixed order
+//! ([`setup_draw_size`]): from the seed at once, or in explicit chance mode
+//! one chance decision each, the layout made when the last one is known.
 
 use super::action::{Chip, DruidPos};
-use super::board::BoardKind;
+use super::board::{BoardKind, MAX_FIELDS};
 use super::event::Event;
 use super::goods::Goods;
 use super::state::{
@@ -14,6 +18,7 @@ pub(crate) fn setup(
     players: usize,
     seed: u64,
     options: &Options,
+    explicit: bool,
     events: &mut Vec<Event>,
 ) -> Result<State, SetupError> {
     if !(2..=MAX_SEATS).contains(&players) {
@@ -58,30 +63,69 @@ pub(crate) fn setup(
         seats,
         runes: [None; 9],
         druid: DruidPos::Temple,
-        phase: Phase::PlaceWorkers {
-            seat: Seat(options.start_seat),
-        },
+        phase: Phase::Chips { drawn: 0 },
         active: Seat(options.start_seat),
         turn: 0,
         end_trigger: None,
         last_turns_left: 0,
         by_safeguard: false,
         built: [0; MAX_SEATS],
+        explicit,
+        setup_draws: [0; MAX_SETUP_DRAWS],
     };
-    place_chips(&mut state, events);
+    if !explicit {
+        let n = state.len();
+        let rng = &mut state.rng;
+        let layout = chip_layout(n, |size| state::below(rng, size));
+        place_chips(&mut state, layout, events);
+    }
     Ok(state)
+}
+
+const CHIPS: usize = 6;
+const MIN_GAP: usize = 3;
+
+/// The most draws a set-up takes (on the largest ring).
+pub(crate) const MAX_SETUP_DRAWS: usize = MAX_FIELDS - CHIPS * (MIN_GAP + 1) + CHIPS;
+
+/// How many draws the chips' layout takes on a ring of `n` fields.
+pub(crate) const fn setup_draws(n: usize) -> usize {
+    n - CHIPS * (MIN_GAP + 1) + CHIPS
+}
+
+/// The number of outcomes of draw `k` of the set-up on a ring of `n` fields
+/// (see [`chip_layout`]): first a gap (of 6) for each field beyond the
+/// minimum spacing, then the shuffle of the 6 chips (6, 5, 4, 3, 2), then
+/// the first chip's field (`n`).
+pub(crate) const fn setup_draw_size(n: usize, k: usize) -> usize {
+    let gaps = n - CHIPS * (MIN_GAP + 1);
+    if k < gaps {
+        CHIPS
+    } else if k < gaps + CHIPS - 1 {
+        CHIPS - (k - gaps)
+    } else {
+        n
+    }
+}
+
+/// Lays the chips of a set-up in explicit chance mode, once the last draw is
+/// in `state.setup_draws`.
+pub(crate) fn place_drawn_chips(state: &mut State, events: &mut Vec<Event>) {
+    let draws = state.setup_draws;
+    let mut next = draws.iter();
+    let layout = chip_layout(state.len(), |_| *next.next().expect("all drawn") as usize);
+    place_chips(state, layout, events);
 }
 
 /// Bonus chips \[ruling: 2 × +2, 2 × free hut, 2 × druid offering\] on 6 fields with at
 /// least 3 chip-free fields between any two along the ring: the 6 gaps get 3 fields
 /// each plus a random share of the rest, and the pattern starts at a random field.
-fn place_chips(state: &mut State, events: &mut Vec<Event>) {
-    const CHIPS: usize = 6;
-    const MIN_GAP: usize = 3;
-    let n = state.len();
+/// `draw(size)` is a uniform number below `size`, called in the order of
+/// [`setup_draw_size`].
+fn chip_layout(n: usize, mut draw: impl FnMut(usize) -> usize) -> [(usize, Chip); CHIPS] {
     let mut gaps = [MIN_GAP; CHIPS];
     for _ in 0..n - CHIPS * (MIN_GAP + 1) {
-        gaps[state::below(&mut state.rng, CHIPS)] += 1;
+        gaps[draw(CHIPS)] += 1;
     }
     let mut kinds = [
         Chip::PlusTwo,
@@ -92,16 +136,28 @@ fn place_chips(state: &mut State, events: &mut Vec<Event>) {
         Chip::DruidOffering,
     ];
     for i in (1..CHIPS).rev() {
-        let j = state::below(&mut state.rng, i + 1);
+        let j = draw(i + 1);
         kinds.swap(i, j);
     }
-    let mut field = state::below(&mut state.rng, n);
-    for (chip, gap) in kinds.into_iter().zip(gaps) {
+    let mut field = draw(n);
+    let mut layout = [(0, Chip::PlusTwo); CHIPS];
+    for ((slot, chip), gap) in layout.iter_mut().zip(kinds).zip(gaps) {
+        *slot = (field, chip);
+        field = (field + gap + 1) % n;
+    }
+    layout
+}
+
+/// Puts the chips on the ring; the first decision (worker placement) is due.
+fn place_chips(state: &mut State, layout: [(usize, Chip); CHIPS], events: &mut Vec<Event>) {
+    for (field, chip) in layout {
         state.ring.set_chip(field, Some(chip));
         events.push(Event::ChipPlaced {
             field: field as u8,
             chip,
         });
-        field = (field + gap + 1) % n;
     }
+    state.phase = Phase::PlaceWorkers {
+        seat: Seat(state.options.start_seat),
+    };
 }

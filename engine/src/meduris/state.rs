@@ -99,6 +99,13 @@ pub(crate) enum Phase {
     Ritual { field: u8, start: u8 },
     /// The druid's last round, now at `field`, ending at `end`.
     LastRound { field: u8, end: u8 },
+    /// Explicit chance: the set-up waits for its draw number `drawn` (see
+    /// [`super::setup::setup_draw_size`]); the draws so far are in
+    /// [`State::setup_draws`].
+    Chips { drawn: u8 },
+    /// Explicit chance: the active seat's turn has started and waits for the
+    /// die.
+    Roll,
     /// The game is over.
     Over,
 }
@@ -322,6 +329,10 @@ pub struct State {
     pub(crate) by_safeguard: bool,
     /// Buildings placed per seat (tie-break).
     pub(crate) built: [u8; MAX_SEATS],
+    /// Whether draws wait for an outside outcome (see [`crate::Chance`]).
+    pub(crate) explicit: bool,
+    /// The set-up's draws supplied so far in explicit mode (zero otherwise).
+    pub(crate) setup_draws: [u8; super::setup::MAX_SETUP_DRAWS],
 }
 
 impl State {

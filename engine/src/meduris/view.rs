@@ -293,5 +293,7 @@ pub(crate) fn determinize(view: &View, seed: u64) -> Result<State, DeterminizeEr
         last_turns_left: view.last_turns_left,
         by_safeguard: view.outcome.as_ref().is_some_and(|o| o.by_safeguard),
         built,
+        explicit: false,
+        setup_draws: [0; super::setup::MAX_SETUP_DRAWS],
     })
 }

@@ -5,14 +5,14 @@ use std::net::IpAddr;
 
 use druids_contract::pb;
 
+use super::Arena;
 use super::bots::{self, BotNo, check_registration, new_key, parse_id, public_id};
 use super::ratings::rating;
-use super::{Arena, game_kind};
-use crate::arena_store::BotRecord;
 use crate::auth::TokenHash;
 use crate::bounds::Checked;
 use crate::config::Registration;
 use crate::error::{ServiceError, clip};
+use crate::store::{BotRecord, EventLog};
 
 /// Entries of a leaderboard page when the request does not say.
 const DEFAULT_PAGE: usize = 50;
@@ -169,12 +169,12 @@ impl Arena {
         &self,
         req: &Checked<pb::GetLeaderboardRequest>,
     ) -> Result<pb::GetLeaderboardResponse, ServiceError> {
-        let kind = game_kind(req.kind)?;
+        let kind = self.lobby.catalog().parse(req.kind)?;
         let size = match req.page_size as usize {
             0 => DEFAULT_PAGE,
             n => n.min(MAX_PAGE),
         };
-        let prefix = format!("v1.{}.{}.", kind as i32, req.players);
+        let prefix = format!("v1.{}.{}.", kind.number(), req.players);
         let offset = if req.page_token.is_empty() {
             0
         } else {
@@ -191,7 +191,7 @@ impl Arena {
         let (rows, fitted_ms) = self
             .state()
             .ratings
-            .leaderboard((kind as i32, req.players), self.established());
+            .leaderboard((kind, req.players), self.established());
         let bots = self.bots();
         // Revoked bots are left off; their results stay in everyone's ratings.
         let rows: Vec<_> = rows
@@ -240,7 +240,7 @@ impl Arena {
                 .of_bot(no, self.established())
                 .into_iter()
                 .map(|((kind, players), row)| pb::PoolRating {
-                    kind,
+                    kind: kind.number(),
                     players,
                     rating: Some(rating(&row.rating)),
                     fit: row.fit,
@@ -276,9 +276,9 @@ impl Arena {
         from_seq: u64,
         limit: usize,
     ) -> Result<Vec<pb::BotEvent>, ServiceError> {
-        let rows = self
-            .store
-            .bot_events(&bots::public_id(bot), from_seq.max(1), limit)?;
+        let rows =
+            self.store
+                .events(EventLog::Bot, &bots::public_id(bot), from_seq.max(1), limit)?;
         Ok(super::events::decode(rows, "bot")?)
     }
 

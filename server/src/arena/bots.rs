@@ -6,9 +6,9 @@ use std::collections::HashMap;
 
 use druids_contract::pb;
 
-use crate::arena_store::BotRecord;
 use crate::auth::TokenHash;
 use crate::error::{ServiceError, clip};
+use crate::store::BotRecord;
 
 /// A bot's internal number: its public id is these 64 bits in hex.
 pub type BotNo = u64;

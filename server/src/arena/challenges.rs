@@ -6,15 +6,15 @@
 
 use std::collections::HashSet;
 
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use prost::Message;
 
 use super::bots::{BotNo, parse_id, public_id};
 use super::matches::NewMatch;
-use super::{Arena, State, game_kind, quota};
-use crate::arena_store::{ChallengeRecord, StoredMatch};
+use super::{Arena, State, quota};
 use crate::bounds::Checked;
 use crate::error::{ServiceError, clip};
+use crate::store::{ChallengeRecord, StoredMatch};
 
 /// Expiry when the request does not say, seconds (the longest is
 /// [`crate::bounds::arena::MAX_CHALLENGE_SECS`]).
@@ -23,7 +23,7 @@ const DEFAULT_EXPIRY_SECS: u64 = 60;
 /// A challenge waiting for answers.
 pub struct Pending {
     info: pb::ChallengeInfo,
-    kind: pb::GameKind,
+    kind: Kind,
     /// Challenger first, then the opponents: the first game's seat order.
     bots: Vec<BotNo>,
     /// Opponents who accepted, in the order they did.
@@ -43,7 +43,7 @@ impl Pending {
     /// A stored challenge, if it reads as one.
     fn from_record(record: &ChallengeRecord) -> Option<Pending> {
         let info = pb::ChallengeInfo::decode(record.info.as_slice()).ok()?;
-        let kind = pb::GameKind::try_from(info.kind).ok()?;
+        let kind = Kind::from_number(info.kind).ok()?;
         let mut bots = vec![parse_id(&info.from.as_ref()?.bot_id)?];
         for o in &info.opponents {
             bots.push(parse_id(&o.bot_id)?);
@@ -71,7 +71,7 @@ impl Arena {
         from: BotNo,
         req: &Checked<pb::ChallengeRequest>,
     ) -> Result<pb::ChallengeResponse, ServiceError> {
-        let kind = game_kind(req.kind)?;
+        let kind = self.lobby.catalog().parse(req.kind)?;
         let mut bots = vec![from];
         {
             let known = self.bots();
@@ -104,10 +104,13 @@ impl Arena {
         if req.rated {
             // Rated challenges are between established bots only: a fresh
             // identity cannot throw rated games (docs/ratings.md).
-            let key = (kind as i32, bots.len() as u32);
+            let key = (kind, bots.len() as u32);
             let rule = self.established();
             let known = self.bots();
-            if let Some(&b) = bots.iter().find(|&&b| !st.ratings.established(key, b, rule)) {
+            if let Some(&b) = bots
+                .iter()
+                .find(|&&b| !st.ratings.established(key, b, rule))
+            {
                 return Err(ServiceError::NotEstablished(known.reference(b).name));
             }
         }
@@ -117,7 +120,7 @@ impl Arena {
                 challenge_id: format!("{:016x}", rand::random::<u64>()),
                 from: Some(known.reference(from)),
                 opponents: bots[1..].iter().map(|&b| known.reference(b)).collect(),
-                kind: kind as i32,
+                kind: kind.number(),
                 rated: req.rated,
                 expires_unix_ms: now + secs * 1000,
                 time_control: Some(clock),
@@ -156,7 +159,10 @@ impl Arena {
     ) -> Result<(), ServiceError> {
         let most = self.settings.bot_max_pending_challenges as usize;
         for &bot in opponents {
-            let mut received = st.challenges.values().filter(|p| p.bots[1..].contains(&bot));
+            let mut received = st
+                .challenges
+                .values()
+                .filter(|p| p.bots[1..].contains(&bot));
             let name = || self.bots().reference(bot).name;
             if received.clone().any(|p| p.bots[0] == from) {
                 return Err(ServiceError::Limit(format!(

@@ -19,7 +19,12 @@ impl Hourly {
     /// RESOURCE_EXHAUSTED (RATE_LIMITED, with the delay until the oldest use
     /// leaves the window) if `limit` uses were made in the hour before
     /// `now_ms`; `what` words the quota. Spends nothing: see [`Hourly::spend`].
-    pub fn check(&mut self, limit: u32, now_ms: u64, what: impl FnOnce() -> String) -> Result<(), ServiceError> {
+    pub fn check(
+        &mut self,
+        limit: u32,
+        now_ms: u64,
+        what: impl FnOnce() -> String,
+    ) -> Result<(), ServiceError> {
         while self
             .0
             .front()

@@ -40,25 +40,25 @@ use dashmap::DashMap;
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::duplicate::Outcome;
 use druids_arena::pairing::pool::{Pool, PoolConfig, Seek, SeekId};
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use druids_engine::Seat;
 use lru::LruCache;
 use tokio::sync::mpsc;
 use tonic::Status;
 
-use crate::arena_store::{ArenaStore, MatchRecord, StoredMatch};
 use crate::auth::TokenHash;
 use crate::bounds::Checked;
-use crate::bounds::arena::game_kind;
+use crate::bounds::arena::seats;
 use crate::clock::Clock;
 use crate::config::ArenaSettings;
 use crate::error::ServiceError;
 use crate::lobby::Lobby;
 use crate::rooms::Rooms;
 use crate::store::StoreError;
+use crate::store::{ArenaStore, MatchRecord, StoredMatch};
 use bots::{BotNo, Bots};
-use hourly::Hourly;
 use events::{Events, TournamentEvents};
+use hourly::Hourly;
 use matches::remember;
 use ratings::{PoolKey, Ratings};
 
@@ -115,7 +115,7 @@ struct Running {
 
 impl Running {
     fn pool(&self) -> PoolKey {
-        (self.record.kind as i32, self.bots.len() as u32)
+        (self.record.kind, self.bots.len() as u32)
     }
 
     /// The seating of game `index`: rotations of the first game's.
@@ -127,7 +127,7 @@ impl Running {
 
 /// What the arena's round changes.
 struct State {
-    pool: Pool<i32>,
+    pool: Pool<Kind>,
     seeks: HashMap<SeekId, Seeker>,
     next_seek: u64,
     /// Running matches by formation order.
@@ -194,7 +194,7 @@ impl Arena {
             events: Events::default(),
             tournament_events: TournamentEvents::default(),
             state: Mutex::new(State {
-                pool: Pool::new(POOL),
+                pool: Pool::new(POOL, |kind| seats(*kind)),
                 seeks: HashMap::new(),
                 next_seek: 0,
                 matches: BTreeMap::new(),
@@ -225,8 +225,13 @@ impl Arena {
             let seq = seq as u64;
             st.next_match = seq + 1;
             if m.record.rated {
-                let bots: Vec<BotNo> = m.record.bots.iter().filter_map(|b| bots::parse_id(b)).collect();
-                let key = (m.record.kind as i32, bots.len() as u32);
+                let bots: Vec<BotNo> = m
+                    .record
+                    .bots
+                    .iter()
+                    .filter_map(|b| bots::parse_id(b))
+                    .collect();
+                let key = (m.record.kind, bots.len() as u32);
                 st.ratings.started(key, &bots, m.record.created_unix_ms);
             }
             match m.finished_unix_ms {
@@ -276,7 +281,7 @@ impl Arena {
                     .filter_map(|p| Some((bots::parse_id(&p.bot_id)?, p.rank)))
                     .collect();
                 st.ratings
-                    .record((m.record.kind as i32, ranks.len() as u32), &ranks);
+                    .record((m.record.kind, ranks.len() as u32), &ranks);
             }
             let summary = self.finished_message(&m.record.id, &placements);
             for p in &placements {
@@ -351,7 +356,7 @@ impl Arena {
         req: &Checked<pb::SeekRequest>,
         tx: SeekSender,
     ) -> Result<(), ServiceError> {
-        let kind = game_kind(req.kind)?;
+        let kind = self.lobby.catalog().parse(req.kind)?;
         let min = if req.min_players == 0 {
             2
         } else {
@@ -384,13 +389,13 @@ impl Arena {
         }
         st.pool
             .set_load(BotId(bot), playing, self.settings.bot_max_games);
-        let live = st.ratings.live((kind as i32, max), bot);
+        let live = st.ratings.live((kind, max), bot);
         let id = SeekId(st.next_seek);
         st.next_seek += 1;
         let seek = Seek {
             id,
             bot: BotId(bot),
-            kind: kind as i32,
+            kind,
             players: (min as u8)..=(max as u8),
             rated: req.rated,
             rating: pool_rating(live.mu),

@@ -3,8 +3,8 @@
 //! is drawn (a round-robin's product of groups and games is bounded again by
 //! the schedule itself, `druids_arena::pairing::schedule`).
 
-use druids_arena::pairing::{MAX_PLAYERS, MIN_PLAYERS};
-use druids_contract::pb;
+use druids_arena::pairing::Seats;
+use druids_contract::{Kind, pb};
 use pb::create_tournament_request::Format as F;
 
 use super::{Bounded, at_most, at_most_bytes, within};
@@ -37,17 +37,33 @@ pub const MAX_GAUNTLET_GAMES: u32 = 100;
 /// Longest open entry, seconds.
 pub const MAX_ENTRY_SECS: u32 = 86_400;
 
-/// The game `kind` names (INVALID_ARGUMENT if none).
-pub fn game_kind(kind: i32) -> Result<pb::GameKind, ServiceError> {
-    pb::GameKind::try_from(kind)
-        .ok()
-        .filter(|k| *k != pb::GameKind::Unspecified)
-        .ok_or_else(|| ServiceError::invalid("kind", format!("kind {kind} is not a game")))
+/// The game `kind` names, among the games this build knows
+/// (INVALID_ARGUMENT if none); whether this server hosts it is its
+/// catalog's to say ([`crate::catalog::Catalog::parse`]).
+pub fn game_kind(kind: i32) -> Result<Kind, ServiceError> {
+    Ok(Kind::from_number(kind)?)
 }
 
-/// The player counts of the arena's pools.
-fn pool_players() -> std::ops::RangeInclusive<u32> {
-    u32::from(MIN_PLAYERS)..=u32::from(MAX_PLAYERS)
+/// The seats of `kind`'s arena games: its descriptor's player counts (from
+/// two: the registry hosts no game of one player).
+pub fn seats(kind: Kind) -> Seats {
+    let game = kind.descriptor();
+    let count = |n: usize| u8::try_from(n).unwrap_or(u8::MAX);
+    Seats::try_new(count(game.min_players().max(2)), count(game.max_players()))
+        .expect("every registered game seats two players or more")
+}
+
+/// Checks that games of `kind` are played by `players` (INVALID_ARGUMENT,
+/// naming `field`, if not).
+pub fn check_players(kind: Kind, players: u32, field: &'static str) -> Result<(), ServiceError> {
+    let seats = seats(kind);
+    if seats.contains(players as usize) {
+        return Ok(());
+    }
+    Err(ServiceError::invalid(
+        field,
+        format!("{field} {players}: {kind} arena games have {seats} players"),
+    ))
 }
 
 fn check_clock(c: Option<&pb::TimeControl>) -> Result<(), ServiceError> {
@@ -102,19 +118,17 @@ impl Bounded for pb::GetBotRequest {
 
 impl Bounded for pb::SeekRequest {
     fn check(&self) -> Result<(), ServiceError> {
-        game_kind(self.kind)?;
+        let kind = game_kind(self.kind)?;
+        let seats = seats(kind);
+        let (lo, hi) = (u32::from(seats.min()), u32::from(seats.max()));
         let min = if self.min_players == 0 {
-            u32::from(MIN_PLAYERS)
+            lo
         } else {
             self.min_players
         };
-        within("min_players", min, pool_players())?;
+        within("min_players", min, lo..=hi)?;
         if self.max_players != 0 {
-            within(
-                "max_players",
-                self.max_players,
-                min..=u32::from(MAX_PLAYERS),
-            )?;
+            within("max_players", self.max_players, min..=hi)?;
         }
         Ok(())
     }
@@ -130,14 +144,13 @@ impl Bounded for pb::StreamBotEventsRequest {
 impl Bounded for pb::GetLeaderboardRequest {
     /// `page_size` above its maximum is read as the maximum.
     fn check(&self) -> Result<(), ServiceError> {
-        game_kind(self.kind)?;
-        within("players", self.players, pool_players())
+        check_players(game_kind(self.kind)?, self.players, "players")
     }
 }
 
 impl Bounded for pb::ChallengeRequest {
     fn check(&self) -> Result<(), ServiceError> {
-        game_kind(self.kind)?;
+        let kind = game_kind(self.kind)?;
         if self.opponents.is_empty() {
             return Err(ServiceError::invalid(
                 "opponents",
@@ -145,6 +158,19 @@ impl Bounded for pb::ChallengeRequest {
             ));
         }
         at_most("opponents", &self.opponents, MAX_OPPONENTS)?;
+        let seated = self.opponents.len() as u32 + 1;
+        check_players(kind, seated, "opponents").map_err(|_| {
+            let seats = seats(kind);
+            ServiceError::invalid(
+                "opponents",
+                format!(
+                    "{} opponents: a {kind} game seats the challenger and {} to {}",
+                    self.opponents.len(),
+                    seats.min() - 1,
+                    seats.max() - 1
+                ),
+            )
+        })?;
         within(
             "expires_in_secs",
             self.expires_in_secs,
@@ -167,8 +193,7 @@ impl Bounded for pb::CreateTournamentRequest {
             return Err(ServiceError::invalid("name", "name is required"));
         }
         at_most_bytes("name", &self.name, MAX_TOURNAMENT_NAME_BYTES)?;
-        game_kind(self.kind)?;
-        within("players", self.players, pool_players())?;
+        check_players(game_kind(self.kind)?, self.players, "players")?;
         at_most("entrants", &self.entrants, MAX_ENTRANTS)?;
         match &self.format {
             None => return Err(ServiceError::invalid("format", "a format is required")),

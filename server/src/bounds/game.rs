@@ -5,8 +5,7 @@
 //! above their maximum are read as the maximum (as AIP-158 asks); an action's
 //! own fields are bounded by its game's codec when it is decoded.
 
-use druids_contract::{pb, with_game};
-use druids_engine::Game;
+use druids_contract::{Kind, pb};
 
 use super::{Bounded, at_most, at_most_bytes, within};
 use crate::error::ServiceError;
@@ -26,25 +25,17 @@ pub const MAX_TIME_BANK_MS: u32 = 86_400_000;
 /// Most consecutive timeouts before autopilot that may be asked for.
 pub const MAX_AUTOPILOT_AFTER: u32 = 1_000;
 
-/// The seat counts game `kind` is played with; INVALID_ARGUMENT (`kind`) for
-/// no game.
+/// The seat counts game `kind` is played with (its descriptor's);
+/// INVALID_ARGUMENT (`kind`) for no game this build knows.
 pub fn players_of(kind: i32) -> Result<std::ops::RangeInclusive<u32>, ServiceError> {
-    pb::GameKind::try_from(kind)
-        .ok()
-        .and_then(|k| with_game!(k, |G| (G::MIN_PLAYERS as u32)..=(G::MAX_PLAYERS as u32)))
-        .ok_or_else(|| {
-            ServiceError::invalid(
-                "kind",
-                format!("kind must be GAME_KIND_MEDURIS or GAME_KIND_DOLMEN (got {kind})"),
-            )
-        })
+    let game = Kind::from_number(kind)?.descriptor();
+    Ok((game.min_players() as u32)..=(game.max_players() as u32))
 }
 
 /// Most seats of any game: a seat number is below it.
 pub fn max_seats() -> u32 {
-    druids_contract::registry::kinds()
-        .filter_map(|k| players_of(k as i32).ok())
-        .map(|r| *r.end())
+    Kind::built()
+        .map(|k| k.descriptor().max_players() as u32)
         .max()
         .unwrap_or(0)
 }
@@ -93,10 +84,7 @@ impl Bounded for pb::CreateGameRequest {
         };
         let range = players_of(kind)?;
         if !range.contains(&players) {
-            let name = pb::GameKind::try_from(kind)
-                .ok()
-                .and_then(druids_contract::registry::name)
-                .unwrap_or("the game");
+            let name = Kind::from_number(kind).map_or("the game", Kind::name);
             let e = druids_engine::SetupError::PlayerCount {
                 game: name,
                 min: *range.start() as usize,
@@ -243,7 +231,13 @@ mod tests {
         req.kind = 0;
         let e = req.check().unwrap_err();
         assert!(
-            matches!(e, ServiceError::Invalid { field: "start_from.replay.players", .. }),
+            matches!(
+                e,
+                ServiceError::Invalid {
+                    field: "start_from.replay.players",
+                    ..
+                }
+            ),
             "{e}"
         );
     }

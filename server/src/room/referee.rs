@@ -2,9 +2,11 @@
 //! decisions when they are due, and giving up idle games.
 
 use super::Room;
+use super::play::Act;
 use crate::clock::Expiry;
 use crate::error::ServiceError;
-use crate::store::{Origin, Store};
+use crate::hosted_game::Choice;
+use crate::store::{Games, Origin};
 
 /// A decision of a room that is due: what the referee's pass sorts by.
 /// Deadlines come before autopilots, each earliest first.
@@ -45,7 +47,7 @@ impl Room {
     /// Decides for the seat whose clock ran out (or who is on autopilot) at
     /// `now_ms`, once: the next decision waits for the referee's next pass.
     /// Returns whether an action was taken.
-    pub fn expire_one(&self, store: &dyn Store, now_ms: u64) -> Result<bool, ServiceError> {
+    pub fn expire_one(&self, games: &dyn Games, now_ms: u64) -> Result<bool, ServiceError> {
         let mut state = self.lock();
         if state.abandoned.is_some() {
             return Ok(false);
@@ -61,10 +63,16 @@ impl Room {
         let Some(action) = state.server_choice(origin) else {
             return Ok(false);
         };
-        let result = self.store_and_apply(&mut state, seat, origin, action, store, now_ms);
+        let act = Act {
+            seat,
+            origin,
+            choice: Choice::Action(action),
+            key: None,
+        };
+        let result = self.play(&mut state, act, games, now_ms);
         self.announce(&state);
-        result.map_err(|e| ServiceError::from_apply(&self.id, e))?;
-        self.record_end(&state, store, now_ms);
+        result?;
+        self.record_end(&state, games, now_ms);
         Ok(true)
     }
 
@@ -78,7 +86,7 @@ impl Room {
     /// Abandons the game if nothing happened for `idle_ms` (0: never).
     pub fn expire_idle(
         &self,
-        store: &dyn Store,
+        games: &dyn Games,
         idle_ms: u64,
         now_ms: u64,
     ) -> Result<bool, ServiceError> {
@@ -91,7 +99,7 @@ impl Room {
             return Ok(false);
         }
         let reason = format!("no action for {} s", idle_ms / 1000);
-        store.abandon(&self.id, &reason, now_ms)?;
+        games.abandon(&self.id, &reason, now_ms)?;
         state.abandon(reason, now_ms);
         self.announce(&state);
         Ok(true)

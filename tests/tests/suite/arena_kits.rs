@@ -49,7 +49,7 @@ pub(crate) fn druids(url: &str, args: &[&str]) -> Command {
 }
 
 /// Runs `cmd` off the async workers (the server runs on them).
-async fn run(cmd: Command, timeout: Duration) -> Finished {
+pub(crate) async fn run(cmd: Command, timeout: Duration) -> Finished {
     tokio::task::spawn_blocking(move || run_with_timeout(cmd, timeout))
         .await
         .expect("runner task")
@@ -57,7 +57,7 @@ async fn run(cmd: Command, timeout: Duration) -> Finished {
 }
 
 /// Fails with everything `done` printed unless it exited 0.
-fn assert_ok(what: &str, done: &Finished) {
+pub(crate) fn assert_ok(what: &str, done: &Finished) {
     assert!(
         done.status.success(),
         "{what} failed ({}):\nstdout:\n{}\nstderr:\n{}",

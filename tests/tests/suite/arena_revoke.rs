@@ -11,7 +11,7 @@ use std::time::Duration;
 use druids_contract::pb;
 use druids_contract::pb::bot_event::Event;
 use druids_server::Limits;
-use druids_server::sqlite::{SqliteStore, Sync};
+use druids_store::{Sync, sqlite::SqliteStore};
 use druids_tests::{TestServer, authed};
 use tonic::Code;
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use druids_contract::pb;
 use druids_contract::pb::tournament_event::Event;
-use druids_server::sqlite::{SqliteStore, Sync};
+use druids_store::{Sync, sqlite::SqliteStore};
 use druids_tests::{TestServer, authed};
 use tonic::Code;
 

@@ -242,7 +242,8 @@ async fn every_number_of_every_request_is_bounded_before_anything_is_built() {
         .await
         .unwrap()
         .actions[0]
-        .action;
+        .action
+        .clone();
     let replay = pb::Replay {
         kind: pb::GameKind::Meduris as i32,
         players: 2,

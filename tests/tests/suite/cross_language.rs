@@ -30,7 +30,7 @@ use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_contract::pb::game_event::Body;
 use druids_server::Limits;
-use druids_server::sqlite::{SqliteStore, Sync};
+use druids_store::{Sync, sqlite::SqliteStore};
 use druids_tests::{Lcg, TestServer, authed};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -150,28 +150,35 @@ pub(crate) fn run_ok(cmd: Command, timeout: Duration) -> Result<Finished, String
     Ok(done)
 }
 
+/// A fresh, empty venv `target/kits/NAME` (an old one is removed), made by
+/// Python 3.10+.
+pub(crate) fn fresh_venv(name: &str) -> Result<PathBuf, String> {
+    let venv = kits_dir().join(name);
+    if venv.exists() {
+        std::fs::remove_dir_all(&venv)
+            .map_err(|e| format!("cannot remove the old {}: {e}", venv.display()))?;
+    }
+    std::fs::create_dir_all(kits_dir()).map_err(|e| e.to_string())?;
+    let mut make = Command::new("python3");
+    make.args([
+        "-c",
+        "import sys; assert sys.version_info >= (3, 10), sys.version",
+    ]);
+    run_ok(make, SETUP_TIMEOUT).map_err(|e| format!("python3 3.10+ is needed: {e}"))?;
+    let mut make = Command::new("python3");
+    make.args(["-m", "venv"]).arg(&venv);
+    run_ok(make, SETUP_TIMEOUT)
+        .map_err(|e| format!("{e}\n(on Debian/Ubuntu: apt install python3-venv)"))?;
+    Ok(venv)
+}
+
 /// The `bin/` folder of a fresh venv with the kit installed as the README says
 /// (made once per run of the test binary).
 pub(crate) fn venv_bin() -> Result<PathBuf, String> {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     BIN.get_or_init(|| {
-        let venv = kits_dir().join("python-venv");
         let started = Instant::now();
-        if venv.exists() {
-            std::fs::remove_dir_all(&venv)
-                .map_err(|e| format!("cannot remove the old {}: {e}", venv.display()))?;
-        }
-        std::fs::create_dir_all(kits_dir()).map_err(|e| e.to_string())?;
-        let mut make = Command::new("python3");
-        make.args([
-            "-c",
-            "import sys; assert sys.version_info >= (3, 10), sys.version",
-        ]);
-        run_ok(make, SETUP_TIMEOUT).map_err(|e| format!("python3 3.10+ is needed: {e}"))?;
-        let mut make = Command::new("python3");
-        make.args(["-m", "venv"]).arg(&venv);
-        run_ok(make, SETUP_TIMEOUT)
-            .map_err(|e| format!("{e}\n(on Debian/Ubuntu: apt install python3-venv)"))?;
+        let venv = fresh_venv("python-venv")?;
         let bin = venv.join("bin");
         let mut install = Command::new(bin.join("pip"));
         install
@@ -193,9 +200,11 @@ pub(crate) fn venv_bin() -> Result<PathBuf, String> {
     .clone()
 }
 
-/// The outcome in a bot's result line, which must be exactly
-/// `{"game_id": ID, "seat": N, "outcome": {scores, winners, ranking, bySafeguard}}`
-/// (the Outcome in proto3 JSON with every field).
+/// The outcome in a bot's result line, which must be exactly, byte for
+/// byte, the line every way of playing prints (`druids bot`, both kits):
+/// `{"game_id": ID, "seat": N, "outcome": {"bySafeguard", "ranking",
+/// "scores", "winners"}, "actions": N, "restarts": 0}` (the Outcome in
+/// proto3 JSON with every field, keys sorted; Python's separators).
 pub(crate) fn parse_result_line(
     line: &str,
     game_id: &str,
@@ -211,9 +220,9 @@ pub(crate) fn parse_result_line(
         k.sort();
         k
     };
-    if keys(&json) != ["game_id", "outcome", "seat"] {
+    if keys(&json) != ["actions", "game_id", "outcome", "restarts", "seat"] {
         return Err(format!(
-            "the result line has other keys than game_id, seat, outcome: {line}"
+            "the result line has other keys than game_id, seat, outcome, actions, restarts: {line}"
         ));
     }
     if json["game_id"] != game_id || json["seat"] != seat {
@@ -236,6 +245,26 @@ pub(crate) fn parse_result_line(
     let seats = |key: &str| -> Result<Vec<u32>, String> {
         Ok(numbers(key)?.into_iter().map(|n| n as u32).collect())
     };
+    let list = |key: &str| -> Result<String, String> {
+        let n: Vec<String> = numbers(key)?.iter().map(i64::to_string).collect();
+        Ok(n.join(", "))
+    };
+    let exact = format!(
+        "{{\"game_id\": {}, \"seat\": {seat}, \"outcome\": {{\"bySafeguard\": {}, \"ranking\": [{}], \"scores\": [{}], \"winners\": [{}]}}, \"actions\": {}, \"restarts\": 0}}",
+        json["game_id"],
+        outcome["bySafeguard"],
+        list("ranking")?,
+        list("scores")?,
+        list("winners")?,
+        json["actions"]
+            .as_u64()
+            .ok_or_else(|| format!("actions is no count: {line}"))?,
+    );
+    if line != exact {
+        return Err(format!(
+            "the result line is not in the shared shape:\n  {line}\nexpected\n  {exact}"
+        ));
+    }
     Ok(pb::Outcome {
         scores: numbers("scores")?.into_iter().map(|n| n as i32).collect(),
         winners: seats("winners")?,

@@ -149,7 +149,10 @@ async fn one_address_holding_its_whole_quota_never_locks_a_seat_out() {
     // Every other budget is spent: a new spectator, anywhere, is refused...
     let mut late = client_from(&server, 9).await;
     let refused_spectator = late.stream_events(stream_req(&games[0])).await;
-    assert_eq!(refused_spectator.unwrap_err().code(), Code::ResourceExhausted);
+    assert_eq!(
+        refused_spectator.unwrap_err().code(),
+        Code::ResourceExhausted
+    );
     // ...but the seats of other games, from any address (the attacker's
     // too), open their streams.
     let mut accepted = 0;

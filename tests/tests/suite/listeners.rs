@@ -73,7 +73,10 @@ async fn the_http_listener_bounds_connections_like_the_grpc_one() {
         held.push(c);
     }
     let mut fourth = TcpStream::connect(&addr).await.unwrap();
-    assert!(!answered(&mut fourth).await, "a connection beyond the limit");
+    assert!(
+        !answered(&mut fourth).await,
+        "a connection beyond the limit"
+    );
     // A connection that closes makes room.
     drop(held.pop());
     let mut served = false;
@@ -91,7 +94,9 @@ async fn the_http_listener_bounds_connections_like_the_grpc_one() {
     // it trickles in.
     drop(held);
     let mut slow = TcpStream::connect(&addr).await.unwrap();
-    slow.write_all(b"GET / HTTP/1.1\r\nhost: x\r\n").await.unwrap();
+    slow.write_all(b"GET / HTTP/1.1\r\nhost: x\r\n")
+        .await
+        .unwrap();
     let mut cut = false;
     for i in 0..600 {
         if slow
@@ -108,10 +113,16 @@ async fn the_http_listener_bounds_connections_like_the_grpc_one() {
 
     // A silent connection, and one silent after its answer, are closed.
     let mut silent = TcpStream::connect(&addr).await.unwrap();
-    assert!(closed_by_server(&mut silent, 600).await, "a connection that sends nothing");
+    assert!(
+        closed_by_server(&mut silent, 600).await,
+        "a connection that sends nothing"
+    );
     let mut idle = TcpStream::connect(&addr).await.unwrap();
     assert!(answered(&mut idle).await);
-    assert!(closed_by_server(&mut idle, 600).await, "a connection idle after its request");
+    assert!(
+        closed_by_server(&mut idle, 600).await,
+        "a connection idle after its request"
+    );
     server.stop().await;
 }
 
@@ -190,7 +201,14 @@ async fn out_of_file_descriptors_the_server_serves_its_open_connections() {
             }
         }
     }
-    assert!(again.is_some(), "a new connection is served once descriptors are free");
-    assert!(log_lines() <= 4, "{} log lines about failed accepts", log_lines());
+    assert!(
+        again.is_some(),
+        "a new connection is served once descriptors are free"
+    );
+    assert!(
+        log_lines() <= 4,
+        "{} log lines about failed accepts",
+        log_lines()
+    );
     drop(server);
 }

@@ -9,11 +9,11 @@ use prost::Message;
 use super::Tourney;
 use crate::arena::bots::{BotNo, parse_id};
 use crate::arena::{Arena, events};
-use crate::arena_store::TournamentRecord;
 use crate::auth::TokenHash;
 use crate::bounds::Checked;
 use crate::config::Registration;
 use crate::error::{ServiceError, clip};
+use crate::store::{EventLog, TournamentRecord};
 
 impl Arena {
     /// CreateTournament with bearer `token`. Blocks on the store.
@@ -78,7 +78,11 @@ impl Arena {
     /// plays every match), or be rated (a rated tournament is the
     /// operator's, as a bot's rated matches come from matchmaking or from
     /// challenges between established bots).
-    fn check_consent(&self, req: &pb::CreateTournamentRequest, bot: BotNo) -> Result<(), ServiceError> {
+    fn check_consent(
+        &self,
+        req: &pb::CreateTournamentRequest,
+        bot: BotNo,
+    ) -> Result<(), ServiceError> {
         if req.rated {
             return Err(ServiceError::OperatorKeyRequired("a rated tournament"));
         }
@@ -89,7 +93,9 @@ impl Arena {
         if let Some(F::Gauntlet(g)) = &req.format
             && someone_else(&g.opponent)
         {
-            return Err(ServiceError::OperatorKeyRequired("naming the gauntlet's opponent"));
+            return Err(ServiceError::OperatorKeyRequired(
+                "naming the gauntlet's opponent",
+            ));
         }
         Ok(())
     }
@@ -206,7 +212,9 @@ impl Arena {
         from_seq: u64,
         limit: usize,
     ) -> Result<Vec<pb::TournamentEvent>, ServiceError> {
-        let rows = self.store.tournament_events(id, from_seq.max(1), limit)?;
+        let rows = self
+            .store
+            .events(EventLog::Tournament, id, from_seq.max(1), limit)?;
         Ok(events::decode(rows, "tournament")?)
     }
 }

@@ -1,0 +1,324 @@
+//! Challenges from the command line (`proto/druids/v1/arena.proto`):
+//! `druids challenge` asks named bots for a match, `druids answer-challenge`
+//! accepts or declines one. The match itself is played by the bots' own
+//! `druids bot --events` (which can also `--accept-challenges` by itself);
+//! these two commands only make and answer the request, for a person at a
+//! terminal or a script.
+
+use clap::{ArgGroup, Args};
+use druids_contract::pb;
+
+use crate::arena::client::{arena, arena_error};
+use crate::args::{game_kind, game_name};
+use crate::connect::{CliError, ServerAddr, authed};
+use crate::output::outln;
+use crate::render::time::utc_seconds;
+
+/// The turn clock of a challenge's or a tournament's games (unset: the
+/// arena's defaults); both flags together.
+#[derive(Args, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TimeControlArgs {
+    /// Turn clock: milliseconds per decision (100 to 600000; with
+    /// --time-bank-ms) [default: the arena's].
+    #[arg(long, requires = "time_bank_ms", value_parser = clap::value_parser!(u32).range(100..=600_000))]
+    pub decision_ms: Option<u32>,
+    /// Turn clock: reserve per seat in milliseconds (0 to 3600000; with
+    /// --decision-ms).
+    #[arg(long, requires = "decision_ms", value_parser = clap::value_parser!(u32).range(0..=3_600_000))]
+    pub time_bank_ms: Option<u32>,
+}
+
+impl TimeControlArgs {
+    /// The TimeControl of the request (None: the arena's defaults).
+    pub fn to_proto(&self) -> Option<pb::TimeControl> {
+        Some(pb::TimeControl {
+            decision_ms: self.decision_ms?,
+            time_bank_ms: self.time_bank_ms.unwrap_or(0),
+        })
+    }
+}
+
+/// `druids challenge`.
+#[derive(Args)]
+pub struct ChallengeArgs {
+    /// The challenging bot's API key.
+    #[arg(long, env = "DRUIDS_BOT_KEY", hide_env_values = true)]
+    pub key: String,
+    /// Which game.
+    #[arg(long, value_parser = game_kind())]
+    pub game: druids_contract::Kind,
+    /// A challenged bot's id (1 to 3 of them; the match has one seat more).
+    #[arg(long = "opponent", value_name = "BOT_ID", required = true)]
+    pub opponents: Vec<String>,
+    /// A rated match (rated Meduris: a duplicate match).
+    #[arg(long)]
+    pub rated: bool,
+    /// Seconds the opponents have to answer (1 to 600) [default: 60].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=600))]
+    pub expires_secs: Option<u32>,
+    /// The games' turn clock.
+    #[command(flatten)]
+    pub clock: TimeControlArgs,
+    /// Print the ChallengeResponse as one proto3 JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `druids answer-challenge`.
+#[derive(Args)]
+#[command(group(ArgGroup::new("answer").required(true).args(["accept", "decline"])))]
+pub struct AnswerArgs {
+    /// The challenge's id (from the bot's `challenge_received` event).
+    pub challenge_id: String,
+    /// The challenged bot's API key.
+    #[arg(long, env = "DRUIDS_BOT_KEY", hide_env_values = true)]
+    pub key: String,
+    /// Accept: the match starts once every opponent has.
+    #[arg(long)]
+    pub accept: bool,
+    /// Decline: the challenge ends for everyone.
+    #[arg(long)]
+    pub decline: bool,
+    /// Print one JSON object {"challenge_id", "accepted", "match_id"}.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The ChallengeRequest of `druids challenge`.
+pub fn challenge_request(args: &ChallengeArgs) -> Result<pb::ChallengeRequest, CliError> {
+    if args.opponents.len() > 3 {
+        return Err(CliError::Usage(format!(
+            "{} opponents: a challenge names 1 to 3 (a game has at most 4 seats)",
+            args.opponents.len()
+        )));
+    }
+    Ok(pb::ChallengeRequest {
+        kind: args.game.number(),
+        opponents: args.opponents.clone(),
+        rated: args.rated,
+        expires_in_secs: args.expires_secs.unwrap_or(0),
+        time_control: args.clock.to_proto(),
+    })
+}
+
+/// A challenge in one line: "C1: alpha challenges beta, gamma to meduris
+/// (rated), 1000 ms + 5000 ms bank, expires ... UTC".
+pub fn challenge_text(c: &pb::ChallengeInfo) -> String {
+    let from = c.from.clone().unwrap_or_default();
+    let opponents: Vec<&str> = c.opponents.iter().map(|b| b.name.as_str()).collect();
+    let clock = c.time_control.map_or("the arena's clock".to_owned(), |t| {
+        format!("{} ms + {} ms bank", t.decision_ms, t.time_bank_ms)
+    });
+    format!(
+        "{}: {} challenges {} to {}{}, {clock}, expires {} UTC",
+        c.challenge_id,
+        from.name,
+        opponents.join(", "),
+        game_name(c.kind),
+        if c.rated { " (rated)" } else { "" },
+        utc_seconds(c.expires_unix_ms)
+    )
+}
+
+/// `druids challenge`: prints the challenge's id.
+pub async fn challenge(server: &ServerAddr, args: ChallengeArgs) -> Result<(), CliError> {
+    let request = challenge_request(&args)?;
+    let reply = arena(server)
+        .await?
+        .challenge(authed(Some(&args.key), request)?)
+        .await
+        .map_err(|s| arena_error(server, s))?
+        .into_inner();
+    if args.json {
+        return outln!("{}", druids_contract::json::to_json(&reply));
+    }
+    let c = reply.challenge.unwrap_or_default();
+    outln!("challenge {}", c.challenge_id)?;
+    eprintln!("{}", challenge_text(&c));
+    Ok(())
+}
+
+/// `druids answer-challenge`.
+pub async fn answer(server: &ServerAddr, args: AnswerArgs) -> Result<(), CliError> {
+    let request = pb::AnswerChallengeRequest {
+        challenge_id: args.challenge_id.clone(),
+        accept: args.accept,
+    };
+    let reply = arena(server)
+        .await?
+        .answer_challenge(authed(Some(&args.key), request)?)
+        .await
+        .map_err(|s| arena_error(server, s))?
+        .into_inner();
+    if args.json {
+        return outln!(
+            "{}",
+            serde_json::json!({"challenge_id": args.challenge_id, "accepted": args.accept, "match_id": reply.match_id})
+        );
+    }
+    match (args.accept, reply.match_id.as_str()) {
+        (false, _) => outln!("declined challenge {}", args.challenge_id),
+        (true, "") => outln!(
+            "accepted challenge {} (waiting for the other opponents)",
+            args.challenge_id
+        ),
+        (true, m) => outln!("accepted challenge {}: match {m} starts", args.challenge_id),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn parse(args: &[&str]) -> Result<Command, clap::Error> {
+        Cli::try_parse_from(args.iter().copied()).map(|c| c.command)
+    }
+
+    #[test]
+    fn a_challenge_names_its_opponents_and_maybe_a_clock() {
+        let Command::Challenge(c) = parse(&[
+            "druids",
+            "challenge",
+            "--key",
+            "k",
+            "--game",
+            "dolmen",
+            "--opponent",
+            "b1",
+            "--opponent",
+            "b2",
+            "--rated",
+            "--expires-secs",
+            "120",
+            "--decision-ms",
+            "500",
+            "--time-bank-ms",
+            "0",
+        ])
+        .unwrap() else {
+            panic!("challenge")
+        };
+        assert_eq!(
+            challenge_request(&c).unwrap(),
+            pb::ChallengeRequest {
+                kind: pb::GameKind::Dolmen as i32,
+                opponents: vec!["b1".into(), "b2".into()],
+                rated: true,
+                expires_in_secs: 120,
+                time_control: Some(pb::TimeControl {
+                    decision_ms: 500,
+                    time_bank_ms: 0
+                }),
+            }
+        );
+        let Command::Challenge(c) = parse(&[
+            "druids",
+            "challenge",
+            "--key",
+            "k",
+            "--game",
+            "meduris",
+            "--opponent",
+            "b1",
+        ])
+        .unwrap() else {
+            panic!("challenge")
+        };
+        let r = challenge_request(&c).unwrap();
+        assert_eq!(
+            (r.expires_in_secs, r.time_control, r.rated),
+            (0, None, false)
+        );
+        let four = [
+            "druids",
+            "challenge",
+            "--key",
+            "k",
+            "--game",
+            "meduris",
+            "--opponent",
+            "a",
+            "--opponent",
+            "b",
+            "--opponent",
+            "c",
+            "--opponent",
+            "d",
+        ];
+        let Command::Challenge(c) = parse(&four).unwrap() else {
+            panic!("challenge")
+        };
+        assert!(matches!(challenge_request(&c), Err(CliError::Usage(_))));
+        // No opponent; half a clock; a clock out of range; an unknown game.
+        let base = ["druids", "challenge", "--key", "k", "--game", "meduris"];
+        assert!(parse(&base).is_err());
+        for extra in [
+            &["--opponent", "b", "--decision-ms", "500"][..],
+            &["--opponent", "b", "--time-bank-ms", "500"],
+            &[
+                "--opponent",
+                "b",
+                "--decision-ms",
+                "50",
+                "--time-bank-ms",
+                "0",
+            ],
+            &["--opponent", "b", "--expires-secs", "601"],
+        ] {
+            let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+            assert!(parse(&args).is_err(), "{extra:?}");
+        }
+    }
+
+    #[test]
+    fn an_answer_is_accept_or_decline() {
+        let Command::AnswerChallenge(a) =
+            parse(&["druids", "answer-challenge", "c1", "--key", "k", "--accept"]).unwrap()
+        else {
+            panic!("answer-challenge")
+        };
+        assert_eq!((a.challenge_id.as_str(), a.accept), ("c1", true));
+        let Command::AnswerChallenge(a) = parse(&[
+            "druids",
+            "answer-challenge",
+            "c1",
+            "--key",
+            "k",
+            "--decline",
+        ])
+        .unwrap() else {
+            panic!("answer-challenge")
+        };
+        assert!(!a.accept && a.decline);
+        let answer = ["druids", "answer-challenge", "c1", "--key", "k"];
+        assert!(parse(&answer).is_err());
+        assert!(parse(&[&answer[..], &["--accept", "--decline"]].concat()).is_err());
+    }
+
+    #[test]
+    fn a_challenge_in_one_line() {
+        let bot = |id: &str, name: &str| pb::BotRef {
+            bot_id: id.into(),
+            name: name.into(),
+        };
+        let c = pb::ChallengeInfo {
+            challenge_id: "c1".into(),
+            from: Some(bot("b0", "alpha")),
+            opponents: vec![bot("b1", "beta"), bot("b2", "gamma")],
+            kind: pb::GameKind::Meduris as i32,
+            rated: true,
+            expires_unix_ms: 1_795_000_000_123,
+            time_control: Some(pb::TimeControl {
+                decision_ms: 1000,
+                time_bank_ms: 5000,
+            }),
+        };
+        assert_eq!(
+            challenge_text(&c),
+            "c1: alpha challenges beta, gamma to meduris (rated), 1000 ms + 5000 ms bank, \
+             expires 2026-11-18 11:06:40 UTC"
+        );
+    }
+}

@@ -1,0 +1,56 @@
+//! `druids play` (a person at the terminal) and `druids bot` for one game's
+//! seat (a built-in strategy or a program behind the bridge). The ladder's
+//! `druids bot --seek` is [`crate::arena::ladder`].
+
+use crate::args::{BotArgs, GameArgs};
+use crate::connect::{self, CliError, ServerAddr};
+use crate::output::Style;
+use crate::output::outln;
+use crate::seat::human::HumanChooser;
+use crate::seat::player::play_seat;
+use crate::seat::result::outcome_line;
+use crate::seat::strategy::SeatStrategy;
+
+/// The seat token `play` and `bot` need.
+fn seat_token(game: &GameArgs, command: &str) -> Result<String, CliError> {
+    game.token.clone().ok_or_else(|| {
+        CliError::Usage(format!(
+            "`druids {command}` needs a seat token: --token or DRUIDS_TOKEN"
+        ))
+    })
+}
+
+/// `druids play`: a person plays a seat in the terminal.
+pub async fn play(server: &ServerAddr, game: GameArgs, compact: bool) -> Result<(), CliError> {
+    let token = seat_token(&game, "play")?;
+    let mut client = connect::connect(server).await?;
+    let style = Style {
+        compact,
+        ..Style::for_stdout()
+    };
+    let human = HumanChooser::new(client.clone(), &game.game_id, &token, style);
+    let r = play_seat(&mut client, &game.game_id, &token, human, Some(style)).await?;
+    outln!("you made {} decisions", r.actions)
+}
+
+/// `druids bot` for one game's seat: a built-in strategy or a program
+/// (`--exec`) plays it until the game ends; the end is the one line every
+/// way of playing prints ([`outcome_line`]).
+pub async fn bot(server: &ServerAddr, args: BotArgs) -> Result<(), CliError> {
+    let game = GameArgs {
+        game_id: args.game_id.clone().ok_or_else(|| {
+            CliError::Usage(
+                "`druids bot` needs --game-id and a seat token, or --seek and an API key".into(),
+            )
+        })?,
+        token: args.token.clone(),
+    };
+    let token = seat_token(&game, "bot")?;
+    let mut client = connect::connect(server).await?;
+    let game_id = &game.game_id;
+    let r = SeatStrategy::of(&args)
+        .play(server, &mut client, game_id, &token, 0)
+        .await?;
+    eprintln!("seat {} made {} decisions", r.seat, r.actions);
+    outln!("{}", outcome_line(game_id, &r))
+}

@@ -1,0 +1,154 @@
+"""Playing agents against each other, like Kaggle's ``env.run``: seats
+rotated, duplicate seeds for dice-driven games, win rates and mean scores
+with 95 % intervals, one JSON line per game, a progress bar.
+
+An agent is a built-in bot by name — ``"random"``, ``"greedy"``, ``"mcts"``
+(200 iterations) or ``"mcts:N"`` (N iterations) — run in Rust, or a Python
+callable ``agent(observation, mask) -> index`` over the seat's observation
+and legal-action mask (the same policy plays on the server through
+``druids_bot.run_policy``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence, TextIO, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from ._core import Game, evaluation_summary
+
+Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], int]
+Agent = Union[str, Policy]
+
+DICE_DRIVEN = {"meduris": True, "dolmen": False}
+"""Whether a game's result depends so much on the dice that evaluation plays
+each seed once per seat rotation (duplicate games)."""
+
+
+@dataclass
+class Standing:
+    """One agent's results: ``summary`` holds ``games``, ``wins``,
+    ``win_rate`` and ``mean_score`` each with ``_low`` and ``_high`` (95 %
+    intervals), and with more than two agents the fitted ``strength``
+    (Plackett-Luce over every game's finishing order), all computed by the
+    statistics ``druids match`` uses (``druids_arena::evaluation``)."""
+
+    name: str
+    summary: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def games(self) -> int:
+        return int(self.summary.get("games", 0))
+
+    @property
+    def wins(self) -> float:
+        return self.summary.get("wins", 0.0)
+
+
+@dataclass
+class Result:
+    """What :func:`evaluate` found, per agent in the order given."""
+
+    standings: list[Standing]
+    games: list[dict[str, object]]
+
+    def beats(self, a: int, rate: float) -> bool:
+        """Whether agent ``a``'s win rate is above ``rate`` with 95 % confidence."""
+        return self.standings[a].summary["win_rate_low"] > rate
+
+
+def _bot(agent: str) -> tuple[str, int]:
+    name, _, budget = agent.partition(":")
+    if name not in ("random", "greedy", "mcts"):
+        raise ValueError(f"unknown built-in bot {agent[:64]!r} (random, greedy, mcts, mcts:N)")
+    return name, int(budget) if budget else 200
+
+
+def _name(agent: Agent, i: int) -> str:
+    if isinstance(agent, str):
+        return agent
+    return getattr(agent, "__name__", f"agent {i}")
+
+
+def evaluate(
+    agents: Sequence[Agent],
+    game: str,
+    players: Optional[int] = None,
+    games: int = 100,
+    seed: int = 0,
+    log: Optional[TextIO] = None,
+    progress: bool = True,
+) -> Result:
+    """Plays ``games`` games of ``game`` between ``agents`` (one per seat;
+    ``players`` defaults to their number) and returns their standings.
+
+    Seats rotate every game so each agent plays each seat equally often. For a
+    dice-driven game (Meduris) each seed is played once per rotation before the
+    next (duplicate games), so luck evens out; otherwise each game has its own
+    seed. One JSON line per game goes to ``log``; a progress bar to stderr.
+    """
+    n = players if players is not None else len(agents)
+    if len(agents) != n:
+        raise ValueError(f"{len(agents)} agents for {n} seats: give one per seat")
+    if games < 1:
+        raise ValueError("games must be at least 1")
+    bots = [None if callable(a) else _bot(a) for a in agents]
+    standings = [Standing(_name(a, i)) for i, a in enumerate(agents)]
+    records: list[dict[str, object]] = []
+    seats_played: list[list[tuple[int, float, int]]] = []
+    duplicate = DICE_DRIVEN.get(game, False)
+    for g in range(games):
+        shift = g % n
+        game_seed = seed + (g // n if duplicate else g)
+        entry_of_seat = [(s + shift) % n for s in range(n)]
+        state = Game(game, n, seed=game_seed)
+        while not state.is_over:
+            seat = state.to_act
+            assert seat is not None
+            entry = entry_of_seat[seat]
+            bot = bots[entry]
+            if bot is None:
+                policy = agents[entry]
+                assert callable(policy)
+                index = int(policy(state.observation(seat), state.legal_mask()))
+            else:
+                index = state.bot_action(bot[0], seed=game_seed * 1000 + len(state.history), iterations=bot[1])
+            state.apply(index)
+        outcome = state.outcome
+        assert outcome is not None
+        winners: list[int] = outcome["winners"]
+        scores: list[int] = outcome["scores"]
+        ranking: list[int] = outcome["ranking"]
+        # Places: 1 for the winners, then the ranking's order.
+        place = {s: 1 if s in winners else ranking.index(s) + 1 for s in range(n)}
+        seats_played.append([(entry_of_seat[s], float(scores[s]), place[s]) for s in range(n)])
+        record: dict[str, object] = {
+            "game": g,
+            "seed": game_seed,
+            "seats": [standings[e].name for e in entry_of_seat],
+            "entries": entry_of_seat,
+            "scores": scores,
+            "winners": winners,
+        }
+        records.append(record)
+        if log is not None:
+            log.write(json.dumps(record) + "\n")
+            log.flush()
+        if progress:
+            _bar(g + 1, games, sys.stderr)
+    if progress:
+        sys.stderr.write("\n")
+    for standing, summary in zip(standings, evaluation_summary(len(agents), seats_played)):
+        standing.summary = summary
+    return Result(standings, records)
+
+
+def _bar(done: int, total: int, out: TextIO) -> None:
+    width = 30
+    filled = width * done // total
+    out.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games")
+    out.flush()

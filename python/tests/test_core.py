@@ -1,0 +1,172 @@
+"""The core Game: seeded games are reproducible, copies and serialisations
+are the same game, explicit chance fed the seed's draws is the seeded game,
+and a seat's observation is the same whatever the others' secrets are."""
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+from druids_engine import Game, VectorEnv
+
+PLAYERS = [("meduris", n) for n in (2, 3, 4)] + [("dolmen", n) for n in (2, 3, 4, 5)]
+
+
+def play(game: Game, choose_seed: int, limit: int = 100_000) -> list[int]:
+    rng = np.random.default_rng(choose_seed)
+    taken = []
+    while not game.is_over and len(taken) < limit:
+        legal = game.legal_actions()
+        a = legal[rng.integers(len(legal))]
+        mask = game.legal_mask()
+        assert mask.sum() == len(legal) and all(mask[legal])
+        game.apply(a)
+        taken.append(a)
+    return taken
+
+
+@pytest.mark.parametrize("name,players", PLAYERS)
+def test_the_same_seed_and_choices_give_the_same_game(name: str, players: int) -> None:
+    a, b = Game(name, players, seed=5), Game(name, players, seed=5)
+    assert play(a, 1) == play(b, 1)
+    assert a.outcome == b.outcome and a.outcome is not None
+    assert a.returns() == b.returns() and abs(sum(a.returns()) - 1.0) < 1e-9
+
+
+@pytest.mark.parametrize("name,players", PLAYERS)
+def test_copies_pickles_and_serialisations_are_the_same_game(name: str, players: int) -> None:
+    g = Game(name, players, seed=9)
+    play(g, 2, limit=40)
+    for other in (g.copy(), copy.copy(g), copy.deepcopy(g), pickle.loads(pickle.dumps(g)),
+                  Game.deserialize(g.serialize())):
+        assert other.serialize() == g.serialize()
+        for seat in [None, *range(players)]:
+            assert np.array_equal(other.observation(seat), g.observation(seat))
+        # Independent: playing the copy on does not move the original.
+        before = g.serialize()
+        play(other, 3, limit=5)
+        assert g.serialize() == before
+    with pytest.raises(ValueError):
+        Game.deserialize('{"game": "chess"}')
+
+
+def test_explicit_chance_fed_the_seeds_draws_is_the_seeded_game() -> None:
+    seeded = Game("meduris", 3, seed=21)
+    explicit = Game("meduris", 3, seed=21, chance="explicit")
+    draws = 0
+    rng = np.random.default_rng(0)
+    while not seeded.is_over:
+        # Script: a copy switched to "seeded" shows what the seed draws.
+        while explicit.is_chance_node:
+            probe = explicit.copy()
+            outcomes = explicit.chance_outcomes()
+            assert abs(sum(p for _, p in outcomes) - 1.0) < 1e-9
+            probe.set_chance_mode("seeded")
+            # The seed's draw is the one that makes the copy equal the seeded game's next state.
+            for o, _ in outcomes:
+                trial = explicit.copy()
+                trial.apply_chance(o)
+                trial.set_chance_mode("seeded")
+                if np.array_equal(trial.observation(None), probe.observation(None)):
+                    break
+            explicit.apply_chance(o)
+            draws += 1
+        assert np.array_equal(explicit.observation(None), seeded.observation(None))
+        legal = seeded.legal_actions()
+        assert explicit.legal_actions() == legal
+        a = legal[rng.integers(len(legal))]
+        seeded.apply(a)
+        explicit.apply(a)
+    assert explicit.outcome == seeded.outcome and draws > 14
+
+
+def test_explicit_chance_can_script_the_die() -> None:
+    g = Game("meduris", 2, seed=4, chance="explicit")
+    while g.is_chance_node:
+        g.apply_chance(0)
+    while not g.is_chance_node:
+        g.apply(g.legal_actions()[0])
+    assert [o for o, _ in g.chance_outcomes()] == list(range(6))
+    assert g.chance_text(4).startswith("the die shows")
+    with pytest.raises(ValueError):
+        g.apply_chance(6)
+    with pytest.raises(ValueError):
+        g.resample(0, 1)
+    g.apply_chance(4)
+    assert g.to_act is not None
+
+
+@pytest.mark.parametrize("name,players", PLAYERS)
+def test_a_seats_observation_does_not_change_when_others_secrets_are_resampled(
+    name: str, players: int
+) -> None:
+    g = Game(name, players, seed=13)
+    rng = np.random.default_rng(4)
+    differ = 0
+    for step in range(60 if name == "meduris" else 250):
+        if g.is_over:
+            break
+        for seat in range(players):
+            mine = g.observation(seat)
+            a, b = g.resample(seat, 2 * step), g.resample(seat, 2 * step + 1)
+            assert np.array_equal(a.observation(seat), mine)
+            assert np.array_equal(b.observation(seat), mine)
+            assert a.legal_actions() == g.legal_actions() or a.to_act != seat
+            other = (seat + 1) % players
+            differ += not np.array_equal(a.observation(other), b.observation(other))
+        spectator = g.resample(None, step)
+        assert np.array_equal(spectator.observation(None), g.observation(None))
+        legal = g.legal_actions()
+        g.apply(legal[rng.integers(len(legal))])
+    # (With two Meduris players the other seat's goods follow from the rest.)
+    assert differ > 0 or (name, players) == ("meduris", 2), "another seat's secrets are dealt anew"
+
+
+def test_bad_input_is_refused_and_changes_nothing() -> None:
+    g = Game("dolmen", 3, seed=1)
+    before = g.serialize()
+    with pytest.raises(ValueError, match="not legal"):
+        g.apply(5846)
+    with pytest.raises(ValueError, match="not a seat"):
+        g.observation(3)
+    with pytest.raises(ValueError, match="no game is called"):
+        Game("x" * 200, 2)
+    with pytest.raises(ValueError, match="2 to 5 players"):
+        Game("dolmen", 6)
+    assert g.serialize() == before
+
+
+@pytest.mark.parametrize("name,players", [("meduris", 4), ("dolmen", 3)])
+def test_the_vector_env_plays_the_games_the_core_plays(name: str, players: int) -> None:
+    num = 5
+    for threads in (1, 3):
+        env = VectorEnv(name, players, num, seed=100, threads=threads)
+        obs, masks, to_act = env.observations, env.masks, env.to_act
+        games = [Game(name, players, seed=100 + i) for i in range(num)]
+        played = [0] * num
+        rng = np.random.default_rng(7)
+        ended = 0
+        for _ in range(400):
+            for i, g in enumerate(games):
+                assert env.to_act[i] == g.to_act
+                assert np.array_equal(env.masks[i], g.legal_mask())
+                assert np.array_equal(env.observations[i], g.observation(g.to_act))
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in env.masks], np.int64)
+            env.step(actions)
+            assert env.observations is obs or np.shares_memory(env.observations, obs)
+            for i, g in enumerate(games):
+                g.apply(int(actions[i]))
+                assert env.terminations[i] == g.is_over
+                if g.is_over:
+                    assert list(env.rewards[i]) == pytest.approx(g.returns())
+                    played[i] += 1
+                    ended += 1
+                    games[i] = Game(name, players, seed=100 + i + played[i] * num)
+                else:
+                    assert not env.rewards[i].any()
+        assert masks is not None and to_act is not None
+        if name == "meduris":
+            assert ended > 0
+        with pytest.raises(ValueError, match="not legal"):
+            env.step(np.full(num, -1, np.int64))

@@ -1,0 +1,43 @@
+"""PettingZoo's own conformance tests (api_test, seed_test) on both games,
+and ``reset(seed=S)`` gives the engine's game with seed S."""
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from druids_engine import Game
+from druids_engine.pettingzoo import env
+
+CASES = [("meduris", 2), ("meduris", 4), ("dolmen", 2), ("dolmen", 5)]
+
+
+@pytest.mark.parametrize("game,players", CASES)
+def test_api(game: str, players: int) -> None:
+    api_test(env(game, players=players), num_cycles=300)
+
+
+@pytest.mark.parametrize("game,players", CASES)
+def test_seed(game: str, players: int) -> None:
+    seed_test(lambda: env(game, players=players), num_cycles=300)
+
+
+@pytest.mark.parametrize("game,players", [("meduris", 3), ("dolmen", 4)])
+def test_reset_with_a_seed_is_the_engines_game(game: str, players: int) -> None:
+    e = env(game, players=players)
+    e.reset(seed=77)
+    g = Game(game, players, seed=77)
+    rng = np.random.default_rng(3)
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, _ = e.last()
+        if term or trunc:
+            assert e.game.outcome == g.outcome
+            e.step(None)
+            continue
+        seat = e.possible_agents.index(agent)
+        assert seat == g.to_act
+        assert np.array_equal(obs["observation"], g.observation(seat))
+        assert np.array_equal(obs["action_mask"].astype(bool), g.legal_mask())
+        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        g.apply(a)
+        e.step(a)
+    assert g.is_over
