@@ -39,6 +39,18 @@ pub struct Limits {
     /// reserved ones.
     #[arg(long, env = "DRUIDS_MAX_OPEN_STREAMS", default_value_t = 20_000)]
     pub max_open_streams: usize,
+    /// Threads that take the decisions of the bots the server runs (practice
+    /// games' bots, house bots), shared by all of them, off the async workers
+    /// (see `bot_cpu.rs`): the most CPU cores those bots ever use.
+    #[arg(long, env = "DRUIDS_BOT_THREADS", default_value_t = 1)]
+    pub bot_threads: usize,
+    /// Practice games (games with the server's bots, `POST /web/v1/practice`)
+    /// one client address may have in play at once.
+    #[arg(long, env = "DRUIDS_PRACTICE_GAMES_PER_ADDRESS", default_value_t = 2)]
+    pub practice_games_per_address: usize,
+    /// Practice games of all addresses in play at once.
+    #[arg(long, env = "DRUIDS_MAX_PRACTICE_GAMES", default_value_t = 32)]
+    pub max_practice_games: usize,
     /// Most concurrent calls (HTTP/2 streams) on one connection; more wait.
     #[arg(long, env = "DRUIDS_MAX_CALLS_PER_CONNECTION", default_value_t = 128)]
     pub max_calls_per_connection: u32,

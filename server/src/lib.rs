@@ -10,6 +10,7 @@
 pub mod arena;
 pub mod auth;
 pub mod blocking;
+pub mod bot_cpu;
 pub mod bounds;
 pub mod catalog;
 pub mod clock;

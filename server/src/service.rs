@@ -21,6 +21,7 @@ use tonic::{Request, Response, Status};
 use crate::arena::Arena;
 use crate::auth::TokenHash;
 use crate::blocking::OffTheWorkers;
+use crate::bot_cpu::{BotCpu, BotCpuLimits};
 use crate::clock::Clock;
 use crate::cluster::forward::{PeerClient, relayed};
 use crate::cluster::{Cluster, Located, NodeConfig};
@@ -57,6 +58,8 @@ pub struct Service {
     cluster: Option<Arc<Cluster>>,
     /// The arena (off on a node of several).
     arena: Option<Arc<Arena>>,
+    /// The CPU the server's own bots share.
+    bot_cpu: Arc<BotCpu>,
 }
 
 type Result<T> = std::result::Result<T, ServiceError>;
@@ -154,7 +157,13 @@ impl Service {
                 Arc::clone(&clock),
             )?)),
         };
+        let bot_cpu = BotCpu::new(BotCpuLimits {
+            threads: limits.bot_threads,
+            per_address: limits.practice_games_per_address,
+            total: limits.max_practice_games,
+        });
         Ok(Service {
+            bot_cpu,
             metrics,
             lobby,
             streams: Arc::new(Streams::new(limits.clone())),
@@ -356,6 +365,12 @@ impl Service {
                 .inc();
         }
         result
+    }
+
+    /// The CPU budget of the bots the server runs (practice games' bots, house
+    /// bots): see [`crate::bot_cpu`].
+    pub fn bot_cpu(&self) -> &Arc<BotCpu> {
+        &self.bot_cpu
     }
 
     /// The limits in force.

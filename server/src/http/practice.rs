@@ -6,6 +6,9 @@
 //! its `DecisionNeeded`: GetState, GetLegalActions, SubmitAction), as
 //! `druids bot` does over the network; here the calls go to the in-process
 //! [`Service`] from tokio tasks. A bot sees only what its seat may see.
+//! Its decisions are taken on the server's bots' shared CPU budget, and one
+//! address has at most `--practice-games-per-address` practice games in play
+//! ([`crate::bot_cpu`]).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -24,6 +27,7 @@ use tonic::{Code, Request};
 
 use super::api::{grpc_request, read_json};
 use super::{ApiError, Ctx};
+use crate::bot_cpu::{Lease, Owner};
 use crate::catalog::Catalog;
 use crate::error::clip;
 use crate::service::Service;
@@ -31,6 +35,9 @@ use crate::service::Service;
 /// MCTS thinking time per decision: enough to play sensibly, short enough
 /// that a person does not wait.
 const MCTS_THINK: Duration = Duration::from_millis(300);
+/// The person's (and the bots') time per decision: a person who leaves the
+/// game is replaced by the autopilot once this runs out.
+const PERSON_DECISION_MS: u32 = 600_000;
 /// Longest pause a bot may be asked to make before each action.
 const MAX_DELAY_MS: u64 = 5_000;
 
@@ -152,8 +159,18 @@ async fn start(
         players: p.players,
         seed: p.seed,
         seat_names,
+        // A person who leaves is replaced by the autopilot after one long
+        // turn, so the game ends and gives its place in the bots' budget back.
+        options: Some(pb::GameOptions {
+            decision_ms: Some(PERSON_DECISION_MS),
+            autopilot_after: Some(1),
+            ..Default::default()
+        }),
         ..Default::default()
     };
+    // The game's place in the bots' CPU budget, within its address's quota,
+    // before anything is made.
+    let lease = Arc::new(ctx.service.bot_cpu().lease(Owner::Address(peer.ip()))?);
     // The request of the person's browser: its address counts for limits.
     let req = grpc_request(ctx.local, peer, &HeaderMap::new(), create)?;
     let created = ctx.service.create_game(req).await?.into_inner();
@@ -167,6 +184,7 @@ async fn start(
             game_id: created.game_id.clone(),
             token: seat.token,
             delay: p.delay,
+            lease: Arc::clone(&lease),
         };
         let seed = rand::random::<u64>();
         let budget = Budget::Time(MCTS_THINK);
@@ -187,6 +205,8 @@ struct SeatBot {
     game_id: String,
     token: String,
     delay: Duration,
+    /// The game's place in the bots' CPU budget, held while a bot plays.
+    lease: Arc<Lease>,
 }
 
 impl SeatBot {
@@ -277,15 +297,17 @@ impl SeatBot {
                     .and_then(|a| G::decode_action(a).map_err(|e| e.to_string()))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        // Searching may take a while (MCTS): off the async workers.
-        let (bot, pick) = tokio::task::spawn_blocking(move || {
-            let mut bot = bot;
-            let chosen = bot.choose(seat, &view, &actions);
-            let pick = actions.iter().position(|a| *a == chosen);
-            (bot, pick)
-        })
-        .await
-        .map_err(|e| e.to_string())?;
+        // Searching may take a while (MCTS): on the bots' shared CPU budget.
+        let (bot, pick) = self
+            .lease
+            .think(move || {
+                let mut bot = bot;
+                let chosen = bot.choose(seat, &view, &actions);
+                let pick = actions.iter().position(|a| *a == chosen);
+                (bot, pick)
+            })
+            .await
+            .map_err(|e| e.to_string())?;
         let pick = pick.ok_or("the bot chose an action that is not legal")?;
         let id = legal.actions[pick].id.unwrap_or(pick as u32);
         let submitted = self

@@ -181,6 +181,97 @@ async fn one_address_holding_its_whole_quota_never_locks_a_seat_out() {
     server.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn practice_games_are_bounded_per_address_and_in_all_and_given_back_when_they_end() {
+    use std::net::Ipv4Addr;
+    let limits = Limits {
+        practice_games_per_address: 2,
+        max_practice_games: 3,
+        bot_threads: 1,
+        ..Limits::unthrottled()
+    };
+    let clock = Arc::new(druids_server::ManualClock::at(1_700_000_000_000));
+    let server = TestServer::with_clock(
+        Arc::new(MemoryStore::default()),
+        limits,
+        Arc::clone(&clock) as _,
+    )
+    .await;
+    let base = druids_tests::http_face(&server).await;
+    let practice = |from: u8| {
+        let base = base.clone();
+        async move {
+            let body = serde_json::json!({"kind": "dolmen", "players": 2}).to_string();
+            let (status, _, answer) = crate::web::http_from(
+                Some(Ipv4Addr::new(127, 0, 0, from)),
+                &base,
+                "POST",
+                "/web/v1/practice",
+                &[("content-type", "application/json")],
+                &body,
+            )
+            .await;
+            (
+                status,
+                serde_json::from_str::<serde_json::Value>(&answer).unwrap(),
+            )
+        }
+    };
+    let mut client = server.client().await;
+    let in_play = |client: &mut DruidsServiceClient<tonic::transport::Channel>| {
+        let mut client = client.clone();
+        async move {
+            client
+                .list_games(pb::ListGamesRequest::default())
+                .await
+                .unwrap()
+                .into_inner()
+                .games
+                .len()
+        }
+    };
+    let (status, first) = practice(1).await;
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(practice(1).await.0, 200);
+    let (status, refused) = practice(1).await;
+    assert_eq!(status, 429, "{refused}");
+    assert_eq!(refused["code"], "RESOURCE_EXHAUSTED");
+    assert_eq!(refused["reason"], "LIMIT_REACHED");
+    assert_eq!(
+        in_play(&mut client).await,
+        2,
+        "a refused practice made no game"
+    );
+    // Another address has its own quota, up to the total of all.
+    assert_eq!(practice(2).await.0, 200);
+    let (status, refused) = practice(3).await;
+    assert_eq!(status, 429, "the total: {refused}");
+    // A person who leaves: after the long turn the autopilot plays their
+    // seat, the game ends, and its place is given back.
+    let game = first["gameId"].as_str().unwrap().to_owned();
+    clock.advance(600_001);
+    let mut done = false;
+    for _ in 0..2_000 {
+        let st = druids_tests::state(&mut client, &game, None).await;
+        if st.status == pb::GameStatus::Finished as i32 {
+            done = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(done, "the left practice game was played to its end");
+    let mut again = 0;
+    for _ in 0..500 {
+        again = practice(3).await.0;
+        if again == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(again, 200, "the ended game's place was given back");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn max_games_counts_games_in_play_and_cannot_be_raced() {
     let limits = Limits {

@@ -94,9 +94,27 @@ pub(crate) async fn http(
     headers: &[(&str, &str)],
     body: &str,
 ) -> (u16, String, String) {
+    http_from(None, base, method, path, headers, body).await
+}
+
+/// [`http`] from local address `from` (any address of 127/8 reaches the
+/// loopback interface, so per-address limits see another client).
+pub(crate) async fn http_from(
+    from: Option<std::net::Ipv4Addr>,
+    base: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, String) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let addr = base.trim_start_matches("http://").to_owned();
-    let mut conn = tokio::net::TcpStream::connect(&addr)
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    if let Some(ip) = from {
+        socket.bind((ip, 0).into()).expect("bind the local address");
+    }
+    let mut conn = socket
+        .connect(addr.parse().expect("an address"))
         .await
         .expect("connect");
     let mut req = format!(
