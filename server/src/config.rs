@@ -170,12 +170,13 @@ pub struct ArenaSettings {
         default_value_t = 5
     )]
     pub established_opponents: u32,
-    /// Rated matches two bots may start together per pool and day; their
-    /// matches beyond are played unrated.
+    /// Rated matches two bots may start together per pool and day before a
+    /// rated challenge between them is played unrated (matchmaking and the
+    /// operator's tournaments are not capped).
     #[arg(
         long = "arena-pair-matches-per-day",
         env = "DRUIDS_ARENA_PAIR_MATCHES_PER_DAY",
-        default_value_t = 3
+        default_value_t = 1
     )]
     pub pair_matches_per_day: u32,
     /// Arena games' turn clock: milliseconds per decision.

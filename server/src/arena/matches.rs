@@ -84,18 +84,23 @@ impl Arena {
             tournament,
             clock,
         } = new;
-        // A pair of bots' matches beyond a few a day are played unrated
-        // (docs/ratings.md, "Cheap identities").
+        // A challenge (the only match with an id of its own: the bots chose
+        // their opponents) between bots that started their rated matches of
+        // the day together already is played unrated (docs/ratings.md,
+        // "Cheap identities"); matchmaking and the operator's tournaments
+        // choose pairings themselves.
         let key = (kind, bots.len() as u32);
         let per_day = self.settings.pair_matches_per_day;
+        let chosen_by_bots = id.is_some();
         let rated = rated
-            && {
-                let over = st.ratings.pair_over(key, &bots, per_day, now);
-                if let Some((a, b)) = over {
-                    tracing::info!(a = %public_id(a), b = %public_id(b), "a match of a pair past its rated matches of the day is played unrated");
-                }
-                over.is_none()
-            };
+            && (!chosen_by_bots
+                || {
+                    let over = st.ratings.pair_over(key, &bots, per_day, now);
+                    if let Some((a, b)) = over {
+                        tracing::info!(a = %public_id(a), b = %public_id(b), "a challenge of a pair past its rated matches of the day is played unrated");
+                    }
+                    over.is_none()
+                });
         // Luck is the enemy of ratings in a dice game: its rated matches,
         // and its tournament matches, are duplicate matches.
         let games = if (rated || tournament.is_some()) && kind.descriptor().dice_driven() {

@@ -133,11 +133,11 @@ impl Ratings {
 
     /// Whether bot `bot` is established in pool `key`.
     pub fn established(&self, key: PoolKey, bot: BotNo, rule: Established) -> bool {
-        let Some(pool) = self.pools.get(&key) else {
-            return false;
-        };
-        let met = pool.opponents.get(&bot).map_or(0, HashSet::len);
-        pool.live.get(BotId(bot)).games >= rule.matches && met >= rule.opponents as usize
+        let (games, met) = self.pools.get(&key).map_or((0, 0), |pool| {
+            let met = pool.opponents.get(&bot).map_or(0, HashSet::len);
+            (pool.live.get(BotId(bot)).games, met)
+        });
+        games >= rule.matches && met >= rule.opponents as usize
     }
 
     /// Fits every pool with results newer than its fit, if its last fit is at
@@ -230,5 +230,104 @@ pub fn rating(r: &LiveRating) -> pb::Rating {
         mu: r.mu,
         sigma: r.sigma,
         display: r.display(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use druids_contract::Kind;
+
+    use super::*;
+
+    const DOLMEN_2: PoolKey = (Kind::Dolmen, 2);
+    const RULE: Established = Established {
+        matches: 10,
+        opponents: 5,
+    };
+
+    /// Records a rated match of `bots` ranked in their order at `at_ms`,
+    /// as the arena does: unrated (not recorded) if a pair of them is past
+    /// its `per_day` rated matches. Whether it was rated.
+    fn play(r: &mut Ratings, bots: [BotNo; 2], per_day: u32, at_ms: u64) -> bool {
+        if r.pair_over(DOLMEN_2, &bots, per_day, at_ms).is_some() {
+            return false;
+        }
+        r.started(DOLMEN_2, &bots, at_ms);
+        r.record(DOLMEN_2, &[(bots[0], 1), (bots[1], 2)]);
+        true
+    }
+
+    /// The sybil scenario of issue 25 through the ratings' rules: four
+    /// accomplices throw twelve matches to a target in a day (which also
+    /// beats two others), while an honest bot beats ten distinct opponents
+    /// and loses once. With the default of one rated match per pair and day,
+    /// the thrown matches beyond the first of each pair are unrated, and the
+    /// target is not ranked over the honest bot.
+    #[test]
+    fn thrown_games_do_not_rank_their_target_over_a_bot_that_beat_many() {
+        let per_day = 1;
+        let mut r = Ratings::default();
+        let (target, honest) = (1, 2);
+        let mut at = 100 * DAY_MS;
+        let mut rated = 0;
+        for _ in 0..3 {
+            for s in 10..14 {
+                at += 1_000;
+                rated += usize::from(play(&mut r, [target, s], per_day, at));
+            }
+        }
+        assert_eq!(rated, 4, "one rated match per accomplice");
+        for other in [20, 21] {
+            at += 1_000;
+            play(&mut r, [target, other], per_day, at);
+        }
+        for other in 30..40 {
+            at += 1_000;
+            play(&mut r, [honest, other], per_day, at);
+        }
+        at += 1_000;
+        play(&mut r, [40, honest], per_day, at);
+        assert!(r.established(DOLMEN_2, honest, RULE));
+        let (rows, _) = r.leaderboard(DOLMEN_2, RULE);
+        assert_eq!(rows[0].bot, honest, "the bot that beat many is #1");
+        let t = rows.iter().position(|row| row.bot == target).unwrap();
+        assert!(
+            rows[t].provisional,
+            "six matches: the target is provisional"
+        );
+        assert!(
+            rows[..t].iter().all(|row| !row.provisional),
+            "listed after every established bot"
+        );
+        // Without the per-pair rule, the same thrown games would have put
+        // the target first.
+        let mut open = Ratings::default();
+        for _ in 0..3 {
+            for s in 10..14 {
+                open.record(DOLMEN_2, &[(target, 1), (s, 2)]);
+            }
+        }
+        for other in [20, 21] {
+            open.record(DOLMEN_2, &[(target, 1), (other, 2)]);
+        }
+        for other in 30..40 {
+            open.record(DOLMEN_2, &[(honest, 1), (other, 2)]);
+        }
+        open.record(DOLMEN_2, &[(40, 1), (honest, 2)]);
+        let (rows, _) = open.leaderboard(DOLMEN_2, RULE);
+        assert_eq!(rows[0].bot, target, "the attack works without the rule");
+    }
+
+    #[test]
+    fn a_pair_past_its_rated_matches_of_the_day_plays_unrated() {
+        let mut r = Ratings::default();
+        let now = 10 * DAY_MS;
+        for i in 0..3 {
+            assert_eq!(r.pair_over(DOLMEN_2, &[1, 2], 3, now + i), None);
+            r.started(DOLMEN_2, &[1, 2], now + i);
+        }
+        assert_eq!(r.pair_over(DOLMEN_2, &[2, 1], 3, now + 10), Some((1, 2)));
+        assert_eq!(r.pair_over(DOLMEN_2, &[1, 3], 3, now + 10), None);
+        assert_eq!(r.pair_over(DOLMEN_2, &[1, 2], 3, now + DAY_MS + 3), None);
     }
 }

@@ -5,6 +5,7 @@
 mod arena;
 mod arena_kits;
 mod arena_revoke;
+mod arena_sybils;
 mod arena_tournaments;
 mod bounds;
 mod cairn;
