@@ -26,6 +26,7 @@ pub mod bots;
 mod challenges;
 pub mod events;
 mod hourly;
+mod listings;
 mod matches;
 pub mod ratings;
 mod tournaments;

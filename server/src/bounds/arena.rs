@@ -245,6 +245,26 @@ impl Bounded for pb::StreamTournamentEventsRequest {
     }
 }
 
+impl Bounded for pb::GetRatingHistoryRequest {
+    /// `page_size` above its maximum is read as the maximum.
+    fn check(&self) -> Result<(), ServiceError> {
+        check_players(game_kind(self.kind)?, self.players, "players")
+    }
+}
+
+impl Bounded for pb::ListTournamentsRequest {
+    /// `page_size` above its maximum is read as the maximum.
+    fn check(&self) -> Result<(), ServiceError> {
+        pb::TournamentStatus::try_from(self.status).map_err(|_| {
+            ServiceError::invalid(
+                "status",
+                format!("status {} is no TournamentStatus", self.status),
+            )
+        })?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

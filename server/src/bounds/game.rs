@@ -182,6 +182,18 @@ impl Bounded for pb::ListGamesRequest {
     }
 }
 
+impl Bounded for pb::GetReplayViewsRequest {
+    /// `from_version` is bounded by the game's own length, when it is read;
+    /// `page_size` above its maximum is read as the maximum.
+    fn check(&self) -> Result<(), ServiceError> {
+        check_game_id(&self.game_id)?;
+        if let Some(seat) = self.seat {
+            within("seat", seat, 0..=max_seats() - 1)?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

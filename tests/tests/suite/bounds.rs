@@ -131,7 +131,12 @@ fn expected(method: &str, label: &str, path: &str) -> Code {
             Code::Ok
         }
         // Page sizes above their maximum are read as the maximum.
-        ("GetLegalActions" | "ListGames" | "GetLeaderboard", _, "page_size") => Code::Ok,
+        (
+            "GetLegalActions" | "ListGames" | "GetLeaderboard" | "GetReplayViews"
+            | "GetRatingHistory" | "ListTournaments",
+            _,
+            "page_size",
+        ) => Code::Ok,
         // Any version may be stale.
         ("SubmitAction", _, "expected_version") => Code::Aborted,
         // A bot's or a tournament's log is followed past its end.
@@ -245,6 +250,17 @@ async fn every_number_of_every_request_is_bounded_before_anything_is_built() {
         .unwrap()
         .into_inner()
         .game_id;
+    // A finished game, for the replay's views.
+    let (ended, ended_tokens) = druids_tests::create(&mut games, pb::GameKind::Meduris, 2, 8).await;
+    druids_tests::play_random(
+        &mut games,
+        &ended,
+        &ended_tokens,
+        &mut druids_tests::Lcg(8),
+        100_000,
+    )
+    .await
+    .expect("a game played to its end");
     let first = druids_tests::legal(&mut games, &game, &tokens[0], false)
         .await
         .unwrap()
@@ -432,6 +448,36 @@ async fn every_number_of_every_request_is_bounded_before_anything_is_built() {
             }
             .encode_to_vec(),
             token: Some(OPERATOR.into()),
+        },
+        Baseline {
+            method: "druids.v1.DruidsService/GetReplayViews",
+            label: "",
+            body: pb::GetReplayViewsRequest {
+                game_id: ended.clone(),
+                seat: Some(0),
+                from_version: 1,
+                page_size: 2,
+            }
+            .encode_to_vec(),
+            token: None,
+        },
+        Baseline {
+            method: "druids.v1.ArenaService/GetRatingHistory",
+            label: "",
+            body: pb::GetRatingHistoryRequest {
+                bot_id: bots[0].0.clone(),
+                kind: dolmen,
+                players: 2,
+                ..Default::default()
+            }
+            .encode_to_vec(),
+            token: None,
+        },
+        Baseline {
+            method: "druids.v1.ArenaService/ListTournaments",
+            label: "",
+            body: pb::ListTournamentsRequest::default().encode_to_vec(),
+            token: None,
         },
         Baseline {
             method: "druids.v1.ArenaService/StreamTournamentEvents",
