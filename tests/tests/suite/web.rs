@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use druids_contract::pb;
+use druids_server::{Limits, MemoryStore};
 use druids_tests::{Lcg, TestServer, create, http_face, play_random, state};
 
 /// The workspace's `target/` directory.
@@ -492,7 +493,10 @@ async fn event_streams_over_http_resume_by_seq() {
 /// anyone else.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_arena_and_the_pages_over_http() {
-    let server = TestServer::start().await;
+    // Only the operator names a tournament's entrants (docs/ratings.md).
+    let mut limits = Limits::unthrottled();
+    limits.arena.operator_key = Some(crate::arena::OPERATOR.into());
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
     let base = http_face(&server).await;
     for page in [
         "/",
@@ -593,7 +597,10 @@ async fn the_arena_and_the_pages_over_http() {
             &base,
             "POST",
             "/api/v1/CreateTournament",
-            &[("authorization", &ada_key)],
+            &[(
+                "authorization",
+                &format!("Bearer {}", crate::arena::OPERATOR),
+            )],
             &tournament,
         )
         .await
