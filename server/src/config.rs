@@ -27,12 +27,30 @@ pub struct Limits {
     /// Most StreamEvents open with one seat's token at once.
     #[arg(long, env = "DRUIDS_MAX_STREAMS_PER_SEAT", default_value_t = 8)]
     pub max_streams_per_seat: usize,
-    /// Most spectator StreamEvents open from one client address (all games).
+    /// StreamEvents each seat of a game in play may always open, whatever
+    /// the other budgets: they count only against --max-streams-per-seat.
+    #[arg(long, env = "DRUIDS_RESERVED_STREAMS_PER_SEAT", default_value_t = 2)]
+    pub reserved_streams_per_seat: usize,
+    /// Most StreamEvents open from one client address (all games): every
+    /// spectator's, and seats' beyond their reserved ones.
     #[arg(long, env = "DRUIDS_MAX_STREAMS_PER_ADDRESS", default_value_t = 64)]
     pub max_streams_per_address: usize,
-    /// Most StreamEvents open on the whole server.
+    /// Most StreamEvents open on the whole server, besides the seats'
+    /// reserved ones.
     #[arg(long, env = "DRUIDS_MAX_OPEN_STREAMS", default_value_t = 20_000)]
     pub max_open_streams: usize,
+    /// Threads that take the decisions of the bots the server runs (practice
+    /// games' bots, house bots), shared by all of them, off the async workers
+    /// (see `bot_cpu.rs`): the most CPU cores those bots ever use.
+    #[arg(long, env = "DRUIDS_BOT_THREADS", default_value_t = 1)]
+    pub bot_threads: usize,
+    /// Practice games (games with the server's bots, `POST /web/v1/practice`)
+    /// one client address may have in play at once.
+    #[arg(long, env = "DRUIDS_PRACTICE_GAMES_PER_ADDRESS", default_value_t = 2)]
+    pub practice_games_per_address: usize,
+    /// Practice games of all addresses in play at once.
+    #[arg(long, env = "DRUIDS_MAX_PRACTICE_GAMES", default_value_t = 32)]
+    pub max_practice_games: usize,
     /// Most concurrent calls (HTTP/2 streams) on one connection; more wait.
     #[arg(long, env = "DRUIDS_MAX_CALLS_PER_CONNECTION", default_value_t = 128)]
     pub max_calls_per_connection: u32,
@@ -144,6 +162,38 @@ pub struct ArenaSettings {
     /// Seeks one bot may have open at once.
     #[arg(long, env = "DRUIDS_BOT_MAX_SEEKS", default_value_t = 8)]
     pub bot_max_seeks: u32,
+    /// Pending challenges one bot may have received at once (and one from
+    /// each challenger).
+    #[arg(long, env = "DRUIDS_BOT_MAX_PENDING_CHALLENGES", default_value_t = 20)]
+    pub bot_max_pending_challenges: u32,
+    /// Tournaments one bot may create per hour (open registration; the
+    /// operator has no quota).
+    #[arg(long, env = "DRUIDS_BOT_TOURNAMENTS_PER_HOUR", default_value_t = 4)]
+    pub bot_tournaments_per_hour: u32,
+    /// A bot is established in a pool (ranked; may play rated challenges)
+    /// after this many rated matches there...
+    #[arg(
+        long = "arena-established-matches",
+        env = "DRUIDS_ARENA_ESTABLISHED_MATCHES",
+        default_value_t = 10
+    )]
+    pub established_matches: u32,
+    /// ...against at least this many distinct opponents.
+    #[arg(
+        long = "arena-established-opponents",
+        env = "DRUIDS_ARENA_ESTABLISHED_OPPONENTS",
+        default_value_t = 5
+    )]
+    pub established_opponents: u32,
+    /// Rated matches two bots may start together per pool and day before a
+    /// rated challenge between them is played unrated (matchmaking and the
+    /// operator's tournaments are not capped).
+    #[arg(
+        long = "arena-pair-matches-per-day",
+        env = "DRUIDS_ARENA_PAIR_MATCHES_PER_DAY",
+        default_value_t = 1
+    )]
+    pub pair_matches_per_day: u32,
     /// Arena games' turn clock: milliseconds per decision.
     #[arg(
         long = "arena-decision-ms",

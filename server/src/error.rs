@@ -182,7 +182,7 @@ pub enum ServiceError {
         why: &'static str,
     },
     /// A call acting on another bot without the operator key (what it was).
-    #[error("{0} of another bot needs the operator key as the bearer token")]
+    #[error("{0} needs the operator key as the bearer token")]
     OperatorKeyRequired(&'static str),
     /// CreateTournament with a bot's key (or none) on a server whose
     /// registration is closed: there only the operator creates tournaments.
@@ -190,6 +190,13 @@ pub enum ServiceError {
         "on this server (closed registration) only the operator creates tournaments: CreateTournament needs the operator key as its bearer token, a bot's key will not do"
     )]
     TournamentsByOperator,
+    /// A rated challenge with a bot not established in its pool (its name,
+    /// not yet clipped).
+    #[error(
+        "bot {} is not established in this pool (too few rated matches or distinct opponents): rated challenges are between established bots only; play rated games through Seek first, or challenge unrated",
+        clip(.0)
+    )]
+    NotEstablished(String),
 }
 
 impl ServiceError {
@@ -237,6 +244,7 @@ impl ServiceError {
             ServiceError::OperatorKeyRequired(_) | ServiceError::TournamentsByOperator => {
                 Code::PermissionDenied
             }
+            ServiceError::NotEstablished(_) => Code::FailedPrecondition,
         }
     }
 
@@ -284,6 +292,7 @@ impl ServiceError {
             ServiceError::OperatorKeyRequired(_) | ServiceError::TournamentsByOperator => {
                 ErrorReason::OperatorKeyRequired
             }
+            ServiceError::NotEstablished(_) => ErrorReason::NotEstablished,
             ServiceError::ShuttingDown => ErrorReason::ShuttingDown,
         }
     }

@@ -4,10 +4,10 @@
 //! house bot's level through the contract (its API key as the seat's token,
 //! exactly as a remote bot plays), in this process.
 //!
-//! Their thinking runs where every server-run bot's does (the practice
-//! games' [`SeatBot`], off the async workers). The shared bounded CPU
-//! budget of server-run bots (issue 25) plugs in there, in one place: the
-//! house bots' games then hold the budget's house lease.
+//! Their thinking runs where every server-run bot's does: the practice
+//! games' [`SeatBot`], on the shared bounded CPU budget of server-run bots
+//! ([`crate::bot_cpu`]), each house game holding the budget's house lease,
+//! off the async workers.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,6 +18,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::arena::house::{HouseSeek, Level};
+use crate::bot_cpu::Owner;
 use crate::http::practice::SeatBot;
 use crate::service::Service;
 
@@ -58,11 +59,20 @@ async fn play(service: Arc<Service>, mut seek: HouseSeek, level: Level, key: Str
     while let Some(Ok(event)) = seek.events.recv().await {
         match event.event {
             Some(Event::GameStarted(game)) => {
+                let lease = match service.bot_cpu().lease(Owner::House) {
+                    Ok(lease) => Arc::new(lease),
+                    Err(e) => {
+                        // The seat is left to its turn clock's autopilot.
+                        tracing::warn!(game_id = %game.game_id, "a house bot cannot play: {e}");
+                        continue;
+                    }
+                };
                 let bot = SeatBot::new(
                     Arc::clone(&service),
                     game.game_id,
                     key.clone(),
                     Duration::ZERO,
+                    lease,
                 );
                 let seed = rand::random::<u64>();
                 druids_contract::with_game!(seek.kind, |G| {

@@ -10,6 +10,8 @@
 pub mod arena;
 pub mod auth;
 pub mod blocking;
+pub mod bot_cpu;
+pub mod bounds;
 pub mod catalog;
 pub mod clock;
 pub mod cluster;
@@ -26,6 +28,7 @@ pub mod metrics;
 pub mod play_slots;
 pub mod quota;
 pub mod recover;
+pub mod referee;
 pub mod retention;
 pub mod room;
 pub mod rooms;

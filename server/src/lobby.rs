@@ -17,19 +17,18 @@ use prost::Message;
 use tracing::info;
 
 use crate::auth::{self, TokenHash};
+use crate::bounds::Checked;
 use crate::catalog::Catalog;
 use crate::clock::{Clock, ClockRules, SeatClocks};
 use crate::cluster::Cluster;
 use crate::error::{ServiceError, clip};
 use crate::hosted_game::{Choice, CreateError};
-use crate::room::{MAX_NAME_BYTES, Room, SeatSlot, Setup};
+use crate::room::{Room, SeatSlot, Setup};
 use crate::rooms::Rooms;
 use crate::store::{Epoch, GameRecord, Games, RequestRecord, Requests, StoreError};
 
 /// How long a request id is honoured: 24 hours.
 pub const REQUEST_WINDOW_MS: u64 = 24 * 60 * 60 * 1000;
-/// Longest request id accepted.
-pub const MAX_REQUEST_ID_BYTES: usize = 128;
 
 /// Where games are created and seats claimed.
 pub struct Lobby {
@@ -44,29 +43,6 @@ pub struct Lobby {
     /// Answered request ids by hash; held while a keyed call runs, so two
     /// calls with one id never both create.
     requests: Mutex<HashMap<[u8; 32], RequestRecord>>,
-}
-
-fn check_name(field: &'static str, name: &str) -> Result<(), ServiceError> {
-    if name.len() > MAX_NAME_BYTES {
-        return Err(ServiceError::invalid(
-            field,
-            format!("name {} is longer than {MAX_NAME_BYTES} bytes", clip(name)),
-        ));
-    }
-    Ok(())
-}
-
-fn check_request_id(id: &str) -> Result<(), ServiceError> {
-    if id.len() > MAX_REQUEST_ID_BYTES {
-        return Err(ServiceError::invalid(
-            "request_id",
-            format!(
-                "request_id is {} bytes; at most {MAX_REQUEST_ID_BYTES} allowed",
-                id.len()
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// The fingerprint of a keyed request: its encoding without the id, under a
@@ -105,16 +81,8 @@ fn start_from(req: &mut pb::CreateGameRequest) -> Result<Vec<pb::ReplayAction>, 
             "a game started from a replay has every seat claimed: leave open_seats empty",
         ));
     }
+    // Within the replay's actions ([`crate::bounds`]).
     let n = start.actions as usize;
-    if n > replay.actions.len() {
-        return Err(ServiceError::invalid(
-            "start_from.actions",
-            format!(
-                "start_from.actions is {n}, but the replay has {} actions",
-                replay.actions.len()
-            ),
-        ));
-    }
     req.kind = replay.kind;
     req.players = replay.players;
     req.seed = Some(replay.seed);
@@ -212,9 +180,9 @@ impl Lobby {
     /// CreateGame.
     pub fn create(
         &self,
-        mut req: pb::CreateGameRequest,
+        req: Checked<pb::CreateGameRequest>,
     ) -> Result<pb::CreateGameResponse, ServiceError> {
-        check_request_id(&req.request_id)?;
+        let mut req = req.into_inner();
         let request_id = std::mem::take(&mut req.request_id);
         if request_id.is_empty() {
             return self.create_new(req, "", None, None);
@@ -282,12 +250,14 @@ impl Lobby {
     /// secret (a duplicate match plays several games with one seed).
     pub fn create_with_secret_seed(
         &self,
-        req: pb::CreateGameRequest,
+        req: Checked<pb::CreateGameRequest>,
         seed: u64,
     ) -> Result<pb::CreateGameResponse, ServiceError> {
-        self.create_new(req, "", None, Some(seed))
+        self.create_new(req.into_inner(), "", None, Some(seed))
     }
 
+    /// Creates the game of `req`, which is within its bounds
+    /// ([`crate::bounds`]): no count in it is larger than a game's seats.
     fn create_new(
         &self,
         mut req: pb::CreateGameRequest,
@@ -353,9 +323,6 @@ impl Lobby {
                 ));
             }
         };
-        for name in names.iter().flatten() {
-            check_name("seat_names", name)?;
-        }
         let (seed, seed_chosen) = match (secret_seed, req.seed) {
             (Some(seed), _) => (seed, false),
             (None, Some(seed)) => (seed, true),
@@ -445,9 +412,11 @@ impl Lobby {
     }
 
     /// JoinGame.
-    pub fn join(&self, mut req: pb::JoinGameRequest) -> Result<pb::JoinGameResponse, ServiceError> {
-        check_name("name", &req.name)?;
-        check_request_id(&req.request_id)?;
+    pub fn join(
+        &self,
+        req: Checked<pb::JoinGameRequest>,
+    ) -> Result<pb::JoinGameResponse, ServiceError> {
+        let mut req = req.into_inner();
         let request_id = std::mem::take(&mut req.request_id);
         let room = self.rooms.load(&req.game_id, self.clock.now_ms())?;
         let now = self.clock.now_ms();

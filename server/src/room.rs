@@ -34,10 +34,9 @@ mod referee;
 mod seats;
 
 use answers::Answers;
+pub use read::{StreamLimits, StreamPlace};
+pub use referee::Due;
 pub use seats::Claimed;
-
-/// Longest display name accepted.
-pub const MAX_NAME_BYTES: usize = 64;
 
 /// A seat at the table.
 #[derive(Clone, Debug, Default)]
@@ -66,10 +65,8 @@ struct RoomState {
     last_activity_ms: u64,
     /// When the game ended (finished or abandoned), ms since the Unix epoch.
     ended_ms: Option<u64>,
-    /// Spectator streams open on this game.
-    spectator_streams: usize,
-    /// Streams open per seat.
-    seat_streams: Vec<usize>,
+    /// Streams open on this game, spectators' and each seat's.
+    streams: read::StreamCounts,
     /// By seat, the version of the last decision the server took for it
     /// (its clock ran out, or its autopilot played): a submission for that
     /// version came after its deadline, which a bot is told apart from a
@@ -278,8 +275,7 @@ impl Room {
             clocks,
             answered: Answers::default(),
             keys_kept: true,
-            spectator_streams: 0,
-            seat_streams: vec![0; seats_len],
+            streams: read::StreamCounts::new(seats_len),
             decided_for: vec![None; seats_len],
             play,
         };

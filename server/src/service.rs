@@ -21,6 +21,7 @@ use tonic::{Request, Response, Status};
 use crate::arena::Arena;
 use crate::auth::TokenHash;
 use crate::blocking::OffTheWorkers;
+use crate::bot_cpu::{BotCpu, BotCpuLimits};
 use crate::clock::Clock;
 use crate::cluster::forward::{PeerClient, relayed};
 use crate::cluster::{Cluster, Located, NodeConfig};
@@ -57,6 +58,8 @@ pub struct Service {
     cluster: Option<Arc<Cluster>>,
     /// The arena (off on a node of several).
     arena: Option<Arc<Arena>>,
+    /// The CPU the server's own bots share.
+    bot_cpu: Arc<BotCpu>,
 }
 
 type Result<T> = std::result::Result<T, ServiceError>;
@@ -154,7 +157,13 @@ impl Service {
                 Arc::clone(&clock),
             )?)),
         };
+        let bot_cpu = BotCpu::new(BotCpuLimits {
+            threads: limits.bot_threads,
+            per_address: limits.practice_games_per_address,
+            total: limits.max_practice_games,
+        });
         Ok(Service {
+            bot_cpu,
             metrics,
             lobby,
             streams: Arc::new(Streams::new(limits.clone())),
@@ -359,6 +368,12 @@ impl Service {
         result
     }
 
+    /// The CPU budget of the bots the server runs (practice games' bots, house
+    /// bots): see [`crate::bot_cpu`].
+    pub fn bot_cpu(&self) -> &Arc<BotCpu> {
+        &self.bot_cpu
+    }
+
     /// The limits in force.
     pub fn limits(&self) -> &Limits {
         &self.limits
@@ -369,26 +384,22 @@ impl Service {
         self.clock.as_ref()
     }
 
-    /// The referee's round: applies the turn clocks (decides for every seat
-    /// whose time ran out or who is on autopilot), abandons idle games and
-    /// forgets idle quota buckets and old request ids. Returns the number of
-    /// actions taken. Blocks on the store: call it off the async workers.
+    /// The referee's round: applies the turn clocks (one decision per game
+    /// whose seat's time ran out or who is on autopilot, see
+    /// [`crate::referee`]), abandons idle games and forgets idle quota
+    /// buckets and old request ids. Returns the number of actions taken.
+    /// Blocks on the store: call it off the async workers.
     pub fn expire_due(&self) -> usize {
         let now = self.clock.now_ms();
         let idle_ms = self.limits.idle_game_secs.saturating_mul(1000);
-        let mut taken = 0;
+        let due = crate::referee::due(self.rooms.watched(), now);
+        let taken = crate::referee::decide(&due, self.games.as_ref(), now, &|room| {
+            self.metrics
+                .actions
+                .with_label_values(&[room.kind().label(), "server"])
+                .inc();
+        });
         for room in self.rooms.watched() {
-            match room.expire(self.games.as_ref(), now) {
-                Ok(0) => {}
-                Ok(n) => {
-                    taken += n;
-                    self.metrics
-                        .actions
-                        .with_label_values(&[room.kind().label(), "server"])
-                        .inc_by(n as u64);
-                }
-                Err(e) => tracing::warn!(game_id = %room.id, "cannot apply a timeout: {e}"),
-            }
             match room.expire_idle(self.games.as_ref(), idle_ms, now) {
                 Ok(true) => tracing::info!(game_id = %room.id, "idle game abandoned"),
                 Ok(false) => {}

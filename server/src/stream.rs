@@ -1,11 +1,16 @@
 //! `StreamEvents`: the budgets a stream is opened within, and the pump that
 //! feeds it.
 //!
-//! Seats and spectators have separate budgets, so that spectators can never
-//! lock the players of a game out of their own streams: each seat has its own
-//! allowance, spectators share one per game, anonymous callers one per client
-//! address across all games, and the whole server a total. A [`StreamSlot`]
-//! holds a stream's place in every budget and frees it when dropped.
+//! The promise: a seat of a game in play can always open its stream,
+//! whatever others hold. Each seat of a game in play has
+//! `--reserved-streams-per-seat` streams that no budget but its own counts,
+//! so neither spectators nor another seat's holder can take them (a bounded
+//! number: games in play are bounded by `--max-games`). Every other stream (a
+//! seat's beyond its reserved ones, up to `--max-streams-per-seat`, and every
+//! spectator's) draws on the shared budgets: spectators per game, streams per
+//! client address across all games, and the server's total. A
+//! [`StreamSlot`] holds a stream's place in every budget and frees it when
+//! dropped.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -19,7 +24,7 @@ use tonic::Status;
 
 use crate::config::Limits;
 use crate::error::ServiceError;
-use crate::room::Room;
+use crate::room::{Room, StreamLimits, StreamPlace};
 
 /// Events read from the log per lock of a room, for a stream.
 const STREAM_BATCH: usize = 128;
@@ -28,7 +33,11 @@ pub const STREAM_BUFFER: usize = 64;
 
 /// The server-wide stream budgets.
 pub struct Streams {
-    open: AtomicUsize,
+    /// Streams in the shared budget.
+    shared: AtomicUsize,
+    /// Seats' reserved streams.
+    reserved: AtomicUsize,
+    /// Shared streams by client address.
     by_address: Mutex<HashMap<IpAddr, usize>>,
     limits: Limits,
 }
@@ -37,7 +46,8 @@ impl Streams {
     /// Budgets as `limits` set them.
     pub fn new(limits: Limits) -> Streams {
         Streams {
-            open: AtomicUsize::new(0),
+            shared: AtomicUsize::new(0),
+            reserved: AtomicUsize::new(0),
             by_address: Mutex::new(HashMap::new()),
             limits,
         }
@@ -45,7 +55,7 @@ impl Streams {
 
     /// Streams open on the whole server.
     pub fn open_count(&self) -> usize {
-        self.open.load(Ordering::Acquire)
+        self.shared.load(Ordering::Acquire) + self.reserved.load(Ordering::Acquire)
     }
 
     /// A place for a stream on `room` for `viewer` from `peer`, in every budget
@@ -56,39 +66,51 @@ impl Streams {
         viewer: Viewer,
         peer: Option<IpAddr>,
     ) -> Result<StreamSlot, ServiceError> {
+        let place = room.open_stream(
+            viewer,
+            &StreamLimits {
+                per_seat: self.limits.max_streams_per_seat,
+                reserved_per_seat: self.limits.reserved_streams_per_seat,
+                spectators_per_game: self.limits.max_spectator_streams_per_game,
+            },
+        )?;
+        // From here on, dropping the slot undoes whatever was taken.
+        let mut slot = StreamSlot {
+            streams: Arc::clone(self),
+            room: Arc::clone(room),
+            viewer,
+            place,
+            counted: false,
+            address: None,
+        };
+        if place == StreamPlace::Reserved {
+            self.reserved.fetch_add(1, Ordering::AcqRel);
+            slot.counted = true;
+            return Ok(slot);
+        }
         let max = self.limits.max_open_streams;
-        self.open
+        self.shared
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < max).then_some(n + 1)
             })
             .map_err(|_| {
-                ServiceError::Limit(format!("this server serves at most {max} open streams"))
+                ServiceError::Limit(format!(
+                    "this server serves at most {max} open streams (besides each seat's reserved ones)"
+                ))
             })?;
-        // From here on, dropping the slot undoes whatever was taken.
-        let mut slot = StreamSlot {
-            streams: Arc::clone(self),
-            room: None,
-            viewer,
-            address: None,
-        };
-        if let (Viewer::Spectator, Some(peer)) = (viewer, peer) {
+        slot.counted = true;
+        if let Some(peer) = peer {
             let per_address = self.limits.max_streams_per_address;
             let mut by_address = self.by_address.lock().unwrap_or_else(|p| p.into_inner());
             let open = by_address.entry(peer).or_insert(0);
             if *open >= per_address {
                 return Err(ServiceError::Limit(format!(
-                    "at most {per_address} spectator streams may be open from one address"
+                    "at most {per_address} streams may be open from one address (besides each seat's reserved ones)"
                 )));
             }
             *open += 1;
             slot.address = Some(peer);
         }
-        room.open_stream(
-            viewer,
-            self.limits.max_streams_per_seat,
-            self.limits.max_spectator_streams_per_game,
-        )?;
-        slot.room = Some(Arc::clone(room));
         Ok(slot)
     }
 }
@@ -96,16 +118,17 @@ impl Streams {
 /// A stream's place in the budgets; freed when dropped.
 pub struct StreamSlot {
     streams: Arc<Streams>,
-    room: Option<Arc<Room>>,
+    room: Arc<Room>,
     viewer: Viewer,
+    place: StreamPlace,
+    /// Whether the server-wide count (shared or reserved) was taken.
+    counted: bool,
     address: Option<IpAddr>,
 }
 
 impl Drop for StreamSlot {
     fn drop(&mut self) {
-        if let Some(room) = &self.room {
-            room.close_stream(self.viewer);
-        }
+        self.room.close_stream(self.viewer, self.place);
         if let Some(peer) = self.address {
             let mut by_address = self
                 .streams
@@ -119,7 +142,13 @@ impl Drop for StreamSlot {
                 }
             }
         }
-        self.streams.open.fetch_sub(1, Ordering::AcqRel);
+        if self.counted {
+            let count = match self.place {
+                StreamPlace::Reserved => &self.streams.reserved,
+                StreamPlace::Shared => &self.streams.shared,
+            };
+            count.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 }
 

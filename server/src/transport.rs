@@ -1,16 +1,28 @@
-//! What the server does at the connection level, below the service: how many
-//! connections and concurrent calls it takes, how long a silent connection may
-//! stay, and the status codes of requests refused before they reach a handler.
+//! What the server does at the connection level, below the services, on both
+//! of its listeners (gRPC, and the HTTP face): how many connections it
+//! takes, how long a silent connection may stay, what it does when it runs
+//! out of file descriptors, and the status codes of gRPC requests refused
+//! before a handler runs.
 //!
-//! * A connection beyond `--max-connections` is closed as soon as it is
-//!   accepted; one that sends nothing within `--handshake-timeout-secs`, or
-//!   nothing at all for `--idle-connection-secs` (the server pings idle
-//!   connections, so a live client always answers), is closed.
+//! * Each listener takes at most `--max-connections` connections; one beyond
+//!   is closed as soon as it is accepted. A connection that sends nothing
+//!   within `--handshake-timeout-secs`, or nothing at all for
+//!   `--idle-connection-secs`, is closed (gRPC: the server pings idle
+//!   connections, so a live client always answers; HTTP: what the server
+//!   writes counts too, so an event stream's keep-alive lines keep it open,
+//!   and an HTTP request's head must arrive whole within the handshake
+//!   timeout, see [`crate::http`]).
+//! * When `accept` fails for want of file descriptors (or memory), the
+//!   listener stops accepting until one of its connections closes (or a
+//!   second passes), so new connections wait in the kernel's backlog or are
+//!   refused there, while the open ones are served as before; the failure is
+//!   logged at most once per [`LOG_EVERY`], with a count of the others.
 //! * A request larger than `--max-message-bytes` is refused by tonic with
 //!   `OUT_OF_RANGE`; the contract says `RESOURCE_EXHAUSTED`, so [`remap`]
 //!   rewrites that status on the way out.
 
 use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -18,36 +30,74 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::time::{Instant, Sleep};
-use tokio_stream::{Stream, StreamExt, wrappers::TcpListenerStream};
+use tokio_stream::Stream;
+use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use crate::config::Limits;
+
+/// Most often a listener logs the same trouble (refused connections, failed
+/// accepts).
+pub const LOG_EVERY: Duration = Duration::from_secs(10);
+/// Longest pause of a listener that cannot accept, if no connection closes.
+const ACCEPT_PAUSE: Duration = Duration::from_secs(1);
+
+/// What keeps a connection open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Liveness {
+    /// Only what the client sends (gRPC: the server's pings get answers).
+    Reads,
+    /// What either side sends (HTTP: an event stream only writes).
+    ReadsAndWrites,
+}
+
+/// A place among a listener's connections; tells the listener when it is
+/// given back.
+struct Slot {
+    _permit: OwnedSemaphorePermit,
+    closed: Arc<Notify>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.closed.notify_one();
+    }
+}
 
 /// An accepted connection: counted against `--max-connections` while open,
 /// closed when it stays silent past its deadline.
 pub struct Conn {
     inner: TcpStream,
-    _permit: OwnedSemaphorePermit,
+    _slot: Slot,
     deadline: Pin<Box<Sleep>>,
     idle: Duration,
+    liveness: Liveness,
+    peer: SocketAddr,
 }
 
 impl Conn {
-    fn new(
-        inner: TcpStream,
-        permit: OwnedSemaphorePermit,
-        handshake: Duration,
-        idle: Duration,
-    ) -> Conn {
-        Conn {
-            inner,
-            _permit: permit,
-            deadline: Box::pin(tokio::time::sleep(handshake)),
-            idle,
-        }
+    /// The client's address.
+    pub fn peer(&self) -> SocketAddr {
+        self.peer
     }
+
+    fn alive(&mut self) {
+        let next = Instant::now() + self.idle;
+        self.deadline.as_mut().reset(next);
+    }
+
+    fn expired(&mut self, cx: &mut Context<'_>) -> bool {
+        self.deadline.as_mut().poll(cx).is_ready()
+    }
+}
+
+fn silent() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::TimedOut,
+        "the connection was silent for too long",
+    )
 }
 
 impl AsyncRead for Conn {
@@ -60,19 +110,13 @@ impl AsyncRead for Conn {
         match Pin::new(&mut self.inner).poll_read(cx, buf) {
             Poll::Ready(Ok(())) => {
                 if buf.filled().len() > before {
-                    let next = Instant::now() + self.idle;
-                    self.deadline.as_mut().reset(next);
+                    self.alive();
                 }
                 Poll::Ready(Ok(()))
             }
             Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
-            Poll::Pending => match self.deadline.as_mut().poll(cx) {
-                Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    "the client sent nothing for too long",
-                ))),
-                Poll::Pending => Poll::Pending,
-            },
+            Poll::Pending if self.expired(cx) => Poll::Ready(Err(silent())),
+            Poll::Pending => Poll::Pending,
         }
     }
 }
@@ -83,7 +127,17 @@ impl AsyncWrite for Conn {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, buf)
+        match Pin::new(&mut self.inner).poll_write(cx, buf) {
+            Poll::Ready(Ok(n)) => {
+                if n > 0 && self.liveness == Liveness::ReadsAndWrites {
+                    self.alive();
+                }
+                Poll::Ready(Ok(n))
+            }
+            // A client that stops reading cannot hold the connection either.
+            Poll::Pending if self.expired(cx) => Poll::Ready(Err(silent())),
+            other => other,
+        }
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -103,33 +157,155 @@ impl Connected for Conn {
     }
 }
 
-/// The connections accepted on `listener`, within the limits.
+/// Logs one kind of trouble at most once per [`LOG_EVERY`], counting the
+/// occurrences it did not log.
+struct Throttled {
+    last: Option<Instant>,
+    unlogged: u64,
+}
+
+impl Throttled {
+    fn new() -> Throttled {
+        Throttled {
+            last: None,
+            unlogged: 0,
+        }
+    }
+
+    /// Calls `log` with the number of occurrences not logged since the last
+    /// call, if the last was long enough ago.
+    fn note(&mut self, log: impl FnOnce(u64)) {
+        let now = Instant::now();
+        if self.last.is_some_and(|t| now.duration_since(t) < LOG_EVERY) {
+            self.unlogged += 1;
+            return;
+        }
+        log(self.unlogged);
+        self.unlogged = 0;
+        self.last = Some(now);
+    }
+}
+
+/// Whether an accept error concerns only the connection being accepted (try
+/// the next at once) rather than the server (out of descriptors or memory).
+fn one_connection(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::Interrupted
+            | io::ErrorKind::WouldBlock
+    )
+}
+
+/// A listener within the limits: see the module's documentation.
+pub struct Acceptor {
+    listener: TcpListener,
+    slots: Arc<Semaphore>,
+    closed: Arc<Notify>,
+    handshake: Duration,
+    idle: Duration,
+    liveness: Liveness,
+    max: usize,
+    refused: Throttled,
+    failed: Throttled,
+}
+
+impl Acceptor {
+    /// Accepts on `listener` within `limits`.
+    pub fn new(listener: TcpListener, limits: &Limits, liveness: Liveness) -> Acceptor {
+        Acceptor {
+            listener,
+            slots: Arc::new(Semaphore::new(limits.max_connections)),
+            closed: Arc::new(Notify::new()),
+            handshake: handshake_timeout(limits),
+            idle: Duration::from_secs(limits.idle_connection_secs.max(1)),
+            liveness,
+            max: limits.max_connections,
+            refused: Throttled::new(),
+            failed: Throttled::new(),
+        }
+    }
+
+    /// The address listened on.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// The next connection within the limits.
+    pub async fn accept(&mut self) -> Conn {
+        loop {
+            let (stream, peer) = match self.listener.accept().await {
+                Ok(accepted) => accepted,
+                Err(e) if one_connection(&e) => continue,
+                Err(e) => {
+                    self.failed.note(|unlogged| {
+                        tracing::warn!(
+                            unlogged,
+                            "cannot accept a connection ({e}): not accepting until a connection closes"
+                        )
+                    });
+                    // Out of descriptors: the open connections are served;
+                    // new ones wait until one of them is gone.
+                    tokio::select! {
+                        () = self.closed.notified() => {}
+                        () = tokio::time::sleep(ACCEPT_PAUSE) => {}
+                    }
+                    continue;
+                }
+            };
+            let Ok(permit) = Arc::clone(&self.slots).try_acquire_owned() else {
+                let max = self.max;
+                self.refused.note(|unlogged| {
+                    tracing::warn!(max, unlogged, "connection refused: too many connections")
+                });
+                continue;
+            };
+            // Small request/response messages: never wait for Nagle's algorithm.
+            let _ = stream.set_nodelay(true);
+            return Conn {
+                inner: stream,
+                _slot: Slot {
+                    _permit: permit,
+                    closed: Arc::clone(&self.closed),
+                },
+                deadline: Box::pin(tokio::time::sleep(self.handshake)),
+                idle: self.idle,
+                liveness: self.liveness,
+                peer,
+            };
+        }
+    }
+}
+
+/// How long a new connection may take to send its first bytes (and, over
+/// HTTP, a whole request head).
+pub fn handshake_timeout(limits: &Limits) -> Duration {
+    Duration::from_secs(limits.handshake_timeout_secs.max(1))
+}
+
+/// The gRPC connections accepted on `listener`, within the limits; the
+/// accepting stops when the stream is dropped.
 pub fn incoming(
     listener: TcpListener,
     limits: &Limits,
 ) -> impl Stream<Item = io::Result<Conn>> + Send + 'static {
-    let slots = Arc::new(Semaphore::new(limits.max_connections));
-    let handshake = Duration::from_secs(limits.handshake_timeout_secs.max(1));
-    let idle = Duration::from_secs(limits.idle_connection_secs.max(1));
-    let max = limits.max_connections;
-    TcpListenerStream::new(listener).filter_map(move |accepted| match accepted {
-        Ok(stream) => {
-            // Small request/response messages: never wait for Nagle's algorithm.
-            let _ = stream.set_nodelay(true);
-            match Arc::clone(&slots).try_acquire_owned() {
-                Ok(permit) => Some(Ok(Conn::new(stream, permit, handshake, idle))),
-                Err(_) => {
-                    tracing::warn!(max, "connection refused: too many connections");
-                    None
+    let mut acceptor = Acceptor::new(listener, limits, Liveness::Reads);
+    let (tx, rx) = mpsc::channel(1);
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                conn = acceptor.accept() => {
+                    if tx.send(Ok(conn)).await.is_err() {
+                        return;
+                    }
                 }
+                () = tx.closed() => return,
             }
         }
-        Err(e) => {
-            // Accept errors (e.g. out of file descriptors) concern one connection.
-            tracing::warn!("cannot accept a connection: {e}");
-            None
-        }
-    })
+    });
+    ReceiverStream::new(rx)
 }
 
 /// How often idle connections are pinged: often enough that a live client

@@ -5,6 +5,7 @@
 pub mod install;
 pub mod postgres;
 pub mod process;
+pub mod raw;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

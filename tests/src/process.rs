@@ -62,20 +62,39 @@ pub struct ServerProcess {
     pub addr: String,
     /// Its metrics address, if it serves metrics.
     pub metrics: Option<String>,
+    /// Its HTTP face's address, if it serves one.
+    pub http: Option<String>,
 }
 
 impl ServerProcess {
     /// Starts `druids-server` with `args` and `envs`, its log appended to
     /// `log`, and waits for its ready line.
     pub fn start(args: &[&str], envs: &[(&str, &str)], log: &Path) -> ServerProcess {
+        let mut cmd = Command::new(server_binary());
+        cmd.args(args).envs(envs.iter().copied());
+        ServerProcess::start_command(cmd, log)
+    }
+
+    /// Starts `druids-server` with `args` under a limit of `files` open file
+    /// descriptors (`ulimit -n`), its log appended to `log`.
+    pub fn start_with_files(args: &[&str], files: u32, log: &Path) -> ServerProcess {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(format!("ulimit -n {files} && exec \"$0\" \"$@\""))
+            .arg(server_binary())
+            .args(args);
+        ServerProcess::start_command(cmd, log)
+    }
+
+    /// Runs `cmd` (which execs `druids-server`), its log appended to `log`,
+    /// and waits for its ready line.
+    pub fn start_command(mut cmd: Command, log: &Path) -> ServerProcess {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(log)
             .expect("log file");
-        let mut child = Command::new(server_binary())
-            .args(args)
-            .envs(envs.iter().copied())
+        let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(log)
@@ -89,10 +108,12 @@ impl ServerProcess {
             .unwrap_or_else(|e| panic!("not a ready line ({e}): {line:?}"));
         let addr = ready["grpc"].as_str().expect("grpc address").to_owned();
         let metrics = ready["metrics"].as_str().map(str::to_owned);
+        let http = ready["http"].as_str().map(str::to_owned);
         ServerProcess {
             child,
             addr,
             metrics,
+            http,
         }
     }
 

@@ -5,10 +5,11 @@ use std::net::IpAddr;
 
 use druids_contract::pb;
 
+use super::Arena;
 use super::bots::{self, BotNo, check_registration, new_key, parse_id, public_id};
 use super::ratings::rating;
-use super::{Arena, check_players};
 use crate::auth::TokenHash;
+use crate::bounds::Checked;
 use crate::config::Registration;
 use crate::error::{ServiceError, clip};
 use crate::store::{BotRecord, EventLog};
@@ -17,8 +18,6 @@ use crate::store::{BotRecord, EventLog};
 const DEFAULT_PAGE: usize = 50;
 /// Most entries of a leaderboard page.
 const MAX_PAGE: usize = 500;
-/// An hour, ms: the registration quota's window.
-const HOUR_MS: u64 = 3_600_000;
 
 impl Arena {
     /// RegisterBot from `peer`, with bearer `token` (the operator key, when
@@ -35,28 +34,17 @@ impl Arena {
         }
         check_registration(req)?;
         let now = self.clock.now_ms();
+        // The state's lock is held to the end: the quota is spent only by a
+        // registration that is made, and two look-alike names never both pass.
+        let mut st = self.state();
         if !operator {
-            let mut st = self.state();
-            let times = st.registrations.entry(peer).or_default();
-            while times
-                .front()
-                .is_some_and(|&t| now.saturating_sub(t) >= HOUR_MS)
-            {
-                times.pop_front();
-            }
-            if times.len() >= self.settings.registrations_per_hour as usize {
-                let oldest = times.front().copied().unwrap_or(now);
-                return Err(ServiceError::RateLimited {
-                    what: format!(
-                        "an address may register {} bots an hour",
-                        self.settings.registrations_per_hour
-                    ),
-                    retry_after: std::time::Duration::from_millis(
-                        (oldest + HOUR_MS).saturating_sub(now),
-                    ),
-                });
-            }
-            times.push_back(now);
+            let per_hour = self.settings.registrations_per_hour;
+            st.registrations
+                .entry(peer)
+                .or_default()
+                .check(per_hour, now, || {
+                    format!("an address may register {per_hour} bots an hour")
+                })?;
         }
         if self.bots().name_taken(&req.name) {
             return Err(ServiceError::BotNameTaken(clip(&req.name)));
@@ -74,6 +62,9 @@ impl Arena {
         };
         if !self.store.register_bot(&record)? {
             return Err(ServiceError::BotNameTaken(clip(&req.name)));
+        }
+        if !operator {
+            st.registrations.entry(peer).or_default().spend(now);
         }
         tracing::info!(bot_id = %record.id, name = %clip(&record.name), "bot registered");
         self.bots
@@ -124,7 +115,7 @@ impl Arena {
         req: &pb::RotateBotKeyRequest,
         token: Option<&TokenHash>,
     ) -> Result<pb::RotateBotKeyResponse, ServiceError> {
-        let bot = self.target(&req.bot_id, token, "RotateBotKey", false)?;
+        let bot = self.target(&req.bot_id, token, "RotateBotKey of another bot", false)?;
         let (key, hash) = new_key();
         self.store.set_bot_key(&public_id(bot), &hash)?;
         self.bots
@@ -141,7 +132,7 @@ impl Arena {
         req: &pb::RevokeBotRequest,
         token: Option<&TokenHash>,
     ) -> Result<pb::RevokeBotResponse, ServiceError> {
-        let bot = self.target(&req.bot_id, token, "RevokeBot", true)?;
+        let bot = self.target(&req.bot_id, token, "RevokeBot of another bot", true)?;
         let now = self.clock.now_ms();
         self.store.revoke_bot(&public_id(bot), now)?;
         let at = self
@@ -176,10 +167,9 @@ impl Arena {
     /// GetLeaderboard.
     pub fn leaderboard(
         &self,
-        req: &pb::GetLeaderboardRequest,
+        req: &Checked<pb::GetLeaderboardRequest>,
     ) -> Result<pb::GetLeaderboardResponse, ServiceError> {
         let kind = self.lobby.catalog().parse(req.kind)?;
-        check_players(kind, req.players, "players")?;
         let size = match req.page_size as usize {
             0 => DEFAULT_PAGE,
             n => n.min(MAX_PAGE),
@@ -198,26 +188,30 @@ impl Arena {
                     )
                 })?
         };
-        let board = self.state().ratings.leaderboard((kind, req.players));
+        let board = self
+            .state()
+            .ratings
+            .leaderboard((kind, req.players), self.established());
         let bots = self.bots();
         // Revoked bots are left off; their results stay in everyone's ratings.
         let rows: Vec<_> = board
             .rows
             .into_iter()
-            .filter(|(b, ..)| !bots.is_revoked(*b))
+            .filter(|r| !bots.is_revoked(r.bot))
             .collect();
         let entries = rows
             .iter()
             .enumerate()
             .skip(offset)
             .take(size)
-            .map(|(i, (bot, live, fit))| pb::LeaderboardEntry {
+            .map(|(i, row)| pb::LeaderboardEntry {
                 rank: i as u32 + 1,
-                bot: Some(bots.reference(*bot)),
-                rating: Some(rating(live)),
-                fit: fit.as_ref().map(|(f, _)| *f),
-                matches: live.games,
-                fit_matches: fit.as_ref().map_or(0, |(_, games)| *games as u32),
+                bot: Some(bots.reference(row.bot)),
+                rating: Some(rating(&row.rating)),
+                fit: row.fit.as_ref().map(|(f, _)| *f),
+                matches: row.rating.games,
+                fit_matches: row.fit.as_ref().map_or(0, |(_, games)| *games as u32),
+                provisional: row.provisional,
             })
             .collect();
         let next = offset + size;
@@ -259,14 +253,15 @@ impl Arena {
             let st = self.state();
             let ratings: Vec<pb::PoolRating> = st
                 .ratings
-                .of_bot(no)
+                .of_bot(no, self.established())
                 .into_iter()
-                .map(|((kind, players), live, fit)| pb::PoolRating {
+                .map(|((kind, players), row)| pb::PoolRating {
                     kind: kind.number(),
                     players,
-                    rating: Some(rating(&live)),
-                    fit,
-                    matches: live.games,
+                    rating: Some(rating(&row.rating)),
+                    fit: row.fit.as_ref().map(|(f, _)| *f),
+                    matches: row.rating.games,
+                    provisional: row.provisional,
                 })
                 .collect();
             let recent = st

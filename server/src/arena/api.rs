@@ -139,6 +139,7 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::RegisterBotRequest>,
     ) -> Result<Response<pb::RegisterBotResponse>, Status> {
+        let request = crate::bounds::checked(request)?;
         let arena = Arc::clone(self.arena()?);
         let token: Option<TokenHash> = crate::service::bearer(request.metadata())?;
         let peer = request.remote_addr().map(|a| a.ip());
@@ -154,6 +155,7 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::RotateBotKeyRequest>,
     ) -> Result<Response<pb::RotateBotKeyResponse>, Status> {
+        let request = crate::bounds::checked(request)?;
         let token = crate::service::bearer(request.metadata())?;
         let arena = Arc::clone(self.arena()?);
         let req = request.into_inner();
@@ -168,6 +170,7 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::RevokeBotRequest>,
     ) -> Result<Response<pb::RevokeBotResponse>, Status> {
+        let request = crate::bounds::checked(request)?;
         let token = crate::service::bearer(request.metadata())?;
         let arena = Arc::clone(self.arena()?);
         let req = request.into_inner();
@@ -184,7 +187,9 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::SeekRequest>,
     ) -> Result<Response<SeekStream>, Status> {
+        // The key first: a bad key is UNAUTHENTICATED whatever the request.
         let bot = self.bot(&request)?;
+        let request = crate::bounds::checked(request)?;
         let (tx, mut rx) = mpsc::channel(STREAM_BUFFER);
         self.arena()?.seek(bot, request.get_ref(), tx)?;
         // Relayed, so that the stream ends when the server stops (graceful
@@ -216,7 +221,9 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::StreamBotEventsRequest>,
     ) -> Result<Response<BotEventStream>, Status> {
+        // The key first: a bad key is UNAUTHENTICATED whatever the request.
         let bot = self.bot(&request)?;
+        let request = crate::bounds::checked(request)?;
         let arena = Arc::clone(self.arena()?);
         let watched = Arc::clone(&arena);
         let last = self
@@ -238,6 +245,7 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::GetLeaderboardRequest>,
     ) -> Result<Response<pb::GetLeaderboardResponse>, Status> {
+        let request = crate::bounds::checked(request)?;
         Ok(Response::new(self.arena()?.leaderboard(request.get_ref())?))
     }
 
@@ -245,6 +253,7 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::GetBotRequest>,
     ) -> Result<Response<pb::GetBotResponse>, Status> {
+        let request = crate::bounds::checked(request)?;
         let arena = Arc::clone(self.arena()?);
         if !request.get_ref().bot_id.is_empty() {
             return Ok(Response::new(arena.profile(request.get_ref())?));
@@ -259,7 +268,7 @@ impl ArenaService for ArenaApi {
         request: Request<pb::GetRatingHistoryRequest>,
     ) -> Result<Response<pb::GetRatingHistoryResponse>, Status> {
         let arena = Arc::clone(self.arena()?);
-        let req = request.into_inner();
+        let req = crate::bounds::checked(request)?.into_inner().into_inner();
         let reply = self
             .blocking
             .run(move || arena.rating_history(&req))
@@ -271,6 +280,7 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::ListTournamentsRequest>,
     ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
+        let request = crate::bounds::checked(request)?;
         Ok(Response::new(
             self.arena()?.list_tournaments(request.get_ref())?,
         ))
@@ -280,7 +290,9 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::ChallengeRequest>,
     ) -> Result<Response<pb::ChallengeResponse>, Status> {
+        // The key first: a bad key is UNAUTHENTICATED whatever the request.
         let bot = self.bot(&request)?;
+        let request = crate::bounds::checked(request)?;
         let arena = Arc::clone(self.arena()?);
         let req = request.into_inner();
         let reply = self
@@ -294,7 +306,9 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::AnswerChallengeRequest>,
     ) -> Result<Response<pb::AnswerChallengeResponse>, Status> {
+        // The key first: a bad key is UNAUTHENTICATED whatever the request.
         let bot = self.bot(&request)?;
+        let request = crate::bounds::checked(request)?;
         let arena = Arc::clone(self.arena()?);
         let req = request.into_inner();
         let reply = self.blocking.run(move || arena.answer(bot, &req)).await?;
@@ -305,6 +319,7 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
+        let request = crate::bounds::checked(request)?;
         let token = crate::service::bearer(request.metadata())?;
         let arena = Arc::clone(self.arena()?);
         let req = request.into_inner();
@@ -319,6 +334,7 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::GetTournamentRequest>,
     ) -> Result<Response<pb::GetTournamentResponse>, Status> {
+        let request = crate::bounds::checked(request)?;
         Ok(Response::new(self.arena()?.tournament(request.get_ref())?))
     }
 
@@ -326,7 +342,9 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::JoinTournamentRequest>,
     ) -> Result<Response<pb::JoinTournamentResponse>, Status> {
+        // The key first: a bad key is UNAUTHENTICATED whatever the request.
         let bot = self.bot(&request)?;
+        let request = crate::bounds::checked(request)?;
         let arena = Arc::clone(self.arena()?);
         let req = request.into_inner();
         let reply = self
@@ -342,8 +360,9 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::StreamTournamentEventsRequest>,
     ) -> Result<Response<TournamentEventStream>, Status> {
+        let request = crate::bounds::checked(request)?;
         let arena = Arc::clone(self.arena()?);
-        let req = request.into_inner();
+        let req = request.into_inner().into_inner();
         let (watched, id) = (Arc::clone(&arena), req.tournament_id.clone());
         let (last, over) = self
             .blocking

@@ -10,13 +10,6 @@ use crate::auth::TokenHash;
 use crate::error::{ServiceError, clip};
 use crate::store::BotRecord;
 
-/// Most bytes of a bot's name.
-pub const MAX_NAME_BYTES: usize = 40;
-/// Most bytes of a bot's description.
-pub const MAX_DESCRIPTION_BYTES: usize = 500;
-/// Most bytes of a bot's owner contact.
-pub const MAX_CONTACT_BYTES: usize = 200;
-
 /// A bot's internal number: its public id is these 64 bits in hex.
 pub type BotNo = u64;
 
@@ -40,8 +33,11 @@ pub fn new_key() -> (String, TokenHash) {
     (key, hash)
 }
 
-/// Checks RegisterBot's fields.
+/// Checks the form of RegisterBot's name (its length is bounded already,
+/// [`crate::bounds::arena`]): printable, no format characters (zero-width
+/// characters, bidirectional overrides), no spaces around it.
 pub fn check_registration(req: &pb::RegisterBotRequest) -> Result<(), ServiceError> {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
     let name = req.name.as_str();
     if name.trim().is_empty() || name.trim() != name {
         return Err(ServiceError::invalid(
@@ -49,34 +45,35 @@ pub fn check_registration(req: &pb::RegisterBotRequest) -> Result<(), ServiceErr
             "name is required, without leading or trailing spaces",
         ));
     }
-    if name.len() > MAX_NAME_BYTES || name.chars().any(char::is_control) {
+    if name
+        .chars()
+        .any(|c| c.is_control() || c.general_category() == GeneralCategory::Format)
+    {
         return Err(ServiceError::invalid(
             "name",
             format!(
-                "name {} is not 1 to {MAX_NAME_BYTES} bytes of printable text",
+                "name {} holds control or format characters (zero-width, bidirectional overrides)",
                 clip(name)
             ),
         ));
     }
-    if req.description.len() > MAX_DESCRIPTION_BYTES {
-        return Err(ServiceError::invalid(
-            "description",
-            format!(
-                "description is {} bytes, at most {MAX_DESCRIPTION_BYTES}",
-                req.description.len()
-            ),
-        ));
-    }
-    if req.owner_contact.len() > MAX_CONTACT_BYTES {
-        return Err(ServiceError::invalid(
-            "owner_contact",
-            format!(
-                "owner_contact is {} bytes, at most {MAX_CONTACT_BYTES}",
-                req.owner_contact.len()
-            ),
-        ));
-    }
     Ok(())
+}
+
+/// What two bots' names may not share: the name in Unicode compatibility
+/// form (NFKC: full-width letters, ligatures and the like become plain ones),
+/// case-folded, without format characters, so that no bot can pass for
+/// another with a look-alike name.
+pub fn name_key(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    let plain = |s: &str| -> String {
+        s.nfkc()
+            .filter(|c| c.general_category() != GeneralCategory::Format)
+            .collect()
+    };
+    // NFKC_Casefold: normalise, fold, normalise again (folding can undo it).
+    plain(&plain(name).to_lowercase())
 }
 
 /// The bots, by number, with an index of key hashes.
@@ -84,6 +81,7 @@ pub fn check_registration(req: &pb::RegisterBotRequest) -> Result<(), ServiceErr
 pub struct Bots {
     by_no: HashMap<BotNo, BotRecord>,
     by_key: HashMap<TokenHash, BotNo>,
+    /// By [`name_key`].
     names: HashMap<String, BotNo>,
 }
 
@@ -97,18 +95,20 @@ impl Bots {
         if bot.revoked_unix_ms.is_none() {
             self.by_key.insert(bot.key_hash, no);
         }
-        self.names.insert(bot.name.clone(), no);
+        // The first of two stored look-alikes keeps the name.
+        self.names.entry(name_key(&bot.name)).or_insert(no);
         self.by_no.insert(no, bot);
     }
 
-    /// The bot with this name.
+    /// The bot with this name, or one that looks the same ([`name_key`]).
     pub fn by_name(&self, name: &str) -> Option<BotNo> {
-        self.names.get(name).copied()
+        self.names.get(&name_key(name)).copied()
     }
 
-    /// Whether a bot has this name.
+    /// Whether a bot has this name, or one that looks the same
+    /// ([`name_key`]).
     pub fn name_taken(&self, name: &str) -> bool {
-        self.names.contains_key(name)
+        self.names.contains_key(&name_key(name))
     }
 
     /// The bot whose key hashes to `hash`.
@@ -181,5 +181,29 @@ impl Bots {
                 .get(&no)
                 .is_some_and(|b| b.owner_contact == super::house::HOUSE_CONTACT),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn look_alike_names_share_a_key() {
+        let key = name_key("Alpha");
+        for look_alike in ["alpha", "ALPHA", "\u{ff21}lpha", "Al\u{200b}pha"] {
+            assert_eq!(name_key(look_alike), key, "{look_alike:?}");
+        }
+        assert_ne!(name_key("Alpha2"), key);
+        let refused = |name: &str| {
+            check_registration(&pb::RegisterBotRequest {
+                name: name.into(),
+                ..Default::default()
+            })
+            .is_err()
+        };
+        assert!(refused("evil\u{202e}gnirts"));
+        assert!(refused("zero\u{200b}width"));
+        assert!(!refused("Dolmen bot 2"));
     }
 }

@@ -11,16 +11,14 @@ use prost::Message;
 
 use super::bots::{BotNo, parse_id, public_id};
 use super::matches::NewMatch;
-use super::{Arena, State, check_players, quota};
+use super::{Arena, State, quota};
+use crate::bounds::Checked;
 use crate::error::{ServiceError, clip};
 use crate::store::{ChallengeRecord, StoredMatch};
 
-/// Expiry when the request does not say, seconds.
+/// Expiry when the request does not say, seconds (the longest is
+/// [`crate::bounds::arena::MAX_CHALLENGE_SECS`]).
 const DEFAULT_EXPIRY_SECS: u64 = 60;
-/// Longest expiry, seconds.
-const MAX_EXPIRY_SECS: u64 = 600;
-/// An hour, ms: the challenge quota's window.
-const HOUR_MS: u64 = 3_600_000;
 
 /// A challenge waiting for answers.
 pub struct Pending {
@@ -71,27 +69,9 @@ impl Arena {
     pub fn challenge(
         &self,
         from: BotNo,
-        req: &pb::ChallengeRequest,
+        req: &Checked<pb::ChallengeRequest>,
     ) -> Result<pb::ChallengeResponse, ServiceError> {
         let kind = self.lobby.catalog().parse(req.kind)?;
-        let seated = u32::try_from(req.opponents.len() + 1).unwrap_or(u32::MAX);
-        if req.opponents.is_empty() {
-            return Err(ServiceError::invalid(
-                "opponents",
-                "no opponents: a challenge names at least one",
-            ));
-        }
-        check_players(kind, seated, "opponents").map_err(|_| {
-            ServiceError::invalid(
-                "opponents",
-                format!(
-                    "{} opponents: a {kind} game seats the challenger and {} to {}",
-                    req.opponents.len(),
-                    kind.descriptor().min_players().max(2) - 1,
-                    kind.descriptor().max_players() - 1
-                ),
-            )
-        })?;
         let mut bots = vec![from];
         {
             let known = self.bots();
@@ -106,33 +86,34 @@ impl Arena {
                 bots.push(no);
             }
         }
-        let clock = self.clock(req.time_control.as_ref())?;
+        let clock = self.clock(req.time_control.as_ref());
         let secs = match u64::from(req.expires_in_secs) {
             0 => DEFAULT_EXPIRY_SECS,
-            n if n > MAX_EXPIRY_SECS => {
-                return Err(ServiceError::invalid(
-                    "expires_in_secs",
-                    format!("{n} seconds: a challenge expires within {MAX_EXPIRY_SECS}"),
-                ));
-            }
             n => n,
         };
         let now = self.clock.now_ms();
         let mut st = self.state();
-        let sent = st.challenged.entry(from).or_default();
-        while sent
-            .front()
-            .is_some_and(|&t| now.saturating_sub(t) >= HOUR_MS)
-        {
-            sent.pop_front();
+        let per_hour = self.settings.bot_challenges_per_hour;
+        st.challenged
+            .entry(from)
+            .or_default()
+            .check(per_hour, now, || {
+                format!("a bot may send {per_hour} challenges an hour")
+            })?;
+        self.check_opponents_free(&st, from, &bots[1..])?;
+        if req.rated {
+            // Rated challenges are between established bots only: a fresh
+            // identity cannot throw rated games (docs/ratings.md).
+            let key = (kind, bots.len() as u32);
+            let rule = self.established();
+            let known = self.bots();
+            if let Some(&b) = bots
+                .iter()
+                .find(|&&b| !st.ratings.established(key, b, rule))
+            {
+                return Err(ServiceError::NotEstablished(known.reference(b).name));
+            }
         }
-        if sent.len() >= self.settings.bot_challenges_per_hour as usize {
-            return Err(quota(format!(
-                "a bot may send {} challenges an hour",
-                self.settings.bot_challenges_per_hour
-            )));
-        }
-        sent.push_back(now);
         let info = {
             let known = self.bots();
             pb::ChallengeInfo {
@@ -161,9 +142,42 @@ impl Arena {
             }
         }
         st.challenges.insert(info.challenge_id.clone(), pending);
+        st.challenged.entry(from).or_default().spend(now);
         Ok(pb::ChallengeResponse {
             challenge: Some(info),
         })
+    }
+
+    /// LIMIT_REACHED if one of `opponents` has its fill of pending
+    /// challenges, or one from `from` already: a crowd of challengers cannot
+    /// flood a bot's event log.
+    fn check_opponents_free(
+        &self,
+        st: &State,
+        from: BotNo,
+        opponents: &[BotNo],
+    ) -> Result<(), ServiceError> {
+        let most = self.settings.bot_max_pending_challenges as usize;
+        for &bot in opponents {
+            let mut received = st
+                .challenges
+                .values()
+                .filter(|p| p.bots[1..].contains(&bot));
+            let name = || self.bots().reference(bot).name;
+            if received.clone().any(|p| p.bots[0] == from) {
+                return Err(ServiceError::Limit(format!(
+                    "bot {} has a pending challenge from this bot already",
+                    clip(&name())
+                )));
+            }
+            if received.by_ref().count() >= most {
+                return Err(ServiceError::Limit(format!(
+                    "bot {} has {most} pending challenges, the most a bot may have",
+                    clip(&name())
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// AnswerChallenge from bot `bot`. Blocks on the store.

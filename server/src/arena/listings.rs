@@ -7,9 +7,10 @@ use std::collections::HashMap;
 
 use druids_contract::pb;
 
+use super::Arena;
 use super::accounts::bot_no;
 use super::bots::public_id;
-use super::{Arena, check_players};
+use crate::bounds::arena::check_players;
 use crate::error::ServiceError;
 use crate::store::MatchTag;
 

@@ -84,6 +84,23 @@ impl Arena {
             tournament,
             clock,
         } = new;
+        // A challenge (the only match with an id of its own: the bots chose
+        // their opponents) between bots that started their rated matches of
+        // the day together already is played unrated (docs/ratings.md,
+        // "Cheap identities"); matchmaking and the operator's tournaments
+        // choose pairings themselves.
+        let key = (kind, bots.len() as u32);
+        let per_day = self.settings.pair_matches_per_day;
+        let chosen_by_bots = id.is_some();
+        let rated = rated
+            && (!chosen_by_bots
+                || {
+                    let over = st.ratings.pair_over(key, &bots, per_day, now);
+                    if let Some((a, b)) = over {
+                        tracing::info!(a = %public_id(a), b = %public_id(b), "a challenge of a pair past its rated matches of the day is played unrated");
+                    }
+                    over.is_none()
+                });
         // Luck is the enemy of ratings in a dice game: its rated matches,
         // and its tournament matches, are duplicate matches.
         let games = if (rated || tournament.is_some()) && kind.descriptor().dice_driven() {
@@ -103,6 +120,9 @@ impl Arena {
             tournament,
         };
         self.store.create_match(&record)?;
+        if rated {
+            st.ratings.started(key, &bots, now);
+        }
         let id = record.id.clone();
         for &b in &bots {
             *st.playing.entry(b).or_default() += 1;
@@ -198,7 +218,9 @@ impl Arena {
             options: Some(run.record.options),
             ..Default::default()
         };
-        let game_id = match self.lobby.create_with_secret_seed(req, run.record.seed) {
+        let created = crate::bounds::Checked::new(req)
+            .and_then(|req| self.lobby.create_with_secret_seed(req, run.record.seed));
+        let game_id = match created {
             Ok(reply) => reply.game_id,
             Err(e) => {
                 tracing::warn!(match_id = %run.record.id, "cannot start an arena game (retrying): {e}");
@@ -417,7 +439,8 @@ fn outcomes(seating: &[BotNo], outcome: &pb::Outcome) -> Vec<Outcome> {
 /// match's ranking by total score.
 fn placements(run: &Running) -> Vec<duplicate::Placing> {
     if run.outcomes.len() > 1
-        && let Ok(placings) = duplicate::combine(&run.outcomes, super::seats(run.record.kind))
+        && let Ok(placings) =
+            duplicate::combine(&run.outcomes, crate::bounds::arena::seats(run.record.kind))
     {
         return placings;
     }

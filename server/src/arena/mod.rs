@@ -25,6 +25,7 @@ pub mod api;
 pub mod bots;
 mod challenges;
 pub mod events;
+mod hourly;
 pub mod house;
 mod listings;
 mod matches;
@@ -39,10 +40,10 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::num::NonZeroUsize;
 
 use dashmap::DashMap;
+use druids_arena::pairing::BotId;
 use druids_arena::pairing::duplicate::Outcome;
 use druids_arena::pairing::pool::{Pool, PoolConfig, Seek, SeekId};
 use druids_arena::pairing::windows::LADDER;
-use druids_arena::pairing::{BotId, Seats};
 use druids_contract::{Kind, pb};
 use druids_engine::Seat;
 use lru::LruCache;
@@ -50,6 +51,8 @@ use tokio::sync::mpsc;
 use tonic::Status;
 
 use crate::auth::TokenHash;
+use crate::bounds::Checked;
+use crate::bounds::arena::seats;
 use crate::clock::Clock;
 use crate::config::ArenaSettings;
 use crate::error::ServiceError;
@@ -59,6 +62,7 @@ use crate::store::StoreError;
 use crate::store::{ArenaStore, MatchRecord, StoredMatch};
 use bots::{BotNo, Bots};
 use events::{Events, TournamentEvents};
+use hourly::Hourly;
 use matches::remember;
 use ratings::{PoolKey, Ratings};
 
@@ -136,11 +140,13 @@ struct State {
     playing: HashMap<BotNo, u32>,
     recent: HashMap<BotNo, VecDeque<pb::MatchFinished>>,
     /// When each address registered bots, for the hourly quota.
-    registrations: HashMap<Option<IpAddr>, VecDeque<u64>>,
+    registrations: HashMap<Option<IpAddr>, Hourly>,
     /// Challenges waiting for answers, by id.
     challenges: HashMap<String, challenges::Pending>,
     /// When each bot challenged others, for the hourly quota.
-    challenged: HashMap<BotNo, VecDeque<u64>>,
+    challenged: HashMap<BotNo, Hourly>,
+    /// When each bot created tournaments, for the hourly quota.
+    created_tournaments: HashMap<BotNo, Hourly>,
     /// Tournaments by id.
     tournaments: BTreeMap<String, tournaments::Tourney>,
 }
@@ -204,6 +210,7 @@ impl Arena {
                 registrations: HashMap::new(),
                 challenges: HashMap::new(),
                 challenged: HashMap::new(),
+                created_tournaments: HashMap::new(),
                 tournaments: BTreeMap::new(),
             }),
         };
@@ -222,6 +229,16 @@ impl Arena {
         for (seq, m) in stored.into_iter().enumerate() {
             let seq = seq as u64;
             st.next_match = seq + 1;
+            if m.record.rated {
+                let bots: Vec<BotNo> = m
+                    .record
+                    .bots
+                    .iter()
+                    .filter_map(|b| bots::parse_id(b))
+                    .collect();
+                let key = (m.record.kind, bots.len() as u32);
+                st.ratings.started(key, &bots, m.record.created_unix_ms);
+            }
             match m.finished_unix_ms {
                 Some(at) => finished.push((at, seq, m)),
                 None => {
@@ -341,7 +358,7 @@ impl Arena {
     pub fn seek(
         &self,
         bot: BotNo,
-        req: &pb::SeekRequest,
+        req: &Checked<pb::SeekRequest>,
         tx: SeekSender,
     ) -> Result<(), ServiceError> {
         let kind = self.lobby.catalog().parse(req.kind)?;
@@ -355,16 +372,6 @@ impl Arena {
         } else {
             req.max_players
         };
-        let seats = seats(kind);
-        let (lo, hi) = (u32::from(seats.min()), u32::from(seats.max()));
-        if !(lo..=hi).contains(&min) || !(min..=hi).contains(&max) {
-            return Err(ServiceError::invalid(
-                "min_players",
-                format!(
-                    "players {min} to {max}: the arena forms {kind} games of {lo} to {hi} players, min_players <= max_players"
-                ),
-            ));
-        }
         let now = self.clock.now_ms();
         let mut st = self.state();
         let open = st
@@ -450,6 +457,14 @@ impl Arena {
             .refit(now, self.settings.fit_secs.saturating_mul(1000));
     }
 
+    /// When a bot counts as established in a pool.
+    fn established(&self) -> ratings::Established {
+        ratings::Established {
+            matches: self.settings.established_matches,
+            opponents: self.settings.established_opponents,
+        }
+    }
+
     /// The arena's turn clock.
     fn default_clock(&self) -> pb::TimeControl {
         pb::TimeControl {
@@ -458,27 +473,10 @@ impl Arena {
         }
     }
 
-    /// The time control `requested` (none: the arena's turn clock).
-    /// INVALID_ARGUMENT for a clock out of bounds.
-    fn clock(&self, requested: Option<&pb::TimeControl>) -> Result<pb::TimeControl, ServiceError> {
-        let Some(c) = requested else {
-            return Ok(self.default_clock());
-        };
-        if !DECISION_MS.contains(&c.decision_ms) || !TIME_BANK_MS.contains(&c.time_bank_ms) {
-            return Err(ServiceError::invalid(
-                "time_control",
-                format!(
-                    "decision_ms {} and time_bank_ms {}: a turn clock has {} to {} ms per decision and a bank of {} to {} ms",
-                    c.decision_ms,
-                    c.time_bank_ms,
-                    DECISION_MS.start(),
-                    DECISION_MS.end(),
-                    TIME_BANK_MS.start(),
-                    TIME_BANK_MS.end()
-                ),
-            ));
-        }
-        Ok(*c)
+    /// The time control `requested` (none: the arena's turn clock), of a
+    /// request within its bounds ([`crate::bounds::arena`]).
+    fn clock(&self, requested: Option<&pb::TimeControl>) -> pb::TimeControl {
+        requested.copied().unwrap_or_else(|| self.default_clock())
     }
 
     /// The options of arena games with time control `clock`.
@@ -490,33 +488,6 @@ impl Arena {
             ..Default::default()
         }
     }
-}
-
-/// Milliseconds per decision a challenge or tournament may ask for.
-const DECISION_MS: std::ops::RangeInclusive<u32> = 100..=600_000;
-/// Time bank a challenge or tournament may ask for, ms.
-const TIME_BANK_MS: std::ops::RangeInclusive<u32> = 0..=3_600_000;
-
-/// The seats of `kind`'s arena games: its descriptor's player counts (from
-/// two: the registry hosts no game of one player).
-fn seats(kind: Kind) -> Seats {
-    let game = kind.descriptor();
-    let count = |n: usize| u8::try_from(n).unwrap_or(u8::MAX);
-    Seats::try_new(count(game.min_players().max(2)), count(game.max_players()))
-        .expect("every registered game seats two players or more")
-}
-
-/// Checks that games of `kind` are played by `players` (INVALID_ARGUMENT,
-/// naming `field`, if not).
-fn check_players(kind: Kind, players: u32, field: &'static str) -> Result<(), ServiceError> {
-    let seats = seats(kind);
-    if seats.contains(players as usize) {
-        return Ok(());
-    }
-    Err(ServiceError::invalid(
-        field,
-        format!("{field} {players}: {kind} arena games have {seats} players"),
-    ))
 }
 
 /// A quota refusal: RESOURCE_EXHAUSTED with a retry delay.

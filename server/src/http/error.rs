@@ -93,6 +93,12 @@ impl From<Status> for ApiError {
     }
 }
 
+impl From<crate::error::ServiceError> for ApiError {
+    fn from(e: crate::error::ServiceError) -> ApiError {
+        ApiError::from(Status::from(e))
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut response = (

@@ -26,12 +26,13 @@ const KEEPALIVE: Duration = Duration::from_secs(15);
 pub(super) fn from_seq(query: Option<&str>, headers: &HeaderMap) -> Result<u64, ApiError> {
     let bad = |what: &str| ApiError::bad_json(format!("{what} is not a sequence number"));
     if let Some(last) = headers.get("last-event-id") {
-        let last: u64 = last
+        // Any seq the server gave out; the seq after the largest u64 is none.
+        return last
             .to_str()
             .ok()
-            .and_then(|v| v.trim().parse().ok())
-            .ok_or_else(|| bad("Last-Event-ID"))?;
-        return Ok(last + 1);
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .and_then(|last| last.checked_add(1))
+            .ok_or_else(|| bad("Last-Event-ID"));
     }
     for pair in query.unwrap_or("").split('&') {
         if let Some(("from_seq" | "fromSeq", value)) = pair.split_once('=') {
@@ -190,5 +191,7 @@ mod tests {
         assert!(from_seq(Some("from_seq=x"), &headers).is_err());
         headers.insert("last-event-id", "41".parse().unwrap());
         assert_eq!(from_seq(Some("from_seq=7"), &headers).unwrap(), 42);
+        headers.insert("last-event-id", u64::MAX.to_string().parse().unwrap());
+        assert!(from_seq(None, &headers).is_err());
     }
 }

@@ -27,11 +27,13 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::extract::ConnectInfo;
 use axum::routing::{get, post};
 use tokio::net::TcpListener;
 
 use crate::arena::api::ArenaApi;
 use crate::service::Service;
+use crate::transport::{Acceptor, Liveness};
 
 pub use error::ApiError;
 
@@ -72,16 +74,25 @@ fn router(ctx: Ctx) -> Router {
 }
 
 /// Serves the HTTP/JSON face and the web viewer on `listener` until `shutdown`
-/// completes. Open event streams end when the service shuts down.
+/// completes, within the same connection limits as the gRPC listener
+/// ([`crate::transport`]); a request's head must arrive whole within
+/// `--handshake-timeout-secs` (slow headers are a connection held for
+/// nothing). Open event streams end when the service shuts down; this returns
+/// once every connection has closed.
 pub async fn serve_http(
     listener: TcpListener,
     service: Arc<Service>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use tower::ServiceExt;
+
     let local = listener.local_addr().ok();
     if let Some(addr) = local {
         tracing::info!("web viewer at http://{addr}/");
     }
+    let limits = service.limits().clone();
+    let mut acceptor = Acceptor::new(listener, &limits, Liveness::ReadsAndWrites);
     let arena = Arc::new(ArenaApi::new(
         service.arena().cloned(),
         service.blocking().clone(),
@@ -92,10 +103,46 @@ pub async fn serve_http(
         arena,
         local,
     });
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
+    let mut http1 = hyper::server::conn::http1::Builder::new();
+    http1
+        .timer(TokioTimer::new())
+        .header_read_timeout(crate::transport::handshake_timeout(&limits));
+    // Each connection holds a receiver; all are gone once they all closed.
+    let (stopping, stop) = tokio::sync::watch::channel(false);
+    tokio::pin!(shutdown);
+    loop {
+        let conn = tokio::select! {
+            conn = acceptor.accept() => conn,
+            () = &mut shutdown => break,
+        };
+        let peer = conn.peer();
+        let app = app
+            .clone()
+            .map_request(move |req: http::Request<hyper::body::Incoming>| {
+                let mut req = req.map(axum::body::Body::new);
+                req.extensions_mut().insert(ConnectInfo(peer));
+                req
+            });
+        let serving = http1
+            .serve_connection(
+                TokioIo::new(conn),
+                hyper_util::service::TowerToHyperService::new(app),
+            )
+            .with_upgrades();
+        let mut stop = stop.clone();
+        tokio::spawn(async move {
+            tokio::pin!(serving);
+            tokio::select! {
+                _ = serving.as_mut() => return,
+                _ = stop.wait_for(|s| *s) => {}
+            }
+            serving.as_mut().graceful_shutdown();
+            let _ = serving.await;
+            drop(stop);
+        });
+    }
+    drop(stop);
+    let _ = stopping.send(true);
+    stopping.closed().await;
+    Ok(())
 }

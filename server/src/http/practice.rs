@@ -6,6 +6,9 @@
 //! its `DecisionNeeded`: GetState, GetLegalActions, SubmitAction), as
 //! `druids bot` does over the network; here the calls go to the in-process
 //! [`Service`] from tokio tasks. A bot sees only what its seat may see.
+//! Its decisions are taken on the server's bots' shared CPU budget, and one
+//! address has at most `--practice-games-per-address` practice games in play
+//! ([`crate::bot_cpu`]).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -24,6 +27,7 @@ use tonic::{Code, Request};
 
 use super::call::{grpc_request, read_json};
 use super::{ApiError, Ctx};
+use crate::bot_cpu::{Lease, Owner};
 use crate::catalog::Catalog;
 use crate::error::clip;
 use crate::service::Service;
@@ -31,6 +35,9 @@ use crate::service::Service;
 /// MCTS thinking time per decision: enough to play sensibly, short enough
 /// that a person does not wait.
 const MCTS_THINK: Duration = Duration::from_millis(300);
+/// The person's (and the bots') time per decision: a person who leaves the
+/// game is replaced by the autopilot once this runs out.
+const PERSON_DECISION_MS: u32 = 600_000;
 /// Longest pause a bot may be asked to make before each action.
 const MAX_DELAY_MS: u64 = 5_000;
 
@@ -46,7 +53,21 @@ struct Practice {
 fn parse(json: &serde_json::Value, games: &Catalog) -> Result<Practice, ApiError> {
     let bad = |m: String| ApiError::bad_json(m);
     let kind = kind(json["kind"].as_str().unwrap_or(""), games)?;
-    let players = json["players"].as_u64().unwrap_or(2);
+    let players = match &json["players"] {
+        serde_json::Value::Null => 2,
+        v => v
+            .as_u64()
+            .ok_or_else(|| bad("players is not a number".into()))?,
+    };
+    // Bounded before any seat is named (crate::bounds).
+    let range = crate::bounds::game::players_of(kind.number())?;
+    if !range.contains(&u32::try_from(players).unwrap_or(u32::MAX)) {
+        return Err(bad(format!(
+            "players is {players}; this game has {} to {} players",
+            range.start(),
+            range.end()
+        )));
+    }
     let strategy = json["strategy"]
         .as_str()
         .unwrap_or("greedy")
@@ -66,10 +87,16 @@ fn parse(json: &serde_json::Value, games: &Catalog) -> Result<Practice, ApiError
         serde_json::Value::String(s) => Some(s.parse().map_err(|_| bad("seed".into()))?),
         v => Some(v.as_u64().ok_or_else(|| bad("seed".into()))?),
     };
-    let delay_ms = json["botDelayMs"].as_u64().unwrap_or(0).min(MAX_DELAY_MS);
+    let delay_ms = match &json["botDelayMs"] {
+        serde_json::Value::Null => 0,
+        v => v
+            .as_u64()
+            .filter(|&ms| ms <= MAX_DELAY_MS)
+            .ok_or_else(|| bad(format!("botDelayMs must be 0 to {MAX_DELAY_MS}")))?,
+    };
     Ok(Practice {
         kind,
-        players: u32::try_from(players).unwrap_or(u32::MAX),
+        players: players as u32,
         strategy,
         seed,
         delay: Duration::from_millis(delay_ms),
@@ -132,8 +159,18 @@ async fn start(
         players: p.players,
         seed: p.seed,
         seat_names,
+        // A person who leaves is replaced by the autopilot after one long
+        // turn, so the game ends and gives its place in the bots' budget back.
+        options: Some(pb::GameOptions {
+            decision_ms: Some(PERSON_DECISION_MS),
+            autopilot_after: Some(1),
+            ..Default::default()
+        }),
         ..Default::default()
     };
+    // The game's place in the bots' CPU budget, within its address's quota,
+    // before anything is made.
+    let lease = Arc::new(ctx.service.bot_cpu().lease(Owner::Address(peer.ip()))?);
     // The request of the person's browser: its address counts for limits.
     let req = grpc_request(ctx.local, peer, &HeaderMap::new(), create)?;
     let created = ctx.service.create_game(req).await?.into_inner();
@@ -142,12 +179,13 @@ async fn start(
         .next()
         .ok_or_else(|| ApiError::new(Code::Internal, "the game has no seat", ""))?;
     for seat in seats {
-        let bot = SeatBot {
-            service: Arc::clone(&ctx.service),
-            game_id: created.game_id.clone(),
-            token: seat.token,
-            delay: p.delay,
-        };
+        let bot = SeatBot::new(
+            Arc::clone(&ctx.service),
+            created.game_id.clone(),
+            seat.token,
+            p.delay,
+            Arc::clone(&lease),
+        );
         let seed = rand::random::<u64>();
         let budget = Budget::Time(MCTS_THINK);
         druids_contract::with_game!(p.kind, |G| {
@@ -168,22 +206,26 @@ pub(crate) struct SeatBot {
     game_id: String,
     token: String,
     delay: Duration,
+    /// The game's place in the bots' CPU budget, held while a bot plays.
+    lease: Arc<Lease>,
 }
 
 impl SeatBot {
     /// A bot for the seat `token` holds in game `game_id`, pausing `delay`
-    /// before each action.
+    /// before each action, thinking on the CPU budget `lease` holds.
     pub(crate) fn new(
         service: Arc<Service>,
         game_id: String,
         token: String,
         delay: Duration,
+        lease: Arc<Lease>,
     ) -> SeatBot {
         SeatBot {
             service,
             game_id,
             token,
             delay,
+            lease,
         }
     }
 
@@ -274,15 +316,17 @@ impl SeatBot {
                     .and_then(|a| G::decode_action(a).map_err(|e| e.to_string()))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        // Searching may take a while (MCTS): off the async workers.
-        let (bot, pick) = tokio::task::spawn_blocking(move || {
-            let mut bot = bot;
-            let chosen = bot.choose(seat, &view, &actions);
-            let pick = actions.iter().position(|a| *a == chosen);
-            (bot, pick)
-        })
-        .await
-        .map_err(|e| e.to_string())?;
+        // Searching may take a while (MCTS): on the bots' shared CPU budget.
+        let (bot, pick) = self
+            .lease
+            .think(move || {
+                let mut bot = bot;
+                let chosen = bot.choose(seat, &view, &actions);
+                let pick = actions.iter().position(|a| *a == chosen);
+                (bot, pick)
+            })
+            .await
+            .map_err(|e| e.to_string())?;
         let pick = pick.ok_or("the bot chose an action that is not legal")?;
         let id = legal.actions[pick].id.unwrap_or(pick as u32);
         let submitted = self
@@ -313,23 +357,25 @@ mod tests {
         assert_eq!(p.players, 2);
         assert_eq!(p.strategy, Strategy::Greedy);
         assert_eq!(p.seed, None);
+        let catalog = Catalog::default();
         let p = parse(
             &serde_json::json!({
                 "kind": "GAME_KIND_MEDURIS", "players": 3, "strategy": "mcts",
-                "seed": "18446744073709551615", "botDelayMs": 99999
+                "seed": "18446744073709551615", "botDelayMs": MAX_DELAY_MS
             }),
-            &Catalog::default(),
+            &catalog,
         )
         .unwrap();
         assert_eq!(p.seed, Some(u64::MAX));
         assert_eq!(p.delay, Duration::from_millis(MAX_DELAY_MS));
-        assert!(parse(&serde_json::json!({"kind": "chess"}), &Catalog::default()).is_err());
-        assert!(
-            parse(
-                &serde_json::json!({"kind": "dolmen", "strategy": "x"}),
-                &Catalog::default()
-            )
-            .is_err()
-        );
+        for bad in [
+            serde_json::json!({"kind": "meduris", "players": 5}),
+            serde_json::json!({"kind": "dolmen", "players": u64::MAX}),
+            serde_json::json!({"kind": "dolmen", "botDelayMs": MAX_DELAY_MS + 1}),
+            serde_json::json!({"kind": "chess"}),
+            serde_json::json!({"kind": "dolmen", "strategy": "x"}),
+        ] {
+            assert!(parse(&bad, &catalog).is_err(), "{bad}");
+        }
     }
 }

@@ -8,6 +8,44 @@ use druids_engine::{Seat, Viewer};
 use super::{Room, RoomState};
 use crate::error::ServiceError;
 
+/// The streams open on one game.
+pub(super) struct StreamCounts {
+    spectators: usize,
+    /// Per seat: open, and of those reserved.
+    seats: Vec<(usize, usize)>,
+}
+
+impl StreamCounts {
+    pub(super) fn new(seats: usize) -> StreamCounts {
+        StreamCounts {
+            spectators: 0,
+            seats: vec![(0, 0); seats],
+        }
+    }
+}
+
+/// The budgets a game's streams are counted against (the flags of
+/// [`crate::config::Limits`]).
+#[derive(Clone, Copy, Debug)]
+pub struct StreamLimits {
+    /// Streams of one seat.
+    pub per_seat: usize,
+    /// Of those, how many a seat of a game in play may always open.
+    pub reserved_per_seat: usize,
+    /// Spectator streams of one game.
+    pub spectators_per_game: usize,
+}
+
+/// Where a stream's place is: reserved for its seat, or in the shared
+/// budgets (server-wide, per address).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamPlace {
+    /// One of the seat's reserved streams.
+    Reserved,
+    /// Counted against the shared budgets.
+    Shared,
+}
+
 impl Room {
     /// The legal actions of `seat` now (all payments or the default list), the
     /// version they belong to, and the pending decision if it is the seat's.
@@ -31,50 +69,65 @@ impl Room {
         }
     }
 
-    /// Counts a stream opened on this game by `viewer`, within the per-seat
-    /// and per-game spectator budgets.
+    /// Counts a stream opened on this game by `viewer` within the budgets
+    /// of `limits` (per seat, spectators per game); says whether it is one
+    /// of the seat's reserved streams, which no other budget counts.
     pub fn open_stream(
         &self,
         viewer: Viewer,
-        per_seat: usize,
-        spectators: usize,
-    ) -> Result<(), ServiceError> {
+        limits: &StreamLimits,
+    ) -> Result<StreamPlace, ServiceError> {
         let mut state = self.lock();
+        let live = !state.game.is_over() && state.abandoned.is_none();
+        let counts = &mut state.streams;
         match viewer {
             Viewer::Seat(seat) => {
-                let open = &mut state.seat_streams[seat.index()];
-                if *open >= per_seat {
+                let (open, reserved) = &mut counts.seats[seat.index()];
+                if *open >= limits.per_seat {
                     return Err(ServiceError::Limit(format!(
-                        "at most {per_seat} streams may be open for one seat"
+                        "at most {} streams may be open for one seat",
+                        limits.per_seat
                     )));
                 }
                 *open += 1;
+                if live && *reserved < limits.reserved_per_seat {
+                    *reserved += 1;
+                    return Ok(StreamPlace::Reserved);
+                }
             }
             Viewer::Spectator => {
-                if state.spectator_streams >= spectators {
+                if counts.spectators >= limits.spectators_per_game {
                     return Err(ServiceError::Limit(format!(
-                        "at most {spectators} spectator streams may be open on one game"
+                        "at most {} spectator streams may be open on one game",
+                        limits.spectators_per_game
                     )));
                 }
-                state.spectator_streams += 1;
+                counts.spectators += 1;
             }
         }
-        Ok(())
+        Ok(StreamPlace::Shared)
     }
 
     /// Frees a stream's slot.
-    pub fn close_stream(&self, viewer: Viewer) {
+    pub fn close_stream(&self, viewer: Viewer, place: StreamPlace) {
         let mut state = self.lock();
+        let counts = &mut state.streams;
         match viewer {
-            Viewer::Seat(seat) => state.seat_streams[seat.index()] -= 1,
-            Viewer::Spectator => state.spectator_streams -= 1,
+            Viewer::Seat(seat) => {
+                let (open, reserved) = &mut counts.seats[seat.index()];
+                *open -= 1;
+                if place == StreamPlace::Reserved {
+                    *reserved -= 1;
+                }
+            }
+            Viewer::Spectator => counts.spectators -= 1,
         }
     }
 
     /// Streams open on this game.
     pub fn open_streams(&self) -> usize {
         let state = self.lock();
-        state.spectator_streams + state.seat_streams.iter().sum::<usize>()
+        state.streams.spectators + state.streams.seats.iter().map(|s| s.0).sum::<usize>()
     }
 
     /// What a stream opened with `from_seq` 0 starts with: the state when

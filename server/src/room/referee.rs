@@ -8,45 +8,72 @@ use crate::error::ServiceError;
 use crate::hosted_game::Choice;
 use crate::store::{Games, Origin};
 
+/// A decision of a room that is due: what the referee's pass sorts by.
+/// Deadlines come before autopilots, each earliest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Due {
+    /// A seat's clock ran out at `deadline_ms`.
+    Timeout {
+        /// When it ran out.
+        deadline_ms: u64,
+    },
+    /// A seat on autopilot was asked to decide at `asked_ms`.
+    Autopilot {
+        /// When it was asked.
+        asked_ms: u64,
+    },
+}
+
 impl Room {
-    /// Decides for every seat whose clock ran out (or who is on autopilot) at
-    /// `now_ms`, until a decision is not due. Returns the actions taken.
-    pub fn expire(&self, games: &dyn Games, now_ms: u64) -> Result<usize, ServiceError> {
-        let mut state = self.lock();
-        let mut taken = 0;
+    /// The decision due at `now_ms`, if one is.
+    pub fn due(&self, now_ms: u64) -> Option<Due> {
+        let state = self.lock();
         if state.abandoned.is_some() {
-            return Ok(0);
+            return None;
         }
-        loop {
-            let Some(clocks) = &state.clocks else {
-                return Ok(taken);
-            };
-            let (seat, origin) = match clocks.due(now_ms) {
-                Expiry::NotDue => break,
-                Expiry::TimedOut(s) => (s, Origin::Timeout),
-                Expiry::Autopilot(s) => (s, Origin::Autopilot),
-            };
-            let Some(action) = state.server_choice(origin) else {
-                break;
-            };
-            let act = Act {
-                seat,
-                origin,
-                choice: Choice::Action(action),
-                key: None,
-            };
-            let result = self.play(&mut state, act, games, now_ms);
-            if let Err(e) = result {
-                self.announce(&state);
-                return Err(e);
-            }
-            self.record_end(&state, games, now_ms);
-            taken += 1;
+        let clocks = state.clocks.as_ref()?;
+        let pending = clocks.pending()?;
+        match clocks.due(now_ms) {
+            Expiry::NotDue => None,
+            Expiry::TimedOut(_) => Some(Due::Timeout {
+                deadline_ms: pending.deadline_ms,
+            }),
+            Expiry::Autopilot(_) => Some(Due::Autopilot {
+                asked_ms: pending.started_ms,
+            }),
         }
-        if taken > 0 {
-            self.announce(&state);
+    }
+
+    /// Decides for the seat whose clock ran out (or who is on autopilot) at
+    /// `now_ms`, once: the next decision waits for the referee's next pass.
+    /// Returns whether an action was taken.
+    pub fn expire_one(&self, games: &dyn Games, now_ms: u64) -> Result<bool, ServiceError> {
+        let mut state = self.lock();
+        if state.abandoned.is_some() {
+            return Ok(false);
         }
-        Ok(taken)
+        let Some(clocks) = &state.clocks else {
+            return Ok(false);
+        };
+        let (seat, origin) = match clocks.due(now_ms) {
+            Expiry::NotDue => return Ok(false),
+            Expiry::TimedOut(s) => (s, Origin::Timeout),
+            Expiry::Autopilot(s) => (s, Origin::Autopilot),
+        };
+        let Some(action) = state.server_choice(origin) else {
+            return Ok(false);
+        };
+        let act = Act {
+            seat,
+            origin,
+            choice: Choice::Action(action),
+            key: None,
+        };
+        let result = self.play(&mut state, act, games, now_ms);
+        self.announce(&state);
+        result?;
+        self.record_end(&state, games, now_ms);
+        Ok(true)
     }
 
     /// Gives the game up unfinished (rebuilding it, as stored).

@@ -11,6 +11,7 @@ use tonic::{Request, Response, Status};
 use tracing::{Instrument, info_span};
 
 use super::{EventStream, Service};
+use crate::bounds::{Checked, checked};
 use crate::cluster::Located;
 use crate::error::ServiceError;
 use crate::quota::Read;
@@ -27,9 +28,13 @@ macro_rules! here_or_forward {
             Located::Here(room) => room,
             Located::There(addr) => {
                 return $service
-                    .forward(&addr, &id, $request, &$caller, |mut peer, r| async move {
-                        peer.$method(r).await
-                    })
+                    .forward(
+                        &addr,
+                        &id,
+                        $request.map(Checked::into_inner),
+                        &$caller,
+                        |mut peer, r| async move { peer.$method(r).await },
+                    )
                     .await;
             }
         }
@@ -43,6 +48,7 @@ impl DruidsService for Service {
         request: Request<pb::CreateGameRequest>,
     ) -> std::result::Result<Response<pb::CreateGameResponse>, Status> {
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         self.refused(self.setup(&caller))?;
         let req = request.into_inner();
         let lobby = Arc::clone(&self.lobby);
@@ -55,6 +61,7 @@ impl DruidsService for Service {
         request: Request<pb::JoinGameRequest>,
     ) -> std::result::Result<Response<pb::JoinGameResponse>, Status> {
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         self.refused(self.setup(&caller))?;
         if self.cluster.is_some() {
             // The lobby joins games in this node's memory.
@@ -71,6 +78,7 @@ impl DruidsService for Service {
         request: Request<pb::GetLegalActionsRequest>,
     ) -> std::result::Result<Response<pb::GetLegalActionsResponse>, Status> {
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         let room = here_or_forward!(self, request, caller, get_legal_actions);
         let req = request.into_inner();
         let seat = self.refused(self.seat(&room, &caller))?;
@@ -86,6 +94,7 @@ impl DruidsService for Service {
     ) -> std::result::Result<Response<pb::SubmitActionResponse>, Status> {
         let started = std::time::Instant::now();
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         let room = here_or_forward!(self, request, caller, submit_action);
         let seat = self.refused(self.seat(&room, &caller))?;
         let kind = room.kind();
@@ -95,13 +104,13 @@ impl DruidsService for Service {
             Request::from_parts(
                 request.metadata().clone(),
                 Default::default(),
-                request.get_ref().clone(),
+                (**request.get_ref()).clone(),
             )
         });
         let now = self.clock.now_ms();
         // The edge's policy: the request parsed and bounded, the seat's budget
         // charged; the room only plays what passed.
-        let submission = self.refused(Submission::parse(request.into_inner()))?;
+        let submission = self.refused(Submission::parse(request.into_inner().into_inner()))?;
         let rate = self.limits.max_submits_per_second;
         self.refused(room.charge_submission(seat, rate, now))?;
         let (games, rooms) = (Arc::clone(&self.games), Arc::clone(&self.rooms));
@@ -148,15 +157,20 @@ impl DruidsService for Service {
         request: Request<pb::StreamEventsRequest>,
     ) -> std::result::Result<Response<EventStream>, Status> {
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         let id = request.get_ref().game_id.clone();
         let room = match self.locate(&id, &caller).await? {
             Located::Here(room) => room,
             Located::There(addr) => {
                 self.refused(self.read(Read::One, &caller))?;
                 let upstream = self
-                    .forward(&addr, &id, request, &caller, |mut peer, r| async move {
-                        peer.stream_events(r).await
-                    })
+                    .forward(
+                        &addr,
+                        &id,
+                        request.map(Checked::into_inner),
+                        &caller,
+                        |mut peer, r| async move { peer.stream_events(r).await },
+                    )
                     .await?
                     .into_inner();
                 return Ok(Response::new(self.relay_stream(upstream, id)));
@@ -195,6 +209,7 @@ impl DruidsService for Service {
         request: Request<pb::GetStateRequest>,
     ) -> std::result::Result<Response<pb::GetStateResponse>, Status> {
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         let room = here_or_forward!(self, request, caller, get_state);
         let viewer = self.refused(self.viewer(&room, &caller, false))?;
         self.refused(self.read(Read::One, &caller))?;
@@ -208,6 +223,7 @@ impl DruidsService for Service {
         request: Request<pb::ExportReplayRequest>,
     ) -> std::result::Result<Response<pb::Replay>, Status> {
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         let room = here_or_forward!(self, request, caller, export_replay);
         self.refused(self.read(Read::One, &caller))?;
         Ok(Response::new(self.refused(self.replay_of(&room))?))
@@ -218,9 +234,10 @@ impl DruidsService for Service {
         request: Request<pb::GetReplayViewsRequest>,
     ) -> std::result::Result<Response<pb::GetReplayViewsResponse>, Status> {
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         let room = here_or_forward!(self, request, caller, get_replay_views);
         self.refused(self.read(Read::One, &caller))?;
-        let req = request.into_inner();
+        let req = request.into_inner().into_inner();
         let replay = self.refused(self.replay_of(&room))?;
         let page = self.refused(replay_page(&replay, &req))?;
         let summary = room.summary();
@@ -275,6 +292,7 @@ impl DruidsService for Service {
         request: Request<pb::ListGamesRequest>,
     ) -> std::result::Result<Response<pb::ListGamesResponse>, Status> {
         let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
         self.refused(self.read(Read::List, &caller))?;
         let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
         let shared = self.cluster.as_ref().map(|c| Arc::clone(c.leases()));

@@ -24,12 +24,23 @@ pub(crate) async fn arena(server: &TestServer) -> Arena {
         .expect("connect")
 }
 
-/// Limits for arena tests: a quick fit, a generous clock.
+/// The operator key of the arena tests: only the operator names a
+/// tournament's entrants.
+pub(crate) const OPERATOR: &str = "operator-key-of-the-arena-tests";
+
+/// Limits for arena tests: a quick fit, a generous clock, and none of the
+/// rules against cheap identities (every bot established, no cap on a
+/// pair's rated matches; `arena_sybils.rs` tests those rules).
 pub(crate) fn limits() -> Limits {
     let mut limits = Limits::unthrottled();
+    limits.arena.operator_key = Some(OPERATOR.into());
+    limits.arena.bot_tournaments_per_hour = 1_000;
     limits.arena.fit_secs = 0;
     // Real bots only: no house bot joins a seek that waits.
     limits.arena.house_bots = druids_server::arena::house::Levels(Vec::new());
+    limits.arena.established_matches = 0;
+    limits.arena.established_opponents = 0;
+    limits.arena.pair_matches_per_day = u32::MAX;
     limits
 }
 
@@ -630,7 +641,7 @@ async fn a_round_robin_tournament_completes_across_a_restart() {
         .collect();
     let created = a
         .create_tournament(authed(
-            &bots[0].1,
+            OPERATOR,
             pb::CreateTournamentRequest {
                 name: "spring cup".into(),
                 kind: pb::GameKind::Dolmen as i32,

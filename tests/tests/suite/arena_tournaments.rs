@@ -14,7 +14,7 @@ use druids_tests::{TestServer, authed};
 use tonic::Code;
 
 use crate::arena::{
-    Arena, arena, bot_events_now, follow_events, limits, register, wait_tournament,
+    Arena, OPERATOR, arena, bot_events_now, follow_events, limits, register, wait_tournament,
 };
 use crate::trust::reason;
 
@@ -320,7 +320,7 @@ async fn too_few_entrants_cancel_a_tournament_and_bad_requests_are_refused() {
     assert_eq!(forever.code(), Code::InvalidArgument);
     let gauntlet = a
         .create_tournament(authed(
-            &key0,
+            OPERATOR,
             pb::CreateTournamentRequest {
                 format: Some(pb::create_tournament_request::Format::Gauntlet(
                     pb::Gauntlet {
@@ -337,7 +337,7 @@ async fn too_few_entrants_cancel_a_tournament_and_bad_requests_are_refused() {
     assert_eq!(gauntlet.code(), Code::InvalidArgument);
     let closed = a
         .create_tournament(authed(
-            &key0,
+            OPERATOR,
             pb::CreateTournamentRequest {
                 players: 2,
                 entrants: vec![id0.clone(), id1.clone()],
@@ -390,7 +390,7 @@ async fn swiss_rounds_give_byes_and_a_gauntlet_meets_its_opponent() {
     };
     let swiss = a
         .create_tournament(authed(
-            &bots[0].1,
+            OPERATOR,
             create(pb::create_tournament_request::Format::Swiss(pb::Swiss {
                 rounds: 3,
             })),
@@ -402,7 +402,7 @@ async fn swiss_rounds_give_byes_and_a_gauntlet_meets_its_opponent() {
         .unwrap();
     let gauntlet = a
         .create_tournament(authed(
-            &bots[0].1,
+            OPERATOR,
             create(pb::create_tournament_request::Format::Gauntlet(
                 pb::Gauntlet {
                     opponent: bots[5].0.clone(),

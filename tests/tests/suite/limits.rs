@@ -73,6 +73,206 @@ async fn a_thousand_spectators_never_lock_the_seats_out() {
     server.stop().await;
 }
 
+/// A client connecting from loopback address `127.0.0.<n>` (Linux routes
+/// all of 127/8 to the loopback interface), so that per-address budgets see
+/// it as another client.
+async fn client_from(server: &TestServer, n: u8) -> DruidsServiceClient<tonic::transport::Channel> {
+    let channel = tonic::transport::Endpoint::from_shared(server.url())
+        .unwrap()
+        .local_address(Some(std::net::Ipv4Addr::new(127, 0, 0, n).into()))
+        .connect()
+        .await
+        .expect("connect");
+    DruidsServiceClient::new(channel)
+}
+
+/// Opens streams with `token` (spectators: none) on `game` until one is
+/// refused; returns those opened.
+async fn fill(
+    client: &mut DruidsServiceClient<tonic::transport::Channel>,
+    game: &str,
+    token: Option<&str>,
+    at_most: usize,
+) -> Vec<tonic::Streaming<pb::GameEvent>> {
+    let mut open = Vec::new();
+    while open.len() < at_most {
+        let req = match token {
+            Some(t) => authed(t, stream_req(game)),
+            None => tonic::Request::new(stream_req(game)),
+        };
+        match client.stream_events(req).await {
+            Ok(s) => open.push(s.into_inner()),
+            Err(e) => {
+                assert_eq!(e.code(), Code::ResourceExhausted, "{e:?}");
+                break;
+            }
+        }
+    }
+    open
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_holding_its_whole_quota_never_locks_a_seat_out() {
+    // The attack of issue 25, scaled down: one address creates games and
+    // fills every stream its seat tokens allow, spectators from six other
+    // addresses fill theirs, until the server-wide budget is spent.
+    let limits = Limits {
+        max_open_streams: 60,
+        max_streams_per_address: 16,
+        max_streams_per_seat: 8,
+        reserved_streams_per_seat: 2,
+        max_calls_per_connection: 4000,
+        ..Limits::unthrottled()
+    };
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits.clone()).await;
+    let mut attacker = client_from(&server, 1).await;
+    let mut held = Vec::new();
+    let mut games = Vec::new();
+    for seed in 0..20 {
+        let (id, tokens) = create(&mut attacker, MEDURIS, 2, seed).await;
+        for token in &tokens {
+            held.extend(fill(&mut attacker, &id, Some(token), limits.max_streams_per_seat).await);
+        }
+        games.push(id);
+    }
+    for n in 2..8 {
+        let mut spectator = client_from(&server, n).await;
+        for id in &games {
+            held.extend(fill(&mut spectator, id, None, limits.max_open_streams).await);
+        }
+    }
+    let reserved = 20 * 2 * limits.reserved_streams_per_seat;
+    assert_eq!(
+        held.len(),
+        reserved + limits.max_open_streams,
+        "the seats' reserved streams, and the shared budget full"
+    );
+    // Every other budget is spent: a new spectator, anywhere, is refused...
+    let mut late = client_from(&server, 9).await;
+    let refused_spectator = late.stream_events(stream_req(&games[0])).await;
+    assert_eq!(
+        refused_spectator.unwrap_err().code(),
+        Code::ResourceExhausted
+    );
+    // ...but the seats of other games, from any address (the attacker's
+    // too), open their streams.
+    let mut accepted = 0;
+    let mut asked = 0;
+    for (n, from) in [(0u64, 1u8), (1, 9), (2, 10)] {
+        let mut c = client_from(&server, from).await;
+        let (id, tokens) = create(&mut c, MEDURIS, 4, 100 + n).await;
+        for token in &tokens {
+            asked += 1;
+            let mut s = c
+                .stream_events(authed(token, stream_req(&id)))
+                .await
+                .expect("a seat of a game in play can always open its stream")
+                .into_inner();
+            // It is a live stream: the snapshot comes.
+            s.message().await.unwrap().expect("a snapshot");
+            held.push(s);
+            accepted += 1;
+        }
+    }
+    eprintln!(
+        "one address holding its whole quota ({} streams held in all): seats' streams accepted {accepted}/{asked}",
+        held.len() - accepted
+    );
+    assert_eq!(accepted, asked);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn practice_games_are_bounded_per_address_and_in_all_and_given_back_when_they_end() {
+    use std::net::Ipv4Addr;
+    let limits = Limits {
+        practice_games_per_address: 2,
+        max_practice_games: 3,
+        bot_threads: 1,
+        ..Limits::unthrottled()
+    };
+    let clock = Arc::new(druids_server::ManualClock::at(1_700_000_000_000));
+    let server = TestServer::with_clock(
+        Arc::new(MemoryStore::default()),
+        limits,
+        Arc::clone(&clock) as _,
+    )
+    .await;
+    let base = druids_tests::http_face(&server).await;
+    let practice = |from: u8| {
+        let base = base.clone();
+        async move {
+            let body = serde_json::json!({"kind": "dolmen", "players": 2}).to_string();
+            let (status, _, answer) = crate::web::http_from(
+                Some(Ipv4Addr::new(127, 0, 0, from)),
+                &base,
+                "POST",
+                "/web/v1/practice",
+                &[("content-type", "application/json")],
+                &body,
+            )
+            .await;
+            (
+                status,
+                serde_json::from_str::<serde_json::Value>(&answer).unwrap(),
+            )
+        }
+    };
+    let mut client = server.client().await;
+    let in_play = |client: &mut DruidsServiceClient<tonic::transport::Channel>| {
+        let mut client = client.clone();
+        async move {
+            client
+                .list_games(pb::ListGamesRequest::default())
+                .await
+                .unwrap()
+                .into_inner()
+                .games
+                .len()
+        }
+    };
+    let (status, first) = practice(1).await;
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(practice(1).await.0, 200);
+    let (status, refused) = practice(1).await;
+    assert_eq!(status, 429, "{refused}");
+    assert_eq!(refused["code"], "RESOURCE_EXHAUSTED");
+    assert_eq!(refused["reason"], "LIMIT_REACHED");
+    assert_eq!(
+        in_play(&mut client).await,
+        2,
+        "a refused practice made no game"
+    );
+    // Another address has its own quota, up to the total of all.
+    assert_eq!(practice(2).await.0, 200);
+    let (status, refused) = practice(3).await;
+    assert_eq!(status, 429, "the total: {refused}");
+    // A person who leaves: after the long turn the autopilot plays their
+    // seat, the game ends, and its place is given back.
+    let game = first["gameId"].as_str().unwrap().to_owned();
+    clock.advance(600_001);
+    let mut done = false;
+    for _ in 0..2_000 {
+        let st = druids_tests::state(&mut client, &game, None).await;
+        if st.status == pb::GameStatus::Finished as i32 {
+            done = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(done, "the left practice game was played to its end");
+    let mut again = 0;
+    for _ in 0..500 {
+        again = practice(3).await.0;
+        if again == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(again, 200, "the ended game's place was given back");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn max_games_counts_games_in_play_and_cannot_be_raced() {
     let limits = Limits {
@@ -418,17 +618,20 @@ async fn the_server_wide_stream_budget_is_kept() {
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, MEDURIS, 4, 1).await;
     let mut open = Vec::new();
-    for token in &tokens[..3] {
-        let s = client.stream_events(authed(token, stream_req(&id))).await;
+    for _ in 0..3 {
+        let s = client.stream_events(stream_req(&id)).await;
         open.push(s.unwrap().into_inner());
     }
     refused(
-        client
-            .stream_events(authed(&tokens[3], stream_req(&id)))
-            .await,
+        client.stream_events(stream_req(&id)).await,
         Code::ResourceExhausted,
         "LIMIT_REACHED",
     );
-    assert_eq!(server.service.open_streams(), 3);
+    // The seats' reserved streams are beyond the server-wide budget.
+    for token in &tokens {
+        let s = client.stream_events(authed(token, stream_req(&id))).await;
+        open.push(s.unwrap().into_inner());
+    }
+    assert_eq!(server.service.open_streams(), 3 + tokens.len());
     server.stop().await;
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use druids_contract::pb;
+use druids_server::{Limits, MemoryStore};
 use druids_tests::{Lcg, TestServer, create, http_face, play_random, state};
 
 /// The workspace's `target/` directory.
@@ -83,7 +84,20 @@ async fn curl_walk_through_of_docs_http_md() {
 /// An HTTP/1.1 exchange over a plain TCP connection (`Connection: close`):
 /// the status, the head (lower-cased) and the body as received (streams are
 /// chunked; their events are whole within a chunk).
-async fn http(
+pub(crate) async fn http(
+    base: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, String) {
+    http_from(None, base, method, path, headers, body).await
+}
+
+/// [`http`] from local address `from` (any address of 127/8 reaches the
+/// loopback interface, so per-address limits see another client).
+pub(crate) async fn http_from(
+    from: Option<std::net::Ipv4Addr>,
     base: &str,
     method: &str,
     path: &str,
@@ -92,7 +106,12 @@ async fn http(
 ) -> (u16, String, String) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let addr = base.trim_start_matches("http://").to_owned();
-    let mut conn = tokio::net::TcpStream::connect(&addr)
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    if let Some(ip) = from {
+        socket.bind((ip, 0).into()).expect("bind the local address");
+    }
+    let mut conn = socket
+        .connect(addr.parse().expect("an address"))
         .await
         .expect("connect");
     let mut req = format!(
@@ -474,7 +493,10 @@ async fn event_streams_over_http_resume_by_seq() {
 /// anyone else.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_arena_and_the_pages_over_http() {
-    let server = TestServer::start().await;
+    // Only the operator names a tournament's entrants (docs/ratings.md).
+    let mut limits = Limits::unthrottled();
+    limits.arena.operator_key = Some(crate::arena::OPERATOR.into());
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
     let base = http_face(&server).await;
     for page in [
         "/",
@@ -575,7 +597,10 @@ async fn the_arena_and_the_pages_over_http() {
             &base,
             "POST",
             "/api/v1/CreateTournament",
-            &[("authorization", &ada_key)],
+            &[(
+                "authorization",
+                &format!("Bearer {}", crate::arena::OPERATOR),
+            )],
             &tournament,
         )
         .await

@@ -6,72 +6,16 @@ use std::sync::Arc;
 
 use druids_contract::pb;
 use druids_server::{Limits, MemoryStore};
-use druids_tests::{TestServer, create, state};
-use tonic::transport::Channel;
+use druids_tests::{TestServer, create, raw, state};
 use tonic::{Code, Status};
 
 const MEDURIS: pb::GameKind = pb::GameKind::Meduris;
 
-/// A codec that sends raw bytes, to put malformed bodies on the wire.
-#[derive(Default)]
-struct RawCodec;
-
-struct RawEncoder;
-struct RawDecoder;
-
-impl tonic::codec::Codec for RawCodec {
-    type Encode = Vec<u8>;
-    type Decode = Vec<u8>;
-    type Encoder = RawEncoder;
-    type Decoder = RawDecoder;
-    fn encoder(&mut self) -> RawEncoder {
-        RawEncoder
-    }
-    fn decoder(&mut self) -> RawDecoder {
-        RawDecoder
-    }
-}
-
-impl tonic::codec::Encoder for RawEncoder {
-    type Item = Vec<u8>;
-    type Error = Status;
-    fn encode(
-        &mut self,
-        item: Vec<u8>,
-        dst: &mut tonic::codec::EncodeBuf<'_>,
-    ) -> Result<(), Status> {
-        use bytes::BufMut;
-        dst.put_slice(&item);
-        Ok(())
-    }
-}
-
-impl tonic::codec::Decoder for RawDecoder {
-    type Item = Vec<u8>;
-    type Error = Status;
-    fn decode(&mut self, src: &mut tonic::codec::DecodeBuf<'_>) -> Result<Option<Vec<u8>>, Status> {
-        use bytes::Buf;
-        let mut out = vec![0; src.remaining()];
-        src.copy_to_slice(&mut out);
-        Ok(Some(out))
-    }
-}
-
 /// Sends `body` as the request of `method` (e.g. "CreateGame").
 async fn raw_call(server: &TestServer, method: &str, body: Vec<u8>) -> Result<Vec<u8>, Status> {
-    let channel = Channel::from_shared(server.url())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    let mut grpc = tonic::client::Grpc::new(channel);
-    grpc.ready().await.unwrap();
-    let path = format!("/druids.v1.DruidsService/{method}")
-        .parse()
-        .unwrap();
-    grpc.unary(tonic::Request::new(body), path, RawCodec)
-        .await
-        .map(|r| r.into_inner())
+    let mut grpc = raw::client(&server.url()).await;
+    let path = format!("/druids.v1.DruidsService/{method}");
+    raw::unary(&mut grpc, &path, tonic::Request::new(body)).await
 }
 
 #[tokio::test]

@@ -6,20 +6,15 @@ use druids_contract::pb;
 use druids_contract::pb::create_tournament_request::Format as F;
 use prost::Message;
 
-use super::{MAX_ENTRANTS, Tourney};
+use super::Tourney;
 use crate::arena::bots::{BotNo, parse_id};
-use crate::arena::{Arena, check_players, events};
+use crate::arena::{Arena, events};
 use crate::auth::TokenHash;
+use crate::bounds::Checked;
 use crate::config::Registration;
 use crate::error::{ServiceError, clip};
 use crate::store::{EventLog, TournamentRecord};
 
-/// Most bytes of a tournament's name.
-const MAX_NAME_BYTES: usize = 80;
-/// Most Swiss rounds.
-const MAX_ROUNDS: u32 = 100;
-/// Longest open entry, seconds.
-const MAX_ENTRY_SECS: u32 = 86_400;
 /// Tournaments of a ListTournaments page when the request does not say.
 const DEFAULT_LIST_PAGE: usize = 50;
 /// Most tournaments of a ListTournaments page.
@@ -29,18 +24,31 @@ impl Arena {
     /// CreateTournament with bearer `token`. Blocks on the store.
     pub fn create_tournament(
         &self,
-        req: &pb::CreateTournamentRequest,
+        req: &Checked<pb::CreateTournamentRequest>,
         token: Option<&TokenHash>,
     ) -> Result<pb::CreateTournamentResponse, ServiceError> {
-        if !self.is_operator(token) {
+        let now = self.clock.now_ms();
+        // Held to the end: a refused creation spends no quota.
+        let mut st = self.state();
+        let creator = if self.is_operator(token) {
+            None
+        } else {
             // Any bot may run one on an open server; else only the operator.
             if self.settings.registration == Registration::Closed {
                 return Err(ServiceError::TournamentsByOperator);
             }
-            self.bot_of(token)?;
-        }
+            let bot = self.bot_of(token)?;
+            self.check_consent(req, bot)?;
+            let per_hour = self.settings.bot_tournaments_per_hour;
+            st.created_tournaments
+                .entry(bot)
+                .or_default()
+                .check(per_hour, now, || {
+                    format!("a bot may create {per_hour} tournaments an hour")
+                })?;
+            Some(bot)
+        };
         self.check_tournament(req)?;
-        let now = self.clock.now_ms();
         let record = TournamentRecord {
             id: format!("{:016x}", rand::random::<u64>()),
             settings: req.encode_to_vec(),
@@ -59,44 +67,48 @@ impl Arena {
             self.log_start(&tourney, now);
         }
         let view = self.view(&tourney);
-        self.state().tournaments.insert(record.id.clone(), tourney);
+        st.tournaments.insert(record.id.clone(), tourney);
+        if let Some(bot) = creator {
+            st.created_tournaments.entry(bot).or_default().spend(now);
+        }
         Ok(pb::CreateTournamentResponse {
             tournament: Some(view),
         })
     }
 
-    /// Checks a CreateTournament request (except what only the draw can
-    /// tell, for open entry).
-    fn check_tournament(&self, req: &pb::CreateTournamentRequest) -> Result<(), ServiceError> {
-        if req.name.trim().is_empty() || req.name.len() > MAX_NAME_BYTES {
-            return Err(ServiceError::invalid(
-                "name",
-                format!("name must be 1 to {MAX_NAME_BYTES} bytes"),
-            ));
+    /// What a bot's own tournament may not do (docs/ratings.md, "Cheap
+    /// identities"): enter a bot but itself without its consent (the others
+    /// join with JoinTournament during open entry; the operator names
+    /// entrants), name a gauntlet's fixed opponent other than itself (it
+    /// plays every match), or be rated (a rated tournament is the
+    /// operator's, as a bot's rated matches come from matchmaking or from
+    /// challenges between established bots).
+    fn check_consent(
+        &self,
+        req: &pb::CreateTournamentRequest,
+        bot: BotNo,
+    ) -> Result<(), ServiceError> {
+        if req.rated {
+            return Err(ServiceError::OperatorKeyRequired("a rated tournament"));
         }
-        check_players(
-            self.lobby.catalog().parse(req.kind)?,
-            req.players,
-            "players",
-        )?;
-        self.clock(req.time_control.as_ref())?;
-        if let Some(open) = &req.open_entry
-            && !(1..=MAX_ENTRY_SECS).contains(&open.closes_in_secs)
+        let someone_else = |id: &str| parse_id(id) != Some(bot);
+        if req.entrants.iter().any(|id| someone_else(id)) {
+            return Err(ServiceError::OperatorKeyRequired("naming the entrants"));
+        }
+        if let Some(F::Gauntlet(g)) = &req.format
+            && someone_else(&g.opponent)
         {
-            return Err(ServiceError::invalid(
-                "open_entry",
-                format!(
-                    "closes_in_secs {}: entry stays open 1 to {MAX_ENTRY_SECS} s",
-                    open.closes_in_secs
-                ),
+            return Err(ServiceError::OperatorKeyRequired(
+                "naming the gauntlet's opponent",
             ));
         }
-        if req.entrants.len() > MAX_ENTRANTS {
-            return Err(ServiceError::invalid(
-                "entrants",
-                format!("{} entrants: at most {MAX_ENTRANTS}", req.entrants.len()),
-            ));
-        }
+        Ok(())
+    }
+
+    /// Checks that a CreateTournament request within its bounds names bots
+    /// that may play, each once, and a gauntlet opponent that is not an
+    /// entrant (what only the draw can tell waits for it, with open entry).
+    fn check_tournament(&self, req: &pb::CreateTournamentRequest) -> Result<(), ServiceError> {
         let bots = self.bots();
         let mut named: Vec<BotNo> = Vec::new();
         for id in &req.entrants {
@@ -109,24 +121,14 @@ impl Arena {
             }
             named.push(no);
         }
-        match &req.format {
-            None => return Err(ServiceError::invalid("format", "a format is required")),
-            Some(F::Swiss(s)) if s.rounds == 0 || s.rounds > MAX_ROUNDS => {
+        if let Some(F::Gauntlet(g)) = &req.format {
+            let opponent = bots.playable(&g.opponent, "format")?;
+            if named.contains(&opponent) {
                 return Err(ServiceError::invalid(
                     "format",
-                    format!("a Swiss tournament has 1 to {MAX_ROUNDS} rounds"),
+                    "the gauntlet's opponent cannot also be an entrant",
                 ));
             }
-            Some(F::Gauntlet(g)) => {
-                let opponent = bots.playable(&g.opponent, "format")?;
-                if named.contains(&opponent) {
-                    return Err(ServiceError::invalid(
-                        "format",
-                        "the gauntlet's opponent cannot also be an entrant",
-                    ));
-                }
-            }
-            Some(_) => {}
         }
         Ok(())
     }

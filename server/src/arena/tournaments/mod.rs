@@ -26,11 +26,10 @@ use prost::Message;
 
 use super::Arena;
 use super::bots::{BotNo, parse_id, public_id};
+use crate::bounds::arena::MAX_ENTRANTS;
 use crate::error::ServiceError;
 use crate::store::TournamentRecord;
 
-/// Most entrants of a tournament.
-const MAX_ENTRANTS: usize = 256;
 /// Most entrants of an open tournament when its request does not say.
 const DEFAULT_MAX_ENTRANTS: usize = 64;
 
@@ -77,7 +76,7 @@ pub struct Tourney {
 impl Tourney {
     /// The seats its kind's arena games have.
     fn seats(&self) -> Seats {
-        super::seats(self.kind)
+        crate::bounds::arena::seats(self.kind)
     }
 
     /// The tournament of `record` as created: entry open, or (without open

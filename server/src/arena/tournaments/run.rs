@@ -102,9 +102,7 @@ impl Arena {
                 _ => t.schedule.get(round as usize).cloned().unwrap_or_default(),
             };
             let (kind, rated) = (t.kind, t.settings.rated);
-            let clock = self
-                .clock(t.settings.time_control.as_ref())
-                .unwrap_or_else(|_| self.default_clock());
+            let clock = self.clock(t.settings.time_control.as_ref());
             t.round += 1;
             t.history.extend(games.iter().cloned());
             let mut matches = Vec::new();

@@ -1,0 +1,232 @@
+//! The HTTP listener holds the same connection limits as the gRPC one
+//! (`--max-connections`, `--handshake-timeout-secs`, `--idle-connection-secs`),
+//! a request head must arrive whole within the handshake timeout (slowloris),
+//! and a server out of file descriptors keeps serving its open connections,
+//! accepts again once some close, and logs the trouble once per interval.
+//!
+//! Waits are on conditions (a closed connection, an answered call), bounded
+//! by iteration counts, never by fixed sleeps.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
+use druids_server::{Limits, MemoryStore};
+use druids_tests::TestServer;
+use druids_tests::process::ServerProcess;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// Serves `server`'s HTTP face on an ephemeral port; its address.
+async fn http_face(server: &TestServer) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr").to_string();
+    let service = Arc::clone(&server.service);
+    let stopped = service.stopped();
+    tokio::spawn(druids_server::http::serve_http(listener, service, stopped));
+    addr
+}
+
+/// Whether the server closed `conn`: reads until the end (true) or until
+/// `patience` reads of 100 ms found nothing (false).
+async fn closed_by_server(conn: &mut TcpStream, patience: usize) -> bool {
+    let mut buf = [0u8; 4096];
+    for _ in 0..patience {
+        match tokio::time::timeout(Duration::from_millis(100), conn.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => return true,
+            Ok(Ok(_)) | Err(_) => {}
+        }
+    }
+    false
+}
+
+/// One HTTP request on `conn` (kept alive); whether a response came.
+async fn answered(conn: &mut TcpStream) -> bool {
+    let req = "GET /static/nothing HTTP/1.1\r\nhost: x\r\n\r\n";
+    if conn.write_all(req.as_bytes()).await.is_err() {
+        return false;
+    }
+    let mut buf = [0u8; 4096];
+    matches!(
+        tokio::time::timeout(Duration::from_secs(30), conn.read(&mut buf)).await,
+        Ok(Ok(n)) if n > 0 && buf.starts_with(b"HTTP/1.1")
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_listener_bounds_connections_like_the_grpc_one() {
+    let limits = Limits {
+        max_connections: 3,
+        handshake_timeout_secs: 2,
+        idle_connection_secs: 3,
+        ..Limits::unthrottled()
+    };
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
+    let addr = http_face(&server).await;
+
+    // Three connections are served; a fourth is closed unanswered.
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let mut c = TcpStream::connect(&addr).await.unwrap();
+        assert!(answered(&mut c).await, "a connection within the limit");
+        held.push(c);
+    }
+    let mut fourth = TcpStream::connect(&addr).await.unwrap();
+    assert!(
+        !answered(&mut fourth).await,
+        "a connection beyond the limit"
+    );
+    // A connection that closes makes room.
+    drop(held.pop());
+    let mut served = false;
+    for _ in 0..100 {
+        let mut c = TcpStream::connect(&addr).await.unwrap();
+        if answered(&mut c).await {
+            served = true;
+            held.push(c);
+            break;
+        }
+    }
+    assert!(served, "a closed connection's place is given back");
+
+    // Slowloris: a request head that never ends is cut off, however steadily
+    // it trickles in.
+    drop(held);
+    let mut slow = TcpStream::connect(&addr).await.unwrap();
+    slow.write_all(b"GET / HTTP/1.1\r\nhost: x\r\n")
+        .await
+        .unwrap();
+    let mut cut = false;
+    for i in 0..600 {
+        if slow
+            .write_all(format!("x-slow-{i}: y\r\n").as_bytes())
+            .await
+            .is_err()
+            || closed_by_server(&mut slow, 1).await
+        {
+            cut = true;
+            break;
+        }
+    }
+    assert!(cut, "a request head trickling in for a minute is cut off");
+
+    // A silent connection, and one silent after its answer, are closed.
+    let mut silent = TcpStream::connect(&addr).await.unwrap();
+    assert!(
+        closed_by_server(&mut silent, 600).await,
+        "a connection that sends nothing"
+    );
+    let mut idle = TcpStream::connect(&addr).await.unwrap();
+    assert!(answered(&mut idle).await);
+    assert!(
+        closed_by_server(&mut idle, 600).await,
+        "a connection idle after its request"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn out_of_file_descriptors_the_server_serves_its_open_connections() {
+    let dir = std::env::temp_dir().join(format!("druids-fds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("server.log");
+    let _ = std::fs::remove_file(&log);
+    let server = ServerProcess::start_with_files(
+        &[
+            "--in-memory",
+            "--listen",
+            "127.0.0.1:0",
+            "--http-listen",
+            "127.0.0.1:0",
+            "--handshake-timeout-secs",
+            "60",
+            "--max-setups-per-second",
+            "0",
+        ],
+        64,
+        &log,
+    );
+    let mut client = DruidsServiceClient::connect(server.url()).await.unwrap();
+    let (id, _) = druids_tests::create(&mut client, pb::GameKind::Meduris, 2, 1).await;
+    // Far more connections than descriptors, on both listeners.
+    let http = server.http.clone().unwrap();
+    let mut flood = Vec::new();
+    for i in 0..300 {
+        let to = if i % 2 == 0 { &http } else { &server.addr };
+        // A full backlog leaves a connect waiting on SYN retries: not for long.
+        if let Ok(Ok(c)) =
+            tokio::time::timeout(Duration::from_secs(1), TcpStream::connect(to)).await
+        {
+            flood.push(c);
+        }
+    }
+    // The open connection is served all along.
+    for _ in 0..20 {
+        druids_tests::state(&mut client, &id, None).await;
+    }
+    // When each listener logged the trouble, seconds of the day.
+    let logged_at = || -> Vec<f64> {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("cannot accept a connection"))
+            .filter_map(|l| {
+                let time = l.split_once('T')?.1.split_once('Z')?.0;
+                let mut hms = time.split(':').map(|x| x.parse::<f64>().ok());
+                Some(hms.next()?? * 3600.0 + hms.next()?? * 60.0 + hms.next()??)
+            })
+            .collect()
+    };
+    let log_lines = || logged_at().len();
+    // The listeners have run out (they log it), but at most once per 10 s each.
+    let mut failures = 0;
+    for _ in 0..200 {
+        failures = log_lines();
+        if failures > 0 {
+            break;
+        }
+        druids_tests::state(&mut client, &id, None).await;
+    }
+    assert!(failures > 0, "the listeners ran out of descriptors");
+    // Two listeners, each at most one line per 10 s, however long this took.
+    let at = logged_at();
+    for (i, t) in at.iter().enumerate() {
+        let within = at[i..].iter().filter(|&&u| u - t < 9.9).count();
+        assert!(
+            within <= 2,
+            "{within} lines about failed accepts within 10 s: {at:?}"
+        );
+    }
+    // Once the flood is gone, new connections are taken again.
+    drop(flood);
+    let mut again = None;
+    for _ in 0..200 {
+        if let Ok(Ok(mut c)) = tokio::time::timeout(
+            Duration::from_secs(5),
+            DruidsServiceClient::connect(server.url()),
+        )
+        .await
+        {
+            let got = c
+                .get_state(pb::GetStateRequest {
+                    game_id: id.clone(),
+                })
+                .await;
+            if got.is_ok() {
+                again = Some(c);
+                break;
+            }
+        }
+    }
+    assert!(
+        again.is_some(),
+        "a new connection is served once descriptors are free"
+    );
+    assert!(
+        log_lines() <= 4,
+        "{} log lines about failed accepts",
+        log_lines()
+    );
+    drop(server);
+}
