@@ -4,6 +4,7 @@
 
 use druids_engine::{Seat, SetupError};
 
+use crate::chance::{ScriptError, Scripted};
 use crate::codec::{DecodeError, ProtoGame, encode_outcome};
 use crate::pb;
 
@@ -16,6 +17,9 @@ pub enum ReplayError {
     /// The options do not decode.
     #[error("the replay's options are invalid: {0}")]
     Options(DecodeError),
+    /// The options' chance script cannot be played.
+    #[error("the replay's options are invalid: {0}")]
+    Script(ScriptError),
     /// The engine refuses the set-up.
     #[error("the replay's set-up is invalid: {0}")]
     Setup(#[from] SetupError),
@@ -67,10 +71,16 @@ pub fn verify(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {
 }
 
 fn verify_game<G: ProtoGame>(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {
-    let options =
-        G::decode_options(&replay.options.unwrap_or_default()).map_err(ReplayError::Options)?;
+    let options = replay.options.clone().unwrap_or_default();
+    let mut script = Scripted::parse(&options.chance_script).map_err(ReplayError::Options)?;
+    let options = G::decode_options(&options).map_err(ReplayError::Options)?;
     let mut events = Vec::new();
-    let mut game = G::new(replay.players as usize, replay.seed, &options, &mut events)?;
+    let mut game: G = script
+        .new_game(replay.players as usize, replay.seed, &options, &mut events)
+        .map_err(|e| match e {
+            ScriptError::Setup(e) => ReplayError::Setup(e),
+            e => ReplayError::Script(e),
+        })?;
     for (index, a) in replay.actions.iter().enumerate() {
         let action = a.action.as_ref().ok_or(ReplayError::Empty(index))?;
         let action =
@@ -81,6 +91,7 @@ fn verify_game<G: ProtoGame>(replay: &pb::Replay) -> Result<Option<pb::Outcome>,
                 seat: a.seat,
                 source: Box::new(e),
             })?;
+        script.play(&mut game, &mut events);
     }
     let abandoned = replay.status == pb::GameStatus::Abandoned as i32;
     match (game.to_act().is_none(), abandoned) {

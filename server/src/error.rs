@@ -290,7 +290,7 @@ impl From<CreateError> for ServiceError {
             CreateError::UnknownKind(_) => "kind",
             CreateError::Decode(_) => "options",
             CreateError::Setup(druids_engine::SetupError::PlayerCount { .. }) => "players",
-            CreateError::Setup(_) => "options",
+            CreateError::Setup(_) | CreateError::NoDraws(_) => "options",
         };
         ServiceError::invalid(field, e.to_string())
     }

@@ -7,6 +7,7 @@
 //! server code. The host is the server's game lifecycle (versions, event
 //! numbering, seats joined, decisions needed); the rules stay in the engines.
 
+use druids_contract::chance::{ScriptError, Scripted};
 use druids_contract::codec::{DecodeError, ProtoGame, encode_outcome};
 use druids_contract::pb;
 use druids_engine::{RuleViolation, Seat, SetupError, Viewer};
@@ -29,6 +30,19 @@ pub enum CreateError {
     /// The engine refused the set-up (player count, option out of range).
     #[error(transparent)]
     Setup(#[from] SetupError),
+    /// A chance script for a game that draws nothing at random.
+    #[error("options.chance_script: {0} has no random draw to script")]
+    NoDraws(&'static str),
+}
+
+impl From<ScriptError> for CreateError {
+    fn from(e: ScriptError) -> CreateError {
+        match e {
+            ScriptError::Decode(e) => CreateError::Decode(e),
+            ScriptError::Setup(e) => CreateError::Setup(e),
+            ScriptError::NoDraws(game) => CreateError::NoDraws(game),
+        }
+    }
 }
 
 /// Why an action was not applied. The game is unchanged in every case.
@@ -209,14 +223,17 @@ pub struct Session<G: ProtoGame> {
     pending: Option<u64>,
     /// Every applied action in engine form (a few bytes each), for replays.
     moves: Vec<(Seat, Origin, G::Action)>,
+    /// The draws the options script (none: every draw from the seed).
+    script: Scripted,
 }
 
 impl<G: ProtoGame> Session<G> {
     /// Sets the game up; its setup events open the log.
     pub fn new(players: usize, seed: u64, options: &pb::GameOptions) -> Result<Self, CreateError> {
+        let mut script = Scripted::parse(&options.chance_script)?;
         let options = G::decode_options(options)?;
         let mut events = Vec::new();
-        let game = G::new(players, seed, &options, &mut events)?;
+        let game = script.new_game(players, seed, &options, &mut events)?;
         Ok(Session {
             game,
             log: events
@@ -230,6 +247,7 @@ impl<G: ProtoGame> Session<G> {
             started: false,
             pending: None,
             moves: Vec::new(),
+            script,
         })
     }
 
@@ -287,13 +305,18 @@ impl<G: ProtoGame> Session<G> {
         // The engine applies to a copy (a few hundred bytes), so that a storage
         // failure after the engine accepted the action leaves no trace.
         let mut next = self.game.clone();
+        let mut script = self.script.clone();
         let mut events = Vec::new();
         let result = next
             .apply(seat, action, &mut events)
             .map_err(|e| ApplyError::Rule(Box::new(e)))
-            .and_then(|()| persist(&G::encode_action(action)).map_err(ApplyError::Persist));
+            .and_then(|()| {
+                script.play(&mut next, &mut events);
+                persist(&G::encode_action(action)).map_err(ApplyError::Persist)
+            });
         result?;
         self.game = next;
+        self.script = script;
         self.version += 1;
         let first_seq = self.log.len() as u64 + 1;
         match prelude {

@@ -335,6 +335,15 @@ impl Lobby {
             (None, None) => (rand::random(), false),
         };
         let options = req.options.unwrap_or_default();
+        // Scripted dice are the creator's choice, as a chosen seed is: never
+        // in a game whose seed must stay secret (the arena's).
+        if secret_seed.is_some() && !options.chance_script.is_empty() {
+            return Err(ServiceError::invalid(
+                "options.chance_script",
+                "an arena game's dice are secret: it takes no chance script",
+            ));
+        }
+        let seed_chosen = seed_chosen || !options.chance_script.is_empty();
         let game = crate::host::new_game(req.kind, players, seed, &options)?;
         if !prefix.is_empty() {
             check_prefix(req.kind, players, seed, &options, &prefix)?;
