@@ -6,8 +6,8 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use druids_arena::pairing::BotId;
-use druids_arena::pairing::pool::{Pool, Seek, SeekId};
+use druids_arena::pairing::pool::{Pool, PoolConfig, Seek, SeekId};
+use druids_arena::pairing::{BotId, Seats};
 
 /// A fixed pseudo-random stream (SplitMix64) so every run measures the same pool.
 fn next(state: &mut u64) -> u64 {
@@ -22,7 +22,7 @@ const NOW_MS: u64 = 60_000;
 
 fn pool(seeks: u64) -> Pool<u8> {
     let mut state = seeks;
-    let mut pool = Pool::default();
+    let mut pool = Pool::new(PoolConfig::default(), |_| Seats::new(2, 4));
     let bots = seeks - seeks / 20;
     for i in 0..seeks {
         let players = match next(&mut state) % 10 {

@@ -24,7 +24,7 @@ impl Greedy {
 
 impl<G: Searchable> Bot<G> for Greedy {
     fn name(&self) -> &'static str {
-        "greedy"
+        crate::Strategy::Greedy.name()
     }
 
     fn choose(&mut self, seat: Seat, view: &G::View, legal: &[G::Action]) -> G::Action {

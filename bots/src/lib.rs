@@ -40,7 +40,11 @@ pub trait Bot<G: Game>: Send {
     fn choose(&mut self, seat: Seat, view: &G::View, legal: &[G::Action]) -> G::Action;
 }
 
-/// The built-in strategies, by name.
+/// The built-in strategies: the one list every part of druids reads (the
+/// CLI's `--strategy`, the server's practice games, the game descriptors
+/// served to clients). A new strategy is a variant here, a line in
+/// [`Strategy::ALL`] and its words in [`Strategy::name`] and
+/// [`Strategy::description`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Strategy {
     /// Uniformly random legal actions.
@@ -51,21 +55,34 @@ pub enum Strategy {
     Mcts,
 }
 
-impl std::str::FromStr for Strategy {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "random" => Ok(Strategy::Random),
-            "greedy" => Ok(Strategy::Greedy),
-            "mcts" => Ok(Strategy::Mcts),
-            other => Err(format!(
-                "unknown strategy {other:?} (expected random, greedy or mcts)"
-            )),
+impl Strategy {
+    /// Every built-in strategy, weakest first. Each plays every game the
+    /// search bots can play ([`Searchable`]), which every registered game is.
+    pub const ALL: [Strategy; 3] = [Strategy::Random, Strategy::Greedy, Strategy::Mcts];
+
+    /// Its short stable name ("random", "greedy", "mcts").
+    pub const fn name(self) -> &'static str {
+        match self {
+            Strategy::Random => "random",
+            Strategy::Greedy => "greedy",
+            Strategy::Mcts => "mcts",
         }
     }
-}
 
-impl Strategy {
+    /// What it does, in a few words for people.
+    pub const fn description(self) -> &'static str {
+        match self {
+            Strategy::Random => "uniformly random legal actions",
+            Strategy::Greedy => "one-ply search on the game's own evaluation",
+            Strategy::Mcts => "information-set Monte Carlo tree search",
+        }
+    }
+
+    /// The names of [`Strategy::ALL`], in order.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        Strategy::ALL.into_iter().map(Strategy::name)
+    }
+
     /// A new bot of this strategy; `seed` makes its choices reproducible and
     /// `think` is the MCTS budget per decision.
     pub fn build<G: Searchable>(self, seed: u64, think: Budget) -> Box<dyn Bot<G>> {
@@ -77,5 +94,51 @@ impl Strategy {
     }
 }
 
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not one of [`Strategy::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown strategy {given:?} (expected one of: {})", Strategy::names().collect::<Vec<_>>().join(", "))]
+pub struct UnknownStrategy {
+    /// The name given.
+    pub given: String,
+}
+
+impl std::str::FromStr for Strategy {
+    type Err = UnknownStrategy;
+    fn from_str(s: &str) -> Result<Self, UnknownStrategy> {
+        Strategy::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| UnknownStrategy {
+                given: s.to_owned(),
+            })
+    }
+}
+
 /// Default MCTS thinking time per decision.
 pub const DEFAULT_THINK: Duration = Duration::from_millis(100);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_strategy_is_found_by_its_name_and_nothing_else_is() {
+        for s in Strategy::ALL {
+            assert_eq!(s.name().parse::<Strategy>(), Ok(s));
+            assert_eq!(s.to_string(), s.name());
+        }
+        let names: Vec<_> = Strategy::names().collect();
+        assert_eq!(names, ["random", "greedy", "mcts"]);
+        let err = "alphazero".parse::<Strategy>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown strategy \"alphazero\" (expected one of: random, greedy, mcts)"
+        );
+    }
+}

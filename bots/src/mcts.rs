@@ -60,7 +60,7 @@ struct Node<A> {
 
 impl<G: Searchable> Bot<G> for Mcts {
     fn name(&self) -> &'static str {
-        "mcts"
+        crate::Strategy::Mcts.name()
     }
 
     fn choose(&mut self, _seat: Seat, view: &G::View, legal: &[G::Action]) -> G::Action {

@@ -23,7 +23,7 @@ impl Random {
 
 impl<G: Game> Bot<G> for Random {
     fn name(&self) -> &'static str {
-        "random"
+        crate::Strategy::Random.name()
     }
 
     fn choose(&mut self, _seat: Seat, _view: &G::View, legal: &[G::Action]) -> G::Action {

@@ -13,7 +13,7 @@ use std::time::Duration;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use druids_bots::{Budget, Strategy};
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 
 /// Which game, and as whom.
 #[derive(Args, Clone, Debug)]
@@ -66,24 +66,18 @@ pub fn budget(think_ms: u64, iterations: Option<u32>) -> Budget {
 
 /// The names of the registry's games ("meduris", "dolmen", ...).
 fn game_names() -> Vec<&'static str> {
-    druids_contract::registry::kinds()
-        .filter_map(druids_contract::registry::name)
-        .collect()
+    Kind::all().map(Kind::name).collect()
 }
 
 /// `--game`: one of the registry's names ("meduris", "dolmen", ...).
-pub fn game_kind() -> impl TypedValueParser<Value = pb::GameKind> {
-    PossibleValuesParser::new(game_names()).map(|name| {
-        druids_contract::registry::by_name(&name).expect("the parser lists only registered names")
-    })
+pub fn game_kind() -> impl TypedValueParser<Value = Kind> {
+    PossibleValuesParser::new(game_names())
+        .map(|name| Kind::from_name(&name).expect("the parser lists only registered names"))
 }
 
 /// The short name of a game kind as the contract sends it ("?" when unknown).
 pub fn game_name(kind: i32) -> &'static str {
-    pb::GameKind::try_from(kind)
-        .ok()
-        .and_then(druids_contract::registry::name)
-        .unwrap_or("?")
+    Kind::from_number(kind).map_or("?", Kind::name)
 }
 
 /// The name of a `GameStatus` on the command line: "waiting-for-players",
@@ -100,7 +94,7 @@ pub fn status_name(status: pb::GameStatus) -> String {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pool {
     /// Which game.
-    pub kind: pb::GameKind,
+    pub kind: Kind,
     /// Fewest players accepted.
     pub min_players: u32,
     /// Most players accepted.
@@ -109,7 +103,7 @@ pub struct Pool {
 
 impl std::fmt::Display for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let game = game_name(self.kind as i32);
+        let game = self.kind.name();
         if self.min_players == self.max_players {
             write!(f, "{game}:{}", self.min_players)
         } else {
@@ -128,7 +122,7 @@ pub fn pool(given: &str) -> Result<Pool, String> {
             names.join(", ")
         )
     })?;
-    let kind = druids_contract::registry::by_name(game.trim())
+    let kind = Kind::from_name(game.trim())
         .ok_or_else(|| format!("unknown game {game:?} (one of {})", names.join(", ")))?;
     let count = |n: &str| {
         n.trim()
@@ -223,7 +217,7 @@ mod tests {
         assert_eq!(
             pool("meduris:4").unwrap(),
             Pool {
-                kind: pb::GameKind::Meduris,
+                kind: Kind::Meduris,
                 min_players: 4,
                 max_players: 4
             }
@@ -231,7 +225,7 @@ mod tests {
         let range = pool("dolmen:2-4").unwrap();
         assert_eq!(
             (range.kind, range.min_players, range.max_players),
-            (pb::GameKind::Dolmen, 2, 4)
+            (Kind::Dolmen, 2, 4)
         );
         assert_eq!(range.to_string(), "dolmen:2-4");
         for bad in [

@@ -165,7 +165,7 @@ mod tests {
         let Command::Tournament(t) = cli.command else {
             panic!("tournament")
         };
-        assert_eq!(t.game, pb::GameKind::Dolmen);
+        assert_eq!(t.game, druids_contract::Kind::Dolmen);
         assert_eq!(
             t.bots,
             [StrategyArg::Random, StrategyArg::Greedy, StrategyArg::Mcts]
@@ -228,6 +228,9 @@ mod tests {
         else {
             panic!("leaderboard")
         };
-        assert_eq!((l.pool.kind, l.pool.min_players), (pb::GameKind::Dolmen, 3));
+        assert_eq!(
+            (l.pool.kind, l.pool.min_players),
+            (druids_contract::Kind::Dolmen, 3)
+        );
     }
 }

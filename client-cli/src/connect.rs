@@ -104,10 +104,6 @@ pub enum CliError {
         /// What differs.
         source: druids_contract::replay::ReplayError,
     },
-    /// The game has no engine in this build (a kind the registry does not
-    /// bind: in-process commands cannot play it).
-    #[error("no engine for game kind {0:?} in this build")]
-    NoEngine(druids_contract::pb::GameKind),
     /// The server has no arena, or an older one without this call
     /// (ArenaService answers UNIMPLEMENTED).
     #[error("the server at {url} has no arena, or not this call of it (UNIMPLEMENTED{}{message})", if .message.is_empty() { "" } else { ": " })]

@@ -122,9 +122,9 @@ impl Scripted {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use druids_engine::Game;
     use druids_engine::dolmen::Dolmen;
     use druids_engine::meduris::{DieFace, Event, Good, Meduris};
-    use druids_engine::Game;
 
     /// Plays `game` with the first legal action every time until `rolls` dice
     /// were rolled or it ends; returns the faces rolled.

@@ -27,3 +27,4 @@ pub mod wire;
 pub use druids_engine as engine;
 
 pub use codec::{DecodeError, ProtoGame};
+pub use registry::Kind;

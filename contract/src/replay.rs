@@ -12,8 +12,8 @@ use crate::pb;
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
     /// The kind is unset or unknown.
-    #[error("the replay's kind {0} is not a game of this contract")]
-    UnknownKind(i32),
+    #[error("the replay's {0}")]
+    UnknownKind(#[from] crate::registry::UnknownKind),
     /// The options do not decode.
     #[error("the replay's options are invalid: {0}")]
     Options(DecodeError),
@@ -65,9 +65,8 @@ pub enum ReplayError {
 /// Plays `replay` through the engine and returns the outcome it produces, if
 /// it equals the recorded one.
 pub fn verify(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {
-    let kind = pb::GameKind::try_from(replay.kind).unwrap_or_default();
+    let kind = crate::registry::Kind::from_number(replay.kind)?;
     crate::with_game!(kind, |G| verify_game::<G>(replay))
-        .unwrap_or(Err(ReplayError::UnknownKind(replay.kind)))
 }
 
 fn verify_game<G: ProtoGame>(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {

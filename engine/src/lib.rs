@@ -20,3 +20,10 @@ pub use tensor::{Section, Tensors, legal_indices};
 
 pub mod dolmen;
 pub mod meduris;
+
+/// Cairn, a small game kept in the test tree (`tests/cairn/`) that proves a
+/// game is added through the files `docs/adding-a-game.md` names; built only
+/// with the `test-game` feature, which the test builds turn on.
+#[cfg(feature = "test-game")]
+#[path = "../../tests/cairn/engine.rs"]
+pub mod cairn;

@@ -4,7 +4,7 @@
 //! ([`Recipe`]) is kept beside it so that it can be serialised.
 
 use druids_contract::ProtoGame;
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use druids_engine::{Chance, ChanceMode, Determinize, Evaluate, Outcome, Seat, Tensors, Viewer};
 use prost::Message;
 
@@ -269,7 +269,7 @@ impl<G: Engine> Play for Core<G> {
 /// decoded from (`druids_contract::ProtoGame::decode_view`).
 pub(crate) fn state_view<G: ProtoGame>(game: &G, viewer: Viewer) -> pb::StateView {
     pb::StateView {
-        kind: G::KIND as i32,
+        kind: G::KIND.number(),
         viewer_seat: match viewer {
             Viewer::Seat(s) => Some(s.0 as u32),
             Viewer::Spectator => None,
@@ -287,15 +287,18 @@ pub(crate) fn state_view<G: ProtoGame>(game: &G, viewer: Viewer) -> pb::StateVie
 
 /// A new game of the kind named `name` ("meduris", "dolmen").
 pub(crate) fn new_game(recipe: Recipe) -> Result<Box<dyn Play>, PlayError> {
-    let kind = druids_contract::registry::by_name(&recipe.game).ok_or_else(|| {
-        PlayError::Setup(format!(
-            "no game is called {:?} (meduris, dolmen)",
-            short(&recipe.game)
-        ))
-    })?;
+    let kind = kind_named(&recipe.game).map_err(PlayError::Setup)?;
     druids_contract::with_game!(kind, |G| Core::<G>::build(recipe)
         .map(|c| Box::new(c) as Box<dyn Play>))
-    .expect("a registered kind")
+}
+
+/// The game of the contract whose short name is `name`, or why there is none
+/// (the names listed from the registry).
+pub(crate) fn kind_named(name: &str) -> Result<Kind, String> {
+    Kind::all().find(|k| k.name() == name).ok_or_else(|| {
+        let names: Vec<&str> = Kind::all().map(Kind::name).collect();
+        format!("no game is called {:?} ({})", short(name), names.join(", "))
+    })
 }
 
 /// Client input quoted in a message: at most 64 bytes.

@@ -331,7 +331,9 @@ impl PyGame {
         seed: u64,
         iterations: u32,
     ) -> PyResult<usize> {
-        let strategy: druids_bots::Strategy = bot.parse().map_err(PyValueError::new_err)?;
+        let strategy: druids_bots::Strategy = bot
+            .parse()
+            .map_err(|e: druids_bots::UnknownStrategy| PyValueError::new_err(e.to_string()))?;
         if self.inner.to_act().is_none() {
             return Err(PyValueError::new_err("no seat is to act"));
         }

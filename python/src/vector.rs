@@ -17,7 +17,7 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::core::short;
+use crate::core::kind_named;
 
 /// The arrays of a range of slots, row by row.
 struct Rows<'a> {
@@ -315,14 +315,8 @@ impl PyVectorEnv {
         seed: u64,
         threads: usize,
     ) -> PyResult<Self> {
-        let kind = druids_contract::registry::by_name(game).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "no game is called {:?} (meduris, dolmen)",
-                short(game)
-            ))
-        })?;
-        let (min, max) =
-            with_game!(kind, |G| (G::MIN_PLAYERS, G::MAX_PLAYERS)).expect("registered");
+        let kind = kind_named(game).map_err(PyValueError::new_err)?;
+        let (min, max) = with_game!(kind, |G| (G::MIN_PLAYERS, G::MAX_PLAYERS));
         if !(min..=max).contains(&players) {
             return Err(PyValueError::new_err(format!(
                 "{game} is played by {min} to {max} players, not {players}"
@@ -338,8 +332,7 @@ impl PyVectorEnv {
                 "threads must be 1 to 256, not {threads}"
             )));
         }
-        let (batch, obs_len, actions) =
-            with_game!(kind, |G| batch::<G>(players, num_envs, seed)).expect("registered");
+        let (batch, obs_len, actions) = with_game!(kind, |G| batch::<G>(players, num_envs, seed));
         let mut env = PyVectorEnv {
             batch,
             threads,

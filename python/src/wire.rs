@@ -11,15 +11,11 @@ use prost::Message;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::core::short;
+use crate::core::kind_named;
+use druids_contract::Kind;
 
-fn kind_of(name: &str) -> PyResult<pb::GameKind> {
-    druids_contract::registry::by_name(name).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "no game is called {:?} (meduris, dolmen)",
-            short(name)
-        ))
-    })
+fn kind_of(name: &str) -> PyResult<Kind> {
+    kind_named(name).map_err(PyValueError::new_err)
 }
 
 /// The observation the engine gives the viewer of `state_view` (a
@@ -32,9 +28,9 @@ pub fn observation_from_state_view<'py>(
 ) -> PyResult<Bound<'py, PyArray1<f32>>> {
     let wire = pb::StateView::decode(state_view)
         .map_err(|e| PyValueError::new_err(format!("not a serialised StateView: {e}")))?;
-    let kind = pb::GameKind::try_from(wire.kind).unwrap_or_default();
-    let values = with_game!(kind, |G| observe::<G>(&wire))
-        .ok_or_else(|| PyValueError::new_err("the StateView names no game kind"))??;
+    let kind = Kind::from_number(wire.kind)
+        .map_err(|_| PyValueError::new_err("the StateView names no game kind"))?;
+    let values = with_game!(kind, |G| observe::<G>(&wire))?;
     Ok(PyArray1::from_vec(py, values))
 }
 
@@ -65,7 +61,7 @@ pub fn mask_from_legal_actions<'py>(
     let wire = pb::GetLegalActionsResponse::decode(response).map_err(|e| {
         PyValueError::new_err(format!("not a serialised GetLegalActionsResponse: {e}"))
     })?;
-    let ids = with_game!(kind, |G| ids::<G>(players, &wire)).expect("a registered kind")?;
+    let ids = with_game!(kind, |G| ids::<G>(players, &wire))?;
     let mask = PyArray1::from_iter(py, ids.iter().map(|&id| id >= 0));
     let ids = PyArray1::from_vec(py, ids);
     Ok((mask, ids))

@@ -13,8 +13,9 @@ use druids_server::MemoryStore;
 use druids_server::auth::TokenHash;
 use druids_server::recover::Rebuild;
 use druids_server::room::{Room, SeatSlot, Setup};
-use druids_server::sqlite::{SqliteStore, Sync};
-use druids_server::store::{GameRecord, Store};
+use druids_server::submission::Submission;
+use druids_store::{GameRecord, Lifecycle, Store};
+use druids_store::{Sync, sqlite::SqliteStore};
 
 /// Plays `games` complete random 4-player games through rooms on `store`;
 /// returns (actions, seconds).
@@ -25,15 +26,16 @@ fn play(store: &dyn Store, games: u64) -> (u64, f64) {
         let id = format!("bench-{g}");
         let options = pb::GameOptions::default();
         let game =
-            druids_server::host::new_game(pb::GameKind::Meduris as i32, 4, g, &options).unwrap();
+            druids_server::hosted_game::new_game(druids_contract::Kind::Meduris, 4, g, &options)
+                .unwrap();
         store
             .create_game(&GameRecord {
                 id: id.clone(),
-                kind: pb::GameKind::Meduris,
+                kind: druids_contract::Kind::Meduris,
                 players: 4,
                 seed: g,
                 seed_chosen: true,
-                options,
+                options: options.clone(),
                 created_unix_ms: 0,
                 seats: (0..4)
                     .map(|s| (Seat(s), format!("seat {s}"), TokenHash::of("t")))
@@ -51,7 +53,7 @@ fn play(store: &dyn Store, games: u64) -> (u64, f64) {
             seed: g,
             seed_chosen: true,
             options,
-            epoch: druids_server::store::Epoch::NONE,
+            epoch: druids_store::Epoch::NONE,
         };
         let room = Room::new(setup, game, vec![seat; 4], None, 0, None);
         let mut rng = g.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
@@ -73,7 +75,8 @@ fn play(store: &dyn Store, games: u64) -> (u64, f64) {
                 expected_version: Some(version),
                 idempotency_key: format!("k{version}"),
             };
-            room.submit(seat, &req, store, 0, 0).unwrap();
+            let submission = Submission::parse(req).unwrap();
+            room.submit(seat, &submission, store, 0).unwrap();
             actions += 1;
         }
     }

@@ -6,10 +6,11 @@
 //! Run: `cargo bench -p druids-server --bench legal_list_sizes -- [GAMES]` (default 10,000
 //! games per game and player count).
 
+use druids_contract::pb::submit_action_request::Choice::LegalActionId;
 use druids_contract::{pb, registry};
 use prost::Message;
 
-/// Entries per page, as the server sends them (`druids_server::legal::MAX_PAGE_SIZE`).
+/// Entries per page, as the server sends them (`druids_server::legal_pages::MAX_PAGE_SIZE`).
 const PAGE: usize = 1000;
 
 fn main() {
@@ -21,17 +22,13 @@ fn main() {
         "{:<8} {:>7} {:>7} {:>14} {:>16} {:>16}",
         "game", "players", "games", "longest list", "unpaged bytes", "largest page"
     );
-    for kind in registry::kinds() {
-        let (min, max) = druids_contract::with_game!(kind, |G| (
-            <G as druids_contract::engine::Game>::MIN_PLAYERS,
-            <G as druids_contract::engine::Game>::MAX_PLAYERS
-        ))
-        .expect("registered");
-        for players in min..=max {
+    for game_type in registry::descriptors() {
+        let kind = game_type.kind();
+        for players in game_type.players() {
             let (mut longest, mut unpaged, mut page) = (0usize, 0usize, 0usize);
             for seed in 0..games {
                 let mut game =
-                    druids_server::host::new_game(kind as i32, players, seed, &Default::default())
+                    druids_server::hosted_game::new_game(kind, players, seed, &Default::default())
                         .unwrap();
                 game.start();
                 let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
@@ -57,13 +54,13 @@ fn main() {
                     rng ^= rng << 13;
                     rng ^= rng >> 7;
                     rng ^= rng << 17;
-                    game.apply_legal(seat, (rng % n) as u32, None, &mut |_| Ok(()))
+                    game.apply(seat, &LegalActionId((rng % n) as u32), None)
                         .unwrap();
                 }
             }
             println!(
                 "{:<8} {players:>7} {games:>7} {longest:>14} {unpaged:>16} {page:>16}",
-                registry::name(kind).unwrap()
+                kind.name()
             );
         }
     }

@@ -33,8 +33,8 @@ use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_engine::Seat;
 use druids_server::auth::TokenHash;
-use druids_server::sqlite::{SqliteStore, Sync};
-use druids_server::store::{ActionRecord, Epoch, GameRecord, Origin, Store};
+use druids_store::{ActionRecord, Epoch, GameRecord, Games, Origin};
+use druids_store::{Sync, sqlite::SqliteStore};
 
 /// Distinct played games, stored under many ids.
 const DISTINCT: u64 = 64;
@@ -54,7 +54,8 @@ struct Played {
 fn play(seed: u64, max: usize) -> Played {
     let options = pb::GameOptions::default();
     let mut game =
-        druids_server::host::new_game(pb::GameKind::Meduris as i32, 4, seed, &options).unwrap();
+        druids_server::hosted_game::new_game(druids_contract::Kind::Meduris, 4, seed, &options)
+            .unwrap();
     game.start();
     let mut rng = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     let mut actions = Vec::new();
@@ -67,18 +68,14 @@ fn play(seed: u64, max: usize) -> Played {
         rng ^= rng >> 7;
         rng ^= rng << 17;
         let id = (rng % n) as u32;
-        let applied = game.apply_legal(seat, id, None, &mut |_| Ok(())).unwrap();
+        let choice = pb::submit_action_request::Choice::LegalActionId(id);
+        let applied = game.apply(seat, &choice, None).unwrap();
         actions.push(ActionRecord {
             version: applied.version,
             seat,
             origin: Origin::Seat,
             action: applied.action,
-            request: pb::SubmitActionRequest {
-                game_id: String::new(),
-                choice: Some(pb::submit_action_request::Choice::LegalActionId(id)),
-                expected_version: Some(applied.version - 1),
-                idempotency_key: String::new(),
-            },
+            key: None,
             epoch: Epoch::NONE,
         });
     }
@@ -89,7 +86,7 @@ fn play(seed: u64, max: usize) -> Played {
 fn record(id: String, seed: u64, created_unix_ms: u64) -> GameRecord {
     GameRecord {
         id,
-        kind: pb::GameKind::Meduris,
+        kind: druids_contract::Kind::Meduris,
         players: 4,
         seed,
         seed_chosen: true,

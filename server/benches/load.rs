@@ -41,9 +41,9 @@ use std::time::{Duration, Instant};
 
 use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
-use druids_server::postgres::PostgresStore;
-use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::{Limits, MemoryStore, Service, Store, SystemClock};
+use druids_store::postgres::PostgresStore;
+use druids_store::{Sync, sqlite::SqliteStore};
 use druids_tests::postgres::PgCluster;
 use tonic::Request;
 use tonic::transport::Channel;

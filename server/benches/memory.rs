@@ -17,8 +17,8 @@ use std::sync::Arc;
 
 use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
-use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::{Limits, MemoryStore, Service, Store, SystemClock};
+use druids_store::{Sync, sqlite::SqliteStore};
 use tonic::Request;
 use tonic::transport::Channel;
 

@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use crate::sqlite::Sync;
+use crate::store::Sync;
 
 use clap::{Parser, ValueEnum};
 
@@ -59,8 +59,8 @@ pub struct Limits {
     #[arg(long, env = "DRUIDS_MAX_SETUPS_PER_SECOND", default_value_t = 50)]
     pub max_setups_per_second: u32,
     /// Read budget per second of each seat token (a burst of as much):
-    /// GetState, GetLegalActions, ExportReplay and opening a stream cost 1,
-    /// ListGames 10. 0: no limit.
+    /// GetState, GetLegalActions, ExportReplay, ListGameTypes and opening a
+    /// stream cost 1, ListGames 10. 0: no limit.
     #[arg(long, env = "DRUIDS_MAX_READS_PER_SECOND", default_value_t = 200)]
     pub max_reads_per_second: u32,
     /// Read budget per second of each client address for calls without a
@@ -92,6 +92,10 @@ pub struct Limits {
     /// The arena's settings.
     #[command(flatten)]
     pub arena: ArenaSettings,
+    /// The games this server hosts: the contract's (tests may add the test
+    /// tree's, [`crate::catalog::Catalog::with_test_games`]). Not a flag.
+    #[arg(skip)]
+    pub catalog: crate::catalog::Catalog,
 }
 
 /// Who may register bots.

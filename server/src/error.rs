@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::host::{ApplyError, CreateError};
+use crate::hosted_game::{ApplyError, CreateError};
 use druids_contract::pb::ErrorReason;
 use druids_engine::{Rejection, RuleViolation};
 use tonic::{Code, Status};
@@ -273,7 +273,6 @@ impl ServiceError {
             }
             ApplyError::NotStarted => ServiceError::NotStarted(game_id.to_owned()),
             ApplyError::Rule(e) => ServiceError::Rule(e),
-            ApplyError::Persist(source) => ServiceError::Storage(source),
         }
     }
 }
@@ -284,10 +283,16 @@ pub fn reason_name(reason: ErrorReason) -> &'static str {
     name.strip_prefix("ERROR_REASON_").unwrap_or(name)
 }
 
+impl From<druids_contract::registry::UnknownKind> for ServiceError {
+    /// A request's `kind` that names no game of this server.
+    fn from(e: druids_contract::registry::UnknownKind) -> Self {
+        ServiceError::invalid("kind", e.to_string())
+    }
+}
+
 impl From<CreateError> for ServiceError {
     fn from(e: CreateError) -> Self {
         let field = match &e {
-            CreateError::UnknownKind(_) => "kind",
             CreateError::Decode(_) => "options",
             CreateError::Setup(druids_engine::SetupError::PlayerCount { .. }) => "players",
             CreateError::Setup(_) | CreateError::NoDraws(_) => "options",

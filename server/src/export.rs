@@ -15,7 +15,7 @@ use druids_contract::pb;
 
 use crate::error::ServiceError;
 use crate::recover::{Rebuild, RecoverError};
-use crate::store::{Store, StoreError};
+use crate::store::{Lifecycle, StoreError};
 
 /// Ids read from the store at once.
 pub const PAGE: usize = 256;
@@ -63,7 +63,7 @@ pub fn replay_of(stored: crate::store::StoredGame, now_ms: u64) -> Result<pb::Re
 /// Writes every ended game of `store` with an id after `after` ("" for all)
 /// to `out`, one JSON replay per line in id order, flushing after each page.
 pub fn export_ended(
-    store: &dyn Store,
+    store: &dyn Lifecycle,
     after: &str,
     now_ms: u64,
     out: &mut dyn Write,
@@ -105,16 +105,16 @@ mod tests {
 
     /// Stores game `id` with `actions` engine-legal actions (entry 0 each time),
     /// and ends it if `end` says how.
-    fn store_game(store: &dyn Store, id: &str, actions: Option<usize>, end: Option<&str>) {
+    fn store_game(store: &dyn crate::Store, id: &str, actions: Option<usize>, end: Option<&str>) {
         let options = pb::GameOptions::default();
         store
             .create_game(&GameRecord {
                 id: id.into(),
-                kind: pb::GameKind::Meduris,
+                kind: druids_contract::Kind::Meduris,
                 players: 2,
                 seed: 7,
                 seed_chosen: true,
-                options,
+                options: options.clone(),
                 created_unix_ms: 1,
                 seats: (0..2)
                     .map(|s| (Seat(s), format!("p{s}"), TokenHash::of("t")))
@@ -122,14 +122,16 @@ mod tests {
                 request: None,
             })
             .unwrap();
-        let mut game = crate::host::new_game(pb::GameKind::Meduris as i32, 2, 7, &options).unwrap();
+        let mut game =
+            crate::hosted_game::new_game(druids_contract::Kind::Meduris, 2, 7, &options).unwrap();
         game.start();
         let mut n = 0;
         while let Some(seat) = game.to_act() {
             if actions.is_some_and(|max| n >= max) {
                 break;
             }
-            let applied = game.apply_legal(seat, 0, None, &mut |_| Ok(())).unwrap();
+            let choice = pb::submit_action_request::Choice::LegalActionId(0);
+            let applied = game.apply(seat, &choice, None).unwrap();
             n += 1;
             store
                 .append_action(
@@ -139,11 +141,7 @@ mod tests {
                         seat,
                         origin: Origin::Seat,
                         action: applied.action,
-                        request: pb::SubmitActionRequest {
-                            choice: Some(pb::submit_action_request::Choice::LegalActionId(0)),
-                            expected_version: Some(applied.version - 1),
-                            ..Default::default()
-                        },
+                        key: None,
                         epoch: Epoch::NONE,
                     },
                 )

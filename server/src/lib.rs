@@ -4,37 +4,36 @@
 //! [`serve_service`] runs it on an already-bound listener until a shutdown
 //! future completes, so tests bind port 0 and connect without sleeping. Each
 //! game is owned by one [`room::Room`]; the games themselves are driven only
-//! through [`host::HostedGame`], so a new game needs no code here.
+//! through [`hosted_game::HostedGame`], so a new game needs no code here.
+//! What is kept is the [`store`]'s (the `druids-store` crate).
 
 pub mod arena;
-pub mod arena_store;
 pub mod auth;
-pub mod backend;
 pub mod blocking;
+pub mod catalog;
 pub mod clock;
 pub mod cluster;
 pub mod config;
 pub mod error;
 pub mod export;
-pub mod host;
+pub mod hosted_game;
 pub mod http;
-pub mod in_play;
-pub mod legal;
-pub mod listing;
+pub mod legal_pages;
+pub mod list_games;
 pub mod lobby;
-pub mod memory_store;
 pub mod metrics;
-pub mod postgres;
+pub mod play_slots;
 pub mod quota;
 pub mod recover;
 pub mod retention;
 pub mod room;
 pub mod rooms;
 pub mod service;
-pub mod sqlite;
-pub mod store;
 pub mod stream;
+pub mod submission;
 pub mod transport;
+
+pub use druids_store as store;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -47,9 +46,8 @@ use tonic::transport::Server;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{Config, Limits};
-pub use memory_store::MemoryStore;
 pub use service::Service;
-pub use store::Store;
+pub use store::{MemoryStore, Store};
 
 /// Why the server stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -94,7 +92,7 @@ pub fn start(store: Arc<dyn Store>, limits: Limits) -> Result<(Arc<Service>, usi
 /// registers itself and takes over the games that need an owner (its own,
 /// if it restarts under the same id) before anything is served.
 pub fn start_node(
-    store: Arc<postgres::PostgresStore>,
+    store: Arc<store::postgres::PostgresStore>,
     node: cluster::NodeConfig,
     limits: Limits,
 ) -> Result<Arc<Service>, ServeError> {

@@ -11,18 +11,20 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use druids_contract::pb;
-use druids_engine::{Seat, Viewer};
+use druids_contract::{Kind, pb};
+use druids_engine::{Seat, SetupError, Viewer};
 use prost::Message;
 use tracing::info;
 
 use crate::auth::{self, TokenHash};
+use crate::catalog::Catalog;
 use crate::clock::{Clock, ClockRules, SeatClocks};
 use crate::cluster::Cluster;
 use crate::error::{ServiceError, clip};
+use crate::hosted_game::{Choice, CreateError};
 use crate::room::{MAX_NAME_BYTES, Room, SeatSlot, Setup};
 use crate::rooms::Rooms;
-use crate::store::{Epoch, GameRecord, RequestRecord, Store, StoreError};
+use crate::store::{Epoch, GameRecord, Games, RequestRecord, Requests, StoreError};
 
 /// How long a request id is honoured: 24 hours.
 pub const REQUEST_WINDOW_MS: u64 = 24 * 60 * 60 * 1000;
@@ -32,11 +34,13 @@ pub const MAX_REQUEST_ID_BYTES: usize = 128;
 /// Where games are created and seats claimed.
 pub struct Lobby {
     rooms: Arc<Rooms>,
-    store: Arc<dyn Store>,
+    games: Arc<dyn Games>,
     clock: Arc<dyn Clock>,
     secret: [u8; 32],
     /// This node's cluster, if it is one of several.
     cluster: Option<Arc<Cluster>>,
+    /// The games it creates.
+    catalog: Catalog,
     /// Answered request ids by hash; held while a keyed call runs, so two
     /// calls with one id never both create.
     requests: Mutex<HashMap<[u8; 32], RequestRecord>>,
@@ -114,7 +118,7 @@ fn start_from(req: &mut pb::CreateGameRequest) -> Result<Vec<pb::ReplayAction>, 
     req.kind = replay.kind;
     req.players = replay.players;
     req.seed = Some(replay.seed);
-    req.options = req.options.or(replay.options);
+    req.options = req.options.take().or(replay.options);
     let mut actions = replay.actions;
     actions.truncate(n);
     Ok(actions)
@@ -123,16 +127,16 @@ fn start_from(req: &mut pb::CreateGameRequest) -> Result<Vec<pb::ReplayAction>, 
 /// Checks that `prefix` plays on a fresh game of this set-up, before anything
 /// is stored, so that a bad replay creates nothing.
 fn check_prefix(
-    kind: i32,
+    kind: Kind,
     players: usize,
     seed: u64,
     options: &pb::GameOptions,
     prefix: &[pb::ReplayAction],
 ) -> Result<(), ServiceError> {
-    let mut game = crate::host::new_game(kind, players, seed, options)?;
+    let mut game = crate::hosted_game::new_game(kind, players, seed, options)?;
     game.start();
     for (i, a) in prefix.iter().enumerate() {
-        let action = a.action.ok_or_else(|| {
+        let action = a.action.as_ref().ok_or_else(|| {
             ServiceError::invalid(
                 "start_from.replay",
                 format!("replay action {i} has no action"),
@@ -140,7 +144,7 @@ fn check_prefix(
         })?;
         let seat = u8::try_from(a.seat)
             .map_err(|_| ServiceError::invalid("start_from.replay", "a seat is out of range"))?;
-        game.apply(Seat(seat), &action, None, &mut |_| Ok(()))
+        game.apply(Seat(seat), &Choice::Action(action.clone()), None)
             .map_err(|e| {
                 ServiceError::invalid(
                     "start_from.replay",
@@ -152,27 +156,38 @@ fn check_prefix(
 }
 
 impl Lobby {
-    /// A lobby over `store`, with the request ids answered within the window.
+    /// A lobby writing games to `games`, with the request ids of `requests`
+    /// answered within the window.
     pub fn new(
         rooms: Arc<Rooms>,
-        store: Arc<dyn Store>,
+        games: Arc<dyn Games>,
+        requests: &dyn Requests,
         clock: Arc<dyn Clock>,
         cluster: Option<Arc<Cluster>>,
+        catalog: Catalog,
     ) -> Result<Lobby, StoreError> {
         let since = clock.now_ms().saturating_sub(REQUEST_WINDOW_MS);
-        let requests = store
+        let secret = requests.secret()?;
+        let requests = requests
             .requests_since(since)?
             .into_iter()
             .map(|r| (r.key, r))
             .collect();
         Ok(Lobby {
-            secret: store.secret()?,
+            secret,
             rooms,
-            store,
+            games,
             clock,
             cluster,
+            catalog,
             requests: Mutex::new(requests),
         })
+    }
+
+    /// The games this server hosts: every request's kind is parsed against
+    /// them.
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
     }
 
     fn requests(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], RequestRecord>> {
@@ -281,7 +296,19 @@ impl Lobby {
         secret_seed: Option<u64>,
     ) -> Result<pb::CreateGameResponse, ServiceError> {
         let prefix = start_from(&mut req)?;
+        let kind = self.catalog.parse(req.kind)?;
         let players = req.players as usize;
+        // Bounded before anything per seat is allocated.
+        let game_type = kind.descriptor();
+        if !game_type.players().contains(&players) {
+            return Err(CreateError::Setup(SetupError::PlayerCount {
+                game: game_type.name(),
+                min: game_type.min_players(),
+                max: game_type.max_players(),
+                got: players,
+            })
+            .into());
+        }
         let mut open = vec![false; players];
         for &s in &req.open_seats {
             match open.get_mut(s as usize) {
@@ -344,9 +371,9 @@ impl Lobby {
             ));
         }
         let seed_chosen = seed_chosen || !options.chance_script.is_empty();
-        let game = crate::host::new_game(req.kind, players, seed, &options)?;
+        let game = crate::hosted_game::new_game(kind, players, seed, &options)?;
         if !prefix.is_empty() {
-            check_prefix(req.kind, players, seed, &options, &prefix)?;
+            check_prefix(kind, players, seed, &options, &prefix)?;
         }
         let play = self.rooms.reserve()?;
         let id = auth::new_game_id();
@@ -376,13 +403,13 @@ impl Lobby {
             }
         }
         let created = self.clock.now_ms();
-        self.store.create_game(&GameRecord {
+        self.games.create_game(&GameRecord {
             id: id.clone(),
             kind: game.kind(),
             players,
             seed,
             seed_chosen,
-            options,
+            options: options.clone(),
             created_unix_ms: created,
             seats: seats
                 .iter()
@@ -413,7 +440,7 @@ impl Lobby {
         };
         let room = Arc::new(Room::new(setup, game, seats, clocks, created, Some(play)));
         for action in prefix {
-            room.apply_prefix(action, self.store.as_ref(), created)?;
+            room.apply_prefix(action, self.games.as_ref(), created)?;
         }
         let state = room.view(Viewer::Spectator);
         self.rooms.insert(room);
@@ -491,11 +518,11 @@ impl Lobby {
         now: u64,
     ) -> Result<pb::JoinGameResponse, ServiceError> {
         let (claimed, token, hash) =
-            room.claim(req.seat, &req.name, self.store.as_ref(), now, |seat| {
+            room.claim(req.seat, &req.name, self.games.as_ref(), now, |seat| {
                 let (token, hash) = self.token(request_id, &room.id, seat);
                 (token, hash, request)
             })?;
-        self.rooms.add_token(hash, &room.id);
+        self.rooms.add_token(hash);
         info!(game_id = %room.id, seat = claimed.seat.0, started = claimed.started, "seat claimed");
         Ok(pb::JoinGameResponse {
             seat: Some(pb::SeatToken {

@@ -39,10 +39,7 @@ struct ExportArgs {
 /// Blocks on the store: run it off the async workers.
 fn export_all(args: ExportArgs) -> std::process::ExitCode {
     use std::io::Write;
-    let is_url = args
-        .db
-        .to_str()
-        .is_some_and(druids_server::postgres::is_url);
+    let is_url = args.db.to_str().is_some_and(druids_store::postgres::is_url);
     // Opening creates a missing file: an export of a mistyped path must fail.
     if !is_url && !args.db.is_file() {
         eprintln!(
@@ -52,15 +49,14 @@ fn export_all(args: ExportArgs) -> std::process::ExitCode {
         return std::process::ExitCode::FAILURE;
     }
     // Nothing is written but the schema's migrations, so no commit waits for the disk.
-    let store =
-        match druids_server::backend::open_store(&args.db, druids_server::sqlite::Sync::Normal) {
-            Ok(s) => s,
-            Err(e) => {
-                let db = druids_server::backend::describe(&args.db);
-                eprintln!("druids-server export-all: cannot open the database {db}: {e}");
-                return std::process::ExitCode::FAILURE;
-            }
-        };
+    let store = match druids_store::open(&args.db, druids_store::Sync::Normal) {
+        Ok(s) => s,
+        Err(e) => {
+            let db = druids_store::describe(&args.db);
+            eprintln!("druids-server export-all: cannot open the database {db}: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64);
@@ -123,11 +119,11 @@ async fn main() -> std::process::ExitCode {
     }
     let node = match (&config.node_id, config.db.to_str()) {
         (None, _) => None,
-        (Some(_), Some(url)) if !config.in_memory && druids_server::postgres::is_url(url) => {
-            match druids_server::postgres::PostgresStore::open(url, config.sync) {
+        (Some(_), Some(url)) if !config.in_memory && druids_store::postgres::is_url(url) => {
+            match druids_store::postgres::PostgresStore::open(url, config.sync) {
                 Ok(store) => Some(Arc::new(store)),
                 Err(e) => {
-                    let db = druids_server::backend::describe(&config.db);
+                    let db = druids_store::describe(&config.db);
                     tracing::error!("cannot open the database {db}: {e}");
                     return std::process::ExitCode::FAILURE;
                 }
@@ -146,14 +142,14 @@ async fn main() -> std::process::ExitCode {
         tracing::warn!("in-memory mode: games are lost when the server stops");
         Arc::new(MemoryStore::default())
     } else {
-        match druids_server::backend::open_store(&config.db, config.sync) {
+        match druids_store::open(&config.db, config.sync) {
             Ok(s) => {
-                let db = druids_server::backend::describe(&config.db);
+                let db = druids_store::describe(&config.db);
                 tracing::info!(db = %db, sync = ?config.sync, "games are stored");
                 s
             }
             Err(e) => {
-                let db = druids_server::backend::describe(&config.db);
+                let db = druids_store::describe(&config.db);
                 tracing::error!("cannot open the database {db}: {e}");
                 return std::process::ExitCode::FAILURE;
             }

@@ -16,14 +16,7 @@ use prometheus::{
 };
 use tokio::net::TcpListener;
 
-use crate::arena_store::{
-    ArenaStore, BotRecord, ChallengeRecord, MatchRecord, PlacementRecord, StoredMatch,
-    TournamentRecord,
-};
-use crate::auth::TokenHash;
-use crate::store::{
-    ActionRecord, EndedQuery, Epoch, GameRecord, RequestRecord, Store, StoreError, StoredGame,
-};
+use crate::store::{ActionRecord, Epoch, GameRecord, Games, RequestRecord, StoreError, TokenHash};
 
 /// Every metric of the server.
 pub struct Metrics {
@@ -108,13 +101,13 @@ impl Metrics {
     /// by kind and status) and `open_streams`.
     pub fn render(
         &self,
-        census: &[(pb::GameKind, pb::GameStatus, usize)],
+        census: &[(druids_contract::Kind, pb::GameStatus, usize)],
         open_streams: usize,
     ) -> String {
         self.games.reset();
         for &(kind, status, n) in census {
             self.games
-                .with_label_values(&[kind.as_str_name(), status.as_str_name()])
+                .with_label_values(&[kind.label(), status.as_str_name()])
                 .set(n as i64);
         }
         self.streams
@@ -190,20 +183,32 @@ impl Metrics {
     }
 }
 
-/// A [`Store`] that times every append (the arena's calls pass through).
-pub struct TimedStore {
-    inner: Arc<dyn Store>,
-    metrics: Arc<Metrics>,
+/// The store's [`Games`] with every append timed ([`Metrics::persist_latency`]):
+/// the one write of the hot path. The other concerns are not wrapped: the
+/// server hands them to its parts untimed.
+pub struct TimedGames {
+    inner: Arc<dyn Games>,
+    latency: Histogram,
 }
 
-impl TimedStore {
-    /// Wraps `inner`.
-    pub fn new(inner: Arc<dyn Store>, metrics: Arc<Metrics>) -> TimedStore {
-        TimedStore { inner, metrics }
+impl TimedGames {
+    /// Wraps `inner`, timing into `metrics`.
+    pub fn new(inner: Arc<dyn Games>, metrics: &Metrics) -> TimedGames {
+        TimedGames {
+            inner,
+            latency: metrics.persist_latency.clone(),
+        }
     }
 }
 
-impl Store for TimedStore {
+impl Games for TimedGames {
+    fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
+        let started = Instant::now();
+        let result = self.inner.append_action(game_id, action);
+        self.latency.observe(started.elapsed().as_secs_f64());
+        result
+    }
+
     fn create_game(&self, game: &GameRecord) -> Result<(), StoreError> {
         self.inner.create_game(game)
     }
@@ -221,156 +226,12 @@ impl Store for TimedStore {
             .claim_seat(game_id, seat, name, token, request, epoch)
     }
 
-    fn requests_since(&self, since_ms: u64) -> Result<Vec<RequestRecord>, StoreError> {
-        self.inner.requests_since(since_ms)
-    }
-
-    fn secret(&self) -> Result<[u8; 32], StoreError> {
-        self.inner.secret()
-    }
-
-    fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
-        let started = Instant::now();
-        let result = self.inner.append_action(game_id, action);
-        self.metrics
-            .persist_latency
-            .observe(started.elapsed().as_secs_f64());
-        result
-    }
-
     fn finish(&self, game_id: &str, version: u64, at_ms: u64) -> Result<(), StoreError> {
         self.inner.finish(game_id, version, at_ms)
     }
 
     fn abandon(&self, game_id: &str, reason: &str, at_ms: u64) -> Result<(), StoreError> {
         self.inner.abandon(game_id, reason, at_ms)
-    }
-
-    fn load_in_play(&self) -> Result<Vec<StoredGame>, StoreError> {
-        self.inner.load_in_play()
-    }
-
-    fn load_game(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
-        self.inner.load_game(game_id)
-    }
-
-    fn list_ended(&self, query: &EndedQuery) -> Result<Vec<pb::GameSummary>, StoreError> {
-        self.inner.list_ended(query)
-    }
-
-    fn ended_ids(&self, after_id: &str, limit: usize) -> Result<Vec<String>, StoreError> {
-        self.inner.ended_ids(after_id, limit)
-    }
-
-    fn delete_ended_before(&self, before_ms: u64, limit: usize) -> Result<usize, StoreError> {
-        self.inner.delete_ended_before(before_ms, limit)
-    }
-
-    fn is_durable(&self) -> bool {
-        self.inner.is_durable()
-    }
-}
-
-impl ArenaStore for TimedStore {
-    fn register_bot(&self, bot: &BotRecord) -> Result<bool, StoreError> {
-        self.inner.register_bot(bot)
-    }
-
-    fn set_bot_key(&self, bot_id: &str, key_hash: &TokenHash) -> Result<(), StoreError> {
-        self.inner.set_bot_key(bot_id, key_hash)
-    }
-
-    fn bots(&self) -> Result<Vec<BotRecord>, StoreError> {
-        self.inner.bots()
-    }
-
-    fn create_match(&self, record: &MatchRecord) -> Result<(), StoreError> {
-        self.inner.create_match(record)
-    }
-
-    fn add_match_game(&self, match_id: &str, index: u32, game_id: &str) -> Result<(), StoreError> {
-        self.inner.add_match_game(match_id, index, game_id)
-    }
-
-    fn finish_match(
-        &self,
-        match_id: &str,
-        placements: &[PlacementRecord],
-        at_ms: u64,
-    ) -> Result<(), StoreError> {
-        self.inner.finish_match(match_id, placements, at_ms)
-    }
-
-    fn matches(&self) -> Result<Vec<StoredMatch>, StoreError> {
-        self.inner.matches()
-    }
-
-    fn append_bot_event(&self, bot_id: &str, seq: u64, event: &[u8]) -> Result<(), StoreError> {
-        self.inner.append_bot_event(bot_id, seq, event)
-    }
-
-    fn bot_events(
-        &self,
-        bot_id: &str,
-        from_seq: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        self.inner.bot_events(bot_id, from_seq, limit)
-    }
-
-    fn last_bot_event(&self, bot_id: &str) -> Result<u64, StoreError> {
-        self.inner.last_bot_event(bot_id)
-    }
-
-    fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError> {
-        self.inner.create_tournament(t)
-    }
-
-    fn finish_tournament(&self, id: &str, at_ms: u64) -> Result<(), StoreError> {
-        self.inner.finish_tournament(id, at_ms)
-    }
-
-    fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError> {
-        self.inner.tournaments()
-    }
-
-    fn revoke_bot(&self, bot_id: &str, at_ms: u64) -> Result<(), StoreError> {
-        self.inner.revoke_bot(bot_id, at_ms)
-    }
-
-    fn append_tournament_event(
-        &self,
-        tournament_id: &str,
-        seq: u64,
-        event: &[u8],
-    ) -> Result<(), StoreError> {
-        self.inner
-            .append_tournament_event(tournament_id, seq, event)
-    }
-
-    fn tournament_events(
-        &self,
-        tournament_id: &str,
-        from_seq: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        self.inner.tournament_events(tournament_id, from_seq, limit)
-    }
-
-    fn last_tournament_event(&self, tournament_id: &str) -> Result<u64, StoreError> {
-        self.inner.last_tournament_event(tournament_id)
-    }
-
-    fn save_challenge(&self, challenge: &ChallengeRecord) -> Result<(), StoreError> {
-        self.inner.save_challenge(challenge)
-    }
-
-    fn remove_challenge(&self, id: &str) -> Result<(), StoreError> {
-        self.inner.remove_challenge(id)
-    }
-
-    fn challenges(&self) -> Result<Vec<ChallengeRecord>, StoreError> {
-        self.inner.challenges()
     }
 }
 

@@ -4,7 +4,7 @@
 //! when a client asks for one that has left memory.
 
 use crate::clock::{ClockRules, SeatClocks};
-use crate::in_play::PlaySlot;
+use crate::play_slots::PlaySlot;
 use crate::room::{Room, SeatSlot, Setup};
 use crate::store::{Epoch, StoredGame};
 
@@ -17,7 +17,7 @@ pub enum RecoverError {
         /// Game id.
         id: String,
         /// Why.
-        source: crate::host::CreateError,
+        source: crate::hosted_game::CreateError,
     },
     /// A logged action did not replay.
     #[error("game {id}: action {version} does not replay: {source}")]
@@ -27,7 +27,7 @@ pub enum RecoverError {
         /// Version of the action.
         version: u64,
         /// Why.
-        source: crate::host::ApplyError,
+        source: crate::hosted_game::ApplyError,
     },
 }
 
@@ -58,16 +58,12 @@ pub fn recover(stored: StoredGame, now_ms: u64, how: Rebuild) -> Result<Room, Re
         ended_unix_ms,
     } = stored;
     let id = record.id.clone();
-    let mut game = crate::host::new_game(
-        record.kind as i32,
-        record.players,
-        record.seed,
-        &record.options,
-    )
-    .map_err(|source| RecoverError::Create {
-        id: id.clone(),
-        source,
-    })?;
+    let mut game =
+        crate::hosted_game::new_game(record.kind, record.players, record.seed, &record.options)
+            .map_err(|source| RecoverError::Create {
+                id: id.clone(),
+                source,
+            })?;
     let mut seats = vec![SeatSlot::default(); record.players];
     for (seat, name, token) in record.seats {
         seats[seat.index()] = SeatSlot {

@@ -12,7 +12,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::store::{Store, StoreError};
+use crate::store::{Lifecycle, StoreError};
 
 /// One day in milliseconds.
 pub const DAY_MS: u64 = 24 * 60 * 60 * 1000;
@@ -84,7 +84,7 @@ where
 /// before `now_ms()` (the service's clock), one sweep at once and one every
 /// `schedule.every`, until `stopped` completes. Logs what each sweep deleted.
 pub fn spawn(
-    store: Arc<dyn Store>,
+    store: Arc<dyn Lifecycle>,
     now_ms: impl Fn() -> u64 + Send + 'static,
     days: u64,
     schedule: Schedule,
@@ -127,7 +127,7 @@ mod tests {
     use super::*;
     use crate::MemoryStore;
     use crate::auth::TokenHash;
-    use crate::store::{GameRecord, Store};
+    use crate::store::{GameRecord, Games, Store};
     use druids_contract::pb;
     use druids_engine::Seat;
     use std::sync::Mutex;
@@ -203,7 +203,7 @@ mod tests {
     fn record(id: &str) -> GameRecord {
         GameRecord {
             id: id.into(),
-            kind: pb::GameKind::Meduris,
+            kind: druids_contract::Kind::Meduris,
             players: 2,
             seed: 1,
             seed_chosen: true,

@@ -4,39 +4,40 @@
 //! turn clocks, what each idempotency key's submission did and the streams
 //! open on it, behind one `std::sync::Mutex` that is never held across an
 //! `.await`. Its fields are private: everything is done through its methods.
-//! Every change goes through the [`Store`] first and is then announced on a
-//! `watch` channel carrying the last event seq; streams read the log at their
-//! own pace, so a slow reader never holds up the game. Submodules: what a
-//! room shows ([`read`]), retries of keyed submissions ([`answers`]), and the
-//! referee's decisions ([`referee`]).
+//! Every change goes through the store first and is then announced
+//! ([`Room::changed`]); streams read the log at their own pace, so a slow
+//! reader never holds up the game. Submodules: actions
+//! played ([`play`]: staged by the engine, stored, then committed), seats
+//! claimed ([`seats`]), what a room shows ([`read`]), retries of keyed
+//! submissions ([`answers`]), and the referee's decisions ([`referee`]).
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use druids_contract::pb;
 
-use crate::host::{Applied, ApplyError, HostEvent, HostedGame, Prelude};
 use druids_engine::Seat;
-use tokio::sync::watch;
+use tokio::sync::Notify;
+use tokio::sync::futures::Notified;
 
 use crate::auth::TokenHash;
 use crate::clock::SeatClocks;
-use crate::error::{ServiceError, clip};
-use crate::in_play::PlaySlot;
+use crate::hosted_game::{Applied, HostEvent, HostedGame, Prelude};
+use crate::play_slots::PlaySlot;
 use crate::quota::Bucket;
-use crate::store::{ActionRecord, Epoch, Origin, RequestRecord, Store};
+use crate::store::{Epoch, Origin};
 
 mod answers;
+mod play;
 mod read;
 mod referee;
+mod seats;
 
-use answers::{Answered, Digest, digest, fingerprint};
+use answers::Answers;
+pub use seats::Claimed;
 
 /// Longest display name accepted.
 pub const MAX_NAME_BYTES: usize = 64;
-/// Longest idempotency key accepted.
-pub const MAX_KEY_BYTES: usize = 128;
 
 /// A seat at the table.
 #[derive(Clone, Debug, Default)]
@@ -52,9 +53,9 @@ struct RoomState {
     game: Box<dyn HostedGame>,
     seats: Vec<SeatSlot>,
     clocks: Option<SeatClocks>,
-    /// Keyed submissions by (seat, idempotency key): every one of the game,
-    /// for as long as the room is in memory (see [`crate::rooms`]).
-    answered: HashMap<(Seat, Digest), Answered>,
+    /// Keyed submissions: every one of the game, for as long as the room is
+    /// in memory (see [`crate::rooms`]).
+    answered: Answers,
     /// False for an ended game read back from the store: its keys are gone.
     keys_kept: bool,
     /// Submission budgets, by seat.
@@ -130,17 +131,11 @@ impl RoomState {
             .collect()
     }
 
-    /// Applies an action decided by `origin` for `seat`: the one path of every
-    /// action, live or replayed, so that both log the same events.
-    fn apply(
-        &mut self,
-        seat: Seat,
-        origin: Origin,
-        choice: &pb::submit_action_request::Choice,
-        now_ms: u64,
-        persist: crate::host::Persist<'_>,
-    ) -> Result<Applied, ApplyError> {
-        let prelude = match origin {
+    /// The host event logged before an action of `seat` decided by `origin`:
+    /// the seat taking its decisions back from the autopilot, or the server
+    /// deciding for it.
+    fn prelude(&self, seat: Seat, origin: Origin) -> Option<Prelude> {
+        match origin {
             Origin::Seat => self
                 .clocks
                 .as_ref()
@@ -149,15 +144,12 @@ impl RoomState {
             Origin::Timeout | Origin::Autopilot => Some(Prelude::TimedOut {
                 autopilot: origin == Origin::Autopilot,
             }),
-        };
-        let applied = match choice {
-            pb::submit_action_request::Choice::Action(a) => {
-                self.game.apply(seat, a, prelude, persist)
-            }
-            pb::submit_action_request::Choice::LegalActionId(id) => {
-                self.game.apply_legal(seat, *id, prelude, persist)
-            }
-        }?;
+        }
+    }
+
+    /// After an action of `seat` decided by `origin` was made: the clocks,
+    /// the activity, and the log's last seq on what it did.
+    fn acted(&mut self, seat: Seat, origin: Origin, applied: Applied, now_ms: u64) -> Applied {
         self.last_activity_ms = now_ms;
         if let Some(c) = &mut self.clocks {
             match origin {
@@ -173,10 +165,10 @@ impl RoomState {
             }
         }
         self.after_change(now_ms);
-        Ok(Applied {
+        Applied {
             last_seq: self.game.last_seq(),
             ..applied
-        })
+        }
     }
 
     /// The action the server takes for the seat whose clock ran out (`Timeout`:
@@ -190,7 +182,10 @@ impl RoomState {
                 let mut x = self.game.version().wrapping_add(0x9e37_79b9_7f4a_7c15);
                 x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
                 x ^= x >> 31;
-                legal.get((x % legal.len().max(1) as u64) as usize)?.action
+                legal
+                    .get((x % legal.len().max(1) as u64) as usize)?
+                    .action
+                    .clone()
             }
             Origin::Seat => None,
         }
@@ -227,24 +222,26 @@ pub struct Setup {
     pub epoch: Epoch,
 }
 
-/// A claimed seat, as JoinGame answers it.
-#[derive(Clone, Debug)]
-pub struct Claimed {
-    /// The seat.
-    pub seat: Seat,
-    /// Its display name.
-    pub name: String,
-    /// Whether this claim started the game.
-    pub started: bool,
+/// What a room keeps of its [`Setup`] (the id is the room's own).
+struct Created {
+    created_unix_ms: u64,
+    seed: u64,
+    seed_chosen: bool,
+    options: pb::GameOptions,
+    epoch: Epoch,
 }
 
 /// A game and everything the server knows of it.
 pub struct Room {
     /// Game id.
     pub id: String,
-    setup: Setup,
+    setup: Created,
     state: Mutex<RoomState>,
-    last_seq: watch::Sender<u64>,
+    /// Woken when the log grows or the room goes stale: the streams' cue to
+    /// read on. A `Notify` lives inside the room (a `watch` channel would
+    /// allocate several hundred bytes per game for a value no one needs:
+    /// streams read the log, not the notice).
+    changed: Notify,
     /// Set when another node took the game over: this room is stale.
     moved: AtomicBool,
 }
@@ -260,7 +257,6 @@ impl Room {
         now_ms: u64,
         play: Option<PlaySlot>,
     ) -> Room {
-        let last = game.last_seq();
         let seats_len = seats.len();
         let mut state = RoomState {
             buckets: vec![Bucket::default(); seats_len],
@@ -270,7 +266,7 @@ impl Room {
             game,
             seats,
             clocks,
-            answered: HashMap::new(),
+            answered: Answers::default(),
             keys_kept: true,
             spectator_streams: 0,
             seat_streams: vec![0; seats_len],
@@ -280,11 +276,25 @@ impl Room {
             state.game.start();
         }
         state.after_change(now_ms);
+        let Setup {
+            id,
+            created_unix_ms,
+            seed,
+            seed_chosen,
+            options,
+            epoch,
+        } = setup;
         Room {
-            id: setup.id.clone(),
-            setup,
+            id,
+            setup: Created {
+                created_unix_ms,
+                seed,
+                seed_chosen,
+                options,
+                epoch,
+            },
             state: Mutex::new(state),
-            last_seq: watch::channel(last).0,
+            changed: Notify::new(),
             moved: AtomicBool::new(false),
         }
     }
@@ -296,18 +306,19 @@ impl Room {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Watches the seq of the last event.
-    pub fn subscribe(&self) -> watch::Receiver<u64> {
-        self.last_seq.subscribe()
+    /// Completes at the next change of the log (or when the room goes
+    /// stale). To miss none, a stream enables it before it reads the log.
+    pub fn changed(&self) -> Notified<'_> {
+        self.changed.notified()
     }
 
     /// Tells the streams that the log grew.
-    fn announce(&self, state: &RoomState) {
-        self.last_seq.send_replace(state.game.last_seq());
+    fn announce(&self, _: &RoomState) {
+        self.changed.notify_waiters();
     }
 
     /// The game's kind.
-    pub fn kind(&self) -> pb::GameKind {
+    pub fn kind(&self) -> druids_contract::Kind {
         self.lock().game.kind()
     }
 
@@ -336,7 +347,7 @@ impl Room {
     /// streams, which end telling their clients to resume elsewhere.
     pub fn retire(&self) {
         self.moved.store(true, Ordering::Release);
-        self.last_seq.send_modify(|_| {});
+        self.changed.notify_waiters();
     }
 
     /// Whether another node owns the game now.
@@ -367,269 +378,11 @@ impl Room {
         found
     }
 
-    fn persist<'a>(
-        &'a self,
-        store: &'a dyn Store,
-        seat: Seat,
-        origin: Origin,
-        version: u64,
-        request: &'a pb::SubmitActionRequest,
-    ) -> impl FnMut(&pb::Action) -> Result<(), crate::store::StoreError> + 'a {
-        move |action: &pb::Action| {
-            store.append_action(
-                &self.id,
-                &ActionRecord {
-                    version,
-                    seat,
-                    origin,
-                    action: *action,
-                    request: pb::SubmitActionRequest {
-                        game_id: String::new(),
-                        ..request.clone()
-                    },
-                    epoch: self.setup.epoch,
-                },
-            )
-        }
-    }
-
-    /// Claims seat `wanted` (or the lowest open one) for `name`, storing the
-    /// claim first; `mint` makes the seat's token (and the request record of a
-    /// retry-safe call). Returns the claim and the token.
-    pub fn claim(
-        &self,
-        wanted: Option<u32>,
-        name: &str,
-        store: &dyn Store,
-        now_ms: u64,
-        mint: impl FnOnce(Seat) -> (String, TokenHash, Option<RequestRecord>),
-    ) -> Result<(Claimed, String, TokenHash), ServiceError> {
-        let mut state = self.lock();
-        if state.game.started() {
-            return Err(ServiceError::NoOpenSeat(self.id.clone()));
-        }
-        let players = state.seats.len();
-        let seat = match wanted {
-            Some(s) if s as usize >= players => {
-                return Err(ServiceError::invalid(
-                    "seat",
-                    format!(
-                        "seat {s} does not exist: the game has seats 0 to {}",
-                        players - 1
-                    ),
-                ));
-            }
-            Some(s) if state.seats[s as usize].token.is_some() => {
-                return Err(ServiceError::SeatTaken(s));
-            }
-            Some(s) => s as usize,
-            None => state
-                .seats
-                .iter()
-                .position(|s| s.token.is_none())
-                .expect("a game that has not started has an open seat"),
-        };
-        let seat = Seat(seat as u8);
-        let name = if name.is_empty() {
-            format!("seat {}", seat.0)
-        } else {
-            name.to_owned()
-        };
-        let started = state
-            .seats
-            .iter()
-            .enumerate()
-            .all(|(i, s)| i == seat.index() || s.token.is_some());
-        let (token, hash, mut request) = mint(seat);
-        if let Some(r) = &mut request {
-            r.seat = Some(seat);
-            r.started = started;
-        }
-        store.claim_seat(
-            &self.id,
-            seat,
-            &name,
-            &hash,
-            request.as_ref(),
-            self.setup.epoch,
-        )?;
-        state.seats[seat.index()] = SeatSlot {
-            name: name.clone(),
-            token: Some(hash),
-        };
-        state.game.seat_joined(seat, &name);
-        state.last_activity_ms = now_ms;
-        if started {
-            state.game.start();
-        }
-        state.after_change(now_ms);
-        self.announce(&state);
-        Ok((
-            Claimed {
-                seat,
-                name,
-                started,
-            },
-            token,
-            hash,
-        ))
-    }
-
-    /// Applies a submission of `seat`, storing it first.
-    pub fn submit(
-        &self,
-        seat: Seat,
-        req: &pb::SubmitActionRequest,
-        store: &dyn Store,
-        now_ms: u64,
-        max_per_second: u32,
-    ) -> Result<pb::SubmitActionResponse, ServiceError> {
-        if req.idempotency_key.len() > MAX_KEY_BYTES {
-            return Err(ServiceError::invalid(
-                "idempotency_key",
-                format!(
-                    "idempotency_key is {} bytes; at most {MAX_KEY_BYTES} allowed",
-                    req.idempotency_key.len()
-                ),
-            ));
-        }
-        let fingerprint = fingerprint(req);
-        let key = (seat, digest(req.idempotency_key.as_bytes()));
-        let mut state = self.lock();
-        let keyed = !req.idempotency_key.is_empty();
-        if keyed && let Some(first) = state.answered.get(&key) {
-            return if first.fingerprint == fingerprint {
-                Ok(state.answer(seat, first))
-            } else {
-                Err(ServiceError::KeyReused {
-                    what: "idempotency key",
-                    key: clip(&req.idempotency_key),
-                })
-            };
-        }
-        if max_per_second > 0
-            && let Err(retry_after) = state.buckets[seat.index()].take(max_per_second, 1, now_ms)
-        {
-            return Err(ServiceError::RateLimited {
-                what: format!("{seat} may submit at most {max_per_second} actions per second"),
-                retry_after,
-            });
-        }
-        let choice = req.choice.as_ref().ok_or_else(|| {
-            ServiceError::invalid("choice", "choice is required: action or legal_action_id")
-        })?;
-        let expected = req.expected_version.ok_or_else(|| {
-            ServiceError::invalid("expected_version", "expected_version is required")
-        })?;
-        if keyed && state.ended_ms.is_some() && !state.keys_kept {
-            return Err(ServiceError::AnswerGone(self.id.clone()));
-        }
-        if state.game.is_over() {
-            return Err(ServiceError::Finished(self.id.clone()));
-        }
-        if let Some(reason) = &state.abandoned {
-            return Err(ServiceError::Abandoned(self.id.clone(), reason.clone()));
-        }
-        let current = state.game.version();
-        if expected != current {
-            return Err(ServiceError::StaleVersion { expected, current });
-        }
-        let mut persist = self.persist(store, seat, Origin::Seat, current + 1, req);
-        let applied = state
-            .apply(seat, Origin::Seat, choice, now_ms, &mut persist)
-            .map_err(|e| ServiceError::from_apply(&self.id, e))?;
-        self.record_end(&state, store, now_ms);
-        let answered = state.answered(fingerprint, &applied);
-        let reply = state.answer(seat, &answered);
-        if keyed {
-            state.answered.insert(key, answered);
-        }
-        self.announce(&state);
-        Ok(reply)
-    }
-
-    /// Tells the store that the game just ended, if it did, so that it is not
-    /// rebuilt at the next start. Not fatal: the action is stored, and a
-    /// restart that rebuilds the game sees it over and tells the store then.
-    fn record_end(&self, state: &RoomState, store: &dyn Store, now_ms: u64) {
-        if state.game.is_over()
-            && let Err(e) = store.finish(&self.id, state.game.version(), now_ms)
-        {
-            tracing::warn!(game_id = %self.id, "cannot record the end of the game: {e}");
-        }
-    }
-
-    /// Applies an action of the replay a game starts from (CreateGame with
-    /// `start_from`), storing it like any action.
-    pub fn apply_prefix(
-        &self,
-        action: pb::ReplayAction,
-        store: &dyn Store,
-        now_ms: u64,
-    ) -> Result<(), ServiceError> {
-        let mut state = self.lock();
-        let origin = Origin::of_replay(&action);
-        let seat = Seat(action.seat as u8);
-        let result = self.store_and_apply(
-            &mut state,
-            seat,
-            origin,
-            action.action.unwrap_or_default(),
-            store,
-            now_ms,
-        );
-        self.record_end(&state, store, now_ms);
-        self.announce(&state);
-        result
-            .map(|_| ())
-            .map_err(|e| ServiceError::from_apply(&self.id, e))
-    }
-
-    /// Stores and applies a full action the server plays (a turn clock's, the
-    /// autopilot's, or a replay prefix's): no client request behind it.
-    fn store_and_apply(
-        &self,
-        state: &mut RoomState,
-        seat: Seat,
-        origin: Origin,
-        action: pb::Action,
-        store: &dyn Store,
-        now_ms: u64,
-    ) -> Result<Applied, ApplyError> {
-        let choice = pb::submit_action_request::Choice::Action(action);
-        let version = state.game.version();
-        let request = pb::SubmitActionRequest {
-            choice: Some(choice),
-            expected_version: Some(version),
-            ..Default::default()
-        };
-        let mut persist = self.persist(store, seat, origin, version + 1, &request);
-        state.apply(seat, origin, &choice, now_ms, &mut persist)
-    }
-
-    /// Replays a stored action (already durable: nothing is stored),
-    /// remembering its idempotency key if the room keeps them.
-    pub fn replay_stored(&self, record: ActionRecord, now_ms: u64) -> Result<(), ApplyError> {
-        let mut state = self.lock();
-        let choice = pb::submit_action_request::Choice::Action(record.action);
-        let applied = state.apply(record.seat, record.origin, &choice, now_ms, &mut |_| Ok(()))?;
-        let req = record.request;
-        if state.keys_kept && !req.idempotency_key.is_empty() {
-            let mut answered = state.answered(fingerprint(&req), &applied);
-            // The clock restarted: the answer carries the deadline of now.
-            answered.deadline_ms = None;
-            let key = (record.seat, digest(req.idempotency_key.as_bytes()));
-            state.answered.insert(key, answered);
-        }
-        self.announce(&state);
-        Ok(())
-    }
-
     /// Keeps no idempotency keys: the room is an ended game read back from
     /// the store, whose retries are refused (see [`crate::rooms`]).
     pub fn keep_no_keys(&self) {
         let mut state = self.lock();
         state.keys_kept = false;
-        state.answered = HashMap::new();
+        state.answered = Answers::default();
     }
 }

@@ -7,21 +7,21 @@
 //! only the store keeps it. Asking for an ended game that left reads it back
 //! from the store ([`Rooms::load`], off the async workers) into a bounded set
 //! of recently read games (`--recent-games`), with the same answers as before.
-//! A game holds a [`PlaySlot`] while it is in play (see [`crate::in_play`]).
+//! A game holds a [`PlaySlot`] while it is in play (see [`crate::play_slots`]).
 
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
 
-use dashmap::DashMap;
-use druids_contract::pb;
+use dashmap::{DashMap, DashSet};
+use druids_contract::{Kind, pb};
 use lru::LruCache;
 
 use crate::auth::TokenHash;
 use crate::error::{ServiceError, clip};
-use crate::in_play::{InPlay, PlaySlot};
+use crate::play_slots::{PlaySlot, PlaySlots};
 use crate::recover::{Rebuild, recover};
 use crate::room::Room;
-use crate::store::{Store, StoreError};
+use crate::store::{self, StoreError};
 
 /// How long ended games stay and how many read-back games are kept.
 #[derive(Clone, Copy, Debug)]
@@ -53,23 +53,23 @@ pub struct Rooms {
     watched: DashMap<String, Arc<Room>>,
     /// Every live token hash of a game in memory, to tell a token of another
     /// game from a forged one.
-    tokens: DashMap<TokenHash, String>,
-    in_play: InPlay,
-    store: Arc<dyn Store>,
+    tokens: DashSet<TokenHash>,
+    in_play: PlaySlots,
+    store: Arc<dyn store::Lifecycle>,
     lifecycle: Lifecycle,
 }
 
 impl Rooms {
     /// No rooms yet; ended games are read back from `store`.
-    pub fn new(store: Arc<dyn Store>, lifecycle: Lifecycle) -> Rooms {
+    pub fn new(store: Arc<dyn store::Lifecycle>, lifecycle: Lifecycle) -> Rooms {
         let recent = NonZeroUsize::new(lifecycle.recent_games).unwrap_or(NonZeroUsize::MIN);
         Rooms {
             games: DashMap::new(),
             ending: DashMap::new(),
             recent: Mutex::new(LruCache::new(recent)),
             watched: DashMap::new(),
-            tokens: DashMap::new(),
-            in_play: InPlay::default(),
+            tokens: DashSet::new(),
+            in_play: PlaySlots::default(),
             store,
             lifecycle,
         }
@@ -100,7 +100,7 @@ impl Rooms {
     pub fn insert(&self, room: Arc<Room>) {
         let watch = room.is_live() && (self.lifecycle.watch_all_live || room.has_clock());
         for token in room.token_hashes() {
-            self.tokens.insert(token, room.id.clone());
+            self.tokens.insert(token);
         }
         if watch {
             self.watched.insert(room.id.clone(), Arc::clone(&room));
@@ -121,13 +121,13 @@ impl Rooms {
     }
 
     /// Records a token claimed after the room was added.
-    pub fn add_token(&self, token: TokenHash, game_id: &str) {
-        self.tokens.insert(token, game_id.to_owned());
+    pub fn add_token(&self, token: TokenHash) {
+        self.tokens.insert(token);
     }
 
     /// Whether `token` is a seat token of a game in memory.
     pub fn knows_token(&self, token: &TokenHash) -> bool {
-        self.tokens.contains_key(token)
+        self.tokens.contains(token)
     }
 
     /// The room of game `id` if it is in memory; `None` if it must be read
@@ -231,27 +231,21 @@ impl Rooms {
     }
 
     /// The store ended games are read from.
-    pub fn store(&self) -> &dyn Store {
+    pub fn store(&self) -> &dyn store::Lifecycle {
         self.store.as_ref()
     }
 
     /// How many games in memory there are of each kind and status (read-back
     /// games not counted).
-    pub fn census(&self) -> Vec<(pb::GameKind, pb::GameStatus, usize)> {
+    pub fn census(&self) -> Vec<(Kind, pb::GameStatus, usize)> {
         let mut counts = std::collections::BTreeMap::new();
         for room in self.all() {
             let s = room.summary();
-            *counts.entry((s.kind, s.status)).or_insert(0) += 1;
+            *counts.entry((room.kind(), s.status)).or_insert(0) += 1;
         }
         counts
             .into_iter()
-            .map(|((k, s), n)| {
-                (
-                    pb::GameKind::try_from(k).unwrap_or_default(),
-                    pb::GameStatus::try_from(s).unwrap_or_default(),
-                    n,
-                )
-            })
+            .map(|((k, s), n)| (k, pb::GameStatus::try_from(s).unwrap_or_default(), n))
             .collect()
     }
 }

@@ -23,17 +23,17 @@ use crate::auth::TokenHash;
 use crate::blocking::OffTheWorkers;
 use crate::clock::Clock;
 use crate::cluster::forward::{PeerClient, relayed};
-use crate::cluster::lease::Leases;
 use crate::cluster::{Cluster, Located, NodeConfig};
 use crate::config::Limits;
 use crate::error::ServiceError;
 use crate::lobby::Lobby;
-use crate::metrics::{Metrics, TimedStore};
+use crate::metrics::{Metrics, TimedGames};
 use crate::quota::{Quotas, Read};
 use crate::recover::Rebuild;
 use crate::room::Room;
 use crate::rooms::{Lifecycle, Rooms};
-use crate::store::{Epoch, Store, StoreError};
+use crate::store::Leases;
+use crate::store::{ArenaStore, Epoch, Games, Store, StoreError};
 use crate::stream::{STREAM_BUFFER, Streams};
 
 mod rpc;
@@ -45,6 +45,8 @@ pub struct Service {
     streams: Arc<Streams>,
     quotas: Quotas,
     store: Arc<dyn Store>,
+    /// The store's games and logs, their appends timed: what rooms write to.
+    games: Arc<dyn Games>,
     limits: Limits,
     clock: Arc<dyn Clock>,
     stop: watch::Sender<bool>,
@@ -120,10 +122,10 @@ impl Service {
         if let Some(c) = &cluster {
             metrics.add_cluster(c.metrics());
         }
-        let store: Arc<dyn Store> = Arc::new(TimedStore::new(store, Arc::clone(&metrics)));
+        let games: Arc<dyn Games> = Arc::new(TimedGames::new(Arc::clone(&store) as _, &metrics));
         let blocking = OffTheWorkers::new(store.is_durable());
         let rooms = Arc::new(Rooms::new(
-            Arc::clone(&store),
+            Arc::clone(&store) as _,
             Lifecycle {
                 max_in_play: limits.max_games,
                 watch_all_live: limits.idle_game_secs > 0,
@@ -136,15 +138,17 @@ impl Service {
         ));
         let lobby = Arc::new(Lobby::new(
             Arc::clone(&rooms),
-            Arc::clone(&store),
+            Arc::clone(&games),
+            store.as_ref(),
             Arc::clone(&clock),
             cluster.clone(),
+            limits.catalog.clone(),
         )?);
         let arena = match cluster {
             Some(_) => None,
             None => Some(Arc::new(Arena::new(
                 limits.arena.clone(),
-                Arc::clone(&store) as Arc<dyn crate::arena_store::ArenaStore>,
+                Arc::clone(&store) as Arc<dyn ArenaStore>,
                 Arc::clone(&lobby),
                 Arc::clone(&rooms),
                 Arc::clone(&clock),
@@ -161,6 +165,7 @@ impl Service {
             ),
             rooms,
             store,
+            games,
             limits,
             clock,
             stop: watch::channel(false).0,
@@ -168,6 +173,11 @@ impl Service {
             cluster,
             arena,
         })
+    }
+
+    /// The games this server hosts.
+    pub fn catalog(&self) -> &crate::catalog::Catalog {
+        self.lobby.catalog()
     }
 
     /// The arena, unless this is a node of several.
@@ -323,7 +333,7 @@ impl Service {
     }
 
     /// How many games there are of each kind and status.
-    pub fn census(&self) -> Vec<(pb::GameKind, pb::GameStatus, usize)> {
+    pub fn census(&self) -> Vec<(druids_contract::Kind, pb::GameStatus, usize)> {
         self.rooms.census()
     }
 
@@ -367,18 +377,18 @@ impl Service {
         let idle_ms = self.limits.idle_game_secs.saturating_mul(1000);
         let mut taken = 0;
         for room in self.rooms.watched() {
-            match room.expire(self.store.as_ref(), now) {
+            match room.expire(self.games.as_ref(), now) {
                 Ok(0) => {}
                 Ok(n) => {
                     taken += n;
                     self.metrics
                         .actions
-                        .with_label_values(&[room.kind().as_str_name(), "server"])
+                        .with_label_values(&[room.kind().label(), "server"])
                         .inc_by(n as u64);
                 }
                 Err(e) => tracing::warn!(game_id = %room.id, "cannot apply a timeout: {e}"),
             }
-            match room.expire_idle(self.store.as_ref(), idle_ms, now) {
+            match room.expire_idle(self.games.as_ref(), idle_ms, now) {
                 Ok(true) => tracing::info!(game_id = %room.id, "idle game abandoned"),
                 Ok(false) => {}
                 Err(e) => tracing::warn!(game_id = %room.id, "cannot abandon an idle game: {e}"),

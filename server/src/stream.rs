@@ -137,7 +137,6 @@ pub async fn pump(
 ) {
     let _slot = slot;
     let viewer = _slot.viewer;
-    let mut last = room.subscribe();
     for event in first {
         if tx.send(Ok(event)).await.is_err() {
             return;
@@ -145,7 +144,10 @@ pub async fn pump(
     }
     let mut batch = Vec::with_capacity(STREAM_BATCH);
     loop {
-        last.borrow_and_update();
+        // Enabled before the log is read, so a change made meanwhile wakes it.
+        let changed = room.changed();
+        tokio::pin!(changed);
+        changed.as_mut().enable();
         let (next, caught_up, over) = room.read_events(cursor, STREAM_BATCH, viewer, &mut batch);
         cursor = next;
         for event in batch.drain(..) {
@@ -163,7 +165,7 @@ pub async fn pump(
                 return;
             }
             tokio::select! {
-                changed = last.changed() => if changed.is_err() { return },
+                () = &mut changed => {}
                 // The client went away while the game was quiet: free the slot now.
                 () = tx.closed() => return,
                 () = stopped(&mut shutdown) => {

@@ -16,7 +16,7 @@ use std::time::Duration;
 use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_engine::{Seat, Viewer};
-use druids_server::host::new_game;
+use druids_server::hosted_game::new_game;
 use tonic::Request;
 use tonic::transport::Channel;
 
@@ -121,10 +121,10 @@ async fn drive(client: &mut DruidsServiceClient<Channel>, g: &mut Tracked, budge
             Err(_) => return false,
         };
         let i = g.pick(legal.actions.len());
-        let action = legal.actions[i].action.unwrap();
+        let action = legal.actions[i].action.clone().unwrap();
         let req = pb::SubmitActionRequest {
             game_id: g.id.clone(),
-            choice: Some(pb::submit_action_request::Choice::Action(action)),
+            choice: Some(pb::submit_action_request::Choice::Action(action.clone())),
             expected_version: Some(legal.version),
             idempotency_key: format!("{}-{}", g.id, legal.version),
         };
@@ -304,7 +304,7 @@ async fn sigkill_at_random_moments_loses_and_repeats_nothing() {
             .unwrap();
         assert_eq!(st.status, pb::GameStatus::Finished as i32);
         let mut replay = new_game(
-            pb::GameKind::Meduris as i32,
+            druids_contract::Kind::Meduris,
             g.tokens.len(),
             g.seed,
             &pb::GameOptions::default(),
@@ -312,7 +312,13 @@ async fn sigkill_at_random_moments_loses_and_repeats_nothing() {
         .unwrap();
         replay.start();
         for (seat, a) in &g.acked {
-            replay.apply(*seat, a, None, &mut |_| Ok(())).unwrap();
+            replay
+                .apply(
+                    *seat,
+                    &pb::submit_action_request::Choice::Action(a.clone()),
+                    None,
+                )
+                .unwrap();
         }
         assert!(replay.is_over());
         assert_eq!(st.version, replay.version());

@@ -117,6 +117,21 @@ impl Drop for TestServer {
     }
 }
 
+/// Starts the HTTP face of `server`'s service on an ephemeral port; returns its
+/// base URL. It stops with the service.
+pub async fn http_face(server: &TestServer) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let service = Arc::clone(&server.service);
+    let stopped = service.stopped();
+    tokio::spawn(async move {
+        druids_server::http::serve_http(listener, service, stopped)
+            .await
+            .expect("HTTP face");
+    });
+    format!("http://{addr}")
+}
+
 /// `message` with `authorization: Bearer <token>`.
 pub fn authed<T>(token: &str, message: T) -> Request<T> {
     let mut req = Request::new(message);

@@ -28,8 +28,12 @@ pub fn cargo_binary(package: &str, bin: &str) -> Result<PathBuf, String> {
         .is_some_and(|p| p.ends_with("release"));
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
     let mut build = Command::new(env!("CARGO"));
+    // The test builds turn on druids-contract's `test-game` feature (a
+    // dev-dependency of this crate): asking for it here too builds the
+    // binary from the very same artifacts instead of a second copy.
     build
         .args(["build", "-p", package, "--bin", bin])
+        .args(["--features", "druids-contract/test-game"])
         .args(["--message-format", "json-render-diagnostics"])
         .arg("--manifest-path")
         .arg(&manifest);

@@ -8,12 +8,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use thiserror::Error;
 
-use super::{BotId, MAX_PLAYERS, MIN_PLAYERS};
+use super::{BotId, Seats};
 
 /// Why a duplicate match cannot be laid out or combined.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum DuplicateError {
-    #[error("a duplicate match needs 2 to 4 bots, not {0}")]
+    #[error("a duplicate match of {0} bots: its games do not seat that many")]
     BadSize(usize),
     #[error("{0:?} appears twice")]
     Repeated(BotId),
@@ -49,17 +49,18 @@ pub struct Placing {
 /// seat `s`, so the k games form a Latin square and each bot sits in each
 /// seat exactly once. Cyclic rotation keeps the bots' order around the table
 /// (who plays after whom) in all but the starting seat; with k ≤ 4 that is
-/// the simplest square to audit in a replay.
-pub fn rotations(bots: &[BotId]) -> Result<Vec<Vec<BotId>>, DuplicateError> {
-    check_bots(bots)?;
+/// the simplest square to audit in a replay. The bots must fill a game of
+/// `seats`.
+pub fn rotations(bots: &[BotId], seats: Seats) -> Result<Vec<Vec<BotId>>, DuplicateError> {
+    check_bots(bots, seats)?;
     let k = bots.len();
     Ok((0..k)
         .map(|g| (0..k).map(|s| bots[(s + g) % k]).collect())
         .collect())
 }
 
-fn check_bots(bots: &[BotId]) -> Result<(), DuplicateError> {
-    if !(usize::from(MIN_PLAYERS)..=usize::from(MAX_PLAYERS)).contains(&bots.len()) {
+fn check_bots(bots: &[BotId], seats: Seats) -> Result<(), DuplicateError> {
+    if !seats.contains(bots.len()) {
         return Err(DuplicateError::BadSize(bots.len()));
     }
     let mut seen = BTreeSet::new();
@@ -76,13 +77,13 @@ fn check_bots(bots: &[BotId]) -> Result<(), DuplicateError> {
 /// (lower first); bots equal on both share a rank. The result is sorted by
 /// rank, then bot id, and does not depend on the order of the games or of
 /// the outcomes within a game.
-pub fn combine(games: &[Vec<Outcome>]) -> Result<Vec<Placing>, DuplicateError> {
+pub fn combine(games: &[Vec<Outcome>], seats: Seats) -> Result<Vec<Placing>, DuplicateError> {
     let first = games.first().ok_or(DuplicateError::GameCount {
-        expected: usize::from(MIN_PLAYERS),
+        expected: usize::from(seats.min()),
         got: 0,
     })?;
     let bots: Vec<BotId> = first.iter().map(|o| o.bot).collect();
-    check_bots(&bots)?;
+    check_bots(&bots, seats)?;
     if games.len() != bots.len() {
         return Err(DuplicateError::GameCount {
             expected: bots.len(),
@@ -133,6 +134,9 @@ pub fn ranks(placings: &[Placing]) -> Vec<(BotId, u8)> {
 mod tests {
     use super::*;
 
+    /// Games of 2 to 4 seats, as Meduris has.
+    const SEATS: Seats = Seats::new(2, 4);
+
     fn ids(n: u64) -> Vec<BotId> {
         (1..=n).map(BotId).collect()
     }
@@ -141,7 +145,7 @@ mod tests {
     fn rotations_are_a_latin_square() {
         for k in 2..=4 {
             let bots = ids(k);
-            let square = rotations(&bots).unwrap();
+            let square = rotations(&bots, SEATS).unwrap();
             assert_eq!(square.len(), k as usize);
             for game in &square {
                 let set: BTreeSet<_> = game.iter().collect();
@@ -156,14 +160,14 @@ mod tests {
 
     #[test]
     fn bad_sizes_and_repeats_are_refused() {
-        assert_eq!(rotations(&ids(1)), Err(DuplicateError::BadSize(1)));
-        assert_eq!(rotations(&ids(5)), Err(DuplicateError::BadSize(5)));
-        assert_eq!(rotations(&[]), Err(DuplicateError::BadSize(0)));
+        assert_eq!(rotations(&ids(1), SEATS), Err(DuplicateError::BadSize(1)));
+        assert_eq!(rotations(&ids(5), SEATS), Err(DuplicateError::BadSize(5)));
+        assert_eq!(rotations(&[], SEATS), Err(DuplicateError::BadSize(0)));
         assert_eq!(
-            rotations(&[BotId(1), BotId(2), BotId(1)]),
+            rotations(&[BotId(1), BotId(2), BotId(1)], SEATS),
             Err(DuplicateError::Repeated(BotId(1)))
         );
-        assert!(combine(&[]).is_err());
+        assert!(combine(&[], SEATS).is_err());
     }
 
     fn outcome(bot: u64, score: i64, rank: u8) -> Outcome {
@@ -184,7 +188,7 @@ mod tests {
 
     #[test]
     fn combining_ranks_by_total_score() {
-        let p = combine(&three_games()).unwrap();
+        let p = combine(&three_games(), SEATS).unwrap();
         let order: Vec<(u64, u8, i64)> =
             p.iter().map(|p| (p.bot.0, p.rank, p.total_score)).collect();
         assert_eq!(order, vec![(3, 1, 65), (1, 2, 60), (2, 3, 50)]);
@@ -194,13 +198,13 @@ mod tests {
     #[test]
     fn combining_is_order_independent() {
         let games = three_games();
-        let expected = combine(&games).unwrap();
+        let expected = combine(&games, SEATS).unwrap();
         let mut shuffled: Vec<Vec<Outcome>> = games.iter().rev().cloned().collect();
         for g in &mut shuffled {
             g.reverse();
         }
         shuffled.swap(0, 1);
-        assert_eq!(combine(&shuffled).unwrap(), expected);
+        assert_eq!(combine(&shuffled, SEATS).unwrap(), expected);
     }
 
     #[test]
@@ -210,7 +214,7 @@ mod tests {
             vec![outcome(1, 10, 1), outcome(2, 10, 1)],
             vec![outcome(1, 10, 1), outcome(2, 10, 2)],
         ];
-        let p = combine(&games).unwrap();
+        let p = combine(&games, SEATS).unwrap();
         assert_eq!((p[0].bot, p[0].rank, p[1].rank), (BotId(1), 1, 2));
         // Equal on both: shared rank, and the next rank skips.
         let games = vec![
@@ -218,7 +222,11 @@ mod tests {
             vec![outcome(1, 10, 1), outcome(2, 10, 1), outcome(3, 0, 3)],
             vec![outcome(1, 10, 1), outcome(2, 10, 1), outcome(3, 0, 3)],
         ];
-        let ranks: Vec<u8> = combine(&games).unwrap().iter().map(|p| p.rank).collect();
+        let ranks: Vec<u8> = combine(&games, SEATS)
+            .unwrap()
+            .iter()
+            .map(|p| p.rank)
+            .collect();
         assert_eq!(ranks, vec![1, 1, 3]);
     }
 
@@ -226,10 +234,13 @@ mod tests {
     fn mismatched_games_are_refused() {
         let mut games = three_games();
         games[1][2].bot = BotId(9);
-        assert_eq!(combine(&games), Err(DuplicateError::OtherBots { game: 1 }));
+        assert_eq!(
+            combine(&games, SEATS),
+            Err(DuplicateError::OtherBots { game: 1 })
+        );
         let games = three_games()[..2].to_vec();
         assert_eq!(
-            combine(&games),
+            combine(&games, SEATS),
             Err(DuplicateError::GameCount {
                 expected: 3,
                 got: 2
@@ -237,6 +248,9 @@ mod tests {
         );
         let mut games = three_games();
         games[2].push(outcome(1, 0, 4));
-        assert_eq!(combine(&games), Err(DuplicateError::OtherBots { game: 2 }));
+        assert_eq!(
+            combine(&games, SEATS),
+            Err(DuplicateError::OtherBots { game: 2 })
+        );
     }
 }

@@ -16,10 +16,55 @@ pub mod schedule;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BotId(pub u64);
 
-/// The fewest players a game of either Meduris or Die Dolmengötter seats.
-pub const MIN_PLAYERS: u8 = 2;
-/// The most players a game of either Meduris or Die Dolmengötter seats.
-pub const MAX_PLAYERS: u8 = 4;
+/// How many seats the games of one kind have. The pairing code knows no
+/// game: whatever forms or checks a game is told its kind's bounds (the
+/// server reads them from the game's descriptor).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Seats {
+    min: u8,
+    max: u8,
+}
+
+impl Seats {
+    /// Games of `min` to `max` seats. Panics unless `2 <= min <= max`: a
+    /// game of one seat pairs nobody. For constants; see [`Seats::try_new`].
+    pub const fn new(min: u8, max: u8) -> Seats {
+        match Seats::try_new(min, max) {
+            Some(seats) => seats,
+            None => panic!("a game has 2 <= min <= max seats"),
+        }
+    }
+
+    /// Games of `min` to `max` seats, if `2 <= min <= max`.
+    pub const fn try_new(min: u8, max: u8) -> Option<Seats> {
+        if 2 <= min && min <= max {
+            Some(Seats { min, max })
+        } else {
+            None
+        }
+    }
+
+    /// The fewest seats.
+    pub const fn min(self) -> u8 {
+        self.min
+    }
+
+    /// The most seats.
+    pub const fn max(self) -> u8 {
+        self.max
+    }
+
+    /// Whether a game of `n` seats is one of these.
+    pub const fn contains(self, n: usize) -> bool {
+        self.min as usize <= n && n <= self.max as usize
+    }
+}
+
+impl std::fmt::Display for Seats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} to {}", self.min, self.max)
+    }
+}
 
 /// SplitMix64's finaliser: a cheap, well-mixed, platform-independent hash.
 /// Seat orders must not depend on the standard library's hasher, whose

@@ -7,7 +7,8 @@
 //! # Rules
 //!
 //! * All seeks in a match share the kind and the rated flag, and every seek's
-//!   range of player counts contains the match's count.
+//!   range of player counts contains the match's count; a seek's range lies
+//!   within its kind's [`Seats`], which the pool is told.
 //! * A bot never sits twice in one match, even with several seeks open.
 //! * A bot at its limit of concurrent games is not matched; a game formed in
 //!   a [`Pool::form`] call counts toward the limit at once (and stays counted:
@@ -57,7 +58,7 @@ use std::ops::RangeInclusive;
 
 use thiserror::Error;
 
-use super::{BotId, MAX_PLAYERS, MIN_PLAYERS, mix, shuffle_seats};
+use super::{BotId, Seats, mix, shuffle_seats};
 
 #[cfg(test)]
 mod tests;
@@ -73,7 +74,7 @@ pub struct Seek<K> {
     pub bot: BotId,
     /// Which game (and variant); only equal kinds meet.
     pub kind: K,
-    /// The player counts the bot accepts, within 2..=4.
+    /// The player counts the bot accepts, within its kind's [`Seats`].
     pub players: RangeInclusive<u8>,
     pub rated: bool,
     /// The bot's current rating in this kind's pool, on the display scale.
@@ -138,8 +139,13 @@ impl PoolConfig {
 pub enum PoolError {
     #[error("seek {0:?} is already in the pool")]
     DuplicateSeek(SeekId),
-    #[error("seek {id:?} asks for {start}..={end} players; games seat 2 to 4")]
-    BadPlayers { id: SeekId, start: u8, end: u8 },
+    #[error("seek {id:?} asks for {start}..={end} players; games of its kind seat {seats}")]
+    BadPlayers {
+        id: SeekId,
+        start: u8,
+        end: u8,
+        seats: Seats,
+    },
     #[error("seek {0:?} has a rating that is not a finite number")]
     BadRating(SeekId),
 }
@@ -157,24 +163,25 @@ impl Load {
     }
 }
 
+/// The seats of each kind's games (the caller knows its games; the pool
+/// does not).
+pub type SeatsOf<K> = fn(&K) -> Seats;
+
 /// The open seeks and the bots' loads.
 #[derive(Clone, Debug)]
 pub struct Pool<K> {
     config: PoolConfig,
+    seats: SeatsOf<K>,
     seeks: BTreeMap<SeekId, Seek<K>>,
     loads: HashMap<BotId, Load>,
 }
 
-impl<K: Copy + Eq + std::hash::Hash + Ord> Default for Pool<K> {
-    fn default() -> Self {
-        Self::new(PoolConfig::default())
-    }
-}
-
 impl<K: Copy + Eq + std::hash::Hash + Ord> Pool<K> {
-    pub fn new(config: PoolConfig) -> Self {
+    /// An empty pool whose kinds' games seat what `seats` says.
+    pub fn new(config: PoolConfig, seats: SeatsOf<K>) -> Self {
         Self {
             config,
+            seats,
             seeks: BTreeMap::new(),
             loads: HashMap::new(),
         }
@@ -184,15 +191,17 @@ impl<K: Copy + Eq + std::hash::Hash + Ord> Pool<K> {
         &self.config
     }
 
-    /// Opens a seek. Refuses a reused id, a range outside 2..=4 (or empty),
-    /// and a rating that is NaN or infinite.
+    /// Opens a seek. Refuses a reused id, a range outside its kind's seats
+    /// (or empty), and a rating that is NaN or infinite.
     pub fn add(&mut self, seek: Seek<K>) -> Result<(), PoolError> {
         let (start, end) = (*seek.players.start(), *seek.players.end());
-        if start > end || start < MIN_PLAYERS || end > MAX_PLAYERS {
+        let seats = (self.seats)(&seek.kind);
+        if start > end || !seats.contains(start.into()) || !seats.contains(end.into()) {
             return Err(PoolError::BadPlayers {
                 id: seek.id,
                 start,
                 end,
+                seats,
             });
         }
         if !seek.rating.is_finite() {
@@ -324,8 +333,10 @@ struct Former<'p, K> {
     /// The seeks of bots with room, oldest first: index = age rank.
     seeks: Vec<&'p Seek<K>>,
     buckets: Vec<Bucket>,
-    /// Per seek, per count 2..=4: (bucket, position) or ABSENT.
-    places: Vec<[(u32, u32); 3]>,
+    /// Per seek, per count of its range: (bucket, position) or ABSENT; seek
+    /// `i`'s are at `places[starts[i]..starts[i + 1]]`.
+    places: Vec<(u32, u32)>,
+    starts: Vec<u32>,
     taken: Vec<bool>,
     by_bot: HashMap<BotId, Vec<u32>>,
     /// Loads changed during this call.
@@ -360,7 +371,13 @@ impl<'p, K: Copy + Eq + std::hash::Hash + Ord> Former<'p, K> {
                 buckets[b as usize].members.push(i as u32);
             }
         }
-        let mut places = vec![[(ABSENT, ABSENT); 3]; seeks.len()];
+        let mut starts = Vec::with_capacity(seeks.len() + 1);
+        starts.push(0u32);
+        for s in &seeks {
+            let counts = u32::from(*s.players.end() - *s.players.start()) + 1;
+            starts.push(starts[starts.len() - 1] + counts);
+        }
+        let mut places = vec![(ABSENT, ABSENT); starts[seeks.len()] as usize];
         for (key, &b) in &keys {
             let bucket = &mut buckets[b as usize];
             bucket.members.sort_by(|&x, &y| {
@@ -371,7 +388,8 @@ impl<'p, K: Copy + Eq + std::hash::Hash + Ord> Former<'p, K> {
             bucket.next = (0..=len).collect();
             bucket.prev = (0..=len).collect();
             for (pos, &i) in bucket.members.iter().enumerate() {
-                places[i as usize][usize::from(key.2 - MIN_PLAYERS)] = (b, pos as u32);
+                let first = *seeks[i as usize].players.start();
+                places[starts[i as usize] as usize + usize::from(key.2 - first)] = (b, pos as u32);
             }
         }
         Self {
@@ -379,6 +397,7 @@ impl<'p, K: Copy + Eq + std::hash::Hash + Ord> Former<'p, K> {
             seeks,
             buckets,
             places,
+            starts,
             by_bot,
             loads: HashMap::new(),
             pool_loads: &pool.loads,
@@ -402,7 +421,8 @@ impl<'p, K: Copy + Eq + std::hash::Hash + Ord> Former<'p, K> {
         if std::mem::replace(&mut self.taken[i as usize], true) {
             return;
         }
-        for (b, pos) in self.places[i as usize] {
+        let (from, to) = (self.starts[i as usize], self.starts[i as usize + 1]);
+        for &(b, pos) in &self.places[from as usize..to as usize] {
             if b != ABSENT {
                 self.buckets[b as usize].kill(pos);
             }
@@ -427,7 +447,8 @@ impl<'p, K: Copy + Eq + std::hash::Hash + Ord> Former<'p, K> {
     /// Finds `n - 1` seeks of distinct bots, other than the anchor's, nearest
     /// the anchor's rating within `window`, in the anchor's bucket for `n`.
     fn gather(&mut self, anchor: usize, n: u8, window: f64) -> Option<Vec<u32>> {
-        let (b, pos) = self.places[anchor][usize::from(n - MIN_PLAYERS)];
+        let first = *self.seeks[anchor].players.start();
+        let (b, pos) = self.places[self.starts[anchor] as usize + usize::from(n - first)];
         if b == ABSENT {
             return None;
         }

@@ -1,8 +1,9 @@
 //! Tournament schedules: which groups of bots play in which round. The arena
 //! runs round-robins (everyone meets everyone), Swiss tournaments (bots with
 //! similar scores meet, round by round) and gauntlets (one fixed opponent,
-//! say a reference bot, against every entrant). Games seat `k` players, 2 to
-//! 4; a game is a list of bots in seat order.
+//! say a reference bot, against every entrant). Games seat `k` players, one
+//! of the counts the game's [`Seats`] allow; a game is a list of bots in seat
+//! order.
 //!
 //! Points: in a game of `k`, the bot in position `p` (0 for the winner)
 //! scores `k - 1 - p`; tied bots share the points of the positions they
@@ -14,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use thiserror::Error;
 
-use super::{BotId, MAX_PLAYERS, MIN_PLAYERS, mix, shuffle_seats};
+use super::{BotId, Seats, mix, shuffle_seats};
 
 #[cfg(test)]
 mod tests;
@@ -42,7 +43,7 @@ pub enum Format {
 /// Why a schedule cannot be drawn.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum ScheduleError {
-    #[error("games seat 2 to 4 players, not {0}")]
+    #[error("the game is not played by {0} players")]
     BadPlayers(u8),
     #[error("{entrants} entrants are too few: {needed} are needed")]
     TooFewEntrants { entrants: usize, needed: usize },
@@ -58,16 +59,23 @@ pub enum ScheduleError {
 
 /// The whole schedule of a round-robin or a gauntlet. Swiss rounds depend
 /// on results, so they come from [`swiss_round`] instead.
-pub fn schedule(format: &Format, entrants: &[BotId], k: u8) -> Result<Vec<Round>, ScheduleError> {
+pub fn schedule(
+    format: &Format,
+    entrants: &[BotId],
+    k: u8,
+    seats: Seats,
+) -> Result<Vec<Round>, ScheduleError> {
     match *format {
-        Format::RoundRobin { games_per_group } => round_robin(entrants, k, games_per_group),
-        Format::Gauntlet { opponent } => gauntlet(opponent, entrants, k),
+        Format::RoundRobin { games_per_group } => round_robin(entrants, k, seats, games_per_group),
+        Format::Gauntlet { opponent } => gauntlet(opponent, entrants, k, seats),
         Format::Swiss { .. } => Err(ScheduleError::RoundByRound),
     }
 }
 
-fn check(entrants: &[BotId], k: u8, needed: usize) -> Result<(), ScheduleError> {
-    if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&k) {
+/// Checks a tournament of games of `k` (one of `seats`) among `entrants`
+/// (all different, at least `needed`).
+fn check(entrants: &[BotId], k: u8, seats: Seats, needed: usize) -> Result<(), ScheduleError> {
+    if !seats.contains(k.into()) {
         return Err(ScheduleError::BadPlayers(k));
     }
     let mut seen = BTreeSet::new();
@@ -107,9 +115,10 @@ fn choose(n: usize, k: usize) -> u128 {
 pub fn round_robin(
     entrants: &[BotId],
     k: u8,
+    seats: Seats,
     games_per_group: u32,
 ) -> Result<Vec<Round>, ScheduleError> {
-    check(entrants, k, usize::from(k))?;
+    check(entrants, k, seats, usize::from(k))?;
     let (n, ku) = (entrants.len(), usize::from(k));
     let games = choose(n, ku).saturating_mul(u128::from(games_per_group));
     if games > MAX_ROUND_ROBIN_GAMES as u128 {
@@ -211,8 +220,13 @@ fn pack(entrants: &[BotId], games: Vec<Game>, per_round: usize) -> Vec<Round> {
 ///
 /// Every game includes the opponent, so each round holds one game; a server
 /// that can run the opponent many times at once may run them all together.
-pub fn gauntlet(opponent: BotId, entrants: &[BotId], k: u8) -> Result<Vec<Round>, ScheduleError> {
-    check(entrants, k, usize::from(k.saturating_sub(1)))?;
+pub fn gauntlet(
+    opponent: BotId,
+    entrants: &[BotId],
+    k: u8,
+    seats: Seats,
+) -> Result<Vec<Round>, ScheduleError> {
+    check(entrants, k, seats, usize::from(k.saturating_sub(1)))?;
     if entrants.contains(&opponent) {
         return Err(ScheduleError::OpponentIsEntrant(opponent));
     }
@@ -416,11 +430,12 @@ pub struct SwissRound {
 pub fn swiss_round(
     entrants: &[BotId],
     k: u8,
+    seats: Seats,
     standings: &Standings,
     history: &[Game],
     past_byes: &[BotId],
 ) -> Result<SwissRound, ScheduleError> {
-    check(entrants, k, usize::from(k))?;
+    check(entrants, k, seats, usize::from(k))?;
     let ku = usize::from(k);
     let mut order = entrants.to_vec();
     order.sort_by(|&a, &b| {

@@ -16,6 +16,7 @@ import {
   type CreateGameResponse,
   type DruidsServiceClient,
   type GameEvent,
+  type GameKind__Output,
   type GameOptions,
   type GetLegalActionsResponse,
   type GetStateResponse,
@@ -35,8 +36,15 @@ export const RETRYABLE: ReadonlySet<grpc.status> = new Set([
   grpc.status.RESOURCE_EXHAUSTED,
 ]);
 
-/** The game to play: a name, or a `GameKind` enum name such as `"GAME_KIND_MEDURIS"`. */
-export type GameName = "meduris" | "dolmen" | "GAME_KIND_MEDURIS" | "GAME_KIND_DOLMEN";
+/** A game's `GameKind` enum name, e.g. `"GAME_KIND_MEDURIS"` (from the generated contract). */
+export type GameKindName = Exclude<GameKind__Output, "GAME_KIND_UNSPECIFIED">;
+
+/**
+ * The game to play: its short name (`"meduris"`, what `ListGameTypes` calls
+ * `name`) or its `GameKind` enum name, both derived from the generated
+ * `GameKind`, so a new game of the contract needs no edit here.
+ */
+export type GameName = GameKindName | (GameKindName extends `GAME_KIND_${infer N}` ? Lowercase<N> : never);
 
 /** The game cannot be played on (abandoned, a token of no seat, retries exhausted ...). */
 export class BotError extends Error {
@@ -147,7 +155,7 @@ export class DruidsClient {
   ): Promise<{ gameId: string; tokens: Map<number, string>; reply: CreateGameResponse }> {
     const kind = game.startsWith("GAME_KIND_") ? game : `GAME_KIND_${game.toUpperCase()}`;
     const request = {
-      kind: kind as "GAME_KIND_MEDURIS" | "GAME_KIND_DOLMEN",
+      kind: kind as GameKindName,
       players,
       seed: options.seed === undefined ? undefined : String(options.seed),
       seatNames: options.seatNames ?? [],

@@ -20,6 +20,7 @@ export type { DruidsServiceClient } from "./gen/druids/v1/DruidsService";
 export type { Action } from "./gen/druids/v1/Action";
 export type { CreateGameResponse__Output as CreateGameResponse } from "./gen/druids/v1/CreateGameResponse";
 export type { GameEvent__Output as GameEvent } from "./gen/druids/v1/GameEvent";
+export type { GameKind__Output } from "./gen/druids/v1/GameKind";
 export type { GameOptions } from "./gen/druids/v1/GameOptions";
 export type { GetLegalActionsResponse__Output as GetLegalActionsResponse } from "./gen/druids/v1/GetLegalActionsResponse";
 export type { GetStateResponse__Output as GetStateResponse } from "./gen/druids/v1/GetStateResponse";

@@ -46,7 +46,7 @@ pub struct ChallengeArgs {
     pub key: String,
     /// Which game.
     #[arg(long, value_parser = game_kind())]
-    pub game: pb::GameKind,
+    pub game: druids_contract::Kind,
     /// A challenged bot's id (1 to 3 of them; the match has one seat more).
     #[arg(long = "opponent", value_name = "BOT_ID", required = true)]
     pub opponents: Vec<String>,
@@ -93,7 +93,7 @@ pub fn challenge_request(args: &ChallengeArgs) -> Result<pb::ChallengeRequest, C
         )));
     }
     Ok(pb::ChallengeRequest {
-        kind: args.game as i32,
+        kind: args.game.number(),
         opponents: args.opponents.clone(),
         rated: args.rated,
         expires_in_secs: args.expires_secs.unwrap_or(0),

@@ -64,7 +64,7 @@ pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(
     loop {
         let page = client
             .get_leaderboard(pb::GetLeaderboardRequest {
-                kind: pool.kind as i32,
+                kind: pool.kind.number(),
                 players: pool.min_players,
                 page_size: args.page_size.unwrap_or(0),
                 page_token: page_token.clone(),
@@ -79,7 +79,7 @@ pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(
             };
             outln!(
                 "{}, {} players: rated bots, best first ({fitted})",
-                game_name(pool.kind as i32),
+                pool.kind.name(),
                 pool.min_players
             )?;
             outln!(

@@ -21,7 +21,7 @@ use crate::output::outln;
 pub struct CreateArgs {
     /// Which game.
     #[arg(long, value_parser = game_kind(), default_value = "meduris")]
-    pub game: pb::GameKind,
+    pub game: druids_contract::Kind,
     /// Number of seats.
     #[arg(long, required_unless_present = "from_replay")]
     pub players: Option<u32>,
@@ -144,7 +144,7 @@ pub async fn create(server: &ServerAddr, args: CreateArgs) -> Result<(), CliErro
     let from = start_from.as_ref().and_then(|s| s.replay.as_ref());
     let (kind, players) = match from {
         Some(r) => (r.kind, r.players),
-        None => (args.game as i32, args.players.unwrap_or_default()),
+        None => (args.game.number(), args.players.unwrap_or_default()),
     };
     let claimed = (0..players)
         .filter(|s| !args.open_seats.contains(s))
@@ -167,9 +167,10 @@ pub async fn create(server: &ServerAddr, args: CreateArgs) -> Result<(), CliErro
             options: Some(pb::GameOptions {
                 start_seat: args.start_seat,
                 max_turns: args.max_turns,
-                decision_ms: clock.and_then(|c| c.decision_ms),
-                time_bank_ms: clock.and_then(|c| c.time_bank_ms),
-                autopilot_after: clock.and_then(|c| c.autopilot_after),
+                decision_ms: clock.as_ref().and_then(|c| c.decision_ms),
+                time_bank_ms: clock.as_ref().and_then(|c| c.time_bank_ms),
+                autopilot_after: clock.as_ref().and_then(|c| c.autopilot_after),
+                chance_script: Vec::new(),
             }),
             // Passed as given: the server takes one name per claimed seat or
             // one per seat.

@@ -33,7 +33,7 @@ fn game_status() -> impl TypedValueParser<Value = pb::GameStatus> {
 pub struct ListArgs {
     /// Only games of this kind.
     #[arg(long, value_parser = game_kind())]
-    pub game: Option<pb::GameKind>,
+    pub game: Option<druids_contract::Kind>,
     /// Only games in this status.
     #[arg(long, value_parser = game_status())]
     pub status: Option<pb::GameStatus>,
@@ -70,7 +70,7 @@ pub async fn list(server: &ServerAddr, args: ListArgs) -> Result<(), CliError> {
     loop {
         let page = client
             .list_games(pb::ListGamesRequest {
-                kind: args.game.map_or(0, |k| k as i32),
+                kind: args.game.map_or(0, druids_contract::Kind::number),
                 status: args.status.map_or(0, |s| s as i32),
                 page_size: args.page_size.unwrap_or(0),
                 page_token: page_token.clone(),

@@ -9,7 +9,6 @@ use clap::Args;
 use druids_bots::arena::{self, Standing};
 use druids_bots::{Budget, Searchable, Strategy};
 use druids_contract::codec::encode_outcome;
-use druids_contract::pb;
 
 use crate::args::{StrategyArg, budget, game_kind};
 use crate::connect::CliError;
@@ -20,7 +19,7 @@ use crate::output::{GameLog, outln};
 pub struct TournamentArgs {
     /// Which game.
     #[arg(long, value_parser = game_kind(), default_value = "meduris")]
-    pub game: pb::GameKind,
+    pub game: druids_contract::Kind,
     /// Number of seats (must match the line-up).
     #[arg(long)]
     pub players: Option<usize>,
@@ -61,7 +60,7 @@ pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
     let strategies: Vec<Strategy> = args.bots.iter().map(|&b| b.into()).collect();
     let names: Vec<String> = args.bots.iter().map(|b| b.name()).collect();
     let think = budget(args.think_ms, args.iterations);
-    let game = druids_contract::registry::name(args.game).unwrap_or("?");
+    let game = args.game.name();
     let log = GameLog::open(args.jsonl.as_deref(), u64::from(args.games))?;
     druids_contract::with_game!(args.game, |G| run::<G>(
         game,
@@ -72,7 +71,6 @@ pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
         think,
         &log
     ))
-    .ok_or(CliError::NoEngine(args.game))?
 }
 
 /// Runs the tournament and prints a table, then one JSON line.

@@ -26,10 +26,8 @@ pub fn state(view: &pb::StateView, style: Style) -> String {
     let status = pb::GameStatus::try_from(view.status)
         .map(crate::args::status_name)
         .unwrap_or_default();
-    let game = pb::GameKind::try_from(view.kind)
-        .ok()
-        .and_then(druids_contract::registry::name)
-        .unwrap_or("game");
+    let game =
+        druids_contract::Kind::from_number(view.kind).map_or("game", druids_contract::Kind::name);
     let _ = writeln!(
         out,
         "{} {}  ({status}, version {})",
@@ -78,6 +76,10 @@ pub fn state(view: &pb::StateView, style: Style) -> String {
             dolmen::board_compact(&mut out, d, style, &names(view))
         }
         Some(pb::state_view::Game::Dolmen(d)) => dolmen::board(&mut out, d, style),
+        // A game without messages of its own: its fields as they come.
+        Some(pb::state_view::Game::Generic(g)) => {
+            let _ = writeln!(out, "  {}", druids_contract::json::to_json(g));
+        }
         None => {}
     }
     if let Some(o) = &view.outcome {
@@ -167,7 +169,7 @@ pub fn target(action: &pb::Action) -> Option<String> {
     match &action.game {
         Some(pb::action::Game::Meduris(m)) => meduris::target(m),
         Some(pb::action::Game::Dolmen(d)) => dolmen::target(d),
-        None => None,
+        Some(pb::action::Game::Generic(_)) | None => None,
     }
 }
 
@@ -404,7 +406,7 @@ mod tests {
         }
         pb::StateView {
             game_id: "0123456789abcdef".into(),
-            kind: G::KIND as i32,
+            kind: G::KIND.number(),
             status: pb::GameStatus::Running as i32,
             version: 40,
             seats: (0..players as u32)

@@ -37,6 +37,6 @@ pub trait Chooser {
 pub fn choice_of(legal: &[pb::LegalAction], i: usize) -> Choice {
     match legal[i].id {
         Some(id) => Choice::Id(id),
-        None => Choice::Action(legal[i].action.unwrap_or_default()),
+        None => Choice::Action(legal[i].action.clone().unwrap_or_default()),
     }
 }

@@ -204,6 +204,8 @@ impl Chooser for HumanChooser {
             return Ok(None);
         };
         // Entries of the full list may have no id: submit the action itself.
-        Ok(Some(Choice::Action(payments[k].action.unwrap_or_default())))
+        Ok(Some(Choice::Action(
+            payments[k].action.clone().unwrap_or_default(),
+        )))
     }
 }

@@ -3,7 +3,6 @@
 //! it, the arena's ladder one seat per game of every match.
 
 use druids_bots::{Budget, Strategy};
-use druids_contract::pb;
 
 use crate::args::{BotArgs, budget};
 use crate::bridge;
@@ -33,12 +32,11 @@ pub async fn play_bot(
             "game {game_id} is of a kind this client does not know ({kind})"
         ))
     };
-    let kind = pb::GameKind::try_from(kind).map_err(|_| unknown())?;
-    let played = druids_contract::with_game!(kind, |G| {
+    let kind = druids_contract::Kind::from_number(kind).map_err(|_| unknown())?;
+    druids_contract::with_game!(kind, |G| {
         let chooser = BotChooser::<G>::new(strategy, seed, think);
         play_seat(client, game_id, token, chooser, None).await
-    });
-    played.ok_or_else(unknown)?
+    })
 }
 
 /// How a bot plays a seat: a built-in strategy, or a program behind the

@@ -13,7 +13,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use clap::Args;
-use druids_contract::pb;
 
 use crate::args::game_kind;
 use crate::connect::{CliError, ServerAddr};
@@ -26,7 +25,7 @@ const SILENT_DECISION_MS: u32 = 200;
 pub struct SelfplayArgs {
     /// Which game.
     #[arg(long, value_parser = game_kind(), default_value = "meduris")]
-    pub game: pb::GameKind,
+    pub game: druids_contract::Kind,
     /// Seats per game.
     #[arg(long, default_value_t = 4)]
     pub players: usize,
@@ -61,7 +60,7 @@ pub async fn selfplay(
     server: Option<ServerAddr>,
     args: SelfplayArgs,
 ) -> Result<ExitCode, CliError> {
-    let name = druids_contract::registry::name(args.game).unwrap_or("?");
+    let name = args.game.name();
     let log = Arc::new(GameLog::open(args.jsonl.as_deref(), args.games)?);
     let line = match server {
         Some(server) => {
@@ -101,11 +100,9 @@ pub async fn selfplay(
             }
             let (players, games, threads, seed) =
                 (args.players, args.games, args.concurrency, args.seed);
-            let result = druids_contract::with_game!(args.game, |G| in_process::run::<G>(
+            let (t, seconds) = druids_contract::with_game!(args.game, |G| in_process::run::<G>(
                 players, games, threads, seed, &log
-            ))
-            .ok_or(CliError::NoEngine(args.game))?;
-            let (t, seconds) = result?;
+            ))?;
             serde_json::json!({
                 "game": name,
                 "players": args.players,

@@ -23,7 +23,7 @@ pub struct Plan {
     /// The server.
     pub server: ServerAddr,
     /// Game kind.
-    pub kind: pb::GameKind,
+    pub kind: druids_contract::Kind,
     /// Seats per game.
     pub players: u32,
     /// Games.
@@ -154,7 +154,7 @@ async fn play(
     };
     let created = client
         .create_game(pb::CreateGameRequest {
-            kind: plan.kind as i32,
+            kind: plan.kind.number(),
             players: plan.players,
             seed: Some(seed),
             options: Some(options),
@@ -252,7 +252,7 @@ mod tests {
     fn silent_seats_rotate_and_follow_the_fraction() {
         let plan = Plan {
             server: ServerAddr::parse("127.0.0.1:1", None).unwrap(),
-            kind: pb::GameKind::Meduris,
+            kind: druids_contract::Kind::Meduris,
             players: 4,
             games: 10,
             concurrency: 1,

@@ -134,7 +134,7 @@ fn decode_values(field: &'static str, v: &pb::DolmenValues) -> Result<[u8; 4], D
 const MAX_OF_A_VALUE: u8 = 5;
 
 impl ProtoGame for Dolmen {
-    const KIND: pb::GameKind = pb::GameKind::Dolmen;
+    const KIND: crate::registry::Kind = crate::registry::Kind::Dolmen;
 
     fn decode_options(options: &pb::GameOptions) -> Result<Options, DecodeError> {
         let (start_seat, max_turns) = common_options(options)?;

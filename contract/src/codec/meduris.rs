@@ -188,7 +188,7 @@ fn offer_kind(payment: Goods) -> pb::MedurisOfferingKind {
 const MAX_FIELD: u8 = 63;
 
 impl ProtoGame for Meduris {
-    const KIND: pb::GameKind = pb::GameKind::Meduris;
+    const KIND: crate::registry::Kind = crate::registry::Kind::Meduris;
 
     fn decode_options(options: &pb::GameOptions) -> Result<Options, DecodeError> {
         let (start_seat, max_turns) = common_options(options)?;

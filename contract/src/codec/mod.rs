@@ -6,7 +6,14 @@
 //! stays the engine's call.
 
 mod dolmen;
+pub mod generic;
 mod meduris;
+
+/// Cairn, the test tree's game: its codec lives beside its engine in
+/// `tests/cairn/` and is built only with the `test-game` feature.
+#[cfg(feature = "test-game")]
+#[path = "../../../tests/cairn/codec.rs"]
+mod cairn;
 
 use druids_engine::{Game, Outcome, Seat, Viewer};
 
@@ -51,6 +58,15 @@ pub enum DecodeError {
         /// The game being played.
         expected: &'static str,
     },
+    /// A field holds a value of another type or shape (in the generic
+    /// messages, whose fields are JSON values).
+    #[error("{field} is not {expected}")]
+    WrongType {
+        /// The field.
+        field: &'static str,
+        /// What it must be.
+        expected: &'static str,
+    },
     /// A list has the wrong number of entries (views: one per seat, field, ...).
     #[error("{field} has {got} entries, expected {expected}")]
     Count {
@@ -67,8 +83,8 @@ pub enum DecodeError {
 /// views and decisions. Every game takes its draws from a script when asked
 /// ([`druids_engine::Chance`], see [`crate::chance`]).
 pub trait ProtoGame: Game + druids_engine::Chance {
-    /// The game's kind in the contract.
-    const KIND: pb::GameKind;
+    /// The game in the registry (whose number is its kind on the wire).
+    const KIND: crate::registry::Kind;
 
     /// The engine options from the contract's options (unset fields: defaults).
     fn decode_options(options: &pb::GameOptions) -> Result<Self::Options, DecodeError>;
@@ -273,7 +289,7 @@ pub(crate) mod test_support {
     /// The `StateView` a server sends `viewer` (the parts `decode_view` reads).
     pub(crate) fn state_view<G: ProtoGame>(game: &G, viewer: Viewer) -> pb::StateView {
         pb::StateView {
-            kind: G::KIND as i32,
+            kind: G::KIND.number(),
             viewer_seat: match viewer {
                 Viewer::Seat(s) => Some(seat_u32(s)),
                 Viewer::Spectator => None,

@@ -7,11 +7,11 @@ use druids_contract::pb;
 
 use super::bots::{self, BotNo, check_registration, new_key, parse_id, public_id};
 use super::ratings::rating;
-use super::{Arena, game_kind};
-use crate::arena_store::BotRecord;
+use super::{Arena, check_players};
 use crate::auth::TokenHash;
 use crate::config::Registration;
 use crate::error::{ServiceError, clip};
+use crate::store::{BotRecord, EventLog};
 
 /// Entries of a leaderboard page when the request does not say.
 const DEFAULT_PAGE: usize = 50;
@@ -178,18 +178,13 @@ impl Arena {
         &self,
         req: &pb::GetLeaderboardRequest,
     ) -> Result<pb::GetLeaderboardResponse, ServiceError> {
-        let kind = game_kind(req.kind)?;
-        if !(2..=4).contains(&req.players) {
-            return Err(ServiceError::invalid(
-                "players",
-                format!("players {} is not a pool: 2 to 4", req.players),
-            ));
-        }
+        let kind = self.lobby.catalog().parse(req.kind)?;
+        check_players(kind, req.players, "players")?;
         let size = match req.page_size as usize {
             0 => DEFAULT_PAGE,
             n => n.min(MAX_PAGE),
         };
-        let prefix = format!("v1.{}.{}.", kind as i32, req.players);
+        let prefix = format!("v1.{}.{}.", kind.number(), req.players);
         let offset = if req.page_token.is_empty() {
             0
         } else {
@@ -203,7 +198,7 @@ impl Arena {
                     )
                 })?
         };
-        let (rows, fitted_ms) = self.state().ratings.leaderboard((kind as i32, req.players));
+        let (rows, fitted_ms) = self.state().ratings.leaderboard((kind, req.players));
         let bots = self.bots();
         // Revoked bots are left off; their results stay in everyone's ratings.
         let rows: Vec<_> = rows
@@ -251,7 +246,7 @@ impl Arena {
                 .of_bot(no)
                 .into_iter()
                 .map(|((kind, players), live, fit)| pb::PoolRating {
-                    kind,
+                    kind: kind.number(),
                     players,
                     rating: Some(rating(&live)),
                     fit,
@@ -286,9 +281,9 @@ impl Arena {
         from_seq: u64,
         limit: usize,
     ) -> Result<Vec<pb::BotEvent>, ServiceError> {
-        let rows = self
-            .store
-            .bot_events(&bots::public_id(bot), from_seq.max(1), limit)?;
+        let rows =
+            self.store
+                .events(EventLog::Bot, &bots::public_id(bot), from_seq.max(1), limit)?;
         Ok(super::events::decode(rows, "bot")?)
     }
 

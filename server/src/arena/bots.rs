@@ -6,9 +6,9 @@ use std::collections::HashMap;
 
 use druids_contract::pb;
 
-use crate::arena_store::BotRecord;
 use crate::auth::TokenHash;
 use crate::error::{ServiceError, clip};
+use crate::store::BotRecord;
 
 /// Most bytes of a bot's name.
 pub const MAX_NAME_BYTES: usize = 40;

@@ -6,14 +6,14 @@
 
 use std::collections::HashSet;
 
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use prost::Message;
 
 use super::bots::{BotNo, parse_id, public_id};
 use super::matches::NewMatch;
-use super::{Arena, State, game_kind, quota};
-use crate::arena_store::{ChallengeRecord, StoredMatch};
+use super::{Arena, State, check_players, quota};
 use crate::error::{ServiceError, clip};
+use crate::store::{ChallengeRecord, StoredMatch};
 
 /// Expiry when the request does not say, seconds.
 const DEFAULT_EXPIRY_SECS: u64 = 60;
@@ -25,7 +25,7 @@ const HOUR_MS: u64 = 3_600_000;
 /// A challenge waiting for answers.
 pub struct Pending {
     info: pb::ChallengeInfo,
-    kind: pb::GameKind,
+    kind: Kind,
     /// Challenger first, then the opponents: the first game's seat order.
     bots: Vec<BotNo>,
     /// Opponents who accepted, in the order they did.
@@ -45,7 +45,7 @@ impl Pending {
     /// A stored challenge, if it reads as one.
     fn from_record(record: &ChallengeRecord) -> Option<Pending> {
         let info = pb::ChallengeInfo::decode(record.info.as_slice()).ok()?;
-        let kind = pb::GameKind::try_from(info.kind).ok()?;
+        let kind = Kind::from_number(info.kind).ok()?;
         let mut bots = vec![parse_id(&info.from.as_ref()?.bot_id)?];
         for o in &info.opponents {
             bots.push(parse_id(&o.bot_id)?);
@@ -73,16 +73,25 @@ impl Arena {
         from: BotNo,
         req: &pb::ChallengeRequest,
     ) -> Result<pb::ChallengeResponse, ServiceError> {
-        let kind = game_kind(req.kind)?;
-        if req.opponents.is_empty() || req.opponents.len() > 3 {
+        let kind = self.lobby.catalog().parse(req.kind)?;
+        let seated = u32::try_from(req.opponents.len() + 1).unwrap_or(u32::MAX);
+        if req.opponents.is_empty() {
             return Err(ServiceError::invalid(
                 "opponents",
-                format!(
-                    "{} opponents: a challenge names 1 to 3",
-                    req.opponents.len()
-                ),
+                "no opponents: a challenge names at least one",
             ));
         }
+        check_players(kind, seated, "opponents").map_err(|_| {
+            ServiceError::invalid(
+                "opponents",
+                format!(
+                    "{} opponents: a {kind} game seats the challenger and {} to {}",
+                    req.opponents.len(),
+                    kind.descriptor().min_players().max(2) - 1,
+                    kind.descriptor().max_players() - 1
+                ),
+            )
+        })?;
         let mut bots = vec![from];
         {
             let known = self.bots();
@@ -124,7 +133,7 @@ impl Arena {
                 challenge_id: format!("{:016x}", rand::random::<u64>()),
                 from: Some(known.reference(from)),
                 opponents: bots[1..].iter().map(|&b| known.reference(b)).collect(),
-                kind: kind as i32,
+                kind: kind.number(),
                 rated: req.rated,
                 expires_unix_ms: now + secs * 1000,
                 time_control: Some(clock),

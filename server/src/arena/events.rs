@@ -12,8 +12,7 @@ use prost::Message;
 use tokio::sync::watch;
 
 use super::bots::{BotNo, public_id};
-use crate::arena_store::ArenaStore;
-use crate::store::StoreError;
+use crate::store::{ArenaStore, EventLog, StoreError};
 
 /// The last seq of each log that anyone wrote or asked about, by key.
 pub struct Logs<K> {
@@ -84,14 +83,14 @@ impl Events {
         let id = public_id(bot);
         self.logs.append(
             bot,
-            || store.last_bot_event(&id),
+            || store.last_event(EventLog::Bot, &id),
             |seq| {
                 let record = pb::BotEvent {
                     seq,
                     at_unix_ms: at_ms,
                     event: Some(event),
                 };
-                store.append_bot_event(&id, seq, &record.encode_to_vec())
+                store.append_event(EventLog::Bot, &id, seq, &record.encode_to_vec())
             },
         )?;
         Ok(())
@@ -104,7 +103,7 @@ impl Events {
         bot: BotNo,
     ) -> Result<watch::Receiver<u64>, StoreError> {
         self.logs
-            .subscribe(bot, || store.last_bot_event(&public_id(bot)))
+            .subscribe(bot, || store.last_event(EventLog::Bot, &public_id(bot)))
     }
 }
 
@@ -126,14 +125,14 @@ impl TournamentEvents {
     ) -> Result<(), StoreError> {
         self.logs.append(
             id.to_owned(),
-            || store.last_tournament_event(id),
+            || store.last_event(EventLog::Tournament, id),
             |seq| {
                 let record = pb::TournamentEvent {
                     seq,
                     at_unix_ms: at_ms,
                     event: Some(event),
                 };
-                store.append_tournament_event(id, seq, &record.encode_to_vec())
+                store.append_event(EventLog::Tournament, id, seq, &record.encode_to_vec())
             },
         )?;
         Ok(())
@@ -146,7 +145,7 @@ impl TournamentEvents {
         id: &str,
     ) -> Result<watch::Receiver<u64>, StoreError> {
         self.logs
-            .subscribe(id.to_owned(), || store.last_tournament_event(id))
+            .subscribe(id.to_owned(), || store.last_event(EventLog::Tournament, id))
     }
 }
 

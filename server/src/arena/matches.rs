@@ -7,22 +7,22 @@ use std::collections::{HashMap, VecDeque};
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::duplicate::{self, Outcome};
 use druids_arena::pairing::pool::Match;
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use druids_engine::Viewer;
 use tonic::Status;
 
 use super::bots::{self, BotNo, public_id};
 use super::{Arena, RECENT_MATCHES, Running, SeekSender, State, ratings};
-use crate::arena_store::{MatchRecord, PlacementRecord};
 use crate::error::ServiceError;
 use crate::store::StoreError;
+use crate::store::{MatchRecord, PlacementRecord};
 
 /// A match about to be recorded and started.
 pub(super) struct NewMatch {
     /// Its id: a challenge's own (so a restart knows the challenge became
     /// it); none: a fresh one.
     pub id: Option<String>,
-    pub kind: pb::GameKind,
+    pub kind: Kind,
     pub rated: bool,
     /// In the seat order of its first game.
     pub bots: Vec<BotNo>,
@@ -36,8 +36,8 @@ pub(super) struct NewMatch {
 
 impl Arena {
     /// Starts a match the pool formed.
-    pub(super) fn start_match(&self, st: &mut State, formed: Match<i32>, now: u64) {
-        let kind = pb::GameKind::try_from(formed.kind).unwrap_or(pb::GameKind::Meduris);
+    pub(super) fn start_match(&self, st: &mut State, formed: Match<Kind>, now: u64) {
+        let kind = formed.kind;
         let bots: Vec<BotNo> = formed.seats.iter().map(|(_, b)| b.0).collect();
         let streams: Vec<Option<SeekSender>> = formed
             .seats
@@ -86,9 +86,7 @@ impl Arena {
         } = new;
         // Luck is the enemy of ratings in a dice game: its rated matches,
         // and its tournament matches, are duplicate matches.
-        let games = if (rated || tournament.is_some())
-            && druids_contract::registry::rated_as_duplicates(kind)
-        {
+        let games = if (rated || tournament.is_some()) && kind.descriptor().dice_driven() {
             bots.len() as u32
         } else {
             1
@@ -111,7 +109,7 @@ impl Arena {
         }
         let started = pb::MatchStarted {
             match_id: record.id.clone(),
-            kind: kind as i32,
+            kind: kind.number(),
             players: bots.len() as u32,
             rated: record.rated,
             games,
@@ -194,10 +192,10 @@ impl Arena {
             .map(|&b| self.bots().reference(b).name)
             .collect();
         let req = pb::CreateGameRequest {
-            kind: run.record.kind as i32,
+            kind: run.record.kind.number(),
             players: seating.len() as u32,
             seat_names: names,
-            options: Some(run.record.options),
+            options: Some(run.record.options.clone()),
             ..Default::default()
         };
         let game_id = match self.lobby.create_with_secret_seed(req, run.record.seed) {
@@ -221,7 +219,7 @@ impl Arena {
                 game_id: game_id.clone(),
                 seat: seat as u32,
                 index: index as u32,
-                options: Some(run.record.options),
+                options: Some(run.record.options.clone()),
             };
             self.tell(
                 run,
@@ -298,7 +296,7 @@ impl Arena {
             for change in st.ratings.record(key, &ranks) {
                 let event = pb::bot_event::Event::RatingChanged(pb::RatingChanged {
                     match_id: run.record.id.clone(),
-                    kind: key.0,
+                    kind: key.0.number(),
                     players: key.1,
                     before: Some(ratings::rating(&change.before)),
                     after: Some(ratings::rating(&change.after)),
@@ -419,7 +417,7 @@ fn outcomes(seating: &[BotNo], outcome: &pb::Outcome) -> Vec<Outcome> {
 /// match's ranking by total score.
 fn placements(run: &Running) -> Vec<duplicate::Placing> {
     if run.outcomes.len() > 1
-        && let Ok(placings) = duplicate::combine(&run.outcomes)
+        && let Ok(placings) = duplicate::combine(&run.outcomes, super::seats(run.record.kind))
     {
         return placings;
     }

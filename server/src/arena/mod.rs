@@ -38,14 +38,13 @@ use std::num::NonZeroUsize;
 use dashmap::DashMap;
 use druids_arena::pairing::duplicate::Outcome;
 use druids_arena::pairing::pool::{Pool, PoolConfig, Seek, SeekId};
-use druids_arena::pairing::{self, BotId};
-use druids_contract::pb;
+use druids_arena::pairing::{BotId, Seats};
+use druids_contract::{Kind, pb};
 use druids_engine::Seat;
 use lru::LruCache;
 use tokio::sync::mpsc;
 use tonic::Status;
 
-use crate::arena_store::{ArenaStore, MatchRecord, StoredMatch};
 use crate::auth::TokenHash;
 use crate::clock::Clock;
 use crate::config::ArenaSettings;
@@ -53,6 +52,7 @@ use crate::error::ServiceError;
 use crate::lobby::Lobby;
 use crate::rooms::Rooms;
 use crate::store::StoreError;
+use crate::store::{ArenaStore, MatchRecord, StoredMatch};
 use bots::{BotNo, Bots};
 use events::{Events, TournamentEvents};
 use matches::remember;
@@ -111,7 +111,7 @@ struct Running {
 
 impl Running {
     fn pool(&self) -> PoolKey {
-        (self.record.kind as i32, self.bots.len() as u32)
+        (self.record.kind, self.bots.len() as u32)
     }
 
     /// The seating of game `index`: rotations of the first game's.
@@ -123,7 +123,7 @@ impl Running {
 
 /// What the arena's round changes.
 struct State {
-    pool: Pool<i32>,
+    pool: Pool<Kind>,
     seeks: HashMap<SeekId, Seeker>,
     next_seek: u64,
     /// Running matches by formation order.
@@ -188,7 +188,7 @@ impl Arena {
             events: Events::default(),
             tournament_events: TournamentEvents::default(),
             state: Mutex::new(State {
-                pool: Pool::new(POOL),
+                pool: Pool::new(POOL, |kind| seats(*kind)),
                 seeks: HashMap::new(),
                 next_seek: 0,
                 matches: BTreeMap::new(),
@@ -264,7 +264,7 @@ impl Arena {
                     .filter_map(|p| Some((bots::parse_id(&p.bot_id)?, p.rank)))
                     .collect();
                 st.ratings
-                    .record((m.record.kind as i32, ranks.len() as u32), &ranks);
+                    .record((m.record.kind, ranks.len() as u32), &ranks);
             }
             let summary = self.finished_message(&m.record.id, &placements);
             for p in &placements {
@@ -339,7 +339,7 @@ impl Arena {
         req: &pb::SeekRequest,
         tx: SeekSender,
     ) -> Result<(), ServiceError> {
-        let kind = game_kind(req.kind)?;
+        let kind = self.lobby.catalog().parse(req.kind)?;
         let min = if req.min_players == 0 {
             2
         } else {
@@ -350,15 +350,13 @@ impl Arena {
         } else {
             req.max_players
         };
-        let (lo, hi) = (
-            u32::from(pairing::MIN_PLAYERS),
-            u32::from(pairing::MAX_PLAYERS),
-        );
+        let seats = seats(kind);
+        let (lo, hi) = (u32::from(seats.min()), u32::from(seats.max()));
         if !(lo..=hi).contains(&min) || !(min..=hi).contains(&max) {
             return Err(ServiceError::invalid(
                 "min_players",
                 format!(
-                    "players {min} to {max}: the arena forms games of {lo} to {hi} players, min_players <= max_players"
+                    "players {min} to {max}: the arena forms {kind} games of {lo} to {hi} players, min_players <= max_players"
                 ),
             ));
         }
@@ -384,13 +382,13 @@ impl Arena {
         }
         st.pool
             .set_load(BotId(bot), playing, self.settings.bot_max_games);
-        let live = st.ratings.live((kind as i32, max), bot);
+        let live = st.ratings.live((kind, max), bot);
         let id = SeekId(st.next_seek);
         st.next_seek += 1;
         let seek = Seek {
             id,
             bot: BotId(bot),
-            kind: kind as i32,
+            kind,
             players: (min as u8)..=(max as u8),
             rated: req.rated,
             rating: pool_rating(live.mu),
@@ -484,12 +482,26 @@ const DECISION_MS: std::ops::RangeInclusive<u32> = 100..=600_000;
 /// Time bank a challenge or tournament may ask for, ms.
 const TIME_BANK_MS: std::ops::RangeInclusive<u32> = 0..=3_600_000;
 
-/// The game `kind` names (INVALID_ARGUMENT if none).
-fn game_kind(kind: i32) -> Result<pb::GameKind, ServiceError> {
-    pb::GameKind::try_from(kind)
-        .ok()
-        .filter(|k| *k != pb::GameKind::Unspecified)
-        .ok_or_else(|| ServiceError::invalid("kind", format!("kind {kind} is not a game")))
+/// The seats of `kind`'s arena games: its descriptor's player counts (from
+/// two: the registry hosts no game of one player).
+fn seats(kind: Kind) -> Seats {
+    let game = kind.descriptor();
+    let count = |n: usize| u8::try_from(n).unwrap_or(u8::MAX);
+    Seats::try_new(count(game.min_players().max(2)), count(game.max_players()))
+        .expect("every registered game seats two players or more")
+}
+
+/// Checks that games of `kind` are played by `players` (INVALID_ARGUMENT,
+/// naming `field`, if not).
+fn check_players(kind: Kind, players: u32, field: &'static str) -> Result<(), ServiceError> {
+    let seats = seats(kind);
+    if seats.contains(players as usize) {
+        return Ok(());
+    }
+    Err(ServiceError::invalid(
+        field,
+        format!("{field} {players}: {kind} arena games have {seats} players"),
+    ))
 }
 
 /// A quota refusal: RESOURCE_EXHAUSTED with a retry delay.

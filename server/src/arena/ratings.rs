@@ -14,7 +14,7 @@ use druids_contract::pb;
 use super::bots::BotNo;
 
 /// A pool: which game, how many players.
-pub type PoolKey = (i32, u32);
+pub type PoolKey = (druids_contract::Kind, u32);
 
 /// One pool's ratings.
 #[derive(Default)]

@@ -1,8 +1,8 @@
 //! Several nodes, one set of games: the multi-node mode (`--node-id`), over
-//! a database every node shares ([`crate::postgres`]).
+//! a database every node shares ([`crate::store::postgres`]).
 //!
 //! Each game in play is owned by one node at a time, by a lease in the
-//! database ([`lease`]): the owner holds the game's room in memory and alone
+//! database ([`Leases`]): the owner holds the game's room in memory and alone
 //! writes its log. A request reaching another node is forwarded to the owner
 //! ([`forward`]); if the owner's lease has run out (the node died or stalled),
 //! the node takes the game over: it raises the lease's epoch and rebuilds the
@@ -15,7 +15,6 @@
 //! over orphaned ones, so a dead node's games move within about a lease.
 
 pub mod forward;
-pub mod lease;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -27,9 +26,8 @@ use crate::metrics::ClusterMetrics;
 use crate::recover::{Rebuild, recover};
 use crate::room::Room;
 use crate::rooms::Rooms;
-use crate::store::{Epoch, Store, StoreError};
+use crate::store::{Claim, Epoch, Leases, Store, StoreError, Whereabouts};
 use forward::Peers;
-use lease::{Claim, Leases, Whereabouts};
 
 /// Lease time when `--lease-secs` is not given.
 pub const DEFAULT_LEASE_SECS: u64 = 10;

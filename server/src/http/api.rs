@@ -180,6 +180,12 @@ pub(super) async fn rpc(
             )
             .await
         }
+        "ListGameTypes" => {
+            call.unary(|s, r: Request<pb::ListGameTypesRequest>| async move {
+                s.list_game_types(r).await
+            })
+            .await
+        }
         "StreamEvents" => match message::<pb::StreamEventsRequest>(&call.json) {
             Ok(msg) => stream(&ctx, peer, &call.headers, msg).await,
             Err(e) => Err(e),
@@ -197,6 +203,21 @@ pub(super) async fn rpc(
         }),
     };
     result.unwrap_or_else(IntoResponse::into_response)
+}
+
+/// `GET /api/v1/games`: ListGameTypes, the games this server hosts, for
+/// clients that only read (the web viewer's forms and boards).
+pub(super) async fn game_types(
+    State(ctx): State<Ctx>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Response {
+    let answer = async {
+        let req = grpc_request(ctx.local, peer, &headers, pb::ListGameTypesRequest {})?;
+        let resp = ctx.service.list_game_types(req).await?;
+        Ok::<_, ApiError>(ok(resp.get_ref()))
+    };
+    answer.await.unwrap_or_else(IntoResponse::into_response)
 }
 
 /// `GET /api/v1/games/{id}/events?from_seq=N`: StreamEvents as Server-Sent

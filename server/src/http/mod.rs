@@ -42,6 +42,7 @@ struct Ctx {
 /// The routes of the HTTP face and the viewer.
 fn router(ctx: Ctx) -> Router {
     Router::new()
+        .route("/api/v1/games", get(api::game_types))
         .route("/api/v1/games/{id}/events", get(api::events))
         .route("/api/v1/{method}", post(api::rpc))
         .route("/web/v1/practice", post(practice::practice))

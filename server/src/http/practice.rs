@@ -16,16 +16,16 @@ use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use druids_bots::{Bot, Budget, Searchable, Strategy};
-use druids_contract::ProtoGame;
 use druids_contract::pb::{self, druids_service_server::DruidsService, game_event::Body as Ev};
+use druids_contract::{Kind, ProtoGame};
 use druids_engine::Seat;
-use druids_engine::dolmen::Dolmen;
-use druids_engine::meduris::Meduris;
 use tokio_stream::StreamExt;
 use tonic::{Code, Request};
 
 use super::api::{grpc_request, read_json};
 use super::{ApiError, Ctx};
+use crate::catalog::Catalog;
+use crate::error::clip;
 use crate::service::Service;
 
 /// MCTS thinking time per decision: enough to play sensibly, short enough
@@ -36,31 +36,29 @@ const MAX_DELAY_MS: u64 = 5_000;
 
 /// What the page asks for.
 struct Practice {
-    kind: pb::GameKind,
+    kind: Kind,
     players: u32,
     strategy: Strategy,
     seed: Option<u64>,
     delay: Duration,
 }
 
-fn parse(json: &serde_json::Value) -> Result<Practice, ApiError> {
+fn parse(json: &serde_json::Value, games: &Catalog) -> Result<Practice, ApiError> {
     let bad = |m: String| ApiError::bad_json(m);
-    let kind = match json["kind"].as_str().unwrap_or("") {
-        "meduris" | "GAME_KIND_MEDURIS" => pb::GameKind::Meduris,
-        "dolmen" | "GAME_KIND_DOLMEN" => pb::GameKind::Dolmen,
-        other => {
-            return Err(bad(format!(
-                "kind {:?}: expected \"meduris\" or \"dolmen\"",
-                other.chars().take(64).collect::<String>()
-            )));
-        }
-    };
+    let kind = kind(json["kind"].as_str().unwrap_or(""), games)?;
     let players = json["players"].as_u64().unwrap_or(2);
     let strategy = json["strategy"]
         .as_str()
         .unwrap_or("greedy")
         .parse::<Strategy>()
-        .map_err(bad)?;
+        .map_err(|e| {
+            let names: Vec<_> = Strategy::names().collect();
+            bad(format!(
+                "strategy {}: expected one of {}",
+                clip(&e.given),
+                names.join(", ")
+            ))
+        })?;
     // Seeds are 64-bit: like every uint64 of the proto3 JSON mapping, a
     // string, though a plain number is accepted too.
     let seed = match &json["seed"] {
@@ -78,12 +76,20 @@ fn parse(json: &serde_json::Value) -> Result<Practice, ApiError> {
     })
 }
 
-fn strategy_name(s: Strategy) -> &'static str {
-    match s {
-        Strategy::Random => "random",
-        Strategy::Greedy => "greedy",
-        Strategy::Mcts => "mcts",
-    }
+/// The hosted game a practice request names: its short name ("meduris") or
+/// its `GameKind` enum name ("GAME_KIND_MEDURIS").
+fn kind(name: &str, games: &Catalog) -> Result<Kind, ApiError> {
+    games
+        .kinds()
+        .find(|k| name == k.name() || k.proto().is_some_and(|p| p.as_str_name() == name))
+        .ok_or_else(|| {
+            let names: Vec<_> = games.kinds().map(Kind::name).collect();
+            ApiError::bad_json(format!(
+                "kind {}: expected one of {}",
+                clip(name),
+                names.join(", ")
+            ))
+        })
 }
 
 /// Creates the game (seat 0 for the person, bots elsewhere), starts the bots
@@ -110,8 +116,11 @@ async fn start(
     headers: &HeaderMap,
     body: Body,
 ) -> Result<serde_json::Value, ApiError> {
-    let p = parse(&read_json(&ctx.service, headers, body).await?)?;
-    let name = strategy_name(p.strategy);
+    let p = parse(
+        &read_json(&ctx.service, headers, body).await?,
+        ctx.service.catalog(),
+    )?;
+    let name = p.strategy.name();
     let seat_names = (0..p.players)
         .map(|s| match s {
             0 => "player".to_owned(),
@@ -119,7 +128,7 @@ async fn start(
         })
         .collect();
     let create = pb::CreateGameRequest {
-        kind: p.kind as i32,
+        kind: p.kind.number(),
         players: p.players,
         seed: p.seed,
         seat_names,
@@ -141,14 +150,9 @@ async fn start(
         };
         let seed = rand::random::<u64>();
         let budget = Budget::Time(MCTS_THINK);
-        match p.kind {
-            pb::GameKind::Meduris => {
-                tokio::spawn(bot.run::<Meduris>(p.strategy.build(seed, budget)));
-            }
-            _ => {
-                tokio::spawn(bot.run::<Dolmen>(p.strategy.build(seed, budget)));
-            }
-        }
+        druids_contract::with_game!(p.kind, |G| {
+            tokio::spawn(bot.run::<G>(p.strategy.build(seed, budget)));
+        });
     }
     Ok(serde_json::json!({
         "gameId": created.game_id,
@@ -287,19 +291,28 @@ mod tests {
 
     #[test]
     fn requests_are_read_with_defaults_and_limits() {
-        let p = parse(&serde_json::json!({"kind": "dolmen"})).unwrap();
-        assert_eq!(p.kind, pb::GameKind::Dolmen);
+        let p = parse(&serde_json::json!({"kind": "dolmen"}), &Catalog::default()).unwrap();
+        assert_eq!(p.kind, Kind::Dolmen);
         assert_eq!(p.players, 2);
         assert_eq!(p.strategy, Strategy::Greedy);
         assert_eq!(p.seed, None);
-        let p = parse(&serde_json::json!({
-            "kind": "GAME_KIND_MEDURIS", "players": 3, "strategy": "mcts",
-            "seed": "18446744073709551615", "botDelayMs": 99999
-        }))
+        let p = parse(
+            &serde_json::json!({
+                "kind": "GAME_KIND_MEDURIS", "players": 3, "strategy": "mcts",
+                "seed": "18446744073709551615", "botDelayMs": 99999
+            }),
+            &Catalog::default(),
+        )
         .unwrap();
         assert_eq!(p.seed, Some(u64::MAX));
         assert_eq!(p.delay, Duration::from_millis(MAX_DELAY_MS));
-        assert!(parse(&serde_json::json!({"kind": "chess"})).is_err());
-        assert!(parse(&serde_json::json!({"kind": "dolmen", "strategy": "x"})).is_err());
+        assert!(parse(&serde_json::json!({"kind": "chess"}), &Catalog::default()).is_err());
+        assert!(
+            parse(
+                &serde_json::json!({"kind": "dolmen", "strategy": "x"}),
+                &Catalog::default()
+            )
+            .is_err()
+        );
     }
 }

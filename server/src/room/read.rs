@@ -11,10 +11,10 @@ use crate::error::ServiceError;
 impl Room {
     /// The legal actions of `seat` now (all payments or the default list), the
     /// version they belong to, and the pending decision if it is the seat's.
-    pub fn legal_actions(&self, seat: Seat, all_payments: bool) -> crate::legal::Listing {
+    pub fn legal_actions(&self, seat: Seat, all_payments: bool) -> crate::legal_pages::Listing {
         let state = self.lock();
         let mine = state.game.to_act() == Some(seat);
-        crate::legal::Listing {
+        crate::legal_pages::Listing {
             version: state.game.version(),
             decision: if mine { state.game.decision() } else { None },
             actions: if mine {
@@ -126,7 +126,7 @@ impl Room {
         let game = &state.game;
         pb::StateView {
             game_id: self.id.clone(),
-            kind: game.kind() as i32,
+            kind: game.kind().number(),
             status: state.status() as i32,
             version: game.version(),
             last_seq: game.last_seq(),
@@ -165,10 +165,10 @@ impl Room {
         }
         Ok(pb::Replay {
             game_id: self.id.clone(),
-            kind: state.game.kind() as i32,
+            kind: state.game.kind().number(),
             players: state.game.players() as u32,
             seed: self.setup.seed,
-            options: Some(self.setup.options),
+            options: Some(self.setup.options.clone()),
             actions: state.game.replay_actions(),
             outcome: state.game.outcome(),
             status: status as i32,
@@ -180,7 +180,7 @@ impl Room {
         let state = self.lock();
         pb::GameSummary {
             game_id: self.id.clone(),
-            kind: state.game.kind() as i32,
+            kind: state.game.kind().number(),
             status: state.status() as i32,
             players: state.game.players() as u32,
             version: state.game.version(),

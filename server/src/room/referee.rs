@@ -2,14 +2,16 @@
 //! decisions when they are due, and giving up idle games.
 
 use super::Room;
+use super::play::Act;
 use crate::clock::Expiry;
 use crate::error::ServiceError;
-use crate::store::{Origin, Store};
+use crate::hosted_game::Choice;
+use crate::store::{Games, Origin};
 
 impl Room {
     /// Decides for every seat whose clock ran out (or who is on autopilot) at
     /// `now_ms`, until a decision is not due. Returns the actions taken.
-    pub fn expire(&self, store: &dyn Store, now_ms: u64) -> Result<usize, ServiceError> {
+    pub fn expire(&self, games: &dyn Games, now_ms: u64) -> Result<usize, ServiceError> {
         let mut state = self.lock();
         let mut taken = 0;
         if state.abandoned.is_some() {
@@ -27,12 +29,18 @@ impl Room {
             let Some(action) = state.server_choice(origin) else {
                 break;
             };
-            let result = self.store_and_apply(&mut state, seat, origin, action, store, now_ms);
+            let act = Act {
+                seat,
+                origin,
+                choice: Choice::Action(action),
+                key: None,
+            };
+            let result = self.play(&mut state, act, games, now_ms);
             if let Err(e) = result {
                 self.announce(&state);
-                return Err(ServiceError::from_apply(&self.id, e));
+                return Err(e);
             }
-            self.record_end(&state, store, now_ms);
+            self.record_end(&state, games, now_ms);
             taken += 1;
         }
         if taken > 0 {
@@ -51,7 +59,7 @@ impl Room {
     /// Abandons the game if nothing happened for `idle_ms` (0: never).
     pub fn expire_idle(
         &self,
-        store: &dyn Store,
+        games: &dyn Games,
         idle_ms: u64,
         now_ms: u64,
     ) -> Result<bool, ServiceError> {
@@ -64,7 +72,7 @@ impl Room {
             return Ok(false);
         }
         let reason = format!("no action for {} s", idle_ms / 1000);
-        store.abandon(&self.id, &reason, now_ms)?;
+        games.abandon(&self.id, &reason, now_ms)?;
         state.abandon(reason, now_ms);
         self.announce(&state);
         Ok(true)

@@ -16,6 +16,7 @@ use crate::error::ServiceError;
 use crate::quota::Read;
 use crate::store::StoreError;
 use crate::stream::{STREAM_BUFFER, pump};
+use crate::submission::Submission;
 
 /// The room of a call's game if it is served here; otherwise forwards the
 /// call to the game's owner with the client method `$method` and returns.
@@ -75,7 +76,7 @@ impl DruidsService for Service {
         let seat = self.refused(self.seat(&room, &caller))?;
         self.refused(self.read(Read::One, &caller))?;
         let listing = room.legal_actions(seat, req.all_payments);
-        let page = crate::legal::page(listing, seat.0 as u32, &req);
+        let page = crate::legal_pages::page(listing, seat.0 as u32, &req);
         Ok(Response::new(self.refused(page)?))
     }
 
@@ -97,15 +98,18 @@ impl DruidsService for Service {
                 request.get_ref().clone(),
             )
         });
-        let req = request.into_inner();
         let now = self.clock.now_ms();
+        // The edge's policy: the request parsed and bounded, the seat's budget
+        // charged; the room only plays what passed.
+        let submission = self.refused(Submission::parse(request.into_inner()))?;
         let rate = self.limits.max_submits_per_second;
-        let (store, rooms) = (Arc::clone(&self.store), Arc::clone(&self.rooms));
+        self.refused(room.charge_submission(seat, rate, now))?;
+        let (games, rooms) = (Arc::clone(&self.games), Arc::clone(&self.rooms));
         let id = room.id.clone();
         let reply = self
             .off_the_workers(move || {
                 let _enter = span.enter();
-                let reply = room.submit(seat, &req, store.as_ref(), now, rate);
+                let reply = room.submit(seat, &submission, games.as_ref(), now);
                 rooms.settle(&room);
                 reply
             })
@@ -129,7 +133,7 @@ impl DruidsService for Service {
         let reply = self.refused(reply)?;
         self.metrics
             .actions
-            .with_label_values(&[kind.as_str_name(), "seat"])
+            .with_label_values(&[kind.label(), "seat"])
             .inc();
         self.metrics
             .submit_latency
@@ -224,9 +228,21 @@ impl DruidsService for Service {
         self.refused(self.read(Read::List, &caller))?;
         let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
         let shared = self.cluster.as_ref().map(|c| Arc::clone(c.leases()));
+        let lobby = Arc::clone(&self.lobby);
         let page = self
-            .off_the_workers(move || crate::listing::list(&rooms, shared.as_deref(), &req))
+            .off_the_workers(move || {
+                crate::list_games::list(&rooms, shared.as_deref(), lobby.catalog(), &req)
+            })
             .await?;
         Ok(Response::new(self.refused(page)?))
+    }
+
+    async fn list_game_types(
+        &self,
+        request: Request<pb::ListGameTypesRequest>,
+    ) -> std::result::Result<Response<pb::ListGameTypesResponse>, Status> {
+        let caller = self.caller(&request)?;
+        self.refused(self.read(Read::One, &caller))?;
+        Ok(Response::new(self.lobby.catalog().game_types()))
     }
 }

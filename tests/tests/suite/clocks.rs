@@ -106,7 +106,7 @@ async fn a_silent_seat_cannot_freeze_the_game() {
     let timed_out: Vec<_> = log
         .iter()
         .filter_map(|e| match &e.body {
-            Some(Body::TimedOut(t)) => Some(*t),
+            Some(Body::TimedOut(t)) => Some(t.clone()),
             _ => None,
         })
         .collect();

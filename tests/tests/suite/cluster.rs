@@ -19,10 +19,8 @@ use std::time::Duration;
 
 use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
-use druids_server::Store;
-use druids_server::postgres::PostgresStore;
-use druids_server::sqlite::Sync;
-use druids_server::store::{ActionRecord, Epoch, Origin, StoreError};
+use druids_store::postgres::PostgresStore;
+use druids_store::{ActionRecord, Epoch, Games, Lifecycle, Origin, StoreError, Sync};
 use druids_tests::postgres::PgCluster;
 use druids_tests::process::ServerProcess;
 use druids_tests::{Lcg, authed};
@@ -526,7 +524,7 @@ async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
             seat: druids_contract::engine::Seat(0),
             origin: Origin::Seat,
             action: pb::Action::default(),
-            request: pb::SubmitActionRequest::default(),
+            key: None,
             epoch: Epoch::FIRST,
         },
     );

@@ -352,8 +352,8 @@ async fn every_error_code_leaves_the_game_unchanged() {
         .await
         .unwrap();
     assert!(legal.actions.len() >= 2);
-    let first = legal.actions[0].action.unwrap();
-    let second = legal.actions[1].action.unwrap();
+    let first = legal.actions[0].action.clone().unwrap();
+    let second = legal.actions[1].action.clone().unwrap();
     let ok = client
         .submit_action(authed(
             &actor,

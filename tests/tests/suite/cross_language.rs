@@ -30,7 +30,7 @@ use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_contract::pb::game_event::Body;
 use druids_server::Limits;
-use druids_server::sqlite::{SqliteStore, Sync};
+use druids_store::{Sync, sqlite::SqliteStore};
 use druids_tests::{Lcg, TestServer, authed};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;

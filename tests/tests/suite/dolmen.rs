@@ -249,7 +249,7 @@ async fn bad_dolmen_actions_are_refused_and_change_nothing() {
     ];
     for (a, code, needle) in cases {
         let result = client
-            .submit_action(authed(&tokens[1], submit(&id, a, 1)))
+            .submit_action(authed(&tokens[1], submit(&id, a.clone(), 1)))
             .await;
         match result {
             Ok(r) => panic!("{a:?} was accepted: {r:?}"),

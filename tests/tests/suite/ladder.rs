@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use druids_contract::pb;
 use druids_contract::pb::arena_service_client::ArenaServiceClient;
-use druids_server::sqlite::{SqliteStore, Sync};
 use druids_server::{Limits, Service, SystemClock};
+use druids_store::{Sync, sqlite::SqliteStore};
 use tokio::net::TcpListener;
 
 use crate::arena::{Arena, wait_tournament};

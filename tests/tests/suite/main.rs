@@ -5,14 +5,15 @@
 mod arena;
 mod arena_kits;
 mod arena_revoke;
-mod arena_store;
 mod arena_tournaments;
+mod cairn;
 mod clocks;
 mod cluster;
 mod contract;
 mod cross_language;
 mod deploy;
 mod dolmen;
+mod games;
 mod hostile;
 mod ladder;
 mod lifecycle;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use druids_contract::pb;
 use druids_server::Limits;
-use druids_server::sqlite::{SqliteStore, Sync};
+use druids_store::{Sync, sqlite::SqliteStore};
 use druids_tests::{Lcg, TestServer, create, play_random, state};
 use tonic::Code;
 

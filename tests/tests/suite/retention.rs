@@ -14,9 +14,9 @@ use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_server::auth::TokenHash;
 use druids_server::retention::DAY_MS;
-use druids_server::sqlite::{SqliteStore, Sync};
-use druids_server::store::{GameRecord, Store};
 use druids_server::{Limits, ManualClock};
+use druids_store::sqlite::SqliteStore;
+use druids_store::{GameRecord, Games, Lifecycle, Store, Sync};
 use druids_tests::process::server_binary;
 use druids_tests::{Lcg, TestServer, create, play_random, state};
 use tonic::Code;
@@ -65,7 +65,7 @@ async fn games_that_ended_before_the_window_are_deleted_and_nothing_else() {
     store
         .create_game(&GameRecord {
             id: "abandoned-long-ago".into(),
-            kind: pb::GameKind::Meduris,
+            kind: druids_contract::Kind::Meduris,
             players: 2,
             seed: 3,
             seed_chosen: true,

@@ -192,7 +192,8 @@ async fn a_legal_action_id_applies_exactly_the_listed_action_from_either_list() 
             let (a, ta) = position(&mut client, prefix).await;
             let (b, tb) = position(&mut client, prefix).await;
             let by_id = pb::submit_action_request::Choice::LegalActionId(entry.id.unwrap());
-            let by_action = pb::submit_action_request::Choice::Action(entry.action.unwrap());
+            let by_action =
+                pb::submit_action_request::Choice::Action(entry.action.clone().unwrap());
             submit(&mut client, &a, &ta[seat as usize], st.version, by_id)
                 .await
                 .unwrap();
@@ -476,10 +477,18 @@ async fn every_refusal_names_its_reason() {
         .unwrap()
         .actions[0]
         .action
+        .clone()
         .unwrap();
     let choice = pb::submit_action_request::Choice::Action(first);
     refused(
-        submit(&mut client, &id, &tokens[to_act], st.version + 5, choice).await,
+        submit(
+            &mut client,
+            &id,
+            &tokens[to_act],
+            st.version + 5,
+            choice.clone(),
+        )
+        .await,
         Code::Aborted,
         "STALE_VERSION",
     );

@@ -13,29 +13,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use druids_contract::pb;
-use druids_tests::{Lcg, TestServer, all_events, create, play_random, state};
-use tokio::net::TcpListener;
+use druids_tests::{Lcg, TestServer, all_events, create, http_face, play_random, state};
 
 /// The workspace's `target/` directory.
 fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"))
-}
-
-/// Starts the HTTP face of `server`'s service on an ephemeral port; returns its
-/// base URL. It stops with the service.
-async fn http_face(server: &TestServer) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let service = Arc::clone(&server.service);
-    let stopped = service.stopped();
-    tokio::spawn(async move {
-        druids_server::http::serve_http(listener, service, stopped)
-            .await
-            .expect("HTTP face");
-    });
-    format!("http://{addr}")
 }
 
 /// The shell blocks of `docs/http.md`, in order, as one script.

@@ -5,6 +5,14 @@ use super::*;
 const MEDURIS: u8 = 1;
 const DOLMEN: u8 = 2;
 
+/// The games' seats, as the server's descriptors give them.
+fn seats(kind: &u8) -> Seats {
+    match *kind {
+        DOLMEN => Seats::new(2, 5),
+        _ => Seats::new(2, 4),
+    }
+}
+
 fn seek(id: u64, bot: u64, players: RangeInclusive<u8>, rating: f64, since_ms: u64) -> Seek<u8> {
     Seek {
         id: SeekId(id),
@@ -18,7 +26,7 @@ fn seek(id: u64, bot: u64, players: RangeInclusive<u8>, rating: f64, since_ms: u
 }
 
 fn pool_of(seeks: Vec<Seek<u8>>) -> Pool<u8> {
-    let mut pool = Pool::default();
+    let mut pool = Pool::new(PoolConfig::default(), seats);
     for s in seeks {
         pool.add(s).unwrap();
     }
@@ -31,7 +39,7 @@ fn bots(m: &Match<u8>) -> BTreeSet<u64> {
 
 #[test]
 fn empty_pool_forms_nothing() {
-    let mut pool: Pool<u8> = Pool::default();
+    let mut pool: Pool<u8> = Pool::new(PoolConfig::default(), seats);
     assert!(pool.form(0).is_empty());
     assert!(pool.form(u64::MAX).is_empty());
 }
@@ -148,6 +156,28 @@ fn a_game_formed_counts_toward_the_limit_within_the_same_call() {
 }
 
 #[test]
+fn each_kind_is_bounded_by_its_own_seats() {
+    // Five Dolmen seekers of 5..=5 form one five-player game; a Meduris
+    // seek of 5 is refused.
+    let mut pool: Pool<u8> = Pool::new(PoolConfig::default(), seats);
+    for i in 1..=5 {
+        let mut s = seek(i, i, 5..=5, 1500.0, 0);
+        s.kind = DOLMEN;
+        pool.add(s).unwrap();
+    }
+    let r = pool.add(seek(6, 6, 5..=5, 1500.0, 0));
+    assert!(matches!(r, Err(PoolError::BadPlayers { .. })), "{r:?}");
+    let ms = pool.form(0);
+    assert_eq!(ms.len(), 1);
+    assert_eq!((ms[0].kind, ms[0].players), (DOLMEN, 5));
+    assert_eq!(bots(&ms[0]), BTreeSet::from([1, 2, 3, 4, 5]));
+    // A 2..=6 Dolmen seek is outside its seats too.
+    let mut s = seek(7, 7, 2..=6, 1500.0, 0);
+    s.kind = DOLMEN;
+    assert!(matches!(pool.add(s), Err(PoolError::BadPlayers { .. })));
+}
+
+#[test]
 fn kinds_and_rated_flags_do_not_mix() {
     let mut a = seek(1, 1, 2..=2, 1500.0, 0);
     let mut b = seek(2, 2, 2..=2, 1500.0, 0);
@@ -202,7 +232,7 @@ fn window_widening_lets_a_far_pair_meet_only_after_waiting() {
         open_after_ms: None,
         default_limit: 1,
     };
-    let mut pool = Pool::new(config);
+    let mut pool = Pool::new(config, seats);
     pool.add(seek(1, 1, 2..=2, 1500.0, 0)).unwrap();
     pool.add(seek(2, 2, 2..=2, 1700.0, 0)).unwrap();
     // 200 apart: needs a window of 200, reached after 15 s.

@@ -1,5 +1,8 @@
 use super::*;
 
+/// Games of 2 to 4 seats, as Meduris has.
+const SEATS: Seats = Seats::new(2, 4);
+
 fn ids(n: u64) -> Vec<BotId> {
     (1..=n).map(BotId).collect()
 }
@@ -28,45 +31,45 @@ fn groups(rounds: &[Round]) -> BTreeMap<BTreeSet<BotId>, Vec<Game>> {
 #[test]
 fn errors_are_clear() {
     assert_eq!(
-        round_robin(&ids(5), 1, 1),
+        round_robin(&ids(5), 1, SEATS, 1),
         Err(ScheduleError::BadPlayers(1))
     );
     assert_eq!(
-        round_robin(&ids(5), 5, 1),
+        round_robin(&ids(5), 5, SEATS, 1),
         Err(ScheduleError::BadPlayers(5))
     );
     assert_eq!(
-        round_robin(&ids(3), 4, 1),
+        round_robin(&ids(3), 4, SEATS, 1),
         Err(ScheduleError::TooFewEntrants {
             entrants: 3,
             needed: 4
         })
     );
     assert_eq!(
-        round_robin(&[BotId(1), BotId(1)], 2, 1),
+        round_robin(&[BotId(1), BotId(1)], 2, SEATS, 1),
         Err(ScheduleError::Repeated(BotId(1)))
     );
     assert!(matches!(
-        round_robin(&ids(40), 4, 1),
+        round_robin(&ids(40), 4, SEATS, 1),
         Err(ScheduleError::TooManyGames { games: 91_390, .. })
     ));
     assert_eq!(
-        gauntlet(BotId(1), &ids(3), 2),
+        gauntlet(BotId(1), &ids(3), 2, SEATS),
         Err(ScheduleError::OpponentIsEntrant(BotId(1)))
     );
-    assert!(gauntlet(BotId(9), &[], 2).is_err());
+    assert!(gauntlet(BotId(9), &[], 2, SEATS).is_err());
     assert_eq!(
-        schedule(&Format::Swiss { rounds: 3 }, &ids(8), 2),
+        schedule(&Format::Swiss { rounds: 3 }, &ids(8), 2, SEATS),
         Err(ScheduleError::RoundByRound)
     );
-    assert!(swiss_round(&[], 2, &Standings::new(), &[], &[]).is_err());
-    assert!(round_robin(&[], 2, 1).is_err());
+    assert!(swiss_round(&[], 2, SEATS, &Standings::new(), &[], &[]).is_err());
+    assert!(round_robin(&[], 2, SEATS, 1).is_err());
 }
 
 #[test]
 fn round_robin_of_two_uses_the_fewest_rounds() {
     for n in 2..=9u64 {
-        let rounds = round_robin(&ids(n), 2, 2).unwrap();
+        let rounds = round_robin(&ids(n), 2, SEATS, 2).unwrap();
         no_bot_twice_per_round(&rounds);
         let per_cycle = if n % 2 == 0 { n - 1 } else { n };
         assert_eq!(rounds.len() as u64, 2 * per_cycle, "n = {n}");
@@ -84,7 +87,7 @@ fn round_robin_of_two_uses_the_fewest_rounds() {
 fn round_robin_plays_every_group_with_rotated_seats() {
     for (n, k) in [(5u64, 3u8), (6, 4), (8, 4), (7, 3), (4, 4)] {
         let ku = usize::from(k);
-        let rounds = round_robin(&ids(n), k, u32::from(k)).unwrap();
+        let rounds = round_robin(&ids(n), k, SEATS, u32::from(k)).unwrap();
         no_bot_twice_per_round(&rounds);
         let g = groups(&rounds);
         assert_eq!(g.len() as u128, choose(n as usize, ku));
@@ -112,7 +115,7 @@ fn round_robin_plays_every_group_with_rotated_seats() {
 
 #[test]
 fn round_robin_with_no_games_is_empty() {
-    assert_eq!(round_robin(&ids(6), 3, 0), Ok(vec![]));
+    assert_eq!(round_robin(&ids(6), 3, SEATS, 0), Ok(vec![]));
 }
 
 #[test]
@@ -120,7 +123,7 @@ fn gauntlet_meets_the_opponent_equally() {
     let opp = BotId(100);
     for k in 2..=4u8 {
         for n in u64::from(k - 1)..=7 {
-            let rounds = schedule(&Format::Gauntlet { opponent: opp }, &ids(n), k).unwrap();
+            let rounds = schedule(&Format::Gauntlet { opponent: opp }, &ids(n), k, SEATS).unwrap();
             no_bot_twice_per_round(&rounds);
             assert_eq!(rounds.len() as u64, n);
             let mut meets: BTreeMap<BotId, usize> = BTreeMap::new();
@@ -192,7 +195,7 @@ fn swiss_groups_by_points_and_gives_byes() {
             s.record_bye(b, 3);
         }
     }
-    let r = swiss_round(&bots, 3, &s, &[], &[]).unwrap();
+    let r = swiss_round(&bots, 3, SEATS, &s, &[], &[]).unwrap();
     assert_eq!(r.byes, vec![BotId(10)]);
     let sets: Vec<BTreeSet<u64>> = r
         .games
@@ -208,7 +211,7 @@ fn swiss_groups_by_points_and_gives_byes() {
         ]
     );
     // Bot 10 has had its bye; the next lowest without one sits out.
-    let r = swiss_round(&bots, 3, &s, &[], &[BotId(10)]).unwrap();
+    let r = swiss_round(&bots, 3, SEATS, &s, &[], &[BotId(10)]).unwrap();
     assert_eq!(r.byes, vec![BotId(9)]);
 }
 
@@ -222,7 +225,7 @@ fn swiss_avoids_repeated_meetings() {
     // repeats each time, so the Swiss becomes a full round-robin.
     let mut repeats = 0;
     for round in 0..7 {
-        let r = swiss_round(&bots, 2, &standings, &history, &[]).unwrap();
+        let r = swiss_round(&bots, 2, SEATS, &standings, &history, &[]).unwrap();
         assert!(r.byes.is_empty());
         assert_eq!(r.games.len(), 4);
         for g in &r.games {
@@ -243,10 +246,10 @@ fn swiss_avoids_repeated_meetings() {
 fn swiss_is_deterministic() {
     let bots = ids(13);
     let s = Standings::new();
-    let a = swiss_round(&bots, 4, &s, &[], &[]).unwrap();
+    let a = swiss_round(&bots, 4, SEATS, &s, &[], &[]).unwrap();
     let mut reversed = bots.clone();
     reversed.reverse();
-    let b = swiss_round(&reversed, 4, &s, &[], &[]).unwrap();
+    let b = swiss_round(&reversed, 4, SEATS, &s, &[], &[]).unwrap();
     assert_eq!(a, b);
     assert_eq!(a.games.len(), 3);
     assert_eq!(a.byes.len(), 1);
@@ -261,7 +264,7 @@ fn swiss_of_three_avoids_repeated_meetings() {
     let mut standings = Standings::new();
     let mut seen = BTreeSet::new();
     for _ in 0..4 {
-        let r = swiss_round(&bots, 3, &standings, &history, &[]).unwrap();
+        let r = swiss_round(&bots, 3, SEATS, &standings, &history, &[]).unwrap();
         assert_eq!(r.games.len(), 3);
         for g in &r.games {
             for (i, a) in g.iter().enumerate() {
@@ -289,7 +292,7 @@ fn a_large_swiss_is_drawn_quickly() {
     let mut byes: Vec<BotId> = Vec::new();
     let mut standings = Standings::new();
     for _ in 0..12 {
-        let r = swiss_round(&bots, 4, &standings, &history, &byes).unwrap();
+        let r = swiss_round(&bots, 4, SEATS, &standings, &history, &byes).unwrap();
         assert_eq!(r.byes.len(), 2);
         assert_eq!(r.games.len(), 50);
         for &b in &r.byes {

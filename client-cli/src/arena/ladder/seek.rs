@@ -90,7 +90,7 @@ impl Ladder {
         let req = authed(
             Some(&self.key),
             pb::SeekRequest {
-                kind: pool.kind as i32,
+                kind: pool.kind.number(),
                 min_players: pool.min_players,
                 max_players: pool.max_players,
                 rated: self.rated,

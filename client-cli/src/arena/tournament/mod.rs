@@ -77,7 +77,7 @@ pub struct CreateArgs {
     pub name: String,
     /// Which game.
     #[arg(long, value_parser = game_kind())]
-    pub game: pb::GameKind,
+    pub game: druids_contract::Kind,
     /// Players per game (2 to 4).
     #[arg(long, value_parser = clap::value_parser!(u32).range(2..=4))]
     pub players: u32,
@@ -146,7 +146,7 @@ pub fn create_request(args: &CreateArgs) -> pb::CreateTournamentRequest {
     };
     pb::CreateTournamentRequest {
         name: args.name.clone(),
-        kind: args.game as i32,
+        kind: args.game.number(),
         players: args.players,
         entrants: args.entrants.clone(),
         format: Some(format),

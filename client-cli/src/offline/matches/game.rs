@@ -58,7 +58,7 @@ fn state_view<G: ProtoGame>(
     };
     pb::StateView {
         game_id: game_id.to_owned(),
-        kind: G::KIND as i32,
+        kind: G::KIND.number(),
         status: status as i32,
         version,
         seats: seats.to_vec(),
@@ -76,7 +76,7 @@ pub fn play<G: ProtoGame + Searchable>(lineup: &Lineup, plan: Plan) -> Played {
     let players = lineup.players();
     let mut replay = pb::Replay {
         game_id: plan.game_id.clone(),
-        kind: G::KIND as i32,
+        kind: G::KIND.number(),
         players: players as u32,
         seed: plan.seed,
         options: Some(pb::GameOptions::default()),

@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use clap::Args;
 use druids_bots::Searchable;
-use druids_contract::{ProtoGame, pb};
+use druids_contract::ProtoGame;
 
 use crate::args::{StrategyArg, budget, game_kind};
 use crate::bridge::in_process::ProgramSpec;
@@ -59,7 +59,7 @@ pub struct MatchArgs {
     pub vs: Vec<StrategyArg>,
     /// Which game.
     #[arg(long, value_parser = game_kind(), default_value = "meduris")]
-    pub game: pb::GameKind,
+    pub game: druids_contract::Kind,
     /// Seats per game [default: you and each opponent once].
     #[arg(long)]
     pub players: Option<usize>,
@@ -123,7 +123,6 @@ pub fn run(args: MatchArgs) -> Result<ExitCode, CliError> {
     let players = args.players.unwrap_or(args.vs.len() + 1);
     let lineup = Lineup::new(me, &args.vs, think, players).map_err(CliError::Usage)?;
     druids_contract::with_game!(args.game, |G| play_all::<G>(&args, &lineup))
-        .ok_or(CliError::NoEngine(args.game))?
 }
 
 /// Plays every game on worker threads and reports each as it ends.

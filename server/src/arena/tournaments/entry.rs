@@ -8,11 +8,11 @@ use prost::Message;
 
 use super::{MAX_ENTRANTS, Tourney};
 use crate::arena::bots::{BotNo, parse_id};
-use crate::arena::{Arena, events, game_kind};
-use crate::arena_store::TournamentRecord;
+use crate::arena::{Arena, check_players, events};
 use crate::auth::TokenHash;
 use crate::config::Registration;
 use crate::error::{ServiceError, clip};
+use crate::store::{EventLog, TournamentRecord};
 
 /// Most bytes of a tournament's name.
 const MAX_NAME_BYTES: usize = 80;
@@ -70,13 +70,11 @@ impl Arena {
                 format!("name must be 1 to {MAX_NAME_BYTES} bytes"),
             ));
         }
-        game_kind(req.kind)?;
-        if !(2..=4).contains(&req.players) {
-            return Err(ServiceError::invalid(
-                "players",
-                format!("players {}: tournaments have games of 2 to 4", req.players),
-            ));
-        }
+        check_players(
+            self.lobby.catalog().parse(req.kind)?,
+            req.players,
+            "players",
+        )?;
         self.clock(req.time_control.as_ref())?;
         if let Some(open) = &req.open_entry
             && !(1..=MAX_ENTRY_SECS).contains(&open.closes_in_secs)
@@ -213,7 +211,9 @@ impl Arena {
         from_seq: u64,
         limit: usize,
     ) -> Result<Vec<pb::TournamentEvent>, ServiceError> {
-        let rows = self.store.tournament_events(id, from_seq.max(1), limit)?;
+        let rows = self
+            .store
+            .events(EventLog::Tournament, id, from_seq.max(1), limit)?;
         Ok(events::decode(rows, "tournament")?)
     }
 }

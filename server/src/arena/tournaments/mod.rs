@@ -18,16 +18,16 @@ mod run;
 use std::collections::HashSet;
 use std::sync::Mutex;
 
-use druids_arena::pairing::BotId;
 use druids_arena::pairing::schedule::{self, Format, Game, Round, Standings};
+use druids_arena::pairing::{BotId, Seats};
 use druids_arena::ratings::{FitConfig, FitInput, GameResult};
-use druids_contract::pb;
+use druids_contract::{Kind, pb};
 use prost::Message;
 
 use super::Arena;
 use super::bots::{BotNo, parse_id, public_id};
-use crate::arena_store::TournamentRecord;
 use crate::error::ServiceError;
+use crate::store::TournamentRecord;
 
 /// Most entrants of a tournament.
 const MAX_ENTRANTS: usize = 256;
@@ -42,7 +42,7 @@ type Counts = (usize, usize, usize);
 pub struct Tourney {
     record: TournamentRecord,
     settings: pb::CreateTournamentRequest,
-    kind: pb::GameKind,
+    kind: Kind,
     k: u8,
     /// In the order they entered: named ones first, then those who joined.
     entrants: Vec<BotNo>,
@@ -75,12 +75,17 @@ pub struct Tourney {
 }
 
 impl Tourney {
+    /// The seats its kind's arena games have.
+    fn seats(&self) -> Seats {
+        super::seats(self.kind)
+    }
+
     /// The tournament of `record` as created: entry open, or (without open
     /// entry) its named entrants, not started yet.
     fn new(record: TournamentRecord) -> Result<Tourney, ServiceError> {
         let settings = pb::CreateTournamentRequest::decode(record.settings.as_slice())
             .map_err(|e| ServiceError::invalid("settings", format!("stored settings: {e}")))?;
-        let kind = pb::GameKind::try_from(settings.kind).unwrap_or(pb::GameKind::Meduris);
+        let kind = Kind::from_number(settings.kind)?;
         let k = settings.players as u8;
         let entrants: Vec<BotNo> = settings
             .entrants
@@ -133,12 +138,13 @@ impl Tourney {
         let format = self.format();
         let (schedule, rounds_total) = match format {
             Format::Swiss { rounds } => {
-                schedule::swiss_round(&ids, self.k, &Standings::new(), &[], &[])
+                schedule::swiss_round(&ids, self.k, self.seats(), &Standings::new(), &[], &[])
                     .map_err(|e| e.to_string())?;
                 (Vec::new(), rounds)
             }
             Format::Gauntlet { .. } => {
-                let once = schedule::schedule(&format, &ids, self.k).map_err(|e| e.to_string())?;
+                let once = schedule::schedule(&format, &ids, self.k, self.seats())
+                    .map_err(|e| e.to_string())?;
                 let repeats = match &self.settings.format {
                     Some(pb::create_tournament_request::Format::Gauntlet(g)) => g.games.max(1),
                     _ => 1,
@@ -148,7 +154,8 @@ impl Tourney {
                 (all, n)
             }
             Format::RoundRobin { .. } => {
-                let all = schedule::schedule(&format, &ids, self.k).map_err(|e| e.to_string())?;
+                let all = schedule::schedule(&format, &ids, self.k, self.seats())
+                    .map_err(|e| e.to_string())?;
                 let n = all.len() as u32;
                 (all, n)
             }
@@ -294,7 +301,7 @@ impl Arena {
         pb::Tournament {
             tournament_id: t.record.id.clone(),
             name: t.settings.name.clone(),
-            kind: t.kind as i32,
+            kind: t.kind.number(),
             players: u32::from(t.k),
             settings: Some(t.settings.clone()),
             status: t.status() as i32,

@@ -15,7 +15,7 @@ use super::Tourney;
 use crate::arena::bots::{BotNo, parse_id};
 use crate::arena::matches::NewMatch;
 use crate::arena::{Arena, State};
-use crate::arena_store::{StoredMatch, TournamentRecord};
+use crate::store::{StoredMatch, TournamentRecord};
 
 impl Arena {
     /// Appends `event` to tournament `id`'s log; a failure is logged (the
@@ -77,7 +77,14 @@ impl Arena {
             let games = match t.format() {
                 Format::Swiss { .. } => {
                     let ids: Vec<BotId> = t.entrants.iter().map(|&b| BotId(b)).collect();
-                    match schedule::swiss_round(&ids, t.k, &t.standings, &t.history, &t.byes) {
+                    match schedule::swiss_round(
+                        &ids,
+                        t.k,
+                        t.seats(),
+                        &t.standings,
+                        &t.history,
+                        &t.byes,
+                    ) {
                         Ok(drawn) => {
                             for &b in &drawn.byes {
                                 t.standings.record_bye(b, t.k);

@@ -1,0 +1,203 @@
+//! Hosting a game behind the contract: one engine, its numbered event log and
+//! its version, driven only with proto messages.
+//!
+//! [`HostedGame`] is the object-safe face a server holds for any game;
+//! [`Hosted`] implements it once for every game ([`druids_contract::codec::ProtoGame`]); [`new_game`] creates
+//! any game of the registry ([`druids_contract::with_game!`]), so a new game needs no
+//! server code. This is the server's game lifecycle (versions, event
+//! numbering, seats joined, decisions needed); the rules stay in the engines.
+//!
+//! An action is applied in two steps, so that it is stored in between
+//! without the game calling back into the server: [`HostedGame::stage`]
+//! checks it on a copy and encodes it once, the caller stores that, and
+//! [`StagedMove::commit`] makes the move (dropping it instead leaves no trace).
+
+use druids_contract::chance::ScriptError;
+use druids_contract::codec::DecodeError;
+use druids_contract::{Kind, pb};
+use druids_engine::{RuleViolation, Seat, SetupError, Viewer};
+
+mod event;
+mod hosted;
+
+pub use event::HostEvent;
+pub use hosted::Hosted;
+
+/// Why a game could not be created.
+#[derive(Debug, thiserror::Error)]
+pub enum CreateError {
+    /// The options are malformed.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    /// The engine refused the set-up (player count, option out of range).
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// A chance script for a game that draws nothing at random.
+    #[error("options.chance_script: {0} has no random draw to script")]
+    NoDraws(&'static str),
+}
+
+impl From<ScriptError> for CreateError {
+    fn from(e: ScriptError) -> CreateError {
+        match e {
+            ScriptError::Decode(e) => CreateError::Decode(e),
+            ScriptError::Setup(e) => CreateError::Setup(e),
+            ScriptError::NoDraws(game) => CreateError::NoDraws(game),
+        }
+    }
+}
+
+/// Why an action was not applied. The game is unchanged in every case.
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    /// The action is malformed.
+    #[error("malformed action: {0}")]
+    Decode(#[from] DecodeError),
+    /// Seats are still open: nobody may act yet.
+    #[error("the game has not started: seats are still open")]
+    NotStarted,
+    /// No entry of the legal-action list has this id.
+    #[error("legal_action_id {id} does not exist (the list has {len} entries)")]
+    NoSuchLegalAction {
+        /// The id asked for.
+        id: u32,
+        /// Length of the list.
+        len: usize,
+    },
+    /// The engine refused the action (its own error, which says why and
+    /// classifies itself with [`RuleViolation::rejection`]).
+    #[error("{0}")]
+    Rule(Box<dyn RuleViolation>),
+}
+
+/// A host event logged just before an action's own events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prelude {
+    /// The seat was on autopilot and decided itself again (`AutopilotChanged`
+    /// off).
+    Resumed,
+    /// The server decided for the seat: its clock ran out, or it is on
+    /// autopilot (`TimedOut`, carrying the action as each viewer may see it).
+    TimedOut {
+        /// Whether the autopilot decided (rather than the clock's default).
+        autopilot: bool,
+    },
+}
+
+/// What an applied action did to the log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Applied {
+    /// Seq of the first event the action caused.
+    pub first_seq: u64,
+    /// Seq of the last event the action caused.
+    pub last_seq: u64,
+    /// The version after the action.
+    pub version: u64,
+    /// The action applied, in canonical form (what a replay holds).
+    pub action: pb::Action,
+}
+
+/// What a seat chose: a full action, or the id of an entry of the default
+/// legal-action list.
+pub type Choice = pb::submit_action_request::Choice;
+
+/// An action the engine accepted, not made yet: [`StagedMove::commit`] makes
+/// it; dropping it leaves the game as it was.
+pub trait StagedMove {
+    /// The action in canonical form: what the log stores and a replay applies.
+    fn action(&self) -> &pb::Action;
+    /// Makes the move: the game, its version and its event log change.
+    fn commit(self: Box<Self>) -> Applied;
+}
+
+/// A game hosted behind the contract, whatever game it is.
+///
+/// Versions count applied actions from 0. Events are numbered from 1 in one log
+/// holding the engine's events and the host's own (seats joining, the start,
+/// decisions needed, the end); [`HostedGame::events`] redacts them per viewer.
+pub trait HostedGame: Send + Sync {
+    /// The game's kind.
+    fn kind(&self) -> Kind;
+    /// Number of seats.
+    fn players(&self) -> usize;
+    /// Actions applied so far.
+    fn version(&self) -> u64;
+    /// Seq of the last event in the log (0 when it is empty).
+    fn last_seq(&self) -> u64;
+    /// Whether play has begun (every seat claimed).
+    fn started(&self) -> bool;
+    /// Whether the game is over.
+    fn is_over(&self) -> bool;
+    /// The seat that must decide, once started and until the end.
+    fn to_act(&self) -> Option<Seat>;
+    /// The pending decision, once started and until the end.
+    fn decision(&self) -> Option<pb::Decision>;
+    /// The legal actions of the seat to act. Ids number the default list
+    /// from 0; in the list with every payment, an entry also in the default
+    /// list carries the same id and the others none, so an id names one
+    /// action whichever list it came from.
+    fn legal_actions(&self, all_payments: bool) -> Vec<pb::LegalAction>;
+    /// Seq of the `DecisionNeeded` event of the pending decision, while one is
+    /// pending.
+    fn pending_decision_seq(&self) -> Option<u64>;
+    /// Checks `seat`'s `choice` against the rules on a copy of the game; on
+    /// any error nothing changes, and nothing changes either until the move
+    /// returned is committed. A `prelude` host event, if any, is logged just
+    /// before the action's events (e.g. "this was a timeout").
+    fn stage(
+        &mut self,
+        seat: Seat,
+        choice: &Choice,
+        prelude: Option<Prelude>,
+    ) -> Result<Box<dyn StagedMove + '_>, ApplyError>;
+    /// Stages and commits at once: for an action that is not stored first
+    /// (one read back from the store, or a check).
+    fn apply(
+        &mut self,
+        seat: Seat,
+        choice: &Choice,
+        prelude: Option<Prelude>,
+    ) -> Result<Applied, ApplyError> {
+        Ok(self.stage(seat, choice, prelude)?.commit())
+    }
+    /// Records that a seat was claimed.
+    fn seat_joined(&mut self, seat: Seat, name: &str) -> u64;
+    /// Appends a public host event (turn clocks, autopilot) to the log.
+    fn record(&mut self, event: HostEvent) -> u64;
+    /// Starts play: records the start and the first decision needed.
+    fn start(&mut self) -> u64;
+    /// Appends to `out` the events with seq in `from_seq..` (at most `max`), as
+    /// `viewer` may see them; hidden events are skipped. Returns the seq after
+    /// the last one examined.
+    fn events(
+        &self,
+        from_seq: u64,
+        max: usize,
+        viewer: Viewer,
+        out: &mut Vec<pb::GameEvent>,
+    ) -> u64;
+    /// The game's own part of the state, as `viewer` may see it.
+    fn view(&self, viewer: Viewer) -> pb::state_view::Game;
+    /// The result, once over.
+    fn outcome(&self) -> Option<pb::Outcome>;
+    /// The engine's documented default for the pending decision (turn clocks).
+    fn timeout_action(&self) -> Option<pb::Action>;
+    /// Every applied action, in order, as a replay holds it.
+    fn replay_actions(&self) -> Vec<pb::ReplayAction>;
+}
+
+/// Creates a game of `kind`, whichever game of the registry it is.
+pub fn new_game(
+    kind: Kind,
+    players: usize,
+    seed: u64,
+    options: &pb::GameOptions,
+) -> Result<Box<dyn HostedGame>, CreateError> {
+    druids_contract::with_game!(kind, |G| Hosted::<G>::new(players, seed, options)
+        .map(|s| Box::new(s) as Box<dyn HostedGame>))
+}
+
+#[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
+mod malformed_tests;

@@ -1,0 +1,190 @@
+//! Actions played in a room, in one pass: the engine stages the move on a
+//! copy ([`HostedGame::stage`](crate::hosted_game::HostedGame::stage)), the
+//! room appends its one record to the store, then commits it. A failed
+//! append leaves the game as it was. Every action takes this path: a seat's
+//! submission, the turn clock's and the autopilot's decisions, a replay's
+//! prefix; an action read back from the store is committed without storing.
+
+use druids_contract::pb;
+use druids_engine::Seat;
+
+use super::{Room, RoomState};
+use crate::error::{ServiceError, clip};
+use crate::hosted_game::{Applied, ApplyError, Choice};
+use crate::store::{ActionRecord, Games, Origin, SubmissionKey};
+use crate::submission::Submission;
+
+/// An action to play: whose, decided by whom, what, and the key of the
+/// submission it answers, if any.
+pub(super) struct Act {
+    pub(super) seat: Seat,
+    pub(super) origin: Origin,
+    pub(super) choice: Choice,
+    pub(super) key: Option<SubmissionKey>,
+}
+
+impl Room {
+    /// Charges a submission of `seat` to the seat's budget of `per_second`
+    /// (0: no limit) at `now_ms`.
+    pub fn charge_submission(
+        &self,
+        seat: Seat,
+        per_second: u32,
+        now_ms: u64,
+    ) -> Result<(), ServiceError> {
+        if per_second == 0 {
+            return Ok(());
+        }
+        self.lock().buckets[seat.index()]
+            .take(per_second, 1, now_ms)
+            .map_err(|retry_after| ServiceError::RateLimited {
+                what: format!("{seat} may submit at most {per_second} actions per second"),
+                retry_after,
+            })
+    }
+
+    /// Plays a submission of `seat`: its first answer again if it is a
+    /// retry, else the action, stored first.
+    pub fn submit(
+        &self,
+        seat: Seat,
+        submission: &Submission,
+        games: &dyn Games,
+        now_ms: u64,
+    ) -> Result<pb::SubmitActionResponse, ServiceError> {
+        let mut state = self.lock();
+        if let Some(key) = &submission.key {
+            if let Some(first) = state.answered.get(seat, &key.digests.key) {
+                return if first.request == key.digests.request {
+                    Ok(state.answer_again(first))
+                } else {
+                    Err(ServiceError::KeyReused {
+                        what: "idempotency key",
+                        key: clip(&key.text),
+                    })
+                };
+            }
+            if state.ended_ms.is_some() && !state.keys_kept {
+                return Err(ServiceError::AnswerGone(self.id.clone()));
+            }
+        }
+        if state.game.is_over() {
+            return Err(ServiceError::Finished(self.id.clone()));
+        }
+        if let Some(reason) = &state.abandoned {
+            return Err(ServiceError::Abandoned(self.id.clone(), reason.clone()));
+        }
+        let current = state.game.version();
+        let expected = submission.expected_version;
+        if expected != current {
+            return Err(ServiceError::StaleVersion { expected, current });
+        }
+        let digests = submission.key.as_ref().map(|k| k.digests);
+        let act = Act {
+            seat,
+            origin: Origin::Seat,
+            choice: submission.choice.clone(),
+            key: digests,
+        };
+        let applied = self.play(&mut state, act, games, now_ms)?;
+        self.record_end(&state, games, now_ms);
+        let seqs = applied.first_seq..=applied.last_seq;
+        let reply = state.answer(seat, seqs, applied.version, None);
+        if let Some(key) = digests {
+            let answered = state.answered(seat, key, &applied);
+            state.answered.insert(answered);
+        }
+        self.announce(&state);
+        Ok(reply)
+    }
+
+    /// The one path of every live action: staged by the engine, its record
+    /// appended to the store, then committed.
+    pub(super) fn play(
+        &self,
+        state: &mut RoomState,
+        act: Act,
+        games: &dyn Games,
+        now_ms: u64,
+    ) -> Result<Applied, ServiceError> {
+        let Act {
+            seat,
+            origin,
+            choice,
+            key,
+        } = act;
+        let prelude = state.prelude(seat, origin);
+        let version = state.game.version() + 1;
+        let staged = state
+            .game
+            .stage(seat, &choice, prelude)
+            .map_err(|e| ServiceError::from_apply(&self.id, e))?;
+        games.append_action(
+            &self.id,
+            &ActionRecord {
+                version,
+                seat,
+                origin,
+                action: staged.action().clone(),
+                key,
+                epoch: self.setup.epoch,
+            },
+        )?;
+        let applied = staged.commit();
+        Ok(state.acted(seat, origin, applied, now_ms))
+    }
+
+    /// Tells the store that the game just ended, if it did, so that it is not
+    /// rebuilt at the next start. Not fatal: the action is stored, and a
+    /// restart that rebuilds the game sees it over and tells the store then.
+    pub(super) fn record_end(&self, state: &RoomState, games: &dyn Games, now_ms: u64) {
+        if state.game.is_over()
+            && let Err(e) = games.finish(&self.id, state.game.version(), now_ms)
+        {
+            tracing::warn!(game_id = %self.id, "cannot record the end of the game: {e}");
+        }
+    }
+
+    /// Applies an action of the replay a game starts from (CreateGame with
+    /// `start_from`), storing it like any action.
+    pub fn apply_prefix(
+        &self,
+        action: pb::ReplayAction,
+        games: &dyn Games,
+        now_ms: u64,
+    ) -> Result<(), ServiceError> {
+        let mut state = self.lock();
+        let act = Act {
+            seat: Seat(action.seat as u8),
+            origin: Origin::of_replay(&action),
+            choice: Choice::Action(action.action.unwrap_or_default()),
+            key: None,
+        };
+        let result = self.play(&mut state, act, games, now_ms);
+        self.record_end(&state, games, now_ms);
+        self.announce(&state);
+        result.map(|_| ())
+    }
+
+    /// Replays a stored action (already durable: nothing is stored),
+    /// remembering its idempotency key if the room keeps them.
+    pub fn replay_stored(&self, record: ActionRecord, now_ms: u64) -> Result<(), ApplyError> {
+        let mut state = self.lock();
+        let (seat, origin) = (record.seat, record.origin);
+        let prelude = state.prelude(seat, origin);
+        let applied = state
+            .game
+            .apply(seat, &Choice::Action(record.action), prelude)?;
+        let applied = state.acted(seat, origin, applied, now_ms);
+        if state.keys_kept
+            && let Some(key) = record.key
+        {
+            let mut answered = state.answered(seat, key, &applied);
+            // The clock restarted: the answer carries the deadline of now.
+            answered.deadline_ms = None;
+            state.answered.insert(answered);
+        }
+        self.announce(&state);
+        Ok(())
+    }
+}

@@ -1,0 +1,138 @@
+//! Retrying what a lost connection interrupted, and turning what cannot be
+//! retried into [`StoreError`]s.
+//!
+//! A connection that breaks (the database restarted, a proxy dropped it, the
+//! network blinked) fails a call with no SQLSTATE or with one of class 08; so
+//! does a database still starting or shutting down (57P0x). Those are tried
+//! again, on a fresh connection, with doubling pauses, for a few seconds.
+//! Anything else, a refused write above all (read-only database, full disk,
+//! constraint violated), fails at once: the server answers `UNAVAILABLE` and
+//! nothing was changed.
+
+use std::time::Duration;
+
+use tokio_postgres::error::SqlState;
+
+use super::PostgresStore;
+use crate::StoreError;
+
+/// Pauses between attempts: 50 ms doubling, about 6 s of waiting in all.
+const PAUSES: [u64; 7] = [50, 100, 200, 400, 800, 1600, 3200];
+
+/// Why one attempt failed.
+#[derive(Debug)]
+pub(super) enum Failure {
+    /// The database or the connection to it.
+    Pg(tokio_postgres::Error),
+    /// No connection could be had from the pool.
+    Pool(deadpool_postgres::PoolError),
+    /// Setting the store up.
+    Io(std::io::Error),
+    /// What the database holds contradicts what a retry was writing.
+    Conflict(Conflict),
+    /// Anything else, described.
+    Other(String),
+    /// A stored value that does not decode.
+    Store(StoreError),
+}
+
+/// A retried write found a different row where its own should be.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Conflict(pub String);
+
+/// A [`Failure::Conflict`].
+pub(super) fn conflict(what: &str) -> Failure {
+    Failure::Conflict(Conflict(what.to_owned()))
+}
+
+impl From<tokio_postgres::Error> for Failure {
+    fn from(e: tokio_postgres::Error) -> Self {
+        Failure::Pg(e)
+    }
+}
+
+impl From<deadpool_postgres::PoolError> for Failure {
+    fn from(e: deadpool_postgres::PoolError) -> Self {
+        Failure::Pool(e)
+    }
+}
+
+impl From<StoreError> for Failure {
+    fn from(e: StoreError) -> Self {
+        Failure::Store(e)
+    }
+}
+
+/// Whether `e` broke the connection (or found the database not ready) rather
+/// than being the database's answer to the statement.
+pub(super) fn transient(e: &tokio_postgres::Error) -> bool {
+    if e.is_closed() {
+        return true;
+    }
+    match e.code() {
+        None => true,
+        Some(code) => {
+            code.code().starts_with("08")
+                || [
+                    SqlState::ADMIN_SHUTDOWN,
+                    SqlState::CRASH_SHUTDOWN,
+                    SqlState::CANNOT_CONNECT_NOW,
+                    SqlState::T_R_SERIALIZATION_FAILURE,
+                    SqlState::T_R_DEADLOCK_DETECTED,
+                ]
+                .contains(code)
+        }
+    }
+}
+
+impl Failure {
+    /// Whether another attempt may succeed.
+    fn transient(&self) -> bool {
+        match self {
+            Failure::Pg(e) => transient(e),
+            Failure::Pool(deadpool_postgres::PoolError::Backend(e)) => transient(e),
+            Failure::Pool(deadpool_postgres::PoolError::Timeout(_)) => true,
+            _ => false,
+        }
+    }
+}
+
+/// The [`StoreError`] for `failure` while doing `op`.
+pub(super) fn database(op: &'static str, failure: Failure) -> StoreError {
+    let source: std::sync::Arc<dyn std::error::Error + Send + Sync> = match failure {
+        Failure::Store(e) => return e,
+        Failure::Pg(e) => std::sync::Arc::new(e),
+        Failure::Pool(e) => std::sync::Arc::new(e),
+        Failure::Io(e) => std::sync::Arc::new(e),
+        Failure::Conflict(e) => std::sync::Arc::new(e),
+        Failure::Other(e) => std::sync::Arc::new(Conflict(e)),
+    };
+    StoreError::Database { op, source }
+}
+
+impl PostgresStore {
+    /// Calls `attempt` until it succeeds, fails for good, or the pauses run
+    /// out; `attempt` is told whether an earlier attempt may have committed.
+    pub(super) fn retry<T>(
+        &self,
+        op: &'static str,
+        mut attempt: impl FnMut(bool) -> Result<T, Failure>,
+    ) -> Result<T, StoreError> {
+        let mut pauses = PAUSES.iter();
+        let mut retrying = false;
+        loop {
+            match attempt(retrying) {
+                Ok(out) => return Ok(out),
+                Err(e) => match pauses.next() {
+                    Some(&pause) if e.transient() => {
+                        tracing::warn!("PostgreSQL: {op}: {e:?}; trying again in {pause} ms");
+                        std::thread::sleep(Duration::from_millis(pause));
+                        retrying = true;
+                    }
+                    _ => return Err(database(op, e)),
+                },
+            }
+        }
+    }
+}
