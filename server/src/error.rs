@@ -173,6 +173,20 @@ pub enum ServiceError {
     /// A call acting on another bot without the operator key (what it was).
     #[error("{0} of another bot needs the operator key as the bearer token")]
     OperatorKeyRequired(&'static str),
+    /// A TestingService call on a server without `--test-faults`.
+    #[error(
+        "fault plans and ledgers need a server started with --test-faults (or DRUIDS_TEST_FAULTS=true); this one was not"
+    )]
+    TestFaultsOff,
+    /// A TestingService call without the game's test key (already clipped).
+    #[error("the bearer token is not the test key of game {0}")]
+    TestKeyUnknown(String),
+    /// A fault of a test plan answered as from a server that is down.
+    #[error("unavailable (a fault of the game's test plan): nothing was applied; retry in {} ms", retry_after.as_millis())]
+    FaultUnavailable {
+        /// When a retry will be accepted.
+        retry_after: Duration,
+    },
 }
 
 impl ServiceError {
@@ -216,6 +230,9 @@ impl ServiceError {
                 Code::FailedPrecondition
             }
             ServiceError::OperatorKeyRequired(_) => Code::PermissionDenied,
+            ServiceError::TestFaultsOff => Code::FailedPrecondition,
+            ServiceError::TestKeyUnknown(_) => Code::Unauthenticated,
+            ServiceError::FaultUnavailable { .. } => Code::Unavailable,
         }
     }
 
@@ -261,6 +278,9 @@ impl ServiceError {
             ServiceError::EntryClosed { .. } => ErrorReason::EntryClosed,
             ServiceError::OperatorKeyRequired(_) => ErrorReason::OperatorKeyRequired,
             ServiceError::ShuttingDown => ErrorReason::ShuttingDown,
+            ServiceError::TestFaultsOff => ErrorReason::TestFaultsOff,
+            ServiceError::TestKeyUnknown(_) => ErrorReason::TokenUnknown,
+            ServiceError::FaultUnavailable { .. } => ErrorReason::StorageUnavailable,
         }
     }
 
@@ -315,7 +335,8 @@ impl From<ServiceError> for Status {
             ServiceError::Rule(e) if e.rejection() == Rejection::Malformed => {
                 details.add_bad_request_violation("action", e.to_string());
             }
-            ServiceError::RateLimited { retry_after, .. } => {
+            ServiceError::RateLimited { retry_after, .. }
+            | ServiceError::FaultUnavailable { retry_after } => {
                 details.set_retry_info(Some(*retry_after));
             }
             ServiceError::Moved(_) | ServiceError::Storage(StoreError::Fenced { .. }) => {

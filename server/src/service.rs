@@ -26,6 +26,7 @@ use crate::cluster::forward::{PeerClient, relayed};
 use crate::cluster::{Cluster, Located, NodeConfig};
 use crate::config::Limits;
 use crate::error::ServiceError;
+use crate::faults::Faults;
 use crate::lobby::Lobby;
 use crate::metrics::{Metrics, TimedGames};
 use crate::quota::{Quotas, Read};
@@ -37,6 +38,7 @@ use crate::store::{ArenaStore, Epoch, Games, Store, StoreError};
 use crate::stream::{STREAM_BUFFER, Streams};
 
 mod rpc;
+mod testing;
 
 /// The games of this server and what it needs to serve them.
 pub struct Service {
@@ -57,6 +59,8 @@ pub struct Service {
     cluster: Option<Arc<Cluster>>,
     /// The arena (off on a node of several).
     arena: Option<Arc<Arena>>,
+    /// The fault plans of test games (`--test-faults`).
+    faults: Arc<Faults>,
 }
 
 type Result<T> = std::result::Result<T, ServiceError>;
@@ -119,6 +123,8 @@ impl Service {
         cluster: Option<Arc<Cluster>>,
     ) -> std::result::Result<Service, StoreError> {
         let metrics = Arc::new(Metrics::new());
+        metrics.test_faults.set(limits.test_faults.into());
+        let faults = Arc::new(Faults::new(limits.test_faults));
         if let Some(c) = &cluster {
             metrics.add_cluster(c.metrics());
         }
@@ -172,6 +178,7 @@ impl Service {
             blocking,
             cluster,
             arena,
+            faults,
         })
     }
 

@@ -13,6 +13,7 @@ use tracing::{Instrument, info_span};
 use super::{EventStream, Service};
 use crate::cluster::Located;
 use crate::error::ServiceError;
+use crate::faults::Method;
 use crate::quota::Read;
 use crate::store::StoreError;
 use crate::stream::{STREAM_BUFFER, pump};
@@ -70,6 +71,148 @@ impl DruidsService for Service {
         &self,
         request: Request<pb::GetLegalActionsRequest>,
     ) -> std::result::Result<Response<pb::GetLegalActionsResponse>, Status> {
+        let id = request.get_ref().game_id.clone();
+        self.under_plan(Method::Legal, id, request, |r| {
+            self.get_legal_actions_here(r)
+        })
+        .await
+    }
+
+    async fn submit_action(
+        &self,
+        request: Request<pb::SubmitActionRequest>,
+    ) -> std::result::Result<Response<pb::SubmitActionResponse>, Status> {
+        let id = request.get_ref().game_id.clone();
+        self.under_plan(Method::Submit, id, request, |r| self.submit_action_here(r))
+            .await
+    }
+
+    type StreamEventsStream = EventStream;
+
+    async fn stream_events(
+        &self,
+        request: Request<pb::StreamEventsRequest>,
+    ) -> std::result::Result<Response<EventStream>, Status> {
+        let caller = self.caller(&request)?;
+        let id = request.get_ref().game_id.clone();
+        let room = match self.locate(&id, &caller).await? {
+            Located::Here(room) => room,
+            Located::There(addr) => {
+                self.refused(self.read(Read::One, &caller))?;
+                let upstream = self
+                    .forward(&addr, &id, request, &caller, |mut peer, r| async move {
+                        peer.stream_events(r).await
+                    })
+                    .await?
+                    .into_inner();
+                return Ok(Response::new(self.relay_stream(upstream, id)));
+            }
+        };
+        let planned = self.faults.has_plan(&id).then(|| {
+            request
+                .remote_addr()
+                .map(|a| a.to_string())
+                .unwrap_or_default()
+        });
+        let req = request.into_inner();
+        let viewer = self.refused(self.viewer(&room, &caller, false))?;
+        if let Some(peer) = &planned {
+            self.stream_opened(&room, viewer, req.from_seq, peer)?;
+        }
+        self.refused(self.read(Read::One, &caller))?;
+        let last = room.last_seq();
+        let beyond = if req.from_seq > last + 1 {
+            Err(ServiceError::invalid(
+                "from_seq",
+                format!(
+                    "from_seq {} is beyond the log: the last event is {last}",
+                    req.from_seq
+                ),
+            ))
+        } else {
+            Ok(())
+        };
+        self.refused(beyond)?;
+        let slot = self.refused(self.streams.open(&room, viewer, caller.peer))?;
+        let (first, cursor) = match req.from_seq {
+            0 => room.snapshot(viewer),
+            n => (Vec::new(), n),
+        };
+        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        let span = info_span!("stream_events", game_id = %room.id, viewer = ?viewer);
+        let shutdown = self.stop.subscribe();
+        tokio::spawn(pump(room, slot, first, cursor, tx, shutdown).instrument(span));
+        match planned {
+            Some(peer) => Ok(Response::new(self.stream_under_plan(
+                &id,
+                viewer,
+                req.from_seq,
+                peer,
+                rx,
+            ))),
+            None => Ok(Response::new(Box::pin(ReceiverStream::new(rx)))),
+        }
+    }
+
+    async fn get_state(
+        &self,
+        request: Request<pb::GetStateRequest>,
+    ) -> std::result::Result<Response<pb::GetStateResponse>, Status> {
+        let id = request.get_ref().game_id.clone();
+        self.under_plan(Method::State, id, request, |r| self.get_state_here(r))
+            .await
+    }
+
+    async fn export_replay(
+        &self,
+        request: Request<pb::ExportReplayRequest>,
+    ) -> std::result::Result<Response<pb::Replay>, Status> {
+        let caller = self.caller(&request)?;
+        let room = here_or_forward!(self, request, caller, export_replay);
+        self.refused(self.read(Read::One, &caller))?;
+        let seed_hidden = match &self.arena {
+            Some(arena) if arena.hides_seed(&room.id) => {
+                Err(ServiceError::MatchRunning(room.id.clone()))
+            }
+            _ => Ok(()),
+        };
+        self.refused(seed_hidden)?;
+        Ok(Response::new(self.refused(room.replay())?))
+    }
+
+    async fn list_games(
+        &self,
+        request: Request<pb::ListGamesRequest>,
+    ) -> std::result::Result<Response<pb::ListGamesResponse>, Status> {
+        let caller = self.caller(&request)?;
+        self.refused(self.read(Read::List, &caller))?;
+        let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
+        let shared = self.cluster.as_ref().map(|c| Arc::clone(c.leases()));
+        let lobby = Arc::clone(&self.lobby);
+        let page = self
+            .off_the_workers(move || {
+                crate::list_games::list(&rooms, shared.as_deref(), lobby.catalog(), &req)
+            })
+            .await?;
+        Ok(Response::new(self.refused(page)?))
+    }
+
+    async fn list_game_types(
+        &self,
+        request: Request<pb::ListGameTypesRequest>,
+    ) -> std::result::Result<Response<pb::ListGameTypesResponse>, Status> {
+        let caller = self.caller(&request)?;
+        self.refused(self.read(Read::One, &caller))?;
+        Ok(Response::new(self.lobby.catalog().game_types()))
+    }
+}
+
+/// The calls a fault plan may refuse, hold or lose ([`Service::under_plan`]).
+impl Service {
+    async fn get_legal_actions_here(
+        &self,
+        request: Request<pb::GetLegalActionsRequest>,
+    ) -> std::result::Result<Response<pb::GetLegalActionsResponse>, Status> {
         let caller = self.caller(&request)?;
         let room = here_or_forward!(self, request, caller, get_legal_actions);
         let req = request.into_inner();
@@ -80,7 +223,7 @@ impl DruidsService for Service {
         Ok(Response::new(self.refused(page)?))
     }
 
-    async fn submit_action(
+    async fn submit_action_here(
         &self,
         request: Request<pb::SubmitActionRequest>,
     ) -> std::result::Result<Response<pb::SubmitActionResponse>, Status> {
@@ -141,56 +284,7 @@ impl DruidsService for Service {
         Ok(Response::new(reply))
     }
 
-    type StreamEventsStream = EventStream;
-
-    async fn stream_events(
-        &self,
-        request: Request<pb::StreamEventsRequest>,
-    ) -> std::result::Result<Response<EventStream>, Status> {
-        let caller = self.caller(&request)?;
-        let id = request.get_ref().game_id.clone();
-        let room = match self.locate(&id, &caller).await? {
-            Located::Here(room) => room,
-            Located::There(addr) => {
-                self.refused(self.read(Read::One, &caller))?;
-                let upstream = self
-                    .forward(&addr, &id, request, &caller, |mut peer, r| async move {
-                        peer.stream_events(r).await
-                    })
-                    .await?
-                    .into_inner();
-                return Ok(Response::new(self.relay_stream(upstream, id)));
-            }
-        };
-        let req = request.into_inner();
-        let viewer = self.refused(self.viewer(&room, &caller, false))?;
-        self.refused(self.read(Read::One, &caller))?;
-        let last = room.last_seq();
-        let beyond = if req.from_seq > last + 1 {
-            Err(ServiceError::invalid(
-                "from_seq",
-                format!(
-                    "from_seq {} is beyond the log: the last event is {last}",
-                    req.from_seq
-                ),
-            ))
-        } else {
-            Ok(())
-        };
-        self.refused(beyond)?;
-        let slot = self.refused(self.streams.open(&room, viewer, caller.peer))?;
-        let (first, cursor) = match req.from_seq {
-            0 => room.snapshot(viewer),
-            n => (Vec::new(), n),
-        };
-        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
-        let span = info_span!("stream_events", game_id = %room.id, viewer = ?viewer);
-        let shutdown = self.stop.subscribe();
-        tokio::spawn(pump(room, slot, first, cursor, tx, shutdown).instrument(span));
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
-    }
-
-    async fn get_state(
+    async fn get_state_here(
         &self,
         request: Request<pb::GetStateRequest>,
     ) -> std::result::Result<Response<pb::GetStateResponse>, Status> {
@@ -201,48 +295,5 @@ impl DruidsService for Service {
         Ok(Response::new(pb::GetStateResponse {
             state: Some(room.view(viewer)),
         }))
-    }
-
-    async fn export_replay(
-        &self,
-        request: Request<pb::ExportReplayRequest>,
-    ) -> std::result::Result<Response<pb::Replay>, Status> {
-        let caller = self.caller(&request)?;
-        let room = here_or_forward!(self, request, caller, export_replay);
-        self.refused(self.read(Read::One, &caller))?;
-        let seed_hidden = match &self.arena {
-            Some(arena) if arena.hides_seed(&room.id) => {
-                Err(ServiceError::MatchRunning(room.id.clone()))
-            }
-            _ => Ok(()),
-        };
-        self.refused(seed_hidden)?;
-        Ok(Response::new(self.refused(room.replay())?))
-    }
-
-    async fn list_games(
-        &self,
-        request: Request<pb::ListGamesRequest>,
-    ) -> std::result::Result<Response<pb::ListGamesResponse>, Status> {
-        let caller = self.caller(&request)?;
-        self.refused(self.read(Read::List, &caller))?;
-        let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
-        let shared = self.cluster.as_ref().map(|c| Arc::clone(c.leases()));
-        let lobby = Arc::clone(&self.lobby);
-        let page = self
-            .off_the_workers(move || {
-                crate::list_games::list(&rooms, shared.as_deref(), lobby.catalog(), &req)
-            })
-            .await?;
-        Ok(Response::new(self.refused(page)?))
-    }
-
-    async fn list_game_types(
-        &self,
-        request: Request<pb::ListGameTypesRequest>,
-    ) -> std::result::Result<Response<pb::ListGameTypesResponse>, Status> {
-        let caller = self.caller(&request)?;
-        self.refused(self.read(Read::One, &caller))?;
-        Ok(Response::new(self.lobby.catalog().game_types()))
     }
 }
