@@ -339,6 +339,13 @@ async fn a_lost_answer_was_applied_once_and_its_retry_gets_the_original() {
                 retry_after_ms: 1,
             })),
         },
+        pb::Fault {
+            seat,
+            kind: Some(pb::fault::Kind::HoldAnswer(pb::HoldAnswerFault {
+                nth: 2,
+                hold_ms: 50,
+            })),
+        },
     ];
     let (id, tokens, key) = test_game(&mut testing, faults).await;
     let token = &tokens[seat as usize];
@@ -363,7 +370,7 @@ async fn a_lost_answer_was_applied_once_and_its_retry_gets_the_original() {
     assert_eq!(state(&mut client, &id, None).await.version, 1, "not twice");
 
     let entries = ledger(&mut testing, &id, &key).await;
-    assert_eq!(fired(&entries), vec![1, 0], "{entries:#?}");
+    assert_eq!(fired(&entries), vec![1, 0, 2], "{entries:#?}");
     let submits = calls(&entries, "SubmitAction");
     assert_eq!(submits.len(), 2);
     assert_eq!(
@@ -376,6 +383,8 @@ async fn a_lost_answer_was_applied_once_and_its_retry_gets_the_original() {
         "the lost answer's version"
     );
     assert_eq!(submits[1].code, "OK");
+    assert_eq!(submits[1].fault, Some(2));
+    assert!(submits[1].duration_ms >= 50, "held: {submits:#?}");
     assert_eq!(submits[0].key_digest, submits[1].key_digest);
     let legals = calls(&entries, "GetLegalActions");
     assert_eq!(legals[0].code, "RESOURCE_EXHAUSTED");
@@ -504,6 +513,21 @@ async fn scripted_dice_come_first_and_the_game_says_its_seed_was_chosen() {
         pb::MedurisGood::Stone as i32,
         "{rolled:?}"
     );
+    // Played to its end, its replay holds the script and re-runs to the
+    // same result.
+    druids_tests::play_random(&mut client, &id, &tokens, &mut rng, 100_000)
+        .await
+        .unwrap();
+    let replay = client
+        .export_replay(pb::ExportReplayRequest {
+            game_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(replay.options.as_ref().unwrap().chance_script.len(), 17);
+    let outcome = druids_contract::replay::verify(&replay).expect("the replay re-runs");
+    assert_eq!(outcome, replay.outcome, "the scripted dice replay exactly");
 
     // A game without draws takes no script.
     let refused = client
