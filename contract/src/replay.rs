@@ -1,8 +1,10 @@
 //! Re-running a recorded game: a [`pb::Replay`] holds a game's set-up and every
 //! action; [`verify`] plays them through the engine again and checks that the
-//! recorded result comes out.
+//! recorded result comes out, and [`views`] gives the state after each action
+//! as one viewer saw it (what a replay viewer draws, so that it applies no
+//! rule itself).
 
-use druids_engine::{Seat, SetupError};
+use druids_engine::{Seat, SetupError, Viewer};
 
 use crate::chance::{ScriptError, Scripted};
 use crate::codec::{DecodeError, ProtoGame, encode_outcome};
@@ -62,14 +64,70 @@ pub enum ReplayError {
     },
 }
 
-/// Plays `replay` through the engine and returns the outcome it produces, if
-/// it equals the recorded one.
-pub fn verify(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {
-    let kind = crate::registry::Kind::from_number(replay.kind)?;
-    crate::with_game!(kind, |G| verify_game::<G>(replay))
+/// A recorded game's state after some of its actions, as one viewer saw it:
+/// the parts of a `StateView` the engine gives (the host adds the rest).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplayView {
+    /// Actions applied so far.
+    pub version: u64,
+    /// The seat that had to decide then (none once the game was over).
+    pub to_act: Option<u32>,
+    /// What it had to decide.
+    pub decision: Option<pb::Decision>,
+    /// That decision in the engine's words.
+    pub decision_description: String,
+    /// The result, in the view after the last action of a finished game.
+    pub outcome: Option<pb::Outcome>,
+    /// The game's own part of the state.
+    pub game: pb::state_view::Game,
 }
 
-fn verify_game<G: ProtoGame>(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {
+/// The views of `replay`'s states from version `from` on (at most `count`),
+/// as `viewer` saw them; version 0 is the game as set up. Each is what
+/// [`druids_engine::Game::view`] gives after that many actions, so it can
+/// never disagree with the engine. `from` beyond the last version gives none.
+pub fn views(
+    replay: &pb::Replay,
+    viewer: Viewer,
+    from: u64,
+    count: usize,
+) -> Result<Vec<ReplayView>, ReplayError> {
+    let kind = crate::registry::Kind::from_number(replay.kind)?;
+    crate::with_game!(kind, |G| views_of::<G>(replay, viewer, from, count))
+}
+
+fn views_of<G: ProtoGame>(
+    replay: &pb::Replay,
+    viewer: Viewer,
+    from: u64,
+    count: usize,
+) -> Result<Vec<ReplayView>, ReplayError> {
+    let last = replay.actions.len() as u64;
+    let until = from.saturating_add(count as u64).min(last + 1);
+    let mut out = Vec::with_capacity(until.saturating_sub(from) as usize);
+    replay_through::<G>(replay, until, |game, version| {
+        if version >= from {
+            out.push(ReplayView {
+                version,
+                to_act: game.to_act().map(|s| u32::from(s.0)),
+                decision: game.decision(),
+                decision_description: game.decision_description(),
+                outcome: game.outcome().as_ref().map(encode_outcome),
+                game: G::encode_view(&game.view(viewer)),
+            });
+        }
+    })?;
+    Ok(out)
+}
+
+/// Sets `replay`'s game up and applies its actions before version `until`
+/// (all of them for `u64::MAX`), showing `each` the game as set up (version
+/// 0) and after every action; the game at the end.
+fn replay_through<G: ProtoGame>(
+    replay: &pb::Replay,
+    until: u64,
+    mut each: impl FnMut(&G, u64),
+) -> Result<G, ReplayError> {
     let options = replay.options.clone().unwrap_or_default();
     let mut script = Scripted::parse(&options.chance_script).map_err(ReplayError::Options)?;
     let options = G::decode_options(&options).map_err(ReplayError::Options)?;
@@ -80,10 +138,18 @@ fn verify_game<G: ProtoGame>(replay: &pb::Replay) -> Result<Option<pb::Outcome>,
             ScriptError::Setup(e) => ReplayError::Setup(e),
             e => ReplayError::Script(e),
         })?;
+    if until > 0 {
+        each(&game, 0);
+    }
     for (index, a) in replay.actions.iter().enumerate() {
+        let version = index as u64 + 1;
+        if version >= until {
+            break;
+        }
         let action = a.action.as_ref().ok_or(ReplayError::Empty(index))?;
         let action =
             G::decode_action(action).map_err(|source| ReplayError::Malformed { index, source })?;
+        events.clear();
         game.apply(Seat(a.seat.min(255) as u8), &action, &mut events)
             .map_err(|e| ReplayError::Action {
                 index,
@@ -91,7 +157,20 @@ fn verify_game<G: ProtoGame>(replay: &pb::Replay) -> Result<Option<pb::Outcome>,
                 source: Box::new(e),
             })?;
         script.play(&mut game, &mut events);
+        each(&game, version);
     }
+    Ok(game)
+}
+
+/// Plays `replay` through the engine and returns the outcome it produces, if
+/// it equals the recorded one.
+pub fn verify(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {
+    let kind = crate::registry::Kind::from_number(replay.kind)?;
+    crate::with_game!(kind, |G| verify_game::<G>(replay))
+}
+
+fn verify_game<G: ProtoGame>(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {
+    let game = replay_through::<G>(replay, u64::MAX, |_, _| {})?;
     let abandoned = replay.status == pb::GameStatus::Abandoned as i32;
     match (game.to_act().is_none(), abandoned) {
         (true, true) => {
@@ -116,4 +195,77 @@ fn verify_game<G: ProtoGame>(replay: &pb::Replay) -> Result<Option<pb::Outcome>,
         });
     }
     Ok(got)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use druids_engine::Game;
+    use druids_engine::dolmen::Dolmen;
+
+    /// A finished Die Dolmengötter game played by the first legal action.
+    fn finished_replay() -> pb::Replay {
+        let mut events = Vec::new();
+        let mut game = Dolmen::new(2, 9, &Default::default(), &mut events).unwrap();
+        let mut actions = Vec::new();
+        let mut legal = Vec::new();
+        while let Some(seat) = game.to_act() {
+            legal.clear();
+            game.legal_actions(&mut legal);
+            let a = legal[legal.len() / 2];
+            game.apply(seat, &a, &mut events).unwrap();
+            actions.push(pb::ReplayAction {
+                seat: u32::from(seat.0),
+                action: Some(Dolmen::encode_action(&a)),
+                ..Default::default()
+            });
+        }
+        pb::Replay {
+            kind: pb::GameKind::Dolmen as i32,
+            players: 2,
+            seed: 9,
+            actions,
+            outcome: game.outcome().as_ref().map(encode_outcome),
+            status: pb::GameStatus::Finished as i32,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn views_are_the_engines_views_version_by_version() {
+        let replay = finished_replay();
+        let last = replay.actions.len() as u64;
+        let all = views(&replay, Viewer::Spectator, 0, usize::MAX).unwrap();
+        assert_eq!(all.len() as u64, last + 1);
+        assert!(all.iter().enumerate().all(|(i, v)| v.version == i as u64));
+        assert!(all[0].outcome.is_none() && all[0].decision.is_some());
+        assert_eq!(all.last().unwrap().outcome, replay.outcome);
+        assert_eq!(all.last().unwrap().to_act, None);
+        // A page is the same views as the whole; past the end there are none.
+        let page = views(&replay, Viewer::Spectator, 5, 3).unwrap();
+        assert_eq!(page, all[5..8]);
+        assert_eq!(
+            views(&replay, Viewer::Spectator, last, 10).unwrap(),
+            all[last as usize..]
+        );
+        assert!(
+            views(&replay, Viewer::Spectator, last + 1, 10)
+                .unwrap()
+                .is_empty()
+        );
+        // A seat sees its own dolmens' values, a spectator does not.
+        let seat0 = views(&replay, Viewer::Seat(Seat(0)), 0, usize::MAX).unwrap();
+        let values = |vs: &[ReplayView]| {
+            vs.iter()
+                .filter_map(|v| match &v.game {
+                    pb::state_view::Game::Dolmen(d) => Some(d),
+                    _ => None,
+                })
+                .flat_map(|d| d.circles.iter().flat_map(|c| c.stack.iter()))
+                .filter(|d| d.seat == 0 && d.value.is_some())
+                .count()
+        };
+        assert!(values(&seat0) > 0);
+        assert_eq!(values(&all), 0);
+    }
 }

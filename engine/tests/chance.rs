@@ -2,6 +2,7 @@
 //! draws is the seeded game, event for event; scripted draws are played in
 //! order and then the seed takes over; a refused outcome changes nothing.
 
+use druids_engine::cairn::{self, Cairn};
 use druids_engine::dolmen::Dolmen;
 use druids_engine::meduris::{DieFace, Event, Meduris};
 use druids_engine::{Chance, ChanceError, ChanceMode, Game, Seat, Viewer, play_script};
@@ -77,6 +78,24 @@ fn the_seeds_own_draws_supplied_one_by_one_play_the_seeded_game() {
         let (a, ea) = seeded::<Dolmen>(n, 3);
         let (b, eb) = explicit::<Dolmen>(n, 3, |_| unreachable!("Dolmen has no draws"));
         assert_eq!((a, ea), (b, eb));
+    }
+    // The test tree's game: each roll of its die is a draw.
+    for n in 2..=4 {
+        for seed in 0..20 {
+            let (a, ea) = seeded::<Cairn>(n, seed);
+            let mut draws = 0;
+            let (b, eb) = explicit::<Cairn>(n, seed, |g| {
+                draws += 1;
+                g.seed_draw().unwrap()
+            });
+            assert_eq!(ea, eb, "{n} players, seed {seed}");
+            assert_eq!(a.outcome(), b.outcome());
+            let rolls = ea
+                .iter()
+                .filter(|e| matches!(e, cairn::Event::Rolled { .. }))
+                .count();
+            assert_eq!(draws, rolls, "one draw per roll");
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! length, and a seat's observation does not change when the secrets it may
 //! not see are dealt again (a spectator's holds no secret at all).
 
+use druids_engine::cairn::Cairn;
 use druids_engine::dolmen::Dolmen;
 use druids_engine::meduris::Meduris;
 use druids_engine::{Determinize, Seat, Tensors, Viewer, legal_indices};
@@ -70,6 +71,11 @@ fn meduris_actions_have_distinct_indices_and_observations_keep_secrets() {
 #[test]
 fn dolmen_actions_have_distinct_indices_and_observations_keep_secrets() {
     check::<Dolmen>(2..=5, 2);
+}
+
+#[test]
+fn the_test_games_actions_and_observations_too() {
+    check::<Cairn>(2..=4, 6);
 }
 
 /// `docs/observations.md`'s table of sizes is the engine's.

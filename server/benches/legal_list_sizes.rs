@@ -44,6 +44,7 @@ fn main() {
                                 actions: actions.to_vec(),
                                 deadline_unix_ms: Some(u64::MAX),
                                 next_page_token: "v1.18446744073709551615.1.4294967295".into(),
+                                decision_description: game.decision_description(),
                             }
                             .encoded_len()
                         };

@@ -152,7 +152,12 @@ fn fill(
                     rows.fetch_add(log_len, Ordering::Relaxed);
                     if i < ended {
                         store
-                            .finish(&id, log_len as u64, now + i as u64 + 3_600_000)
+                            .finish(
+                                &id,
+                                log_len as u64,
+                                &Default::default(),
+                                now + i as u64 + 3_600_000,
+                            )
                             .unwrap();
                     }
                 }

@@ -148,7 +148,7 @@ mod tests {
                 .unwrap();
         }
         match end {
-            Some("finish") => store.finish(id, n as u64, 10).unwrap(),
+            Some("finish") => store.finish(id, n as u64, &Default::default(), 10).unwrap(),
             Some(reason) => store.abandon(id, reason, 10).unwrap(),
             None => {}
         }

@@ -132,6 +132,9 @@ pub trait HostedGame: Send + Sync {
     fn to_act(&self) -> Option<Seat>;
     /// The pending decision, once started and until the end.
     fn decision(&self) -> Option<pb::Decision>;
+    /// The pending decision in the engine's words, once started and until
+    /// the end (empty otherwise).
+    fn decision_description(&self) -> String;
     /// The legal actions of the seat to act. Ids number the default list
     /// from 0; in the list with every payment, an entry also in the default
     /// list carries the same id and the others none, so an id names one

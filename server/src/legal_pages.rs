@@ -20,6 +20,8 @@ pub struct Listing {
     pub version: u64,
     /// The seat's pending decision, if it has one.
     pub decision: Option<pb::Decision>,
+    /// That decision in the engine's words ("" without one).
+    pub decision_description: String,
     /// Every entry of the list.
     pub actions: Vec<pb::LegalAction>,
     /// The pending decision's deadline, with a clock.
@@ -108,6 +110,7 @@ pub fn page(
         version: listing.version,
         seat,
         decision: listing.decision,
+        decision_description: listing.decision_description,
         actions,
         deadline_unix_ms: listing.deadline_unix_ms,
         next_page_token,
@@ -122,6 +125,7 @@ mod tests {
         Listing {
             version: 7,
             decision: None,
+            decision_description: String::new(),
             actions: (0..n)
                 .map(|i| pb::LegalAction {
                     id: Some(i as u32),

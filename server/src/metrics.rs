@@ -235,8 +235,14 @@ impl Games for TimedGames {
             .claim_seat(game_id, seat, name, token, request, epoch)
     }
 
-    fn finish(&self, game_id: &str, version: u64, at_ms: u64) -> Result<(), StoreError> {
-        self.inner.finish(game_id, version, at_ms)
+    fn finish(
+        &self,
+        game_id: &str,
+        version: u64,
+        outcome: &pb::Outcome,
+        at_ms: u64,
+    ) -> Result<(), StoreError> {
+        self.inner.finish(game_id, version, outcome, at_ms)
     }
 
     fn abandon(&self, game_id: &str, reason: &str, at_ms: u64) -> Result<(), StoreError> {

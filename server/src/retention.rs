@@ -223,13 +223,15 @@ mod tests {
             let id = format!("old{i:03}");
             store.create_game(&record(&id)).unwrap();
             if i % 2 == 0 {
-                store.finish(&id, 0, 1_000).unwrap();
+                store.finish(&id, 0, &Default::default(), 1_000).unwrap();
             } else {
                 store.abandon(&id, "idle", 1_000).unwrap();
             }
         }
         store.create_game(&record("young")).unwrap();
-        store.finish("young", 0, 5_000).unwrap();
+        store
+            .finish("young", 0, &Default::default(), 5_000)
+            .unwrap();
         store.create_game(&record("running")).unwrap();
         let s = Arc::clone(&store);
         let delete = move |limit| s.delete_ended_before(2_000, limit);
@@ -242,7 +244,7 @@ mod tests {
     async fn the_task_sweeps_at_once_and_stops_with_the_server() {
         let store = Arc::new(MemoryStore::default());
         store.create_game(&record("old")).unwrap();
-        store.finish("old", 0, 0).unwrap();
+        store.finish("old", 0, &Default::default(), 0).unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let task = spawn(
             Arc::clone(&store) as Arc<dyn Store>,

@@ -297,7 +297,8 @@ impl Service {
             if room.ended_ms().is_some() {
                 // Its end was not recorded (the server stopped right after
                 // the last action, or the game predates the record).
-                self.store.finish(&room.id, room.version(), now)?;
+                let outcome = room.summary().outcome.unwrap_or_default();
+                self.store.finish(&room.id, room.version(), &outcome, now)?;
             }
             self.rooms.insert(Arc::new(room));
         }
@@ -497,6 +498,17 @@ impl Service {
             }
         });
         Box::pin(ReceiverStream::new(rx))
+    }
+
+    /// The replay of a game that is over, unless its seed must stay secret
+    /// (a duplicate match still being played shares it).
+    fn replay_of(&self, room: &Room) -> Result<pb::Replay> {
+        if let Some(arena) = &self.arena
+            && arena.hides_seed(&room.id)
+        {
+            return Err(ServiceError::MatchRunning(room.id.clone()));
+        }
+        room.replay()
     }
 
     /// Runs `f`, which may block on the store, off the async workers.

@@ -217,10 +217,16 @@ pub trait Games: Send + Sync {
     /// [`ActionRecord::key`] (nothing is rebuilt from it after a restart).
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError>;
     /// Records that the game ended at `at_ms` with its last action, `version`
-    /// (stored already): it is no longer rebuilt at start-up. If the server
-    /// stops before this, the restart rebuilds the game, sees it over and
-    /// calls this again.
-    fn finish(&self, game_id: &str, version: u64, at_ms: u64) -> Result<(), StoreError>;
+    /// (stored already), and its result (for `ListGames`): it is no longer
+    /// rebuilt at start-up. If the server stops before this, the restart
+    /// rebuilds the game, sees it over and calls this again.
+    fn finish(
+        &self,
+        game_id: &str,
+        version: u64,
+        outcome: &pb::Outcome,
+        at_ms: u64,
+    ) -> Result<(), StoreError>;
     /// Records that an unfinished game was given up at `at_ms`.
     fn abandon(&self, game_id: &str, reason: &str, at_ms: u64) -> Result<(), StoreError>;
 }

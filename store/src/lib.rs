@@ -37,7 +37,7 @@ pub use error::{Refused, StoreError};
 pub use event_logs::{EventLog, EventLogs};
 pub use games::{ActionRecord, Epoch, GameRecord, Games, Origin, SubmissionKey};
 pub use leases::{Claim, Leases, Owner, Whereabouts};
-pub use lifecycle::{EndedQuery, Lifecycle, StoredGame};
+pub use lifecycle::{ArenaFilter, EndedQuery, Lifecycle, MatchTag, StoredGame};
 pub use matches::{ChallengeRecord, MatchRecord, Matches, PlacementRecord, StoredMatch};
 pub use memory::MemoryStore;
 pub use open::{Sync, describe, open};

@@ -6,7 +6,7 @@
 
 use druids_contract::pb;
 
-use crate::{ActionRecord, GameRecord, StoreError, TokenHash};
+use crate::{ActionRecord, GameRecord, MatchRecord, StoreError, TokenHash};
 use druids_engine::Seat;
 
 /// A stored game: its record and its log, in order.
@@ -35,6 +35,8 @@ pub struct EndedQuery {
     /// Only games after this one in the order (creation time descending, then
     /// id ascending): `(created_unix_ms, game_id)` of the previous page's last.
     pub after: Option<(u64, String)>,
+    /// Only the arena's games this admits.
+    pub arena: ArenaFilter,
     /// At most this many.
     pub limit: usize,
 }
@@ -53,6 +55,81 @@ pub(crate) struct EndedRow {
     pub abandoned: bool,
     /// Its last version.
     pub version: u64,
+    /// Its result, if it finished since the store records results.
+    pub outcome: Option<pb::Outcome>,
+    /// The arena match it belongs to, if any.
+    pub arena: Option<MatchTag>,
+}
+
+/// What a game of the arena's matches is, for `ListGames`' filters and rows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MatchTag {
+    /// The match.
+    pub match_id: String,
+    /// Whether it is rated.
+    pub rated: bool,
+    /// Its bots' public ids.
+    pub bots: Vec<String>,
+    /// The tournament it belongs to, if any.
+    pub tournament_id: Option<String>,
+}
+
+impl MatchTag {
+    /// The tag of the games of the match `record`.
+    pub fn of(record: &MatchRecord) -> MatchTag {
+        MatchTag {
+            match_id: record.id.clone(),
+            rated: record.rated,
+            bots: record.bots.clone(),
+            tournament_id: record.tournament.as_ref().map(|(id, _)| id.clone()),
+        }
+    }
+}
+
+/// `ListGames`' filters on the arena's matches.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ArenaFilter {
+    /// Only games of matches this bot played.
+    pub bot_id: Option<String>,
+    /// Only games of this tournament's matches.
+    pub tournament_id: Option<String>,
+    /// Only arena games (true) or only others (false).
+    pub arena: Option<bool>,
+    /// Only games of rated matches (true) or only others (false).
+    pub rated: Option<bool>,
+}
+
+impl ArenaFilter {
+    /// Whether it filters anything.
+    pub fn is_empty(&self) -> bool {
+        *self == ArenaFilter::default()
+    }
+
+    /// Whether a game with this tag (`None`: not an arena game) passes.
+    pub fn admits(&self, tag: Option<&MatchTag>) -> bool {
+        self.arena.is_none_or(|a| a == tag.is_some())
+            && self.rated.is_none_or(|r| r == tag.is_some_and(|t| t.rated))
+            && self
+                .bot_id
+                .as_ref()
+                .is_none_or(|b| tag.is_some_and(|t| t.bots.contains(b)))
+            && self
+                .tournament_id
+                .as_ref()
+                .is_none_or(|id| tag.is_some_and(|t| t.tournament_id.as_ref() == Some(id)))
+    }
+}
+
+/// A game's result as the durable stores keep it: the encoded `pb::Outcome`.
+pub(crate) fn encode_outcome(outcome: &pb::Outcome) -> Vec<u8> {
+    use prost::Message;
+    outcome.encode_to_vec()
+}
+
+/// The result of [`encode_outcome`].
+pub(crate) fn decode_outcome(stored: &[u8]) -> Result<pb::Outcome, StoreError> {
+    use prost::Message;
+    pb::Outcome::decode(stored).map_err(|e| StoreError::Corrupt(format!("stored outcome: {e}")))
 }
 
 impl EndedRow {
@@ -76,6 +153,7 @@ impl EndedRow {
         } else {
             pb::GameStatus::Finished
         };
+        let arena = self.arena.unwrap_or_default();
         pb::GameSummary {
             game_id: self.game_id,
             kind: self.kind,
@@ -84,6 +162,9 @@ impl EndedRow {
             version: self.version,
             seats,
             created_unix_ms: self.created_unix_ms,
+            outcome: self.outcome,
+            match_id: arena.match_id,
+            rated: arena.rated,
         }
     }
 }

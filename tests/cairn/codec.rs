@@ -133,6 +133,10 @@ impl ProtoGame for Cairn {
         Cairn::decision(self).map(decision)
     }
 
+    fn decision_description(&self) -> String {
+        Cairn::decision(self).map_or_else(String::new, |d| d.to_string())
+    }
+
     fn decode_view(state: &pb::StateView) -> Result<View, DecodeError> {
         let generic = match &state.game {
             Some(pb::state_view::Game::Generic(g)) => Some(g),

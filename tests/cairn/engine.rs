@@ -510,6 +510,15 @@ impl fmt::Display for Action {
     }
 }
 
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Decision::Hide => write!(f, "hide an offering worth 1 to 3"),
+            Decision::Turn => write!(f, "roll the die or stop"),
+        }
+    }
+}
+
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

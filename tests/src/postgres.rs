@@ -261,22 +261,11 @@ fn binaries() -> PathBuf {
              or set DRUIDS_PG_BIN to the folder holding them"
         );
     }
-    eprintln!("PostgreSQL is missing: installing Debian's postgresql package");
-    let install = || {
-        Command::new("apt-get")
-            .args(["install", "-y", "--no-install-recommends", "postgresql"])
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if !install() {
-        run(
-            Command::new("apt-get").arg("update"),
-            "apt-get update (to install postgresql)",
-        );
-        assert!(install(), "apt-get install postgresql failed");
-    }
-    find_binaries().expect("postgresql is installed but initdb is not found")
+    assert!(
+        crate::install::apt_install("postgresql", false, || find_binaries().is_some()),
+        "apt-get install postgresql failed (or installed no initdb)"
+    );
+    find_binaries().expect("postgresql is installed")
 }
 
 fn find_binaries() -> Option<PathBuf> {

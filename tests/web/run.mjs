@@ -1,104 +1,171 @@
-// Drives the web viewer in headless Chromium (Debian's /usr/bin/chromium) with
-// playwright-core, for tests/tests/suite/web.rs: that test sets up the games,
-// runs this script once (one browser launch for every page), and checks what
-// it prints. Usage: node run.mjs PLAN.json; prints one JSON line of results.
+// Drives the web viewer in headless Chromium with playwright-core, for
+// tests/tests/suite/web.rs: that test sets the server up, runs this script
+// once (one browser for every page) and checks what it prints against the
+// server's own answers. Usage: node run.mjs PLAN.json; prints one JSON line.
 //
-// PLAN: { base, screenshots, userDataDir, spectate: {gameId}, replays: [{name, gameId}],
-//         human: [{kind, seed}], secrets: [{name, gameId, token, seat}] }
+// Every click is a real click (Playwright's locator.click waits until its
+// element is visible, stable, enabled and the one the pointer would hit);
+// waits are on conditions, never on time. What a page shows is read from
+// the page (its board and tables) and returned raw: web.rs compares it with
+// GetState, GetReplayViews, GetLeaderboard and friends.
+//
+// PLAN: { base, chromium, screenshots, userDataDir, widths,
+//         spectate: {gameId}, replays: [{name, gameId, step}], human: [{kind, seed}],
+//         secrets: [{name, gameId, token, seat}], boards: [{name, path}],
+//         ladder: {game, players, botId}, challenge: {key, opponentId},
+//         errors: [{name, path}] }
 
 import { readFileSync, mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 
 const plan = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const WIDTHS = plan.widths; // e.g. [360, 768, 1280]
 const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 390, height: 844 };
+const PHONE = { width: 360, height: 740 };
+// A generous guard against a hang, never a budget for a step that should be quick.
+const HANG = 120_000;
 mkdirSync(plan.screenshots, { recursive: true });
 
 const context = await chromium.launchPersistentContext(plan.userDataDir, {
-  executablePath: '/usr/bin/chromium',
+  executablePath: plan.chromium,
   headless: true,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   viewport: DESKTOP,
 });
+context.setDefaultTimeout(HANG);
 const page = context.pages()[0] || (await context.newPage());
 const problems = [];
 page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+// The requests an error page is about fail on purpose; any other error is a problem.
+let expectingErrors = false;
+page.on('console', (m) => {
+  if (m.type() !== 'error') return;
+  if (expectingErrors && /Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) return;
+  problems.push(`console: ${m.text()} (${page.url()})`);
+});
 // The page must load nothing from anywhere but the server under test.
 page.on('request', (r) => { if (!r.url().startsWith(plan.base)) problems.push(`request off the server: ${r.url()}`); });
 
+// The page's layout at every width: nothing wider than the window, and no
+// two labels of the board overlapping (bounding boxes).
+async function layout(name) {
+  const out = {};
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: width < 600 ? 740 : 900 });
+    await page.waitForFunction((w) => window.innerWidth === w, width);
+    out[width] = await page.evaluate(() => {
+      const w = document.documentElement.clientWidth;
+      const outside = [...document.querySelectorAll('body *')]
+        .filter((el) => el.getClientRects().length && !el.closest('details:not([open]) > :not(summary)'))
+        .map((el) => [el, el.getBoundingClientRect()])
+        .filter(([, r]) => r.width > 0 && (r.right > w + 1 || r.left < -1))
+        .map(([el, r]) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.getAttribute('class') || ''} ${Math.round(r.left)}..${Math.round(r.right)}`);
+      const labels = [...document.querySelectorAll('svg.board text')]
+        .map((t) => [t, t.getBoundingClientRect()])
+        .filter(([, r]) => r.width > 0);
+      const overlaps = [];
+      for (let i = 0; i < labels.length; i++) {
+        for (let j = i + 1; j < labels.length; j++) {
+          const [a, ra] = labels[i];
+          const [b, rb] = labels[j];
+          if (ra.left < rb.right - 0.5 && rb.left < ra.right - 0.5 && ra.top < rb.bottom - 0.5 && rb.top < ra.bottom - 0.5) overlaps.push(`"${a.textContent}" / "${b.textContent}"`);
+        }
+      }
+      return { scrollWidth: document.documentElement.scrollWidth, width: w, outside: outside.slice(0, 20), labels: labels.length, overlaps: overlaps.slice(0, 20) };
+    });
+  }
+  await page.setViewportSize(DESKTOP);
+  return { name, ...out };
+}
+const layouts = [];
+
 async function shots(name) {
-  await page.screenshot({ path: `${plan.screenshots}/${name}-desktop.png`, fullPage: false });
+  await page.setViewportSize(DESKTOP);
+  await page.screenshot({ path: `${plan.screenshots}/${name}-desktop.png` });
   await page.setViewportSize(PHONE);
-  await page.waitForTimeout(100);
+  await page.waitForFunction((w) => window.innerWidth === w, PHONE.width);
   await page.screenshot({ path: `${plan.screenshots}/${name}-phone.png`, fullPage: true });
   await page.setViewportSize(DESKTOP);
 }
 
-// How the state the page computed from events differs from the server's
-// (GetState), in everything a spectator may see: [] when it is the same.
-const diffsFromServer = (gameId) => page.evaluate(async (id) => {
-  const r = await fetch('/api/v1/GetState', { method: 'POST', body: JSON.stringify({ gameId: id }) }).then((x) => x.json());
-  const mine = window.druids.essentials();
-  const theirs = window.druids.essentials(r.state);
-  return Object.keys(theirs)
-    .filter((k) => JSON.stringify(mine[k]) !== JSON.stringify(theirs[k]))
-    .map((k) => `${k}: page ${JSON.stringify(mine[k])} server ${JSON.stringify(theirs[k])}`.slice(0, 800));
-}, gameId);
+// What the game page shows, read from the DOM: the seats' rows, and every
+// place of the board with the pieces on it (their classes), plus the text
+// of each dolmen.
+const shown = () => page.evaluate(() => ({
+  status: document.body.dataset.status,
+  version: Number(document.body.dataset.version),
+  seats: [...document.querySelectorAll('#seats tbody tr')].map((r) => ({ seat: Number(r.dataset.seat), name: r.querySelector('.name').textContent, score: Number(r.querySelector('.score').textContent), secret: r.querySelector('.goods, .hand')?.textContent || null })),
+  places: Object.fromEntries([...document.querySelectorAll('svg.board [data-field], svg.board [data-site], svg.board [data-circle]')].map((g) => {
+    const key = g.dataset.field !== undefined ? `field:${g.dataset.field}` : g.dataset.site !== undefined ? `site:${g.dataset.site}` : `circle:${g.dataset.circle}`;
+    return [key, [...g.querySelectorAll('.piece')].map((p) => `${p.getAttribute('class')}${p.classList.contains('dolmen') ? ` ${p.querySelector('text').textContent}` : ''}`)];
+  })),
+  workers: Object.fromEntries([...document.querySelectorAll('svg.board [data-plateau]')].map((g) => [g.dataset.plateau, [...g.querySelectorAll('.worker')].map((w) => w.getAttribute('class'))])),
+  outcome: document.querySelector('#outcome')?.textContent || '',
+  status_line: document.querySelector('#status')?.textContent || '',
+}));
 
-const seatScores = () => page.$$eval('#seats tbody tr', (rows) => rows.map((r) => Number(r.querySelector('.score').textContent)));
-const results = { problems };
+const results = { problems, layouts };
 
 try {
   // 1. A spectator watches a live game to its end (web.rs starts playing once
   // this page's stream is open).
   if (plan.spectate) {
-  await page.goto(`${plan.base}/games/${plan.spectate.gameId}`);
-  await page.waitForSelector('svg.board');
-  await page.waitForFunction(() => document.body.dataset.status === 'GAME_STATUS_FINISHED', null, { timeout: 90_000 });
-  await page.waitForSelector('#outcome:not(:empty)');
-  results.spectate = { diffs: await diffsFromServer(plan.spectate.gameId), scores: await seatScores(), outcome: await page.textContent('#outcome'), events: await page.$$eval('#log li', (l) => l.length) };
-  await shots('spectator');
+    await page.goto(`${plan.base}/games/${plan.spectate.gameId}`);
+    await page.waitForSelector('svg.board');
+    await page.waitForFunction(() => document.body.dataset.status === 'GAME_STATUS_FINISHED');
+    await page.waitForSelector('#outcome:not(:empty)');
+    await page.waitForSelector('#to-replay');
+    results.spectate = { shown: await shown(), events: await page.$$eval('#log li', (l) => l.length) };
+    await shots('spectator');
   }
 
-  // 2. The games list, filtered and unfiltered.
-  if (plan.list !== false) {
+  // 2. The games list: filtered, unfiltered, paged.
   await page.goto(`${plan.base}/`);
   await page.waitForSelector('#games tbody tr[data-game]');
-  results.list = { games: await page.$$eval('#games tbody tr[data-game]', (r) => r.length) };
-  await page.selectOption('#status', 'GAME_STATUS_FINISHED');
-  await page.waitForFunction(() => [...document.querySelectorAll('#games tbody tr[data-game] td:nth-child(3)')].every((td) => td.textContent === 'finished'));
-  results.list.finished = await page.$$eval('#games tbody tr[data-game]', (r) => r.length);
-  await page.selectOption('#status', '');
-  await page.waitForSelector('#games tbody tr[data-game]');
+  results.list = { rows: await page.$$eval('#games tbody tr[data-game]', (rows) => rows.map((r) => ({ id: r.dataset.game, cells: [...r.querySelectorAll('td')].map((td) => td.textContent) }))) };
+  layouts.push(await layout('games list'));
   await shots('games-list');
-  // Paging: two games a page, then the next page.
+  await page.selectOption('#status', 'GAME_STATUS_FINISHED');
+  await page.waitForFunction(() => { const cells = [...document.querySelectorAll('#games tbody tr[data-game] .status-cell')]; return cells.length && cells.every((td) => td.textContent === 'finished'); });
+  results.list.finished = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
+  await page.selectOption('#status', '');
+  await page.selectOption('#who', 'arena');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('who') === 'arena');
+  await page.waitForFunction(() => document.querySelector('#games tbody tr'));
+  results.list.arena = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
   await page.goto(`${plan.base}/?page_size=2`);
   await page.waitForSelector('#games tbody tr[data-game]');
   const firstPage = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
-  await page.click('#next-page');
+  await page.locator('#next-page').click();
   await page.waitForFunction((ids) => { const now = [...document.querySelectorAll('#games tbody tr[data-game]')].map((x) => x.dataset.game); return now.length && !now.includes(ids[0]); }, firstPage);
-  const secondPage = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
-  results.list.pages = [firstPage, secondPage];
-  }
+  results.list.pages = [firstPage, await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game))];
 
-  // 3. Replays stepped, then played at top speed to their end.
+  // 3. Replays open at the result; one steps back to a chosen version.
   results.replays = [];
   for (const replay of plan.replays || []) {
     await page.goto(`${plan.base}/games/${replay.gameId}`);
     await page.waitForSelector('#replay:not([hidden]) #play');
-    await page.click('#step');
-    await page.click('#step');
-    const afterSteps = await page.getAttribute('body', 'data-replay-pos');
-    await page.click('#next-score');
-    const afterScore = await page.getAttribute('body', 'data-replay-pos');
-    await page.selectOption('#speed', '500');
-    await page.click('#play');
-    await page.waitForFunction(() => document.body.dataset.replayEnd === 'true', null, { timeout: 60_000 });
-    results.replays.push({ gameId: replay.gameId, diffs: await diffsFromServer(replay.gameId), afterSteps: Number(afterSteps), afterScore: Number(afterScore), scores: await seatScores(), outcome: await page.textContent('#outcome') });
-    await page.click('#back');
-    await page.click('#last');
+    await page.waitForFunction(() => document.body.dataset.replayEnd === 'true');
+    const atEnd = await shown();
+    layouts.push(await layout(`replay ${replay.name}`));
     await shots(`replay-${replay.name}`);
+    // Scrub to a version with the timeline's buttons (real clicks): the
+    // set-up, then step by step.
+    await page.locator('#first').click();
+    await page.waitForFunction(() => document.body.dataset.replayPos === '0');
+    for (let v = 1; v <= replay.step; v++) {
+      await page.locator('#step').click();
+      await page.waitForFunction((want) => document.body.dataset.replayPos === String(want), v);
+    }
+    const atStep = await shown();
+    // The same version as seat 0 saw it.
+    await page.selectOption('#as-seat', '0');
+    await page.waitForFunction(() => document.querySelector('#seats tr[data-seat="0"] .goods, #seats tr[data-seat="0"] .hand'));
+    const asSeat = await shown();
+    await page.locator('#next-score').click();
+    await page.waitForFunction((from) => Number(document.body.dataset.replayPos) > from, replay.step);
+    const scoreStep = Number(await page.getAttribute('body', 'data-replay-pos'));
+    results.replays.push({ gameId: replay.gameId, atEnd, atStep, asSeat, step: replay.step, scoreStep });
   }
 
   // 4. A person plays complete games against the built-in bots, by clicks.
@@ -109,59 +176,123 @@ try {
     await page.selectOption('#practice-players', '2');
     await page.selectOption('#practice-strategy', 'random');
     await page.selectOption('#practice-delay', '0');
-    await page.fill('#practice-seed', String(game.seed));
-    await page.click('#practice');
+    await page.locator('#practice-seed').fill(String(game.seed));
+    await page.locator('#practice').click();
     await page.waitForURL(/\/games\/[0-9a-f]+#token=/);
     if (new URL(page.url()).search) problems.push('the token page has a query string');
     await page.waitForSelector('svg.board');
     let clicks = 0;
+    let decisions = 0;
     let boardClicks = 0;
-    let fallbacks = 0;
-    const t0 = Date.now();
+    let most = 0;
+    let widest = 0;
     for (;;) {
-      await page.waitForFunction(() => document.body.dataset.status === 'GAME_STATUS_FINISHED' || document.querySelector('#actions:not([hidden]) button.action'), null, { timeout: 30_000 });
+      // Wait for this seat's decision, or the end.
+      await page.waitForFunction(() => document.body.dataset.status === 'GAME_STATUS_FINISHED' || document.querySelector('#actions:not([hidden]) button.choice'));
       if ((await page.getAttribute('body', 'data-status')) === 'GAME_STATUS_FINISHED') break;
+      const version = await page.getAttribute('body', 'data-version');
+      widest = Math.max(widest, await page.locator('#actions button.choice').count());
+      let these = 0;
+      // A place on the board when there is one, else the list: the first
+      // choice or group; a group's (or a place's) list then gets one more.
       const target = page.locator('svg.board [data-target]').first();
-      if (await target.count()) {
-        await target.click({ timeout: 2_000 }).catch(() => { fallbacks++; return target.dispatchEvent('click'); });
-        boardClicks++;
-        if (await page.locator('#actions ol.filtered button.action').count()) {
-          await page.locator('#actions ol.filtered button.action').first().click();
-        }
-      } else {
-        await page.locator('#actions button.action').first().click();
-      }
-      clicks++;
-      if (clicks === 6) await shots(`play-${game.kind}`);
-      if (clicks > 3000) throw new Error(`${game.kind}: no end after ${clicks} clicks`);
+      if (await target.count()) { await target.click(); boardClicks++; } else await page.locator('#actions button.choice').first().click();
+      these++;
+      const second = page.locator('#actions ol.filtered button.choice').first();
+      await page.waitForFunction((v) => document.body.dataset.version !== v || document.body.dataset.status === 'GAME_STATUS_FINISHED' || document.querySelector('#actions ol.filtered button.choice') || !document.querySelector('#actions:not([hidden])'), version);
+      if (await second.count()) { await second.click(); these++; }
+      await page.waitForFunction((v) => document.body.dataset.version !== v || document.body.dataset.status === 'GAME_STATUS_FINISHED', version);
+      clicks += these;
+      most = Math.max(most, these);
+      decisions++;
+      if (decisions === 8) { layouts.push(await layout(`playing ${game.kind}`)); await shots(`play-${game.kind}`); }
+      if (decisions > 3000) throw new Error(`${game.kind}: no end after ${decisions} decisions`);
     }
     await page.waitForSelector('#outcome:not(:empty)');
     const gameId = page.url().split('/games/')[1].split('#')[0];
-    results.human.push({ diffs: await diffsFromServer(gameId), kind: game.kind, clicks, boardClicks, fallbacks, ms: Date.now() - t0, scores: await seatScores(), outcome: await page.textContent('#outcome'), gameId });
+    results.human.push({ kind: game.kind, gameId, clicks, decisions, boardClicks, most, widest, shown: await shown() });
   }
 
-  // 5. A seat's page shows its own secrets and nobody else's.
+  // 5. Boards of several sizes (a four-player Meduris): layout at every width.
+  for (const board of plan.boards || []) {
+    await page.goto(`${plan.base}${board.path}`);
+    await page.waitForSelector('svg.board');
+    await page.waitForFunction(() => document.querySelector('#seats tbody tr'));
+    layouts.push(await layout(board.name));
+  }
+
+  // 6. A seat's page shows its own secrets and nobody else's.
   results.secrets = [];
   for (const sec of plan.secrets) {
     await page.goto('about:blank');
     await page.goto(`${plan.base}/games/${sec.gameId}#token=${sec.token}`);
     await page.waitForSelector('svg.board');
-    await page.waitForFunction(() => document.querySelector('#seats tbody tr'));
-    await page.waitForTimeout(300);
-    results.secrets.push(await page.evaluate((seat) => {
-      const rows = [...document.querySelectorAll('#seats tbody tr')];
-      const secretRows = rows.filter((r) => r.querySelector('.goods, .hand')).map((r) => Number(r.dataset.seat));
-      const dolmens = [...document.querySelectorAll('svg .piece.dolmen')].map((d) => ({ cls: d.getAttribute('class'), text: d.textContent }));
-      return {
-        seat,
-        secretRows,
-        ownSecret: rows.find((r) => Number(r.dataset.seat) === seat)?.querySelector('.goods, .hand')?.textContent || '',
-        dolmens,
-        text: document.body.innerText,
-        svg: document.querySelector('svg.board').outerHTML,
-      };
-    }, sec.seat));
+    await page.waitForFunction(() => document.querySelector('#seats tbody tr .goods, #seats tbody tr .hand'));
+    results.secrets.push({ ...sec, shown: await shown(), text: await page.evaluate(() => document.body.innerText), svg: await page.evaluate(() => document.querySelector('svg.board').outerHTML) });
     await shots(`seat-${sec.name}`);
+  }
+
+  // 7. The ladder: a leaderboard and a bot's profile.
+  if (plan.ladder) {
+    const { game, players, botId } = plan.ladder;
+    await page.goto(`${plan.base}/ladder`);
+    await page.locator(`nav.pools a[href="/ladder/${game}/${players}"]`).click();
+    await page.waitForSelector('#leaderboard tbody tr[data-bot]');
+    results.leaderboard = await page.$$eval('#leaderboard tbody tr[data-bot]', (rows) => rows.map((r) => ({ bot: r.dataset.bot, cells: [...r.querySelectorAll('td')].map((td) => td.textContent) })));
+    layouts.push(await layout('leaderboard'));
+    await shots('leaderboard');
+    await page.locator(`#leaderboard tr[data-bot="${botId}"] a`).click();
+    await page.waitForSelector('.rating-chart');
+    await page.waitForSelector('#bot-games tbody tr[data-game]');
+    results.profile = await page.evaluate(() => ({
+      name: document.querySelector('h1').firstChild.textContent,
+      chartMatches: Number(/over (\d+) rated/.exec(document.querySelector('.rating-chart').getAttribute('aria-label'))?.[1]),
+      games: [...document.querySelectorAll('#bot-games tbody tr[data-game]')].map((r) => r.dataset.game),
+      matches: document.querySelectorAll('#bot-matches tbody tr').length,
+    }));
+    layouts.push(await layout('bot profile'));
+    await shots('bot-profile');
+    await page.goto(`${plan.base}/tournaments`);
+    await page.waitForSelector('#tournaments tbody tr[data-tournament] a');
+    await page.locator('#tournaments tbody tr[data-tournament] a').first().click();
+    await page.waitForSelector('#standings tbody tr[data-bot]');
+    results.tournament = await page.$$eval('#standings tbody tr[data-bot]', (rows) => rows.map((r) => r.dataset.bot));
+    layouts.push(await layout('tournament'));
+    await shots('tournament');
+  }
+
+  // 8. A bot's owner challenges another bot from the browser and watches the game.
+  if (plan.challenge) {
+    await page.goto(`${plan.base}/me`);
+    await page.locator('#bot-key').fill(plan.challenge.key);
+    await page.locator('#use-key').click();
+    await page.waitForSelector('#send-challenge');
+    await page.selectOption('#challenge-game', plan.challenge.kind);
+    await page.waitForSelector(`#opponent-0 option[value="${plan.challenge.opponentId}"]`, { state: 'attached' });
+    await page.selectOption('#opponent-0', plan.challenge.opponentId);
+    await page.locator('#send-challenge').click();
+    await page.waitForSelector('#feed li.sent');
+    await page.waitForSelector('#feed a.watch');
+    layouts.push(await layout('my bot'));
+    await shots('my-bot');
+    await page.locator('#feed a.watch').first().click();
+    await page.waitForURL(/\/games\/[0-9a-f]+$/);
+    const gameId = page.url().split('/games/')[1];
+    await page.waitForFunction(() => document.body.dataset.status === 'GAME_STATUS_FINISHED' || document.body.dataset.replayEnd === 'true');
+    await page.waitForSelector('#outcome:not(:empty)');
+    results.challenge = { gameId, shown: await shown() };
+    await shots('challenge-game');
+  }
+
+  // 9. Error pages say what happened and link back.
+  results.errors = [];
+  expectingErrors = true;
+  for (const err of plan.errors || []) {
+    await page.goto('about:blank');
+    await page.goto(`${plan.base}${err.path}`);
+    await page.waitForSelector('.error-page h1');
+    results.errors.push({ ...err, title: await page.textContent('.error-page h1'), links: await page.$$eval('.error-page a', (l) => l.map((a) => a.getAttribute('href'))) });
+    if (err.name === 'unknown game') await shots('error');
   }
 } catch (e) {
   results.error = `${e.stack || e}`;

@@ -74,6 +74,7 @@ pub async fn list(server: &ServerAddr, args: ListArgs) -> Result<(), CliError> {
                 status: args.status.map_or(0, |s| s as i32),
                 page_size: args.page_size.unwrap_or(0),
                 page_token: page_token.clone(),
+                ..Default::default()
             })
             .await?
             .into_inner();

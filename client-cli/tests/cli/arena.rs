@@ -63,12 +63,10 @@ impl EventsBot {
         let start = Instant::now();
         loop {
             let lines = self.lines();
-            if lines
-                .iter()
-                .filter(|l| l.get("placements").is_some())
-                .count()
-                >= n
-            {
+            let count = |key: &str| lines.iter().filter(|l| l.get(key).is_some()).count();
+            // A match's result and the bot's own line for its game arrive by
+            // different paths, in either order: wait for both.
+            if count("placements") >= n && count("game_id") >= n {
                 return lines;
             }
             assert!(

@@ -1,12 +1,12 @@
 //! Meduris on the wire: `proto/druids/v1/meduris.proto`.
 
 use druids_engine::meduris::{
-    Action, Area, BoardKind, Building, Chip, Decision, DieFace, DruidPos, Event, Good, Goods,
-    Meduris, OfferingKind, Options, ScoreReason, View,
+    Action, Area, BoardKind, Building, DieFace, Event, Good, Meduris, OfferingKind, Options,
+    ScoreReason, View,
 };
 
+use druids_engine::meduris::STACK_LIMIT;
 use druids_engine::meduris::{FieldView, SeatView};
-use druids_engine::meduris::{GOODS_PER_KIND, STACK_LIMIT};
 
 use super::{
     DecodeError, ProtoGame, common_options, count, decode_outcome, decode_seat, decode_to_act,
@@ -16,176 +16,12 @@ use crate::pb;
 use crate::pb::meduris_action as act;
 use crate::pb::meduris_event as ev;
 
-fn good(g: Good) -> i32 {
-    (match g {
-        Good::Wood => pb::MedurisGood::Wood,
-        Good::Wool => pb::MedurisGood::Wool,
-        Good::Copper => pb::MedurisGood::Copper,
-        Good::Stone => pb::MedurisGood::Stone,
-    }) as i32
-}
+mod values;
 
-fn decode_good(field: &'static str, value: i32) -> Result<Good, DecodeError> {
-    Ok(match enum_field::<pb::MedurisGood>(field, value)? {
-        pb::MedurisGood::Wood => Good::Wood,
-        pb::MedurisGood::Wool => Good::Wool,
-        pb::MedurisGood::Copper => Good::Copper,
-        pb::MedurisGood::Stone => Good::Stone,
-        pb::MedurisGood::Unspecified => unreachable!("enum_field rejects 0"),
-    })
-}
-
-fn goods(g: Goods) -> pb::MedurisGoods {
-    pb::MedurisGoods {
-        wood: g.0[0] as u32,
-        wool: g.0[1] as u32,
-        copper: g.0[2] as u32,
-        stone: g.0[3] as u32,
-    }
-}
-
-/// No payment ever needs more than this many goods of a kind (18 exist).
-const MAX_PER_KIND: u8 = 18;
-
-fn decode_goods(field: &'static str, g: Option<&pb::MedurisGoods>) -> Result<Goods, DecodeError> {
-    let Some(g) = g else {
-        return Ok(Goods::EMPTY);
-    };
-    Ok(Goods([
-        small(field, g.wood, MAX_PER_KIND)?,
-        small(field, g.wool, MAX_PER_KIND)?,
-        small(field, g.copper, MAX_PER_KIND)?,
-        small(field, g.stone, MAX_PER_KIND)?,
-    ]))
-}
-
-fn chip(c: Chip) -> i32 {
-    (match c {
-        Chip::PlusTwo => pb::MedurisChip::PlusTwo,
-        Chip::FreeHut => pb::MedurisChip::FreeHut,
-        Chip::DruidOffering => pb::MedurisChip::DruidOffering,
-    }) as i32
-}
-
-fn area(a: Area) -> i32 {
-    a.index() as i32 + 1
-}
-
-fn druid(p: DruidPos) -> pb::MedurisDruidPosition {
-    use pb::meduris_druid_position::At;
-    pb::MedurisDruidPosition {
-        at: Some(match p {
-            DruidPos::Temple => At::Temple(true),
-            DruidPos::StoneField(n) => At::StoneField(n as u32),
-            DruidPos::Field(f) => At::Field(f as u32),
-        }),
-    }
-}
-
-fn decision(d: Decision) -> pb::MedurisDecision {
-    use pb::meduris_decision::Kind;
-    let (kind, field, last_round) = match d {
-        Decision::PlaceWorker => (Kind::PlaceWorker, 0, false),
-        Decision::TakeGood => (Kind::TakeGood, 0, false),
-        Decision::ReturnGood => (Kind::ReturnGood, 0, false),
-        Decision::Turn => (Kind::Turn, 0, false),
-        Decision::Offering { field, last_round } => (Kind::Offering, field as u32, last_round),
-    };
-    let offering = matches!(d, Decision::Offering { .. });
-    pb::MedurisDecision {
-        kind: kind as i32,
-        field: offering.then_some(field),
-        last_round: offering.then_some(last_round),
-    }
-}
-
-fn decode_decision(d: &pb::MedurisDecision) -> Result<Decision, DecodeError> {
-    use pb::meduris_decision::Kind;
-    Ok(match enum_field::<Kind>("decision.meduris.kind", d.kind)? {
-        Kind::PlaceWorker => Decision::PlaceWorker,
-        Kind::TakeGood => Decision::TakeGood,
-        Kind::ReturnGood => Decision::ReturnGood,
-        Kind::Turn => Decision::Turn,
-        Kind::Offering => Decision::Offering {
-            field: small(
-                "decision.meduris.field",
-                d.field
-                    .ok_or(DecodeError::Missing("decision.meduris.field"))?,
-                MAX_FIELD,
-            )?,
-            last_round: d
-                .last_round
-                .ok_or(DecodeError::Missing("decision.meduris.last_round"))?,
-        },
-        Kind::Unspecified => unreachable!("enum_field rejects 0"),
-    })
-}
-
-fn decode_chip(field: &'static str, value: i32) -> Result<Option<Chip>, DecodeError> {
-    if value == 0 {
-        return Ok(None);
-    }
-    Ok(Some(match enum_field::<pb::MedurisChip>(field, value)? {
-        pb::MedurisChip::PlusTwo => Chip::PlusTwo,
-        pb::MedurisChip::FreeHut => Chip::FreeHut,
-        pb::MedurisChip::DruidOffering => Chip::DruidOffering,
-        pb::MedurisChip::Unspecified => unreachable!("enum_field rejects 0"),
-    }))
-}
-
-fn decode_area(field: &'static str, value: i32) -> Result<Area, DecodeError> {
-    if !(1..=Area::ALL.len() as i32).contains(&value) {
-        return Err(DecodeError::BadEnum { field, value });
-    }
-    Ok(Area::ALL[value as usize - 1])
-}
-
-fn decode_druid(
-    p: Option<&pb::MedurisDruidPosition>,
-    fields: usize,
-) -> Result<DruidPos, DecodeError> {
-    use pb::meduris_druid_position::At;
-    Ok(
-        match p
-            .and_then(|p| p.at.as_ref())
-            .ok_or(DecodeError::Missing("meduris.druid"))?
-        {
-            At::Temple(_) => DruidPos::Temple,
-            At::StoneField(n) => DruidPos::StoneField(small("meduris.druid.stone_field", *n, 3)?),
-            At::Field(f) => DruidPos::Field(small("meduris.druid.field", *f, fields as u8 - 1)?),
-        },
-    )
-}
-
-/// Goods in a view: a seat's or the supply (never more than exist of a kind).
-fn decode_view_goods(
-    field: &'static str,
-    g: Option<&pb::MedurisGoods>,
-) -> Result<Goods, DecodeError> {
-    let g = g.ok_or(DecodeError::Missing(field))?;
-    Ok(Goods([
-        small(field, g.wood, GOODS_PER_KIND)?,
-        small(field, g.wool, GOODS_PER_KIND)?,
-        small(field, g.copper, GOODS_PER_KIND)?,
-        small(field, g.stone, GOODS_PER_KIND)?,
-    ]))
-}
-
-/// The kind of offering a payment's size makes: each of the field's two goods
-/// is paid by itself or by three goods, so both goods take 2, 4 or 6 goods,
-/// one good 1 or 3, nothing none. The rules, not the codec, check that the
-/// goods fit the field.
-fn offer_kind(payment: Goods) -> pb::MedurisOfferingKind {
-    match payment.total() {
-        0 => pb::MedurisOfferingKind::Nothing,
-        1 | 3 => pb::MedurisOfferingKind::One,
-        _ => pb::MedurisOfferingKind::Both,
-    }
-}
-
-/// Field numbers never exceed this (the large board has 40 fields); the
-/// engine refuses those beyond the board in use.
-const MAX_FIELD: u8 = 63;
+use values::{
+    MAX_FIELD, area, chip, decision, decode_area, decode_chip, decode_decision, decode_druid,
+    decode_good, decode_goods, decode_view_goods, druid, good, goods, offer_kind,
+};
 
 impl ProtoGame for Meduris {
     const KIND: crate::registry::Kind = crate::registry::Kind::Meduris;
@@ -622,6 +458,10 @@ impl ProtoGame for Meduris {
         })
     }
 
+    fn decision_description(&self) -> String {
+        Meduris::decision(self).map_or_else(String::new, |d| d.to_string())
+    }
+
     fn decision(&self) -> Option<pb::Decision> {
         Meduris::decision(self).map(|d| pb::Decision {
             game: Some(pb::decision::Game::Meduris(decision(d))),
@@ -634,152 +474,4 @@ impl ProtoGame for Meduris {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use druids_engine::Game;
-
-    /// Every view of random games, for every seat and a spectator, and
-    /// every legal action with every payment, decode back to what was encoded.
-    #[test]
-    fn views_and_actions_round_trip() {
-        let checked = crate::codec::test_support::round_trip::<Meduris>(2..=4, 0..6);
-        assert!(checked > 1000, "{checked} positions");
-    }
-
-    #[test]
-    fn malformed_views_are_named() {
-        use crate::codec::test_support::state_view;
-        use druids_engine::{Seat, Viewer};
-        let mut events = Vec::new();
-        let game = Meduris::new(3, 1, &Options::default(), &mut events).unwrap();
-        let good = state_view(&game, Viewer::Seat(Seat(1)));
-        assert!(Meduris::decode_view(&good).is_ok());
-        let mut bad = good.clone();
-        bad.game = None;
-        assert_eq!(
-            Meduris::decode_view(&bad),
-            Err(DecodeError::Missing("state.game"))
-        );
-        bad.game = Some(pb::state_view::Game::Dolmen(pb::DolmenView::default()));
-        assert_eq!(
-            Meduris::decode_view(&bad),
-            Err(DecodeError::WrongGame {
-                expected: "meduris"
-            })
-        );
-        let mut bad = good.clone();
-        bad.viewer_seat = Some(3);
-        assert!(matches!(
-            Meduris::decode_view(&bad),
-            Err(DecodeError::OutOfRange {
-                field: "viewer_seat",
-                ..
-            })
-        ));
-        let mut bad = good.clone();
-        let Some(pb::state_view::Game::Meduris(v)) = &mut bad.game else {
-            unreachable!()
-        };
-        v.fields.pop();
-        assert_eq!(
-            Meduris::decode_view(&bad),
-            Err(DecodeError::Count {
-                field: "meduris.fields",
-                got: 31,
-                expected: 32
-            })
-        );
-        let mut bad = good;
-        let Some(pb::state_view::Game::Meduris(v)) = &mut bad.game else {
-            unreachable!()
-        };
-        v.plateaus[0].workers = vec![0, 1, 2, 0];
-        assert!(Meduris::decode_view(&bad).is_err());
-    }
-
-    /// An offer says which kind it is; a kind its payment's size rules out is
-    /// refused, whatever the goods.
-    #[test]
-    fn an_offer_names_its_kind_and_the_payment_must_agree() {
-        use pb::MedurisOfferingKind as K;
-        let offer = |payment: Goods, kind: K| pb::Action {
-            game: Some(pb::action::Game::Meduris(pb::MedurisAction {
-                kind: Some(act::Kind::Offer(act::Offer {
-                    payment: Some(goods(payment)),
-                    kind: kind as i32,
-                })),
-            })),
-        };
-        let two = Goods([1, 1, 0, 0]);
-        let three = Goods([3, 0, 0, 0]);
-        for (payment, kind) in [
-            (Goods::EMPTY, K::Nothing),
-            (Goods([1, 0, 0, 0]), K::One),
-            (three, K::One),
-            (two, K::Both),
-            (Goods([1, 3, 0, 0]), K::Both),
-        ] {
-            let a = Action::Offer { payment };
-            assert_eq!(Meduris::encode_action(&a), offer(payment, kind));
-            assert_eq!(Meduris::decode_action(&offer(payment, kind)), Ok(a));
-        }
-        for (payment, kind) in [
-            (two, K::One),
-            (three, K::Both),
-            (Goods::EMPTY, K::Both),
-            (two, K::Nothing),
-            (two, K::Chip),
-        ] {
-            assert!(matches!(
-                Meduris::decode_action(&offer(payment, kind)),
-                Err(DecodeError::Contradiction {
-                    field: "offer.kind",
-                    ..
-                })
-            ));
-        }
-        assert_eq!(
-            Meduris::decode_action(&offer(two, K::Unspecified)),
-            Err(DecodeError::BadEnum {
-                field: "offer.kind",
-                value: 0
-            })
-        );
-    }
-
-    #[test]
-    fn malformed_actions_are_named() {
-        let none = pb::Action { game: None };
-        assert_eq!(
-            Meduris::decode_action(&none),
-            Err(DecodeError::Missing("action.game"))
-        );
-        let bad_good = pb::Action {
-            game: Some(pb::action::Game::Meduris(pb::MedurisAction {
-                kind: Some(act::Kind::TakeGood(act::TakeGood { good: 9 })),
-            })),
-        };
-        assert_eq!(
-            Meduris::decode_action(&bad_good),
-            Err(DecodeError::BadEnum {
-                field: "take_good.good",
-                value: 9
-            })
-        );
-        let unspecified = pb::Action {
-            game: Some(pb::action::Game::Meduris(pb::MedurisAction {
-                kind: Some(act::Kind::TakeGood(act::TakeGood { good: 0 })),
-            })),
-        };
-        assert!(Meduris::decode_action(&unspecified).is_err());
-        let dolmen = pb::Action {
-            game: Some(pb::action::Game::Dolmen(pb::DolmenAction::default())),
-        };
-        assert_eq!(
-            Meduris::decode_action(&dolmen),
-            Err(DecodeError::WrongGame {
-                expected: "meduris"
-            })
-        );
-    }
-}
+mod tests;

@@ -113,6 +113,11 @@ pub trait ProtoGame: Game + druids_engine::Chance {
     /// The decision pending now, `None` once the game is over.
     fn decision(&self) -> Option<pb::Decision>;
 
+    /// The decision pending now in plain English, as the engine words it
+    /// (what it is about and what its choices earn); empty once the game is
+    /// over. `StateView.decision_description` on the wire.
+    fn decision_description(&self) -> String;
+
     /// The engine view a state on the wire shows: the game's own part
     /// (`state.game`, see [`ProtoGame::encode_view`]) and the fields every game
     /// carries at the top of `StateView` (`viewer_seat`, `to_act`, `decision`,

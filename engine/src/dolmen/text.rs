@@ -5,8 +5,8 @@
 
 use std::fmt;
 
-use super::action::Action;
-use super::board::Dir;
+use super::action::{Action, Decision};
+use super::board::{self, Dir};
 use super::event::{EndReason, Event, ScoreReason};
 use crate::Seat;
 
@@ -38,6 +38,50 @@ impl fmt::Display for Action {
             }
             Action::PlaceDolmen { value: None } => f.write_str("place a dolmen"),
             Action::PassDolmen => f.write_str("place no dolmen"),
+        }
+    }
+}
+
+/// What the decision is about and what its choices earn by the rules, for
+/// people deciding it (the contract's `Decision.description`).
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Decision::PlaceDruid => f.write_str("place one of your druids on a free site"),
+            Decision::Turn => f.write_str(
+                "the turn: walk a standing druid (jumping the druids in its way), \
+                 lay one down to collect herbs, or fly a lying druid to any free \
+                 site; a walk or a flight may leave a stone behind",
+            ),
+            Decision::Stone { site, may_decline } => {
+                write!(
+                    f,
+                    "leave a stone on {site}: it counts for the majority of every \
+                     circle around it"
+                )?;
+                if may_decline {
+                    f.write_str(", or leave none and lose 1 point")?;
+                }
+                Ok(())
+            }
+            Decision::Dolmen { circle, on_top } => {
+                let top = board::shape(circle).max_dolmens();
+                if on_top {
+                    write!(
+                        f,
+                        "{circle} has a new leader, who may place a dolmen on top of \
+                         its stack (when the circle is complete, the top dolmen scores \
+                         its value x {top}, each one below one less)"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "the leader of {circle} is equalled: the seat may place a \
+                         dolmen under its stack (scored when the circle is complete: \
+                         the top one x {top}, each one below one less)"
+                    )
+                }
+            }
         }
     }
 }

@@ -71,6 +71,13 @@ pub enum BoardKind {
 /// The most fields any board has; per-field arrays use this size.
 pub const MAX_FIELDS: usize = 40;
 
+/// Rune chips laid around the ring at set-up.
+pub(crate) const CHIPS: usize = 6;
+/// The fewest fields between two chips.
+pub(crate) const MIN_GAP: usize = 3;
+/// The most draws a set-up takes (on the largest ring).
+pub(crate) const MAX_SETUP_DRAWS: usize = MAX_FIELDS - CHIPS * (MIN_GAP + 1) + CHIPS;
+
 impl BoardKind {
     /// The board used with `players` players.
     pub const fn for_players(players: usize) -> BoardKind {

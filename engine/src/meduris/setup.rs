@@ -5,7 +5,7 @@
 //! one chance decision each, the layout made when the last one is known.
 
 use super::action::{Chip, DruidPos};
-use super::board::{BoardKind, MAX_FIELDS};
+use super::board::{BoardKind, CHIPS, MAX_SETUP_DRAWS, MIN_GAP};
 use super::event::Event;
 use super::goods::Goods;
 use super::state::{
@@ -81,12 +81,6 @@ pub(crate) fn setup(
     }
     Ok(state)
 }
-
-const CHIPS: usize = 6;
-const MIN_GAP: usize = 3;
-
-/// The most draws a set-up takes (on the largest ring).
-pub(crate) const MAX_SETUP_DRAWS: usize = MAX_FIELDS - CHIPS * (MIN_GAP + 1) + CHIPS;
 
 /// How many draws the chips' layout takes on a ring of `n` fields.
 pub(crate) const fn setup_draws(n: usize) -> usize {

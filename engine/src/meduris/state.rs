@@ -332,7 +332,7 @@ pub struct State {
     /// Whether draws wait for an outside outcome (see [`crate::Chance`]).
     pub(crate) explicit: bool,
     /// The set-up's draws supplied so far in explicit mode (zero otherwise).
-    pub(crate) setup_draws: [u8; super::setup::MAX_SETUP_DRAWS],
+    pub(crate) setup_draws: [u8; super::board::MAX_SETUP_DRAWS],
 }
 
 impl State {

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::action::{Action, Chip, DieFace, DruidPos};
+use super::action::{Action, Chip, Decision, DieFace, DruidPos};
 use super::board::Area;
 use super::event::{Event, OfferingKind, ScoreReason};
 use crate::Seat;
@@ -31,6 +31,39 @@ impl fmt::Display for Action {
             }
             Action::Offer { payment } => write!(f, "offer {payment}"),
             Action::OfferChip => f.write_str("hand in the druid-offering chip"),
+        }
+    }
+}
+
+/// What the decision is about and what its choices earn by the rules, for
+/// people deciding it (the contract's `Decision.description`).
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Decision::PlaceWorker => f.write_str(
+                "place a worker on a plateau: whenever the die shows its good, \
+                 each worker there yields 1 of it",
+            ),
+            Decision::TakeGood => f.write_str("the die shows +1: take any one good"),
+            Decision::ReturnGood => f.write_str("the die shows -1: give back any one good"),
+            Decision::Turn => f.write_str(
+                "the turn: a big yield (move a worker to another plateau: it yields \
+                 as many goods as its height there), a hut (pay the field's two goods \
+                 once per hut of its settlement, take the area's rune stone) or a \
+                 temple (pay the field's two goods once; it scores the huts beside \
+                 it at the end)",
+            ),
+            Decision::Offering { field, last_round } => {
+                if last_round {
+                    f.write_str("the druid's last round: ")?;
+                }
+                write!(
+                    f,
+                    "offering at the hut on field {field}: both of its goods earn \
+                     1 point per hut of its settlement, one earns 1 point, nothing \
+                     costs 1 point"
+                )
+            }
         }
     }
 }

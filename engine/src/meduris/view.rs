@@ -294,6 +294,6 @@ pub(crate) fn determinize(view: &View, seed: u64) -> Result<State, DeterminizeEr
         by_safeguard: view.outcome.as_ref().is_some_and(|o| o.by_safeguard),
         built,
         explicit: false,
-        setup_draws: [0; super::setup::MAX_SETUP_DRAWS],
+        setup_draws: [0; super::board::MAX_SETUP_DRAWS],
     })
 }

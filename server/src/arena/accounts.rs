@@ -230,14 +230,21 @@ impl Arena {
         })
     }
 
-    /// GetBot.
+    /// GetBot of the bot `req` names.
     pub fn profile(&self, req: &pb::GetBotRequest) -> Result<pb::GetBotResponse, ServiceError> {
-        let no = parse_id(&req.bot_id).ok_or_else(|| {
-            ServiceError::invalid(
-                "bot_id",
-                format!("bot_id {} is not 16 hex digits", clip(&req.bot_id)),
-            )
-        })?;
+        self.profile_of(bot_no(&req.bot_id)?)
+    }
+
+    /// GetBot of the calling bot `no`, with the seq of its last event.
+    /// Blocks on the store.
+    pub fn own_profile(&self, no: BotNo) -> Result<pb::GetBotResponse, ServiceError> {
+        let mut profile = self.profile_of(no)?;
+        profile.last_event_seq = self.store.last_event(EventLog::Bot, &public_id(no))?;
+        Ok(profile)
+    }
+
+    /// GetBot of bot `no`.
+    pub fn profile_of(&self, no: BotNo) -> Result<pb::GetBotResponse, ServiceError> {
         // The state first, then the bots, as everywhere (a lock order).
         let (ratings, recent_matches) = {
             let st = self.state();
@@ -263,7 +270,7 @@ impl Arena {
         let bots = self.bots();
         let bot = bots
             .get(no)
-            .ok_or_else(|| ServiceError::BotNotFound(clip(&req.bot_id)))?;
+            .ok_or_else(|| ServiceError::BotNotFound(public_id(no)))?;
         Ok(pb::GetBotResponse {
             bot: Some(bots.reference(no)),
             revoked: bot.revoked_unix_ms.is_some(),
@@ -271,6 +278,7 @@ impl Arena {
             registered_unix_ms: bot.registered_unix_ms,
             ratings,
             recent_matches,
+            last_event_seq: 0,
         })
     }
 
@@ -294,4 +302,14 @@ impl Arena {
     ) -> Result<tokio::sync::watch::Receiver<u64>, ServiceError> {
         Ok(self.events.subscribe(self.store.as_ref(), bot)?)
     }
+}
+
+/// The bot number of the public id in field `bot_id`.
+pub(super) fn bot_no(id: &str) -> Result<BotNo, ServiceError> {
+    parse_id(id).ok_or_else(|| {
+        ServiceError::invalid(
+            "bot_id",
+            format!("bot_id {} is not 16 hex digits", clip(id)),
+        )
+    })
 }

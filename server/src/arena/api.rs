@@ -245,7 +245,35 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::GetBotRequest>,
     ) -> Result<Response<pb::GetBotResponse>, Status> {
-        Ok(Response::new(self.arena()?.profile(request.get_ref())?))
+        let arena = Arc::clone(self.arena()?);
+        if !request.get_ref().bot_id.is_empty() {
+            return Ok(Response::new(arena.profile(request.get_ref())?));
+        }
+        let bot = self.bot(&request)?;
+        let profile = self.blocking.run(move || arena.own_profile(bot)).await?;
+        Ok(Response::new(profile?))
+    }
+
+    async fn get_rating_history(
+        &self,
+        request: Request<pb::GetRatingHistoryRequest>,
+    ) -> Result<Response<pb::GetRatingHistoryResponse>, Status> {
+        let arena = Arc::clone(self.arena()?);
+        let req = request.into_inner();
+        let reply = self
+            .blocking
+            .run(move || arena.rating_history(&req))
+            .await?;
+        Ok(Response::new(reply?))
+    }
+
+    async fn list_tournaments(
+        &self,
+        request: Request<pb::ListTournamentsRequest>,
+    ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
+        Ok(Response::new(
+            self.arena()?.list_tournaments(request.get_ref())?,
+        ))
     }
 
     async fn challenge(

@@ -25,6 +25,7 @@ pub mod api;
 pub mod bots;
 mod challenges;
 pub mod events;
+mod listings;
 mod matches;
 pub mod ratings;
 mod tournaments;

@@ -225,7 +225,9 @@ impl Cluster {
             .map_err(|e| ServiceError::Storage(StoreError::Corrupt(e.to_string())))?;
         if let Some(_ended) = room.ended_ms() {
             // The old owner stored the last action but not the end.
-            self.store.finish(&room.id, room.version(), now_ms)?;
+            let outcome = room.summary().outcome.unwrap_or_default();
+            self.store
+                .finish(&room.id, room.version(), &outcome, now_ms)?;
         }
         let room = Arc::new(room);
         rooms.insert(Arc::clone(&room));

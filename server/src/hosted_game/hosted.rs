@@ -282,6 +282,14 @@ impl<G: ProtoGame> HostedGame for Hosted<G> {
         G::decision(&self.game).filter(|_| self.started)
     }
 
+    fn decision_description(&self) -> String {
+        if self.started {
+            self.game.decision_description()
+        } else {
+            String::new()
+        }
+    }
+
     fn legal_actions(&self, all_payments: bool) -> Vec<pb::LegalAction> {
         use prost::Message;
         let default = self.legal(false);

@@ -3,42 +3,64 @@
 //! build step: plain ES modules, CSS and SVG drawn by the modules).
 
 use axum::extract::Path;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tonic::Code;
 
 use super::ApiError;
 
-/// `(name, content type, content)` of every file under `server/web/`.
+/// A JavaScript module of `web/`.
+macro_rules! js {
+    ($name:literal) => {
+        ($name, JS, include_str!(concat!("../../../web/", $name)))
+    };
+}
+
+/// `(name, content type, content)` of every file under `web/` (the
+/// workspace root).
 const FILES: &[(&str, &str, &str)] = &[
-    ("app.js", JS, include_str!("../../web/app.js")),
-    ("api.js", JS, include_str!("../../web/api.js")),
-    ("game.js", JS, include_str!("../../web/game.js")),
-    ("list.js", JS, include_str!("../../web/list.js")),
-    ("svg.js", JS, include_str!("../../web/svg.js")),
-    ("meduris.js", JS, include_str!("../../web/meduris.js")),
-    ("dolmen.js", JS, include_str!("../../web/dolmen.js")),
+    js!("app.js"),
+    js!("api.js"),
+    js!("dom.js"),
+    js!("list.js"),
+    js!("game.js"),
+    js!("view.js"),
+    js!("decide.js"),
+    js!("replay.js"),
+    js!("boards.js"),
+    js!("meduris.js"),
+    js!("dolmen.js"),
+    js!("generic.js"),
+    js!("ladder.js"),
+    js!("bot.js"),
+    js!("tournaments.js"),
+    js!("me.js"),
     (
         "style.css",
         "text/css; charset=utf-8",
-        include_str!("../../web/style.css"),
+        include_str!("../../../web/style.css"),
     ),
     (
         "favicon.svg",
         "image/svg+xml",
-        include_str!("../../web/favicon.svg"),
+        include_str!("../../../web/favicon.svg"),
     ),
 ];
 
 const JS: &str = "text/javascript; charset=utf-8";
-const INDEX: &str = include_str!("../../web/index.html");
+const INDEX: &str = include_str!("../../../web/index.html");
 
 /// Every page of the viewer is the same document; `app.js` reads the path.
 /// The policy keeps the page to its own origin; `no-referrer` keeps a seat
 /// token in the fragment out of any Referer (browsers never send fragments,
 /// but the policy costs nothing).
 pub(super) async fn page() -> Response {
+    document(StatusCode::OK)
+}
+
+fn document(status: StatusCode) -> Response {
     (
+        status,
         [
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
             (
@@ -64,12 +86,20 @@ pub(super) async fn file(Path(name): Path<String>) -> Response {
             *body,
         )
             .into_response(),
-        None => not_found().await,
+        None => not_found(HeaderMap::new()).await,
     }
 }
 
-/// Anything else.
-pub(super) async fn not_found() -> Response {
+/// Anything else: for a browser, the viewer's page (which says there is no
+/// such page and links back), with 404; else the JSON error.
+pub(super) async fn not_found(headers: HeaderMap) -> Response {
+    let browser = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"));
+    if browser {
+        return document(StatusCode::NOT_FOUND);
+    }
     ApiError {
         http_status: Some(StatusCode::NOT_FOUND),
         ..ApiError::new(Code::NotFound, "no such page", "")

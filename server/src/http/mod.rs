@@ -10,13 +10,16 @@
 //! `TcpConnectInfo`), so authentication, limits and errors cannot differ
 //! between the two faces. See `docs/http.md`.
 //!
-//! The same listener serves the web viewer (`server/web/`, embedded in the
+//! The same listener serves the web viewer (`web/` at the workspace root, embedded in the
 //! binary) and `POST /web/v1/practice`, which starts a game against built-in
 //! bots for a person at a browser.
 
 mod api;
+mod arena;
 mod assets;
+mod call;
 mod error;
+mod event_stream;
 mod practice;
 
 use std::future::Future;
@@ -27,6 +30,7 @@ use axum::Router;
 use axum::routing::{get, post};
 use tokio::net::TcpListener;
 
+use crate::arena::api::ArenaApi;
 use crate::service::Service;
 
 pub use error::ApiError;
@@ -35,6 +39,8 @@ pub use error::ApiError;
 #[derive(Clone)]
 struct Ctx {
     service: Arc<Service>,
+    /// The arena's face, as the gRPC server has it.
+    arena: Arc<ArenaApi>,
     /// The listener's own address, for `TcpConnectInfo::local_addr`.
     local: Option<SocketAddr>,
 }
@@ -44,10 +50,21 @@ fn router(ctx: Ctx) -> Router {
     Router::new()
         .route("/api/v1/games", get(api::game_types))
         .route("/api/v1/games/{id}/events", get(api::events))
+        .route("/api/v1/bot/events", get(arena::bot_events))
+        .route(
+            "/api/v1/tournaments/{id}/events",
+            get(arena::tournament_events),
+        )
         .route("/api/v1/{method}", post(api::rpc))
         .route("/web/v1/practice", post(practice::practice))
         .route("/", get(assets::page))
         .route("/games/{id}", get(assets::page))
+        .route("/ladder", get(assets::page))
+        .route("/ladder/{game}/{players}", get(assets::page))
+        .route("/bots/{id}", get(assets::page))
+        .route("/tournaments", get(assets::page))
+        .route("/tournaments/{id}", get(assets::page))
+        .route("/me", get(assets::page))
         .route("/static/{file}", get(assets::file))
         .fallback(assets::not_found)
         .method_not_allowed_fallback(assets::wrong_method)
@@ -65,7 +82,16 @@ pub async fn serve_http(
     if let Some(addr) = local {
         tracing::info!("web viewer at http://{addr}/");
     }
-    let app = router(Ctx { service, local });
+    let arena = Arc::new(ArenaApi::new(
+        service.arena().cloned(),
+        service.blocking().clone(),
+        service.stop_signal(),
+    ));
+    let app = router(Ctx {
+        service,
+        arena,
+        local,
+    });
     axum::serve(
         listener,
         app.into_make_service_with_connect_info::<SocketAddr>(),

@@ -22,7 +22,7 @@ use druids_engine::Seat;
 use tokio_stream::StreamExt;
 use tonic::{Code, Request};
 
-use super::api::{grpc_request, read_json};
+use super::call::{grpc_request, read_json};
 use super::{ApiError, Ctx};
 use crate::catalog::Catalog;
 use crate::error::clip;

@@ -139,7 +139,12 @@ impl Room {
     /// restart that rebuilds the game sees it over and tells the store then.
     pub(super) fn record_end(&self, state: &RoomState, games: &dyn Games, now_ms: u64) {
         if state.game.is_over()
-            && let Err(e) = games.finish(&self.id, state.game.version(), now_ms)
+            && let Err(e) = games.finish(
+                &self.id,
+                state.game.version(),
+                &state.game.outcome().unwrap_or_default(),
+                now_ms,
+            )
         {
             tracing::warn!(game_id = %self.id, "cannot record the end of the game: {e}");
         }

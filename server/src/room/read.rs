@@ -17,6 +17,11 @@ impl Room {
         crate::legal_pages::Listing {
             version: state.game.version(),
             decision: if mine { state.game.decision() } else { None },
+            decision_description: if mine {
+                state.game.decision_description()
+            } else {
+                String::new()
+            },
             actions: if mine {
                 state.game.legal_actions(all_payments)
             } else {
@@ -146,6 +151,7 @@ impl Room {
                 .map(|s| s.0 as u32)
                 .collect(),
             seed_chosen_by_creator: self.setup.seed_chosen,
+            decision_description: game.decision_description(),
             game: Some(game.view(viewer)),
         }
     }
@@ -186,6 +192,9 @@ impl Room {
             version: state.game.version(),
             seats: state.seat_infos(),
             created_unix_ms: self.setup.created_unix_ms,
+            outcome: state.game.outcome(),
+            match_id: String::new(),
+            rated: false,
         }
     }
 }

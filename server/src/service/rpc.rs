@@ -170,14 +170,64 @@ impl DruidsService for Service {
         let caller = self.caller(&request)?;
         let room = here_or_forward!(self, request, caller, export_replay);
         self.refused(self.read(Read::One, &caller))?;
-        let seed_hidden = match &self.arena {
-            Some(arena) if arena.hides_seed(&room.id) => {
-                Err(ServiceError::MatchRunning(room.id.clone()))
-            }
-            _ => Ok(()),
-        };
-        self.refused(seed_hidden)?;
-        Ok(Response::new(self.refused(room.replay())?))
+        Ok(Response::new(self.refused(self.replay_of(&room))?))
+    }
+
+    async fn get_replay_views(
+        &self,
+        request: Request<pb::GetReplayViewsRequest>,
+    ) -> std::result::Result<Response<pb::GetReplayViewsResponse>, Status> {
+        let caller = self.caller(&request)?;
+        let room = here_or_forward!(self, request, caller, get_replay_views);
+        self.refused(self.read(Read::One, &caller))?;
+        let req = request.into_inner();
+        let replay = self.refused(self.replay_of(&room))?;
+        let page = self.refused(replay_page(&replay, &req))?;
+        let summary = room.summary();
+        let seed_chosen = room
+            .view(druids_engine::Viewer::Spectator)
+            .seed_chosen_by_creator;
+        let views = self
+            .off_the_workers(move || {
+                druids_contract::replay::views(&replay, page.viewer, page.from, page.size)
+                    .map(|views| (views, replay))
+            })
+            .await?;
+        let (views, replay) = self.refused(views.map_err(|e| {
+            ServiceError::Storage(StoreError::Corrupt(format!(
+                "game {} does not replay: {e}",
+                summary.game_id
+            )))
+        }))?;
+        let last_version = replay.actions.len() as u64;
+        let views = views
+            .into_iter()
+            .map(|v| pb::StateView {
+                game_id: summary.game_id.clone(),
+                kind: summary.kind,
+                status: if v.version == last_version {
+                    replay.status
+                } else {
+                    pb::GameStatus::Running as i32
+                },
+                version: v.version,
+                last_seq: 0,
+                seats: summary.seats.clone(),
+                viewer_seat: req.seat,
+                to_act: v.to_act,
+                decision: v.decision,
+                outcome: v.outcome,
+                deadline_unix_ms: None,
+                autopilot_seats: Vec::new(),
+                seed_chosen_by_creator: seed_chosen,
+                decision_description: v.decision_description,
+                game: Some(v.game),
+            })
+            .collect();
+        Ok(Response::new(pb::GetReplayViewsResponse {
+            views,
+            last_version,
+        }))
     }
 
     async fn list_games(
@@ -189,9 +239,14 @@ impl DruidsService for Service {
         let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
         let shared = self.cluster.as_ref().map(|c| Arc::clone(c.leases()));
         let lobby = Arc::clone(&self.lobby);
+        let tags = self
+            .arena
+            .as_ref()
+            .map(|a| a.match_tags())
+            .unwrap_or_default();
         let page = self
             .off_the_workers(move || {
-                crate::list_games::list(&rooms, shared.as_deref(), lobby.catalog(), &req)
+                crate::list_games::list(&rooms, shared.as_deref(), lobby.catalog(), &tags, &req)
             })
             .await?;
         Ok(Response::new(self.refused(page)?))
@@ -296,4 +351,54 @@ impl Service {
             state: Some(room.view(viewer)),
         }))
     }
+}
+
+/// Most views in one GetReplayViews page, and how many when unsaid.
+const MAX_REPLAY_VIEWS: usize = 100;
+const DEFAULT_REPLAY_VIEWS: usize = 20;
+
+/// What a GetReplayViews request asks of a replay, checked against it.
+struct ReplayPage {
+    viewer: druids_engine::Viewer,
+    from: u64,
+    size: usize,
+}
+
+fn replay_page(
+    replay: &pb::Replay,
+    req: &pb::GetReplayViewsRequest,
+) -> Result<ReplayPage, ServiceError> {
+    let viewer = match req.seat {
+        None => druids_engine::Viewer::Spectator,
+        Some(seat) if seat < replay.players => {
+            druids_engine::Viewer::Seat(druids_engine::Seat(seat as u8))
+        }
+        Some(seat) => {
+            return Err(ServiceError::invalid(
+                "seat",
+                format!(
+                    "seat {seat}: the game has seats 0 to {}",
+                    replay.players - 1
+                ),
+            ));
+        }
+    };
+    let last = replay.actions.len() as u64;
+    if req.from_version > last {
+        return Err(ServiceError::invalid(
+            "from_version",
+            format!(
+                "from_version {} is beyond the game: its last version is {last}",
+                req.from_version
+            ),
+        ));
+    }
+    Ok(ReplayPage {
+        viewer,
+        from: req.from_version,
+        size: match req.page_size as usize {
+            0 => DEFAULT_REPLAY_VIEWS,
+            n => n.min(MAX_REPLAY_VIEWS),
+        },
+    })
 }

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::MemoryStore;
 use crate::error::refused;
 use crate::{
-    Accounts, BotRecord, ChallengeRecord, EventLog, EventLogs, MatchRecord, Matches,
+    Accounts, BotRecord, ChallengeRecord, EventLog, EventLogs, MatchRecord, MatchTag, Matches,
     PlacementRecord, StoreError, StoredMatch, TokenHash, TournamentRecord, Tournaments,
 };
 
@@ -61,8 +61,22 @@ impl Arena {
     }
 }
 
+impl Arena {
+    /// The arena's tag of every game of its matches, by game id.
+    pub(super) fn match_tags(&self) -> HashMap<String, MatchTag> {
+        let mut tags = HashMap::new();
+        for m in &self.matches {
+            let tag = MatchTag::of(&m.record);
+            for game_id in self.match_games.get(&m.record.id).into_iter().flatten() {
+                tags.insert(game_id.1.clone(), tag.clone());
+            }
+        }
+        tags
+    }
+}
+
 impl MemoryStore {
-    fn arena(&self) -> std::sync::MutexGuard<'_, Arena> {
+    pub(super) fn arena(&self) -> std::sync::MutexGuard<'_, Arena> {
         self.arena.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

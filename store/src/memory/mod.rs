@@ -15,8 +15,8 @@ use prost::Message;
 use crate::error::refused;
 use crate::lifecycle::EndedRow;
 use crate::{
-    ActionRecord, EndedQuery, Epoch, GameRecord, Games, Lifecycle, Origin, RequestRecord, Requests,
-    Store, StoreError, StoredGame, TokenHash,
+    ActionRecord, EndedQuery, Epoch, GameRecord, Games, Lifecycle, MatchTag, Origin, RequestRecord,
+    Requests, Store, StoreError, StoredGame, TokenHash,
 };
 
 mod arena;
@@ -42,10 +42,11 @@ struct Kept {
     actions: u64,
     abandoned: Option<String>,
     ended_unix_ms: Option<u64>,
+    outcome: Option<pb::Outcome>,
 }
 
 impl Kept {
-    fn summary(&self, id: &str) -> pb::GameSummary {
+    fn summary(&self, id: &str, arena: Option<MatchTag>) -> pb::GameSummary {
         let row = EndedRow {
             game_id: id.to_owned(),
             kind: self.record.kind.number(),
@@ -53,6 +54,8 @@ impl Kept {
             created_unix_ms: self.record.created_unix_ms,
             abandoned: self.abandoned.is_some(),
             version: self.actions,
+            outcome: self.outcome.clone(),
+            arena,
         };
         let claimed = self.record.seats.iter().chain(&self.joins);
         row.summary(claimed.map(|(seat, name, _)| (seat.index(), name.clone())))
@@ -130,6 +133,7 @@ impl Games for MemoryStore {
             actions: 0,
             abandoned: None,
             ended_unix_ms: None,
+            outcome: None,
         });
         self.keep_request(game.request.as_ref());
         Ok(())
@@ -181,8 +185,17 @@ impl Games for MemoryStore {
         Ok(())
     }
 
-    fn finish(&self, game_id: &str, _: u64, at_ms: u64) -> Result<(), StoreError> {
+    fn finish(
+        &self,
+        game_id: &str,
+        _: u64,
+        outcome: &pb::Outcome,
+        at_ms: u64,
+    ) -> Result<(), StoreError> {
         let mut kept = self.kept("recording the end of a game", game_id)?;
+        if kept.ended_unix_ms.is_none() {
+            kept.outcome = Some(outcome.clone());
+        }
         kept.ended_unix_ms.get_or_insert(at_ms);
         Ok(())
     }
@@ -220,11 +233,18 @@ impl Lifecycle for MemoryStore {
     }
 
     fn list_ended(&self, query: &EndedQuery) -> Result<Vec<pb::GameSummary>, StoreError> {
+        let tags = self.arena().match_tags();
         let mut rows: Vec<pb::GameSummary> = self
             .games
             .iter()
             .filter(|k| k.ended_unix_ms.is_some())
-            .map(|k| k.summary(k.key()))
+            .filter_map(|k| {
+                let tag = tags.get(k.key()).cloned();
+                query
+                    .arena
+                    .admits(tag.as_ref())
+                    .then(|| k.summary(k.key(), tag))
+            })
             .filter(|s| {
                 query.kind.is_none_or(|k| s.kind == k.number())
                     && query.status.is_none_or(|st| s.status == st as i32)

@@ -247,6 +247,8 @@ impl Leases for PostgresStore {
                     created_unix_ms: g.get::<_, i64>(3) as u64,
                     abandoned: false,
                     version: g.get::<_, i64>(5) as u64,
+                    outcome: None,
+                    arena: None,
                 }
                 .summary(names);
                 summary.status = if claimed < i64::from(players) {

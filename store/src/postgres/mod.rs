@@ -32,6 +32,7 @@ use druids_engine::Seat;
 use prost::Message;
 use tokio_postgres::NoTls;
 
+use crate::lifecycle::encode_outcome;
 use crate::{
     ActionRecord, EndedQuery, Epoch, GameRecord, Games, Lifecycle, RequestRecord, Requests, Store,
     StoreError, StoredGame, Sync, TokenHash,
@@ -306,7 +307,14 @@ impl Games for PostgresStore {
         self.append(game_id, action)
     }
 
-    fn finish(&self, game_id: &str, version: u64, at_ms: u64) -> Result<(), StoreError> {
+    fn finish(
+        &self,
+        game_id: &str,
+        version: u64,
+        outcome: &pb::Outcome,
+        at_ms: u64,
+    ) -> Result<(), StoreError> {
+        let outcome = encode_outcome(outcome);
         // Idempotent: a retry finds the game ended and changes nothing.
         self.retry("recording the end of a game", |_| {
             self.wait(async {
@@ -314,9 +322,9 @@ impl Games for PostgresStore {
                     .get()
                     .await?
                     .execute(
-                        "UPDATE games SET ended_unix_ms = $3, version = $2
+                        "UPDATE games SET ended_unix_ms = $3, version = $2, outcome = $4
                           WHERE id = $1 AND ended_unix_ms IS NULL",
-                        &[&game_id, &(version as i64), &(at_ms as i64)],
+                        &[&game_id, &(version as i64), &(at_ms as i64), &outcome],
                     )
                     .await?;
                 Ok(())

@@ -13,11 +13,12 @@ use tokio_postgres::IsolationLevel;
 use tokio_postgres::Row;
 
 use super::retry::Failure;
-use crate::lifecycle::EndedRow;
+use crate::lifecycle::{EndedRow, decode_outcome};
+use crate::matches::decode_bots;
 use crate::matches::stored_kind;
 use crate::{
-    ActionRecord, EndedQuery, Epoch, GameRecord, Origin, StoreError, StoredGame, SubmissionKey,
-    TokenHash,
+    ActionRecord, EndedQuery, Epoch, GameRecord, MatchTag, Origin, StoreError, StoredGame,
+    SubmissionKey, TokenHash,
 };
 
 const GAME_COLUMNS: &str =
@@ -164,19 +165,39 @@ pub(super) async fn ended_page(
         Some((ms, id)) => (Some(*ms as i64), id.as_str()),
         None => (None, ""),
     };
+    let f = &q.arena;
+    // A match's bots are a JSON list of quoted ids.
+    let bot = f.bot_id.as_ref().map(|b| format!("%\"{b}\"%"));
     let client = pool.get().await?;
     let rows = client
         .query(
-            "SELECT id, kind, players, created_unix_ms, abandoned IS NOT NULL, version
-               FROM games
-              WHERE ended_unix_ms IS NOT NULL
-                AND ($1::INTEGER IS NULL OR kind = $1)
-                AND ($2::BOOLEAN IS NULL OR (abandoned IS NOT NULL) = $2)
-                AND ($3::BIGINT IS NULL OR created_unix_ms < $3
-                     OR (created_unix_ms = $3 AND id > $4))
-              ORDER BY created_unix_ms DESC, id
+            "SELECT g.id, g.kind, g.players, g.created_unix_ms, g.abandoned IS NOT NULL,
+                    g.version, g.outcome, m.id, m.rated, m.bots, m.tournament_id
+               FROM games g
+               LEFT JOIN match_games mg ON mg.game_id = g.id
+               LEFT JOIN matches m ON m.id = mg.match_id
+              WHERE g.ended_unix_ms IS NOT NULL
+                AND ($1::INTEGER IS NULL OR g.kind = $1)
+                AND ($2::BOOLEAN IS NULL OR (g.abandoned IS NOT NULL) = $2)
+                AND ($3::BIGINT IS NULL OR g.created_unix_ms < $3
+                     OR (g.created_unix_ms = $3 AND g.id > $4))
+                AND ($6::BOOLEAN IS NULL OR (m.id IS NOT NULL) = $6)
+                AND ($7::BOOLEAN IS NULL OR COALESCE(m.rated, FALSE) = $7)
+                AND ($8::TEXT IS NULL OR m.bots LIKE $8)
+                AND ($9::TEXT IS NULL OR m.tournament_id = $9)
+              ORDER BY g.created_unix_ms DESC, g.id
               LIMIT $5",
-            &[&kind, &abandoned, &after_ms, &after_id, &(q.limit as i64)],
+            &[
+                &kind,
+                &abandoned,
+                &after_ms,
+                &after_id,
+                &(q.limit as i64),
+                &f.arena,
+                &f.rated,
+                &bot,
+                &f.tournament_id,
+            ],
         )
         .await?;
     let ids: Vec<&str> = rows.iter().map(|r| r.get::<_, &str>(0)).collect();
@@ -196,6 +217,15 @@ pub(super) async fn ended_page(
     let mut out = Vec::with_capacity(rows.len());
     for r in &rows {
         let game_id: &str = r.get(0);
+        let arena = match r.get::<_, Option<String>>(7) {
+            None => None,
+            Some(match_id) => Some(MatchTag {
+                match_id,
+                rated: r.get(8),
+                bots: decode_bots(r.get(9)).map_err(Failure::Store)?,
+                tournament_id: r.get(10),
+            }),
+        };
         let row = EndedRow {
             game_id: game_id.to_owned(),
             kind: r.get(1),
@@ -203,6 +233,12 @@ pub(super) async fn ended_page(
             created_unix_ms: r.get::<_, i64>(3) as u64,
             abandoned: r.get(4),
             version: r.get::<_, i64>(5) as u64,
+            outcome: r
+                .get::<_, Option<&[u8]>>(6)
+                .map(decode_outcome)
+                .transpose()
+                .map_err(Failure::Store)?,
+            arena,
         };
         out.push(row.summary(names.remove(game_id).unwrap_or_default()));
     }

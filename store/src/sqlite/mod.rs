@@ -20,6 +20,7 @@ use druids_engine::Seat;
 use prost::Message;
 use rusqlite::{Connection, params};
 
+use crate::lifecycle::encode_outcome;
 use crate::{
     ActionRecord, EndedQuery, Epoch, GameRecord, Games, Lifecycle, RequestRecord, Requests, Store,
     StoreError, StoredGame, Sync, TokenHash,
@@ -181,11 +182,23 @@ impl Games for SqliteStore {
         self.append(game_id, action)
     }
 
-    fn finish(&self, game_id: &str, version: u64, at_ms: u64) -> Result<(), StoreError> {
+    fn finish(
+        &self,
+        game_id: &str,
+        version: u64,
+        outcome: &pb::Outcome,
+        at_ms: u64,
+    ) -> Result<(), StoreError> {
         self.conn()
             .execute(
-                "UPDATE games SET ended_unix_ms = ?3, version = ?2 WHERE id = ?1 AND ended_unix_ms IS NULL",
-                params![game_id, version as i64, at_ms as i64],
+                "UPDATE games SET ended_unix_ms = ?3, version = ?2, outcome = ?4
+                  WHERE id = ?1 AND ended_unix_ms IS NULL",
+                params![
+                    game_id,
+                    version as i64,
+                    at_ms as i64,
+                    encode_outcome(outcome)
+                ],
             )
             .map(|_| ())
             .map_err(err("recording the end of a game"))

@@ -7,10 +7,12 @@ use druids_engine::Seat;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{decode, err, hash_of};
-use crate::lifecycle::EndedRow;
+use crate::lifecycle::{EndedRow, decode_outcome};
+use crate::matches::decode_bots;
 use crate::matches::stored_kind;
 use crate::{
-    ActionRecord, EndedQuery, Epoch, GameRecord, Origin, StoreError, StoredGame, SubmissionKey,
+    ActionRecord, EndedQuery, Epoch, GameRecord, MatchTag, Origin, StoreError, StoredGame,
+    SubmissionKey,
 };
 
 const GAME_COLUMNS: &str =
@@ -163,29 +165,65 @@ pub(super) fn ended_page(
         Some((ms, id)) => (Some(*ms as i64), id.as_str()),
         None => (None, ""),
     };
+    let f = &q.arena;
+    // A match's bots are a JSON list of quoted ids.
+    let bot = f.bot_id.as_ref().map(|b| format!("%\"{b}\"%"));
     let mut stmt = conn
         .prepare_cached(
-            "SELECT id, kind, players, created_unix_ms, abandoned IS NOT NULL, version
-             FROM games
-             WHERE ended_unix_ms IS NOT NULL
-               AND (?1 IS NULL OR kind = ?1)
-               AND (?2 IS NULL OR (abandoned IS NOT NULL) = ?2)
-               AND (?3 IS NULL OR created_unix_ms < ?3 OR (created_unix_ms = ?3 AND id > ?4))
-             ORDER BY created_unix_ms DESC, id
+            "SELECT g.id, g.kind, g.players, g.created_unix_ms, g.abandoned IS NOT NULL,
+                    g.version, g.outcome, m.id, m.rated, m.bots, m.tournament_id
+             FROM games g
+             LEFT JOIN match_games mg ON mg.game_id = g.id
+             LEFT JOIN matches m ON m.id = mg.match_id
+             WHERE g.ended_unix_ms IS NOT NULL
+               AND (?1 IS NULL OR g.kind = ?1)
+               AND (?2 IS NULL OR (g.abandoned IS NOT NULL) = ?2)
+               AND (?3 IS NULL OR g.created_unix_ms < ?3
+                    OR (g.created_unix_ms = ?3 AND g.id > ?4))
+               AND (?6 IS NULL OR (m.id IS NOT NULL) = ?6)
+               AND (?7 IS NULL OR COALESCE(m.rated, 0) = ?7)
+               AND (?8 IS NULL OR m.bots LIKE ?8)
+               AND (?9 IS NULL OR m.tournament_id = ?9)
+             ORDER BY g.created_unix_ms DESC, g.id
              LIMIT ?5",
         )
         .map_err(err)?;
     let rows = stmt
         .query_map(
-            params![kind, abandoned, after_ms, after_id, q.limit as i64],
+            params![
+                kind,
+                abandoned,
+                after_ms,
+                after_id,
+                q.limit as i64,
+                f.arena,
+                f.rated,
+                bot,
+                f.tournament_id
+            ],
             |r| {
+                let tag = match r.get::<_, Option<String>>(7)? {
+                    None => None,
+                    Some(match_id) => Some((
+                        match_id,
+                        r.get::<_, bool>(8)?,
+                        r.get::<_, String>(9)?,
+                        r.get::<_, Option<String>>(10)?,
+                    )),
+                };
                 Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, i32>(1)?,
-                    r.get::<_, i64>(2)?,
-                    r.get::<_, i64>(3)?,
-                    r.get::<_, bool>(4)?,
-                    r.get::<_, i64>(5)?,
+                    EndedRow {
+                        game_id: r.get(0)?,
+                        kind: r.get(1)?,
+                        players: r.get::<_, i64>(2)? as u32,
+                        created_unix_ms: r.get::<_, i64>(3)? as u64,
+                        abandoned: r.get(4)?,
+                        version: r.get::<_, i64>(5)? as u64,
+                        outcome: None,
+                        arena: None,
+                    },
+                    r.get::<_, Option<Vec<u8>>>(6)?,
+                    tag,
                 ))
             },
         )
@@ -196,21 +234,23 @@ pub(super) fn ended_page(
         .prepare_cached("SELECT seat, name FROM seats WHERE game_id = ?1")
         .map_err(err)?;
     let mut out = Vec::with_capacity(rows.len());
-    for (game_id, kind, players, created, abandoned, version) in rows {
+    for (mut row, outcome, tag) in rows {
         let claimed = seats_q
-            .query_map([&game_id], |r| {
+            .query_map([&row.game_id], |r| {
                 Ok((r.get::<_, u32>(0)? as usize, r.get::<_, String>(1)?))
             })
             .map_err(err)?
             .collect::<Result<Vec<_>, _>>()
             .map_err(err)?;
-        let row = EndedRow {
-            game_id,
-            kind,
-            players: players as u32,
-            created_unix_ms: created as u64,
-            abandoned,
-            version: version as u64,
+        row.outcome = outcome.as_deref().map(decode_outcome).transpose()?;
+        row.arena = match tag {
+            None => None,
+            Some((match_id, rated, bots, tournament_id)) => Some(MatchTag {
+                match_id,
+                rated,
+                bots: decode_bots(&bots)?,
+                tournament_id,
+            }),
         };
         out.push(row.summary(claimed));
     }

@@ -171,6 +171,14 @@ CREATE TABLE challenges (
     // of games in play are carried over; an ended game's keys are never used
     // again ([`crate::Lifecycle::load_game`] callers drop them).
     Migration::Code(submission_keys),
+    // 8: each finished game's result (an encoded druids.Outcome; NULL for
+    // games that ended before this migration, and abandoned ones), and the
+    // games of the arena's matches found by game id, for `ListGames`.
+    Migration::Sql(
+        "
+ALTER TABLE games ADD COLUMN outcome BLOB;
+CREATE INDEX match_games_game ON match_games(game_id);",
+    ),
 ];
 
 /// Brings the schema of `conn` up to date.

@@ -55,7 +55,7 @@ fn gone(s: &tonic::Status) -> bool {
 
 /// Plays the bot's seat of `game_id` at random with its API key until the game
 /// ends; a server that restarts meanwhile is waited for.
-async fn play_seat(url: String, game_id: String, key: String, seat: u32, seed: u64) {
+pub(crate) async fn play_seat(url: String, game_id: String, key: String, seat: u32, seed: u64) {
     let mut rng = Lcg(seed);
     let client = druids_contract::pb::druids_service_client::DruidsServiceClient::new(
         tonic::transport::Endpoint::from_shared(url)
@@ -129,7 +129,7 @@ async fn play_seat(url: String, game_id: String, key: String, seat: u32, seed: u
 }
 
 /// Seeks once and plays the match it brings to its end; the match's result.
-async fn seek_and_play(
+pub(crate) async fn seek_and_play(
     url: String,
     key: String,
     req: pb::SeekRequest,

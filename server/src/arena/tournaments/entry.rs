@@ -1,6 +1,6 @@
 //! Creating a tournament (its request checked in full before anything is
-//! stored), joining one with open entry, and reading one: GetTournament and
-//! its event log.
+//! stored), joining one with open entry, and reading them: ListTournaments,
+//! GetTournament and a tournament's event log.
 
 use druids_contract::pb;
 use druids_contract::pb::create_tournament_request::Format as F;
@@ -20,6 +20,10 @@ const MAX_NAME_BYTES: usize = 80;
 const MAX_ROUNDS: u32 = 100;
 /// Longest open entry, seconds.
 const MAX_ENTRY_SECS: u32 = 86_400;
+/// Tournaments of a ListTournaments page when the request does not say.
+const DEFAULT_LIST_PAGE: usize = 50;
+/// Most tournaments of a ListTournaments page.
+const MAX_LIST_PAGE: usize = 200;
 
 impl Arena {
     /// CreateTournament with bearer `token`. Blocks on the store.
@@ -185,6 +189,70 @@ impl Arena {
             .ok_or_else(|| ServiceError::TournamentNotFound(clip(&req.tournament_id)))?;
         Ok(pb::GetTournamentResponse {
             tournament: Some(self.view(t)),
+        })
+    }
+
+    /// ListTournaments: newest first, then by id; a page token is the last
+    /// one's `created_unix_ms.id` after the status it filters by.
+    pub fn list_tournaments(
+        &self,
+        req: &pb::ListTournamentsRequest,
+    ) -> Result<pb::ListTournamentsResponse, ServiceError> {
+        if pb::TournamentStatus::try_from(req.status).is_err() {
+            return Err(ServiceError::invalid(
+                "status",
+                format!("status {} is not a TournamentStatus", req.status),
+            ));
+        }
+        let size = match req.page_size as usize {
+            0 => DEFAULT_LIST_PAGE,
+            n => n.min(MAX_LIST_PAGE),
+        };
+        let prefix = format!("v1.{}.", req.status);
+        let after = if req.page_token.is_empty() {
+            None
+        } else {
+            let cursor = req
+                .page_token
+                .strip_prefix(&prefix)
+                .and_then(|rest| rest.split_once('.'))
+                .and_then(|(ms, id)| Some((ms.parse::<u64>().ok()?, id.to_owned())));
+            Some(cursor.ok_or_else(|| {
+                ServiceError::invalid(
+                    "page_token",
+                    "page_token is not a next_page_token of this query (same status)",
+                )
+            })?)
+        };
+        let st = self.state();
+        // Newest first, ties by id (the order of ListGames).
+        let mut rows: Vec<&Tourney> = st
+            .tournaments
+            .values()
+            .filter(|t| req.status == 0 || t.status() as i32 == req.status)
+            .filter(|t| {
+                after.as_ref().is_none_or(|(ms, id)| {
+                    let created = t.record.created_unix_ms;
+                    created < *ms || (created == *ms && t.record.id > *id)
+                })
+            })
+            .collect();
+        rows.sort_by(|a, b| {
+            b.record
+                .created_unix_ms
+                .cmp(&a.record.created_unix_ms)
+                .then_with(|| a.record.id.cmp(&b.record.id))
+        });
+        let next_page_token = match rows.get(size) {
+            Some(_) => {
+                let last = &rows[size - 1].record;
+                format!("{prefix}{}.{}", last.created_unix_ms, last.id)
+            }
+            None => String::new(),
+        };
+        Ok(pb::ListTournamentsResponse {
+            tournaments: rows.iter().take(size).map(|t| self.summary(t)).collect(),
+            next_page_token,
         })
     }
 

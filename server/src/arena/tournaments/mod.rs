@@ -291,6 +291,27 @@ impl Arena {
             .collect()
     }
 
+    /// A tournament's line of ListTournaments.
+    fn summary(&self, t: &Tourney) -> pb::TournamentSummary {
+        let leader = if t.results.is_empty() {
+            None
+        } else {
+            self.standings(t).into_iter().next().and_then(|s| s.bot)
+        };
+        pb::TournamentSummary {
+            tournament_id: t.record.id.clone(),
+            name: t.settings.name.clone(),
+            kind: t.kind.number(),
+            players: u32::from(t.k),
+            status: t.status() as i32,
+            rounds_started: t.round,
+            rounds_total: t.rounds_total,
+            entrants: t.entrants.len() as u32,
+            leader,
+            created_unix_ms: t.record.created_unix_ms,
+        }
+    }
+
     /// A tournament as the contract shows it.
     fn view(&self, t: &Tourney) -> pb::Tournament {
         let standings = self.standings(t);

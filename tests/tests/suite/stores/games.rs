@@ -132,7 +132,7 @@ async fn a_log_stored_before_submission_keys_still_loads(backend: Backend) {
     let store = db.open();
     store.create_game(&game("live", 1, 2)).unwrap();
     store.create_game(&game("over", 2, 2)).unwrap();
-    store.finish("over", 2, 3).unwrap();
+    store.finish("over", 2, &Default::default(), 3).unwrap();
     drop(store);
     let request = |version: u64, key: &str| pb::SubmitActionRequest {
         game_id: String::new(),

@@ -56,10 +56,10 @@ async fn the_store_reads_back_lists_and_deletes(backend: Backend) {
     for v in 1..=3 {
         store.append_action("b", &action(v)).unwrap();
     }
-    store.finish("b", 3, 9000).unwrap();
-    store.finish("b", 3, 9999).unwrap();
+    store.finish("b", 3, &Default::default(), 9000).unwrap();
+    store.finish("b", 3, &Default::default(), 9999).unwrap();
     store.abandon("c", "idle", 8000).unwrap();
-    store.finish("d", 0, 7000).unwrap();
+    store.finish("d", 0, &Default::default(), 7000).unwrap();
 
     let b = store.load_game("b").unwrap().expect("b is stored");
     assert_eq!(b.record.seed, u64::MAX - 1000);

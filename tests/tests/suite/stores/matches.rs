@@ -118,7 +118,9 @@ async fn matches_keep_their_games_and_results_across_a_restart(backend: Backend)
             request: None,
         })
         .unwrap();
-    store.finish("g-m1-0", 0, 2_000).unwrap();
+    store
+        .finish("g-m1-0", 0, &Default::default(), 2_000)
+        .unwrap();
     assert_eq!(store.delete_ended_before(3_000, 10).unwrap(), 1);
     assert!(store.load_game("g-m1-0").unwrap().is_none());
     assert_eq!(store.matches().unwrap()[1].game_ids, ["g-m1-0"]);

@@ -1,7 +1,8 @@
 // The HTTP/JSON face of the contract, from the browser: one function per use,
-// and the event stream read with fetch() rather than EventSource, because a
-// seat's stream needs its token in the `authorization` header and the token
-// must never appear in a URL (EventSource can only send URLs and cookies).
+// and the event logs read with fetch() rather than EventSource, because a
+// seat's stream needs its token (a bot's log its key) in the `authorization`
+// header, and secrets must never appear in a URL (EventSource can only send
+// URLs and cookies).
 
 // The seat token of this page: kept in the URL fragment (`#token=...`), which
 // browsers never send to a server and servers therefore never log.
@@ -9,6 +10,13 @@ export function pageToken() {
   const m = /(?:^#|&)token=([0-9A-Za-z_-]+)/.exec(location.hash);
   return m ? m[1] : null;
 }
+
+// A bot's API key for the "my bot" page: kept in this tab's session storage
+// only (gone when the tab closes), never in a URL.
+const KEY = 'druids.botKey';
+export const botKey = () => sessionStorage.getItem(KEY);
+export const setBotKey = (key) => sessionStorage.setItem(KEY, key);
+export const forgetBotKey = () => sessionStorage.removeItem(KEY);
 
 // An error of the HTTP face: `{code, message, reason}` and the HTTP status.
 export class ApiError extends Error {
@@ -33,7 +41,8 @@ async function post(path, body, token) {
   return json;
 }
 
-// Calls the RPC `method` (e.g. "GetState") with the request message `body`.
+// Calls the RPC `method` of the contract (e.g. "GetState", "GetLeaderboard")
+// with the request message `body`.
 export function rpc(method, body, token) {
   return post(`/api/v1/${method}`, body, token);
 }
@@ -43,15 +52,28 @@ export function practice(body) {
   return post('/web/v1/practice', body);
 }
 
-// Reads a game's events as Server-Sent Events, calling `onEvent(event)` for
-// each GameEvent (proto3 JSON). A dropped connection is resumed after the last
-// seq seen, as `Last-Event-ID` would; the returned promise resolves when the
-// server ends the stream (the game is over) or `signal` aborts it.
-export async function streamEvents(gameId, fromSeq, token, onEvent, signal) {
+// The games this server hosts (ListGameTypes), asked once per page.
+let types = null;
+export function gameTypes() {
+  types ??= rpc('ListGameTypes', {}).then((r) => r.gameTypes || []);
+  return types;
+}
+
+// The description of game kind `kind` (e.g. "GAME_KIND_MEDURIS").
+export async function gameType(kind) {
+  return (await gameTypes()).find((t) => t.kind === kind);
+}
+
+// Follows an event log (`path`: a game's, a bot's or a tournament's events)
+// from `fromSeq` as Server-Sent Events, calling `onEvent(event)` for each
+// (proto3 JSON). A dropped connection is resumed after the last seq seen, as
+// `Last-Event-ID` would; the promise resolves when the server ends the
+// stream after a last event (`isLast(event)`), or `signal` aborts it.
+export async function follow(path, fromSeq, token, onEvent, { signal, isLast = () => false } = {}) {
   let next = fromSeq;
   for (let attempt = 0; !signal?.aborted; attempt++) {
     try {
-      const r = await fetch(`/api/v1/games/${encodeURIComponent(gameId)}/events?from_seq=${next}`, {
+      const r = await fetch(`${path}?from_seq=${next}`, {
         headers: headers(token, { accept: 'text/event-stream' }),
         signal,
       });
@@ -62,7 +84,7 @@ export async function streamEvents(gameId, fromSeq, token, onEvent, signal) {
       let over = false;
       for (;;) {
         const { value, done } = await reader.read();
-        // The server ends a stream only after the game's last event; a
+        // The server ends a stream only after the log's last event; a
         // connection cut before that (a proxy, a restart) is resumed.
         if (done && (over || seen === 0)) return;
         if (done) throw new Error('the stream was cut');
@@ -75,10 +97,10 @@ export async function streamEvents(gameId, fromSeq, token, onEvent, signal) {
           if (!ev) continue;
           if (ev.event === 'druids-error') throw new ApiError(503, JSON.parse(ev.data));
           const event = JSON.parse(ev.data);
-          next = Number(event.seq) + 1;
+          next = Math.max(next, Number(event.seq) + 1);
           attempt = 0;
           seen++;
-          over = Boolean(event.gameFinished || event.gameAbandoned);
+          over = isLast(event);
           onEvent(event);
         }
       }
@@ -89,6 +111,12 @@ export async function streamEvents(gameId, fromSeq, token, onEvent, signal) {
       await new Promise((ok) => setTimeout(ok, Math.min(500 * 2 ** attempt, 8000)));
     }
   }
+}
+
+// A game's events (StreamEvents), ending with the game.
+export function gameEvents(gameId, fromSeq, token, onEvent, signal) {
+  const isLast = (e) => Boolean(e.gameFinished || e.gameAbandoned);
+  return follow(`/api/v1/games/${encodeURIComponent(gameId)}/events`, fromSeq, token, onEvent, { signal, isLast });
 }
 
 // One SSE block as `{event, data}`; comments (keep-alives) give null.

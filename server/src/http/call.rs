@@ -1,0 +1,132 @@
+//! One HTTP request as a call of the contract: the JSON body read (bounded)
+//! and decoded into the method's message, the `authorization` header and the
+//! peer address carried over as a gRPC face would, the answer written back
+//! as JSON. Both services' HTTP routes (`api.rs`, `arena.rs`) go through it.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
+use druids_contract::json::{from_json, to_json};
+use tonic::metadata::AsciiMetadataValue;
+use tonic::transport::server::TcpConnectInfo;
+use tonic::{Code, Request, Status};
+
+use super::ApiError;
+use crate::service::Service;
+
+/// `msg` as a request of the gRPC face: the `authorization` header becomes
+/// metadata and the peer address goes where tonic puts it, so per-address
+/// limits see HTTP clients as they see gRPC clients.
+pub(super) fn grpc_request<T>(
+    local: Option<SocketAddr>,
+    peer: SocketAddr,
+    headers: &HeaderMap,
+    msg: T,
+) -> Result<Request<T>, ApiError> {
+    let mut req = Request::new(msg);
+    if let Some(value) = headers.get(header::AUTHORIZATION) {
+        let value = value
+            .to_str()
+            .ok()
+            .and_then(|v| AsciiMetadataValue::try_from(v).ok())
+            .ok_or_else(|| {
+                ApiError::new(
+                    Code::InvalidArgument,
+                    "the authorization header is not ASCII",
+                    "INVALID_ARGUMENT",
+                )
+            })?;
+        req.metadata_mut().insert("authorization", value);
+    }
+    req.extensions_mut().insert(TcpConnectInfo {
+        local_addr: local,
+        remote_addr: Some(peer),
+    });
+    Ok(req)
+}
+
+/// The body as JSON, refusing bodies over the server's largest message with
+/// 413 (an empty body is `{}`: every field at its default).
+pub(super) async fn read_json(
+    service: &Service,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<serde_json::Value, ApiError> {
+    let limit = service.limits().max_message_bytes;
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(ApiError::too_large(limit));
+    }
+    // A body without a length is cut off at the limit while it arrives.
+    let bytes = axum::body::to_bytes(body, limit)
+        .await
+        .map_err(|_| ApiError::too_large(limit))?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(serde_json::json!({}));
+    }
+    serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::bad_json(format!("the body is not JSON: {e}")))
+}
+
+/// The message `M` in `json`, or INVALID_ARGUMENT.
+pub(super) fn message<M: prost::Name + Default>(json: &serde_json::Value) -> Result<M, ApiError> {
+    from_json::<M>(json).map_err(|e| ApiError::bad_json(e.to_string()))
+}
+
+/// A JSON 200 response holding `msg`.
+pub(super) fn ok<M: prost::Name>(msg: &M) -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        to_json(msg).to_string(),
+    )
+        .into_response()
+}
+
+/// What one HTTP request carries, besides its body.
+pub(super) struct Call {
+    pub(super) service: Arc<Service>,
+    pub(super) local: Option<SocketAddr>,
+    pub(super) peer: SocketAddr,
+    pub(super) headers: HeaderMap,
+    pub(super) json: serde_json::Value,
+}
+
+impl Call {
+    /// Runs the unary method `f` on the body read as `Req`.
+    pub(super) async fn unary<Req, Resp, F, Fut>(self, f: F) -> Result<Response, ApiError>
+    where
+        Req: prost::Name + Default,
+        Resp: prost::Name,
+        F: FnOnce(Arc<Service>, Request<Req>) -> Fut,
+        Fut: Future<Output = Result<tonic::Response<Resp>, Status>>,
+    {
+        let service = Arc::clone(&self.service);
+        self.unary_on(service, f).await
+    }
+
+    /// Runs the unary method `f` of `server` (a service of the contract)
+    /// on the body read as `Req`.
+    pub(super) async fn unary_on<S, Req, Resp, F, Fut>(
+        self,
+        server: S,
+        f: F,
+    ) -> Result<Response, ApiError>
+    where
+        Req: prost::Name + Default,
+        Resp: prost::Name,
+        F: FnOnce(S, Request<Req>) -> Fut,
+        Fut: Future<Output = Result<tonic::Response<Resp>, Status>>,
+    {
+        let msg = message::<Req>(&self.json)?;
+        let req = grpc_request(self.local, self.peer, &self.headers, msg)?;
+        let resp = f(server, req).await?;
+        Ok(ok(resp.get_ref()))
+    }
+}

@@ -1,0 +1,581 @@
+//! What the browser test checks of the pages, each against the server's own
+//! answers: a board shows a view (GetState, GetReplayViews) piece by piece;
+//! lists, leaderboards, profiles and tournaments show what ListGames,
+//! GetLeaderboard, GetRatingHistory and GetTournament answer.
+
+use std::collections::BTreeMap;
+
+use druids_contract::pb;
+use druids_tests::{all_events, state};
+use serde_json::{Value, json};
+
+use super::scene::{Arena, Client, REPLAY_STEP, Scene};
+
+/// What a board shows of a view, as `run.mjs` reads the page: each place
+/// (a field, a site, a circle) with its pieces' classes (and each dolmen's
+/// text), each plateau with its workers, bottom first.
+fn places(view: &pb::StateView) -> (BTreeMap<String, Vec<String>>, BTreeMap<String, Vec<String>>) {
+    let mut places = BTreeMap::new();
+    let mut workers = BTreeMap::new();
+    match view.game.as_ref().expect("a game") {
+        pb::state_view::Game::Meduris(v) => {
+            for f in &v.fields {
+                let pieces = f
+                    .building
+                    .iter()
+                    .map(|b| {
+                        let what = if b.temple { "temple" } else { "hut" };
+                        format!("piece seat-{} {what}", b.owner)
+                    })
+                    .collect();
+                places.insert(format!("field:{}", f.field), pieces);
+            }
+            for p in &v.plateaus {
+                let good = pb::MedurisGood::try_from(p.good)
+                    .unwrap()
+                    .as_str_name()
+                    .trim_start_matches("MEDURIS_GOOD_")
+                    .to_lowercase();
+                let stack = p
+                    .workers
+                    .iter()
+                    .map(|w| format!("piece seat-{w} worker"))
+                    .collect();
+                workers.insert(good, stack);
+            }
+        }
+        pb::state_view::Game::Dolmen(v) => {
+            use pb::dolmen_site::Occupant;
+            for s in &v.sites {
+                let pieces = match &s.occupant {
+                    None => vec![],
+                    Some(Occupant::Stone(seat)) => vec![format!("piece stone seat-{seat}")],
+                    Some(Occupant::Druid(d)) => {
+                        let pose = if d.lying { "lying" } else { "standing" };
+                        vec![format!("piece druid {pose} seat-{}", d.seat)]
+                    }
+                };
+                places.insert(format!("site:{}", s.site), pieces);
+            }
+            for c in &v.circles {
+                let stack = c
+                    .stack
+                    .iter()
+                    .map(|d| match d.value {
+                        Some(value) => format!("piece dolmen seat-{0} {0}:{value}", d.seat),
+                        None => format!("piece dolmen seat-{0} back {0}:?", d.seat),
+                    })
+                    .collect();
+                places.insert(format!("circle:{}", c.circle), stack);
+            }
+        }
+        other => panic!("the browser scene plays no such game: {other:?}"),
+    }
+    (places, workers)
+}
+
+/// The scores by seat of a view.
+fn scores(view: &pb::StateView) -> Vec<i64> {
+    match view.game.as_ref().expect("a game") {
+        pb::state_view::Game::Meduris(v) => v.seats.iter().map(|s| i64::from(s.score)).collect(),
+        pb::state_view::Game::Dolmen(v) => v.seats.iter().map(|s| i64::from(s.score)).collect(),
+        other => panic!("the browser scene plays no such game: {other:?}"),
+    }
+}
+
+/// Asserts that a page (`shown`, as `run.mjs` read it) shows `view`: every
+/// piece on every place, every score, the status and the version.
+fn assert_shows(shown: &Value, view: &pb::StateView, what: &str) {
+    let (places, workers) = places(view);
+    let shown_places: BTreeMap<String, Vec<String>> =
+        serde_json::from_value(shown["places"].clone()).expect("places");
+    assert_eq!(shown_places, places, "{what}: the board's pieces");
+    let shown_workers: BTreeMap<String, Vec<String>> =
+        serde_json::from_value(shown["workers"].clone()).expect("workers");
+    assert_eq!(shown_workers, workers, "{what}: the plateaus");
+    let shown_scores: Vec<i64> = shown["seats"]
+        .as_array()
+        .expect("seats")
+        .iter()
+        .map(|s| s["score"].as_i64().expect("score"))
+        .collect();
+    assert_eq!(shown_scores, scores(view), "{what}: the scores");
+    assert_eq!(shown["version"].as_u64(), Some(view.version), "{what}");
+    let status = pb::GameStatus::try_from(view.status).unwrap().as_str_name();
+    assert_eq!(shown["status"], status, "{what}");
+}
+
+/// The replay's view of game `id` at `version`, as `seat` (or a spectator)
+/// saw it.
+async fn replay_view(
+    client: &mut Client,
+    id: &str,
+    seat: Option<u32>,
+    version: u64,
+) -> pb::StateView {
+    client
+        .get_replay_views(pb::GetReplayViewsRequest {
+            game_id: id.to_owned(),
+            seat,
+            from_version: version,
+            page_size: 1,
+        })
+        .await
+        .expect("replay views")
+        .into_inner()
+        .views
+        .remove(0)
+}
+
+/// Checks everything `run.mjs` printed (`results`) against the server.
+pub(super) async fn all(results: &Value, scene: &Scene, client: &mut Client, a: &mut Arena) {
+    layouts(results);
+    spectator(results, scene, client).await;
+    list(results, client).await;
+    replays(results, scene, client).await;
+    human(results, client).await;
+    secrets(results, scene, client).await;
+    ladder(results, scene, client, a).await;
+    challenge(results, scene, client).await;
+    errors(results, scene);
+}
+
+/// Every page at every width: nothing wider than the window, no two
+/// labels of a board on top of each other.
+fn layouts(results: &Value) {
+    let layouts = results["layouts"].as_array().expect("layouts");
+    assert!(layouts.len() >= 10, "{}", layouts.len());
+    for page in layouts {
+        for width in ["360", "768", "1280"] {
+            let l = &page[width];
+            assert_eq!(
+                l["width"].as_u64(),
+                l["scrollWidth"].as_u64(),
+                "{} at {width}: {l}",
+                page["name"]
+            );
+            assert_eq!(
+                l["outside"],
+                json!([]),
+                "{} at {width}: outside the window",
+                page["name"]
+            );
+            assert_eq!(
+                l["overlaps"],
+                json!([]),
+                "{} at {width}: labels overlap",
+                page["name"]
+            );
+        }
+        if page["name"]
+            .as_str()
+            .is_some_and(|n| n.contains("Meduris") || n.contains("replay") || n.contains("playing"))
+        {
+            assert!(
+                page["1280"]["labels"].as_u64() > Some(40),
+                "{}: a board with its labels",
+                page["name"]
+            );
+        }
+    }
+}
+
+/// The spectator's page ended on the server's final view.
+async fn spectator(results: &Value, scene: &Scene, client: &mut Client) {
+    let live_id = &scene.live;
+    let live_end = state(client, live_id, None).await;
+    assert_shows(
+        &results["spectate"]["shown"],
+        &live_end,
+        "spectator page at the end",
+    );
+    let events = all_events(client, live_id, None).await;
+    assert!(results["spectate"]["events"].as_u64() >= Some(30.min(events.len() as u64)));
+}
+
+/// The games list: results and filters as ListGames has them.
+async fn list(results: &Value, client: &mut Client) {
+    let listed = client
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .expect("list")
+        .into_inner()
+        .games;
+    let rows = results["list"]["rows"].as_array().expect("rows");
+    for row in rows.iter().take(10) {
+        let g = listed
+            .iter()
+            .find(|g| row["id"] == g.game_id)
+            .expect("a listed game");
+        let cells = row["cells"].to_string();
+        if let Some(o) = &g.outcome {
+            for (seat, score) in o.scores.iter().enumerate() {
+                let name = &g.seats[seat].name;
+                let name = if name.is_empty() {
+                    format!("seat {seat}")
+                } else {
+                    name.clone()
+                };
+                assert!(
+                    cells.contains(&format!("{name} {score}")),
+                    "{cells} lacks {name} {score}"
+                );
+            }
+        }
+        assert!(
+            !cells.contains(&g.game_id),
+            "no internal ids in the list: {cells}"
+        );
+    }
+    // (The challenge's game started after the page read the list.)
+    let arena_games: Vec<String> = client
+        .list_games(pb::ListGamesRequest {
+            arena: Some(true),
+            page_size: 100,
+            ..Default::default()
+        })
+        .await
+        .expect("list")
+        .into_inner()
+        .games
+        .into_iter()
+        .map(|g| g.game_id)
+        .collect();
+    let shown_arena = results["list"]["arena"].as_array().expect("arena games");
+    assert!(shown_arena.len() >= 5, "{shown_arena:?}");
+    for id in shown_arena {
+        assert!(
+            arena_games.iter().any(|g| id == g),
+            "{id} is no ladder game"
+        );
+    }
+    let pages = &results["list"]["pages"];
+    assert_eq!(pages[0].as_array().map(Vec::len), Some(2), "{pages}");
+    assert_eq!(pages[1].as_array().map(Vec::len), Some(2), "{pages}");
+}
+
+/// Each replay opened at its result, and a step showed the server's view
+/// of that version, also as seat 0 saw it; "score ▶" went to the first
+/// score change after it.
+async fn replays(results: &Value, scene: &Scene, client: &mut Client) {
+    let (replay_step, finished) = (REPLAY_STEP, &scene.finished);
+    for (shown, (name, id)) in results["replays"]
+        .as_array()
+        .expect("replays")
+        .iter()
+        .zip(finished)
+    {
+        assert_shows(
+            &shown["atEnd"],
+            &state(client, id, None).await,
+            &format!("{name} replay at its end"),
+        );
+        assert_shows(
+            &shown["atStep"],
+            &replay_view(client, id, None, replay_step).await,
+            &format!("{name} replay at version {replay_step}"),
+        );
+        // As seat 0 saw it: its secrets on its row, nobody else's.
+        let seat0 = replay_view(client, id, Some(0), replay_step).await;
+        assert_shows(
+            &shown["asSeat"],
+            &seat0,
+            &format!("{name} replay as seat 0"),
+        );
+        let secret_rows: Vec<u64> = shown["asSeat"]["seats"]
+            .as_array()
+            .expect("seats")
+            .iter()
+            .filter(|r| !r["secret"].is_null())
+            .map(|r| r["seat"].as_u64().unwrap())
+            .collect();
+        assert_eq!(
+            secret_rows,
+            [0],
+            "{name}: seat 0's view shows its secrets only"
+        );
+        let events = all_events(client, id, None).await;
+        let next_score = events
+            .iter()
+            .filter(|e| e.version > replay_step)
+            .find(|e| match &e.body {
+                Some(pb::game_event::Body::Meduris(m)) => {
+                    matches!(m.kind, Some(pb::meduris_event::Kind::Scored(_)))
+                }
+                Some(pb::game_event::Body::Dolmen(d)) => {
+                    matches!(d.kind, Some(pb::dolmen_event::Kind::Scored(_)))
+                }
+                _ => false,
+            })
+            .map(|e| e.version);
+        assert_eq!(
+            shown["scoreStep"].as_u64(),
+            next_score,
+            "{name}: the next score change"
+        );
+    }
+}
+
+/// A person played a whole game of each kind by clicks, each decision in
+/// one or two, and the page ended on the server's view.
+async fn human(results: &Value, client: &mut Client) {
+    let human = results["human"].as_array().expect("human games");
+    assert_eq!(human.len(), 2);
+    for game in human {
+        let id = game["gameId"].as_str().expect("game id");
+        let end = state(client, id, None).await;
+        assert_eq!(end.status, pb::GameStatus::Finished as i32, "{game}");
+        assert_shows(
+            &game["shown"],
+            &end,
+            &format!("{} played by clicks", game["kind"]),
+        );
+        let replay = client
+            .export_replay(pb::ExportReplayRequest {
+                game_id: id.to_owned(),
+            })
+            .await
+            .expect("export")
+            .into_inner();
+        let mine = replay.actions.iter().filter(|a| a.seat == 0).count() as u64;
+        assert_eq!(
+            game["decisions"].as_u64(),
+            Some(mine),
+            "every decision of seat 0: {game}"
+        );
+        assert!(
+            game["widest"].as_u64() <= Some(8),
+            "a few choices or groups at a time, never a wall of buttons: {game}"
+        );
+        assert!(
+            game["most"].as_u64() <= Some(2),
+            "two clicks at most per decision: {game}"
+        );
+        assert!(game["clicks"].as_u64() >= Some(mine), "{game}");
+        assert!(
+            game["boardClicks"].as_u64() > Some(0),
+            "on the board: {game}"
+        );
+    }
+}
+
+/// A seat's page shows that seat's secrets and no other seat's.
+async fn secrets(results: &Value, scene: &Scene, client: &mut Client) {
+    let (med_id, med_tokens) = &scene.meduris;
+    let (dol_id, dol_tokens) = &scene.dolmen;
+    let secrets = results["secrets"].as_array().expect("secrets");
+    assert_eq!(secrets.len(), 2);
+    for page in secrets {
+        let rows = page["shown"]["seats"].as_array().expect("seats");
+        let with_secrets: Vec<u64> = rows
+            .iter()
+            .filter(|r| !r["secret"].is_null())
+            .map(|r| r["seat"].as_u64().unwrap())
+            .collect();
+        assert_eq!(with_secrets, [0], "only seat 0's secrets");
+    }
+    let med_page = &secrets[0];
+    let own = state(client, med_id, Some(&med_tokens[0])).await;
+    assert_shows(&med_page["shown"], &own, "meduris seat page");
+    let Some(pb::state_view::Game::Meduris(v)) = own.game else {
+        panic!("meduris")
+    };
+    let goods = v.seats[0].goods.expect("own goods");
+    let line = format!(
+        "goods: wood {}, wool {}, copper {}, stone {}",
+        goods.wood, goods.wool, goods.copper, goods.stone
+    );
+    assert_eq!(med_page["shown"]["seats"][0]["secret"], line);
+    // Nowhere else on the page is a seat's goods: the text holds one list
+    // of goods, seat 0's own.
+    let text = med_page["text"].as_str().unwrap_or("");
+    assert_eq!(
+        text.matches("goods:").count(),
+        1,
+        "only seat 0's goods: {text}"
+    );
+    let dol_page = &secrets[1];
+    let own = state(client, dol_id, Some(&dol_tokens[0])).await;
+    assert_shows(&dol_page["shown"], &own, "dolmen seat page");
+    let places: BTreeMap<String, Vec<String>> =
+        serde_json::from_value(dol_page["shown"]["places"].clone()).unwrap();
+    let foreign: Vec<&String> = places
+        .values()
+        .flatten()
+        .filter(|p| p.contains("dolmen") && !p.contains("seat-0"))
+        .collect();
+    assert!(!foreign.is_empty(), "the page shows other seats' dolmens");
+    assert!(
+        foreign
+            .iter()
+            .all(|p| p.contains(" back ") && p.ends_with(":?")),
+        "{foreign:?}"
+    );
+    // The SVG itself carries no value of another seat's dolmen either.
+    let svg = dol_page["svg"].as_str().unwrap_or("");
+    for (seat, token) in dol_tokens.iter().enumerate().skip(1) {
+        let Some(pb::state_view::Game::Dolmen(v)) = state(client, dol_id, Some(token)).await.game
+        else {
+            panic!("dolmen")
+        };
+        for d in v
+            .circles
+            .iter()
+            .flat_map(|c| &c.stack)
+            .filter(|d| d.seat == seat as u32)
+        {
+            let value = d.value.expect("a seat sees its own values");
+            assert!(
+                !svg.contains(&format!(">{seat}:{value}<")),
+                "seat {seat}'s value shown to seat 0"
+            );
+        }
+    }
+}
+
+/// The leaderboard, a profile and a tournament show the server's ratings,
+/// history, games and standings.
+async fn ladder(results: &Value, scene: &Scene, client: &mut Client, a: &mut Arena) {
+    let bots = &scene.bots;
+    let board = a
+        .get_leaderboard(pb::GetLeaderboardRequest {
+            kind: pb::GameKind::Dolmen as i32,
+            players: 2,
+            ..Default::default()
+        })
+        .await
+        .expect("leaderboard")
+        .into_inner();
+    let shown_board = results["leaderboard"].as_array().expect("leaderboard");
+    assert_eq!(shown_board.len(), board.entries.len());
+    for (row, entry) in shown_board.iter().zip(&board.entries) {
+        let bot = entry.bot.as_ref().unwrap();
+        assert_eq!(row["bot"], bot.bot_id);
+        let cells = row["cells"].as_array().unwrap();
+        assert_eq!(cells[1], bot.name);
+        assert!(
+            cells[2]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{:.1}", entry.rating.unwrap().display)),
+            "{row}"
+        );
+        assert_eq!(cells[5], entry.matches.to_string());
+    }
+    let history = a
+        .get_rating_history(pb::GetRatingHistoryRequest {
+            bot_id: bots[0].0.clone(),
+            kind: pb::GameKind::Dolmen as i32,
+            players: 2,
+            page_size: 500,
+            ..Default::default()
+        })
+        .await
+        .expect("history")
+        .into_inner();
+    let profile = &results["profile"];
+    assert_eq!(profile["name"], "ada");
+    assert_eq!(
+        profile["chartMatches"].as_u64(),
+        Some(history.points.len() as u64)
+    );
+    assert!(history.points.len() >= 3, "{}", history.points.len());
+    let games: Vec<String> = client
+        .list_games(pb::ListGamesRequest {
+            bot_id: bots[0].0.clone(),
+            page_size: 20,
+            ..Default::default()
+        })
+        .await
+        .expect("games")
+        .into_inner()
+        .games
+        .into_iter()
+        .map(|g| g.game_id)
+        .collect();
+    assert_eq!(profile["games"], json!(games));
+    let t = a
+        .list_tournaments(pb::ListTournamentsRequest::default())
+        .await
+        .expect("tournaments")
+        .into_inner()
+        .tournaments
+        .remove(0);
+    let standings: Vec<String> = a
+        .get_tournament(pb::GetTournamentRequest {
+            tournament_id: t.tournament_id,
+        })
+        .await
+        .expect("tournament")
+        .into_inner()
+        .tournament
+        .unwrap()
+        .standings
+        .into_iter()
+        .map(|s| s.bot.unwrap().bot_id)
+        .collect();
+    assert_eq!(results["tournament"], json!(standings));
+}
+
+/// The challenge sent from the browser became a match between the two
+/// bots, whose game the page watched to its end.
+async fn challenge(results: &Value, scene: &Scene, client: &mut Client) {
+    let me = &scene.me.0;
+    let watched = results["challenge"]["gameId"]
+        .as_str()
+        .expect("the challenge's game");
+    let mine: Vec<pb::GameSummary> = client
+        .list_games(pb::ListGamesRequest {
+            bot_id: me.clone(),
+            ..Default::default()
+        })
+        .await
+        .expect("games")
+        .into_inner()
+        .games;
+    let game = mine
+        .iter()
+        .find(|g| g.game_id == watched)
+        .expect("the challenger's game");
+    assert!(
+        game.seats.iter().any(|s| s.name == "house-greedy"),
+        "{game:?}"
+    );
+    assert!(!game.rated);
+    let end = state(client, watched, None).await;
+    assert_eq!(end.status, pb::GameStatus::Finished as i32);
+    assert_shows(&results["challenge"]["shown"], &end, "the challenge's game");
+}
+
+/// Error pages say what happened and link back.
+fn errors(results: &Value, scene: &Scene) {
+    let med_id = &scene.meduris.0;
+    let errors = results["errors"].as_array().expect("errors");
+    let titles: Vec<&str> = errors
+        .iter()
+        .map(|e| e["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "No such game",
+            "This seat link is not valid",
+            "No such page",
+            "No such bot"
+        ]
+    );
+    for e in errors {
+        assert!(
+            e["links"].as_array().unwrap().iter().any(|l| l == "/"),
+            "{e}"
+        );
+    }
+    assert!(
+        errors[1]["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| *l == json!(format!("/games/{med_id}"))),
+        "a spectator link"
+    );
+}

@@ -1,0 +1,65 @@
+// The ladder's leaderboards, one per pool (a game and a player count): each
+// bot's live rating (mu - 3 sigma), its maximum-likelihood strength with a
+// 95 % interval, its rated matches, and a mark while its rating is
+// provisional. Pools come from the server's descriptions of its games.
+
+import * as api from './api.js';
+import { h, num, fixed, when } from './dom.js';
+
+// Fewer rated matches than this: the rating is provisional.
+export const PROVISIONAL = 5;
+
+export async function ladderPage(root, game, players) {
+  const types = await api.gameTypes();
+  const type = types.find((t) => t.name === game) || types[0];
+  if (!type) throw new Error('this server hosts no game');
+  const n = Number(players) || type.minPlayers;
+  document.title = `${type.displayName}, ${n} players: leaderboard — druids`;
+  const pools = types.flatMap((t) => Array.from({ length: t.maxPlayers - t.minPlayers + 1 }, (_, i) => [t, t.minPlayers + i]));
+  const nav = h('nav', { class: 'pools', 'aria-label': 'pools' }, pools.map(([t, k]) => h('a', {
+    href: `/ladder/${t.name}/${k}`,
+    class: t === type && k === n ? 'current' : '',
+    'aria-current': t === type && k === n ? 'page' : null,
+  }, [`${t.displayName} · ${k}`])));
+  const err = h('p', { class: 'error', role: 'alert' });
+  const tbody = h('tbody');
+  const fitted = h('p', { class: 'note', id: 'fitted' });
+  root.replaceChildren(h('section', { class: 'ladder' }, [
+    h('h1', {}, ['Leaderboard ', h('small', {}, [`${type.displayName}, ${n} players`])]),
+    nav,
+    h('p', { class: 'note' }, [`Rating: the live Weng-Lin rating, mu − 3 sigma (a skill the bot almost surely has). Strength: the periodic maximum-likelihood fit over all rated matches of the pool, 1500 the pool's average, with its 95 % interval. A "provisional" rating has fewer than ${PROVISIONAL} matches behind it.`]),
+    err,
+    h('div', { class: 'table-wrap' }, [h('table', { id: 'leaderboard' }, [
+      h('thead', {}, [h('tr', {}, ['#', 'bot', 'rating', 'mu ± sigma', 'strength (95 %)', 'matches'].map((t) => h('th', {}, [t])))]),
+      tbody,
+    ])]),
+    fitted,
+  ]));
+  try {
+    const rows = [];
+    let pageToken = '';
+    do {
+      const r = await api.rpc('GetLeaderboard', { kind: type.kind, players: n, pageSize: 500, pageToken });
+      rows.push(...(r.entries || []));
+      fitted.textContent = num(r.fittedUnixMs) ? `Strengths fitted ${when(r.fittedUnixMs)}.` : 'No fit yet: strengths appear after the first periodic fit.';
+      pageToken = r.nextPageToken || '';
+    } while (pageToken && rows.length < 2000);
+    tbody.replaceChildren(...rows.map((e) => leaderboardRow(e)));
+    if (!rows.length) tbody.append(h('tr', {}, [h('td', { colspan: 6 }, ['no rated matches in this pool yet'])]));
+  } catch (e) {
+    if (e.reason === 'ARENA_UNAVAILABLE') throw e;
+    err.textContent = e.message;
+  }
+}
+
+function leaderboardRow(e) {
+  const provisional = num(e.matches) < PROVISIONAL;
+  return h('tr', { 'data-bot': e.bot?.botId }, [
+    h('td', {}, [String(e.rank)]),
+    h('td', {}, [h('a', { href: `/bots/${e.bot?.botId}` }, [e.bot?.name || e.bot?.botId])]),
+    h('td', { class: 'rating' }, [fixed(e.rating?.display), provisional ? h('span', { class: 'provisional', title: `fewer than ${PROVISIONAL} rated matches` }, [' provisional']) : null]),
+    h('td', {}, [`${fixed(e.rating?.mu)} ± ${fixed(e.rating?.sigma)}`]),
+    h('td', {}, [e.fit ? `${fixed(e.fit.strength, 0)} [${fixed(e.fit.low, 0)}, ${fixed(e.fit.high, 0)}]` : '—']),
+    h('td', {}, [String(num(e.matches))]),
+  ]);
+}
