@@ -4,7 +4,7 @@
 
 import * as api from './api.js';
 import { h, s, label, num, fixed, when } from './dom.js';
-import { resultCells } from './list.js';
+import { resultCells, gamesByMatch } from './list.js';
 import { PROVISIONAL } from './ladder.js';
 
 // Points of a rating chart read at most.
@@ -18,6 +18,7 @@ export async function botPage(root, botId) {
   const typeOf = (kind) => types.find((t) => t.kind === kind);
   const pools = h('div', { class: 'pools-ratings' });
   const games = h('tbody');
+  const matchesEl = h('div', {}, [matchesTable(bot, botId, new Map())]);
   root.replaceChildren(h('section', { class: 'bot' }, [
     h('h1', {}, [name, ' ', h('small', {}, [`bot ${botId}`])]),
     bot.revoked ? h('p', { class: 'error' }, ['This bot\'s key was revoked: it no longer plays, and is left off the leaderboards.']) : null,
@@ -26,7 +27,7 @@ export async function botPage(root, botId) {
     h('h2', {}, ['Ratings']),
     pools,
     h('h2', {}, ['Latest matches']),
-    matchesTable(bot, botId),
+    matchesEl,
     h('h2', {}, ['Games']),
     h('div', { class: 'table-wrap' }, [h('table', { id: 'bot-games' }, [
       h('thead', {}, [h('tr', {}, ['game', 'players', 'status', 'winner', 'scores'].map((t) => h('th', {}, [t])))]),
@@ -50,6 +51,7 @@ export async function botPage(root, botId) {
     history(botId, r).then((points) => chart.replaceChildren(ratingChart(points)), (e) => { chart.textContent = e.message; });
   }
   const listed = await api.rpc('ListGames', { botId, pageSize: 20 });
+  matchesEl.replaceChildren(matchesTable(bot, botId, gamesByMatch(listed.games)));
   games.replaceChildren(...(listed.games || []).map((g) => {
     const [winner, scores] = resultCells(g);
     return h('tr', { 'data-game': g.gameId }, [
@@ -99,20 +101,23 @@ export function ratingChart(points) {
   return h('div', {}, [svg, h('p', { class: 'note' }, ['Red: the rating shown (mu − 3 sigma); blue: mu, with its band of ± 3 sigma.'])]);
 }
 
-// The bot's latest matches: its place and score in each.
-function matchesTable(bot, botId) {
+// The bot's latest matches: its place and score in each, and the replays
+// of their games among `replays` (match id -> game ids).
+function matchesTable(bot, botId, replays) {
   const rows = (bot.recentMatches || []).map((m) => {
     const mine = (m.placements || []).find((p) => p.bot?.botId === botId);
     const others = (m.placements || []).filter((p) => p !== mine).map((p) => h('a', { href: `/bots/${p.bot?.botId}` }, [p.bot?.name]));
-    return h('tr', {}, [
+    const games = (replays.get(m.matchId) || []).map((id, i, all) => h('a', { href: `/games/${id}`, class: 'replay' }, [all.length > 1 ? `replay ${i + 1}` : 'replay']));
+    return h('tr', { 'data-match': m.matchId }, [
       h('td', {}, [mine ? `${ordinal(mine.rank)} of ${m.placements.length}` : '']),
       h('td', {}, [mine ? String(num(mine.score)) : '']),
       h('td', {}, others.flatMap((a, i) => (i ? [', ', a] : [a]))),
+      h('td', {}, games.flatMap((a, i) => (i ? [', ', a] : [a]))),
     ]);
   });
   if (!rows.length) return h('p', {}, ['No match yet.']);
   return h('div', { class: 'table-wrap' }, [h('table', { id: 'bot-matches' }, [
-    h('thead', {}, [h('tr', {}, ['place', 'score', 'against'].map((t) => h('th', {}, [t])))]),
+    h('thead', {}, [h('tr', {}, ['place', 'score', 'against', 'games'].map((t) => h('th', {}, [t])))]),
     h('tbody', {}, rows),
   ])]);
 }

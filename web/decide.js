@@ -20,8 +20,9 @@ export function groups(board, legal) {
   for (const a of legal?.actions || []) {
     const target = board.targetOf(a.action, legal.decision);
     if (target) targets.set(target, [...(targets.get(target) || []), a]);
-    const [, inner] = oneof(a.action);
-    const [kind] = oneof(inner);
+    // A game's own action is a oneof of kinds; a generic one has a name.
+    const [game, inner] = oneof(a.action);
+    const kind = game === 'generic' ? inner?.name : oneof(inner)[0];
     const key = `kind:${kind}`;
     if (!kinds.has(key)) kinds.set(key, { key, label: words(kind || 'choice'), actions: [] });
     kinds.get(key).actions.push(a);

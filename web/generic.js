@@ -1,63 +1,109 @@
-// Any game the server hosts without a board of its own here: its seats in a
-// ring and its view's fields as a list, as the server computed them. Every
-// choice is made from the decision panel's list (no board places).
+// Any game the server hosts without a board of its own here, drawn from its
+// view as the server computed it (the contract's generic messages: a name and
+// fields): the seats round a table, each with its own fields beside it when
+// the view has a list `seats` of one object per seat; then every field of
+// the view, seat by seat in a table and the rest as a list. A field the
+// server left out (another seat's secret) is shown as nothing. Every choice
+// is made from the decision panel's list (no board places). It knows no
+// game.
 
-import { s, h, disc, num } from './dom.js';
+import { s, h, disc, label, num } from './dom.js';
 
 export const title = 'Game';
 
 const COLOURS = ['#d62728', '#1f5fbf', '#2ca02c', '#f2c700', '#7b3fa0', '#222222', '#ff7f0e', '#17becf'];
 export const colour = (seat) => COLOURS[seat % COLOURS.length];
 
-// The fields every StateView has; the rest is the game's own part.
-const COMMON = new Set(['gameId', 'kind', 'status', 'version', 'lastSeq', 'seats', 'viewerSeat', 'toAct', 'decision', 'outcome', 'deadlineUnixMs', 'autopilotSeats', 'seedChosenByCreator', 'decisionDescription']);
-const own = (state) => {
-  const key = Object.keys(state).find((k) => !COMMON.has(k));
-  return key ? state[key] : {};
-};
+// The view's own fields: a generic view is `{name, fields}`.
+const fieldsOf = (state) => state.generic?.fields || {};
+
+// The per-seat objects of a view (`seats`, one object per seat), or none.
+function perSeat(state) {
+  const list = fieldsOf(state).seats;
+  const n = state.seats?.length || 0;
+  return Array.isArray(list) && list.length === n && list.every((v) => v && typeof v === 'object' && !Array.isArray(v)) ? list : null;
+}
+
+// A value as text (numbers and booleans as JSON writes them).
+const text = (v) => (v && typeof v === 'object' ? JSON.stringify(v) : String(v));
 
 export const targetOf = () => null;
 export const targetName = (key) => key;
 
-// The seats round a table, and the view's fields beside it.
+// Fields per seat drawn on the table, at most.
+const ON_TABLE = 4;
+
+// The table with its seats, then the view's fields.
 export function draw(state) {
   const seats = state.seats || [];
+  const mine = perSeat(state);
   const svg = s('svg', { viewBox: '0 0 400 400', class: 'board generic', role: 'img', 'aria-label': 'the table' });
   svg.append(s('circle', { cx: 200, cy: 200, r: 150, fill: '#e9e2cf', stroke: '#6b5535', 'stroke-width': 3 }));
   seats.forEach((st, i) => {
     const a = -Math.PI / 2 + (2 * Math.PI * i) / Math.max(1, seats.length);
+    const [cos, sin] = [Math.cos(a), Math.sin(a)];
     const seat = num(st.seat);
-    svg.append(disc(200 + 150 * Math.cos(a), 200 + 150 * Math.sin(a), 26, seat, colour(seat), {}, st.name || `seat ${seat}`));
+    const to = num(state.toAct) === seat && state.toAct !== undefined;
+    svg.append(s('g', { 'data-seat': seat, class: to ? 'seat to-act' : 'seat' }, [
+      to ? s('circle', { cx: 200 + 150 * cos, cy: 200 + 150 * sin, r: 33, fill: 'none', stroke: '#ff7a00', 'stroke-width': 5 }) : null,
+      disc(200 + 150 * cos, 200 + 150 * sin, 26, seat, colour(seat), {}, st.name || `seat ${seat}`),
+      // Its fields, one a line, towards the middle of the table.
+      ...Object.entries(mine?.[i] || {}).slice(0, ON_TABLE).map(([k, v], line, all) => label(
+        200 + 88 * cos,
+        200 + 88 * sin + 15 * (line - (all.length - 1) / 2),
+        `${k} ${text(v)}`,
+        { 'font-size': 13, class: 'label seat-field' },
+      )),
+    ]));
   });
-  return h('div', { class: 'generic-board' }, [svg, h('dl', { class: 'view-fields' }, fields(own(state), ''))]);
+  return h('div', { class: 'generic-board' }, [svg, seatTable(state, mine), h('dl', { class: 'view-fields' }, rest(state, mine))]);
 }
 
-// The view's fields as `path: value` lines (long lists cut short).
-function fields(value, path) {
-  if (Array.isArray(value)) {
-    return value.slice(0, 40).flatMap((v, i) => fields(v, `${path}[${i}]`));
-  }
-  if (value && typeof value === 'object') {
-    return Object.entries(value).flatMap(([k, v]) => fields(v, path ? `${path}.${k}` : k));
-  }
-  return [h('dt', {}, [path]), h('dd', {}, [String(value)])];
+// The per-seat fields as a table (one row a seat, one column a field).
+function seatTable(state, mine) {
+  if (!mine) return null;
+  const keys = [...new Set(mine.flatMap((o) => Object.keys(o)))];
+  return h('div', { class: 'table-wrap' }, [h('table', { class: 'view-seats' }, [
+    h('thead', {}, [h('tr', {}, [h('th', {}, ['']), ...keys.map((k) => h('th', {}, [k]))])]),
+    h('tbody', {}, mine.map((o, i) => h('tr', { 'data-seat': i }, [
+      h('th', {}, [state.seats[i]?.name || `seat ${i}`]),
+      ...keys.map((k) => h('td', { 'data-key': k }, [k in o ? text(o[k]) : ''])),
+    ]))),
+  ])]);
 }
 
-// A score per seat, if the game's view has one.
+// The other fields as `path: value` lines (long lists cut short).
+function rest(state, mine) {
+  const fields = { ...fieldsOf(state) };
+  if (mine) delete fields.seats;
+  return flat(fields, '').map(([path, v]) => [h('dt', {}, [path]), h('dd', {}, [v])]).flat();
+}
+
+function flat(value, path) {
+  if (Array.isArray(value)) return value.slice(0, 40).flatMap((v, i) => flat(v, `${path}[${i}]`));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => flat(v, path ? `${path}.${k}` : k));
+  return [[path, text(value)]];
+}
+
+// A seat's row: its score once the game has a result (or a `score` field
+// of its own), and its fields.
 export function seatRows(state) {
-  const mine = own(state);
+  const mine = perSeat(state);
+  const scores = state.outcome?.scores;
   return (state.seats || []).map((st) => {
     const seat = num(st.seat);
-    const row = Array.isArray(mine.seats) ? mine.seats[seat] || {} : {};
-    return { seat, score: num(row.score), details: [] };
+    const row = mine?.[seat] || {};
+    const score = scores ? num(scores[seat]) : row.score !== undefined ? num(row.score) : '';
+    return { seat, score, details: Object.entries(row).filter(([k]) => k !== 'score').map(([k, v]) => `${k} ${text(v)}`) };
   });
 }
 
-export const legend = '';
+export const legend = 'A game without a board of its own in this viewer: the seats round a table with their fields, and every field of the game\'s view below, as the server sent it. Choices are made from the list.';
 
 export function status(state) {
-  const turn = own(state).turn;
+  const turn = fieldsOf(state).turn;
   return turn === undefined ? '' : `turn ${num(turn)}`;
 }
 
-export const changesScore = (event) => Object.values(event).some((body) => body && typeof body === 'object' && body.scored);
+// A generic event has no score of its own to say it changed one.
+export const changesScore = () => false;

@@ -32,6 +32,15 @@ export function resultCells(g) {
   ];
 }
 
+// The ids of `games` by the arena match they belong to, oldest first.
+export function gamesByMatch(games) {
+  const out = new Map();
+  for (const g of [...(games || [])].sort((a, b) => num(a.createdUnixMs) - num(b.createdUnixMs))) {
+    if (g.matchId) out.set(g.matchId, [...(out.get(g.matchId) || []), g.gameId]);
+  }
+  return out;
+}
+
 export async function listPage(root) {
   document.title = 'Games — druids';
   const types = await api.gameTypes();
@@ -46,10 +55,20 @@ export async function listPage(root) {
   const first = h('button', { id: 'first-page', hidden: true }, ['first page']);
   const err = h('p', { class: 'error', role: 'alert' });
   let token = '';
+  // The filters set, as the page's query string says them.
+  const query = () => {
+    const q = new URLSearchParams();
+    if (PAGE !== 20) q.set('page_size', PAGE);
+    for (const [name, wrap] of [['kind', kind], ['status', status], ['who', who], ['rated', rated]]) if (valueOf(wrap)) q.set(name, valueOf(wrap));
+    return q.toString();
+  };
   const load = async (pageToken) => {
     err.textContent = '';
+    const asked = query();
     try {
-      const body = { kind: valueOf(kind) || 'GAME_KIND_UNSPECIFIED', status: valueOf(status) || 'GAME_STATUS_UNSPECIFIED', pageSize: PAGE, pageToken };
+      // A game the contract has no enum value for is named by its number.
+      const k = valueOf(kind);
+      const body = { kind: /^\d+$/.test(k) ? Number(k) : k || 'GAME_KIND_UNSPECIFIED', status: valueOf(status) || 'GAME_STATUS_UNSPECIFIED', pageSize: PAGE, pageToken };
       if (valueOf(who)) body.arena = valueOf(who) === 'arena';
       if (valueOf(rated)) body.rated = valueOf(rated) === 'rated';
       const r = await api.rpc('ListGames', body);
@@ -58,13 +77,13 @@ export async function listPage(root) {
       if (!r.games?.length) tbody.append(h('tr', {}, [h('td', { colspan: 5 }, ['no games'])]));
       more.hidden = !token;
       first.hidden = !pageToken;
+      // Which filters the rows shown answer (a later answer may be for others).
+      if (asked === query()) document.body.dataset.listQuery = asked;
     } catch (e) { err.textContent = e.message; }
   };
   const reload = () => {
-    const q = new URLSearchParams();
-    if (PAGE !== 20) q.set('page_size', PAGE);
-    for (const [name, wrap] of [['kind', kind], ['status', status], ['who', who], ['rated', rated]]) if (valueOf(wrap)) q.set(name, valueOf(wrap));
-    history.replaceState(null, '', `/${q.toString() ? `?${q}` : ''}`);
+    const q = query();
+    history.replaceState(null, '', `/${q ? `?${q}` : ''}`);
     load('');
   };
   for (const f of [kind, status, who, rated]) f.addEventListener('change', reload);

@@ -193,7 +193,7 @@ function scoreTrack(v, names) {
     here.forEach((st, k) => {
       const seat = num(st.seat);
       const [dx, dy] = here.length === 1 ? [0, 0] : [(k % 2 ? 1 : -1) * 9, (k < 2 ? -1 : 1) * 9];
-      g.append(disc(x + dx, y + dy, r, seat, colour(seat), { class: `piece seat-${seat} score-marker` }, `${names(seat)}: ${num(st.score)} points`));
+      g.append(disc(x + dx, y + dy, r, seat, colour(seat), { class: `piece seat-${seat} score-marker`, 'data-track': i }, `${names(seat)}: ${num(st.score)} points`));
     });
   }
   return g;

@@ -4,7 +4,7 @@
 
 import * as api from './api.js';
 import { h, num, fixed, when, enumWords } from './dom.js';
-import { resultCells } from './list.js';
+import { resultCells, gamesByMatch } from './list.js';
 
 const name = (ref) => (ref ? h('a', { href: `/bots/${ref.botId}` }, [ref.name || ref.botId]) : '—');
 
@@ -75,8 +75,13 @@ export async function tournamentPage(root, tournamentId) {
       h('td', {}, [String(num(st.matches))]),
       h('td', {}, [st.strength ? `${fixed(st.strength.strength, 0)} [${fixed(st.strength.low, 0)}, ${fixed(st.strength.high, 0)}]` : '—']),
     ])));
-    results.replaceChildren(...[...(t.results || [])].reverse().map((m) => h('li', {},
-      (m.placements || []).flatMap((p, i) => [i ? ' · ' : '', `${p.rank}. `, name(p.bot), ` ${num(p.score)}`]))));
+    // Each result with its games' replays (a match may have several games).
+    const done = t.results?.length ? await api.rpc('ListGames', { tournamentId, status: 'GAME_STATUS_FINISHED', pageSize: 100 }) : {};
+    const replays = gamesByMatch(done.games);
+    results.replaceChildren(...[...(t.results || [])].reverse().map((m) => h('li', { 'data-match': m.matchId }, [
+      ...(m.placements || []).flatMap((p, i) => [i ? ' · ' : '', `${p.rank}. `, name(p.bot), ` ${num(p.score)}`]),
+      ...(replays.get(m.matchId) || []).flatMap((id, i, all) => [i ? ', ' : ' — ', h('a', { href: `/games/${id}`, class: 'replay' }, [all.length > 1 ? `replay ${i + 1}` : 'replay'])]),
+    ])));
     if (!t.results?.length) results.append(h('li', {}, ['no result yet']));
     const games = await api.rpc('ListGames', { tournamentId, status: 'GAME_STATUS_RUNNING', pageSize: 50 });
     live.replaceChildren(...(games.games || []).map((g) => {

@@ -18,6 +18,11 @@
 use crate::Game;
 
 /// Where a game's random draws come from.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum ChanceMode {
     /// Every draw from the game's seed, at once (the default; what servers play).

@@ -8,6 +8,7 @@
 use std::fmt;
 
 /// A seat at the table, numbered from 0 in play order (clockwise).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Seat(pub u8);
 

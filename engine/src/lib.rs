@@ -2,6 +2,12 @@
 //!
 //! Every game implements [`Game`]: deterministic from its seed, no I/O, no async.
 //! The server and bots drive games only through that trait.
+//!
+//! With the `serde` feature, each game ([`meduris::Meduris`],
+//! [`dolmen::Dolmen`]) is `Serialize` and `Deserialize`: its complete state
+//! (hidden information, the seed's stream and the chance mode included) in
+//! any serde format, restored exactly and checked to be a playable position
+//! before it is accepted.
 
 #![warn(missing_docs)]
 

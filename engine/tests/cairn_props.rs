@@ -11,11 +11,15 @@ use conformance::{Conformance, suite};
 
 /// Cairn: each seat's offering.
 impl Conformance for Cairn {
+    /// Offerings are secret until the end, when all are shown.
     fn view_leaks(view: &cairn::View, viewer: Viewer) -> bool {
-        view.seats
-            .iter()
-            .enumerate()
-            .any(|(i, s)| s.offering.is_some() && !viewer.sees(Seat(i as u8)))
+        let running = view.to_act.is_some();
+        running
+            && view
+                .seats
+                .iter()
+                .enumerate()
+                .any(|(i, s)| s.offering.is_some() && !viewer.sees(Seat(i as u8)))
     }
 
     fn event_leaks(event: &Event, viewer: Viewer) -> bool {

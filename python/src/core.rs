@@ -1,19 +1,29 @@
 //! One game in play, whatever its kind: the engine behind the object-safe
 //! [`Play`], which the Python classes hold. Everything speaks in indices of
-//! the fixed action space (`druids_engine::Tensors`); the game's recipe
-//! ([`Recipe`]) is kept beside it so that it can be serialised.
+//! the fixed action space (`druids_engine::Tensors`); its seed, chance mode
+//! and history ([`Record`]) are kept beside it, and serialised with it
+//! ([`crate::saved`]).
 
 use druids_contract::ProtoGame;
 use druids_contract::{Kind, pb};
 use druids_engine::{Chance, ChanceMode, Determinize, Evaluate, Outcome, Seat, Tensors, Viewer};
 use prost::Message;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::borrow::Cow;
 
-use crate::recipe::{Base, Recipe, Step};
+use crate::saved::{Record, Saved, Step};
 
 /// What every engine the package exposes can do.
-pub(crate) trait Engine: Chance + Tensors + Determinize + Evaluate + ProtoGame {}
+pub(crate) trait Engine:
+    Chance + Tensors + Determinize + Evaluate + ProtoGame + Serialize + DeserializeOwned
+{
+}
 
-impl<G: Chance + Tensors + Determinize + Evaluate + ProtoGame> Engine for G {}
+impl<G> Engine for G where
+    G: Chance + Tensors + Determinize + Evaluate + ProtoGame + Serialize + DeserializeOwned
+{
+}
 
 /// Why a call on a game was refused; the game is unchanged.
 #[derive(Debug)]
@@ -59,7 +69,9 @@ pub(crate) trait Play: Send + Sync {
     fn outcome(&self) -> Option<Outcome>;
     fn heuristic(&self, seat: Seat) -> f64;
     fn boxed_clone(&self) -> Box<dyn Play>;
-    fn recipe(&self) -> &Recipe;
+    fn record(&self) -> &Record;
+    /// The game as one line of JSON ([`crate::saved`]).
+    fn serialize(&self) -> String;
     fn resample(&self, viewer: Viewer, seed: u64) -> Result<Box<dyn Play>, PlayError>;
     /// The `StateView` the server sends `viewer` (the parts the engine's
     /// view is made of), encoded.
@@ -68,63 +80,83 @@ pub(crate) trait Play: Send + Sync {
     fn bot_choice(&mut self, bot: druids_bots::Strategy, seed: u64, iterations: u32) -> usize;
 }
 
-/// A game of kind `G` with its recipe and a cache of its legal list.
+/// A game of kind `G` with its record and a cache of its legal list.
 #[derive(Clone)]
 pub(crate) struct Core<G: Engine> {
     game: G,
-    recipe: Recipe,
+    record: Record,
     legal: Vec<G::Action>,
     indices: Vec<usize>,
     fresh: bool,
     events: Vec<G::Event>,
 }
 
+/// How a new game is set up.
+pub(crate) struct Setup<'a> {
+    pub game: &'a str,
+    pub players: usize,
+    pub seed: u64,
+    pub chance: ChanceMode,
+    pub start_seat: u32,
+    pub max_turns: u32,
+}
+
 impl<G: Engine> Core<G> {
-    /// A new game from `recipe`'s set-up, its history replayed.
-    pub(crate) fn build(recipe: Recipe) -> Result<Core<G>, PlayError> {
+    fn wrap(game: G, record: Record) -> Core<G> {
+        Core {
+            game,
+            record,
+            legal: Vec::new(),
+            indices: Vec::new(),
+            fresh: false,
+            events: Vec::new(),
+        }
+    }
+
+    /// A new game.
+    pub(crate) fn new(setup: &Setup) -> Result<Core<G>, PlayError> {
         let options = G::decode_options(&pb::GameOptions {
-            start_seat: Some(recipe.start_seat),
-            max_turns: Some(recipe.max_turns),
+            start_seat: Some(setup.start_seat),
+            max_turns: Some(setup.max_turns),
             ..Default::default()
         })
         .map_err(|e| PlayError::Setup(e.to_string()))?;
         let mut events = Vec::new();
-        let game = match &recipe.base {
-            Base::New => {
-                let made = if recipe.explicit {
-                    G::new_explicit(recipe.players, recipe.seed, &options, &mut events)
-                } else {
-                    G::new(recipe.players, recipe.seed, &options, &mut events)
-                };
-                made.map_err(|e| PlayError::Setup(e.to_string()))?
+        let made = match setup.chance {
+            ChanceMode::Explicit => {
+                G::new_explicit(setup.players, setup.seed, &options, &mut events)
             }
-            Base::Resampled { view, seed } => {
-                let wire = pb::StateView::decode(view.as_slice())
-                    .map_err(|e| PlayError::Setup(format!("a resampled base: {e}")))?;
-                let view = G::decode_view(&wire).map_err(|e| PlayError::Setup(e.to_string()))?;
-                G::determinize(&view, *seed).map_err(|e| PlayError::Setup(e.to_string()))?
-            }
+            ChanceMode::Seeded => G::new(setup.players, setup.seed, &options, &mut events),
         };
-        let history = recipe.history.clone();
-        let mut core = Core {
-            game,
-            recipe: Recipe {
-                history: Vec::new(),
-                ..recipe
-            },
-            legal: Vec::new(),
-            indices: Vec::new(),
-            fresh: false,
-            events,
+        let game = made.map_err(|e| PlayError::Setup(e.to_string()))?;
+        let record = Record {
+            players: setup.players,
+            seed: setup.seed,
+            chance: setup.chance,
+            history: Vec::new(),
         };
-        for step in history {
-            match step {
-                Step::Action(i) => core.apply(i)?,
-                Step::Chance(o) => core.apply_chance(o)?,
-                Step::Mode(m) => core.set_chance_mode(m),
-            }
+        Ok(Core::wrap(game, record))
+    }
+
+    /// The game [`Play::serialize`] wrote (checked by the engine to be a
+    /// playable position).
+    pub(crate) fn deserialize(text: &str) -> Result<Core<G>, PlayError> {
+        let saved: Saved<G> = serde_json::from_str(text).map_err(|e| {
+            PlayError::Setup(format!(
+                "not a serialised {} game: {}",
+                G::NAME,
+                short(&e.to_string())
+            ))
+        })?;
+        let (game, record) = (saved.state.into_owned(), saved.record.into_owned());
+        if record.players != game.players() {
+            return Err(PlayError::Setup(format!(
+                "a serialised game of {} players says {}",
+                game.players(),
+                record.players
+            )));
         }
-        Ok(core)
+        Ok(Core::wrap(game, record))
     }
 
     fn refresh(&mut self) {
@@ -132,7 +164,7 @@ impl<G: Engine> Core<G> {
             self.legal.clear();
             self.indices.clear();
             self.game.legal_actions(&mut self.legal);
-            druids_engine::legal_indices::<G>(self.recipe.players, &self.legal, &mut self.indices);
+            druids_engine::legal_indices::<G>(self.record.players, &self.legal, &mut self.indices);
             self.fresh = true;
         }
     }
@@ -148,16 +180,16 @@ impl<G: Engine> Play for Core<G> {
         G::NAME
     }
     fn players(&self) -> usize {
-        self.recipe.players
+        self.record.players
     }
     fn action_count(&self) -> usize {
-        G::action_count(self.recipe.players)
+        G::action_count(self.record.players)
     }
     fn observation_len(&self) -> usize {
-        G::observation_len(self.recipe.players)
+        G::observation_len(self.record.players)
     }
     fn layout(&self) -> Vec<druids_engine::Section> {
-        G::observation_layout(self.recipe.players)
+        G::observation_layout(self.record.players)
     }
     fn to_act(&self) -> Option<usize> {
         self.game.to_act().map(Seat::index)
@@ -169,16 +201,13 @@ impl<G: Engine> Play for Core<G> {
         self.game.pending_draw().map(|d| d.outcomes)
     }
     fn chance_mode(&self) -> ChanceMode {
-        if self.recipe.explicit_now() {
-            ChanceMode::Explicit
-        } else {
-            ChanceMode::Seeded
-        }
+        self.record.chance
     }
     fn set_chance_mode(&mut self, mode: ChanceMode) {
         self.events.clear();
         self.game.set_chance_mode(mode, &mut self.events);
-        self.recipe.history.push(Step::Mode(mode));
+        self.record.chance = mode;
+        self.record.history.push(Step::Mode(mode));
         self.fresh = false;
     }
     fn chance_text(&self, outcome: usize) -> Option<String> {
@@ -189,7 +218,7 @@ impl<G: Engine> Play for Core<G> {
         self.game
             .apply_chance(outcome, &mut self.events)
             .map_err(PlayError::Chance)?;
-        self.recipe.history.push(Step::Chance(outcome));
+        self.record.history.push(Step::Chance { chance: outcome });
         self.fresh = false;
         Ok(())
     }
@@ -209,7 +238,7 @@ impl<G: Engine> Play for Core<G> {
         self.game
             .apply(seat, &action, &mut self.events)
             .map_err(|_| PlayError::NotLegal(index))?;
-        self.recipe.history.push(Step::Action(index));
+        self.record.history.push(Step::Action(index));
         self.fresh = false;
         Ok(())
     }
@@ -232,20 +261,26 @@ impl<G: Engine> Play for Core<G> {
     fn boxed_clone(&self) -> Box<dyn Play> {
         Box::new(self.clone())
     }
-    fn recipe(&self) -> &Recipe {
-        &self.recipe
+    fn record(&self) -> &Record {
+        &self.record
+    }
+    fn serialize(&self) -> String {
+        let saved = Saved {
+            game: Cow::Borrowed(G::NAME),
+            record: Cow::Borrowed(&self.record),
+            state: Cow::Borrowed(&self.game),
+        };
+        serde_json::to_string(&saved).expect("a game serialises")
     }
     fn resample(&self, viewer: Viewer, seed: u64) -> Result<Box<dyn Play>, PlayError> {
-        let recipe = Recipe {
-            base: Base::Resampled {
-                view: self.state_view(viewer),
-                seed,
-            },
+        let game = G::determinize(&self.game.view(viewer), seed)
+            .map_err(|e| PlayError::Setup(e.to_string()))?;
+        let record = Record {
+            chance: ChanceMode::Seeded,
             history: Vec::new(),
-            explicit: false,
-            ..self.recipe.clone()
+            ..self.record.clone()
         };
-        Ok(Box::new(Core::<G>::build(recipe)?))
+        Ok(Box::new(Core::wrap(game, record)))
     }
     fn state_view(&self, viewer: Viewer) -> Vec<u8> {
         state_view(&self.game, viewer).encode_to_vec()
@@ -285,10 +320,18 @@ pub(crate) fn state_view<G: ProtoGame>(game: &G, viewer: Viewer) -> pb::StateVie
     }
 }
 
-/// A new game of the kind named `name` ("meduris", "dolmen").
-pub(crate) fn new_game(recipe: Recipe) -> Result<Box<dyn Play>, PlayError> {
-    let kind = kind_named(&recipe.game).map_err(PlayError::Setup)?;
-    druids_contract::with_game!(kind, |G| Core::<G>::build(recipe)
+/// A new game.
+pub(crate) fn new_game(setup: &Setup) -> Result<Box<dyn Play>, PlayError> {
+    let kind = kind_named(setup.game).map_err(PlayError::Setup)?;
+    druids_contract::with_game!(kind, |G| Core::<G>::new(setup)
+        .map(|c| Box::new(c) as Box<dyn Play>))
+}
+
+/// The game a [`Play::serialize`] text holds.
+pub(crate) fn deserialize(text: &str) -> Result<Box<dyn Play>, PlayError> {
+    let name = crate::saved::game_name(text).map_err(PlayError::Setup)?;
+    let kind = kind_named(&name).map_err(PlayError::Setup)?;
+    druids_contract::with_game!(kind, |G| Core::<G>::deserialize(text)
         .map(|c| Box::new(c) as Box<dyn Play>))
 }
 

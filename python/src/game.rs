@@ -7,8 +7,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
-use crate::core::{Play, PlayError, new_game, short};
-use crate::recipe::{Base, Recipe, Step};
+use crate::core::{Play, PlayError, Setup, deserialize, new_game, short};
+use crate::saved::Step;
 
 impl From<PlayError> for PyErr {
     fn from(e: PlayError) -> PyErr {
@@ -75,18 +75,15 @@ impl PyGame {
         start_seat: u32,
         max_turns: u32,
     ) -> PyResult<Self> {
-        let explicit = parse_mode(chance)? == ChanceMode::Explicit;
-        let recipe = Recipe {
-            game: game.to_string(),
+        let setup = Setup {
+            game,
             players,
             seed,
+            chance: parse_mode(chance)?,
             start_seat,
             max_turns,
-            explicit,
-            base: Base::New,
-            history: Vec::new(),
         };
-        Ok(PyGame::wrap(new_game(recipe)?))
+        Ok(PyGame::wrap(new_game(&setup)?))
     }
 
     /// The game's short name ("meduris", "dolmen").
@@ -102,7 +99,7 @@ impl PyGame {
 
     #[getter]
     fn seed(&self) -> u64 {
-        self.inner.recipe().seed
+        self.inner.record().seed
     }
 
     /// The size of the fixed action space.
@@ -275,16 +272,16 @@ impl PyGame {
         self.copy()
     }
 
-    /// The game as one line of JSON (its set-up and history).
+    /// The game as one line of JSON: its complete state (hidden
+    /// information included), seed, chance mode and history.
     fn serialize(&self) -> String {
-        self.inner.recipe().to_json()
+        self.inner.serialize()
     }
 
     /// The game [`PyGame::serialize`] wrote.
     #[staticmethod]
     fn deserialize(text: &str) -> PyResult<PyGame> {
-        let recipe = Recipe::from_json(text).map_err(PyValueError::new_err)?;
-        Ok(PyGame::wrap(new_game(recipe)?))
+        Ok(PyGame::wrap(deserialize(text)?))
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
@@ -345,12 +342,12 @@ impl PyGame {
     #[getter]
     fn history<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
         self.inner
-            .recipe()
+            .record()
             .history
             .iter()
             .map(|s| match s {
                 Step::Action(i) => Ok(i.into_pyobject(py)?.into_any()),
-                Step::Chance(o) => {
+                Step::Chance { chance: o } => {
                     let d = PyDict::new(py);
                     d.set_item("chance", o)?;
                     Ok(d.into_any())
@@ -366,8 +363,8 @@ impl PyGame {
             "Game({:?}, players={}, seed={}, steps={})",
             self.inner.name(),
             self.inner.players(),
-            self.inner.recipe().seed,
-            self.inner.recipe().history.len()
+            self.inner.record().seed,
+            self.inner.record().history.len()
         )
     }
 }

@@ -6,7 +6,7 @@
 
 mod core;
 mod game;
-mod recipe;
+mod saved;
 mod stats;
 mod vector;
 mod wire;

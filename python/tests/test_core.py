@@ -51,6 +51,36 @@ def test_copies_pickles_and_serialisations_are_the_same_game(name: str, players:
         Game.deserialize('{"game": "chess"}')
 
 
+def test_a_serialised_game_is_the_whole_state_not_a_replay() -> None:
+    # A pending draw, a resampled game and the chance mode all come back,
+    # and the restored game plays on exactly as the original.
+    g = Game("meduris", 3, seed=8, chance="explicit")
+    while g.is_chance_node:
+        g.apply_chance(1)
+    while not g.is_chance_node:
+        g.apply(g.legal_actions()[-1])
+    resampled = g.copy()
+    resampled.apply_chance(3)
+    resampled = resampled.resample(1, 77)
+    for original in (g, resampled):
+        back = pickle.loads(pickle.dumps(original))
+        assert back.chance_mode == original.chance_mode
+        assert back.chance_outcomes() == original.chance_outcomes()
+        assert back.history == original.history
+        back.set_chance_mode("seeded")
+        original = original.copy()
+        original.set_chance_mode("seeded")
+        assert play(back, 5) == play(original, 5)
+        assert back.outcome == original.outcome
+    # The engine's state is in the text: a different state is a different game.
+    text = g.serialize()
+    assert '"state":' in text and len(text) > 1000
+    with pytest.raises(ValueError, match="not a serialised meduris game"):
+        Game.deserialize(text.replace('"players":3', '"players":9', 2))
+    with pytest.raises(ValueError, match="not conserved"):
+        Game.deserialize(text.replace('"supply":[', '"supply":[1', 1))
+
+
 def test_explicit_chance_fed_the_seeds_draws_is_the_seeded_game() -> None:
     seeded = Game("meduris", 3, seed=21)
     explicit = Game("meduris", 3, seed=21, chance="explicit")

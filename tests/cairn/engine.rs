@@ -9,10 +9,14 @@
 //! It implements every trait a game has: [`Game`] (with [`Game::redact`] and
 //! [`Game::redact_action`]), [`Determinize`] and [`Evaluate`], `Display`
 //! for its actions and events, [`crate::Chance`] (its die under outside
-//! control, `chance.rs`) and [`crate::Tensors`] (`tensor.rs`).
+//! control, `chance.rs`) and [`crate::Tensors`] (`tensor.rs`), and with
+//! the `serde` feature `Serialize` and a checked `Deserialize` (`saved.rs`).
 
 #[path = "chance.rs"]
 mod chance;
+#[cfg(feature = "serde")]
+#[path = "saved.rs"]
+mod saved;
 #[path = "tensor.rs"]
 mod tensor;
 
@@ -33,6 +37,7 @@ pub const OFFERINGS: std::ops::RangeInclusive<u8> = 1..=3;
 
 /// Options fixed at creation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Options {
     /// The seat that hides first and takes the first turn.
     pub start_seat: u8,
@@ -174,6 +179,12 @@ impl RuleViolation for RuleError {
 
 /// A Cairn game: the whole state, offerings and the die's generator included.
 #[derive(Clone, Debug, PartialEq)]
+// The derived code is called by `saved.rs`, which checks what it restores.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(remote = "Self")
+)]
 pub struct Cairn {
     options: Options,
     rng: Pcg64Mcg,
@@ -377,7 +388,9 @@ impl Game for Cairn {
                 .map(|(i, &(cairn, offering))| SeatView {
                     cairn,
                     hidden: offering.is_some(),
-                    offering: offering.filter(|_| viewer.sees(Seat(i as u8))),
+                    // Shown to everyone once the game is over.
+                    offering: offering
+                        .filter(|_| viewer.sees(Seat(i as u8)) || self.over.is_some()),
                 })
                 .collect(),
             to_act: self.to_act(),
@@ -444,11 +457,13 @@ impl Determinize for Cairn {
             return bad("not 2 to 4 seats");
         }
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        // Over (nobody to act, no decision): every offering is shown.
+        let over = view.to_act.is_none() && view.decision.is_none();
         let mut seats = Vec::with_capacity(players);
         for (i, s) in view.seats.iter().enumerate() {
             let offering = match (s.hidden, s.offering) {
                 (false, None) => None,
-                (true, Some(v)) if view.viewer.sees(Seat(i as u8)) => Some(v),
+                (true, Some(v)) if view.viewer.sees(Seat(i as u8)) || over => Some(v),
                 (true, None) if !view.viewer.sees(Seat(i as u8)) => {
                     let n = OFFERINGS.len() as u32;
                     Some(*OFFERINGS.start() + (rng.next_u32() % n) as u8)

@@ -13,7 +13,9 @@
 //         spectate: {gameId}, replays: [{name, gameId, step}], human: [{kind, seed}],
 //         secrets: [{name, gameId, token, seat}], boards: [{name, path}],
 //         ladder: {game, players, botId}, challenge: {key, opponentId},
-//         errors: [{name, path}] }
+//         errors: [{name, path}], list: bool, generic: {kind, seed} }
+// (every part but `base`, `chromium`, `screenshots`, `userDataDir` and
+// `widths` may be left out).
 
 import { readFileSync, mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
@@ -100,9 +102,36 @@ const shown = () => page.evaluate(() => ({
     return [key, [...g.querySelectorAll('.piece')].map((p) => `${p.getAttribute('class')}${p.classList.contains('dolmen') ? ` ${p.querySelector('text').textContent}` : ''}`)];
   })),
   workers: Object.fromEntries([...document.querySelectorAll('svg.board [data-plateau]')].map((g) => [g.dataset.plateau, [...g.querySelectorAll('.worker')].map((w) => w.getAttribute('class'))])),
+  // The score track's markers: [seat, cell].
+  track: [...document.querySelectorAll('svg.board .score-marker')].map((m) => [Number(/seat-(\d+)/.exec(m.getAttribute('class'))[1]), Number(m.dataset.track)]),
   outcome: document.querySelector('#outcome')?.textContent || '',
   status_line: document.querySelector('#status')?.textContent || '',
 }));
+
+// What a generic board shows: its version, status and result, every field
+// of the view as `path -> text` (seat rows as `seats[i].key`, empty cells
+// left out), the labels on the table by seat, the choices offered, the
+// log's lines and the seats' scores.
+const genericShown = () => page.evaluate(() => {
+  const fields = {};
+  for (const td of document.querySelectorAll('.generic-board .view-seats tbody tr td')) {
+    if (td.textContent !== '') fields[`seats[${td.closest('tr').dataset.seat}].${td.dataset.key}`] = td.textContent;
+  }
+  const dts = [...document.querySelectorAll('.generic-board dl.view-fields dt')];
+  for (const dt of dts) fields[dt.textContent] = dt.nextElementSibling.textContent;
+  return {
+    version: Number(document.body.dataset.version),
+    status: document.body.dataset.status,
+    fields,
+    tableLabels: Object.fromEntries([...document.querySelectorAll('svg.board [data-seat]')].map((g) => [g.dataset.seat, [...g.querySelectorAll('text.seat-field')].map((t) => t.textContent)])),
+    choices: [...document.querySelectorAll('#actions:not([hidden]) button.choice')].map((b) => b.textContent),
+    meaning: document.querySelector('#actions:not([hidden]) .meaning')?.textContent ?? null,
+    log: [...document.querySelectorAll('#log li')].map((li) => li.textContent),
+    scores: [...document.querySelectorAll('#seats tbody tr')].map((r) => r.querySelector('.score').textContent),
+    details: [...document.querySelectorAll('#seats tbody tr')].map((r) => r.querySelector('.details').textContent),
+    outcome: document.querySelector('#outcome')?.textContent || '',
+  };
+});
 
 const results = { problems, layouts };
 
@@ -116,29 +145,41 @@ try {
     await page.waitForSelector('#outcome:not(:empty)');
     await page.waitForSelector('#to-replay');
     results.spectate = { shown: await shown(), events: await page.$$eval('#log li', (l) => l.length) };
+    layouts.push(await layout('spectator'));
     await shots('spectator');
   }
 
   // 2. The games list: filtered, unfiltered, paged.
-  await page.goto(`${plan.base}/`);
-  await page.waitForSelector('#games tbody tr[data-game]');
-  results.list = { rows: await page.$$eval('#games tbody tr[data-game]', (rows) => rows.map((r) => ({ id: r.dataset.game, cells: [...r.querySelectorAll('td')].map((td) => td.textContent) }))) };
-  layouts.push(await layout('games list'));
-  await shots('games-list');
-  await page.selectOption('#status', 'GAME_STATUS_FINISHED');
-  await page.waitForFunction(() => { const cells = [...document.querySelectorAll('#games tbody tr[data-game] .status-cell')]; return cells.length && cells.every((td) => td.textContent === 'finished'); });
-  results.list.finished = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
-  await page.selectOption('#status', '');
-  await page.selectOption('#who', 'arena');
-  await page.waitForFunction(() => new URLSearchParams(location.search).get('who') === 'arena');
-  await page.waitForFunction(() => document.querySelector('#games tbody tr'));
-  results.list.arena = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
-  await page.goto(`${plan.base}/?page_size=2`);
-  await page.waitForSelector('#games tbody tr[data-game]');
-  const firstPage = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
-  await page.locator('#next-page').click();
-  await page.waitForFunction((ids) => { const now = [...document.querySelectorAll('#games tbody tr[data-game]')].map((x) => x.dataset.game); return now.length && !now.includes(ids[0]); }, firstPage);
-  results.list.pages = [firstPage, await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game))];
+  if (plan.list) {
+    await page.goto(`${plan.base}/`);
+    await page.waitForSelector('#games tbody tr[data-game]');
+    results.list = { rows: await page.$$eval('#games tbody tr[data-game]', (rows) => rows.map((r) => ({ id: r.dataset.game, cells: [...r.querySelectorAll('td')].map((td) => td.textContent) }))) };
+    layouts.push(await layout('games list'));
+    await shots('games-list');
+    await page.selectOption('#status', 'GAME_STATUS_FINISHED');
+    await page.waitForFunction(() => { const cells = [...document.querySelectorAll('#games tbody tr[data-game] .status-cell')]; return cells.length && cells.every((td) => td.textContent === 'finished'); });
+    results.list.finished = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
+    // Each filter: the rows once the page says they answer it.
+    const filtered = async (query) => {
+      await page.waitForFunction((q) => document.body.dataset.listQuery === q, query);
+      return page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
+    };
+    await page.selectOption('#status', '');
+    await page.selectOption('#who', 'arena');
+    results.list.arena = await filtered('who=arena');
+    await page.selectOption('#who', '');
+    await page.selectOption('#rated', 'rated');
+    results.list.rated = await filtered('rated=rated');
+    await page.selectOption('#rated', '');
+    await page.selectOption('#kind', 'GAME_KIND_MEDURIS');
+    results.list.meduris = await filtered('kind=GAME_KIND_MEDURIS');
+    await page.goto(`${plan.base}/?page_size=2`);
+    await page.waitForSelector('#games tbody tr[data-game]');
+    const firstPage = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
+    await page.locator('#next-page').click();
+    await page.waitForFunction((ids) => { const now = [...document.querySelectorAll('#games tbody tr[data-game]')].map((x) => x.dataset.game); return now.length && !now.includes(ids[0]); }, firstPage);
+    results.list.pages = [firstPage, await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game))];
+  }
 
   // 3. Replays open at the result; one steps back to a chosen version.
   results.replays = [];
@@ -149,6 +190,10 @@ try {
     const atEnd = await shown();
     layouts.push(await layout(`replay ${replay.name}`));
     await shots(`replay-${replay.name}`);
+    // The timeline by keyboard (a real key press): one action back.
+    await page.locator('#seek').press('ArrowLeft');
+    await page.waitForFunction((end) => document.body.dataset.replayPos === String(end - 1), atEnd.version);
+    const scrubbed = Number(await page.getAttribute('body', 'data-replay-pos'));
     // Scrub to a version with the timeline's buttons (real clicks): the
     // set-up, then step by step.
     await page.locator('#first').click();
@@ -165,12 +210,12 @@ try {
     await page.locator('#next-score').click();
     await page.waitForFunction((from) => Number(document.body.dataset.replayPos) > from, replay.step);
     const scoreStep = Number(await page.getAttribute('body', 'data-replay-pos'));
-    results.replays.push({ gameId: replay.gameId, atEnd, atStep, asSeat, step: replay.step, scoreStep });
+    results.replays.push({ gameId: replay.gameId, atEnd, scrubbed, atStep, asSeat, step: replay.step, scoreStep });
   }
 
   // 4. A person plays complete games against the built-in bots, by clicks.
   results.human = [];
-  for (const game of plan.human) {
+  for (const game of plan.human || []) {
     await page.goto(`${plan.base}/`);
     await page.selectOption('#practice-kind', game.kind);
     await page.selectOption('#practice-players', '2');
@@ -223,7 +268,7 @@ try {
 
   // 6. A seat's page shows its own secrets and nobody else's.
   results.secrets = [];
-  for (const sec of plan.secrets) {
+  for (const sec of plan.secrets || []) {
     await page.goto('about:blank');
     await page.goto(`${plan.base}/games/${sec.gameId}#token=${sec.token}`);
     await page.waitForSelector('svg.board');
@@ -248,7 +293,7 @@ try {
       name: document.querySelector('h1').firstChild.textContent,
       chartMatches: Number(/over (\d+) rated/.exec(document.querySelector('.rating-chart').getAttribute('aria-label'))?.[1]),
       games: [...document.querySelectorAll('#bot-games tbody tr[data-game]')].map((r) => r.dataset.game),
-      matches: document.querySelectorAll('#bot-matches tbody tr').length,
+      matches: [...document.querySelectorAll('#bot-matches tbody tr')].map((r) => ({ match: r.dataset.match, replays: [...r.querySelectorAll('a.replay')].map((a) => a.getAttribute('href')) })),
     }));
     layouts.push(await layout('bot profile'));
     await shots('bot-profile');
@@ -256,7 +301,11 @@ try {
     await page.waitForSelector('#tournaments tbody tr[data-tournament] a');
     await page.locator('#tournaments tbody tr[data-tournament] a').first().click();
     await page.waitForSelector('#standings tbody tr[data-bot]');
-    results.tournament = await page.$$eval('#standings tbody tr[data-bot]', (rows) => rows.map((r) => r.dataset.bot));
+    await page.waitForSelector('ul.results li[data-match]');
+    results.tournament = {
+      standings: await page.$$eval('#standings tbody tr[data-bot]', (rows) => rows.map((r) => r.dataset.bot)),
+      results: await page.$$eval('ul.results li[data-match]', (li) => li.map((r) => ({ match: r.dataset.match, replays: [...r.querySelectorAll('a.replay')].map((a) => a.getAttribute('href')) }))),
+    };
     layouts.push(await layout('tournament'));
     await shots('tournament');
   }
@@ -292,7 +341,49 @@ try {
     await page.goto(`${plan.base}${err.path}`);
     await page.waitForSelector('.error-page h1');
     results.errors.push({ ...err, title: await page.textContent('.error-page h1'), links: await page.$$eval('.error-page a', (l) => l.map((a) => a.getAttribute('href'))) });
-    if (err.name === 'unknown game') await shots('error');
+    if (err.name === 'unknown game') { layouts.push(await layout('error page')); await shots('error'); }
+  }
+  // 10. A game without a board of its own here (the test tree's Cairn),
+  // started from the practice form and played to its end by clicks: what
+  // the page showed at each of the person's decisions and at the end (its
+  // fields, the other seats' labels, the log), then its replay at the result.
+  if (plan.generic) {
+    const { kind, seed } = plan.generic;
+    await page.goto(`${plan.base}/`);
+    await page.selectOption('#practice-kind', kind);
+    // The player counts the form offers for this game.
+    const offered = await page.$$eval('#practice-players option', (o) => o.map((x) => x.value));
+    await page.selectOption('#practice-players', '2');
+    await page.selectOption('#practice-strategy', 'random');
+    await page.selectOption('#practice-delay', '0');
+    await page.locator('#practice-seed').fill(String(seed));
+    await page.locator('#practice').click();
+    await page.waitForURL(/\/games\/[0-9a-f]+#token=/);
+    await page.waitForSelector('.generic-board svg.board');
+    const rules = await page.$$eval('#rules p', (ps) => ps.map((p) => p.textContent));
+    const gameId = page.url().split('/games/')[1].split('#')[0];
+    const steps = [];
+    let clicks = 0;
+    for (;;) {
+      await page.waitForFunction(() => document.body.dataset.status === 'GAME_STATUS_FINISHED' || document.querySelector('#actions:not([hidden]) button.choice'));
+      const finished = (await page.getAttribute('body', 'data-status')) === 'GAME_STATUS_FINISHED';
+      if (finished) await page.waitForSelector('#outcome:not(:empty)');
+      steps.push(await genericShown());
+      if (finished) break;
+      if (steps.length === 1) layouts.push(await layout('generic board'));
+      const version = await page.getAttribute('body', 'data-version');
+      // The choices in turn (a hide of each value, rolls and stops), so
+      // that the person's seat does everything the game offers.
+      const choices = page.locator('#actions button.choice');
+      await choices.nth(clicks % (await choices.count())).click();
+      clicks++;
+      await page.waitForFunction((v) => document.body.dataset.version !== v || document.body.dataset.status === 'GAME_STATUS_FINISHED', version);
+      if (clicks > 2000) throw new Error(`${kind}: no end after ${clicks} clicks`);
+    }
+    await shots('generic-board');
+    await page.locator('#to-replay').click();
+    await page.waitForFunction(() => document.body.dataset.replayEnd === 'true');
+    results.generic = { gameId, offered, rules, clicks, steps, replay: await genericShown() };
   }
 } catch (e) {
   results.error = `${e.stack || e}`;

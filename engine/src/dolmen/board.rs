@@ -23,6 +23,7 @@ use std::fmt;
 /// Sites are numbered 0..73 row by row (y = 0 first, x from 0 to 8 within a
 /// row), skipping the centre point of each octagon; see [`coords`] for
 /// the coordinates of each.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Site(pub u8);
 
@@ -43,6 +44,7 @@ impl fmt::Display for Site {
 
 /// A stone circle, numbered 0..28 in letter order: `A`..`Z` are 0..=25, `a`
 /// is 26, `b` is 27 (the digest's grid).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Circle(pub u8);
 

@@ -43,6 +43,8 @@ pub mod board;
 mod evaluate;
 pub mod event;
 mod rules;
+#[cfg(feature = "serde")]
+mod saved;
 mod scoring;
 mod state;
 mod tensor;

@@ -43,6 +43,7 @@ pub const fn starting_dolmens(players: usize) -> [u8; 4] {
 }
 
 /// What stands on a site.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Occupant {
     /// A druid of this seat, standing or lying (collecting herbs).
@@ -78,6 +79,7 @@ impl Default for Options {
 }
 
 /// One player's material.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct SeatState {
     /// Victory points.
@@ -103,6 +105,7 @@ impl SeatState {
 }
 
 /// A dolmen in a stack: owner and value.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct StackDolmen {
     /// Owner's seat number.
@@ -112,6 +115,7 @@ pub struct StackDolmen {
 }
 
 /// One stone circle.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct CircleState {
     /// The colour that most recently gained sole majority.
@@ -157,6 +161,7 @@ impl CircleState {
 
 /// A dolmen decision waiting for its turn: `seat` may place a dolmen in
 /// `circle`, on top or under.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Pending {
     /// The circle.
@@ -179,6 +184,7 @@ impl Default for Pending {
 
 /// The dolmen decisions triggered by one stone, in circle letter order; the
 /// first `len` are valid (the first is the one being decided), the rest zeroed.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Queue {
     /// Entries, front first.
@@ -218,6 +224,7 @@ impl Queue {
 }
 
 /// Whose decision is pending, and of what kind.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Phase {
     /// Setup: `seat` places a druid.
@@ -240,6 +247,7 @@ pub enum Phase {
 
 /// The whole game state.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct State {
     /// Number of seats.
     pub players: u8,
@@ -252,6 +260,7 @@ pub struct State {
     /// What is pending.
     pub phase: Phase,
     /// What stands on each site.
+    #[cfg_attr(feature = "serde", serde(with = "serde_big_array::BigArray"))]
     pub sites: [Option<Occupant>; SITES],
     /// Each circle, in letter order.
     pub circles: [CircleState; CIRCLES],
@@ -372,8 +381,11 @@ impl State {
         for s in 0..n {
             let seat = &self.seats[s];
             if seat.stones_left as u16 + stones[s] as u16 != stones0 as u16
-                || druids[s] + seat.druids_to_place != DRUIDS
-                || seat.dolmens_left() + seat.placed != total0
+                || druids[s] as u16 + seat.druids_to_place as u16 != DRUIDS as u16
+                // Summed wide: the state may come from outside (a view, a
+                // serialised game) and hold any count.
+                || seat.hand.iter().map(|&k| k as u16).sum::<u16>() + seat.placed as u16
+                    != total0 as u16
             {
                 return false;
             }

@@ -81,6 +81,7 @@ impl DieFace {
 }
 
 /// A bonus chip on a field.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Chip {
     /// The builder of a hut here gains 2 points.
@@ -92,6 +93,7 @@ pub enum Chip {
 }
 
 /// A building on a field.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Building {
     /// A hut of this seat.
@@ -110,6 +112,7 @@ impl Building {
 }
 
 /// Where the druid stands.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DruidPos {
     /// On his temple (start).

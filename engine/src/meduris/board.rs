@@ -60,6 +60,7 @@ pub struct Field {
 }
 
 /// Which printed side of the board is used.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BoardKind {
     /// The 32-field board for 2 and 3 players.

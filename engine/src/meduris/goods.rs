@@ -50,6 +50,7 @@ impl fmt::Display for Good {
 }
 
 /// A multiset of goods: how many of each kind.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Goods(pub [u8; 4]);
 

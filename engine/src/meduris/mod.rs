@@ -25,6 +25,8 @@ pub mod goods;
 mod legal;
 pub mod payment;
 mod rules;
+#[cfg(feature = "serde")]
+mod saved;
 pub mod scoring;
 mod setup;
 mod state;

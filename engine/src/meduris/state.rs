@@ -16,6 +16,7 @@ pub const STACK_LIMIT: usize = 3;
 pub const GOODS_PER_KIND: u8 = 18;
 
 /// The workers on one plateau, bottom first.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Stack {
     workers: [u8; STACK_LIMIT],
@@ -69,6 +70,7 @@ impl Stack {
 }
 
 /// One player's material.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct SeatState {
     /// Goods behind the screen (private).
@@ -85,6 +87,7 @@ pub struct SeatState {
 
 /// Whose decision is pending, and of what kind. Each variant carries exactly what
 /// is needed to continue after the decision.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Phase {
     /// Setup: `seat` places a worker.
@@ -111,6 +114,7 @@ pub(crate) enum Phase {
 }
 
 /// Game options fixed at creation.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Options {
     /// Seat that starts (worker placement and the first turn) \[ruling: default 0\].
@@ -137,6 +141,11 @@ impl Default for Options {
 /// settlement a new hut would join) without scanning it. The masks are derived
 /// data: two rings with the same buildings and chips are equal.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "super::saved::RingData", try_from = "super::saved::RingData")
+)]
 pub(crate) struct Ring {
     buildings: [Option<Building>; MAX_FIELDS],
     chips: [Option<Chip>; MAX_FIELDS],
@@ -193,6 +202,12 @@ impl Ring {
         };
         ring.refresh();
         ring
+    }
+
+    /// The board the ring is of.
+    #[cfg(feature = "serde")]
+    pub(crate) fn board(&self) -> BoardKind {
+        self.board
     }
 
     /// The building on field `i`.
@@ -305,6 +320,7 @@ impl Ring {
 /// The full state. Fields are plain data so that `PartialEq` compares states
 /// byte for byte (the property tests rely on it).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct State {
     pub(crate) board: BoardKind,
     pub(crate) players: u8,
@@ -332,6 +348,7 @@ pub struct State {
     /// Whether draws wait for an outside outcome (see [`crate::Chance`]).
     pub(crate) explicit: bool,
     /// The set-up's draws supplied so far in explicit mode (zero otherwise).
+    #[cfg_attr(feature = "serde", serde(with = "serde_big_array::BigArray"))]
     pub(crate) setup_draws: [u8; super::board::MAX_SETUP_DRAWS],
 }
 

@@ -203,28 +203,33 @@ pub(crate) fn determinize(view: &View, seed: u64) -> Result<State, DeterminizeEr
         dealt
     };
     let mut seats = deal(&mut rng);
-    // Once the game is over the outcome tells something of the hidden goods
-    // (goods left break ties): deal again until the deal agrees with it. The
-    // true deal does, and ties on points and buildings are rare, so a few
-    // deals do.
-    if let Some(want) = &view.outcome {
-        let agrees = |seats: &[SeatState; MAX_SEATS]| {
-            let key = |s: Seat| {
-                let i = s.index();
-                (
-                    seats[i].score,
-                    view.seats[i].buildings_placed,
-                    seats[i].goods.total(),
-                )
-            };
-            Outcome::rank(want.scores.clone(), key, want.by_safeguard) == *want
+    // The view tells something of the hidden goods: a seat that must return
+    // a good holds one, and once the game is over the outcome's tie-breaks
+    // count goods left. Deal again until the deal agrees with both. The true
+    // deal does, and ties on points and buildings are rare, so a few deals do.
+    let returning = match (view.decision, view.to_act) {
+        (Some(Decision::ReturnGood), Some(seat)) if seat.index() < n => Some(seat.index()),
+        _ => None,
+    };
+    let agrees = |seats: &[SeatState; MAX_SEATS]| {
+        let key = |s: Seat| {
+            let i = s.index();
+            (
+                seats[i].score,
+                view.seats[i].buildings_placed,
+                seats[i].goods.total(),
+            )
         };
-        for _ in 0..10_000 {
-            if agrees(&seats) {
-                break;
-            }
-            seats = deal(&mut rng);
+        returning.is_none_or(|i| !seats[i].goods.is_empty())
+            && view.outcome.as_ref().is_none_or(|want| {
+                Outcome::rank(want.scores.clone(), key, want.by_safeguard) == *want
+            })
+    };
+    for _ in 0..10_000 {
+        if agrees(&seats) {
+            break;
         }
+        seats = deal(&mut rng);
     }
     let mut ring = Ring::new(view.board);
     for (i, f) in view.fields.iter().enumerate() {

@@ -82,6 +82,13 @@ fn random_sim<G: Conformance>(players: usize, seed: u64) {
                     .unwrap_or_else(|e| panic!("{at}: {viewer:?}: {e}"));
                 assert_eq!(d.view(viewer), view, "{at}: determinized for {viewer:?}");
                 assert_eq!(d.to_act(), game.to_act(), "{at}");
+                let mut dealt = Vec::new();
+                d.legal_actions(&mut dealt);
+                assert_eq!(
+                    dealt.is_empty(),
+                    d.to_act().is_none(),
+                    "{at}: determinized for {viewer:?}, a seat to act has a legal action"
+                );
             }
         }
         let Some(seat) = game.to_act() else { break };

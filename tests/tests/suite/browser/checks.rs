@@ -100,6 +100,18 @@ fn assert_shows(shown: &Value, view: &pb::StateView, what: &str) {
         .map(|s| s["score"].as_i64().expect("score"))
         .collect();
     assert_eq!(shown_scores, scores(view), "{what}: the scores");
+    // Meduris's score track: each seat's marker on its score (mod 100).
+    let mut track: Vec<(u64, u64)> = serde_json::from_value(shown["track"].clone()).expect("track");
+    track.sort_unstable();
+    let expected: Vec<(u64, u64)> = match view.game.as_ref().expect("a game") {
+        pb::state_view::Game::Meduris(v) => v
+            .seats
+            .iter()
+            .map(|s| (u64::from(s.seat), i64::from(s.score).rem_euclid(100) as u64))
+            .collect(),
+        _ => Vec::new(),
+    };
+    assert_eq!(track, expected, "{what}: the score track");
     assert_eq!(shown["version"].as_u64(), Some(view.version), "{what}");
     let status = pb::GameStatus::try_from(view.status).unwrap().as_str_name();
     assert_eq!(shown["status"], status, "{what}");
@@ -107,7 +119,7 @@ fn assert_shows(shown: &Value, view: &pb::StateView, what: &str) {
 
 /// The replay's view of game `id` at `version`, as `seat` (or a spectator)
 /// saw it.
-async fn replay_view(
+pub(super) async fn replay_view(
     client: &mut Client,
     id: &str,
     seat: Option<u32>,
@@ -144,29 +156,27 @@ pub(super) async fn all(results: &Value, scene: &Scene, client: &mut Client, a: 
 /// labels of a board on top of each other.
 fn layouts(results: &Value) {
     let layouts = results["layouts"].as_array().expect("layouts");
-    assert!(layouts.len() >= 10, "{}", layouts.len());
+    let names: Vec<&str> = layouts.iter().filter_map(|l| l["name"].as_str()).collect();
+    for page in [
+        "games list",
+        "replay meduris",
+        "replay dolmen",
+        "playing meduris",
+        "playing dolmen",
+        "Meduris, 4 players, seat 0 to decide",
+        "Meduris, 3 players",
+        "Die Dolmengötter, 5 players",
+        "leaderboard",
+        "bot profile",
+        "tournament",
+        "my bot",
+        "spectator",
+        "error page",
+    ] {
+        assert!(names.contains(&page), "no layout of {page}: {names:?}");
+    }
     for page in layouts {
-        for width in ["360", "768", "1280"] {
-            let l = &page[width];
-            assert_eq!(
-                l["width"].as_u64(),
-                l["scrollWidth"].as_u64(),
-                "{} at {width}: {l}",
-                page["name"]
-            );
-            assert_eq!(
-                l["outside"],
-                json!([]),
-                "{} at {width}: outside the window",
-                page["name"]
-            );
-            assert_eq!(
-                l["overlaps"],
-                json!([]),
-                "{} at {width}: labels overlap",
-                page["name"]
-            );
-        }
+        fits(page, &["360", "768", "1280"]);
         if page["name"]
             .as_str()
             .is_some_and(|n| n.contains("Meduris") || n.contains("replay") || n.contains("playing"))
@@ -177,6 +187,37 @@ fn layouts(results: &Value) {
                 page["name"]
             );
         }
+    }
+}
+
+/// One page's layout (`run.mjs`'s `layout`) at each of `widths`: nothing
+/// wider than the window, no two labels of a board on top of each other.
+pub(super) fn fits(page: &Value, widths: &[&str]) {
+    for width in widths {
+        let l = &page[width];
+        assert!(
+            l["width"].as_u64().is_some(),
+            "{} at {width}: {page}",
+            page["name"]
+        );
+        assert_eq!(
+            l["width"].as_u64(),
+            l["scrollWidth"].as_u64(),
+            "{} at {width}: {l}",
+            page["name"]
+        );
+        assert_eq!(
+            l["outside"],
+            json!([]),
+            "{} at {width}: outside the window",
+            page["name"]
+        );
+        assert_eq!(
+            l["overlaps"],
+            json!([]),
+            "{} at {width}: labels overlap",
+            page["name"]
+        );
     }
 }
 
@@ -202,6 +243,7 @@ async fn list(results: &Value, client: &mut Client) {
         .into_inner()
         .games;
     let rows = results["list"]["rows"].as_array().expect("rows");
+    let mut with_results = 0;
     for row in rows.iter().take(10) {
         let g = listed
             .iter()
@@ -209,6 +251,7 @@ async fn list(results: &Value, client: &mut Client) {
             .expect("a listed game");
         let cells = row["cells"].to_string();
         if let Some(o) = &g.outcome {
+            with_results += 1;
             for (seat, score) in o.scores.iter().enumerate() {
                 let name = &g.seats[seat].name;
                 let name = if name.is_empty() {
@@ -227,27 +270,56 @@ async fn list(results: &Value, client: &mut Client) {
             "no internal ids in the list: {cells}"
         );
     }
-    // (The challenge's game started after the page read the list.)
-    let arena_games: Vec<String> = client
-        .list_games(pb::ListGamesRequest {
-            arena: Some(true),
-            page_size: 100,
-            ..Default::default()
-        })
-        .await
-        .expect("list")
-        .into_inner()
-        .games
-        .into_iter()
-        .map(|g| g.game_id)
-        .collect();
-    let shown_arena = results["list"]["arena"].as_array().expect("arena games");
-    assert!(shown_arena.len() >= 5, "{shown_arena:?}");
-    for id in shown_arena {
-        assert!(
-            arena_games.iter().any(|g| id == g),
-            "{id} is no ladder game"
-        );
+    assert!(
+        with_results > 0,
+        "finished games among the first rows: {rows:?}"
+    );
+    // Each filter shows what ListGames has for it.
+    for (what, request) in [
+        (
+            "arena",
+            pb::ListGamesRequest {
+                arena: Some(true),
+                ..Default::default()
+            },
+        ),
+        (
+            "rated",
+            pb::ListGamesRequest {
+                rated: Some(true),
+                ..Default::default()
+            },
+        ),
+        (
+            "meduris",
+            pb::ListGamesRequest {
+                kind: pb::GameKind::Meduris as i32,
+                ..Default::default()
+            },
+        ),
+    ] {
+        let ids: Vec<String> = client
+            .list_games(pb::ListGamesRequest {
+                page_size: 100,
+                ..request
+            })
+            .await
+            .expect("list")
+            .into_inner()
+            .games
+            .into_iter()
+            .map(|g| g.game_id)
+            .collect();
+        let shown = results["list"][what].as_array().expect("filtered rows");
+        assert!(shown.len() >= 2, "{what}: {shown:?}");
+        // (Games started after the page read the list, the challenge's and
+        // the ones played by clicks, come first in the server's: the page's
+        // rows are a run of them.)
+        let at = ids
+            .iter()
+            .position(|id| shown[0] == *id)
+            .unwrap_or_else(|| panic!("{what}: {} is no such game", shown[0]));
+        assert_eq!(json!(ids.get(at..at + shown.len())), json!(shown), "{what}");
     }
     let pages = &results["list"]["pages"];
     assert_eq!(pages[0].as_array().map(Vec::len), Some(2), "{pages}");
@@ -269,6 +341,11 @@ async fn replays(results: &Value, scene: &Scene, client: &mut Client) {
             &shown["atEnd"],
             &state(client, id, None).await,
             &format!("{name} replay at its end"),
+        );
+        assert_eq!(
+            shown["scrubbed"].as_u64(),
+            shown["atEnd"]["version"].as_u64().map(|v| v - 1),
+            "{name}: the timeline, one key back"
         );
         assert_shows(
             &shown["atStep"],
@@ -344,11 +421,11 @@ async fn human(results: &Value, client: &mut Client) {
             "every decision of seat 0: {game}"
         );
         assert!(
-            game["widest"].as_u64() <= Some(8),
+            game["widest"].as_u64().expect("widest") <= 8,
             "a few choices or groups at a time, never a wall of buttons: {game}"
         );
         assert!(
-            game["most"].as_u64() <= Some(2),
+            game["most"].as_u64().expect("most") <= 2,
             "two clicks at most per decision: {game}"
         );
         assert!(game["clicks"].as_u64() >= Some(mine), "{game}");
@@ -388,7 +465,7 @@ async fn secrets(results: &Value, scene: &Scene, client: &mut Client) {
     assert_eq!(med_page["shown"]["seats"][0]["secret"], line);
     // Nowhere else on the page is a seat's goods: the text holds one list
     // of goods, seat 0's own.
-    let text = med_page["text"].as_str().unwrap_or("");
+    let text = med_page["text"].as_str().expect("the page's text");
     assert_eq!(
         text.matches("goods:").count(),
         1,
@@ -412,7 +489,11 @@ async fn secrets(results: &Value, scene: &Scene, client: &mut Client) {
         "{foreign:?}"
     );
     // The SVG itself carries no value of another seat's dolmen either.
-    let svg = dol_page["svg"].as_str().unwrap_or("");
+    let svg = dol_page["svg"].as_str().expect("the board's SVG");
+    assert!(
+        svg.contains("class=\"piece dolmen"),
+        "a board with dolmens: {svg}"
+    );
     for (seat, token) in dol_tokens.iter().enumerate().skip(1) {
         let Some(pb::state_view::Game::Dolmen(v)) = state(client, dol_id, Some(token)).await.game
         else {
@@ -448,6 +529,10 @@ async fn ladder(results: &Value, scene: &Scene, client: &mut Client, a: &mut Are
         .into_inner();
     let shown_board = results["leaderboard"].as_array().expect("leaderboard");
     assert_eq!(shown_board.len(), board.entries.len());
+    assert!(
+        board.entries.len() >= 3,
+        "the ladder's bots: {shown_board:?}"
+    );
     for (row, entry) in shown_board.iter().zip(&board.entries) {
         let bot = entry.bot.as_ref().unwrap();
         assert_eq!(row["bot"], bot.bot_id);
@@ -480,7 +565,7 @@ async fn ladder(results: &Value, scene: &Scene, client: &mut Client, a: &mut Are
         Some(history.points.len() as u64)
     );
     assert!(history.points.len() >= 3, "{}", history.points.len());
-    let games: Vec<String> = client
+    let listed = client
         .list_games(pb::ListGamesRequest {
             bot_id: bots[0].0.clone(),
             page_size: 20,
@@ -489,11 +574,13 @@ async fn ladder(results: &Value, scene: &Scene, client: &mut Client, a: &mut Are
         .await
         .expect("games")
         .into_inner()
-        .games
-        .into_iter()
-        .map(|g| g.game_id)
-        .collect();
+        .games;
+    let games: Vec<&String> = listed.iter().map(|g| &g.game_id).collect();
     assert_eq!(profile["games"], json!(games));
+    // Each of its latest matches links to its games' replays.
+    let matches = profile["matches"].as_array().expect("matches");
+    assert!(matches.len() >= 3, "{matches:?}");
+    assert_replay_links(matches, &listed);
     let t = a
         .list_tournaments(pb::ListTournamentsRequest::default())
         .await
@@ -501,7 +588,7 @@ async fn ladder(results: &Value, scene: &Scene, client: &mut Client, a: &mut Are
         .into_inner()
         .tournaments
         .remove(0);
-    let standings: Vec<String> = a
+    let t = a
         .get_tournament(pb::GetTournamentRequest {
             tournament_id: t.tournament_id,
         })
@@ -509,12 +596,49 @@ async fn ladder(results: &Value, scene: &Scene, client: &mut Client, a: &mut Are
         .expect("tournament")
         .into_inner()
         .tournament
-        .unwrap()
+        .unwrap();
+    let standings: Vec<&String> = t
         .standings
-        .into_iter()
-        .map(|s| s.bot.unwrap().bot_id)
+        .iter()
+        .map(|s| &s.bot.as_ref().unwrap().bot_id)
         .collect();
-    assert_eq!(results["tournament"], json!(standings));
+    assert_eq!(results["tournament"]["standings"], json!(standings));
+    // Every result, newest first, with its games' replays.
+    let shown = results["tournament"]["results"]
+        .as_array()
+        .expect("results");
+    let ids: Vec<&String> = t.results.iter().rev().map(|m| &m.match_id).collect();
+    let shown_ids: Vec<&Value> = shown.iter().map(|r| &r["match"]).collect();
+    assert_eq!(json!(shown_ids), json!(ids));
+    let games = client
+        .list_games(pb::ListGamesRequest {
+            tournament_id: t.tournament_id.clone(),
+            page_size: 100,
+            ..Default::default()
+        })
+        .await
+        .expect("games")
+        .into_inner()
+        .games;
+    assert_replay_links(shown, &games);
+}
+
+/// Each row (`{match, replays}`) links to the replays of exactly the games
+/// of its match among `games`, oldest first.
+fn assert_replay_links(rows: &[Value], games: &[pb::GameSummary]) {
+    for row in rows {
+        let mut of_match: Vec<&pb::GameSummary> = games
+            .iter()
+            .filter(|g| row["match"] == g.match_id)
+            .collect();
+        of_match.sort_by_key(|g| g.created_unix_ms);
+        let links: Vec<String> = of_match
+            .iter()
+            .map(|g| format!("/games/{}", g.game_id))
+            .collect();
+        assert!(!links.is_empty(), "the games of {row}");
+        assert_eq!(row["replays"], json!(links), "{row}");
+    }
 }
 
 /// The challenge sent from the browser became a match between the two
@@ -545,6 +669,16 @@ async fn challenge(results: &Value, scene: &Scene, client: &mut Client) {
     let end = state(client, watched, None).await;
     assert_eq!(end.status, pb::GameStatus::Finished as i32);
     assert_shows(&results["challenge"]["shown"], &end, "the challenge's game");
+    // The seats by their names, never "seat 0".
+    let outcome = results["challenge"]["shown"]["outcome"]
+        .as_str()
+        .expect("outcome");
+    assert!(
+        outcome.contains("my-bot")
+            && outcome.contains("house-greedy")
+            && !outcome.contains("seat "),
+        "{outcome}"
+    );
 }
 
 /// Error pages say what happened and link back.

@@ -12,6 +12,7 @@
 //! never with the page's own code. Screenshots land in `target/screenshots/`.
 
 mod checks;
+mod generic;
 mod scene;
 mod tools;
 

@@ -136,6 +136,7 @@ impl Scene {
             "screenshots": screenshots,
             "userDataDir": user_data,
             "widths": [360, 768, 1280],
+            "list": true,
             "spectate": {"gameId": live_id},
             "replays": finished.iter().map(|(name, id)| json!({"name": name, "gameId": id, "step": replay_step})).collect::<Vec<_>>(),
             "human": [{"kind": "meduris", "seed": 7}, {"kind": "dolmen", "seed": 8}],

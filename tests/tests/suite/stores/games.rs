@@ -142,7 +142,8 @@ async fn a_log_stored_before_submission_keys_still_loads(backend: Backend) {
         expected_version: Some(version - 1),
         idempotency_key: key.to_owned(),
     };
-    // Back to the schema before submission keys, with rows as it wrote them:
+    // Back to the schema before submission keys (and results, which came
+    // after), with rows as it wrote them:
     // keyed, unkeyed, and the server's own (no key, but a request).
     let rows = [
         ("live", 1, request(1, "k1")),
@@ -170,7 +171,9 @@ async fn a_log_stored_before_submission_keys_still_loads(backend: Backend) {
         Backend::Sqlite => {
             let conn = rusqlite::Connection::open(db.sqlite_path()).unwrap();
             conn.execute_batch(&format!(
-                "ALTER TABLE actions DROP COLUMN submission_key;
+                "DROP INDEX match_games_game;
+                 ALTER TABLE games DROP COLUMN outcome;
+                 ALTER TABLE actions DROP COLUMN submission_key;
                  ALTER TABLE actions ADD COLUMN request BLOB NOT NULL DEFAULT x'';
                  PRAGMA user_version = 6;
                  {inserts}"
@@ -181,7 +184,9 @@ async fn a_log_stored_before_submission_keys_still_loads(backend: Backend) {
             PgCluster::shared().sql(
                 db.pg_name(),
                 &format!(
-                    "ALTER TABLE actions DROP COLUMN submission_key;
+                    "DROP INDEX match_games_game;
+                     ALTER TABLE games DROP COLUMN outcome;
+                     ALTER TABLE actions DROP COLUMN submission_key;
                      ALTER TABLE actions ADD COLUMN request BYTEA NOT NULL DEFAULT '';
                      DELETE FROM refinery_schema_history WHERE version >= 6;
                      {inserts}"

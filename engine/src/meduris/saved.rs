@@ -1,0 +1,208 @@
+//! A complete Meduris game serialised and restored exactly (the `serde`
+//! feature): every field of the state, the hidden goods, the seed's stream
+//! and the chance mode with its pending set-up draws included, so that a
+//! restored game plays on exactly as the original would.
+//!
+//! What is restored is untrusted input: before it becomes a [`Meduris`] it
+//! is checked to be a position the rules can play on without panicking
+//! (every seat, field and count in range, goods and material conserved, the
+//! pending decision well formed). The ring's masks are derived data and are
+//! rebuilt, never read.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::Meduris;
+use super::action::{Building, Chip, DruidPos};
+use super::board::{BoardKind, MAX_FIELDS, MAX_SETUP_DRAWS};
+use super::setup::{setup_draw_size, setup_draws};
+use super::state::{GOODS_PER_KIND, MAX_SEATS, Phase, Ring, STACK_LIMIT, SeatState, State};
+use crate::Seat;
+
+/// A ring as it is written: the board and what stands on each of its fields.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct RingData {
+    board: BoardKind,
+    buildings: Vec<Option<Building>>,
+    chips: Vec<Option<Chip>>,
+}
+
+impl From<Ring> for RingData {
+    fn from(ring: Ring) -> RingData {
+        let n = ring.board().field_count();
+        RingData {
+            board: ring.board(),
+            buildings: (0..n).map(|i| ring.building(i)).collect(),
+            chips: (0..n).map(|i| ring.chip(i)).collect(),
+        }
+    }
+}
+
+impl TryFrom<RingData> for Ring {
+    type Error = String;
+
+    fn try_from(data: RingData) -> Result<Ring, String> {
+        let n = data.board.field_count();
+        if data.buildings.len() != n || data.chips.len() != n {
+            return Err(format!(
+                "the {n}-field ring has a building and a chip slot per field"
+            ));
+        }
+        let mut ring = Ring::new(data.board);
+        for (i, (b, c)) in data.buildings.into_iter().zip(data.chips).enumerate() {
+            ring.set_building(i, b);
+            ring.set_chip(i, c);
+        }
+        Ok(ring)
+    }
+}
+
+impl Serialize for Meduris {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.state.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Meduris {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Meduris, D::Error> {
+        let state = State::deserialize(deserializer)?;
+        check(&state)
+            .map_err(|what| serde::de::Error::custom(format!("not a Meduris position: {what}")))?;
+        Ok(Meduris { state })
+    }
+}
+
+/// Huts, temples and workers each seat starts with, by player count.
+fn material(players: usize) -> (u8, u8, u8) {
+    if players == 2 { (12, 2, 3) } else { (8, 2, 2) }
+}
+
+/// Why `state` is no position the rules can play on, if it is not.
+fn check(state: &State) -> Result<(), &'static str> {
+    let n = state.players as usize;
+    if !(2..=MAX_SEATS).contains(&n) {
+        return Err("not 2 to 4 seats");
+    }
+    if state.board != BoardKind::for_players(n) || state.ring.board() != state.board {
+        return Err("the board is not the one of this player count");
+    }
+    let seat_ok = |s: Seat| s.index() < n;
+    if !seat_ok(Seat(state.options.start_seat)) || state.options.max_turns == 0 {
+        return Err("the options are out of range");
+    }
+    let len = state.len();
+    debug_assert!(len <= MAX_FIELDS);
+    let (huts0, temples0, workers0) = material(n);
+    // Buildings and workers of each seat, on the board.
+    let (mut huts, mut temples, mut workers) =
+        ([0u8; MAX_SEATS], [0u8; MAX_SEATS], [0u8; MAX_SEATS]);
+    for i in 0..len {
+        match state.ring.building(i) {
+            Some(Building::Hut(s)) if seat_ok(s) => huts[s.index()] += 1,
+            Some(Building::Temple(s)) if seat_ok(s) => temples[s.index()] += 1,
+            Some(_) => return Err("a building of no seat"),
+            None => {}
+        }
+    }
+    for stack in &state.plateaus {
+        if stack.len() > STACK_LIMIT {
+            return Err("a plateau holds more than 3 workers");
+        }
+        for w in stack.workers() {
+            if !seat_ok(w) {
+                return Err("a worker of no seat");
+            }
+            workers[w.index()] += 1;
+        }
+    }
+    for (s, seat) in state.seats.iter().enumerate() {
+        if s >= n {
+            if *seat != SeatState::default() || state.built[s] != 0 {
+                return Err("material of a seat beyond the player count");
+            }
+            continue;
+        }
+        if seat.goods.0.iter().any(|&k| k > GOODS_PER_KIND)
+            || seat.huts_left as u16 + huts[s] as u16 != huts0 as u16
+            || seat.temples_left as u16 + temples[s] as u16 != temples0 as u16
+            || seat.workers_to_place as u16 + workers[s] as u16 != workers0 as u16
+            || state.built[s] as u16 != huts[s] as u16 + temples[s] as u16
+            || !(0..=1_000_000).contains(&seat.score)
+        {
+            return Err("a seat's material is not conserved");
+        }
+    }
+    if state.supply.0.iter().any(|&k| k > GOODS_PER_KIND) || !state.goods_conserved() {
+        return Err("goods are not conserved");
+    }
+    if state.runes.iter().flatten().any(|&s| !seat_ok(s)) {
+        return Err("a rune stone of no seat");
+    }
+    match state.druid {
+        DruidPos::Temple => {}
+        DruidPos::StoneField(k) if (1..=3).contains(&k) => {}
+        DruidPos::Field(f) if (f as usize) < len => {}
+        _ => return Err("the druid stands nowhere on this board"),
+    }
+    if !seat_ok(state.active) || state.end_trigger.is_some_and(|s| !seat_ok(s)) {
+        return Err("the active seat or the end's trigger is no seat");
+    }
+    let draws = setup_draws(len);
+    if state.setup_draws[..draws]
+        .iter()
+        .enumerate()
+        .any(|(k, &o)| o as usize >= setup_draw_size(len, k))
+        || state.setup_draws[draws..MAX_SETUP_DRAWS]
+            .iter()
+            .any(|&o| o != 0)
+    {
+        return Err("a set-up draw out of range");
+    }
+    let hut_at = |f: u8| {
+        (f as usize) < len && matches!(state.ring.building(f as usize), Some(Building::Hut(_)))
+    };
+    let regular = match state.phase {
+        Phase::PlaceWorkers { seat } | Phase::TakeGood { seat } | Phase::ReturnGood { seat } => {
+            if !seat_ok(seat) {
+                return Err("the seat to decide is no seat");
+            }
+            if matches!(state.phase, Phase::PlaceWorkers { .. })
+                && state.seats[seat.index()].workers_to_place == 0
+            {
+                return Err("a worker to place by a seat that has none left");
+            }
+            !matches!(state.phase, Phase::PlaceWorkers { .. })
+        }
+        Phase::Turn | Phase::Roll => true,
+        Phase::Ritual { field, start } => {
+            if !hut_at(field) || start as usize >= len {
+                return Err("an offering at a field without a hut");
+            }
+            true
+        }
+        Phase::LastRound { field, end } => {
+            if !hut_at(field) || end as usize >= len {
+                return Err("an offering at a field without a hut");
+            }
+            false
+        }
+        Phase::Chips { drawn } => {
+            if drawn as usize >= draws {
+                return Err("a set-up draw beyond the set-up's");
+            }
+            false
+        }
+        Phase::Over => false,
+    };
+    // While turns are played after the end was triggered, at least one is owed.
+    let owed = state.last_turns_left as usize;
+    if owed >= n
+        || (state.end_trigger.is_none() && owed != 0)
+        || (state.end_trigger.is_some() && regular && owed == 0)
+    {
+        return Err("the last turns owed are out of range");
+    }
+    if state.turn == u32::MAX {
+        return Err("the turn count is out of range");
+    }
+    Ok(())
+}
