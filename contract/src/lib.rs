@@ -16,6 +16,7 @@ pub mod pb {
         include_bytes!(concat!(env!("OUT_DIR"), "/druids_descriptor.bin"));
 }
 
+pub mod chance;
 pub mod codec;
 pub mod json;
 pub mod registry;

@@ -6,6 +6,7 @@
 
 use druids_engine::{Seat, SetupError, Viewer};
 
+use crate::chance::{ScriptError, Scripted};
 use crate::codec::{DecodeError, ProtoGame, encode_outcome};
 use crate::pb;
 
@@ -18,6 +19,9 @@ pub enum ReplayError {
     /// The options do not decode.
     #[error("the replay's options are invalid: {0}")]
     Options(DecodeError),
+    /// The options' chance script cannot be played.
+    #[error("the replay's options are invalid: {0}")]
+    Script(ScriptError),
     /// The engine refuses the set-up.
     #[error("the replay's set-up is invalid: {0}")]
     Setup(#[from] SetupError),
@@ -124,10 +128,16 @@ fn replay_through<G: ProtoGame>(
     until: u64,
     mut each: impl FnMut(&G, u64),
 ) -> Result<G, ReplayError> {
-    let options =
-        G::decode_options(&replay.options.unwrap_or_default()).map_err(ReplayError::Options)?;
+    let options = replay.options.clone().unwrap_or_default();
+    let mut script = Scripted::parse(&options.chance_script).map_err(ReplayError::Options)?;
+    let options = G::decode_options(&options).map_err(ReplayError::Options)?;
     let mut events = Vec::new();
-    let mut game = G::new(replay.players as usize, replay.seed, &options, &mut events)?;
+    let mut game: G = script
+        .new_game(replay.players as usize, replay.seed, &options, &mut events)
+        .map_err(|e| match e {
+            ScriptError::Setup(e) => ReplayError::Setup(e),
+            e => ReplayError::Script(e),
+        })?;
     if until > 0 {
         each(&game, 0);
     }
@@ -146,6 +156,7 @@ fn replay_through<G: ProtoGame>(
                 seat: a.seat,
                 source: Box::new(e),
             })?;
+        script.play(&mut game, &mut events);
         each(&game, version);
     }
     Ok(game)

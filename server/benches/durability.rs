@@ -35,7 +35,7 @@ fn play(store: &dyn Store, games: u64) -> (u64, f64) {
                 players: 4,
                 seed: g,
                 seed_chosen: true,
-                options,
+                options: options.clone(),
                 created_unix_ms: 0,
                 seats: (0..4)
                     .map(|s| (Seat(s), format!("seat {s}"), TokenHash::of("t")))

@@ -107,6 +107,12 @@ pub struct Limits {
     /// Games in play are never deleted. See `crate::retention`.
     #[arg(long, env = "DRUIDS_RETAIN_FINISHED_DAYS", value_parser = clap::value_parser!(u64).range(1..))]
     pub retain_finished_days: Option<u64>,
+    /// Test mode: games made by TestingService.CreateTestGame carry fault
+    /// plans (streams ended, calls refused or their answers lost, on cue) and
+    /// ledgers of what their clients did (docs/testing-clients.md). Never on
+    /// a server real players use. Off: every TestingService call is refused.
+    #[arg(long, env = "DRUIDS_TEST_FAULTS")]
+    pub test_faults: bool,
     /// The arena's settings.
     #[command(flatten)]
     pub arena: ArenaSettings,

@@ -197,6 +197,20 @@ pub enum ServiceError {
         clip(.0)
     )]
     NotEstablished(String),
+    /// A TestingService call on a server without `--test-faults`.
+    #[error(
+        "fault plans and ledgers need a server started with --test-faults (or DRUIDS_TEST_FAULTS=true); this one was not"
+    )]
+    TestFaultsOff,
+    /// A TestingService call without the game's test key (already clipped).
+    #[error("the bearer token is not the test key of game {0}")]
+    TestKeyUnknown(String),
+    /// A fault of a test plan answered as from a server that is down.
+    #[error("unavailable (a fault of the game's test plan): nothing was applied; retry in {} ms", retry_after.as_millis())]
+    FaultUnavailable {
+        /// When a retry will be accepted.
+        retry_after: Duration,
+    },
 }
 
 impl ServiceError {
@@ -245,6 +259,9 @@ impl ServiceError {
                 Code::PermissionDenied
             }
             ServiceError::NotEstablished(_) => Code::FailedPrecondition,
+            ServiceError::TestFaultsOff => Code::FailedPrecondition,
+            ServiceError::TestKeyUnknown(_) => Code::Unauthenticated,
+            ServiceError::FaultUnavailable { .. } => Code::Unavailable,
         }
     }
 
@@ -294,6 +311,9 @@ impl ServiceError {
             }
             ServiceError::NotEstablished(_) => ErrorReason::NotEstablished,
             ServiceError::ShuttingDown => ErrorReason::ShuttingDown,
+            ServiceError::TestFaultsOff => ErrorReason::TestFaultsOff,
+            ServiceError::TestKeyUnknown(_) => ErrorReason::TokenUnknown,
+            ServiceError::FaultUnavailable { .. } => ErrorReason::StorageUnavailable,
         }
     }
 
@@ -328,7 +348,7 @@ impl From<CreateError> for ServiceError {
         let field = match &e {
             CreateError::Decode(_) => "options",
             CreateError::Setup(druids_engine::SetupError::PlayerCount { .. }) => "players",
-            CreateError::Setup(_) => "options",
+            CreateError::Setup(_) | CreateError::NoDraws(_) => "options",
         };
         ServiceError::invalid(field, e.to_string())
     }
@@ -348,7 +368,8 @@ impl From<ServiceError> for Status {
             ServiceError::Rule(e) if e.rejection() == Rejection::Malformed => {
                 details.add_bad_request_violation("action", e.to_string());
             }
-            ServiceError::RateLimited { retry_after, .. } => {
+            ServiceError::RateLimited { retry_after, .. }
+            | ServiceError::FaultUnavailable { retry_after } => {
                 details.set_retry_info(Some(*retry_after));
             }
             ServiceError::Moved(_) | ServiceError::Storage(StoreError::Fenced { .. }) => {

@@ -114,7 +114,7 @@ mod tests {
                 players: 2,
                 seed: 7,
                 seed_chosen: true,
-                options,
+                options: options.clone(),
                 created_unix_ms: 1,
                 seats: (0..2)
                     .map(|s| (Seat(s), format!("p{s}"), TokenHash::of("t")))

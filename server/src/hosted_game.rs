@@ -12,6 +12,7 @@
 //! checks it on a copy and encodes it once, the caller stores that, and
 //! [`StagedMove::commit`] makes the move (dropping it instead leaves no trace).
 
+use druids_contract::chance::ScriptError;
 use druids_contract::codec::DecodeError;
 use druids_contract::{Kind, pb};
 use druids_engine::{RuleViolation, Seat, SetupError, Viewer};
@@ -31,6 +32,19 @@ pub enum CreateError {
     /// The engine refused the set-up (player count, option out of range).
     #[error(transparent)]
     Setup(#[from] SetupError),
+    /// A chance script for a game that draws nothing at random.
+    #[error("options.chance_script: {0} has no random draw to script")]
+    NoDraws(&'static str),
+}
+
+impl From<ScriptError> for CreateError {
+    fn from(e: ScriptError) -> CreateError {
+        match e {
+            ScriptError::Decode(e) => CreateError::Decode(e),
+            ScriptError::Setup(e) => CreateError::Setup(e),
+            ScriptError::NoDraws(game) => CreateError::NoDraws(game),
+        }
+    }
 }
 
 /// Why an action was not applied. The game is unchanged in every case.

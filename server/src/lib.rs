@@ -18,6 +18,7 @@ pub mod cluster;
 pub mod config;
 pub mod error;
 pub mod export;
+pub mod faults;
 pub mod hosted_game;
 pub mod house_bots;
 pub mod http;
@@ -44,6 +45,7 @@ use std::sync::Arc;
 
 use druids_contract::pb::arena_service_server::ArenaServiceServer;
 use druids_contract::pb::druids_service_server::DruidsServiceServer;
+use druids_contract::pb::testing_service_server::TestingServiceServer;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tonic::transport::Server;
@@ -243,6 +245,9 @@ pub async fn serve_service(
     };
     let druids = DruidsServiceServer::from_arc(Arc::clone(&service))
         .max_decoding_message_size(limits.max_message_bytes);
+    // Always served: without --test-faults it refuses every call, saying why.
+    let testing = TestingServiceServer::from_arc(Arc::clone(&service))
+        .max_decoding_message_size(limits.max_message_bytes);
     let arena = ArenaServiceServer::new(arena::api::ArenaApi::new(
         service.arena().cloned(),
         service.blocking().clone(),
@@ -278,6 +283,7 @@ pub async fn serve_service(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(druids)
+        .add_service(testing)
         .add_service(arena)
         .serve_with_incoming_shutdown(incoming, async move {
             shutdown.await;

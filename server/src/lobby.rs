@@ -86,7 +86,7 @@ fn start_from(req: &mut pb::CreateGameRequest) -> Result<Vec<pb::ReplayAction>, 
     req.kind = replay.kind;
     req.players = replay.players;
     req.seed = Some(replay.seed);
-    req.options = req.options.or(replay.options);
+    req.options = req.options.take().or(replay.options);
     let mut actions = replay.actions;
     actions.truncate(n);
     Ok(actions)
@@ -329,6 +329,15 @@ impl Lobby {
             (None, None) => (rand::random(), false),
         };
         let options = req.options.unwrap_or_default();
+        // Scripted dice are the creator's choice, as a chosen seed is: never
+        // in a game whose seed must stay secret (the arena's).
+        if secret_seed.is_some() && !options.chance_script.is_empty() {
+            return Err(ServiceError::invalid(
+                "options.chance_script",
+                "an arena game's dice are secret: it takes no chance script",
+            ));
+        }
+        let seed_chosen = seed_chosen || !options.chance_script.is_empty();
         let game = crate::hosted_game::new_game(kind, players, seed, &options)?;
         if !prefix.is_empty() {
             check_prefix(kind, players, seed, &options, &prefix)?;
@@ -367,7 +376,7 @@ impl Lobby {
             players,
             seed,
             seed_chosen,
-            options,
+            options: options.clone(),
             created_unix_ms: created,
             seats: seats
                 .iter()

@@ -242,6 +242,11 @@ async fn main() -> std::process::ExitCode {
         druids_server::spawn_http(l, &service);
     }
     tracing::info!("druids-server listening on {}", ready["grpc"]);
+    if service.limits().test_faults {
+        tracing::warn!(
+            "test-faults mode (--test-faults): test games may carry fault plans; not for real players"
+        );
+    }
     // One machine-readable line, first on stdout, for harnesses that bind port 0.
     println!("{}", serde_json::Value::Object(ready));
     druids_server::spawn_upkeep(&service);

@@ -31,6 +31,8 @@ pub struct Metrics {
     pub persist_latency: Histogram,
     games: IntGaugeVec,
     streams: IntGaugeVec,
+    /// 1 on a server started with `--test-faults`, else 0.
+    pub test_faults: IntGauge,
 }
 
 impl Default for Metrics {
@@ -76,6 +78,11 @@ impl Metrics {
         .expect("valid metric");
         let streams = IntGaugeVec::new(Opts::new("open_streams", "StreamEvents open"), &[])
             .expect("valid metric");
+        let test_faults = IntGauge::new(
+            "test_faults",
+            "1 when the server runs in test-faults mode (fault plans on test games)",
+        )
+        .expect("valid metric");
         for m in [
             Box::new(actions.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(rejected.clone()),
@@ -83,6 +90,7 @@ impl Metrics {
             Box::new(persist_latency.clone()),
             Box::new(games.clone()),
             Box::new(streams.clone()),
+            Box::new(test_faults.clone()),
         ] {
             registry.register(m).expect("metric names are unique");
         }
@@ -94,6 +102,7 @@ impl Metrics {
             persist_latency,
             games,
             streams,
+            test_faults,
         }
     }
 

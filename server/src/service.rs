@@ -27,6 +27,7 @@ use crate::cluster::forward::{PeerClient, relayed};
 use crate::cluster::{Cluster, Located, NodeConfig};
 use crate::config::Limits;
 use crate::error::ServiceError;
+use crate::faults::Faults;
 use crate::lobby::Lobby;
 use crate::metrics::{Metrics, TimedGames};
 use crate::quota::{Quotas, Read};
@@ -38,6 +39,7 @@ use crate::store::{ArenaStore, Epoch, Games, Store, StoreError};
 use crate::stream::{STREAM_BUFFER, Streams};
 
 mod rpc;
+mod testing;
 
 /// The games of this server and what it needs to serve them.
 pub struct Service {
@@ -60,6 +62,8 @@ pub struct Service {
     arena: Option<Arc<Arena>>,
     /// The CPU the server's own bots share.
     bot_cpu: Arc<BotCpu>,
+    /// The fault plans of test games (`--test-faults`).
+    faults: Arc<Faults>,
 }
 
 type Result<T> = std::result::Result<T, ServiceError>;
@@ -122,6 +126,8 @@ impl Service {
         cluster: Option<Arc<Cluster>>,
     ) -> std::result::Result<Service, StoreError> {
         let metrics = Arc::new(Metrics::new());
+        metrics.test_faults.set(limits.test_faults.into());
+        let faults = Arc::new(Faults::new(limits.test_faults));
         if let Some(c) = &cluster {
             metrics.add_cluster(c.metrics());
         }
@@ -181,6 +187,7 @@ impl Service {
             blocking,
             cluster,
             arena,
+            faults,
         })
     }
 

@@ -167,9 +167,10 @@ pub async fn create(server: &ServerAddr, args: CreateArgs) -> Result<(), CliErro
             options: Some(pb::GameOptions {
                 start_seat: args.start_seat,
                 max_turns: args.max_turns,
-                decision_ms: clock.and_then(|c| c.decision_ms),
-                time_bank_ms: clock.and_then(|c| c.time_bank_ms),
-                autopilot_after: clock.and_then(|c| c.autopilot_after),
+                decision_ms: clock.as_ref().and_then(|c| c.decision_ms),
+                time_bank_ms: clock.as_ref().and_then(|c| c.time_bank_ms),
+                autopilot_after: clock.as_ref().and_then(|c| c.autopilot_after),
+                chance_script: Vec::new(),
             }),
             // Passed as given: the server takes one name per claimed seat or
             // one per seat.

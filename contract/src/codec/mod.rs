@@ -80,8 +80,9 @@ pub enum DecodeError {
 }
 
 /// A game as it appears on the wire: the proto shapes of its actions, events,
-/// views and decisions.
-pub trait ProtoGame: Game {
+/// views and decisions. Every game takes its draws from a script when asked
+/// ([`druids_engine::Chance`], see [`crate::chance`]).
+pub trait ProtoGame: Game + druids_engine::Chance {
     /// The game in the registry (whose number is its kind on the wire).
     const KIND: crate::registry::Kind;
 

@@ -215,7 +215,7 @@ impl Arena {
             kind: run.record.kind.number(),
             players: seating.len() as u32,
             seat_names: names,
-            options: Some(run.record.options),
+            options: Some(run.record.options.clone()),
             ..Default::default()
         };
         let created = crate::bounds::Checked::new(req)
@@ -241,7 +241,7 @@ impl Arena {
                 game_id: game_id.clone(),
                 seat: seat as u32,
                 index: index as u32,
-                options: Some(run.record.options),
+                options: Some(run.record.options.clone()),
             };
             self.tell(
                 run,

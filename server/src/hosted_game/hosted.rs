@@ -1,6 +1,7 @@
 //! [`Hosted`]: a [`ProtoGame`] with its numbered event log, the one
 //! implementation of [`HostedGame`]; and its staged moves ([`Staged`]).
 
+use druids_contract::chance::Scripted;
 use druids_contract::codec::{ProtoGame, encode_outcome};
 use druids_contract::{Kind, pb};
 use druids_engine::{Seat, Viewer};
@@ -41,14 +42,17 @@ pub struct Hosted<G: ProtoGame> {
     pending: Option<u64>,
     /// Every applied action in engine form (a few bytes each), for replays.
     moves: Vec<(Seat, Origin, G::Action)>,
+    /// The draws the options script (none: every draw from the seed).
+    script: Scripted,
 }
 
 impl<G: ProtoGame> Hosted<G> {
     /// Sets the game up; its setup events open the log.
     pub fn new(players: usize, seed: u64, options: &pb::GameOptions) -> Result<Self, CreateError> {
+        let mut script = Scripted::parse(&options.chance_script)?;
         let options = G::decode_options(options)?;
         let mut events = Vec::new();
-        let game = G::new(players, seed, &options, &mut events)?;
+        let game = script.new_game(players, seed, &options, &mut events)?;
         Ok(Hosted {
             game,
             log: events
@@ -62,6 +66,7 @@ impl<G: ProtoGame> Hosted<G> {
             started: false,
             pending: None,
             moves: Vec::new(),
+            script,
         })
     }
 
@@ -122,7 +127,10 @@ impl<G: ProtoGame> Hosted<G> {
         let mut events = Vec::new();
         next.apply(seat, &action, &mut events)
             .map_err(|e| ApplyError::Rule(Box::new(e)))?;
+        let mut script = self.script.clone();
+        script.play(&mut next, &mut events);
         let made = Made {
+            script,
             encoded: G::encode_action(&action),
             seat,
             action,
@@ -142,8 +150,10 @@ impl<G: ProtoGame> Hosted<G> {
             next,
             events,
             prelude,
+            script,
         } = staged;
         self.game = next;
+        self.script = script;
         self.version += 1;
         let first_seq = self.log.len() as u64 + 1;
         match prelude {
@@ -224,6 +234,8 @@ struct Made<G: ProtoGame> {
     /// The events the move caused.
     events: Vec<G::Event>,
     prelude: Option<Prelude>,
+    /// The chance script after the move's draws.
+    script: Scripted,
 }
 
 impl<G: ProtoGame> StagedMove for Staged<'_, G> {

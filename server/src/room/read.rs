@@ -227,7 +227,7 @@ impl Room {
             kind: state.game.kind().number(),
             players: state.game.players() as u32,
             seed: self.setup.seed,
-            options: Some(self.setup.options),
+            options: Some(self.setup.options.clone()),
             actions: state.game.replay_actions(),
             outcome: state.game.outcome(),
             status: status as i32,

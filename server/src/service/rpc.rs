@@ -14,6 +14,7 @@ use super::{EventStream, Service};
 use crate::bounds::{Checked, checked};
 use crate::cluster::Located;
 use crate::error::ServiceError;
+use crate::faults::Method;
 use crate::quota::Read;
 use crate::store::StoreError;
 use crate::stream::{STREAM_BUFFER, pump};
@@ -77,77 +78,20 @@ impl DruidsService for Service {
         &self,
         request: Request<pb::GetLegalActionsRequest>,
     ) -> std::result::Result<Response<pb::GetLegalActionsResponse>, Status> {
-        let caller = self.caller(&request)?;
-        let request = self.refused(checked(request))?;
-        let room = here_or_forward!(self, request, caller, get_legal_actions);
-        let req = request.into_inner();
-        let seat = self.refused(self.seat(&room, &caller))?;
-        self.refused(self.read(Read::One, &caller))?;
-        let listing = room.legal_actions(seat, req.all_payments);
-        let page = crate::legal_pages::page(listing, seat.0 as u32, &req);
-        Ok(Response::new(self.refused(page)?))
+        let id = request.get_ref().game_id.clone();
+        self.under_plan(Method::Legal, id, request, |r| {
+            self.get_legal_actions_here(r)
+        })
+        .await
     }
 
     async fn submit_action(
         &self,
         request: Request<pb::SubmitActionRequest>,
     ) -> std::result::Result<Response<pb::SubmitActionResponse>, Status> {
-        let started = std::time::Instant::now();
-        let caller = self.caller(&request)?;
-        let request = self.refused(checked(request))?;
-        let room = here_or_forward!(self, request, caller, submit_action);
-        let seat = self.refused(self.seat(&room, &caller))?;
-        let kind = room.kind();
-        let span = info_span!("submit_action", game_id = %room.id, seat = seat.0);
-        // Kept to send on if this node turns out to have lost the game.
-        let again = self.cluster.is_some().then(|| {
-            Request::from_parts(
-                request.metadata().clone(),
-                Default::default(),
-                (**request.get_ref()).clone(),
-            )
-        });
-        let now = self.clock.now_ms();
-        // The edge's policy: the request parsed and bounded, the seat's budget
-        // charged; the room only plays what passed.
-        let submission = self.refused(Submission::parse(request.into_inner().into_inner()))?;
-        let rate = self.limits.max_submits_per_second;
-        self.refused(room.charge_submission(seat, rate, now))?;
-        let (games, rooms) = (Arc::clone(&self.games), Arc::clone(&self.rooms));
-        let id = room.id.clone();
-        let reply = self
-            .off_the_workers(move || {
-                let _enter = span.enter();
-                let reply = room.submit(seat, &submission, games.as_ref(), now);
-                rooms.settle(&room);
-                reply
-            })
-            .await?;
-        if let (Err(ServiceError::Storage(StoreError::Fenced { .. })), Some(again)) =
-            (&reply, again)
-        {
-            // Another node took the game over: this room is stale. Nothing
-            // was applied; the owner answers instead.
-            self.rooms.retire(&id);
-            if !caller.forwarded
-                && let Located::There(addr) = self.locate(&id, &caller).await?
-            {
-                return self
-                    .forward(&addr, &id, again, &caller, |mut peer, r| async move {
-                        peer.submit_action(r).await
-                    })
-                    .await;
-            }
-        }
-        let reply = self.refused(reply)?;
-        self.metrics
-            .actions
-            .with_label_values(&[kind.label(), "seat"])
-            .inc();
-        self.metrics
-            .submit_latency
-            .observe(started.elapsed().as_secs_f64());
-        Ok(Response::new(reply))
+        let id = request.get_ref().game_id.clone();
+        self.under_plan(Method::Submit, id, request, |r| self.submit_action_here(r))
+            .await
     }
 
     type StreamEventsStream = EventStream;
@@ -176,8 +120,17 @@ impl DruidsService for Service {
                 return Ok(Response::new(self.relay_stream(upstream, id)));
             }
         };
+        let planned = self.faults.has_plan(&id).then(|| {
+            request
+                .remote_addr()
+                .map(|a| a.to_string())
+                .unwrap_or_default()
+        });
         let req = request.into_inner();
         let viewer = self.refused(self.viewer(&room, &caller, false))?;
+        if let Some(peer) = &planned {
+            self.stream_opened(&room, viewer, req.from_seq, peer)?;
+        }
         self.refused(self.read(Read::One, &caller))?;
         let last = room.last_seq();
         let beyond = if req.from_seq > last + 1 {
@@ -201,21 +154,25 @@ impl DruidsService for Service {
         let span = info_span!("stream_events", game_id = %room.id, viewer = ?viewer);
         let shutdown = self.stop.subscribe();
         tokio::spawn(pump(room, slot, first, cursor, tx, shutdown).instrument(span));
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+        match planned {
+            Some(peer) => Ok(Response::new(self.stream_under_plan(
+                &id,
+                viewer,
+                req.from_seq,
+                peer,
+                rx,
+            ))),
+            None => Ok(Response::new(Box::pin(ReceiverStream::new(rx)))),
+        }
     }
 
     async fn get_state(
         &self,
         request: Request<pb::GetStateRequest>,
     ) -> std::result::Result<Response<pb::GetStateResponse>, Status> {
-        let caller = self.caller(&request)?;
-        let request = self.refused(checked(request))?;
-        let room = here_or_forward!(self, request, caller, get_state);
-        let viewer = self.refused(self.viewer(&room, &caller, false))?;
-        self.refused(self.read(Read::One, &caller))?;
-        Ok(Response::new(pb::GetStateResponse {
-            state: Some(room.view(viewer)),
-        }))
+        let id = request.get_ref().game_id.clone();
+        self.under_plan(Method::State, id, request, |r| self.get_state_here(r))
+            .await
     }
 
     async fn export_replay(
@@ -317,6 +274,100 @@ impl DruidsService for Service {
         let caller = self.caller(&request)?;
         self.refused(self.read(Read::One, &caller))?;
         Ok(Response::new(self.lobby.catalog().game_types()))
+    }
+}
+
+/// The calls a fault plan may refuse, hold or lose ([`Service::under_plan`]).
+impl Service {
+    async fn get_legal_actions_here(
+        &self,
+        request: Request<pb::GetLegalActionsRequest>,
+    ) -> std::result::Result<Response<pb::GetLegalActionsResponse>, Status> {
+        let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
+        let room = here_or_forward!(self, request, caller, get_legal_actions);
+        let req = request.into_inner();
+        let seat = self.refused(self.seat(&room, &caller))?;
+        self.refused(self.read(Read::One, &caller))?;
+        let listing = room.legal_actions(seat, req.all_payments);
+        let page = crate::legal_pages::page(listing, seat.0 as u32, &req);
+        Ok(Response::new(self.refused(page)?))
+    }
+
+    async fn submit_action_here(
+        &self,
+        request: Request<pb::SubmitActionRequest>,
+    ) -> std::result::Result<Response<pb::SubmitActionResponse>, Status> {
+        let started = std::time::Instant::now();
+        let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
+        let room = here_or_forward!(self, request, caller, submit_action);
+        let seat = self.refused(self.seat(&room, &caller))?;
+        let kind = room.kind();
+        let span = info_span!("submit_action", game_id = %room.id, seat = seat.0);
+        // Kept to send on if this node turns out to have lost the game.
+        let again = self.cluster.is_some().then(|| {
+            Request::from_parts(
+                request.metadata().clone(),
+                Default::default(),
+                (**request.get_ref()).clone(),
+            )
+        });
+        let now = self.clock.now_ms();
+        // The edge's policy: the request parsed and bounded, the seat's budget
+        // charged; the room only plays what passed.
+        let submission = self.refused(Submission::parse(request.into_inner().into_inner()))?;
+        let rate = self.limits.max_submits_per_second;
+        self.refused(room.charge_submission(seat, rate, now))?;
+        let (games, rooms) = (Arc::clone(&self.games), Arc::clone(&self.rooms));
+        let id = room.id.clone();
+        let reply = self
+            .off_the_workers(move || {
+                let _enter = span.enter();
+                let reply = room.submit(seat, &submission, games.as_ref(), now);
+                rooms.settle(&room);
+                reply
+            })
+            .await?;
+        if let (Err(ServiceError::Storage(StoreError::Fenced { .. })), Some(again)) =
+            (&reply, again)
+        {
+            // Another node took the game over: this room is stale. Nothing
+            // was applied; the owner answers instead.
+            self.rooms.retire(&id);
+            if !caller.forwarded
+                && let Located::There(addr) = self.locate(&id, &caller).await?
+            {
+                return self
+                    .forward(&addr, &id, again, &caller, |mut peer, r| async move {
+                        peer.submit_action(r).await
+                    })
+                    .await;
+            }
+        }
+        let reply = self.refused(reply)?;
+        self.metrics
+            .actions
+            .with_label_values(&[kind.label(), "seat"])
+            .inc();
+        self.metrics
+            .submit_latency
+            .observe(started.elapsed().as_secs_f64());
+        Ok(Response::new(reply))
+    }
+
+    async fn get_state_here(
+        &self,
+        request: Request<pb::GetStateRequest>,
+    ) -> std::result::Result<Response<pb::GetStateResponse>, Status> {
+        let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
+        let room = here_or_forward!(self, request, caller, get_state);
+        let viewer = self.refused(self.viewer(&room, &caller, false))?;
+        self.refused(self.read(Read::One, &caller))?;
+        Ok(Response::new(pb::GetStateResponse {
+            state: Some(room.view(viewer)),
+        }))
     }
 }
 

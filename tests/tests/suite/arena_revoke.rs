@@ -335,8 +335,8 @@ async fn a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock()
             _ => None,
         })
         .expect("the match's game started");
-    assert_eq!(game.options.unwrap().decision_ms, Some(4_000));
-    assert_eq!(game.options.unwrap().time_bank_ms, Some(500));
+    assert_eq!(game.options.as_ref().unwrap().decision_ms, Some(4_000));
+    assert_eq!(game.options.as_ref().unwrap().time_bank_ms, Some(500));
 
     // Restarted again: the challenge became a match, so it is gone.
     server.stop().await;

@@ -212,7 +212,9 @@ async fn an_open_tournament_takes_entrants_streams_its_events_and_survives_a_res
     let clocks: Vec<Option<u32>> = told
         .iter()
         .filter_map(|e| match &e.event {
-            Some(pb::bot_event::Event::GameStarted(g)) => Some(g.options.unwrap().decision_ms),
+            Some(pb::bot_event::Event::GameStarted(g)) => {
+                Some(g.options.as_ref().unwrap().decision_ms)
+            }
             _ => None,
         })
         .collect();

@@ -18,6 +18,7 @@ mod contract;
 mod cross_language;
 mod deploy;
 mod dolmen;
+mod faults;
 mod games;
 mod hostile;
 mod ladder;

@@ -1,0 +1,370 @@
+//! `TestingService` (fault plans and ledgers, `--test-faults`), and the one
+//! place where `DruidsService` calls meet a plan: [`Service::under_plan`]
+//! counts a call, lets the plan refuse, hold or lose it, and writes it to
+//! the ledger with its answer. A game without a plan never gets here.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Instant;
+
+use druids_contract::pb::{self, testing_service_server::TestingService};
+use druids_engine::{Seat, Viewer};
+use sha2::{Digest, Sha256};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+use tonic_types::StatusExt;
+
+use super::{EventStream, Service, bearer};
+use crate::auth::TokenHash;
+use crate::error::ServiceError;
+use crate::faults::{Cue, Method, Plan, StreamEnd};
+use crate::stream::STREAM_BUFFER;
+
+/// What the ledger notes of a request or an answer besides its status.
+pub(super) trait Noted {
+    /// Writes this message's part of the ledger's line.
+    fn note(&self, call: &mut pb::LedgerCall);
+}
+
+impl Noted for pb::SubmitActionRequest {
+    fn note(&self, call: &mut pb::LedgerCall) {
+        call.expected_version = self.expected_version;
+        if !self.idempotency_key.is_empty() {
+            let digest = Sha256::digest(self.idempotency_key.as_bytes());
+            call.key_digest = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        }
+    }
+}
+
+impl Noted for pb::SubmitActionResponse {
+    fn note(&self, call: &mut pb::LedgerCall) {
+        call.answered_version = Some(self.version);
+    }
+}
+
+impl Noted for pb::GetLegalActionsRequest {
+    fn note(&self, _: &mut pb::LedgerCall) {}
+}
+
+impl Noted for pb::GetLegalActionsResponse {
+    fn note(&self, call: &mut pb::LedgerCall) {
+        call.answered_version = Some(self.version);
+        call.legal_actions = self.actions.len() as u32;
+    }
+}
+
+impl Noted for pb::GetStateRequest {
+    fn note(&self, _: &mut pb::LedgerCall) {}
+}
+
+impl Noted for pb::GetStateResponse {
+    fn note(&self, call: &mut pb::LedgerCall) {
+        call.answered_version = self.state.as_ref().map(|s| s.version);
+    }
+}
+
+/// The status of an error answer, as the ledger names it.
+fn noted_status(status: &Status, call: &mut pb::LedgerCall) {
+    call.code = code_name(status.code());
+    call.reason = status
+        .get_details_error_info()
+        .map(|i| i.reason)
+        .unwrap_or_default();
+    call.retry_after_ms = status
+        .get_details_retry_info()
+        .and_then(|r| r.retry_delay)
+        .map(|d| d.as_millis() as u64);
+}
+
+fn code_name(code: tonic::Code) -> String {
+    // The gRPC names (`UNAVAILABLE`), as clients' libraries print them.
+    let debug = format!("{code:?}");
+    let mut name = String::with_capacity(debug.len() + 4);
+    for (i, c) in debug.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            name.push('_');
+        }
+        name.push(c.to_ascii_uppercase());
+    }
+    name
+}
+
+impl Service {
+    /// The seat of the bearer of `request` in game `id`, if `id` has a plan
+    /// and is in memory here (the game's room says whose token it is).
+    fn planned_seat<T>(&self, id: &str, request: &Request<T>) -> Option<Option<Seat>> {
+        if !self.faults.has_plan(id) {
+            return None;
+        }
+        let room = self.rooms.in_memory(id).ok().flatten()?;
+        let seat = bearer(request.metadata())
+            .ok()
+            .flatten()
+            .and_then(|h| room.seat_of(&h));
+        Some(seat)
+    }
+
+    /// The game's last seq and version, for the ledger.
+    fn at(&self, id: &str) -> (u64, u64) {
+        match self.rooms.in_memory(id).ok().flatten() {
+            Some(room) => (room.last_seq(), room.version()),
+            None => (0, 0),
+        }
+    }
+
+    /// Runs `call` on `request` of game `id` under the game's fault plan, if
+    /// it has one: the plan may refuse, hold or lose the call; the ledger
+    /// records it with its answer.
+    pub(super) async fn under_plan<Req, Res, F, Fut>(
+        &self,
+        method: Method,
+        id: String,
+        request: Request<Req>,
+        call: F,
+    ) -> Result<Response<Res>, Status>
+    where
+        Req: Noted,
+        Res: Noted,
+        F: FnOnce(Request<Req>) -> Fut,
+        Fut: Future<Output = Result<Response<Res>, Status>>,
+    {
+        let Some(seat) = self.planned_seat(&id, &request) else {
+            return call(request).await;
+        };
+        let started = Instant::now();
+        let mut line = pb::LedgerCall {
+            method: method.name().into(),
+            peer: request
+                .remote_addr()
+                .map(|a| a.to_string())
+                .unwrap_or_default(),
+            ..Default::default()
+        };
+        request.get_ref().note(&mut line);
+        let cue = match seat {
+            Some(seat) => self.faults.cue(&id, seat, method, self.at(&id)),
+            None => Cue::Pass,
+        };
+        let (answer, lost) = match cue {
+            Cue::Pass => (call(request).await, None),
+            Cue::Refuse(e, fault) => {
+                line.fault = fault;
+                (Err(self.refusal(e)), None)
+            }
+            Cue::Hold(hold, fault) => {
+                line.fault = Some(fault);
+                tokio::time::sleep(hold).await;
+                (call(request).await, None)
+            }
+            Cue::LoseAnswer(fault) => {
+                line.fault = Some(fault);
+                (call(request).await, Some(fault))
+            }
+        };
+        let answer = match (answer, lost) {
+            (Ok(response), Some(_)) => {
+                // The call ran; its answer is lost as on a broken connection:
+                // no ErrorInfo, as no server sent one.
+                response.get_ref().note(&mut line);
+                Err(Status::unavailable(
+                    "the connection broke before the answer came (a fault of the game's test plan); the call may have been applied: retry it with the same idempotency key",
+                ))
+            }
+            (answer, _) => answer,
+        };
+        match &answer {
+            Ok(response) => {
+                line.code = "OK".into();
+                response.get_ref().note(&mut line);
+            }
+            Err(status) => noted_status(status, &mut line),
+        }
+        line.duration_ms = started.elapsed().as_millis() as u64;
+        self.faults.record_call(&id, seat, self.at(&id), line);
+        answer
+    }
+
+    /// Counts and records the opening of a stream of `viewer` under its
+    /// game's plan, which may refuse it.
+    pub(super) fn stream_opened(
+        &self,
+        room: &crate::room::Room,
+        viewer: Viewer,
+        from_seq: u64,
+        peer: &str,
+    ) -> Result<(), Status> {
+        let at = (room.last_seq(), room.version());
+        let seat = match viewer {
+            Viewer::Seat(s) => Some(s),
+            Viewer::Spectator => None,
+        };
+        let mut line = pb::LedgerCall {
+            method: Method::Stream.name().into(),
+            peer: peer.to_owned(),
+            from_seq: Some(from_seq),
+            code: "OK".into(),
+            ..Default::default()
+        };
+        let cue = match seat {
+            Some(seat) => self.faults.cue(&room.id, seat, Method::Stream, at),
+            None => Cue::Pass,
+        };
+        let refused = match cue {
+            Cue::Refuse(e, fault) => {
+                line.fault = fault;
+                let status = self.refusal(e);
+                noted_status(&status, &mut line);
+                Err(status)
+            }
+            _ => Ok(()),
+        };
+        self.faults.record_call(&room.id, seat, at, line);
+        refused
+    }
+
+    /// `e` as an answer, counted as every refusal is.
+    fn refusal(&self, e: ServiceError) -> Status {
+        match self.refused::<()>(Err(e)) {
+            Err(e) => e.into(),
+            Ok(()) => unreachable!("an error stays an error"),
+        }
+    }
+
+    /// The event stream of `viewer` on game `id`, under its plan: opening it
+    /// may be refused, it may end after a seq, and its end is recorded.
+    pub(super) fn stream_under_plan(
+        self: &Service,
+        id: &str,
+        viewer: Viewer,
+        from_seq: u64,
+        peer: String,
+        mut inner: mpsc::Receiver<Result<pb::GameEvent, Status>>,
+    ) -> EventStream {
+        let seat = match viewer {
+            Viewer::Seat(s) => Some(s),
+            Viewer::Spectator => None,
+        };
+        let end = seat.and_then(|s| self.faults.stream_end(id, s));
+        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        let faults = Arc::clone(&self.faults);
+        let rooms = Arc::clone(&self.rooms);
+        let id = id.to_owned();
+        tokio::spawn(async move {
+            let mut last_sent = 0;
+            let why = loop {
+                let item = tokio::select! {
+                    item = inner.recv() => item,
+                    () = tx.closed() => break "client left",
+                };
+                match item {
+                    None => break "game over",
+                    Some(Err(status)) => {
+                        let _ = tx.send(Err(status)).await;
+                        break "server stopping";
+                    }
+                    Some(Ok(event)) => {
+                        let seq = event.seq;
+                        if tx.send(Ok(event)).await.is_err() {
+                            break "client left";
+                        }
+                        last_sent = seq;
+                        if let (Some(seat), Some((fault, after, how))) = (seat, end)
+                            && seq >= after
+                        {
+                            faults.stream_fault_fired(&id, fault, seat, seq, how);
+                            if how == StreamEnd::Unavailable {
+                                let status: Status = ServiceError::ShuttingDown.into();
+                                let _ = tx.send(Err(status)).await;
+                            }
+                            break "fault";
+                        }
+                    }
+                }
+            };
+            let at = match rooms.in_memory(&id).ok().flatten() {
+                Some(room) => (room.last_seq(), room.version()),
+                None => (0, 0),
+            };
+            faults.record_stream_end(
+                &id,
+                seat,
+                at,
+                pb::LedgerStreamEnd {
+                    peer,
+                    from_seq,
+                    last_sent_seq: last_sent,
+                    why: why.into(),
+                },
+            );
+        });
+        Box::pin(ReceiverStream::new(rx))
+    }
+
+    /// The test key of a TestingService call (refused when the mode is off).
+    fn test_key<T>(&self, request: &Request<T>) -> Result<TokenHash, Status> {
+        self.refused(self.faults.check_enabled())?;
+        self.refused(bearer(request.metadata()))?
+            .ok_or_else(|| self.refusal(ServiceError::MissingToken))
+    }
+}
+
+#[tonic::async_trait]
+impl TestingService for Service {
+    async fn create_test_game(
+        &self,
+        request: Request<pb::CreateTestGameRequest>,
+    ) -> Result<Response<pb::CreateTestGameResponse>, Status> {
+        self.refused(self.faults.check_enabled())?;
+        let req = request.get_ref();
+        let game = req.game.clone().unwrap_or_default();
+        let plan = req.plan.clone().unwrap_or_default();
+        // Checked before the game exists, so that a bad plan creates nothing.
+        let players = match game.players {
+            0 => usize::from(u8::MAX),
+            n => n as usize,
+        };
+        self.refused(Plan::parse(&plan, players))?;
+        let (metadata, extensions, _) = request.into_parts();
+        let create = Request::from_parts(metadata, extensions, game);
+        let created =
+            druids_contract::pb::druids_service_server::DruidsService::create_game(self, create)
+                .await?
+                .into_inner();
+        let players = created.state.as_ref().map_or(0, |s| s.seats.len());
+        let plan = self.refused(Plan::parse(&plan, players))?;
+        let (key, hash) = crate::auth::new_token();
+        self.faults.attach_new(&created.game_id, hash, plan);
+        Ok(Response::new(pb::CreateTestGameResponse {
+            game: Some(created),
+            test_key: key,
+        }))
+    }
+
+    async fn attach_fault_plan(
+        &self,
+        request: Request<pb::AttachFaultPlanRequest>,
+    ) -> Result<Response<pb::AttachFaultPlanResponse>, Status> {
+        let key = self.test_key(&request)?;
+        let req = request.into_inner();
+        let room = self.rooms.in_memory(&req.game_id).ok().flatten();
+        let players = room.as_ref().map_or(0, |r| r.summary().players as usize);
+        let plan = self.refused(Plan::parse(&req.plan.unwrap_or_default(), players))?;
+        self.refused(self.faults.replace(&req.game_id, &key, plan))?;
+        Ok(Response::new(pb::AttachFaultPlanResponse {
+            last_seq: room.map_or(0, |r| r.last_seq()),
+        }))
+    }
+
+    async fn get_ledger(
+        &self,
+        request: Request<pb::GetLedgerRequest>,
+    ) -> Result<Response<pb::GetLedgerResponse>, Status> {
+        let key = self.test_key(&request)?;
+        let req = request.into_inner();
+        let page = self
+            .faults
+            .ledger(&req.game_id, &key, req.from_index, req.page_size);
+        Ok(Response::new(self.refused(page)?))
+    }
+}
