@@ -126,14 +126,37 @@ impl Arena {
                 time_control: Some(clock),
             }
         };
+        // House bots accept at once, when they may play another match.
+        let accepted: Vec<BotNo> = bots[1..]
+            .iter()
+            .copied()
+            .filter(|&b| {
+                self.is_house(b)
+                    && st.playing.get(&b).copied().unwrap_or(0) < self.settings.bot_max_games
+            })
+            .collect();
         let pending = Pending {
             info: info.clone(),
             kind,
             bots,
-            accepted: Vec::new(),
+            accepted,
         };
+        if pending.accepted.len() + 1 == pending.bots.len() {
+            // Only house bots were challenged: the match starts now.
+            if let Err(e) = self.start_challenge(&mut st, pending, now) {
+                st.challenges.remove(&info.challenge_id);
+                return Err(e);
+            }
+            st.challenged.entry(from).or_default().spend(now);
+            return Ok(pb::ChallengeResponse {
+                challenge: Some(info),
+            });
+        }
         self.store.save_challenge(&pending.record())?;
         for &bot in &pending.bots[1..] {
+            if pending.accepted.contains(&bot) {
+                continue;
+            }
             let event = pb::bot_event::Event::ChallengeReceived(info.clone());
             if let Err(e) = self.events.append(self.store.as_ref(), bot, now, event) {
                 // Not every opponent could be told: withdraw it.
@@ -229,30 +252,43 @@ impl Arena {
             .challenges
             .remove(&req.challenge_id)
             .ok_or_else(not_found)?;
+        let match_id = self.start_challenge(&mut st, pending, now)?;
+        if let Err(e) = self.store.remove_challenge(&match_id) {
+            // Harmless: at start-up a stored challenge whose match exists is dropped.
+            tracing::warn!(challenge_id = %match_id, "cannot forget a challenge: {e}");
+        }
+        Ok(pb::AnswerChallengeResponse { match_id })
+    }
+
+    /// Starts the match of a challenge every opponent accepted; its house
+    /// bots' games go to the house bots' player. On failure the challenge
+    /// is pending again.
+    fn start_challenge(
+        &self,
+        st: &mut State,
+        pending: Pending,
+        now: u64,
+    ) -> Result<String, ServiceError> {
         let new = NewMatch {
             id: Some(pending.info.challenge_id.clone()),
             kind: pending.kind,
             rated: pending.info.rated,
             bots: pending.bots.clone(),
-            streams: vec![None; pending.bots.len()],
+            streams: self.house_streams(pending.kind, &pending.bots),
             tournament: None,
             clock: pending
                 .info
                 .time_control
                 .unwrap_or_else(|| self.default_clock()),
         };
-        let match_id = match self.begin_match(&mut st, new, now) {
-            Ok(id) => id,
+        match self.begin_match(st, new, now) {
+            Ok(id) => Ok(id),
             Err(e) => {
-                st.challenges.insert(req.challenge_id.clone(), pending);
-                return Err(e.into());
+                st.challenges
+                    .insert(pending.info.challenge_id.clone(), pending);
+                Err(e.into())
             }
-        };
-        if let Err(e) = self.store.remove_challenge(&match_id) {
-            // Harmless: at start-up a stored challenge whose match exists is dropped.
-            tracing::warn!(challenge_id = %match_id, "cannot forget a challenge: {e}");
         }
-        Ok(pb::AnswerChallengeResponse { match_id })
     }
 
     /// Ends the pending challenges bot `bot` is in: it was revoked.

@@ -25,7 +25,7 @@ use druids_contract::Kind;
 use tokio::sync::mpsc;
 
 use super::bots::{BotNo, new_key, public_id};
-use super::{Arena, Seeker, State};
+use super::{Arena, SeekSender, Seeker, State};
 use crate::store::{BotRecord, StoreError};
 
 /// What a house bot's registration says it is, where no one can see it: a
@@ -215,10 +215,22 @@ impl Arena {
         house.bots = ready.iter().map(|b| b.no).collect();
         house.seeks = Some(seeks);
         tracing::info!(
-            bots = %ready.iter().map(|b| b.level.name()).collect::<Vec<_>>().join(","),
+            // Names and ids: what a challenge names.
+            bots = %ready
+                .iter()
+                .map(|b| format!("{} {}", b.level.name(), public_id(b.no)))
+                .collect::<Vec<_>>()
+                .join(", "),
             "house bots ready"
         );
         Ok(ready)
+    }
+
+    /// The public ids of this server's house bots, once registered (what
+    /// a challenge names; also in the start-up log).
+    pub fn house_bot_ids(&self) -> Vec<String> {
+        let house = self.house.lock().unwrap_or_else(|p| p.into_inner());
+        house.bots.iter().map(|&no| public_id(no)).collect()
     }
 
     /// Whether bot `no` is one of this server's house bots.
@@ -227,6 +239,27 @@ impl Arena {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .is_house(no)
+    }
+
+    /// A Seek stream for each house bot of `bots` (`None` for the others),
+    /// each handed to the house bots' player: the games of a match a house
+    /// bot accepted by challenge are played like those of its seeks.
+    pub(super) fn house_streams(&self, kind: Kind, bots: &[BotNo]) -> Vec<Option<SeekSender>> {
+        let house = self.house.lock().unwrap_or_else(|p| p.into_inner());
+        bots.iter()
+            .map(|&bot| {
+                let player = house.seeks.as_ref().filter(|_| house.is_house(bot))?;
+                let (tx, rx) = mpsc::channel(super::api::STREAM_BUFFER);
+                player
+                    .send(HouseSeek {
+                        bot,
+                        kind,
+                        events: rx,
+                    })
+                    .ok()?;
+                Some(tx)
+            })
+            .collect()
     }
 
     /// The round's house call (see the module's doc): for each real seek

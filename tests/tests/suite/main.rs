@@ -3,6 +3,7 @@
 //! module drives a real server over TCP.
 
 mod arena;
+mod arena_house;
 mod arena_kits;
 mod arena_quotas;
 mod arena_revoke;

@@ -1,0 +1,74 @@
+//! House bots answer challenges: a bot challenges one, the match starts at
+//! once (the house bot accepted), the house bot plays its seat inside the
+//! server, and the match ends with a result, through the contract only.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use druids_contract::pb;
+use druids_server::MemoryStore;
+use druids_tests::{TestServer, authed};
+
+use crate::arena::{arena, bot_events, follow_events, limits, register};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_house_bot_accepts_a_challenge_at_once_and_plays_its_match() {
+    let mut l = limits();
+    l.arena.house_bots = "random".parse().expect("a level");
+    let server = TestServer::with(Arc::new(MemoryStore::default()), l).await;
+    let house = Arc::clone(server.service.arena().expect("an arena"));
+    // The house bots register as the server starts.
+    let mut ids = house.house_bot_ids();
+    for _ in 0..2_000 {
+        if !ids.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        ids = house.house_bot_ids();
+    }
+    let house_bot = ids.pop().expect("a house bot registered");
+    let mut a = arena(&server).await;
+    let (_, key) = register(&mut a, "challenger").await;
+    let player = tokio::spawn(follow_events(server.url(), key.clone(), 5));
+    let sent = a
+        .challenge(authed(
+            &key,
+            pb::ChallengeRequest {
+                kind: pb::GameKind::Meduris as i32,
+                opponents: vec![house_bot.clone()],
+                rated: false,
+                expires_in_secs: 60,
+                time_control: None,
+            },
+        ))
+        .await
+        .expect("challenge")
+        .into_inner()
+        .challenge
+        .expect("the challenge");
+    let finished = |e: &pb::BotEvent| matches!(&e.event, Some(pb::bot_event::Event::MatchFinished(f)) if f.match_id == sent.challenge_id);
+    let events = bot_events(&mut a, &key, 1, |es| es.iter().any(finished)).await;
+    player.abort();
+    let started = events.iter().find_map(|e| match &e.event {
+        Some(pb::bot_event::Event::MatchStarted(m)) => Some(m.clone()),
+        _ => None,
+    });
+    let started = started.expect("the match started without an answer from the challenger");
+    assert_eq!(started.match_id, sent.challenge_id);
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e.event, Some(pb::bot_event::Event::ChallengeEnded(_)))),
+        "the challenge was accepted, not ended: {events:?}"
+    );
+    let result = events.iter().find(|e| finished(e)).expect("finished");
+    let Some(pb::bot_event::Event::MatchFinished(f)) = &result.event else {
+        unreachable!()
+    };
+    let placed: Vec<&str> = f
+        .placements
+        .iter()
+        .filter_map(|p| p.bot.as_ref().map(|b| b.bot_id.as_str()))
+        .collect();
+    assert!(placed.contains(&house_bot.as_str()), "{f:?}");
+}
