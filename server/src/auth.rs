@@ -9,6 +9,9 @@ use hmac::{Hmac, Mac};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
+use tonic::metadata::MetadataMap;
+
+use crate::error::ServiceError;
 pub use crate::store::TokenHash;
 
 /// A fresh secret token (64 hex digits) and its hash.
@@ -66,9 +69,39 @@ pub fn new_game_id() -> String {
     format!("{:016x}", rand::rng().next_u64())
 }
 
+/// The hash of the bearer token in `authorization` metadata, if any.
+/// A present but malformed header is an error, not a spectator.
+pub(crate) fn bearer(metadata: &MetadataMap) -> Result<Option<TokenHash>, ServiceError> {
+    let Some(value) = metadata.get("authorization") else {
+        return Ok(None);
+    };
+    let value = value.to_str().map_err(|_| {
+        ServiceError::invalid("authorization", "authorization metadata is not ASCII")
+    })?;
+    let token = value
+        .strip_prefix("Bearer ")
+        .or_else(|| value.strip_prefix("bearer "))
+        .unwrap_or(value)
+        .trim();
+    if token.is_empty() {
+        return Err(ServiceError::MissingToken);
+    }
+    Ok(Some(TokenHash::of(token)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bearer_reads_the_header() {
+        let mut md = MetadataMap::new();
+        assert_eq!(bearer(&md).unwrap(), None);
+        md.insert("authorization", "Bearer abc".parse().unwrap());
+        assert_eq!(bearer(&md).unwrap(), Some(TokenHash::of("abc")));
+        md.insert("authorization", "Bearer ".parse().unwrap());
+        assert!(matches!(bearer(&md), Err(ServiceError::MissingToken)));
+    }
 
     #[test]
     fn tokens_are_distinct_and_hash_consistently() {

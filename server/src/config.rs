@@ -161,7 +161,7 @@ pub struct ArenaSettings {
         env = "DRUIDS_HOUSE_BOTS",
         default_value = "random,greedy,mcts-100,mcts-400"
     )]
-    pub house_bots: crate::arena::house::Levels,
+    pub house_bots: crate::house_levels::Levels,
     /// How long a seek waits for want of bots before house bots join it, ms.
     #[arg(long, env = "DRUIDS_HOUSE_BOTS_AFTER_MS", default_value_t = 1_000)]
     pub house_bots_after_ms: u64,

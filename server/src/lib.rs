@@ -21,6 +21,7 @@ pub mod export;
 pub mod faults;
 pub mod hosted_game;
 pub mod house_bots;
+pub mod house_levels;
 pub mod http;
 pub mod legal_pages;
 pub mod list_games;

@@ -15,11 +15,10 @@ use druids_engine::{Seat, Viewer};
 use tokio::sync::{mpsc, watch};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
-use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status};
 
 use crate::arena::Arena;
-use crate::auth::TokenHash;
+use crate::auth::{TokenHash, bearer};
 use crate::blocking::OffTheWorkers;
 use crate::bot_cpu::{BotCpu, BotCpuLimits};
 use crate::clock::Clock;
@@ -74,26 +73,6 @@ struct Caller {
     token: Option<TokenHash>,
     /// Forwarded by another node of the cluster, which charged the quotas.
     forwarded: bool,
-}
-
-/// The hash of the bearer token in `authorization` metadata, if any.
-/// A present but malformed header is an error, not a spectator.
-pub(crate) fn bearer(metadata: &MetadataMap) -> Result<Option<TokenHash>> {
-    let Some(value) = metadata.get("authorization") else {
-        return Ok(None);
-    };
-    let value = value.to_str().map_err(|_| {
-        ServiceError::invalid("authorization", "authorization metadata is not ASCII")
-    })?;
-    let token = value
-        .strip_prefix("Bearer ")
-        .or_else(|| value.strip_prefix("bearer "))
-        .unwrap_or(value)
-        .trim();
-    if token.is_empty() {
-        return Err(ServiceError::MissingToken);
-    }
-    Ok(Some(TokenHash::of(token)))
 }
 
 impl Service {
@@ -534,18 +513,3 @@ impl Service {
 /// The event stream of `StreamEvents`.
 pub type EventStream =
     Pin<Box<dyn Stream<Item = std::result::Result<pb::GameEvent, Status>> + Send>>;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bearer_reads_the_header() {
-        let mut md = MetadataMap::new();
-        assert_eq!(bearer(&md).unwrap(), None);
-        md.insert("authorization", "Bearer abc".parse().unwrap());
-        assert_eq!(bearer(&md).unwrap(), Some(TokenHash::of("abc")));
-        md.insert("authorization", "Bearer ".parse().unwrap());
-        assert!(matches!(bearer(&md), Err(ServiceError::MissingToken)));
-    }
-}

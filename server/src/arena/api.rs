@@ -53,7 +53,7 @@ impl ArenaApi {
 
     /// The bot calling with `request`'s bearer key.
     fn bot<T>(&self, request: &Request<T>) -> Result<BotNo, Status> {
-        let token = crate::service::bearer(request.metadata())?;
+        let token = crate::auth::bearer(request.metadata())?;
         Ok(self.arena()?.bot_of(token.as_ref())?)
     }
 }
@@ -141,7 +141,7 @@ impl ArenaService for ArenaApi {
     ) -> Result<Response<pb::RegisterBotResponse>, Status> {
         let request = crate::bounds::checked(request)?;
         let arena = Arc::clone(self.arena()?);
-        let token: Option<TokenHash> = crate::service::bearer(request.metadata())?;
+        let token: Option<TokenHash> = crate::auth::bearer(request.metadata())?;
         let peer = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         let reply = self
@@ -156,7 +156,7 @@ impl ArenaService for ArenaApi {
         request: Request<pb::RotateBotKeyRequest>,
     ) -> Result<Response<pb::RotateBotKeyResponse>, Status> {
         let request = crate::bounds::checked(request)?;
-        let token = crate::service::bearer(request.metadata())?;
+        let token = crate::auth::bearer(request.metadata())?;
         let arena = Arc::clone(self.arena()?);
         let req = request.into_inner();
         let reply = self
@@ -171,7 +171,7 @@ impl ArenaService for ArenaApi {
         request: Request<pb::RevokeBotRequest>,
     ) -> Result<Response<pb::RevokeBotResponse>, Status> {
         let request = crate::bounds::checked(request)?;
-        let token = crate::service::bearer(request.metadata())?;
+        let token = crate::auth::bearer(request.metadata())?;
         let arena = Arc::clone(self.arena()?);
         let req = request.into_inner();
         let reply = self
@@ -320,7 +320,7 @@ impl ArenaService for ArenaApi {
         request: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
         let request = crate::bounds::checked(request)?;
-        let token = crate::service::bearer(request.metadata())?;
+        let token = crate::auth::bearer(request.metadata())?;
         let arena = Arc::clone(self.arena()?);
         let req = request.into_inner();
         let reply = self

@@ -10,6 +10,10 @@ use crate::auth::TokenHash;
 use crate::error::{ServiceError, clip};
 use crate::store::BotRecord;
 
+/// What a house bot's registration says it is, where no one can see it: a
+/// bot whose name is taken by someone else is not made a house bot.
+pub const HOUSE_CONTACT: &str = "druids-server (house bot)";
+
 /// A bot's internal number: its public id is these 64 bits in hex.
 pub type BotNo = u64;
 
@@ -179,7 +183,7 @@ impl Bots {
             house: self
                 .by_no
                 .get(&no)
-                .is_some_and(|b| b.owner_contact == super::house::HOUSE_CONTACT),
+                .is_some_and(|b| b.owner_contact == HOUSE_CONTACT),
         }
     }
 }
