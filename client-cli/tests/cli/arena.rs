@@ -136,8 +136,8 @@ fn events_bots_play_challenges_and_tournaments() {
             "--entrant",
             &beta_id,
             "--round-robin",
-            "--key",
-            &alpha_key,
+            "--operator-key",
+            crate::OPERATOR,
         ],
     );
     assert!(ok, "{err}");

@@ -18,6 +18,10 @@ use std::sync::Arc;
 use druids_server::{Limits, MemoryStore, Service, SystemClock};
 
 /// Starts a server on a runtime of its own thread; returns its URL.
+/// The operator key of the servers these tests start: only the operator
+/// names a tournament's entrants.
+const OPERATOR: &str = "operator-key-of-the-cli-tests";
+
 fn server() -> String {
     serve(None, "http")
 }
@@ -30,10 +34,12 @@ fn serve(tls: Option<druids_server::Tls>, scheme: &str) -> String {
         rt.block_on(async move {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             tx.send(listener.local_addr().unwrap()).unwrap();
+            let mut limits = Limits::unthrottled();
+            limits.arena.operator_key = Some(OPERATOR.into());
             let service = Arc::new(
                 Service::new(
                     Arc::new(MemoryStore::default()),
-                    Limits::unthrottled(),
+                    limits,
                     Arc::new(SystemClock),
                 )
                 .unwrap(),

@@ -16,8 +16,15 @@ pub const MAX_BOT_NAME_BYTES: usize = 40;
 pub const MAX_DESCRIPTION_BYTES: usize = 500;
 /// Most bytes of a bot's owner contact.
 pub const MAX_CONTACT_BYTES: usize = 200;
-/// Most opponents of a challenge.
-pub const MAX_OPPONENTS: usize = 3;
+/// Most opponents of a challenge in any game: one fewer than the largest
+/// game's seats (a game's own bounds are checked next, from its descriptor).
+pub fn max_opponents() -> usize {
+    druids_contract::Kind::all()
+        .map(|k| k.descriptor().max_players())
+        .max()
+        .unwrap_or(2)
+        - 1
+}
 /// Longest expiry of a challenge, seconds.
 pub const MAX_CHALLENGE_SECS: u32 = 600;
 /// Milliseconds per decision a challenge or tournament may ask for.
@@ -151,13 +158,14 @@ impl Bounded for pb::GetLeaderboardRequest {
 impl Bounded for pb::ChallengeRequest {
     fn check(&self) -> Result<(), ServiceError> {
         let kind = game_kind(self.kind)?;
+        let most = max_opponents();
         if self.opponents.is_empty() {
             return Err(ServiceError::invalid(
                 "opponents",
-                format!("no opponents: a challenge names 1 to {MAX_OPPONENTS}"),
+                format!("no opponents: a challenge names 1 to {most}"),
             ));
         }
-        at_most("opponents", &self.opponents, MAX_OPPONENTS)?;
+        at_most("opponents", &self.opponents, most)?;
         let seated = self.opponents.len() as u32 + 1;
         check_players(kind, seated, "opponents").map_err(|_| {
             let seats = seats(kind);

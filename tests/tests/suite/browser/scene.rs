@@ -269,7 +269,7 @@ async fn ladder(server: &TestServer, a: &mut Arena) -> Vec<(String, String)> {
         .collect();
     let t = a
         .create_tournament(authed(
-            &bots[0].1,
+            crate::arena::OPERATOR,
             pb::CreateTournamentRequest {
                 name: "Autumn cup".into(),
                 kind: pb::GameKind::Dolmen as i32,
