@@ -104,28 +104,13 @@ impl Accounts for PostgresStore {
     }
 
     fn revoke_bot(&self, bot_id: &str, at_ms: u64) -> Result<(), StoreError> {
-        let op = "revoking a bot's key";
-        let at = at_ms as i64;
-        self.retry(op, |_| {
-            self.wait(async {
-                // Revoked already (by a retried attempt, say): it keeps its
-                // first time.
-                let updated = self
-                    .pool
-                    .get()
-                    .await?
-                    .execute(
-                        "UPDATE bots SET revoked_unix_ms = COALESCE(revoked_unix_ms, $2)
-                          WHERE id = $1",
-                        &[&bot_id, &at],
-                    )
-                    .await?;
-                if updated == 0 {
-                    return Err(refused(op, format!("no bot {bot_id} is registered")).into());
-                }
-                Ok(())
-            })
-        })
+        self.stamp_once(
+            "revoking a bot's key",
+            "UPDATE bots SET revoked_unix_ms = COALESCE(revoked_unix_ms, $2) WHERE id = $1",
+            bot_id,
+            at_ms,
+            || format!("no bot {bot_id} is registered"),
+        )
     }
 
     fn bots(&self) -> Result<Vec<BotRecord>, StoreError> {
@@ -456,28 +441,14 @@ impl Tournaments for PostgresStore {
     }
 
     fn finish_tournament(&self, id: &str, at_ms: u64) -> Result<(), StoreError> {
-        let op = "recording a tournament's end";
-        let at = at_ms as i64;
-        self.retry(op, |_| {
-            self.wait(async {
-                // Finished already (by a retried attempt, say): it keeps its
-                // first time.
-                let updated = self
-                    .pool
-                    .get()
-                    .await?
-                    .execute(
-                        "UPDATE tournaments SET finished_unix_ms = COALESCE(finished_unix_ms, $2)
-                          WHERE id = $1",
-                        &[&id, &at],
-                    )
-                    .await?;
-                if updated == 0 {
-                    return Err(refused(op, format!("no tournament {id} is stored")).into());
-                }
-                Ok(())
-            })
-        })
+        self.stamp_once(
+            "recording a tournament's end",
+            "UPDATE tournaments SET finished_unix_ms = COALESCE(finished_unix_ms, $2)
+              WHERE id = $1",
+            id,
+            at_ms,
+            || format!("no tournament {id} is stored"),
+        )
     }
 
     fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError> {
@@ -526,5 +497,30 @@ pub(super) async fn found_on_retry(
         None => Ok(false),
         Some(row) if mine(&row) => Ok(true),
         Some(_) => Err(conflict(what)),
+    }
+}
+
+impl PostgresStore {
+    /// Runs `sql`, which sets a time (`$2`) on row `$1` only if it has none:
+    /// a retried attempt keeps the first time. No such row is refused with
+    /// `missing`'s words.
+    fn stamp_once(
+        &self,
+        op: &'static str,
+        sql: &'static str,
+        id: &str,
+        at_ms: u64,
+        missing: impl Fn() -> String,
+    ) -> Result<(), StoreError> {
+        let at = at_ms as i64;
+        self.retry(op, |_| {
+            self.wait(async {
+                let updated = self.pool.get().await?.execute(sql, &[&id, &at]).await?;
+                if updated == 0 {
+                    return Err(refused(op, missing()).into());
+                }
+                Ok(())
+            })
+        })
     }
 }
