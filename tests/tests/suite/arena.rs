@@ -808,36 +808,43 @@ async fn challenges_start_matches_or_end_declined_or_expired() {
         .expect("accept")
         .into_inner();
     assert!(!accepted.match_id.is_empty());
-    let mut finished = false;
-    for _ in 0..600 {
-        let events = bot_events_now(&mut a, &key_a).await;
-        if events.iter().any(|e| matches!(&e.event, Some(pb::bot_event::Event::MatchFinished(f)) if f.match_id == accepted.match_id)) {
-            finished = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(
-        finished,
-        "the accepted challenge's match was played to its end"
-    );
+    bot_events_until(&mut a, &key_a, |events| {
+        events.iter().any(|e| matches!(&e.event, Some(pb::bot_event::Event::MatchFinished(f)) if f.match_id == accepted.match_id))
+    })
+    .await;
     for p in players {
         p.abort();
     }
 }
 
-/// The bot's events up to now, without waiting for quiet.
-pub(crate) async fn bot_events_now(arena: &mut Arena, key: &str) -> Vec<pb::BotEvent> {
+/// The bot's events from its first, read until `enough` says the list holds
+/// what the caller waits for (a condition, never a quiet period: a loaded
+/// machine can pause a stream for longer than any guess). Gives up only
+/// after two minutes without it, naming what it got.
+pub(crate) async fn bot_events_until(
+    arena: &mut Arena,
+    key: &str,
+    enough: impl Fn(&[pb::BotEvent]) -> bool,
+) -> Vec<pb::BotEvent> {
     let mut stream = arena
         .stream_bot_events(authed(key, pb::StreamBotEventsRequest { from_seq: 1 }))
         .await
         .expect("events")
         .into_inner();
     let mut out = Vec::new();
-    while let Ok(Ok(Some(e))) =
-        tokio::time::timeout(Duration::from_millis(100), stream.message()).await
+    let read = async {
+        while !enough(&out) {
+            match stream.message().await {
+                Ok(Some(e)) => out.push(e),
+                other => panic!("the bot's event stream ended early: {other:?}; got {out:?}"),
+            }
+        }
+    };
+    if tokio::time::timeout(Duration::from_secs(120), read)
+        .await
+        .is_err()
     {
-        out.push(e);
+        panic!("the awaited bot events never came; got {out:?}");
     }
     out
 }

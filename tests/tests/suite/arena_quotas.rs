@@ -231,10 +231,24 @@ async fn a_challenges_bounds_are_kept() {
         );
     }
     // Only the refused five-opponent challenge named the fifth bot: it was
-    // told nothing (the refusal came before anything was sent).
-    let told = crate::arena::bot_events_now(&mut a, &keys[4]).await;
+    // told nothing (the refusal came before anything was sent). A challenge
+    // within the bounds then reaches it as its first event.
+    let (_, last) = register(&mut a, "bounds-challenger-last").await;
+    a.challenge(authed(
+        &last,
+        pb::ChallengeRequest {
+            opponents: vec![opponents[4].clone()],
+            ..request(Dolmen, 1, 60, None)
+        },
+    ))
+    .await
+    .expect("within the bounds");
+    let told = crate::arena::bot_events_until(&mut a, &keys[4], |told| !told.is_empty()).await;
     assert!(
-        told.is_empty(),
+        matches!(
+            &told[0].event,
+            Some(pb::bot_event::Event::ChallengeReceived(_))
+        ),
         "a refused challenge reaches nobody: {told:?}"
     );
     server.stop().await;

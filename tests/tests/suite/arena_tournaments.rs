@@ -14,7 +14,7 @@ use druids_tests::{TestServer, authed};
 use tonic::Code;
 
 use crate::arena::{
-    Arena, OPERATOR, arena, bot_events_now, follow_events, limits, register, wait_tournament,
+    Arena, OPERATOR, arena, bot_events_until, follow_events, limits, register, wait_tournament,
 };
 use crate::trust::reason;
 
@@ -208,7 +208,11 @@ async fn an_open_tournament_takes_entrants_streams_its_events_and_survives_a_res
     assert!(past.is_empty());
 
     // The tournament's clock is its games' clock; each game's end is told.
-    let told = bot_events_now(&mut a, &bots[0].1).await;
+    let finished = |e: &pb::BotEvent| matches!(&e.event, Some(pb::bot_event::Event::GameFinished(g)) if g.rank >= 1);
+    let told = bot_events_until(&mut a, &bots[0].1, |told| {
+        told.iter().filter(|e| finished(e)).count() >= 3
+    })
+    .await;
     let clocks: Vec<Option<u32>> = told
         .iter()
         .filter_map(|e| match &e.event {
@@ -219,10 +223,7 @@ async fn an_open_tournament_takes_entrants_streams_its_events_and_survives_a_res
         })
         .collect();
     assert_eq!(clocks, vec![Some(5_000); 3], "{told:?}");
-    let ends = told
-        .iter()
-        .filter(|e| matches!(&e.event, Some(pb::bot_event::Event::GameFinished(g)) if g.rank >= 1))
-        .count();
+    let ends = told.iter().filter(|e| finished(e)).count();
     assert_eq!(ends, 3);
     for p in players {
         p.abort();
