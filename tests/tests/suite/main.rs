@@ -3,6 +3,7 @@
 //! module drives a real server over TCP.
 
 mod arena;
+mod arena_duplicate;
 mod arena_house;
 mod arena_kits;
 mod arena_quotas;
@@ -13,6 +14,8 @@ mod arena_waiting;
 mod bounds;
 mod browser;
 mod cairn;
+mod cli_commands;
+mod clock_defaults;
 mod clocks;
 mod cluster;
 mod contract;
@@ -22,6 +25,7 @@ mod dolmen;
 mod faults;
 mod games;
 mod hostile;
+mod kit_harness;
 mod ladder;
 mod lifecycle;
 mod limits;
@@ -32,6 +36,7 @@ mod postgres;
 mod proto;
 mod python_engine;
 mod readme_ladder;
+mod recent_games;
 mod request_window;
 mod retention;
 mod shutdown;
