@@ -20,23 +20,11 @@ use druids_tests::process::{ServerProcess, cargo_binary};
 /// build on a 2-core machine at load 20).
 const HANG_GUARD: Duration = Duration::from_secs(900);
 
-/// The first `sh` block after the heading `heading` of the README.
+/// The command lines of the first `sh` block under `heading` of the README.
 fn readme_block(heading: &str) -> Vec<String> {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
-            .expect("README.md");
-    let section = readme
-        .split_once(&format!("\n{heading}\n"))
-        .unwrap_or_else(|| panic!("the README has {heading}"))
-        .1;
-    let block = section
-        .split_once("```sh\n")
-        .expect("a sh block")
-        .1
-        .split_once("```")
-        .expect("closed")
-        .0;
-    block.lines().map(str::to_owned).collect()
+    let blocks = druids_tests::docs::section_blocks("README.md", heading);
+    let block = blocks.iter().find(|b| b.lang == "sh").expect("a sh block");
+    druids_tests::docs::commands(block)
 }
 
 /// A scratch directory with `druids` in it, for `PATH`.
