@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::arena::accounts::{RegisterArgs, RevokeBotArgs, RotateKeyArgs};
-use crate::arena::challenge::{AnswerArgs, ChallengeArgs};
+use crate::arena::challenge::{AnswerArgs, CancelArgs, ChallengeArgs};
 use crate::arena::ratings::LeaderboardArgs;
 use crate::arena::tournament::ArenaTournamentArgs;
 use crate::args::{BotArgs, GameArgs};
@@ -99,6 +99,8 @@ pub enum Command {
     Challenge(ChallengeArgs),
     /// Arena: accept or decline a challenge addressed to the bot.
     AnswerChallenge(AnswerArgs),
+    /// Arena: withdraw a pending challenge the bot sent.
+    CancelChallenge(CancelArgs),
     /// Arena: tournaments run by the server (create, show, join, follow).
     ArenaTournament(ArenaTournamentArgs),
     /// Arena: the rated bots of a pool (e.g. meduris:4), best first.

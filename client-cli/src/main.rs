@@ -110,6 +110,7 @@ async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
         Command::RevokeBot(args) => accounts::revoke_bot(&server(&cli.server)?, args).await?,
         Command::Challenge(args) => challenge::challenge(&server(&cli.server)?, args).await?,
         Command::AnswerChallenge(args) => challenge::answer(&server(&cli.server)?, args).await?,
+        Command::CancelChallenge(args) => challenge::cancel(&server(&cli.server)?, args).await?,
         Command::ArenaTournament(args) => {
             arena_tournament::run(&server(&cli.server)?, args.command).await?
         }

@@ -315,6 +315,22 @@ impl ArenaService for ArenaApi {
         Ok(Response::new(reply?))
     }
 
+    async fn cancel_challenge(
+        &self,
+        request: Request<pb::CancelChallengeRequest>,
+    ) -> Result<Response<pb::CancelChallengeResponse>, Status> {
+        // The key first: a bad key is UNAUTHENTICATED whatever the request.
+        let bot = self.bot(&request)?;
+        let request = crate::bounds::checked(request)?;
+        let arena = Arc::clone(self.arena()?);
+        let req = request.into_inner();
+        let reply = self
+            .blocking
+            .run(move || arena.cancel_challenge(bot, &req))
+            .await?;
+        Ok(Response::new(reply?))
+    }
+
     async fn create_tournament(
         &self,
         request: Request<pb::CreateTournamentRequest>,

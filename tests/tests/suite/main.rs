@@ -3,6 +3,7 @@
 //! module drives a real server over TCP.
 
 mod arena;
+mod arena_challenge_ends;
 mod arena_house;
 mod arena_kits;
 mod arena_quotas;
@@ -32,6 +33,7 @@ mod postgres;
 mod proto;
 mod python_engine;
 mod readme_ladder;
+mod readme_quickstart;
 mod request_window;
 mod retention;
 mod shutdown;
