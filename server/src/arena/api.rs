@@ -286,6 +286,14 @@ impl ArenaService for ArenaApi {
         ))
     }
 
+    async fn list_pools(
+        &self,
+        request: Request<pb::ListPoolsRequest>,
+    ) -> Result<Response<pb::ListPoolsResponse>, Status> {
+        let request = crate::bounds::checked(request)?;
+        Ok(Response::new(self.arena()?.list_pools(request.get_ref())?))
+    }
+
     async fn challenge(
         &self,
         request: Request<pb::ChallengeRequest>,

@@ -211,6 +211,13 @@ impl Bounded for pb::AnswerChallengeRequest {
     }
 }
 
+impl Bounded for pb::ListPoolsRequest {
+    /// No number; an unknown or unhosted kind is the catalog's to refuse.
+    fn check(&self) -> Result<(), ServiceError> {
+        Ok(())
+    }
+}
+
 impl Bounded for pb::CancelChallengeRequest {
     /// No number; an id is a string (an unknown one is NOT_FOUND).
     fn check(&self) -> Result<(), ServiceError> {

@@ -6,6 +6,7 @@ mod arena;
 mod arena_challenge_ends;
 mod arena_house;
 mod arena_kits;
+mod arena_pools;
 mod arena_quotas;
 mod arena_revoke;
 mod arena_sybils;
