@@ -1,8 +1,10 @@
 //! The fenced blocks of the project's Markdown (README.md, `docs/*.md`), as
-//! the docs tests read them: one extraction for every test that runs a page
-//! as written, so a snippet edited in the page is what the test runs.
+//! the docs tests read them, and a shell to run their commands in: one
+//! extraction for every test that runs a page as written, so a snippet
+//! edited in the page is what the test runs.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
 /// A fenced block: its language (what follows the opening fence, possibly
 /// empty) and its text, one `\n` after each line.
@@ -102,6 +104,39 @@ pub fn commands(block: &Block) -> Vec<String> {
         }
     }
     lines
+}
+
+/// A fresh scratch directory named after `tag` with `druids` (this build's)
+/// in it: the `PATH` entry and working directory of a page's commands.
+pub fn druids_on_path(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("druids-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let druids =
+        crate::process::cargo_binary("druids-cli", "druids").unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(druids, dir.join("druids")).expect("symlink");
+    dir
+}
+
+/// A page's command `line` as a person runs it: bash in `dir`, with `dir`
+/// (from [`druids_on_path`]) first on `PATH`, `server` as `DRUIDS_SERVER`,
+/// no colours; stdin empty, stdout and stderr piped.
+pub fn shell(line: &str, dir: &Path, server: &str) -> Command {
+    let mut cmd = Command::new("bash");
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    cmd.args(["-euo", "pipefail", "-c", line])
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("DRUIDS_SERVER", server)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
 }
 
 #[cfg(test)]

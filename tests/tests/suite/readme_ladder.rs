@@ -9,11 +9,11 @@
 //! is the real client, on the `PATH` of the shell that runs the commands.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use druids_tests::process::{ServerProcess, cargo_binary};
+use druids_tests::docs::{self, shell};
+use druids_tests::process::ServerProcess;
 
 /// How long the test waits for the bot's next line before it gives up: a
 /// guard against hanging, not a measure (the match took 44 s in a debug
@@ -22,34 +22,9 @@ const HANG_GUARD: Duration = Duration::from_secs(900);
 
 /// The command lines of the first `sh` block under `heading` of the README.
 fn readme_block(heading: &str) -> Vec<String> {
-    let blocks = druids_tests::docs::section_blocks("README.md", heading);
+    let blocks = docs::section_blocks("README.md", heading);
     let block = blocks.iter().find(|b| b.lang == "sh").expect("a sh block");
-    druids_tests::docs::commands(block)
-}
-
-/// A scratch directory with `druids` in it, for `PATH`.
-fn bin_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("druids-readme-ladder-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let druids = cargo_binary("druids-cli", "druids").unwrap_or_else(|e| panic!("{e}"));
-    std::os::unix::fs::symlink(druids, dir.join("druids")).expect("symlink");
-    dir
-}
-
-fn shell(line: &str, dir: &Path, server: &str) -> Command {
-    let mut cmd = Command::new("bash");
-    let path = format!(
-        "{}:{}",
-        dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    cmd.args(["-euo", "pipefail", "-c", line])
-        .current_dir(dir)
-        .env("PATH", path)
-        .env("DRUIDS_SERVER", server)
-        .env("NO_COLOR", "1");
-    cmd
+    docs::commands(block)
 }
 
 #[test]
@@ -59,7 +34,7 @@ fn the_readme_ladder_example_gets_one_bot_a_rated_game_against_house_bots() {
         panic!("the example is three commands: {lines:?}");
     };
     assert!(play.contains("--seek meduris:4 --rated"), "{play}");
-    let dir = bin_dir();
+    let dir = docs::druids_on_path("readme-ladder");
     let server = ServerProcess::start(
         &[
             "--in-memory",

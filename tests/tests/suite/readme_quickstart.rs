@@ -12,43 +12,14 @@
 //! self-play line must complete its games.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 
-use druids_tests::docs;
-use druids_tests::process::{ServerProcess, cargo_binary};
+use druids_tests::docs::{self, shell};
+use druids_tests::process::ServerProcess;
 
 const HEADING: &str = "## Quick start (5 minutes)";
 /// The server address the README's commands name.
 const README_SERVER: &str = "http://127.0.0.1:50051";
-
-/// A scratch directory with `druids` in it, for `PATH`.
-fn bin_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("druids-readme-quick-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let druids = cargo_binary("druids-cli", "druids").unwrap_or_else(|e| panic!("{e}"));
-    std::os::unix::fs::symlink(druids, dir.join("druids")).expect("symlink");
-    dir
-}
-
-fn shell(line: &str, dir: &Path, server: &str) -> Command {
-    let mut cmd = Command::new("bash");
-    let path = format!(
-        "{}:{}",
-        dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    cmd.args(["-euo", "pipefail", "-c", line])
-        .current_dir(dir)
-        .env("PATH", path)
-        .env("DRUIDS_SERVER", server)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    cmd
-}
 
 fn text(out: &Output) -> (String, String) {
     (
@@ -82,7 +53,7 @@ fn the_readme_quick_start_runs_as_written() {
         "the quick start's server is the set-up's"
     );
     let lines = docs::commands(sh[1]);
-    let dir = bin_dir();
+    let dir = docs::druids_on_path("readme-quick");
     // The server the README starts, as this build's binary: its defaults but
     // in memory and on ephemeral ports.
     let server = ServerProcess::start(
