@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::arena::accounts::{RegisterArgs, RevokeBotArgs, RotateKeyArgs};
-use crate::arena::challenge::{AnswerArgs, ChallengeArgs};
+use crate::arena::challenge::{AnswerArgs, CancelArgs, ChallengeArgs};
+use crate::arena::pools::PoolsArgs;
 use crate::arena::ratings::LeaderboardArgs;
 use crate::arena::tournament::ArenaTournamentArgs;
 use crate::args::{BotArgs, GameArgs};
@@ -99,10 +100,15 @@ pub enum Command {
     Challenge(ChallengeArgs),
     /// Arena: accept or decline a challenge addressed to the bot.
     AnswerChallenge(AnswerArgs),
+    /// Arena: withdraw a pending challenge the bot sent.
+    CancelChallenge(CancelArgs),
     /// Arena: tournaments run by the server (create, show, join, follow).
     ArenaTournament(ArenaTournamentArgs),
     /// Arena: the rated bots of a pool (e.g. meduris:4), best first.
     Leaderboard(LeaderboardArgs),
+    /// Arena: every pool's turn clock, rated matches and open seeks, and
+    /// how matchmaking works: what a bot reads before it seeks.
+    Pools(PoolsArgs),
     /// Arena: a bot's profile, its ratings per pool and its latest matches.
     BotInfo {
         /// The bot's id (from `druids register` or the leaderboard).

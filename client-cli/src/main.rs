@@ -83,7 +83,7 @@ fn no_server(typed: bool, command: &str) -> Result<(), CliError> {
 }
 
 async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
-    use arena::{accounts, challenge, ladder, ratings, tournament as arena_tournament};
+    use arena::{accounts, challenge, ladder, pools, ratings, tournament as arena_tournament};
     use games::{create, health, list, replays, view};
     let ok = Ok(ExitCode::SUCCESS);
     match cli.command {
@@ -110,10 +110,12 @@ async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
         Command::RevokeBot(args) => accounts::revoke_bot(&server(&cli.server)?, args).await?,
         Command::Challenge(args) => challenge::challenge(&server(&cli.server)?, args).await?,
         Command::AnswerChallenge(args) => challenge::answer(&server(&cli.server)?, args).await?,
+        Command::CancelChallenge(args) => challenge::cancel(&server(&cli.server)?, args).await?,
         Command::ArenaTournament(args) => {
             arena_tournament::run(&server(&cli.server)?, args.command).await?
         }
         Command::Leaderboard(args) => ratings::leaderboard(&server(&cli.server)?, args).await?,
+        Command::Pools(args) => pools::pools(&server(&cli.server)?, args).await?,
         Command::BotInfo { bot_id, json } => {
             ratings::bot_info(&server(&cli.server)?, bot_id, json).await?
         }

@@ -231,6 +231,7 @@ async fn answer_and_play(url: String, key: String) {
                         pb::AnswerChallengeRequest {
                             challenge_id: c.challenge_id,
                             accept: true,
+                            ..Default::default()
                         },
                     ))
                     .await
