@@ -192,7 +192,8 @@ fn submits(sc: &Scenario, calls: &[(&pb::LedgerEntry, &pb::LedgerCall)]) -> Vec<
         {
             applied.entry(v).or_insert((c.key_digest.clone(), lost));
         }
-        if c.reason == "STALE_VERSION" && !c.key_digest.is_empty() {
+        // STALE_VERSION, or DEADLINE_PASSED: the decision is over.
+        if c.code == "ABORTED" && !c.key_digest.is_empty() {
             stale_keys.entry(c.key_digest.clone()).or_insert(0);
         }
         if c.reason == "ILLEGAL_ACTION" || c.code == "INVALID_ARGUMENT" {
@@ -226,9 +227,9 @@ fn submits(sc: &Scenario, calls: &[(&pb::LedgerEntry, &pb::LedgerCall)]) -> Vec<
         out.push(Finding {
             verdict: Verdict::Failed,
             evidence: format!(
-                "sent an answer refused as STALE_VERSION again {resent} times with the same \
-                 key: the decision was over (its clock ran out) and the client did not read the \
-                 state again"
+                "sent an answer refused as ABORTED (STALE_VERSION, DEADLINE_PASSED) again \
+                 {resent} times with the same key: the decision was over (its clock ran out) \
+                 and the client did not read the state again"
             ),
         });
     }

@@ -73,9 +73,8 @@ where
             Err(s) if transient(&s) && failures < RECONNECTS => {
                 failures += 1;
                 // As long as the server asks (RetryInfo), else a growing pause.
-                let pause = asked_delay(&s).unwrap_or(std::time::Duration::from_millis(
-                    100 * u64::from(failures),
-                ));
+                let pause = asked_delay(&s)
+                    .unwrap_or(std::time::Duration::from_millis(100 * u64::from(failures)));
                 tokio::time::sleep(pause).await;
                 continue;
             }
