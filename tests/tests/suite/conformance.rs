@@ -104,12 +104,12 @@ fn rand_suffix() -> u64 {
     N.fetch_add(1, Ordering::Relaxed)
 }
 
-/// Asserts that `run` FAILED nothing and exited 0.
+/// Asserts that `run` graded every scenario OK and exited 0.
 fn passes(who: &str, run: &Run) {
-    let failed = run.with("FAILED");
+    let not_ok: Vec<_> = run.verdicts.iter().filter(|(_, v, _)| v != "OK").collect();
     assert!(
-        failed.is_empty() && run.done.status.success(),
-        "{who} failed {failed:?}:\n{}",
+        not_ok.is_empty() && run.done.status.success(),
+        "{who}: {not_ok:?}:\n{}",
         run.done.stdout
     );
     assert!(
@@ -117,12 +117,7 @@ fn passes(who: &str, run: &Run) {
         "{who}: {} scenarios",
         run.verdicts.len()
     );
-    eprintln!(
-        "conformance: {who}: {} scenarios, {} OK, NON-STRICT: {:?}",
-        run.verdicts.len(),
-        run.with("OK").len(),
-        run.with("NON-STRICT")
-    );
+    eprintln!("conformance: {who}: {} scenarios OK", run.verdicts.len());
 }
 
 #[test]
@@ -172,7 +167,6 @@ fn each_broken_client_fails_its_scenarios_and_passes_the_others() {
     let flags = ["--game", "meduris", "--players", "2"];
     let correct = conformance(&flags, &[&client]);
     passes("the conformance client unbroken", &correct);
-    assert_eq!(correct.with("OK").len(), correct.verdicts.len());
     for (duty, theirs) in BROKEN {
         let run = conformance(&flags, &[&client, "--break", duty]);
         assert!(!run.done.status.success(), "{duty}: exit status 0");
