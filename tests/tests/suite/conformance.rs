@@ -120,17 +120,51 @@ fn passes(who: &str, run: &Run) {
     eprintln!("conformance: {who}: {} scenarios OK", run.verdicts.len());
 }
 
+/// The `druids conformance` commands of docs/testing-clients.md's section
+/// 6, as words (double quotes grouping), `druids` as this build's binary.
+fn documented_runs() -> Vec<Vec<String>> {
+    let doc = std::fs::read_to_string(repo_root().join("docs/testing-clients.md")).unwrap();
+    let section = doc
+        .split("## 6. Grading a client")
+        .nth(1)
+        .expect("section 6");
+    let block = section.split("```sh\n").nth(1).expect("a sh block");
+    let block = block.split("```").next().unwrap();
+    let bin = druids().to_string_lossy().into_owned();
+    block
+        .lines()
+        .filter(|l| l.starts_with("druids conformance"))
+        .map(|l| {
+            let mut words = Vec::new();
+            for (i, part) in l.split('"').enumerate() {
+                if i % 2 == 1 {
+                    words.push(part.to_owned());
+                } else {
+                    words.extend(part.split_whitespace().map(str::to_owned));
+                }
+            }
+            words
+                .into_iter()
+                .skip(2)
+                .map(|w| if w == "druids" { bin.clone() } else { w })
+                .collect()
+        })
+        .collect()
+}
+
 #[test]
 fn druids_bot_and_the_exec_bridge_pass_every_scenario() {
-    let bot = druids().to_string_lossy().into_owned();
-    passes(
-        "druids bot",
-        &conformance(&[], &[&bot, "bot", "--game-id", "{game_id}"]),
-    );
-    passes(
-        "druids bot --exec",
-        &conformance(&["--exec", "python3 bots/exec/random_bot.py"], &[]),
-    );
+    let runs = documented_runs();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    for words in runs {
+        let (flags, client) = match words.iter().position(|w| w == "--") {
+            Some(i) => (&words[..i], &words[i + 1..]),
+            None => (&words[..], &[][..]),
+        };
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let client: Vec<&str> = client.iter().map(String::as_str).collect();
+        passes(&words.join(" "), &conformance(&flags, &client));
+    }
 }
 
 #[test]
