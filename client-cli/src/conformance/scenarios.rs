@@ -279,7 +279,7 @@ impl Scenario {
                 .iter()
                 .map(|k| pb::Fault {
                     seat: CLIENT_SEAT,
-                    kind: Some(k.clone()),
+                    kind: Some(*k),
                 })
                 .collect(),
         }
