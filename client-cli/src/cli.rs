@@ -13,6 +13,7 @@ use crate::arena::pools::PoolsArgs;
 use crate::arena::ratings::LeaderboardArgs;
 use crate::arena::tournament::ArenaTournamentArgs;
 use crate::args::{BotArgs, GameArgs};
+use crate::conformance::ConformanceArgs;
 use crate::games::create::CreateArgs;
 use crate::games::list::ListArgs;
 use crate::offline::matches::MatchArgs;
@@ -143,6 +144,11 @@ pub enum Command {
     /// built-in bots, in-process (no server): N games, seats rotated, one
     /// JSON line per game, win rates and mean scores with 95 % intervals.
     Match(MatchArgs),
+    /// Grade a client against a server in test-faults mode: scenarios with
+    /// faults on cue, the client started once per scenario with its seat
+    /// (`-- CMD ARGS…`, or `--exec CMD` for a line-protocol bot), judged from
+    /// the server's ledger: OK, NON-STRICT or FAILED with evidence.
+    Conformance(ConformanceArgs),
 }
 
 /// Parses `args` as on a machine where no `DRUIDS_*` variable is set: every

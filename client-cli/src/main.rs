@@ -18,6 +18,7 @@ mod arena;
 mod args;
 mod bridge;
 mod cli;
+mod conformance;
 mod connect;
 mod games;
 mod lines;
@@ -135,6 +136,15 @@ async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
             no_server(server_typed, "match")?;
             // Games run on threads of their own, off the async runtime.
             return tokio::task::spawn_blocking(move || offline::matches::run(args)).await?;
+        }
+        Command::Conformance(args) => {
+            // Only a --server typed here: DRUIDS_SERVER in the shell is for clients.
+            let given = if server_typed {
+                Some(server(&cli.server)?)
+            } else {
+                None
+            };
+            return conformance::conformance(given, args).await;
         }
         Command::Selfplay(args) => {
             // Without a server, self-play runs the engines in-process.

@@ -17,6 +17,7 @@ mod browser;
 mod cairn;
 mod clocks;
 mod cluster;
+mod conformance;
 mod contract;
 mod cross_language;
 mod deploy;
