@@ -732,6 +732,7 @@ async fn challenges_start_matches_or_end_declined_or_expired() {
             pb::AnswerChallengeRequest {
                 challenge_id: first.challenge_id.clone(),
                 accept: true,
+                ..Default::default()
             },
         ))
         .await
@@ -742,6 +743,7 @@ async fn challenges_start_matches_or_end_declined_or_expired() {
         pb::AnswerChallengeRequest {
             challenge_id: first.challenge_id.clone(),
             accept: false,
+            ..Default::default()
         },
     ))
     .await
@@ -789,6 +791,7 @@ async fn challenges_start_matches_or_end_declined_or_expired() {
             pb::AnswerChallengeRequest {
                 challenge_id: third.challenge_id,
                 accept: true,
+                ..Default::default()
             },
         ))
         .await

@@ -73,6 +73,7 @@ async fn a_revoked_bot_loses_its_key_everywhere_until_the_operator_issues_one() 
         pb::AnswerChallengeRequest {
             challenge_id: c.challenge_id,
             accept: true,
+            ..Default::default()
         },
     ))
     .await
@@ -299,6 +300,7 @@ async fn a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock(b
             pb::AnswerChallengeRequest {
                 challenge_id: c.challenge_id.clone(),
                 accept: true,
+                ..Default::default()
             },
         ))
         .await
@@ -315,6 +317,7 @@ async fn a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock(b
             pb::AnswerChallengeRequest {
                 challenge_id: c.challenge_id.clone(),
                 accept: true,
+                ..Default::default()
             },
         ))
         .await
@@ -346,6 +349,7 @@ async fn a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock(b
             pb::AnswerChallengeRequest {
                 challenge_id: c.challenge_id.clone(),
                 accept: false,
+                ..Default::default()
             },
         ))
         .await

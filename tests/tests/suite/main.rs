@@ -3,9 +3,11 @@
 //! module drives a real server over TCP.
 
 mod arena;
+mod arena_challenge_ends;
 mod arena_duplicate;
 mod arena_house;
 mod arena_kits;
+mod arena_pools;
 mod arena_quotas;
 mod arena_revoke;
 mod arena_sybils;
@@ -18,6 +20,7 @@ mod cli_commands;
 mod clock_defaults;
 mod clocks;
 mod cluster;
+mod conformance;
 mod contract;
 mod cross_language;
 mod deploy;
@@ -36,6 +39,7 @@ mod postgres;
 mod proto;
 mod python_engine;
 mod readme_ladder;
+mod readme_quickstart;
 mod recent_games;
 mod request_window;
 mod retention;
