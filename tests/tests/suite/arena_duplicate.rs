@@ -61,7 +61,7 @@ async fn a_rated_meduris_match_deals_one_seed_to_every_rotation_of_its_seats() {
             tokio::spawn(seek_and_play(
                 server.url(),
                 key.clone(),
-                seek.clone(),
+                seek,
                 100 + i as u64,
             ))
         })

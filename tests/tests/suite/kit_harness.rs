@@ -20,7 +20,7 @@ use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_tests::authed;
 use serde_json::Value;
 
-use crate::cross_language::{kits_dir, repo_root, venv_bin};
+use crate::cross_language::{kits_dir, venv_bin};
 use crate::typescript::built_kit;
 
 /// The actions the docs' example starts the new game from.
@@ -28,11 +28,10 @@ const FROM: usize = 57;
 
 /// The fenced blocks in `lang` of docs/testing-clients.md, in order.
 fn doc_blocks(lang: &str) -> Vec<String> {
-    let doc = std::fs::read_to_string(repo_root().join("docs/testing-clients.md"))
-        .expect("docs/testing-clients.md");
-    doc.split(&format!("```{lang}\n"))
-        .skip(1)
-        .map(|b| b.split_once("```").expect("a closed block").0.to_owned())
+    druids_tests::docs::page_blocks("docs/testing-clients.md")
+        .into_iter()
+        .filter(|b| b.lang == lang)
+        .map(|b| b.text)
         .collect()
 }
 
