@@ -23,6 +23,7 @@ mod faults;
 mod games;
 mod hostile;
 mod ladder;
+mod legal_pages;
 mod lifecycle;
 mod limits;
 mod listeners;
