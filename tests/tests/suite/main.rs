@@ -22,6 +22,7 @@ mod dolmen;
 mod faults;
 mod games;
 mod hostile;
+mod http_edge;
 mod ladder;
 mod legal_pages;
 mod lifecycle;
