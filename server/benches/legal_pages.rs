@@ -6,7 +6,7 @@
 //! in the same run.
 //!
 //! The position: a 2-player Meduris game, seed 193, after 76 random actions
-//! (`Lcg(193)` of the tests), whose seat to act has 13,406 entries with every
+//! (`druids_tests::played_here`), whose seat to act has 13,406 entries with every
 //! payment.
 //!
 //! Run: `cargo bench -p druids-server --bench legal_pages -- [MODE]` where
@@ -17,37 +17,14 @@
 use std::time::Instant;
 
 use druids_contract::Kind;
-use druids_contract::pb::submit_action_request::Choice::LegalActionId;
-use druids_server::hosted_game::{HostedGame, new_game};
+use druids_server::hosted_game::HostedGame;
 
 const SEED: u64 = 193;
 const PREFIX: usize = 76;
 const PAGE: usize = 1000;
 
-/// The tests' deterministic choices (`druids_tests::Lcg`).
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) as usize) % n
-    }
-}
-
 fn position() -> Box<dyn HostedGame> {
-    let mut game = new_game(Kind::Meduris, 2, SEED, &Default::default()).unwrap();
-    game.start();
-    let mut rng = Lcg(SEED);
-    for _ in 0..PREFIX {
-        let seat = game.to_act().unwrap();
-        let n = game.legal_actions(false).len();
-        game.apply(seat, &LegalActionId(rng.below(n) as u32), None)
-            .unwrap();
-    }
-    game
+    druids_tests::played_here(Kind::Meduris, 2, SEED, PREFIX)
 }
 
 /// Every page, the list built once: entries read.

@@ -6,25 +6,11 @@
 
 use std::sync::Arc;
 
-use druids_contract::pb;
 use druids_server::{Limits, MemoryStore};
-use druids_tests::{TestServer, http_face};
+use druids_tests::{TestServer, games_listed, http_face};
 
 use crate::games::{bash, doc_blocks};
 use crate::web::{assert_error, http, json};
-
-/// Games on the server, as `ListGames` counts them.
-async fn games(server: &TestServer) -> usize {
-    server
-        .client()
-        .await
-        .list_games(pb::ListGamesRequest::default())
-        .await
-        .unwrap()
-        .into_inner()
-        .games
-        .len()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn posts_another_site_could_send_are_refused_and_change_nothing() {
@@ -44,7 +30,7 @@ async fn posts_another_site_could_send_are_refused_and_change_nothing() {
         ("/web/v1/practice", r#"{"kind": "meduris", "players": 2}"#),
     ];
     for (path, body) in routes {
-        let before = games(&server).await;
+        let before = games_listed(&server).await;
         for content_type in [
             "text/plain",
             "text/plain;charset=UTF-8",
@@ -70,7 +56,7 @@ async fn posts_another_site_could_send_are_refused_and_change_nothing() {
             assert_error(&answer, 403, "PERMISSION_DENIED", "ORIGIN_NOT_ALLOWED");
         }
         assert_eq!(
-            games(&server).await,
+            games_listed(&server).await,
             before,
             "a refused {path} created a game"
         );
@@ -88,7 +74,7 @@ async fn posts_another_site_could_send_are_refused_and_change_nothing() {
             assert_eq!(answer.0, 200, "{path} {headers:?}: {answer:?}");
         }
     }
-    assert_eq!(games(&server).await, 6);
+    assert_eq!(games_listed(&server).await, 6);
     // Reads are POSTs too and are held to the same rules.
     let read = http(
         &base,
@@ -156,6 +142,6 @@ async fn docs_http_md_cross_site_examples_answer_as_shown() {
     for line in documented.lines().filter(|l| l.starts_with('{')) {
         assert!(json(line)["reason"].is_string());
     }
-    assert_eq!(games(&server).await, 0);
+    assert_eq!(games_listed(&server).await, 0);
     server.stop().await;
 }

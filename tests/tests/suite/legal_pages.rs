@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use druids_contract::pb::submit_action_request::Choice::LegalActionId;
 use druids_contract::{Kind, pb};
-use druids_server::hosted_game::{HostedGame, new_game};
-use druids_tests::{Lcg, TestServer, authed, create, legal, play_random, state};
+use druids_server::hosted_game::HostedGame;
+use druids_tests::{Lcg, TestServer, authed, create, legal, play_random, played_here, state};
 
 use crate::metrics::{sample, scrape};
 
@@ -20,16 +20,7 @@ const PREFIX: usize = 14;
 
 /// The same game, played in this process on the same choices.
 fn engine_game() -> Box<dyn HostedGame> {
-    let mut game = new_game(Kind::Meduris, 2, SEED, &Default::default()).unwrap();
-    game.start();
-    let mut rng = Lcg(SEED);
-    for _ in 0..PREFIX {
-        let seat = game.to_act().unwrap();
-        let n = game.legal_actions(false).len();
-        game.apply(seat, &LegalActionId(rng.below(n) as u32), None)
-            .unwrap();
-    }
-    game
+    played_here(Kind::Meduris, 2, SEED, PREFIX)
 }
 
 #[tokio::test]

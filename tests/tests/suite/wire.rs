@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use druids_contract::pb;
 use druids_server::{Limits, MemoryStore};
-use druids_tests::{TestServer, create, raw, state};
+use druids_tests::{TestServer, create, games_listed, raw, state};
 use tonic::{Code, Status};
 
 use crate::trust::reason;
@@ -88,18 +88,6 @@ async fn oversized_requests_are_resource_exhausted() {
     server.stop().await;
 }
 
-/// Games on the server.
-async fn games(server: &TestServer) -> usize {
-    let mut client = server.client().await;
-    client
-        .list_games(pb::ListGamesRequest::default())
-        .await
-        .unwrap()
-        .into_inner()
-        .games
-        .len()
-}
-
 fn create_request() -> Vec<u8> {
     use prost::Message;
     pb::CreateGameRequest {
@@ -130,7 +118,7 @@ async fn a_unary_call_with_two_request_messages_is_refused() {
         status.message().contains("one request message"),
         "{status:?}"
     );
-    assert_eq!(games(&server).await, 0, "nothing was created");
+    assert_eq!(games_listed(&server).await, 0, "nothing was created");
     // One message is served as before.
     let one = tokio_stream::iter([create_request()]);
     grpc.ready().await.unwrap();
@@ -141,7 +129,7 @@ async fn a_unary_call_with_two_request_messages_is_refused() {
     )
     .await
     .expect("one message");
-    assert_eq!(games(&server).await, 1);
+    assert_eq!(games_listed(&server).await, 1);
     server.stop().await;
 }
 
@@ -177,7 +165,7 @@ async fn another_content_type_on_the_grpc_port_is_415() {
         assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
         assert_eq!(reason(&status), "INVALID_ARGUMENT");
     }
-    assert_eq!(games(&server).await, 0, "nothing was created");
+    assert_eq!(games_listed(&server).await, 0, "nothing was created");
     server.stop().await;
 }
 
@@ -196,7 +184,7 @@ async fn oversized_metadata_is_resource_exhausted() {
     let status = client.create_game(request).await.unwrap_err();
     assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
     assert_eq!(reason(&status), "LIMIT_REACHED");
-    assert_eq!(games(&server).await, 0, "nothing was created");
+    assert_eq!(games_listed(&server).await, 0, "nothing was created");
     // Ordinary metadata still passes.
     create(&mut client, MEDURIS, 2, 3).await;
     server.stop().await;
