@@ -486,6 +486,12 @@ async fn every_number_of_every_request_is_bounded_before_anything_is_built() {
             token: None,
         },
         Baseline {
+            method: "druids.v1.ArenaService/ListPools",
+            label: "",
+            body: pb::ListPoolsRequest { kind: dolmen }.encode_to_vec(),
+            token: None,
+        },
+        Baseline {
             method: "druids.v1.TestingService/CreateTestGame",
             label: "",
             body: pb::CreateTestGameRequest {
