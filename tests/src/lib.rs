@@ -3,6 +3,7 @@
 //! through the contract only.
 
 pub mod install;
+pub mod pg_relay;
 pub mod postgres;
 pub mod process;
 pub mod raw;
