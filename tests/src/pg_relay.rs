@@ -24,7 +24,6 @@ type Hook = Box<dyn FnOnce() + Send>;
 
 /// The relay.
 pub struct PgRelay {
-    port: u16,
     /// The database's URL through the relay.
     url: String,
     armed: Arc<Mutex<Option<(String, Hook)>>>,
@@ -68,7 +67,6 @@ impl PgRelay {
             }
         });
         PgRelay {
-            port,
             url: format!("{host}:{port}/{db}"),
             armed,
             links,
