@@ -280,6 +280,7 @@ pub async fn serve_service(
     }
     let result = builder
         .layer(tower::util::MapResponseLayer::new(transport::remap))
+        .layer(blocking::CallDeadlineLayer)
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
