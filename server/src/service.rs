@@ -127,7 +127,7 @@ impl Service {
         let lobby = Arc::new(Lobby::new(
             Arc::clone(&rooms),
             Arc::clone(&games),
-            store.as_ref(),
+            Arc::clone(&store) as _,
             Arc::clone(&clock),
             cluster.clone(),
             limits.catalog.clone(),
