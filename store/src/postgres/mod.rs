@@ -87,6 +87,9 @@ pub struct PostgresStore {
     appends: Mutex<Appends>,
     /// Signalled when a batch of appends has its results.
     appended: Condvar,
+    /// Since when the database has been out of reach, if it is
+    /// ([`retry::Outage`]).
+    outage: retry::Outage,
 }
 
 impl PostgresStore {
@@ -130,6 +133,7 @@ impl PostgresStore {
             pool,
             appends: Mutex::new(Appends::default()),
             appended: Condvar::new(),
+            outage: retry::Outage::default(),
         };
         store.retry("migrating the schema", |_| {
             store.wait(async {

@@ -543,6 +543,22 @@ async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     nodes.node(0).signal("CONT");
+    // A counts the lapse of its leases; B's log names whose game it took.
+    let deadline = tokio::time::Instant::now() + HANG;
+    while nodes.metric(0, "druids_node_lease_lapses_total") < 1.0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "A counts its lapsed leases"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let b_log = std::fs::read_to_string(nodes.log(1)).unwrap();
+    assert!(
+        b_log
+            .lines()
+            .any(|l| l.contains("game taken over") && l.contains("node-0")),
+        "the takeover names the node it took the game from: {b_log}"
+    );
     let answered = tokio::time::timeout(Duration::from_secs(20), in_flight)
         .await
         .expect("the in-flight submission is answered")
@@ -805,5 +821,58 @@ async fn forwarded_reads_are_charged_where_they_arrive() {
     assert!(
         nodes.metric(1, "druids_node_forwarded_total") >= 1.0,
         "B forwarded the reads to A"
+    );
+}
+
+/// A stream forwarded to the owner of its game ends with `UNAVAILABLE` /
+/// `GAME_MOVED` when the owner stops answering (SIGSTOP): the entry node
+/// pings the owner's connection and gives up on it within about a lease, so
+/// the client resumes elsewhere without a watchdog of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_forwarded_stream_to_a_paused_owner_ends_with_game_moved() {
+    let nodes = Nodes::start("cluster_paused_stream", 2);
+    let created = nodes
+        .client(0)
+        .create_game(pb::CreateGameRequest {
+            kind: pb::GameKind::Meduris as i32,
+            players: 2,
+            ..Default::default()
+        })
+        .await
+        .expect("create on A")
+        .into_inner();
+    let mut stream = nodes
+        .client(1)
+        .stream_events(pb::StreamEventsRequest {
+            game_id: created.game_id.clone(),
+            from_seq: 0,
+        })
+        .await
+        .expect("a stream through B")
+        .into_inner();
+    let first = stream
+        .message()
+        .await
+        .expect("an event")
+        .expect("a snapshot");
+    assert!(first.seq > 0, "{first:?}");
+    nodes.node(0).signal("STOP");
+    let ended = tokio::time::timeout(HANG, async {
+        loop {
+            match stream.message().await {
+                Ok(Some(_)) => continue,
+                Ok(None) => panic!("the stream ended without an error"),
+                Err(s) => break s,
+            }
+        }
+    })
+    .await;
+    nodes.node(0).signal("CONT");
+    let ended = ended.expect("the stream to a paused owner ends");
+    assert_eq!(ended.code(), Code::Unavailable, "{ended:?}");
+    assert_eq!(
+        ended.get_details_error_info().map(|i| i.reason),
+        Some("GAME_MOVED".to_owned()),
+        "{ended:?}"
     );
 }

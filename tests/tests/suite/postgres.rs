@@ -217,7 +217,8 @@ fn a_write_behind_another_owners_action_is_refused_as_fenced() {
 /// (`grpc-timeout`) is answered `UNAVAILABLE` with a `RetryInfo` before
 /// then, not held in the store's retries past it (the client would see its
 /// own `DEADLINE_EXCEEDED`). Once the database is back, the same keyed
-/// submission is answered and stored once.
+/// submission is answered and stored once; the log says "database lost" once
+/// and "database back" once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_outage_is_answered_unavailable_within_the_clients_deadline() {
     let db = TestDb::new(Backend::Postgres, "outage_deadline");
@@ -295,5 +296,11 @@ async fn an_outage_is_answered_unavailable_within_the_clients_deadline() {
         PgCluster::shared().sql(db.pg_name(), "SELECT count(*) FROM actions"),
         "1"
     );
+    // The operator reads the outage as two lines, not one per retry.
+    let log = std::fs::read_to_string(dir.join("server.log")).unwrap();
+    let lines = |what: &str| log.lines().filter(|l| l.contains(what)).count();
+    assert_eq!(lines("database lost"), 1, "{log}");
+    assert_eq!(lines("database back after"), 1, "{log}");
+    assert_eq!(lines("trying again"), 0, "retries at debug level: {log}");
     let _ = std::fs::remove_dir_all(&dir);
 }
