@@ -128,6 +128,19 @@ impl Nodes {
         }
     }
 
+    /// A two-player Meduris game created on node `i` (its owner).
+    async fn create_on(&self, i: usize) -> pb::CreateGameResponse {
+        self.client(i)
+            .create_game(pb::CreateGameRequest {
+                kind: pb::GameKind::Meduris as i32,
+                players: 2,
+                ..Default::default()
+            })
+            .await
+            .expect("create")
+            .into_inner()
+    }
+
     /// A counter of node `i`'s metrics.
     fn metric(&self, i: usize, name: &str) -> f64 {
         let addr = self.node(i).metrics.clone().expect("metrics address");
@@ -769,16 +782,7 @@ async fn forwarded_reads_are_charged_where_they_arrive() {
             ("DRUIDS_MAX_ANONYMOUS_READS_PER_SECOND", "1"),
         ],
     );
-    let created = nodes
-        .client(0)
-        .create_game(pb::CreateGameRequest {
-            kind: pb::GameKind::Meduris as i32,
-            players: 2,
-            ..Default::default()
-        })
-        .await
-        .expect("create on A")
-        .into_inner();
+    let created = nodes.create_on(0).await;
     let id = created.game_id;
     let token = created.seats[0].token.clone();
     let mut b = nodes.client(1);
@@ -831,16 +835,7 @@ async fn forwarded_reads_are_charged_where_they_arrive() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_forwarded_stream_to_a_paused_owner_ends_with_game_moved() {
     let nodes = Nodes::start("cluster_paused_stream", 2);
-    let created = nodes
-        .client(0)
-        .create_game(pb::CreateGameRequest {
-            kind: pb::GameKind::Meduris as i32,
-            players: 2,
-            ..Default::default()
-        })
-        .await
-        .expect("create on A")
-        .into_inner();
+    let created = nodes.create_on(0).await;
     let mut stream = nodes
         .client(1)
         .stream_events(pb::StreamEventsRequest {
