@@ -3,11 +3,30 @@
 //! pool, at most [`BLOCKING_AT_ONCE`] at a time; later calls wait on the
 //! workers without a thread. With a store that never blocks (in memory) the
 //! work runs in place.
+//!
+//! A call's deadline is honoured here: a gRPC call that says how long its
+//! client waits (`grpc-timeout`) runs within [`CallDeadline`], and blocking
+//! work not done by a little before then (a database outage: the store is
+//! still retrying) is answered `UNAVAILABLE` with a `RetryInfo`
+//! ([`ServiceError::StorageLate`]) while the client still listens, instead
+//! of the client's own `DEADLINE_EXCEEDED`. The work itself goes on.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
 
 use tokio::sync::Semaphore;
+use tokio::time::Instant;
 use tonic::Status;
+
+use crate::error::ServiceError;
+
+tokio::task_local! {
+    /// When the current call's answer is due, if its client said.
+    static DUE: Instant;
+}
 
 /// Most calls on the blocking pool at once. A durable store's writers wait
 /// there for a shared commit, so this also caps a commit's batch: at 64 the
@@ -41,18 +60,112 @@ impl OffTheWorkers {
         if !self.blocks {
             return Ok(f());
         }
-        let permit = Arc::clone(&self.permits)
-            .acquire_owned()
+        let permits = Arc::clone(&self.permits);
+        let work = async move {
+            let permit = permits
+                .acquire_owned()
+                .await
+                .map_err(|e| Status::internal(format!("the blocking pool is closed: {e}")))?;
+            // The permit goes with the task, so a cancelled call still holds
+            // it until its blocking work is done.
+            tokio::task::spawn_blocking(move || {
+                let out = f();
+                drop(permit);
+                out
+            })
             .await
-            .map_err(|e| Status::internal(format!("the blocking pool is closed: {e}")))?;
-        // The permit goes with the task, so a cancelled call still holds it
-        // until its blocking work is done.
-        tokio::task::spawn_blocking(move || {
-            let out = f();
-            drop(permit);
-            out
-        })
-        .await
-        .map_err(|e| Status::internal(format!("a blocking task failed: {e}")))
+            .map_err(|e| Status::internal(format!("a blocking task failed: {e}")))
+        };
+        match DUE.try_with(|due| *due) {
+            Ok(due) => tokio::time::timeout_at(due, work)
+                .await
+                .unwrap_or_else(|_| Err(ServiceError::StorageLate.into())),
+            Err(_) => work.await,
+        }
+    }
+}
+
+/// When a call whose client waits `timeout` is answered at the latest: a
+/// fifth of it (at most a second) early, for the answer's way back.
+fn due(timeout: Duration) -> Instant {
+    Instant::now() + timeout - (timeout / 5).min(Duration::from_secs(1))
+}
+
+/// The `grpc-timeout` header's value: digits and a unit (H, M, S, m, u, n).
+fn grpc_timeout(value: &str) -> Option<Duration> {
+    let (digits, unit) = value.split_at(value.len().checked_sub(1)?);
+    if digits.is_empty() || digits.len() > 8 {
+        return None;
+    }
+    let n: u64 = digits.parse().ok()?;
+    Some(match unit {
+        "H" => Duration::from_secs(n.checked_mul(3600)?),
+        "M" => Duration::from_secs(n.checked_mul(60)?),
+        "S" => Duration::from_secs(n),
+        "m" => Duration::from_millis(n),
+        "u" => Duration::from_micros(n),
+        "n" => Duration::from_nanos(n),
+        _ => return None,
+    })
+}
+
+/// The layer that runs each gRPC call within its deadline ([`CallDeadline`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CallDeadlineLayer;
+
+impl<S> tower::Layer<S> for CallDeadlineLayer {
+    type Service = CallDeadline<S>;
+
+    fn layer(&self, inner: S) -> CallDeadline<S> {
+        CallDeadline(inner)
+    }
+}
+
+/// A gRPC service whose calls carrying `grpc-timeout` run with their answer
+/// due a little before it ([`OffTheWorkers::run`] keeps to it).
+#[derive(Clone, Debug)]
+pub struct CallDeadline<S>(S);
+
+impl<S, B> tower::Service<http::Request<B>> for CallDeadline<S>
+where
+    S: tower::Service<http::Request<B>>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let timeout = request
+            .headers()
+            .get("grpc-timeout")
+            .and_then(|v| v.to_str().ok())
+            .and_then(grpc_timeout);
+        let call = self.0.call(request);
+        match timeout {
+            Some(timeout) => Box::pin(DUE.scope(due(timeout), call)),
+            None => Box::pin(call),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grpc_timeouts_parse_in_every_unit() {
+        assert_eq!(grpc_timeout("3S"), Some(Duration::from_secs(3)));
+        assert_eq!(grpc_timeout("2999m"), Some(Duration::from_millis(2999)));
+        assert_eq!(grpc_timeout("5000000u"), Some(Duration::from_secs(5)));
+        assert_eq!(grpc_timeout("1H"), Some(Duration::from_secs(3600)));
+        assert_eq!(grpc_timeout("10"), None);
+        assert_eq!(grpc_timeout("S"), None);
+        assert_eq!(grpc_timeout(""), None);
+        assert_eq!(grpc_timeout("123456789S"), None, "at most 8 digits");
     }
 }

@@ -26,6 +26,10 @@ pub const ERROR_DOMAIN: &str = "druids.dev";
 /// How long a client waits before retrying a call to a game on the move.
 pub const MOVED_RETRY: Duration = Duration::from_millis(200);
 
+/// How long a client waits before retrying a call the database failed or
+/// did not answer in time.
+pub const STORAGE_RETRY: Duration = Duration::from_secs(1);
+
 /// Most bytes of client input quoted back in an error message.
 pub const MAX_QUOTED_BYTES: usize = 64;
 
@@ -211,6 +215,13 @@ pub enum ServiceError {
         /// When a retry will be accepted.
         retry_after: Duration,
     },
+    /// The database did not answer before the client's deadline
+    /// (`grpc-timeout`); the call may still be applied.
+    #[error(
+        "the database did not answer before this call's deadline: retry in {} ms, with the same idempotency key or request id (the call may still be applied)",
+        STORAGE_RETRY.as_millis()
+    )]
+    StorageLate,
 }
 
 impl ServiceError {
@@ -261,7 +272,7 @@ impl ServiceError {
             ServiceError::NotEstablished(_) => Code::FailedPrecondition,
             ServiceError::TestFaultsOff => Code::FailedPrecondition,
             ServiceError::TestKeyUnknown(_) => Code::Unauthenticated,
-            ServiceError::FaultUnavailable { .. } => Code::Unavailable,
+            ServiceError::FaultUnavailable { .. } | ServiceError::StorageLate => Code::Unavailable,
         }
     }
 
@@ -313,7 +324,9 @@ impl ServiceError {
             ServiceError::ShuttingDown => ErrorReason::ShuttingDown,
             ServiceError::TestFaultsOff => ErrorReason::TestFaultsOff,
             ServiceError::TestKeyUnknown(_) => ErrorReason::TokenUnknown,
-            ServiceError::FaultUnavailable { .. } => ErrorReason::StorageUnavailable,
+            ServiceError::FaultUnavailable { .. } | ServiceError::StorageLate => {
+                ErrorReason::StorageUnavailable
+            }
         }
     }
 
@@ -374,6 +387,9 @@ impl From<ServiceError> for Status {
             }
             ServiceError::Moved(_) | ServiceError::Storage(StoreError::Fenced { .. }) => {
                 details.set_retry_info(Some(MOVED_RETRY));
+            }
+            ServiceError::Storage(_) | ServiceError::StorageLate => {
+                details.set_retry_info(Some(STORAGE_RETRY));
             }
             _ => {}
         }

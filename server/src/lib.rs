@@ -282,6 +282,7 @@ pub async fn serve_service(
     }
     let result = builder
         .layer(grpc_edge::GrpcEdgeLayer)
+        .layer(blocking::CallDeadlineLayer)
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

@@ -6,7 +6,9 @@
 //! and the id instead of drawn at random. A retry with the same id and request
 //! within [`REQUEST_WINDOW_MS`] — also after a restart — is answered again,
 //! tokens included, and changes nothing; the same id with another request is
-//! refused.
+//! refused. On a node of a cluster an id this node has not seen is looked up
+//! in the database (another node may have answered it), and a retried create
+//! whose game another node owns is answered by that node ([`Created::Owner`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -20,7 +22,7 @@ use crate::auth::{self, TokenHash};
 use crate::bounds::Checked;
 use crate::catalog::Catalog;
 use crate::clock::{Clock, ClockRules, SeatClocks};
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, Located};
 use crate::error::{ServiceError, clip};
 use crate::hosted_game::{Choice, CreateError};
 use crate::room::{Room, SeatSlot, Setup};
@@ -43,6 +45,23 @@ pub struct Lobby {
     /// Answered request ids by hash; held while a keyed call runs, so two
     /// calls with one id never both create.
     requests: Mutex<HashMap<[u8; 32], RequestRecord>>,
+    /// The stored request ids, asked on a node of a cluster for ids another
+    /// node answered.
+    stored: Arc<dyn Requests>,
+}
+
+/// A CreateGame's answer.
+pub enum Created {
+    /// Given here.
+    Answer(Box<pb::CreateGameResponse>),
+    /// A retry whose game the node at `addr` owns: it answers (forward the
+    /// call there).
+    Owner {
+        /// The owner's address.
+        addr: String,
+        /// The game created by the first call.
+        game_id: String,
+    },
 }
 
 /// The fingerprint of a keyed request: its encoding without the id, under a
@@ -129,13 +148,14 @@ impl Lobby {
     pub fn new(
         rooms: Arc<Rooms>,
         games: Arc<dyn Games>,
-        requests: &dyn Requests,
+        requests: Arc<dyn Requests>,
         clock: Arc<dyn Clock>,
         cluster: Option<Arc<Cluster>>,
         catalog: Catalog,
     ) -> Result<Lobby, StoreError> {
         let since = clock.now_ms().saturating_sub(REQUEST_WINDOW_MS);
         let secret = requests.secret()?;
+        let requests_store = Arc::clone(&requests);
         let requests = requests
             .requests_since(since)?
             .into_iter()
@@ -149,6 +169,7 @@ impl Lobby {
             cluster,
             catalog,
             requests: Mutex::new(requests),
+            stored: requests_store,
         })
     }
 
@@ -160,6 +181,27 @@ impl Lobby {
 
     fn requests(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], RequestRecord>> {
         self.requests.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The answered request whose id hashes to `key`: in memory, or (on a
+    /// node of a cluster) in the database, answered by another node.
+    fn answered(
+        &self,
+        requests: &mut HashMap<[u8; 32], RequestRecord>,
+        key: [u8; 32],
+    ) -> Result<Option<RequestRecord>, ServiceError> {
+        if let Some(done) = requests.get(&key) {
+            return Ok(Some(done.clone()));
+        }
+        if self.cluster.is_none() {
+            return Ok(None);
+        }
+        let since = self.clock.now_ms().saturating_sub(REQUEST_WINDOW_MS);
+        let found = self.stored.request(&key)?.filter(|r| r.at_ms >= since);
+        if let Some(done) = &found {
+            requests.insert(key, done.clone());
+        }
+        Ok(found)
     }
 
     /// Forgets request ids older than the window.
@@ -177,27 +219,34 @@ impl Lobby {
         }
     }
 
-    /// CreateGame.
+    /// CreateGame; `forwarded` if a peer node sent the call (a retry whose
+    /// game is elsewhere is then not sent on).
     pub fn create(
         &self,
         req: Checked<pb::CreateGameRequest>,
-    ) -> Result<pb::CreateGameResponse, ServiceError> {
+        forwarded: bool,
+    ) -> Result<Created, ServiceError> {
         let mut req = req.into_inner();
         let request_id = std::mem::take(&mut req.request_id);
         if request_id.is_empty() {
-            return self.create_new(req, "", None, None);
+            return self
+                .create_new(req, "", None, None)
+                .map(|r| Created::Answer(Box::new(r)));
         }
         let key = auth::digest(request_id.as_bytes());
         let print = fingerprint(b"create\0", req.encode_to_vec());
         let mut requests = self.requests();
-        if let Some(done) = requests.get(&key) {
+        let again = |done: &RequestRecord| {
             if done.fingerprint != print || done.seat.is_some() {
                 return Err(ServiceError::KeyReused {
                     what: "request id",
                     key: clip(&request_id),
                 });
             }
-            return self.created_again(&req, &request_id, &done.game_id);
+            self.created_again(&req, &request_id, &done.game_id, forwarded)
+        };
+        if let Some(done) = self.answered(&mut requests, key)? {
+            return again(&done);
         }
         let record = RequestRecord {
             key,
@@ -207,7 +256,16 @@ impl Lobby {
             started: false,
             at_ms: self.clock.now_ms(),
         };
-        let reply = self.create_new(req, &request_id, Some(record.clone()), None)?;
+        let reply = match self.create_new(req.clone(), &request_id, Some(record.clone()), None) {
+            Ok(reply) => reply,
+            // Another node may have answered the same id meanwhile (its
+            // record took the key first): answer as it did.
+            Err(e) if self.cluster.is_some() => match self.stored.request(&key).ok().flatten() {
+                Some(done) => return again(&done),
+                None => return Err(e),
+            },
+            Err(e) => return Err(e),
+        };
         requests.insert(
             key,
             RequestRecord {
@@ -215,18 +273,31 @@ impl Lobby {
                 ..record
             },
         );
-        Ok(reply)
+        Ok(Created::Answer(Box::new(reply)))
     }
 
     /// The answer to a retried CreateGame: the same game and tokens, and its
-    /// state now.
+    /// state now; on a node of a cluster, from the game's owner.
     fn created_again(
         &self,
         req: &pb::CreateGameRequest,
         request_id: &str,
         game_id: &str,
-    ) -> Result<pb::CreateGameResponse, ServiceError> {
-        let room = self.rooms.load(game_id, self.clock.now_ms())?;
+        forwarded: bool,
+    ) -> Result<Created, ServiceError> {
+        let now = self.clock.now_ms();
+        let room = match &self.cluster {
+            None => self.rooms.load(game_id, now)?,
+            Some(cluster) => match cluster.locate(&self.rooms, game_id, now, forwarded)? {
+                Located::Here(room) => room,
+                Located::There(addr) => {
+                    return Ok(Created::Owner {
+                        addr,
+                        game_id: game_id.to_owned(),
+                    });
+                }
+            },
+        };
         let view = room.view(Viewer::Spectator);
         let seats = view
             .seats
@@ -238,11 +309,11 @@ impl Lobby {
                 token: self.token(request_id, game_id, Seat(s.seat as u8)).0,
             })
             .collect();
-        Ok(pb::CreateGameResponse {
+        Ok(Created::Answer(Box::new(pb::CreateGameResponse {
             game_id: game_id.to_owned(),
             seats,
             state: Some(view),
-        })
+        })))
     }
 
     /// Creates a game for the arena: every seat claimed (the bots act through
@@ -370,30 +441,37 @@ impl Lobby {
             }
         }
         let created = self.clock.now_ms();
-        self.games.create_game(&GameRecord {
-            id: id.clone(),
-            kind: game.kind(),
-            players,
-            seed,
-            seed_chosen,
-            options: options.clone(),
-            created_unix_ms: created,
-            seats: seats
-                .iter()
-                .enumerate()
-                .filter_map(|(i, s)| s.token.map(|t| (Seat(i as u8), s.name.clone(), t)))
-                .collect(),
-            request: request.map(|r| RequestRecord {
-                game_id: id.clone(),
-                ..r
-            }),
-        })?;
+        let failed = |e: StoreError| {
+            tracing::warn!(game_id = %id, "creating a game failed: {e}");
+            e
+        };
+        self.games
+            .create_game(&GameRecord {
+                id: id.clone(),
+                kind: game.kind(),
+                players,
+                seed,
+                seed_chosen,
+                options: options.clone(),
+                created_unix_ms: created,
+                seats: seats
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, s)| s.token.map(|t| (Seat(i as u8), s.name.clone(), t)))
+                    .collect(),
+                request: request.map(|r| RequestRecord {
+                    game_id: id.clone(),
+                    ..r
+                }),
+            })
+            .map_err(failed)?;
         // In a cluster the creator takes the game's first lease before anything
         // is written to its log.
         let epoch = match &self.cluster {
             None => Epoch::NONE,
             Some(cluster) => cluster
-                .lease_new(&id)?
+                .lease_new(&id)
+                .map_err(failed)?
                 .ok_or_else(|| ServiceError::Moved(clip(&id)))?,
         };
         let clocks = ClockRules::of(&options).map(|r| SeatClocks::new(r, players));
@@ -435,7 +513,7 @@ impl Lobby {
         let key = auth::digest(request_id.as_bytes());
         let print = fingerprint(b"join\0", req.encode_to_vec());
         let mut requests = self.requests();
-        if let Some(done) = requests.get(&key) {
+        if let Some(done) = self.answered(&mut requests, key)? {
             let Some(seat) = done.seat.filter(|_| done.fingerprint == print) else {
                 return Err(ServiceError::KeyReused {
                     what: "request id",

@@ -152,6 +152,12 @@ pub struct ClusterMetrics {
     pub takeovers: IntCounter,
     /// Time to renew this node's leases, seconds.
     pub renew_latency: Histogram,
+    /// Calls answered `UNAVAILABLE` / `GAME_MOVED`.
+    pub game_moved: IntCounter,
+    /// Writes the database refused because the game's lease had moved on.
+    pub fenced: IntCounter,
+    /// Renewals that found this node's leases had run out.
+    pub lease_lapses: IntCounter,
 }
 
 impl Default for ClusterMetrics {
@@ -186,6 +192,21 @@ impl ClusterMetrics {
                 ]),
             )
             .expect("valid metric"),
+            game_moved: IntCounter::new(
+                "node_game_moved_total",
+                "Calls answered UNAVAILABLE / GAME_MOVED (the client retries)",
+            )
+            .expect("valid metric"),
+            fenced: IntCounter::new(
+                "node_fenced_writes_total",
+                "Writes refused because another node holds the game's lease now",
+            )
+            .expect("valid metric"),
+            lease_lapses: IntCounter::new(
+                "node_lease_lapses_total",
+                "Lease renewals that found this node's leases had run out",
+            )
+            .expect("valid metric"),
         }
     }
 }
@@ -198,6 +219,9 @@ impl Metrics {
             Box::new(cluster.forwarded.clone()),
             Box::new(cluster.takeovers.clone()),
             Box::new(cluster.renew_latency.clone()),
+            Box::new(cluster.game_moved.clone()),
+            Box::new(cluster.fenced.clone()),
+            Box::new(cluster.lease_lapses.clone()),
         ] {
             self.registry.register(m).expect("metric names are unique");
         }

@@ -127,7 +127,7 @@ impl Service {
         let lobby = Arc::new(Lobby::new(
             Arc::clone(&rooms),
             Arc::clone(&games),
-            store.as_ref(),
+            Arc::clone(&store) as _,
             Arc::clone(&clock),
             cluster.clone(),
             limits.catalog.clone(),
@@ -264,6 +264,7 @@ impl Service {
             let status = relayed(s, game_id);
             if crate::cluster::forward::is_moved(&status) {
                 cluster.forget_owner(game_id);
+                cluster.metrics().game_moved.inc();
             }
             status
         });
@@ -350,6 +351,14 @@ impl Service {
                 .rejected
                 .with_label_values(&[&format!("{:?}", e.code())])
                 .inc();
+            if let Some(cluster) = &self.cluster {
+                if e.reason() == druids_contract::pb::ErrorReason::GameMoved {
+                    cluster.metrics().game_moved.inc();
+                }
+                if matches!(e, ServiceError::Storage(StoreError::Fenced { .. })) {
+                    cluster.metrics().fenced.inc();
+                }
+            }
         }
         result
     }

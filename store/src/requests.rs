@@ -32,6 +32,12 @@ pub trait Requests: Send + Sync {
     /// The request ids answered at or after `since_ms`; older ones may be
     /// forgotten.
     fn requests_since(&self, since_ms: u64) -> Result<Vec<RequestRecord>, StoreError>;
+    /// The request id whose hash is `key`, if it was answered (by any server
+    /// on this store: a node of a cluster asks for ids another node
+    /// answered). Reads every kept id unless the backend does better.
+    fn request(&self, key: &[u8; 32]) -> Result<Option<RequestRecord>, StoreError> {
+        Ok(self.requests_since(0)?.into_iter().find(|r| r.key == *key))
+    }
     /// The server's secret for deriving retry-safe tokens: created once and
     /// kept, so that answers survive restarts.
     fn secret(&self) -> Result<[u8; 32], StoreError>;

@@ -4,6 +4,7 @@
 
 pub mod docs;
 pub mod install;
+pub mod pg_relay;
 pub mod postgres;
 pub mod process;
 pub mod raw;

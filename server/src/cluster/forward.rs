@@ -30,16 +30,25 @@ pub type PeerClient = DruidsServiceClient<Channel>;
 /// The other nodes, as this node calls them.
 pub struct Peers {
     key: MetadataValue<tonic::metadata::Ascii>,
+    /// How often a peer's connection is pinged, and how long a ping may go
+    /// unanswered before the connection (and every call on it) is given up.
+    ping: (std::time::Duration, std::time::Duration),
     key_hash: TokenHash,
     clients: DashMap<String, PeerClient>,
 }
 
 impl Peers {
-    /// Peers of the cluster whose server secret is `secret`.
-    pub fn new(secret: &[u8; 32]) -> Peers {
+    /// Peers of the cluster whose server secret is `secret`, with leases of
+    /// `lease_ms`: a peer that stops answering (paused, cut off) is given up
+    /// within about a lease (at least 5 s, for a loaded machine's pauses),
+    /// so a call or stream forwarded to it ends with `GAME_MOVED` and its
+    /// client resumes elsewhere.
+    pub fn new(secret: &[u8; 32], lease_ms: u64) -> Peers {
         let (key, key_hash) = peer_key(secret);
+        let lease = std::time::Duration::from_millis(lease_ms);
         Peers {
             key: key.parse().expect("hex is ASCII"),
+            ping: (lease / 3, lease.max(std::time::Duration::from_secs(5))),
             key_hash,
             clients: DashMap::new(),
         }
@@ -72,7 +81,8 @@ impl Peers {
                 ServiceError::Moved(crate::error::clip(game_id))
             })?
             .connect_timeout(std::time::Duration::from_secs(2))
-            .http2_keep_alive_interval(std::time::Duration::from_secs(10))
+            .http2_keep_alive_interval(self.ping.0)
+            .keep_alive_timeout(self.ping.1)
             .keep_alive_while_idle(true);
         let client =
             DruidsServiceClient::new(endpoint.connect_lazy()).max_decoding_message_size(usize::MAX);

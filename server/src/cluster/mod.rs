@@ -80,7 +80,7 @@ impl Cluster {
         secret: &[u8; 32],
     ) -> Cluster {
         Cluster {
-            peers: Peers::new(secret),
+            peers: Peers::new(secret, config.lease_ms),
             config,
             leases,
             store,
@@ -209,6 +209,16 @@ impl Cluster {
         if let Some(room) = rooms.in_memory(id)? {
             return Ok(Some(room));
         }
+        // Whose it was, for the operator's log.
+        let previous = match seen {
+            None => None,
+            Some(_) => self
+                .leases
+                .holders(&[id.to_owned()])?
+                .into_iter()
+                .next()
+                .map(|(_, node, _)| node),
+        };
         let Some(epoch) = self
             .leases
             .claim(id, &self.config.id, Claim::Takeover { seen })?
@@ -232,7 +242,12 @@ impl Cluster {
         let room = Arc::new(room);
         rooms.insert(Arc::clone(&room));
         self.metrics.takeovers.inc();
-        tracing::info!(game_id = %id, epoch = epoch.0, "game taken over");
+        tracing::info!(
+            game_id = %id,
+            epoch = epoch.0,
+            from = previous.as_deref().unwrap_or("(never owned)"),
+            "game taken over"
+        );
         Ok(Some(room))
     }
 
@@ -250,6 +265,7 @@ impl Cluster {
             .observe(started.elapsed().as_secs_f64());
         *self.renewed.lock().unwrap_or_else(|p| p.into_inner()) = Some(started);
         if lapsed {
+            self.metrics.lease_lapses.inc();
             tracing::warn!("this node's leases had run out: games may have moved");
         }
         // Rooms first, leases second: a room's lease was committed before the

@@ -15,6 +15,7 @@ use crate::bounds::{Checked, checked};
 use crate::cluster::Located;
 use crate::error::ServiceError;
 use crate::faults::Method;
+use crate::lobby::Created;
 use crate::quota::Read;
 use crate::store::StoreError;
 use crate::stream::{STREAM_BUFFER, pump};
@@ -22,12 +23,24 @@ use crate::submission::Submission;
 
 /// The room of a call's game if it is served here; otherwise forwards the
 /// call to the game's owner with the client method `$method` and returns.
+/// A read (`, read`) is charged to the caller's quotas here before it is
+/// forwarded: the entry node charges, the owner does not charge again.
 macro_rules! here_or_forward {
-    ($service:ident, $request:ident, $caller:ident, $method:ident) => {{
+    ($service:ident, $request:ident, $caller:ident, $method:ident, read) => {
+        here_or_forward!($service, $request, $caller, $method, Some(Read::One))
+    };
+    ($service:ident, $request:ident, $caller:ident, $method:ident) => {
+        here_or_forward!($service, $request, $caller, $method, None)
+    };
+    ($service:ident, $request:ident, $caller:ident, $method:ident, $read:expr) => {{
         let id = $request.get_ref().game_id.clone();
         match $service.locate(&id, &$caller).await? {
             Located::Here(room) => room,
             Located::There(addr) => {
+                let read: Option<Read> = $read;
+                if let Some(read) = read {
+                    $service.refused($service.read(read, &$caller))?;
+                }
                 return $service
                     .forward(
                         &addr,
@@ -51,10 +64,28 @@ impl DruidsService for Service {
         let caller = self.caller(&request)?;
         let request = self.refused(checked(request))?;
         self.refused(self.setup(&caller))?;
-        let req = request.into_inner();
+        let (metadata, extensions, req) = request.into_parts();
         let lobby = Arc::clone(&self.lobby);
-        let reply = self.off_the_workers(move || lobby.create(req)).await?;
-        Ok(Response::new(self.refused(reply)?))
+        let (again, forwarded) = (req.clone(), caller.forwarded);
+        let created = self
+            .off_the_workers(move || lobby.create(req, forwarded))
+            .await?;
+        match self.refused(created)? {
+            Created::Answer(reply) => Ok(Response::new(*reply)),
+            // A retry of a create answered by another node, which owns its
+            // game: that node answers it.
+            Created::Owner { addr, game_id } => {
+                let request = Request::from_parts(metadata, extensions, again.into_inner());
+                self.forward(
+                    &addr,
+                    &game_id,
+                    request,
+                    &caller,
+                    |mut peer, r| async move { peer.create_game(r).await },
+                )
+                .await
+            }
+        }
     }
 
     async fn join_game(
@@ -181,7 +212,7 @@ impl DruidsService for Service {
     ) -> std::result::Result<Response<pb::Replay>, Status> {
         let caller = self.caller(&request)?;
         let request = self.refused(checked(request))?;
-        let room = here_or_forward!(self, request, caller, export_replay);
+        let room = here_or_forward!(self, request, caller, export_replay, read);
         self.refused(self.read(Read::One, &caller))?;
         Ok(Response::new(self.refused(self.replay_of(&room))?))
     }
@@ -192,7 +223,7 @@ impl DruidsService for Service {
     ) -> std::result::Result<Response<pb::GetReplayViewsResponse>, Status> {
         let caller = self.caller(&request)?;
         let request = self.refused(checked(request))?;
-        let room = here_or_forward!(self, request, caller, get_replay_views);
+        let room = here_or_forward!(self, request, caller, get_replay_views, read);
         self.refused(self.read(Read::One, &caller))?;
         let req = request.into_inner().into_inner();
         let replay = self.refused(self.replay_of(&room))?;
@@ -285,7 +316,7 @@ impl Service {
     ) -> std::result::Result<Response<pb::GetLegalActionsResponse>, Status> {
         let caller = self.caller(&request)?;
         let request = self.refused(checked(request))?;
-        let room = here_or_forward!(self, request, caller, get_legal_actions);
+        let room = here_or_forward!(self, request, caller, get_legal_actions, read);
         let req = request.into_inner();
         let seat = self.refused(self.seat(&room, &caller))?;
         self.refused(self.read(Read::One, &caller))?;
@@ -366,7 +397,7 @@ impl Service {
     ) -> std::result::Result<Response<pb::GetStateResponse>, Status> {
         let caller = self.caller(&request)?;
         let request = self.refused(checked(request))?;
-        let room = here_or_forward!(self, request, caller, get_state);
+        let room = here_or_forward!(self, request, caller, get_state, read);
         let viewer = self.refused(self.viewer(&room, &caller, false))?;
         self.refused(self.read(Read::One, &caller))?;
         Ok(Response::new(pb::GetStateResponse {

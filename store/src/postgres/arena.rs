@@ -11,7 +11,10 @@
 //! they are: a key set twice is the same key, a match's result recorded again
 //! is compared with the one stored, a tournament finished or a bot revoked
 //! again keeps its first time, a challenge saved again (an upsert) is the
-//! same row, one removed again is gone already.
+//! same row, one removed again is gone already. Two writes can meet a retry
+//! from another server: a key rotation retried finds its key stored and
+//! leaves a revocation made since alone, and a removed challenge keeps a
+//! marked row for an hour so a save retried meanwhile cannot restore it.
 
 use std::collections::HashMap;
 
@@ -84,12 +87,23 @@ impl Accounts for PostgresStore {
 
     fn set_bot_key(&self, bot_id: &str, key_hash: &TokenHash) -> Result<(), StoreError> {
         let op = "replacing a bot's key";
-        self.retry(op, |_| {
+        self.retry(op, |retrying| {
             self.wait(async {
-                let updated = self
-                    .pool
-                    .get()
-                    .await?
+                let client = self.pool.get().await?;
+                // The key stored already: the first attempt went through, and
+                // a revocation made since (by another server) stands.
+                if retrying
+                    && client
+                        .query_opt(
+                            "SELECT 1 FROM bots WHERE id = $1 AND key_hash = $2",
+                            &[&bot_id, &key_hash.0.as_slice()],
+                        )
+                        .await?
+                        .is_some()
+                {
+                    return Ok(());
+                }
+                let updated = client
                     .execute(
                         "UPDATE bots SET key_hash = $2, revoked_unix_ms = NULL WHERE id = $1",
                         &[&bot_id, &key_hash.0.as_slice()],
@@ -346,14 +360,16 @@ impl Matches for PostgresStore {
             self.wait(async {
                 // Saved again (by a retried attempt, say): the same row with
                 // the same content. A replaced challenge keeps its row, so
-                // its seq.
+                // its seq. A removed one stays removed (its row is kept,
+                // marked), whoever saves it after.
                 self.pool
                     .get()
                     .await?
                     .execute(
                         "INSERT INTO challenges (id, info, accepted) VALUES ($1, $2, $3)
                          ON CONFLICT (id) DO UPDATE
-                         SET info = EXCLUDED.info, accepted = EXCLUDED.accepted",
+                         SET info = EXCLUDED.info, accepted = EXCLUDED.accepted
+                         WHERE challenges.removed_at IS NULL",
                         &[&c.id, &c.info, &accepted],
                     )
                     .await?;
@@ -366,10 +382,22 @@ impl Matches for PostgresStore {
         self.retry("removing a challenge", |_| {
             self.wait(async {
                 // Removed already (by a retried attempt, say): no change.
-                self.pool
-                    .get()
-                    .await?
-                    .execute("DELETE FROM challenges WHERE id = $1", &[&id])
+                // The row stays, marked, so that a save retried after this
+                // (on another server) cannot bring the challenge back; rows
+                // removed long before any retry could still come go.
+                let client = self.pool.get().await?;
+                client
+                    .execute(
+                        "UPDATE challenges SET removed_at = COALESCE(removed_at, now())
+                          WHERE id = $1",
+                        &[&id],
+                    )
+                    .await?;
+                client
+                    .execute(
+                        "DELETE FROM challenges WHERE removed_at < now() - interval '1 hour'",
+                        &[],
+                    )
                     .await?;
                 Ok(())
             })
@@ -384,7 +412,8 @@ impl Matches for PostgresStore {
                     .get()
                     .await?
                     .query(
-                        "SELECT id, info, accepted FROM challenges ORDER BY seq",
+                        "SELECT id, info, accepted FROM challenges WHERE removed_at IS NULL
+                          ORDER BY seq",
                         &[],
                     )
                     .await?)

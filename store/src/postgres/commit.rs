@@ -15,6 +15,9 @@
 //! the new epoch: either the row is committed before the new owner reads the
 //! log, or it is refused.
 //!
+//! A fenced row whose version holds another action is refused as fenced
+//! too: its room is behind the log, so the game moved on without it.
+//!
 //! A batch interrupted by a lost connection is committed again on a fresh
 //! one. Its first commit may have gone through: a row that is already stored
 //! with the same content then counts as done, one with other content fails.
@@ -254,6 +257,17 @@ async fn already_stored(
         if same {
             return Ok(Ok(()));
         }
+    }
+    // Under a lease this node still holds, another action at this version
+    // means the room writing is behind the log: another owner wrote it after
+    // this room was built (its game was taken over and back meanwhile). The
+    // game has moved on without this room: the caller is told so (it drops
+    // the room and the client retries), not that storage failed.
+    if row.epoch.is_fenced() {
+        return Ok(Err(StoreError::Fenced {
+            game_id: row.game_id.clone(),
+            epoch: row.epoch.0,
+        }));
     }
     Ok(Err(database(
         op,

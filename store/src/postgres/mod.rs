@@ -87,6 +87,9 @@ pub struct PostgresStore {
     appends: Mutex<Appends>,
     /// Signalled when a batch of appends has its results.
     appended: Condvar,
+    /// Since when the database has been out of reach, if it is
+    /// ([`retry::Outage`]).
+    outage: retry::Outage,
 }
 
 impl PostgresStore {
@@ -130,6 +133,7 @@ impl PostgresStore {
             pool,
             appends: Mutex::new(Appends::default()),
             appended: Condvar::new(),
+            outage: retry::Outage::default(),
         };
         store.retry("migrating the schema", |_| {
             store.wait(async {
@@ -182,6 +186,18 @@ async fn insert_request(
     )
     .await
     .map(|_| ())
+}
+
+/// A row of `requests` (key, fingerprint, game_id, seat, started, at_ms).
+fn request_record(r: &tokio_postgres::Row) -> Result<RequestRecord, StoreError> {
+    Ok(RequestRecord {
+        key: bytes32(r.get(0), "requests.key")?,
+        fingerprint: bytes32(r.get(1), "requests.fingerprint")?,
+        game_id: r.get(2),
+        seat: r.get::<_, Option<i16>>(3).map(|s| Seat(s as u8)),
+        started: r.get(4),
+        at_ms: r.get::<_, i64>(5) as u64,
+    })
 }
 
 /// A 32-byte column.
@@ -370,18 +386,25 @@ impl Requests for PostgresStore {
                     .await?)
             })
         })?;
-        rows.into_iter()
-            .map(|r| {
-                Ok(RequestRecord {
-                    key: bytes32(r.get(0), "requests.key")?,
-                    fingerprint: bytes32(r.get(1), "requests.fingerprint")?,
-                    game_id: r.get(2),
-                    seat: r.get::<_, Option<i16>>(3).map(|s| Seat(s as u8)),
-                    started: r.get(4),
-                    at_ms: r.get::<_, i64>(5) as u64,
-                })
+        rows.iter().map(request_record).collect()
+    }
+
+    fn request(&self, key: &[u8; 32]) -> Result<Option<RequestRecord>, StoreError> {
+        let row = self.retry("reading a request id", |_| {
+            self.wait(async {
+                Ok(self
+                    .pool
+                    .get()
+                    .await?
+                    .query_opt(
+                        "SELECT key, fingerprint, game_id, seat, started, at_ms FROM requests
+                          WHERE key = $1",
+                        &[&key.as_slice()],
+                    )
+                    .await?)
             })
-            .collect()
+        })?;
+        row.map(|r| request_record(&r)).transpose()
     }
 
     fn secret(&self) -> Result<[u8; 32], StoreError> {

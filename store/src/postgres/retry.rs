@@ -8,6 +8,11 @@
 //! Anything else, a refused write above all (read-only database, full disk,
 //! constraint violated), fails at once: the server answers `UNAVAILABLE` and
 //! nothing was changed.
+//!
+//! An operator reads an outage as two lines, not one per retry: "database
+//! lost" at the first failure that is retried, "database back" (with how long
+//! it lasted) at the next success ([`Outage`]); the retries themselves are
+//! logged at debug level.
 
 use std::time::Duration;
 
@@ -111,6 +116,35 @@ pub(super) fn database(op: &'static str, failure: Failure) -> StoreError {
     StoreError::Database { op, source }
 }
 
+/// Since when the database has been out of reach, if it is.
+#[derive(Default)]
+pub(super) struct Outage(std::sync::Mutex<Option<std::time::Instant>>);
+
+impl Outage {
+    fn since(&self) -> std::sync::MutexGuard<'_, Option<std::time::Instant>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A retried failure: the first of an outage is logged.
+    fn failed(&self, op: &str, e: &Failure) {
+        let mut since = self.since();
+        if since.is_none() {
+            *since = Some(std::time::Instant::now());
+            tracing::warn!("PostgreSQL: database lost ({op}: {e:?}); retrying");
+        }
+    }
+
+    /// A success: the end of an outage is logged, with its length.
+    fn answered(&self) {
+        if let Some(started) = self.since().take() {
+            tracing::warn!(
+                "PostgreSQL: database back after {:.1} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
 impl PostgresStore {
     /// Calls `attempt` until it succeeds, fails for good, or the pauses run
     /// out; `attempt` is told whether an earlier attempt may have committed.
@@ -123,10 +157,14 @@ impl PostgresStore {
         let mut retrying = false;
         loop {
             match attempt(retrying) {
-                Ok(out) => return Ok(out),
+                Ok(out) => {
+                    self.outage.answered();
+                    return Ok(out);
+                }
                 Err(e) => match pauses.next() {
                     Some(&pause) if e.transient() => {
-                        tracing::warn!("PostgreSQL: {op}: {e:?}; trying again in {pause} ms");
+                        self.outage.failed(op, &e);
+                        tracing::debug!("PostgreSQL: {op}: {e:?}; trying again in {pause} ms");
                         std::thread::sleep(Duration::from_millis(pause));
                         retrying = true;
                     }

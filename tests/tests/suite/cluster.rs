@@ -41,10 +41,17 @@ struct Nodes {
     urls: Arc<Mutex<Vec<String>>>,
     /// `UNAVAILABLE` / `GAME_MOVED` answers the clients got.
     moved: Arc<AtomicUsize>,
+    /// Environment of every node, over the defaults (no rate limits).
+    envs: Vec<(&'static str, &'static str)>,
 }
 
 impl Nodes {
     fn start(name: &str, n: usize) -> Nodes {
+        Nodes::start_with(name, n, &[])
+    }
+
+    /// `n` nodes with environment `envs` over the defaults.
+    fn start_with(name: &str, n: usize, envs: &[(&'static str, &'static str)]) -> Nodes {
         let db = PgCluster::shared().database(name);
         let dir = std::env::temp_dir().join(format!("druids-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -55,6 +62,7 @@ impl Nodes {
             running: Vec::new(),
             urls: Arc::new(Mutex::new(Vec::new())),
             moved: Arc::new(AtomicUsize::new(0)),
+            envs: envs.to_vec(),
         };
         for i in 0..n {
             let node = nodes.spawn(i);
@@ -80,12 +88,13 @@ impl Nodes {
             "--lease-secs",
             LEASE_SECS,
         ];
-        let envs = [
+        let mut envs = vec![
             ("DRUIDS_MAX_READS_PER_SECOND", "0"),
             ("DRUIDS_MAX_ANONYMOUS_READS_PER_SECOND", "0"),
             ("DRUIDS_MAX_SETUPS_PER_SECOND", "0"),
             ("DRUIDS_MAX_SUBMITS_PER_SECOND", "0"),
         ];
+        envs.extend(self.envs.iter().copied());
         ServerProcess::start(&args, &envs, &self.log(i))
     }
 
@@ -117,6 +126,19 @@ impl Nodes {
             rng: Lcg(seed),
             moved: Arc::clone(&self.moved),
         }
+    }
+
+    /// A two-player Meduris game created on node `i` (its owner).
+    async fn create_on(&self, i: usize) -> pb::CreateGameResponse {
+        self.client(i)
+            .create_game(pb::CreateGameRequest {
+                kind: pb::GameKind::Meduris as i32,
+                players: 2,
+                ..Default::default()
+            })
+            .await
+            .expect("create")
+            .into_inner()
     }
 
     /// A counter of node `i`'s metrics.
@@ -534,6 +556,22 @@ async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     nodes.node(0).signal("CONT");
+    // A counts the lapse of its leases; B's log names whose game it took.
+    let deadline = tokio::time::Instant::now() + HANG;
+    while nodes.metric(0, "druids_node_lease_lapses_total") < 1.0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "A counts its lapsed leases"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let b_log = std::fs::read_to_string(nodes.log(1)).unwrap();
+    assert!(
+        b_log
+            .lines()
+            .any(|l| l.contains("game taken over") && l.contains("node-0")),
+        "the takeover names the node it took the game from: {b_log}"
+    );
     let answered = tokio::time::timeout(Duration::from_secs(20), in_flight)
         .await
         .expect("the in-flight submission is answered")
@@ -670,4 +708,166 @@ async fn submit(c: &mut Client, id: &str, tokens: &[String], key: &str) -> Resul
         version: reply.version,
         seat,
     })
+}
+
+/// CreateGame and JoinGame with a `request_id` are retry-safe across nodes:
+/// the same request sent to A twice, then to B, gets A's answer every time
+/// (the same game, the same tokens); after A is killed, B (having taken the
+/// game over) answers retries of A's create and join as A did; one game was
+/// created.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_keyed_create_or_join_retried_on_another_node_gets_the_first_answer() {
+    let mut nodes = Nodes::start("cluster_request_ids", 2);
+    let (mut a, mut b) = (nodes.client(0), nodes.client(1));
+    let create = pb::CreateGameRequest {
+        kind: pb::GameKind::Meduris as i32,
+        players: 3,
+        open_seats: vec![2],
+        request_id: "create-once".into(),
+        ..Default::default()
+    };
+    let first = a.create_game(create.clone()).await.expect("A").into_inner();
+    let again = a
+        .create_game(create.clone())
+        .await
+        .expect("A again")
+        .into_inner();
+    let on_b = b.create_game(create.clone()).await.expect("B").into_inner();
+    for reply in [&again, &on_b] {
+        assert_eq!(reply.game_id, first.game_id);
+        assert_eq!(reply.seats, first.seats, "the same tokens");
+    }
+    let join = pb::JoinGameRequest {
+        game_id: first.game_id.clone(),
+        seat: Some(2),
+        name: "late".into(),
+        request_id: "join-once".into(),
+    };
+    let joined = a
+        .join_game(join.clone())
+        .await
+        .expect("join on A")
+        .into_inner();
+
+    // A dies: the retries reach B, which answers as A did once it has taken
+    // the game over.
+    nodes.kill(0);
+    let mut picker = nodes.picker(3);
+    let joined_again = on_some_node!(picker, b => b.join_game(join.clone()).await);
+    assert_eq!(joined_again, joined, "the same seat and token");
+    let created_again = on_some_node!(picker, b => b.create_game(create.clone()).await);
+    assert_eq!(created_again.game_id, first.game_id);
+    assert_eq!(created_again.seats, first.seats, "the same tokens");
+    let listed = nodes
+        .client(1)
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .expect("list")
+        .into_inner();
+    assert_eq!(listed.games.len(), 1, "one game created: {listed:?}");
+}
+
+/// Reads forwarded to the owner of their game (`GetState`, `ExportReplay`,
+/// `GetLegalActions`) are charged to the caller's quotas on the node they
+/// reached: at one read a second, a burst through a node that does not own
+/// the game is refused `RESOURCE_EXHAUSTED` / `RATE_LIMITED` with a retry
+/// delay, as it would be on the owner.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn forwarded_reads_are_charged_where_they_arrive() {
+    let nodes = Nodes::start_with(
+        "cluster_read_quota",
+        2,
+        &[
+            ("DRUIDS_MAX_READS_PER_SECOND", "1"),
+            ("DRUIDS_MAX_ANONYMOUS_READS_PER_SECOND", "1"),
+        ],
+    );
+    let created = nodes.create_on(0).await;
+    let id = created.game_id;
+    let token = created.seats[0].token.clone();
+    let mut b = nodes.client(1);
+    /// Calls `$call` until it is refused (at most 100 times): the refusal.
+    macro_rules! until_refused {
+        ($call:expr) => {{
+            let mut refused = None;
+            for _ in 0..100 {
+                if let Err(s) = $call.await {
+                    refused = Some(s);
+                    break;
+                }
+            }
+            refused.expect("a burst of forwarded reads is refused")
+        }};
+    }
+    let refusals = [
+        until_refused!(b.get_state(pb::GetStateRequest {
+            game_id: id.clone()
+        })),
+        until_refused!(b.export_replay(pb::ExportReplayRequest {
+            game_id: id.clone()
+        })),
+        until_refused!(b.get_legal_actions(authed(
+            &token,
+            pb::GetLegalActionsRequest {
+                game_id: id.clone(),
+                ..Default::default()
+            }
+        ))),
+    ];
+    for refused in refusals {
+        assert_eq!(refused.code(), Code::ResourceExhausted, "{refused:?}");
+        assert_eq!(
+            refused.get_details_error_info().map(|i| i.reason),
+            Some("RATE_LIMITED".to_owned()),
+            "{refused:?}"
+        );
+    }
+    assert!(
+        nodes.metric(1, "druids_node_forwarded_total") >= 1.0,
+        "B forwarded the reads to A"
+    );
+}
+
+/// A stream forwarded to the owner of its game ends with `UNAVAILABLE` /
+/// `GAME_MOVED` when the owner stops answering (SIGSTOP): the entry node
+/// pings the owner's connection and gives up on it within about a lease, so
+/// the client resumes elsewhere without a watchdog of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_forwarded_stream_to_a_paused_owner_ends_with_game_moved() {
+    let nodes = Nodes::start("cluster_paused_stream", 2);
+    let created = nodes.create_on(0).await;
+    let mut stream = nodes
+        .client(1)
+        .stream_events(pb::StreamEventsRequest {
+            game_id: created.game_id.clone(),
+            from_seq: 0,
+        })
+        .await
+        .expect("a stream through B")
+        .into_inner();
+    let first = stream
+        .message()
+        .await
+        .expect("an event")
+        .expect("a snapshot");
+    assert!(first.seq > 0, "{first:?}");
+    nodes.node(0).signal("STOP");
+    let ended = tokio::time::timeout(HANG, async {
+        loop {
+            match stream.message().await {
+                Ok(Some(_)) => continue,
+                Ok(None) => panic!("the stream ended without an error"),
+                Err(s) => break s,
+            }
+        }
+    })
+    .await;
+    nodes.node(0).signal("CONT");
+    let ended = ended.expect("the stream to a paused owner ends");
+    assert_eq!(ended.code(), Code::Unavailable, "{ended:?}");
+    assert_eq!(
+        ended.get_details_error_info().map(|i| i.reason),
+        Some("GAME_MOVED".to_owned()),
+        "{ended:?}"
+    );
 }

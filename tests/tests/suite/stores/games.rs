@@ -142,8 +142,8 @@ async fn a_log_stored_before_submission_keys_still_loads(backend: Backend) {
         expected_version: Some(version - 1),
         idempotency_key: key.to_owned(),
     };
-    // Back to the schema before submission keys (and results, which came
-    // after), with rows as it wrote them:
+    // Back to the schema before submission keys (and results and removed
+    // challenges, which came after), with rows as it wrote them:
     // keyed, unkeyed, and the server's own (no key, but a request).
     let rows = [
         ("live", 1, request(1, "k1")),
@@ -185,6 +185,7 @@ async fn a_log_stored_before_submission_keys_still_loads(backend: Backend) {
                 db.pg_name(),
                 &format!(
                     "DROP INDEX match_games_game;
+                     ALTER TABLE challenges DROP COLUMN removed_at;
                      ALTER TABLE games DROP COLUMN outcome;
                      ALTER TABLE actions DROP COLUMN submission_key;
                      ALTER TABLE actions ADD COLUMN request BYTEA NOT NULL DEFAULT '';

@@ -99,6 +99,12 @@ impl TestDb {
         PostgresStore::open(&self.location, Sync::Full).unwrap()
     }
 
+    /// PostgreSQL: the database's URL.
+    pub fn pg_url(&self) -> &str {
+        assert_eq!(self.backend, Backend::Postgres);
+        &self.location
+    }
+
     /// PostgreSQL: the database's name.
     pub fn pg_name(&self) -> &str {
         PgCluster::db_name(&self.location)
