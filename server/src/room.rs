@@ -145,6 +145,11 @@ impl RoomState {
                 .map(|_| Prelude::Resumed),
             Origin::Timeout | Origin::Autopilot => Some(Prelude::TimedOut {
                 autopilot: origin == Origin::Autopilot,
+                starts_autopilot: origin == Origin::Timeout
+                    && self
+                        .clocks
+                        .as_ref()
+                        .is_some_and(|c| c.timeout_starts_autopilot(seat)),
             }),
         }
     }
@@ -159,9 +164,8 @@ impl RoomState {
                     c.answered(seat, now_ms);
                 }
                 Origin::Timeout => {
-                    if c.timed_out(seat) {
-                        self.game.record(HostEvent::Autopilot { seat, on: true });
-                    }
+                    // Its AutopilotChanged is already logged, by the prelude.
+                    c.timed_out(seat);
                 }
                 Origin::Autopilot => {}
             }

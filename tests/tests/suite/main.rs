@@ -36,6 +36,7 @@ mod request_window;
 mod retention;
 mod shutdown;
 mod stores;
+mod stream_resume;
 mod tls;
 mod trust;
 mod typescript;
