@@ -27,6 +27,7 @@ mod lifecycle;
 mod limits;
 mod listeners;
 mod metrics;
+mod outcome_keys;
 mod persistence;
 mod postgres;
 mod proto;
