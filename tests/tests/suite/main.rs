@@ -30,6 +30,7 @@ mod metrics;
 mod outcome_keys;
 mod persistence;
 mod postgres;
+mod practice_seed;
 mod proto;
 mod python_engine;
 mod readme_ladder;
