@@ -8,10 +8,12 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::arena::accounts::{RegisterArgs, RevokeBotArgs, RotateKeyArgs};
-use crate::arena::challenge::{AnswerArgs, ChallengeArgs};
+use crate::arena::challenge::{AnswerArgs, CancelArgs, ChallengeArgs};
+use crate::arena::pools::PoolsArgs;
 use crate::arena::ratings::LeaderboardArgs;
 use crate::arena::tournament::ArenaTournamentArgs;
 use crate::args::{BotArgs, GameArgs};
+use crate::conformance::ConformanceArgs;
 use crate::games::create::CreateArgs;
 use crate::games::list::ListArgs;
 use crate::offline::matches::MatchArgs;
@@ -99,10 +101,15 @@ pub enum Command {
     Challenge(ChallengeArgs),
     /// Arena: accept or decline a challenge addressed to the bot.
     AnswerChallenge(AnswerArgs),
+    /// Arena: withdraw a pending challenge the bot sent.
+    CancelChallenge(CancelArgs),
     /// Arena: tournaments run by the server (create, show, join, follow).
     ArenaTournament(ArenaTournamentArgs),
     /// Arena: the rated bots of a pool (e.g. meduris:4), best first.
     Leaderboard(LeaderboardArgs),
+    /// Arena: every pool's turn clock, rated matches and open seeks, and
+    /// how matchmaking works: what a bot reads before it seeks.
+    Pools(PoolsArgs),
     /// Arena: a bot's profile, its ratings per pool and its latest matches.
     BotInfo {
         /// The bot's id (from `druids register` or the leaderboard).
@@ -137,6 +144,11 @@ pub enum Command {
     /// built-in bots, in-process (no server): N games, seats rotated, one
     /// JSON line per game, win rates and mean scores with 95 % intervals.
     Match(MatchArgs),
+    /// Grade a client against a server in test-faults mode: scenarios with
+    /// faults on cue, the client started once per scenario with its seat
+    /// (`-- CMD ARGS…`, or `--exec CMD` for a line-protocol bot), judged from
+    /// the server's ledger: OK, NON-STRICT or FAILED with evidence.
+    Conformance(ConformanceArgs),
 }
 
 /// Parses `args` as on a machine where no `DRUIDS_*` variable is set: every

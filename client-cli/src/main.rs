@@ -18,6 +18,7 @@ mod arena;
 mod args;
 mod bridge;
 mod cli;
+mod conformance;
 mod connect;
 mod games;
 mod lines;
@@ -83,7 +84,7 @@ fn no_server(typed: bool, command: &str) -> Result<(), CliError> {
 }
 
 async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
-    use arena::{accounts, challenge, ladder, ratings, tournament as arena_tournament};
+    use arena::{accounts, challenge, ladder, pools, ratings, tournament as arena_tournament};
     use games::{create, health, list, replays, view};
     let ok = Ok(ExitCode::SUCCESS);
     match cli.command {
@@ -110,10 +111,12 @@ async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
         Command::RevokeBot(args) => accounts::revoke_bot(&server(&cli.server)?, args).await?,
         Command::Challenge(args) => challenge::challenge(&server(&cli.server)?, args).await?,
         Command::AnswerChallenge(args) => challenge::answer(&server(&cli.server)?, args).await?,
+        Command::CancelChallenge(args) => challenge::cancel(&server(&cli.server)?, args).await?,
         Command::ArenaTournament(args) => {
             arena_tournament::run(&server(&cli.server)?, args.command).await?
         }
         Command::Leaderboard(args) => ratings::leaderboard(&server(&cli.server)?, args).await?,
+        Command::Pools(args) => pools::pools(&server(&cli.server)?, args).await?,
         Command::BotInfo { bot_id, json } => {
             ratings::bot_info(&server(&cli.server)?, bot_id, json).await?
         }
@@ -133,6 +136,15 @@ async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
             no_server(server_typed, "match")?;
             // Games run on threads of their own, off the async runtime.
             return tokio::task::spawn_blocking(move || offline::matches::run(args)).await?;
+        }
+        Command::Conformance(args) => {
+            // Only a --server typed here: DRUIDS_SERVER in the shell is for clients.
+            let given = if server_typed {
+                Some(server(&cli.server)?)
+            } else {
+                None
+            };
+            return conformance::conformance(given, args).await;
         }
         Command::Selfplay(args) => {
             // Without a server, self-play runs the engines in-process.

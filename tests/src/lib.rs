@@ -2,6 +2,7 @@
 //! loopback port, a client over TCP, and a random player that drives a game
 //! through the contract only.
 
+pub mod docs;
 pub mod install;
 pub mod postgres;
 pub mod process;

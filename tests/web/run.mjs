@@ -299,7 +299,7 @@ try {
     await shots('bot-profile');
     await page.goto(`${plan.base}/tournaments`);
     await page.waitForSelector('#tournaments tbody tr[data-tournament] a');
-    await page.locator('#tournaments tbody tr[data-tournament] a').first().click();
+    await page.locator('#tournaments tbody tr[data-tournament] a', { hasText: plan.ladder.tournament }).click();
     await page.waitForSelector('#standings tbody tr[data-bot]');
     await page.waitForSelector('ul.results li[data-match]');
     results.tournament = {
@@ -308,6 +308,18 @@ try {
     };
     layouts.push(await layout('tournament'));
     await shots('tournament');
+  }
+
+  // 7b. A tournament with a game in play lists it among the games being played.
+  if (plan.runningTournament) {
+    await page.goto(`${plan.base}/tournaments/${plan.runningTournament}`);
+    await page.waitForSelector('#live-games tbody tr[data-game]');
+    results.runningTournament = await page.$$eval('#live-games tbody tr[data-game]', (rows) => rows.map((r) => ({
+      game: r.dataset.game,
+      watch: r.querySelector('a')?.getAttribute('href'),
+      players: r.children[1]?.textContent,
+    })));
+    layouts.push(await layout('tournament in play'));
   }
 
   // 8. A bot's owner challenges another bot from the browser and watches the game.

@@ -17,6 +17,7 @@ import grpc
 from ._pb import arena_pb2, arena_pb2_grpc, druids_pb2_grpc
 from ._pb import druids_pb2 as pb
 from .address import default_server, open_channel
+from .retry_info import retry_delay
 
 #: Status codes after which the same request may simply be sent again.
 RETRYABLE = frozenset(
@@ -107,7 +108,9 @@ class Client:
             except grpc.RpcError as e:
                 if e.code() not in RETRYABLE or attempt == self.retries:
                     raise
-                time.sleep(self.backoff * 2**attempt)
+                # As long as the server asks (RetryInfo), else backing off.
+                asked = retry_delay(e)
+                time.sleep(self.backoff * 2**attempt if asked is None else asked)
         raise AssertionError("unreachable")
 
     # --- games ----------------------------------------------------------------

@@ -32,6 +32,7 @@ import grpc
 
 from ._pb import druids_pb2 as pb
 from .client import RETRYABLE, BotError, Client, new_key
+from .retry_info import retry_delay
 
 #: What a strategy returns: one of the LegalAction entries it was given, its
 #: id, or an Action of its own.
@@ -94,6 +95,7 @@ class SeatPlayer:
         next_seq = 0  # 0: start with a snapshot
         failures = 0
         while True:
+            asked: float | None = None
             try:
                 if next_seq > 0:
                     # Resuming: a decision announced before the break may be pending.
@@ -112,10 +114,12 @@ class SeatPlayer:
             except grpc.RpcError as e:
                 if e.code() not in RETRYABLE:
                     raise
+                asked = retry_delay(e)
             failures += 1
             if failures > self.max_reconnects:
                 raise BotError("the event stream keeps breaking before the game is over")
-            time.sleep(self.client.backoff * 2**failures)
+            # As long as the server asks (RetryInfo), else backing off.
+            time.sleep(self.client.backoff * 2**failures if asked is None else asked)
 
     def on_event(self, event: pb.GameEvent) -> pb.Outcome | None:
         """Reacts to one event; returns the Outcome once the game is over."""

@@ -28,6 +28,7 @@ import {
   type SubmitActionResponse,
   newServiceClient,
 } from "./contract";
+import { retryDelayMs } from "./retryInfo";
 
 /** Status codes after which the same request may simply be sent again. */
 export const RETRYABLE: ReadonlySet<grpc.status> = new Set([
@@ -142,7 +143,8 @@ export class DruidsClient {
         if (!RETRYABLE.has(code) || attempt >= this.retries) {
           throw error;
         }
-        await sleep(this.backoffMs * 2 ** attempt);
+        // As long as the server asks (RetryInfo), else backing off.
+        await sleep(retryDelayMs(error) ?? this.backoffMs * 2 ** attempt);
       }
     }
   }

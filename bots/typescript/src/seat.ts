@@ -24,6 +24,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import * as grpc from "@grpc/grpc-js";
 
 import { BotError, type DruidsClient, hasCode, newKey, RETRYABLE } from "./client";
+import { retryDelayMs } from "./retryInfo";
 import type { Action, GameEvent, GetLegalActionsResponse, LegalAction, Outcome, StateView } from "./contract";
 
 /** What a strategy returns: one of the legal actions it was given, its id, or an Action of its own. */
@@ -90,6 +91,7 @@ export class SeatPlayer {
     let nextSeq = 0; // 0: start with a snapshot
     let failures = 0;
     for (;;) {
+      let asked: number | undefined;
       try {
         if (nextSeq > 0) {
           await this.decideIfPending(-1); // a decision announced before the break may be pending
@@ -120,12 +122,14 @@ export class SeatPlayer {
         if (!RETRYABLE.has((error as grpc.ServiceError).code)) {
           throw error;
         }
+        asked = retryDelayMs(error);
       }
       failures += 1;
       if (failures > (this.options.maxReconnects ?? 5)) {
         throw new BotError("the event stream keeps breaking before the game is over");
       }
-      await sleep(this.client.backoffMs * 2 ** failures);
+      // As long as the server asks (RetryInfo), else backing off.
+      await sleep(asked ?? this.client.backoffMs * 2 ** failures);
     }
   }
 

@@ -79,9 +79,23 @@ pub struct AnswerArgs {
     /// Decline: the challenge ends for everyone.
     #[arg(long)]
     pub decline: bool,
+    /// With --decline: why, told to every bot of the challenge (at most 140
+    /// bytes of printable text).
+    #[arg(long, requires = "decline")]
+    pub reason: Option<String>,
     /// Print one JSON object {"challenge_id", "accepted", "match_id"}.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `druids cancel-challenge`.
+#[derive(Args)]
+pub struct CancelArgs {
+    /// The challenge's id (as `druids challenge` printed it).
+    pub challenge_id: String,
+    /// The challenger's API key.
+    #[arg(long, env = "DRUIDS_BOT_KEY", hide_env_values = true)]
+    pub key: String,
 }
 
 /// The ChallengeRequest of `druids challenge`.
@@ -143,6 +157,7 @@ pub async fn answer(server: &ServerAddr, args: AnswerArgs) -> Result<(), CliErro
     let request = pb::AnswerChallengeRequest {
         challenge_id: args.challenge_id.clone(),
         accept: args.accept,
+        reason: args.reason.clone().unwrap_or_default(),
     };
     let reply = arena(server)
         .await?
@@ -164,6 +179,19 @@ pub async fn answer(server: &ServerAddr, args: AnswerArgs) -> Result<(), CliErro
         ),
         (true, m) => outln!("accepted challenge {}: match {m} starts", args.challenge_id),
     }
+}
+
+/// `druids cancel-challenge`: withdraws the bot's own pending challenge.
+pub async fn cancel(server: &ServerAddr, args: CancelArgs) -> Result<(), CliError> {
+    let request = pb::CancelChallengeRequest {
+        challenge_id: args.challenge_id.clone(),
+    };
+    arena(server)
+        .await?
+        .cancel_challenge(authed(Some(&args.key), request)?)
+        .await
+        .map_err(|s| arena_error(server, s))?;
+    outln!("cancelled challenge {}", args.challenge_id)
 }
 
 #[cfg(test)]

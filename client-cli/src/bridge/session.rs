@@ -18,7 +18,7 @@ use super::child::{self, Child, Output, OutputKind, SpawnError};
 use super::protocol::{self, BotLine};
 use crate::connect::{CliError, Client, ServerAddr, authed};
 use crate::render::time::now_ms;
-use crate::retry::{code_name, patiently, transient};
+use crate::retry::{asked_delay, code_name, patiently, transient};
 
 /// Consecutive failures of the event stream, or of one call, before the
 /// bridge gives up on the server.
@@ -333,7 +333,9 @@ impl Bridge {
                             s.message()
                         );
                         stream_failures += 1;
-                        reopen_at = Instant::now() + RESTART_BASE * stream_failures;
+                        // As long as the server asks (RetryInfo), else a growing pause.
+                        let pause = asked_delay(&s).unwrap_or(RESTART_BASE * stream_failures);
+                        reopen_at = Instant::now() + pause;
                     }
                     Err(s) => return Err(s.into()),
                 }

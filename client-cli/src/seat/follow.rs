@@ -6,7 +6,7 @@ use druids_contract::pb;
 use tokio_stream::StreamExt;
 
 use crate::connect::{CliError, Client, authed};
-use crate::retry::{patiently, transient};
+use crate::retry::{asked_delay, patiently, transient};
 
 /// Stream reconnections a bot or watcher tries before giving up.
 const RECONNECTS: u32 = 20;
@@ -72,7 +72,10 @@ where
             Ok(s) => s.into_inner(),
             Err(s) if transient(&s) && failures < RECONNECTS => {
                 failures += 1;
-                tokio::time::sleep(std::time::Duration::from_millis(100 * failures as u64)).await;
+                // As long as the server asks (RetryInfo), else a growing pause.
+                let pause = asked_delay(&s)
+                    .unwrap_or(std::time::Duration::from_millis(100 * u64::from(failures)));
+                tokio::time::sleep(pause).await;
                 continue;
             }
             Err(s) => return Err(s.into()),
@@ -95,8 +98,20 @@ where
                     break;
                 }
                 Some(Err(s)) => return Err(s.into()),
-                // The server ends a stream when the game is over.
-                None => return Ok(()),
+                // The server ends a stream cleanly when the game is over,
+                // but a stream may also end with the game going on (a proxy,
+                // a server moving it): resume then.
+                None => {
+                    let state = get_state(client, game_id, token).await?;
+                    let over = [pb::GameStatus::Finished, pb::GameStatus::Abandoned]
+                        .map(|s| s as i32)
+                        .contains(&state.status);
+                    if over || failures >= RECONNECTS {
+                        return Ok(());
+                    }
+                    failures += 1;
+                    break;
+                }
             }
         }
     }

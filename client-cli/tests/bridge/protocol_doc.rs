@@ -6,7 +6,6 @@
 //! enum name the bridge does not write as the page shows it fails the test.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
 use druids_contract::json::{from_json, to_json};
 use druids_contract::pb;
@@ -16,24 +15,10 @@ use super::{Run, Scratch, create, have, random_bot};
 
 /// The page's fenced blocks as (language, text), in order.
 fn blocks() -> Vec<(String, String)> {
-    let doc = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/bot-protocol.md"),
-    )
-    .expect("docs/bot-protocol.md");
-    let mut blocks = Vec::new();
-    let mut open: Option<(String, String)> = None;
-    for line in doc.lines() {
-        match (&mut open, line.trim_end()) {
-            (None, l) if l.starts_with("```") => open = Some((l[3..].to_owned(), String::new())),
-            (Some(_), "```") => blocks.extend(open.take()),
-            (Some((_, text)), l) => {
-                text.push_str(l);
-                text.push('\n');
-            }
-            _ => {}
-        }
-    }
-    blocks
+    druids_tests::docs::page_blocks("docs/bot-protocol.md")
+        .into_iter()
+        .map(|b| (b.lang, b.text))
+        .collect()
 }
 
 /// What the decision example shows in place of its (repeated) state.

@@ -286,6 +286,14 @@ impl ArenaService for ArenaApi {
         ))
     }
 
+    async fn list_pools(
+        &self,
+        request: Request<pb::ListPoolsRequest>,
+    ) -> Result<Response<pb::ListPoolsResponse>, Status> {
+        let request = crate::bounds::checked(request)?;
+        Ok(Response::new(self.arena()?.list_pools(request.get_ref())?))
+    }
+
     async fn challenge(
         &self,
         request: Request<pb::ChallengeRequest>,
@@ -312,6 +320,22 @@ impl ArenaService for ArenaApi {
         let arena = Arc::clone(self.arena()?);
         let req = request.into_inner();
         let reply = self.blocking.run(move || arena.answer(bot, &req)).await?;
+        Ok(Response::new(reply?))
+    }
+
+    async fn cancel_challenge(
+        &self,
+        request: Request<pb::CancelChallengeRequest>,
+    ) -> Result<Response<pb::CancelChallengeResponse>, Status> {
+        // The key first: a bad key is UNAUTHENTICATED whatever the request.
+        let bot = self.bot(&request)?;
+        let request = crate::bounds::checked(request)?;
+        let arena = Arc::clone(self.arena()?);
+        let req = request.into_inner();
+        let reply = self
+            .blocking
+            .run(move || arena.cancel_challenge(bot, &req))
+            .await?;
         Ok(Response::new(reply?))
     }
 

@@ -203,11 +203,35 @@ impl Arena {
         Ok(())
     }
 
+    /// CancelChallenge from bot `bot`: its own pending challenge ends for
+    /// everyone in it. Blocks on the store.
+    pub fn cancel_challenge(
+        &self,
+        bot: BotNo,
+        req: &pb::CancelChallengeRequest,
+    ) -> Result<pb::CancelChallengeResponse, ServiceError> {
+        let now = self.clock.now_ms();
+        let mut st = self.state();
+        let not_found = || ServiceError::ChallengeNotFound(clip(&req.challenge_id));
+        // Another bot's challenge is not found: its id tells this bot nothing.
+        match st.challenges.get(&req.challenge_id) {
+            Some(pending) if pending.bots[0] == bot => {}
+            _ => return Err(not_found()),
+        }
+        self.store.remove_challenge(&req.challenge_id)?;
+        let pending = st
+            .challenges
+            .remove(&req.challenge_id)
+            .ok_or_else(not_found)?;
+        self.end(&pending, &Ending::Cancelled { by: bot }, now);
+        Ok(pb::CancelChallengeResponse {})
+    }
+
     /// AnswerChallenge from bot `bot`. Blocks on the store.
     pub fn answer(
         &self,
         bot: BotNo,
-        req: &pb::AnswerChallengeRequest,
+        req: &Checked<pb::AnswerChallengeRequest>,
     ) -> Result<pb::AnswerChallengeResponse, ServiceError> {
         let now = self.clock.now_ms();
         let mut st = self.state();
@@ -221,13 +245,16 @@ impl Arena {
             return Err(not_found());
         }
         if !req.accept {
-            let name = self.bots().reference(bot).name;
             self.store.remove_challenge(&req.challenge_id)?;
             let pending = st
                 .challenges
                 .remove(&req.challenge_id)
                 .ok_or_else(not_found)?;
-            self.end(&pending, &format!("declined by {name}"), now);
+            let ending = Ending::Declined {
+                by: bot,
+                reason: &req.reason,
+            };
+            self.end(&pending, &ending, now);
             return Ok(pb::AnswerChallengeResponse::default());
         }
         if playing >= self.settings.bot_max_games {
@@ -293,8 +320,7 @@ impl Arena {
 
     /// Ends the pending challenges bot `bot` is in: it was revoked.
     pub(super) fn end_challenges_of(&self, st: &mut State, bot: BotNo, now: u64) {
-        let reason = format!("{} was revoked", self.bots().reference(bot).name);
-        self.end_where(st, |p| p.involves(bot), &reason, now);
+        self.end_where(st, |p| p.involves(bot), &Ending::Revoked { bot }, now);
     }
 
     /// Takes back the stored challenges, except those that became matches.
@@ -321,13 +347,19 @@ impl Arena {
 
     /// Ends the challenges past their expiry.
     pub(super) fn expire_challenges(&self, st: &mut State, now: u64) {
-        self.end_where(st, |p| p.info.expires_unix_ms <= now, "expired", now);
+        self.end_where(st, |p| p.info.expires_unix_ms <= now, &Ending::Expired, now);
     }
 
     /// Ends the pending challenges `which` picks, telling their bots
-    /// `reason`. One the store cannot forget stays pending, to be ended by a
+    /// how. One the store cannot forget stays pending, to be ended by a
     /// later round's expiry.
-    fn end_where(&self, st: &mut State, which: impl Fn(&Pending) -> bool, reason: &str, now: u64) {
+    fn end_where(
+        &self,
+        st: &mut State,
+        which: impl Fn(&Pending) -> bool,
+        ending: &Ending,
+        now: u64,
+    ) {
         let ids: Vec<String> = st
             .challenges
             .iter()
@@ -340,21 +372,61 @@ impl Arena {
                 continue;
             }
             if let Some(pending) = st.challenges.remove(&id) {
-                self.end(&pending, reason, now);
+                self.end(&pending, ending, now);
             }
         }
     }
 
-    /// Tells a challenge's bots that it ended without a match.
-    fn end(&self, pending: &Pending, reason: &str, now: u64) {
+    /// Tells a challenge's bots that it ended without a match, and how.
+    fn end(&self, pending: &Pending, ending: &Ending, now: u64) {
+        let ended = ending.event(self, &pending.info.challenge_id);
         for &bot in &pending.bots {
-            let event = pb::bot_event::Event::ChallengeEnded(pb::ChallengeEnded {
-                challenge_id: pending.info.challenge_id.clone(),
-                reason: reason.to_owned(),
-            });
+            let event = pb::bot_event::Event::ChallengeEnded(ended.clone());
             if let Err(e) = self.events.append(self.store.as_ref(), bot, now, event) {
                 tracing::warn!("cannot record a bot event: {e}");
             }
+        }
+    }
+}
+
+/// How a challenge ended without a match.
+enum Ending<'a> {
+    /// Bot `by` declined it, saying `reason` (bounded by the request's
+    /// check; may be empty).
+    Declined { by: BotNo, reason: &'a str },
+    /// Its challenger withdrew it.
+    Cancelled { by: BotNo },
+    /// Its expiry passed.
+    Expired,
+    /// Bot `bot` of it was revoked.
+    Revoked { bot: BotNo },
+}
+
+impl Ending<'_> {
+    /// The `challenge_ended` event its bots are told.
+    fn event(&self, arena: &Arena, challenge_id: &str) -> pb::ChallengeEnded {
+        use pb::ChallengeEndCause as C;
+        let name = |b: BotNo| arena.bots().reference(b);
+        let (cause, by, decline_reason) = match *self {
+            Ending::Declined { by, reason } => (C::Declined, Some(name(by)), reason),
+            Ending::Cancelled { by } => (C::Cancelled, Some(name(by)), ""),
+            Ending::Expired => (C::Expired, None, ""),
+            Ending::Revoked { bot } => (C::Revoked, Some(name(bot)), ""),
+        };
+        let who = by.as_ref().map(|b| b.name.as_str()).unwrap_or_default();
+        let reason = match (cause, decline_reason) {
+            (C::Declined, "") => format!("declined by {who}"),
+            (C::Declined, said) => format!("declined by {who}: {said}"),
+            (C::Cancelled, _) => format!("cancelled by {who}"),
+            (C::Revoked, _) => format!("{who} was revoked"),
+            _ => "expired".to_owned(),
+        };
+        pb::ChallengeEnded {
+            challenge_id: challenge_id.to_owned(),
+            reason,
+            cause: cause as i32,
+            by,
+            decline_reason: decline_reason.to_owned(),
         }
     }
 }

@@ -101,13 +101,7 @@ impl Arena {
                     }
                     over.is_none()
                 });
-        // Luck is the enemy of ratings in a dice game: its rated matches,
-        // and its tournament matches, are duplicate matches.
-        let games = if (rated || tournament.is_some()) && kind.descriptor().dice_driven() {
-            bots.len() as u32
-        } else {
-            1
-        };
+        let games = match_games(kind, bots.len() as u32, rated || tournament.is_some());
         let record = MatchRecord {
             id: id.unwrap_or_else(|| format!("{:016x}", rand::random::<u64>())),
             kind,
@@ -467,4 +461,16 @@ pub(super) fn remember(
     let list = recent.entry(bot).or_default();
     list.push_front(m);
     list.truncate(RECENT_MATCHES);
+}
+
+/// Games in a match of `kind` for `players`: luck is the enemy of ratings in
+/// a dice game, so its rated and tournament (`counted`) matches are
+/// duplicate matches, one game per seat rotation; every other match is one
+/// game.
+pub(super) fn match_games(kind: Kind, players: u32, counted: bool) -> u32 {
+    if counted && kind.descriptor().dice_driven() {
+        players
+    } else {
+        1
+    }
 }

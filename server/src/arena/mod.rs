@@ -29,6 +29,7 @@ mod hourly;
 pub mod house;
 mod listings;
 mod matches;
+mod pools;
 pub mod ratings;
 mod tournaments;
 mod waiting;

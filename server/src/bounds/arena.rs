@@ -25,6 +25,8 @@ pub fn max_opponents() -> usize {
         .unwrap_or(2)
         - 1
 }
+/// Most bytes of the reason a bot gives when it declines a challenge.
+pub const MAX_DECLINE_REASON_BYTES: usize = 140;
 /// Longest expiry of a challenge, seconds.
 pub const MAX_CHALLENGE_SECS: u32 = 600;
 /// Milliseconds per decision a challenge or tournament may ask for.
@@ -189,6 +191,34 @@ impl Bounded for pb::ChallengeRequest {
 }
 
 impl Bounded for pb::AnswerChallengeRequest {
+    /// The id is a string (an unknown one is NOT_FOUND); a reason is short
+    /// text, and only a decline's.
+    fn check(&self) -> Result<(), ServiceError> {
+        at_most_bytes("reason", &self.reason, MAX_DECLINE_REASON_BYTES)?;
+        if self.reason.chars().any(char::is_control) {
+            return Err(ServiceError::invalid(
+                "reason",
+                "reason is printable text: no control characters",
+            ));
+        }
+        if self.accept && !self.reason.is_empty() {
+            return Err(ServiceError::invalid(
+                "reason",
+                "reason is a decline's: an acceptance gives none",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Bounded for pb::ListPoolsRequest {
+    /// No number; an unknown or unhosted kind is the catalog's to refuse.
+    fn check(&self) -> Result<(), ServiceError> {
+        Ok(())
+    }
+}
+
+impl Bounded for pb::CancelChallengeRequest {
     /// No number; an id is a string (an unknown one is NOT_FOUND).
     fn check(&self) -> Result<(), ServiceError> {
         Ok(())

@@ -745,6 +745,7 @@ async fn challenges_start_matches_or_end_declined_or_expired() {
             pb::AnswerChallengeRequest {
                 challenge_id: first.challenge_id.clone(),
                 accept: true,
+                ..Default::default()
             },
         ))
         .await
@@ -755,6 +756,7 @@ async fn challenges_start_matches_or_end_declined_or_expired() {
         pb::AnswerChallengeRequest {
             challenge_id: first.challenge_id.clone(),
             accept: false,
+            ..Default::default()
         },
     ))
     .await
@@ -802,6 +804,7 @@ async fn challenges_start_matches_or_end_declined_or_expired() {
             pb::AnswerChallengeRequest {
                 challenge_id: third.challenge_id,
                 accept: true,
+                ..Default::default()
             },
         ))
         .await

@@ -89,6 +89,7 @@ async fn the_arenas_quotas_answer_with_a_retry_delay() {
             pb::AnswerChallengeRequest {
                 challenge_id: first.challenge_id,
                 accept: true,
+                ..Default::default()
             },
         ))
         .await
@@ -109,6 +110,7 @@ async fn the_arenas_quotas_answer_with_a_retry_delay() {
             pb::AnswerChallengeRequest {
                 challenge_id: second.challenge_id,
                 accept: true,
+                ..Default::default()
             },
         ))
         .await,

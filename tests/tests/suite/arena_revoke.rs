@@ -71,6 +71,7 @@ async fn a_revoked_bot_loses_its_key_everywhere_until_the_operator_issues_one() 
         pb::AnswerChallengeRequest {
             challenge_id: c.challenge_id,
             accept: true,
+            ..Default::default()
         },
     ))
     .await
@@ -301,6 +302,7 @@ async fn a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock()
             pb::AnswerChallengeRequest {
                 challenge_id: c.challenge_id.clone(),
                 accept: true,
+                ..Default::default()
             },
         ))
         .await
@@ -317,6 +319,7 @@ async fn a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock()
             pb::AnswerChallengeRequest {
                 challenge_id: c.challenge_id.clone(),
                 accept: true,
+                ..Default::default()
             },
         ))
         .await
@@ -348,6 +351,7 @@ async fn a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock()
             pb::AnswerChallengeRequest {
                 challenge_id: c.challenge_id.clone(),
                 accept: false,
+                ..Default::default()
             },
         ))
         .await

@@ -2,7 +2,6 @@
 //! gRPC, `GET /api/v1/games` over HTTP exactly as `docs/http.md` shows it,
 //! each game described from its engine and the one list of strategies.
 
-use std::path::Path;
 use std::process::Command;
 
 use druids_contract::pb;
@@ -10,23 +9,10 @@ use druids_tests::{TestServer, http_face};
 
 /// The fenced blocks of `docs/http.md` as (language, text), in order.
 fn doc_blocks() -> Vec<(String, String)> {
-    let doc =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/http.md"))
-            .expect("docs/http.md");
-    let mut blocks = Vec::new();
-    let mut open: Option<(String, String)> = None;
-    for line in doc.lines() {
-        match (&mut open, line.trim_end()) {
-            (None, l) if l.starts_with("```") => open = Some((l[3..].to_owned(), String::new())),
-            (Some(_), "```") => blocks.extend(open.take()),
-            (Some((_, text)), l) => {
-                text.push_str(l);
-                text.push('\n');
-            }
-            _ => {}
-        }
-    }
-    blocks
+    druids_tests::docs::page_blocks("docs/http.md")
+        .into_iter()
+        .map(|b| (b.lang, b.text))
+        .collect()
 }
 
 /// Runs `script` in bash with `DRUIDS_HTTP` set to `base`; its stdout.

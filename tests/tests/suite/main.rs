@@ -3,8 +3,10 @@
 //! module drives a real server over TCP.
 
 mod arena;
+mod arena_challenge_ends;
 mod arena_house;
 mod arena_kits;
+mod arena_pools;
 mod arena_quotas;
 mod arena_revoke;
 mod arena_sybils;
@@ -15,6 +17,7 @@ mod browser;
 mod cairn;
 mod clocks;
 mod cluster;
+mod conformance;
 mod contract;
 mod cross_language;
 mod deploy;
@@ -34,6 +37,7 @@ mod practice_seed;
 mod proto;
 mod python_engine;
 mod readme_ladder;
+mod readme_quickstart;
 mod request_window;
 mod retention;
 mod shutdown;

@@ -9,59 +9,22 @@
 //! is the real client, on the `PATH` of the shell that runs the commands.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use druids_tests::process::{ServerProcess, cargo_binary};
+use druids_tests::docs::{self, shell};
+use druids_tests::process::ServerProcess;
 
 /// How long the test waits for the bot's next line before it gives up: a
 /// guard against hanging, not a measure (the match took 44 s in a debug
 /// build on a 2-core machine at load 20).
 const HANG_GUARD: Duration = Duration::from_secs(900);
 
-/// The first `sh` block after the heading `heading` of the README.
+/// The command lines of the first `sh` block under `heading` of the README.
 fn readme_block(heading: &str) -> Vec<String> {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
-            .expect("README.md");
-    let section = readme
-        .split_once(&format!("\n{heading}\n"))
-        .unwrap_or_else(|| panic!("the README has {heading}"))
-        .1;
-    let block = section
-        .split_once("```sh\n")
-        .expect("a sh block")
-        .1
-        .split_once("```")
-        .expect("closed")
-        .0;
-    block.lines().map(str::to_owned).collect()
-}
-
-/// A scratch directory with `druids` in it, for `PATH`.
-fn bin_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("druids-readme-ladder-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let druids = cargo_binary("druids-cli", "druids").unwrap_or_else(|e| panic!("{e}"));
-    std::os::unix::fs::symlink(druids, dir.join("druids")).expect("symlink");
-    dir
-}
-
-fn shell(line: &str, dir: &Path, server: &str) -> Command {
-    let mut cmd = Command::new("bash");
-    let path = format!(
-        "{}:{}",
-        dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    cmd.args(["-euo", "pipefail", "-c", line])
-        .current_dir(dir)
-        .env("PATH", path)
-        .env("DRUIDS_SERVER", server)
-        .env("NO_COLOR", "1");
-    cmd
+    let blocks = docs::section_blocks("README.md", heading);
+    let block = blocks.iter().find(|b| b.lang == "sh").expect("a sh block");
+    docs::commands(block)
 }
 
 #[test]
@@ -71,7 +34,7 @@ fn the_readme_ladder_example_gets_one_bot_a_rated_game_against_house_bots() {
         panic!("the example is three commands: {lines:?}");
     };
     assert!(play.contains("--seek meduris:4 --rated"), "{play}");
-    let dir = bin_dir();
+    let dir = docs::druids_on_path("readme-ladder");
     let server = ServerProcess::start(
         &[
             "--in-memory",

@@ -21,23 +21,11 @@ pub(crate) fn target_dir() -> PathBuf {
 
 /// The shell blocks of `docs/http.md`, in order, as one script.
 fn doc_script() -> String {
-    let doc =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/http.md"))
-            .expect("docs/http.md");
-    let mut script = String::new();
-    let mut in_sh = false;
-    for line in doc.lines() {
-        match (in_sh, line.trim_end()) {
-            (false, "```sh") => in_sh = true,
-            (true, "```") => in_sh = false,
-            (true, l) => {
-                script.push_str(l);
-                script.push('\n');
-            }
-            _ => {}
-        }
-    }
-    script
+    druids_tests::docs::page_blocks("docs/http.md")
+        .into_iter()
+        .filter(|b| b.lang == "sh")
+        .map(|b| b.text)
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -171,6 +171,7 @@ fn act(ladder: &Arc<Ladder>, action: Action, tasks: &mut JoinSet<()>) {
                 let request = pb::AnswerChallengeRequest {
                     challenge_id: c.challenge_id.clone(),
                     accept: true,
+                    ..Default::default()
                 };
                 let Ok(request) = authed(Some(&ladder.key), request) else {
                     return;
@@ -337,6 +338,7 @@ mod tests {
                 Event::ChallengeEnded(pb::ChallengeEnded {
                     challenge_id: "c3".into(),
                     reason: "expired".into(),
+                    ..Default::default()
                 }),
             ),
         ];

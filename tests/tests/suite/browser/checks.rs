@@ -169,6 +169,7 @@ fn layouts(results: &Value) {
         "leaderboard",
         "bot profile",
         "tournament",
+        "tournament in play",
         "my bot",
         "spectator",
         "error page",
@@ -587,7 +588,9 @@ async fn ladder(results: &Value, scene: &Scene, client: &mut Client, a: &mut Are
         .expect("tournaments")
         .into_inner()
         .tournaments
-        .remove(0);
+        .into_iter()
+        .find(|t| t.name == super::scene::LADDER_CUP)
+        .expect("the ladder's tournament");
     let t = a
         .get_tournament(pb::GetTournamentRequest {
             tournament_id: t.tournament_id,
@@ -621,6 +624,31 @@ async fn ladder(results: &Value, scene: &Scene, client: &mut Client, a: &mut Are
         .into_inner()
         .games;
     assert_replay_links(shown, &games);
+    running_tournament(results, scene, client).await;
+}
+
+/// A tournament's page lists the games it has in play, each with its
+/// players and a link to watch it, as ListGames answers.
+async fn running_tournament(results: &Value, scene: &Scene, client: &mut Client) {
+    let running = client
+        .list_games(pb::ListGamesRequest {
+            tournament_id: scene.running_tournament.clone(),
+            status: pb::GameStatus::Running as i32,
+            ..Default::default()
+        })
+        .await
+        .expect("games")
+        .into_inner()
+        .games;
+    assert!(!running.is_empty(), "the tournament has a game in play");
+    let expected: Vec<Value> = running
+        .iter()
+        .map(|g| {
+            let names: Vec<&str> = g.seats.iter().map(|s| s.name.as_str()).collect();
+            json!({"game": g.game_id, "watch": format!("/games/{}", g.game_id), "players": names.join(", ")})
+        })
+        .collect();
+    assert_eq!(results["runningTournament"], json!(expected));
 }
 
 /// Each row (`{match, replays}`) links to the replays of exactly the games

@@ -37,6 +37,8 @@ pub(super) struct Scene {
     pub house: String,
     /// The live game a spectator's page follows, and its player.
     pub live: String,
+    /// A tournament with a game in play (its bots silent, its clock long).
+    pub running_tournament: String,
     player: Option<JoinHandle<()>>,
     /// The two bots' players, who answer the challenge and play it.
     answerers: Vec<JoinHandle<()>>,
@@ -71,6 +73,7 @@ impl Scene {
         until_foreign_dolmen(&mut client, &dol_id, &dol_tokens, 0).await;
         // The ladder, and a bot ready to be challenged from the browser.
         let bots = ladder(server, a).await;
+        let running_tournament = in_play(a, client.clone()).await;
         let (me, me_key) = register(a, "my-bot").await;
         let (house, house_key) = register(a, "house-greedy").await;
         // A rated match each, so that both are on the leaderboard the page
@@ -112,6 +115,7 @@ impl Scene {
             me: (me, me_key),
             house,
             live: live_id,
+            running_tournament,
             player: Some(player),
             answerers: vec![challenged, challenger],
         }
@@ -149,7 +153,8 @@ impl Scene {
                 {"name": "meduris", "gameId": med_id, "token": med_tokens[0], "seat": 0},
                 {"name": "dolmen", "gameId": dol_id, "token": dol_tokens[0], "seat": 0},
             ],
-            "ladder": {"game": "dolmen", "players": 2, "botId": bots[0].0},
+            "ladder": {"game": "dolmen", "players": 2, "botId": bots[0].0, "tournament": LADDER_CUP},
+            "runningTournament": self.running_tournament,
             "challenge": {"key": me_key, "kind": "GAME_KIND_DOLMEN", "opponentId": house},
             "errors": [
                 {"name": "unknown game", "path": "/games/0123456789abcdef"},
@@ -226,6 +231,7 @@ async fn answer_and_play(url: String, key: String) {
                         pb::AnswerChallengeRequest {
                             challenge_id: c.challenge_id,
                             accept: true,
+                            ..Default::default()
                         },
                     ))
                     .await
@@ -243,6 +249,59 @@ async fn answer_and_play(url: String, key: String) {
             _ => {}
         }
     }
+}
+
+/// The name of the ladder's finished tournament.
+pub(super) const LADDER_CUP: &str = "Autumn cup";
+
+/// A round-robin tournament of two silent bots on a ten-minute clock: its
+/// one game stays in play while the pages look at it. Returns its id once
+/// the game has started.
+async fn in_play(a: &mut Arena, mut client: Client) -> String {
+    let mut entrants = Vec::new();
+    for name in ["dee", "eve"] {
+        entrants.push(register(a, name).await.0);
+    }
+    let t = a
+        .create_tournament(authed(
+            crate::arena::OPERATOR,
+            pb::CreateTournamentRequest {
+                name: "Winter cup".into(),
+                kind: pb::GameKind::Dolmen as i32,
+                players: 2,
+                entrants,
+                format: Some(pb::create_tournament_request::Format::RoundRobin(
+                    pb::RoundRobin { games_per_group: 1 },
+                )),
+                time_control: Some(pb::TimeControl {
+                    decision_ms: 600_000,
+                    time_bank_ms: 0,
+                }),
+                ..Default::default()
+            },
+        ))
+        .await
+        .expect("a tournament in play")
+        .into_inner()
+        .tournament
+        .unwrap();
+    for _ in 0..1200 {
+        let running = client
+            .list_games(pb::ListGamesRequest {
+                tournament_id: t.tournament_id.clone(),
+                status: pb::GameStatus::Running as i32,
+                ..Default::default()
+            })
+            .await
+            .expect("games")
+            .into_inner()
+            .games;
+        if !running.is_empty() {
+            return t.tournament_id;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the tournament's game never started");
 }
 
 /// A ladder: three bots play rated two-player Die Dolmengötter matches (by
@@ -271,7 +330,7 @@ async fn ladder(server: &TestServer, a: &mut Arena) -> Vec<(String, String)> {
         .create_tournament(authed(
             crate::arena::OPERATOR,
             pb::CreateTournamentRequest {
-                name: "Autumn cup".into(),
+                name: LADDER_CUP.into(),
                 kind: pb::GameKind::Dolmen as i32,
                 players: 2,
                 entrants: bots.iter().map(|(id, _)| id.clone()).collect(),

@@ -1,0 +1,97 @@
+/**
+ * How long the server asks a client to wait before a retry.
+ *
+ * A refusal that may be retried (UNAVAILABLE, RESOURCE_EXHAUSTED) can carry a
+ * `google.rpc.RetryInfo` in the `grpc-status-details-bin` trailer (a
+ * `google.rpc.Status`). Retrying sooner only gets the same refusal again, and
+ * `druids conformance` counts it against the client. The three messages
+ * involved are read by hand: the kit loads only the druids contract.
+ */
+import type * as grpc from "@grpc/grpc-js";
+
+const RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo";
+
+/** The delay of the error's `google.rpc.RetryInfo` in ms, if it has one. */
+export function retryDelayMs(error: unknown): number | undefined {
+  const metadata = (error as Partial<grpc.ServiceError> | undefined)?.metadata;
+  for (const value of metadata?.get("grpc-status-details-bin") ?? []) {
+    if (typeof value === "string") {
+      continue;
+    }
+    for (const detail of fields(value, 3)) {
+      // google.protobuf.Any: type_url = 1, value = 2.
+      const typeUrl = fields(detail, 1)[0]?.toString("utf8");
+      if (typeUrl !== RETRY_INFO) {
+        continue;
+      }
+      for (const info of fields(detail, 2)) {
+        // RetryInfo.retry_delay = 1: a Duration (seconds = 1, nanos = 2).
+        for (const duration of fields(info, 1)) {
+          const [seconds, nanos] = [varintField(duration, 1), varintField(duration, 2)];
+          return seconds * 1000 + nanos / 1e6;
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+function varint(data: Buffer, at: number): [number, number] {
+  let value = 0;
+  let scale = 1;
+  for (;;) {
+    const byte = data[at++] ?? 0;
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80 || at >= data.length) {
+      return [value, at];
+    }
+    scale *= 128;
+  }
+}
+
+/** Walks an encoded message; calls `visit` with each field's number, wire type and value. */
+function walk(data: Buffer, visit: (field: number, wire: number, value: Buffer | number) => void): void {
+  let at = 0;
+  while (at < data.length) {
+    const [key, next] = varint(data, at);
+    at = next;
+    const [field, wire] = [Math.floor(key / 8), key % 8];
+    if (wire === 0) {
+      const [value, after] = varint(data, at);
+      visit(field, wire, value);
+      at = after;
+    } else if (wire === 2) {
+      const [size, after] = varint(data, at);
+      visit(field, wire, data.subarray(after, after + size));
+      at = after + size;
+    } else if (wire === 1) {
+      at += 8;
+    } else if (wire === 5) {
+      at += 4;
+    } else {
+      return;
+    }
+  }
+}
+
+/** The values of a length-delimited field. */
+function fields(data: Buffer, field: number): Buffer[] {
+  const out: Buffer[] = [];
+  walk(data, (f, wire, value) => {
+    if (f === field && wire === 2 && typeof value !== "number") {
+      out.push(value);
+    }
+  });
+  return out;
+}
+
+/** The value of a varint field (0 when absent). */
+function varintField(data: Buffer, field: number): number {
+  let out = 0;
+  walk(data, (f, wire, value) => {
+    if (f === field && wire === 0 && typeof value === "number") {
+      out = value;
+    }
+  });
+  return out;
+}

@@ -1,0 +1,323 @@
+//! Grading a client from the server's side: what its seat's calls in the
+//! ledger say it did (and how its process ended), never its exit code
+//! alone. A MUST broken is FAILED, a SHOULD missed NON-STRICT (Autobahn's
+//! words), each with the ledger's evidence.
+
+use std::collections::HashMap;
+
+use druids_contract::pb;
+use druids_contract::pb::ledger_entry::Entry;
+
+use crate::conformance::scenarios::{CLIENT_SEAT, Duty, Scenario};
+
+/// A scenario's grade; the worst finding decides it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    Ok,
+    NonStrict,
+    Failed,
+}
+
+impl Verdict {
+    /// As printed and written: `OK`, `NON-STRICT`, `FAILED`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Ok => "OK",
+            Verdict::NonStrict => "NON-STRICT",
+            Verdict::Failed => "FAILED",
+        }
+    }
+}
+
+/// One thing the ledger shows, with how much it weighs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub verdict: Verdict,
+    pub evidence: String,
+}
+
+/// How the client's process ended.
+#[derive(Clone, Debug, Default)]
+pub struct ClientEnd {
+    /// Its exit code (None: killed by a signal).
+    pub code: Option<i32>,
+    /// Why the runner killed it, if it did.
+    pub killed: Option<String>,
+    /// Whether the game was over when it exited.
+    pub game_over: bool,
+    /// The game's last seq then.
+    pub last_seq: u64,
+    /// Its last line on stderr.
+    pub last_words: String,
+}
+
+/// A retry earlier than RetryInfo asked by less than this is within the
+/// clocks' rounding (ms truncated on both sides).
+const ROUNDING_MS: u64 = 5;
+
+/// Everything the run shows about the client, worst first.
+pub fn judge(sc: &Scenario, entries: &[pb::LedgerEntry], end: &ClientEnd) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut found = |verdict, evidence: String| out.push(Finding { verdict, evidence });
+    if let Some(why) = &end.killed {
+        found(Verdict::Failed, why.clone());
+    } else if !end.game_over {
+        found(
+            Verdict::Failed,
+            format!(
+                "exited (status {}) at seq {} while the game went on: its seat stalled{}",
+                status(end.code),
+                end.last_seq,
+                words(&end.last_words)
+            ),
+        );
+    } else if end.code != Some(0) {
+        found(
+            Verdict::Failed,
+            format!(
+                "exited with status {} after the game{}",
+                status(end.code),
+                words(&end.last_words)
+            ),
+        );
+    }
+    let mine: Vec<&pb::LedgerEntry> = entries
+        .iter()
+        .filter(|e| e.seat == Some(CLIENT_SEAT))
+        .collect();
+    let calls: Vec<(&pb::LedgerEntry, &pb::LedgerCall)> = mine
+        .iter()
+        .filter_map(|e| match &e.entry {
+            Some(Entry::Call(c)) => Some((*e, c)),
+            _ => None,
+        })
+        .collect();
+    for f in submits(sc, &calls) {
+        found(f.verdict, f.evidence);
+    }
+    for f in retries(&calls) {
+        found(f.verdict, f.evidence);
+    }
+    for f in reconnects(&mine, &calls) {
+        found(f.verdict, f.evidence);
+    }
+    let fired = mine
+        .iter()
+        .filter(|e| matches!(e.entry, Some(Entry::Fault(_))))
+        .count();
+    if fired < sc.faults.len() && end.game_over {
+        found(
+            Verdict::Ok,
+            format!(
+                "note: {} of the plan's {} faults fired (the client never reached the point)",
+                fired,
+                sc.faults.len()
+            ),
+        );
+    }
+    out.sort_by_key(|f| std::cmp::Reverse(f.verdict));
+    out
+}
+
+fn status(code: Option<i32>) -> String {
+    code.map_or("killed by a signal".into(), |c| c.to_string())
+}
+
+fn words(last: &str) -> String {
+    if last.is_empty() {
+        String::new()
+    } else {
+        format!("; its last words: {last:?}")
+    }
+}
+
+fn answer(c: &pb::LedgerCall) -> String {
+    if c.reason.is_empty() {
+        c.code.clone()
+    } else {
+        format!("{} {}", c.code, c.reason)
+    }
+}
+
+/// Decisions sent twice, lost answers retried with a new key, refused
+/// stale answers sent again, illegal actions.
+fn submits(sc: &Scenario, calls: &[(&pb::LedgerEntry, &pb::LedgerCall)]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    // version -> (key applied there, its answer was lost)
+    let mut applied: HashMap<u64, (String, bool)> = HashMap::new();
+    let mut stale_keys: HashMap<String, u64> = HashMap::new();
+    let mut twice = Vec::new();
+    let mut resent = 0;
+    let mut last_stream_from: Option<u64> = None;
+    for (_, c) in calls {
+        if c.method == "StreamEvents" {
+            last_stream_from = c.from_seq;
+            continue;
+        }
+        if c.method != "SubmitAction" {
+            continue;
+        }
+        let version = c.expected_version;
+        if let Some(v) = version
+            && let Some((key, lost)) = applied.get(&v)
+            && *key != c.key_digest
+        {
+            twice.push(if *lost {
+                format!(
+                    "retried a lost answer (version {v}) with a new idempotency key ({key} \
+                     then {}; answered {}): only expected_version kept it from being applied twice",
+                    c.key_digest,
+                    answer(c)
+                )
+            } else {
+                let resumed = last_stream_from
+                    .filter(|&f| f >= 1)
+                    .map(|f| format!("resumed from seq {f} and "))
+                    .unwrap_or_default();
+                format!(
+                    "{resumed}submitted its decision at version {v} twice (keys {key} and {}; \
+                     the second answered {})",
+                    c.key_digest,
+                    answer(c)
+                )
+            });
+        }
+        if let Some(n) = stale_keys.get_mut(&c.key_digest) {
+            *n += 1;
+            resent += 1;
+        }
+        let lost = c.fault.is_some_and(|f| sc.loses_answer(f));
+        if let Some(v) = version
+            && (c.code == "OK" || lost)
+        {
+            applied.entry(v).or_insert((c.key_digest.clone(), lost));
+        }
+        // STALE_VERSION, or DEADLINE_PASSED: the decision is over.
+        if c.code == "ABORTED" && !c.key_digest.is_empty() {
+            stale_keys.entry(c.key_digest.clone()).or_insert(0);
+        }
+        if c.reason == "ILLEGAL_ACTION" || c.code == "INVALID_ARGUMENT" {
+            let verdict = if sc.duty == Duty::Legal {
+                Verdict::Failed
+            } else {
+                Verdict::NonStrict
+            };
+            out.push(Finding {
+                verdict,
+                evidence: format!(
+                    "sent an action the server refused as {} at version {}",
+                    answer(c),
+                    version.map_or("?".into(), |v| v.to_string())
+                ),
+            });
+        }
+    }
+    if let Some(first) = twice.first() {
+        let more = if twice.len() > 1 {
+            format!(" ({} decisions sent twice in all)", twice.len())
+        } else {
+            String::new()
+        };
+        out.push(Finding {
+            verdict: Verdict::Failed,
+            evidence: format!("{first}{more}"),
+        });
+    }
+    if resent > 0 {
+        out.push(Finding {
+            verdict: Verdict::Failed,
+            evidence: format!(
+                "sent an answer refused as ABORTED (STALE_VERSION, DEADLINE_PASSED) again \
+                 {resent} times with the same key: the decision was over (its clock ran out) \
+                 and the client did not read the state again"
+            ),
+        });
+    }
+    out
+}
+
+/// Calls made again sooner than the RetryInfo of their refusal said.
+fn retries(calls: &[(&pb::LedgerEntry, &pb::LedgerCall)]) -> Vec<Finding> {
+    let mut early: Vec<(Verdict, String)> = Vec::new();
+    for (i, (e, c)) in calls.iter().enumerate() {
+        let Some(asked) = c.retry_after_ms else {
+            continue;
+        };
+        let Some((next_e, next)) = calls[i + 1..].iter().find(|(_, n)| n.method == c.method) else {
+            continue;
+        };
+        let sent = next_e.at_ms.saturating_sub(next.duration_ms);
+        let gap = sent.saturating_sub(e.at_ms);
+        if gap + ROUNDING_MS >= asked {
+            continue;
+        }
+        let verdict = if gap * 2 < asked {
+            Verdict::Failed
+        } else {
+            Verdict::NonStrict
+        };
+        early.push((
+            verdict,
+            format!(
+                "retried {} after {gap} ms; RetryInfo said {asked} ms",
+                c.method
+            ),
+        ));
+    }
+    let Some(worst) = early.iter().map(|(v, _)| *v).max() else {
+        return vec![];
+    };
+    let (_, first) = early.iter().find(|(v, _)| *v == worst).expect("the worst");
+    let more = if early.len() > 1 {
+        format!(" ({} early retries in all)", early.len())
+    } else {
+        String::new()
+    };
+    vec![Finding {
+        verdict: worst,
+        evidence: format!("{first}{more}"),
+    }]
+}
+
+/// Streams that ended under the client while its game went on: it must
+/// open another, from where it was.
+fn reconnects(
+    mine: &[&pb::LedgerEntry],
+    calls: &[(&pb::LedgerEntry, &pb::LedgerCall)],
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for e in mine {
+        let Some(Entry::StreamEnd(s)) = &e.entry else {
+            continue;
+        };
+        if s.why != "fault" {
+            continue;
+        }
+        let next = calls
+            .iter()
+            .find(|(c_e, c)| c_e.index > e.index && c.method == "StreamEvents");
+        match next {
+            None => out.push(Finding {
+                verdict: Verdict::Failed,
+                evidence: format!(
+                    "never reconnected after its event stream ended at seq {}",
+                    s.last_sent_seq
+                ),
+            }),
+            Some((_, c)) => {
+                let from = c.from_seq.unwrap_or(0);
+                if from >= 1 && from <= s.last_sent_seq {
+                    out.push(Finding {
+                        verdict: Verdict::NonStrict,
+                        evidence: format!(
+                            "resumed from seq {from} though it had seen seq {} (read events \
+                             it already had again)",
+                            s.last_sent_seq
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    out
+}

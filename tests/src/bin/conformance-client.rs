@@ -1,0 +1,317 @@
+//! A small seat client for the proofs of `druids conformance`
+//! (tests/tests/suite/conformance.rs): plays its seat as the contract asks,
+//! except for the one duty `--break DUTY` names, which it breaks the way
+//! real clients do. Each broken client must FAIL the scenario that grades
+//! its duty and pass every other.
+//!
+//! It reads its seat from `DRUIDS_SERVER`, `DRUIDS_GAME_ID` and
+//! `DRUIDS_TOKEN`, as `druids conformance` starts every client.
+
+use std::time::Duration;
+
+use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
+use druids_contract::pb::game_event::Body;
+use druids_tests::authed;
+use tokio_stream::StreamExt;
+use tonic::transport::Channel;
+use tonic::{Code, Status};
+use tonic_types::StatusExt;
+
+/// The duty this client breaks.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Break {
+    Nothing,
+    /// Retries at once, whatever RetryInfo says.
+    IgnoresRetryInfo,
+    /// After a broken stream, subscribes again from the game's first event
+    /// and acts on every old DecisionNeeded again (with fresh keys).
+    RestartsFromStart,
+    /// Retries a lost answer with a new idempotency key.
+    NewKeyOnLostAnswer,
+    /// Gives up when an answer is refused as STALE_VERSION.
+    StaleIsFatal,
+    /// Takes no notice that its decision timed out: sends the refused
+    /// answer again, same key, a few times.
+    IgnoresTimedOut,
+    /// Exits when its event stream ends.
+    NeverReconnects,
+    /// Sends an action that is not listed at its 3rd decision.
+    SendsIllegal,
+}
+
+impl Break {
+    fn parse(name: &str) -> Option<Break> {
+        Some(match name {
+            "nothing" => Break::Nothing,
+            "ignores-retry-info" => Break::IgnoresRetryInfo,
+            "restarts-from-start" => Break::RestartsFromStart,
+            "new-key-on-lost-answer" => Break::NewKeyOnLostAnswer,
+            "stale-is-fatal" => Break::StaleIsFatal,
+            "ignores-timed-out" => Break::IgnoresTimedOut,
+            "never-reconnects" => Break::NeverReconnects,
+            "sends-illegal" => Break::SendsIllegal,
+            _ => return None,
+        })
+    }
+}
+
+struct Seat {
+    client: DruidsServiceClient<Channel>,
+    game_id: String,
+    token: String,
+    seat: u32,
+    broken: Break,
+    decisions: u32,
+    keys: u64,
+    /// Reading the game again from its first event (RestartsFromStart).
+    replaying: bool,
+}
+
+/// Calls made again at most this often before the client gives up.
+const TRIES: u32 = 200;
+
+fn transient(s: &Status) -> bool {
+    matches!(s.code(), Code::Unavailable | Code::ResourceExhausted)
+}
+
+impl Seat {
+    /// How long to wait before making a call refused with `s` again.
+    fn pause(&self, s: &Status) -> Duration {
+        if self.broken == Break::IgnoresRetryInfo {
+            return Duration::from_millis(1);
+        }
+        s.get_details_retry_info()
+            .and_then(|r| r.retry_delay)
+            .unwrap_or(Duration::from_millis(50))
+    }
+
+    fn key(&mut self, version: u64) -> String {
+        self.keys += 1;
+        format!(
+            "{}-{}-v{version}-{}",
+            std::process::id(),
+            self.seat,
+            self.keys
+        )
+    }
+
+    async fn state(&mut self) -> Result<pb::StateView, Status> {
+        for _ in 0..TRIES {
+            let req = authed(
+                &self.token,
+                pb::GetStateRequest {
+                    game_id: self.game_id.clone(),
+                },
+            );
+            match self.client.get_state(req).await {
+                Ok(r) => return Ok(r.into_inner().state.unwrap_or_default()),
+                Err(s) if transient(&s) => tokio::time::sleep(self.pause(&s)).await,
+                Err(s) => return Err(s),
+            }
+        }
+        Err(Status::unavailable("GetState kept failing"))
+    }
+
+    async fn legal(&mut self) -> Result<pb::GetLegalActionsResponse, Status> {
+        for _ in 0..TRIES {
+            let msg = pb::GetLegalActionsRequest {
+                game_id: self.game_id.clone(),
+                ..Default::default()
+            };
+            match self
+                .client
+                .get_legal_actions(authed(&self.token, msg))
+                .await
+            {
+                Ok(r) => return Ok(r.into_inner()),
+                Err(s) if transient(&s) => tokio::time::sleep(self.pause(&s)).await,
+                Err(s) => return Err(s),
+            }
+        }
+        Err(Status::unavailable("GetLegalActions kept failing"))
+    }
+
+    /// Acts on a DecisionNeeded (or a snapshot) at `event_version`.
+    async fn decide(&mut self, event_version: u64) -> Result<(), Status> {
+        let legal = self.legal().await?;
+        // An old decision: a correct client lets it be; one that replays
+        // the game from its start answers it again.
+        let version = if self.replaying && event_version < legal.version {
+            event_version
+        } else if legal.actions.is_empty() {
+            return Ok(());
+        } else {
+            legal.version
+        };
+        let n = legal.actions.len().max(1) as u64;
+        let mut id = legal
+            .actions
+            .get(((version * 7 + u64::from(self.seat)) % n) as usize)
+            .and_then(|a| a.id)
+            .unwrap_or(0);
+        self.decisions += 1;
+        if self.broken == Break::SendsIllegal && self.decisions == 3 {
+            id = legal.actions.iter().filter_map(|a| a.id).max().unwrap_or(0) + 1000;
+        }
+        let mut key = self.key(version);
+        for _ in 0..TRIES {
+            let msg = pb::SubmitActionRequest {
+                game_id: self.game_id.clone(),
+                choice: Some(pb::submit_action_request::Choice::LegalActionId(id)),
+                expected_version: Some(version),
+                idempotency_key: key.clone(),
+            };
+            let s = match self
+                .client
+                .submit_action(authed(&self.token, msg.clone()))
+                .await
+            {
+                Ok(_) => return Ok(()),
+                Err(s) => s,
+            };
+            let reason = s
+                .get_details_error_info()
+                .map(|i| i.reason)
+                .unwrap_or_default();
+            match s.code() {
+                c if transient(&s) => {
+                    let lost = c == Code::Unavailable && reason.is_empty();
+                    if lost && self.broken == Break::NewKeyOnLostAnswer {
+                        key = self.key(version);
+                    }
+                    tokio::time::sleep(self.pause(&s)).await;
+                }
+                Code::Aborted => {
+                    match self.broken {
+                        Break::StaleIsFatal => {
+                            eprintln!("giving up: {}", s.message());
+                            std::process::exit(1);
+                        }
+                        Break::IgnoresTimedOut => {
+                            for _ in 0..5 {
+                                tokio::time::sleep(Duration::from_millis(20)).await;
+                                let _ = self
+                                    .client
+                                    .submit_action(authed(&self.token, msg.clone()))
+                                    .await;
+                            }
+                        }
+                        _ => {}
+                    }
+                    // The game moved on: the stream says who decides next.
+                    return Ok(());
+                }
+                Code::FailedPrecondition | Code::InvalidArgument
+                    if reason == "ILLEGAL_ACTION" || s.code() == Code::InvalidArgument =>
+                {
+                    id = legal.actions.first().and_then(|a| a.id).unwrap_or(0);
+                    key = self.key(version);
+                }
+                // Not (or no longer) this seat's turn, or the game is over.
+                Code::FailedPrecondition => return Ok(()),
+                _ => return Err(s),
+            }
+        }
+        Err(Status::unavailable("SubmitAction kept failing"))
+    }
+
+    /// Follows the game and decides; returns when it is over.
+    async fn play(&mut self) -> Result<(), Status> {
+        let mut next = 0;
+        let mut opened = 0;
+        loop {
+            let req = authed(
+                &self.token,
+                pb::StreamEventsRequest {
+                    game_id: self.game_id.clone(),
+                    from_seq: next,
+                },
+            );
+            let mut stream = match self.client.stream_events(req).await {
+                Ok(s) => s.into_inner(),
+                Err(s) if transient(&s) && opened < TRIES => {
+                    opened += 1;
+                    tokio::time::sleep(self.pause(&s)).await;
+                    continue;
+                }
+                Err(s) => return Err(s),
+            };
+            while let Some(Ok(e)) = stream.next().await {
+                next = e.seq + 1;
+                match e.body {
+                    Some(Body::Snapshot(s))
+                        if s.state.as_ref().and_then(|s| s.to_act) == Some(self.seat) =>
+                    {
+                        self.decide(e.version).await?
+                    }
+                    Some(Body::DecisionNeeded(d)) if d.seat == self.seat => {
+                        self.decide(e.version).await?
+                    }
+                    Some(Body::GameFinished(_) | Body::GameAbandoned(_)) => return Ok(()),
+                    _ => {}
+                }
+            }
+            // The stream ended with the game going on.
+            match self.broken {
+                Break::NeverReconnects => {
+                    eprintln!("the event stream ended");
+                    return Ok(());
+                }
+                Break::RestartsFromStart => {
+                    next = 1;
+                    self.replaying = true;
+                }
+                _ => {}
+            }
+            let status = self.state().await?.status;
+            if status == pb::GameStatus::Finished as i32
+                || status == pb::GameStatus::Abandoned as i32
+            {
+                return Ok(());
+            }
+            opened += 1;
+            if opened > TRIES {
+                return Err(Status::unavailable("the event stream keeps ending"));
+            }
+        }
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let broken = match args.get(1..) {
+        Some([flag, duty]) if flag == "--break" => Break::parse(duty),
+        Some([]) => Some(Break::Nothing),
+        _ => None,
+    };
+    let Some(broken) = broken else {
+        eprintln!("usage: conformance-client [--break DUTY]");
+        std::process::exit(2);
+    };
+    let env = |name: &str| std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set"));
+    let server = env("DRUIDS_SERVER");
+    let client = DruidsServiceClient::connect(server)
+        .await
+        .expect("the server");
+    let mut seat = Seat {
+        client,
+        game_id: env("DRUIDS_GAME_ID"),
+        token: env("DRUIDS_TOKEN"),
+        seat: 0,
+        broken,
+        decisions: 0,
+        keys: 0,
+        replaying: false,
+    };
+    let result = async {
+        seat.seat = seat.state().await?.viewer_seat.unwrap_or_default();
+        seat.play().await
+    }
+    .await;
+    if let Err(s) = result {
+        eprintln!("error: {:?}: {}", s.code(), s.message());
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,271 @@
+//! The two proofs of `druids conformance` (docs/testing-clients.md): the
+//! project's own clients (`druids bot`, the exec bridge, the Python kit,
+//! the TypeScript kit) FAIL no scenario, and each deliberately broken
+//! client (`tests/src/bin/conformance-client.rs --break DUTY`) FAILS the
+//! scenarios grading its duty and no other. Plus `--known-failing` in
+//! Connect's manner and the JUnit output.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use druids_tests::process::{cargo_binary, server_binary};
+
+use crate::cross_language::{Finished, repo_root, run_with_timeout, venv_bin};
+use crate::typescript::built_kit;
+
+/// A deadlock guard for one whole conformance run, not a budget.
+const RUN_GUARD: Duration = Duration::from_secs(900);
+
+fn druids() -> &'static PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| cargo_binary("druids-cli", "druids").unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn broken_client() -> &'static PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        cargo_binary("druids-tests", "conformance-client").unwrap_or_else(|e| panic!("{e}"))
+    })
+}
+
+/// What one run said: its exit status, output, and verdicts by scenario.
+struct Run {
+    done: Finished,
+    verdicts: Vec<(String, String, Vec<String>)>,
+}
+
+impl Run {
+    fn with(&self, verdict: &str) -> Vec<&str> {
+        self.verdicts
+            .iter()
+            .filter(|(_, v, _)| v == verdict)
+            .map(|(n, _, _)| n.as_str())
+            .collect()
+    }
+}
+
+/// `druids conformance FLAGS -- CLIENT` (or `FLAGS` with `--exec`).
+fn conformance(flags: &[&str], client: &[&str]) -> Run {
+    let dir = std::env::temp_dir().join(format!(
+        "druids-conformance-{}-{}",
+        std::process::id(),
+        rand_suffix()
+    ));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let json = dir.join("run.json");
+    let mut cmd = Command::new(druids());
+    cmd.arg("conformance")
+        .args(flags)
+        .arg("--json")
+        .arg(&json)
+        .arg("--server-bin")
+        .arg(server_binary())
+        .current_dir(repo_root());
+    if !client.is_empty() {
+        cmd.arg("--").args(client);
+    }
+    let done = run_with_timeout(cmd, RUN_GUARD).unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(&json).unwrap_or_else(|e| {
+        panic!(
+            "no JSON from the run ({e}); it said:\n{}{}",
+            done.stdout, done.stderr
+        )
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let verdicts = doc["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .map(|s| {
+            let evidence = s["evidence"]
+                .as_array()
+                .map(|e| {
+                    e.iter()
+                        .filter_map(|l| l.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            (
+                s["name"].as_str().unwrap_or_default().to_owned(),
+                s["verdict"].as_str().unwrap_or_default().to_owned(),
+                evidence,
+            )
+        })
+        .collect();
+    Run { done, verdicts }
+}
+
+fn rand_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Asserts that `run` graded every scenario OK and exited 0.
+fn passes(who: &str, run: &Run) {
+    let not_ok: Vec<_> = run.verdicts.iter().filter(|(_, v, _)| v != "OK").collect();
+    assert!(
+        not_ok.is_empty() && run.done.status.success(),
+        "{who}: {not_ok:?}:\n{}",
+        run.done.stdout
+    );
+    assert!(
+        run.verdicts.len() >= 20,
+        "{who}: {} scenarios",
+        run.verdicts.len()
+    );
+    eprintln!("conformance: {who}: {} scenarios OK", run.verdicts.len());
+}
+
+/// The `druids conformance` commands of docs/testing-clients.md's section
+/// 6, as words (double quotes grouping), `druids` as this build's binary.
+fn documented_runs() -> Vec<Vec<String>> {
+    let doc = std::fs::read_to_string(repo_root().join("docs/testing-clients.md")).unwrap();
+    let section = doc
+        .split("## 6. Grading a client")
+        .nth(1)
+        .expect("section 6");
+    let block = section.split("```sh\n").nth(1).expect("a sh block");
+    let block = block.split("```").next().unwrap();
+    let bin = druids().to_string_lossy().into_owned();
+    block
+        .lines()
+        .filter(|l| l.starts_with("druids conformance"))
+        .map(|l| {
+            let mut words = Vec::new();
+            for (i, part) in l.split('"').enumerate() {
+                if i % 2 == 1 {
+                    words.push(part.to_owned());
+                } else {
+                    words.extend(part.split_whitespace().map(str::to_owned));
+                }
+            }
+            words
+                .into_iter()
+                .skip(2)
+                .map(|w| if w == "druids" { bin.clone() } else { w })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn druids_bot_and_the_exec_bridge_pass_every_scenario() {
+    let runs = documented_runs();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    for words in runs {
+        let (flags, client) = match words.iter().position(|w| w == "--") {
+            Some(i) => (&words[..i], &words[i + 1..]),
+            None => (&words[..], &[][..]),
+        };
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let client: Vec<&str> = client.iter().map(String::as_str).collect();
+        passes(&words.join(" "), &conformance(&flags, &client));
+    }
+}
+
+#[test]
+fn the_python_and_typescript_kits_pass_every_scenario() {
+    let venv = venv_bin().unwrap_or_else(|e| panic!("Python kit: {e}"));
+    let py = venv.join("druids-bot").to_string_lossy().into_owned();
+    passes(
+        "the Python kit",
+        &conformance(&[], &[&py, "--game-id", "{game_id}"]),
+    );
+    let kit = built_kit().unwrap_or_else(|e| panic!("TypeScript kit: {e}"));
+    let cli = kit.join("dist/src/cli.js").to_string_lossy().into_owned();
+    passes(
+        "the TypeScript kit",
+        &conformance(&[], &["node", &cli, "--game-id", "{game_id}"]),
+    );
+}
+
+/// Each broken duty and the scenarios (name prefixes) that must FAIL it.
+const BROKEN: &[(&str, &[&str])] = &[
+    ("ignores-retry-info", &["submit/refused/", "exhausted/"]),
+    ("restarts-from-start", &["stream/"]),
+    ("new-key-on-lost-answer", &["submit/lost/"]),
+    ("stale-is-fatal", &["clock/"]),
+    ("ignores-timed-out", &["clock/"]),
+    ("never-reconnects", &["stream/"]),
+    ("sends-illegal", &["illegal/"]),
+];
+
+#[test]
+fn each_broken_client_fails_its_scenarios_and_passes_the_others() {
+    let client = broken_client().to_string_lossy().into_owned();
+    // One game kind and size keeps this to 20 scenarios a client.
+    let flags = ["--game", "meduris", "--players", "2"];
+    let correct = conformance(&flags, &[&client]);
+    passes("the conformance client unbroken", &correct);
+    for (duty, theirs) in BROKEN {
+        let run = conformance(&flags, &[&client, "--break", duty]);
+        assert!(!run.done.status.success(), "{duty}: exit status 0");
+        for (name, verdict, evidence) in &run.verdicts {
+            let expected = theirs.iter().any(|p| name.starts_with(p));
+            assert_eq!(
+                verdict == "FAILED",
+                expected,
+                "{duty}: {name} is {verdict} {evidence:?}"
+            );
+            if expected {
+                assert!(
+                    !evidence.is_empty(),
+                    "{duty}: {name} FAILED without evidence"
+                );
+                // The rerun command names the scenario.
+                assert!(
+                    run.done.stdout.contains(&format!("--only {name} -- ")),
+                    "{duty}: no rerun command for {name}:\n{}",
+                    run.done.stdout
+                );
+            }
+        }
+        eprintln!(
+            "conformance: --break {duty}: FAILED {:?}; first evidence: {:?}",
+            run.with("FAILED"),
+            run.verdicts
+                .iter()
+                .find(|(_, v, _)| v == "FAILED")
+                .map(|(_, _, e)| e.first())
+        );
+    }
+}
+
+#[test]
+fn known_failing_scenarios_must_fail_and_junit_says_which() {
+    let client = broken_client().to_string_lossy().into_owned();
+    let dir = std::env::temp_dir().join(format!("druids-known-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let list = dir.join("known.txt");
+    let junit = dir.join("junit.xml");
+    let only = ["--only", "stream/clean/after-seq-1"];
+    let never = [client.as_str(), "--break", "never-reconnects"];
+    // Listed and failing: the run passes.
+    std::fs::write(&list, "# never reconnects\nstream/clean\n").unwrap();
+    let mut flags = vec!["--known-failing", list.to_str().unwrap()];
+    flags.extend(only);
+    flags.extend(["--junit", junit.to_str().unwrap()]);
+    let run = conformance(&flags, &never);
+    assert_eq!(run.with("FAILED"), ["stream/clean/after-seq-1"]);
+    assert!(run.done.status.success(), "{}", run.done.stdout);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("tests=\"1\" failures=\"1\""), "{xml}");
+    assert!(
+        xml.contains("<failure message=\"exited (status 0)"),
+        "{xml}"
+    );
+    // Listed and passing: the run fails, so that the list stays true.
+    let run = conformance(&flags, &[client.as_str()]);
+    assert_eq!(run.with("OK"), ["stream/clean/after-seq-1"]);
+    assert!(!run.done.status.success());
+    assert!(
+        run.done.stdout.contains("take it off the list"),
+        "{}",
+        run.done.stdout
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
