@@ -63,7 +63,7 @@ fn play(store: &dyn Store, games: u64) -> (u64, f64) {
                 break;
             };
             let listing = room.legal_actions(seat, false);
-            let (version, n) = (listing.version, listing.actions.len() as u64);
+            let (version, n) = (listing.version, listing.len() as u64);
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;

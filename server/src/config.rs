@@ -65,6 +65,16 @@ pub struct Limits {
     /// of it, so a live client never reaches it.
     #[arg(long, env = "DRUIDS_IDLE_CONNECTION_SECS", default_value_t = 300)]
     pub idle_connection_secs: u64,
+    /// Origins besides the server's own whose web pages may POST to the HTTP
+    /// face (a comma-separated list such as `https://play.example`): a POST
+    /// carrying an `Origin` header of any other origin is refused.
+    #[arg(
+        long,
+        env = "DRUIDS_HTTP_ALLOWED_ORIGINS",
+        value_delimiter = ',',
+        value_parser = parse_origin
+    )]
+    pub http_allowed_origins: Vec<String>,
     /// Largest request accepted, in bytes.
     #[arg(long, env = "DRUIDS_MAX_MESSAGE_BYTES", default_value_t = 64 * 1024)]
     pub max_message_bytes: usize,
@@ -327,6 +337,22 @@ pub struct Config {
     /// Limits.
     #[command(flatten)]
     pub limits: Limits,
+}
+
+/// An origin as browsers send it: `scheme://host[:port]`, no path.
+fn parse_origin(s: &str) -> Result<String, String> {
+    let origin = s.trim().trim_end_matches('/');
+    let rest = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"));
+    match rest {
+        Some(host) if !host.is_empty() && !host.contains(['/', '?', '#', ' ']) => {
+            Ok(origin.to_ascii_lowercase())
+        }
+        _ => Err(format!(
+            "{s:?} is not an origin: give scheme://host[:port], e.g. https://play.example"
+        )),
+    }
 }
 
 fn parse_node_id(s: &str) -> Result<String, String> {

@@ -12,6 +12,9 @@
 //! checks it on a copy and encodes it once, the caller stores that, and
 //! [`StagedMove::commit`] makes the move (dropping it instead leaves no trace).
 
+use std::ops::Range;
+use std::sync::Arc;
+
 use druids_contract::chance::ScriptError;
 use druids_contract::codec::DecodeError;
 use druids_contract::{Kind, pb};
@@ -19,6 +22,7 @@ use druids_engine::{RuleViolation, Seat, SetupError, Viewer};
 
 mod event;
 mod hosted;
+mod legal;
 
 pub use event::HostEvent;
 pub use hosted::Hosted;
@@ -140,11 +144,19 @@ pub trait HostedGame: Send + Sync {
     /// The pending decision in the engine's words, once started and until
     /// the end (empty otherwise).
     fn decision_description(&self) -> String;
-    /// The legal actions of the seat to act. Ids number the default list
-    /// from 0; in the list with every payment, an entry also in the default
-    /// list carries the same id and the others none, so an id names one
-    /// action whichever list it came from.
-    fn legal_actions(&self, all_payments: bool) -> Vec<pb::LegalAction>;
+    /// What the legal actions of the seat to act are built from: a copy of
+    /// the position, taken now (under the room's lock) and built by calling
+    /// it later (outside it). Ids number the default list from 0; in the
+    /// list with every payment, an entry also in the default list carries
+    /// the same id and the others none, so an id names one action whichever
+    /// list it came from.
+    fn legal_source(&self, all_payments: bool) -> LegalSource;
+    /// The legal actions of the seat to act, built at once (see
+    /// [`HostedGame::legal_source`]).
+    fn legal_actions(&self, all_payments: bool) -> Vec<pb::LegalAction> {
+        let list = self.legal_source(all_payments)();
+        list.entries(0..list.len())
+    }
     /// Seq of the `DecisionNeeded` event of the pending decision, while one is
     /// pending.
     fn pending_decision_seq(&self) -> Option<u64>;
@@ -193,6 +205,27 @@ pub trait HostedGame: Send + Sync {
     /// Every applied action, in order, as a replay holds it.
     fn replay_actions(&self) -> Vec<pb::ReplayAction>;
 }
+
+/// A position's legal-action list, built once and read in pages: it keeps
+/// the actions in the engine's compact form and words and encodes only the
+/// entries a page asks for, so a page costs about what it returns.
+pub trait LegalList: Send + Sync {
+    /// Entries in the list.
+    fn len(&self) -> usize;
+    /// Whether the list is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The entries in `range` (clamped to the list), as the contract sends them.
+    fn entries(&self, range: Range<usize>) -> Vec<pb::LegalAction>;
+    /// Entries the engine generated to build this list (the list itself,
+    /// and the default list its ids come from).
+    fn generated(&self) -> usize;
+}
+
+/// Builds a legal-action list from a copy of a position
+/// ([`HostedGame::legal_source`]).
+pub type LegalSource = Box<dyn FnOnce() -> Arc<dyn LegalList> + Send>;
 
 /// Creates a game of `kind`, whichever game of the registry it is.
 pub fn new_game(

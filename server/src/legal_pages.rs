@@ -3,11 +3,16 @@
 //! The list with every distinct payment can hold tens of thousands of entries
 //! (more than the 4 MB a default gRPC client accepts), so GetLegalActions
 //! answers in pages. A page token names the version and the list it belongs
-//! to, so that a page of one position is never mixed with another.
+//! to, so that a page of one position is never mixed with another. The list
+//! is built once per version ([`crate::room::Room::legal_actions`]); a page
+//! encodes only its own entries.
+
+use std::sync::Arc;
 
 use druids_contract::pb;
 
 use crate::error::ServiceError;
+use crate::hosted_game::LegalList;
 
 /// Entries per page when the request does not say.
 pub const DEFAULT_PAGE_SIZE: usize = 1000;
@@ -22,10 +27,25 @@ pub struct Listing {
     pub decision: Option<pb::Decision>,
     /// That decision in the engine's words ("" without one).
     pub decision_description: String,
-    /// Every entry of the list.
-    pub actions: Vec<pb::LegalAction>,
+    /// The list (none when the seat is not to act).
+    pub actions: Option<Arc<dyn LegalList>>,
     /// The pending decision's deadline, with a clock.
     pub deadline_unix_ms: Option<u64>,
+    /// Entries the engine generated for this call (0 when the list was
+    /// built for an earlier page).
+    pub generated: usize,
+}
+
+impl Listing {
+    /// Entries in the list.
+    pub fn len(&self) -> usize {
+        self.actions.as_ref().map_or(0, |l| l.len())
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Where a page starts, as carried by a page token.
@@ -69,6 +89,7 @@ pub fn page(
         0 => DEFAULT_PAGE_SIZE,
         n => n.min(MAX_PAGE_SIZE),
     };
+    let len = listing.len();
     let offset = if req.page_token.is_empty() {
         0
     } else {
@@ -90,10 +111,10 @@ pub fn page(
                 cursor.version, listing.version
             )));
         }
-        cursor.offset.min(listing.actions.len())
+        cursor.offset.min(len)
     };
-    let end = (offset + size).min(listing.actions.len());
-    let next_page_token = if end < listing.actions.len() {
+    let end = offset.saturating_add(size).min(len);
+    let next_page_token = if end < len {
         Cursor {
             version: listing.version,
             all_payments: req.all_payments,
@@ -103,9 +124,10 @@ pub fn page(
     } else {
         String::new()
     };
-    let mut actions = listing.actions;
-    actions.truncate(end);
-    actions.drain(..offset);
+    let actions = listing
+        .actions
+        .map(|l| l.entries(offset..end))
+        .unwrap_or_default();
     Ok(pb::GetLegalActionsResponse {
         version: listing.version,
         seat,
@@ -121,18 +143,36 @@ pub fn page(
 mod tests {
     use super::*;
 
+    /// A list of `n` entries numbered from 0.
+    struct Numbered(usize);
+
+    impl LegalList for Numbered {
+        fn len(&self) -> usize {
+            self.0
+        }
+
+        fn entries(&self, range: std::ops::Range<usize>) -> Vec<pb::LegalAction> {
+            range
+                .map(|i| pb::LegalAction {
+                    id: Some(i as u32),
+                    ..Default::default()
+                })
+                .collect()
+        }
+
+        fn generated(&self) -> usize {
+            self.0
+        }
+    }
+
     fn listing(n: usize) -> Listing {
         Listing {
             version: 7,
             decision: None,
             decision_description: String::new(),
-            actions: (0..n)
-                .map(|i| pb::LegalAction {
-                    id: Some(i as u32),
-                    ..Default::default()
-                })
-                .collect(),
+            actions: Some(Arc::new(Numbered(n))),
             deadline_unix_ms: None,
+            generated: n,
         }
     }
 

@@ -19,6 +19,7 @@ pub mod config;
 pub mod error;
 pub mod export;
 pub mod faults;
+pub mod grpc_edge;
 pub mod hosted_game;
 pub mod house_bots;
 pub mod house_levels;
@@ -271,6 +272,7 @@ pub async fn serve_service(
     let incoming = transport::incoming(listener, &limits);
     let mut builder = Server::builder()
         .max_concurrent_streams(limits.max_calls_per_connection)
+        .http2_max_header_list_size(grpc_edge::HTTP2_MAX_HEADER_LIST)
         .http2_keepalive_interval(Some(transport::keepalive_interval(&limits)))
         .http2_keepalive_timeout(Some(Duration::from_secs(20)));
     if let Some(tls) = tls {
@@ -279,7 +281,7 @@ pub async fn serve_service(
             builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
     }
     let result = builder
-        .layer(tower::util::MapResponseLayer::new(transport::remap))
+        .layer(grpc_edge::GrpcEdgeLayer)
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

@@ -1,6 +1,7 @@
 //! Prometheus metrics on a port of their own: games by kind and status,
 //! actions applied (by origin) and rejected (by status code), SubmitAction
-//! latency, persistence latency and open streams.
+//! latency, persistence latency, open streams and the legal-action entries
+//! generated for `GetLegalActions`.
 //!
 //! Counters and histograms are updated where things happen; the gauges are
 //! read from the service when scraped, so they can never drift.
@@ -29,6 +30,10 @@ pub struct Metrics {
     pub submit_latency: Histogram,
     /// Time to make one action durable, seconds.
     pub persist_latency: Histogram,
+    /// Legal-action entries the engines generated for `GetLegalActions`: a
+    /// list is built once per version and list, and its pages are cut from
+    /// it, so reading a list page by page generates it about once.
+    pub legal_entries: IntCounter,
     games: IntGaugeVec,
     streams: IntGaugeVec,
     /// 1 on a server started with `--test-faults`, else 0.
@@ -78,6 +83,11 @@ impl Metrics {
         .expect("valid metric");
         let streams = IntGaugeVec::new(Opts::new("open_streams", "StreamEvents open"), &[])
             .expect("valid metric");
+        let legal_entries = IntCounter::new(
+            "legal_entries_total",
+            "Legal-action entries generated for GetLegalActions (once per version and list)",
+        )
+        .expect("valid metric");
         let test_faults = IntGauge::new(
             "test_faults",
             "1 when the server runs in test-faults mode (fault plans on test games)",
@@ -88,6 +98,7 @@ impl Metrics {
             Box::new(rejected.clone()),
             Box::new(submit_latency.clone()),
             Box::new(persist_latency.clone()),
+            Box::new(legal_entries.clone()),
             Box::new(games.clone()),
             Box::new(streams.clone()),
             Box::new(test_faults.clone()),
@@ -100,6 +111,7 @@ impl Metrics {
             rejected,
             submit_latency,
             persist_latency,
+            legal_entries,
             games,
             streams,
             test_faults,

@@ -78,12 +78,16 @@ struct RoomState {
     decided_for: Vec<Option<u64>>,
     /// Held while the game is in play; dropped when it ends.
     play: Option<PlaySlot>,
+    /// The legal-action lists built at the current version, for the pages
+    /// after the first; dropped at every change.
+    legal: Option<Box<read::KeptLists>>,
 }
 
 impl RoomState {
     /// Points the clock at whoever must decide now, and gives the game's
     /// place among the games in play back once it is over.
     fn after_change(&mut self, now_ms: u64) {
+        self.legal = None;
         let next = self.game.to_act().map(|s| (s, self.game.version()));
         if let Some(c) = &mut self.clocks {
             c.ask(next, now_ms);
@@ -287,6 +291,7 @@ impl Room {
             streams: read::StreamCounts::new(seats_len),
             decided_for: vec![None; seats_len],
             play,
+            legal: None,
         };
         if state.seats.iter().all(|s| s.token.is_some()) {
             state.game.start();

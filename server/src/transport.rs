@@ -313,24 +313,3 @@ pub fn incoming(
 pub fn keepalive_interval(limits: &Limits) -> Duration {
     Duration::from_secs((limits.idle_connection_secs / 3).max(1))
 }
-
-/// Rewrites the status of a request tonic refused for its size
-/// (`OUT_OF_RANGE`) to the contract's `RESOURCE_EXHAUSTED`. Refusals before a
-/// handler runs are trailers-only responses: the status is in the headers.
-pub fn remap(mut response: http::Response<tonic::body::Body>) -> http::Response<tonic::body::Body> {
-    let out_of_range = response
-        .headers()
-        .get("grpc-status")
-        .is_some_and(|v| v.as_bytes() == b"11");
-    if out_of_range {
-        let headers = response.headers_mut();
-        headers.insert("grpc-status", http::HeaderValue::from_static("8"));
-        headers.insert(
-            "grpc-message",
-            http::HeaderValue::from_static(
-                "the request is larger than this server accepts (see --max-message-bytes)",
-            ),
-        );
-    }
-    response
-}

@@ -261,6 +261,42 @@ impl Lcg {
     }
 }
 
+/// A game of `kind` with `seed`, started and played `prefix` actions in
+/// this process, by the choices [`play_random`] makes with `Lcg(seed)`: the
+/// position a server reaches from the same calls.
+pub fn played_here(
+    kind: druids_contract::Kind,
+    players: usize,
+    seed: u64,
+    prefix: usize,
+) -> Box<dyn druids_server::hosted_game::HostedGame> {
+    use pb::submit_action_request::Choice::LegalActionId;
+    let mut game =
+        druids_server::hosted_game::new_game(kind, players, seed, &Default::default()).unwrap();
+    game.start();
+    let mut rng = Lcg(seed);
+    for _ in 0..prefix {
+        let seat = game.to_act().expect("the game is not over");
+        let n = game.legal_actions(false).len();
+        game.apply(seat, &LegalActionId(rng.below(n) as u32), None)
+            .unwrap();
+    }
+    game
+}
+
+/// Games `server` lists (`ListGames` without a filter).
+pub async fn games_listed(server: &TestServer) -> usize {
+    server
+        .client()
+        .await
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .expect("ListGames")
+        .into_inner()
+        .games
+        .len()
+}
+
 /// Plays `max_actions` random legal actions (or until the end), choosing by
 /// legal-action id for whichever seat must decide. Returns actions applied.
 pub async fn play_random(

@@ -386,6 +386,30 @@ fn offering_actions(state: &State, field: usize, all: bool, out: &mut Vec<Action
     out.push(make(Goods::EMPTY));
 }
 
+/// The goods the active seat gains by a big yield onto `to`: its worker
+/// lands on top, and every worker there yields its height in goods, top
+/// first, while the supply lasts (the seat's lower workers count too).
+fn big_yield_gain(state: &State, to: Good) -> u8 {
+    let me = state.active;
+    let plateau = &state.plateaus[to.index()];
+    let top = plateau.len() as u8 + 1;
+    let mut supply = state.supply.get(to);
+    let mut mine = 0;
+    for height in (1..=top).rev() {
+        let owner = if height == top {
+            Some(me)
+        } else {
+            plateau.at(height)
+        };
+        let take = height.min(supply);
+        supply -= take;
+        if owner == Some(me) {
+            mine += take;
+        }
+    }
+    mine
+}
+
 /// The default decision when a seat runs out of time [see README, turn clocks]:
 /// place a worker on the first plateau with room (wood, wool, copper, stone);
 /// take the good the supply holds most of; return the good you hold most of
@@ -415,10 +439,7 @@ pub(crate) fn timeout_action(state: &State) -> Option<Action> {
             let mut legal = Vec::new();
             turn_actions(state, false, &mut legal);
             let gain_of = |a: &Action| match *a {
-                Action::BigYield { to, .. } => {
-                    let height = state.plateaus[to.index()].len() as u8 + 1;
-                    height.min(state.supply.get(to)) as i32
-                }
+                Action::BigYield { to, .. } => i32::from(big_yield_gain(state, to)),
                 _ => -1,
             };
             let best = legal.iter().map(gain_of).max()?;

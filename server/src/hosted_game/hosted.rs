@@ -6,7 +6,13 @@ use druids_contract::codec::{ProtoGame, encode_outcome};
 use druids_contract::{Kind, pb};
 use druids_engine::{Seat, Viewer};
 
-use super::{Applied, ApplyError, Choice, CreateError, HostEvent, HostedGame, Prelude, StagedMove};
+use std::sync::Arc;
+
+use super::legal::Built;
+use super::{
+    Applied, ApplyError, Choice, CreateError, HostEvent, HostedGame, LegalSource, Prelude,
+    StagedMove,
+};
 use crate::store::Origin;
 
 /// One entry of the log.
@@ -204,24 +210,12 @@ impl<G: ProtoGame> Hosted<G> {
             action: encoded,
         }
     }
-
-    fn legal(&self, all_payments: bool) -> Vec<G::Action> {
-        let mut out = Vec::new();
-        if self.started {
-            if all_payments {
-                self.game.legal_actions_all_payments(&mut out);
-            } else {
-                self.game.legal_actions(&mut out);
-            }
-        }
-        out
-    }
 }
 
 /// The engine's wording of `x`, written into a string sized for a typical
 /// line at once (`to_string` grows it several times: descriptions are most
 /// of what a legal-action list costs to build).
-fn described(x: &impl std::fmt::Display) -> String {
+pub(super) fn described(x: &impl std::fmt::Display) -> String {
     use std::fmt::Write;
     let mut line = String::with_capacity(96);
     write!(line, "{x}").expect("writing to a String cannot fail");
@@ -301,36 +295,9 @@ impl<G: ProtoGame> HostedGame for Hosted<G> {
         }
     }
 
-    fn legal_actions(&self, all_payments: bool) -> Vec<pb::LegalAction> {
-        use prost::Message;
-        let default = self.legal(false);
-        if !all_payments {
-            return default
-                .iter()
-                .enumerate()
-                .map(|(i, a)| pb::LegalAction {
-                    id: Some(i as u32),
-                    action: Some(G::encode_action(a)),
-                    description: described(a),
-                })
-                .collect();
-        }
-        let ids: std::collections::HashMap<Vec<u8>, u32> = default
-            .iter()
-            .enumerate()
-            .map(|(i, a)| (G::encode_action(a).encode_to_vec(), i as u32))
-            .collect();
-        self.legal(true)
-            .iter()
-            .map(|a| {
-                let action = G::encode_action(a);
-                pb::LegalAction {
-                    id: ids.get(&action.encode_to_vec()).copied(),
-                    action: Some(action),
-                    description: described(a),
-                }
-            })
-            .collect()
+    fn legal_source(&self, all_payments: bool) -> LegalSource {
+        let position = self.started.then(|| self.game.clone());
+        Box::new(move || Arc::new(Built::of(position.as_ref(), all_payments)))
     }
 
     fn pending_decision_seq(&self) -> Option<u64> {
@@ -349,7 +316,8 @@ impl<G: ProtoGame> HostedGame for Hosted<G> {
                 if !self.started {
                     return Err(ApplyError::NotStarted);
                 }
-                let mut legal = self.legal(false);
+                let mut legal = Vec::new();
+                self.game.legal_actions(&mut legal);
                 let len = legal.len();
                 if id as usize >= len {
                     return Err(ApplyError::NoSuchLegalAction { id, len });

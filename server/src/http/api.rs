@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Path, RawQuery, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use druids_contract::pb::{self, druids_service_server::DruidsService};
 use tonic::{Code, Request};
@@ -93,17 +93,17 @@ pub(super) async fn rpc(
         other if super::arena::is_method(other) => {
             super::arena::rpc(Arc::clone(&ctx.arena), call, other).await
         }
-        other => Err(ApiError {
-            http_status: Some(StatusCode::NOT_FOUND),
-            ..ApiError::new(
-                Code::Unimplemented,
-                format!(
-                    "no method {:?} in druids.v1.DruidsService or druids.v1.ArenaService",
-                    other.chars().take(64).collect::<String>()
-                ),
-                "",
-            )
-        }),
+        // An unknown method is an unknown path (404 NOT_FOUND, as every
+        // other unknown path); a known path with the wrong HTTP method is
+        // 405 (`assets::wrong_method`).
+        other => Err(ApiError::new(
+            Code::NotFound,
+            format!(
+                "no method {} in druids.v1.DruidsService or druids.v1.ArenaService",
+                crate::error::clip(other)
+            ),
+            "",
+        )),
     };
     result.unwrap_or_else(IntoResponse::into_response)
 }

@@ -107,7 +107,8 @@ pub(super) async fn not_found(headers: HeaderMap) -> Response {
     .into_response()
 }
 
-/// A known path with the wrong method (e.g. `GET /api/v1/CreateGame`).
+/// A known path with the wrong method (e.g. `GET /api/v1/CreateGame`): 405,
+/// with the `Allow` header the router adds (the methods the path takes).
 pub(super) async fn wrong_method() -> Response {
     ApiError {
         http_status: Some(StatusCode::METHOD_NOT_ALLOWED),

@@ -49,13 +49,16 @@ pub(super) fn grpc_request<T>(
     Ok(req)
 }
 
-/// The body as JSON, refusing bodies over the server's largest message with
-/// 413 (an empty body is `{}`: every field at its default).
+/// A POST's body as JSON, once its headers pass the checks against other
+/// sites' pages ([`super::cross_site`]: 403, 415), refusing bodies over the
+/// server's largest message with 413 (an empty body is `{}`: every field at
+/// its default).
 pub(super) async fn read_json(
     service: &Service,
     headers: &HeaderMap,
     body: Body,
 ) -> Result<serde_json::Value, ApiError> {
+    super::cross_site::check_post(headers, &service.limits().http_allowed_origins)?;
     let limit = service.limits().max_message_bytes;
     let declared = headers
         .get(header::CONTENT_LENGTH)

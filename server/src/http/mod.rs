@@ -18,6 +18,7 @@ mod api;
 mod arena;
 mod assets;
 mod call;
+mod cross_site;
 mod error;
 mod event_stream;
 pub(crate) mod practice;

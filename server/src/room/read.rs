@@ -2,11 +2,22 @@
 //! streams, its legal actions, its replay and its `ListGames` line, and the
 //! count of streams open on it. Game changes are all in the parent module.
 
+use std::sync::Arc;
+
 use druids_contract::pb;
 use druids_engine::{Seat, Viewer};
 
 use super::{Room, RoomState};
 use crate::error::ServiceError;
+use crate::hosted_game::LegalList;
+use crate::legal_pages::Listing;
+
+/// The legal-action lists of one version: the default list and the one
+/// with every payment, each once asked for.
+pub(super) struct KeptLists {
+    version: u64,
+    lists: [Option<Arc<dyn LegalList>>; 2],
+}
 
 /// The streams open on one game.
 pub(super) struct StreamCounts {
@@ -49,24 +60,62 @@ pub enum StreamPlace {
 impl Room {
     /// The legal actions of `seat` now (all payments or the default list), the
     /// version they belong to, and the pending decision if it is the seat's.
-    pub fn legal_actions(&self, seat: Seat, all_payments: bool) -> crate::legal_pages::Listing {
-        let state = self.lock();
-        let mine = state.game.to_act() == Some(seat);
-        crate::legal_pages::Listing {
-            version: state.game.version(),
-            decision: if mine { state.game.decision() } else { None },
-            decision_description: if mine {
-                state.game.decision_description()
-            } else {
-                String::new()
-            },
-            actions: if mine {
-                state.game.legal_actions(all_payments)
-            } else {
-                Vec::new()
-            },
-            deadline_unix_ms: if mine { state.deadline_ms() } else { None },
+    /// A list is built once per version and list, outside the lock (from a
+    /// copy of the position), and kept for the pages after the first.
+    pub fn legal_actions(&self, seat: Seat, all_payments: bool) -> Listing {
+        let (mut listing, source) = {
+            let state = self.lock();
+            let version = state.game.version();
+            if state.game.to_act() != Some(seat) {
+                return Listing {
+                    version,
+                    decision: None,
+                    decision_description: String::new(),
+                    actions: None,
+                    deadline_unix_ms: None,
+                    generated: 0,
+                };
+            }
+            let kept = state
+                .legal
+                .as_ref()
+                .filter(|k| k.version == version)
+                .and_then(|k| k.lists[usize::from(all_payments)].clone());
+            let source = kept
+                .is_none()
+                .then(|| state.game.legal_source(all_payments));
+            let listing = Listing {
+                version,
+                decision: state.game.decision(),
+                decision_description: state.game.decision_description(),
+                actions: kept,
+                deadline_unix_ms: state.deadline_ms(),
+                generated: 0,
+            };
+            (listing, source)
+        };
+        if let Some(source) = source {
+            let list = source();
+            listing.generated = list.generated();
+            let mut state = self.lock();
+            if state.game.version() == listing.version {
+                let kept = state.legal.get_or_insert_with(|| {
+                    Box::new(KeptLists {
+                        version: listing.version,
+                        lists: [None, None],
+                    })
+                });
+                if kept.version != listing.version {
+                    **kept = KeptLists {
+                        version: listing.version,
+                        lists: [None, None],
+                    };
+                }
+                kept.lists[usize::from(all_payments)] = Some(Arc::clone(&list));
+            }
+            listing.actions = Some(list);
         }
+        listing
     }
 
     /// Counts a stream opened on this game by `viewer` within the budgets

@@ -289,7 +289,11 @@ impl Service {
         let req = request.into_inner();
         let seat = self.refused(self.seat(&room, &caller))?;
         self.refused(self.read(Read::One, &caller))?;
-        let listing = room.legal_actions(seat, req.all_payments);
+        let all_payments = req.all_payments;
+        let listing = self
+            .off_the_workers(move || room.legal_actions(seat, all_payments))
+            .await?;
+        self.metrics.legal_entries.inc_by(listing.generated as u64);
         let page = crate::legal_pages::page(listing, seat.0 as u32, &req);
         Ok(Response::new(self.refused(page)?))
     }

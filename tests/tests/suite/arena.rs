@@ -8,13 +8,18 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::stores::{Backend, TestDb, on_each_store_threaded};
 use druids_contract::pb;
 use druids_contract::pb::arena_service_client::ArenaServiceClient;
 use druids_server::Limits;
-use druids_store::{Sync, sqlite::SqliteStore};
 use druids_tests::{Lcg, TestServer, authed};
 use tonic::Code;
 use tonic::transport::Channel;
+
+on_each_store_threaded!(
+    rated_duplicate_matches_rate_their_bots_and_survive_a_restart,
+    a_round_robin_tournament_completes_across_a_restart
+);
 
 pub(crate) type Arena = ArenaServiceClient<Channel>;
 
@@ -237,17 +242,9 @@ fn meduris_seek(players: u32) -> pb::SeekRequest {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn rated_duplicate_matches_rate_their_bots_and_survive_a_restart() {
-    let dir = std::env::temp_dir().join(format!("druids-arena-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("arena.db");
-    let server = TestServer::with(
-        Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap()),
-        limits(),
-    )
-    .await;
+async fn rated_duplicate_matches_rate_their_bots_and_survive_a_restart(backend: Backend) {
+    let db = TestDb::new(backend, "arena_restart");
+    let server = TestServer::with(db.open(), limits()).await;
     let mut arena_client = arena(&server).await;
     let mut bots = Vec::new();
     for name in ["alpha", "beta"] {
@@ -319,11 +316,7 @@ async fn rated_duplicate_matches_rate_their_bots_and_survive_a_restart() {
 
     // A restart: the same ratings, recomputed from the stored results.
     server.stop().await;
-    let server = TestServer::with(
-        Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap()),
-        limits(),
-    )
-    .await;
+    let server = TestServer::with(db.open(), limits()).await;
     let mut arena_client = arena(&server).await;
     let again = arena_client
         .get_leaderboard(pb::GetLeaderboardRequest {
@@ -373,7 +366,6 @@ async fn rated_duplicate_matches_rate_their_bots_and_survive_a_restart() {
         events
     );
     server.stop().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn event_name(e: &pb::BotEvent) -> &'static str {
@@ -620,13 +612,9 @@ pub(crate) async fn wait_tournament(
     panic!("tournament {id} did not get there");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_round_robin_tournament_completes_across_a_restart() {
-    let dir = std::env::temp_dir().join(format!("druids-tournament-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("arena.db");
-    let open = || Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+async fn a_round_robin_tournament_completes_across_a_restart(backend: Backend) {
+    let db = TestDb::new(backend, "tournament_restart");
+    let open = || db.open();
     let server = TestServer::with(open(), limits()).await;
     let port = server.addr;
     let mut a = arena(&server).await;
@@ -710,7 +698,6 @@ async fn a_round_robin_tournament_completes_across_a_restart() {
     }
     let _ = stop_tx.send(());
     let _ = served.await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

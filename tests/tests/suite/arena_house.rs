@@ -19,7 +19,7 @@ async fn a_house_bot_accepts_a_challenge_at_once_and_plays_its_match() {
     let house = Arc::clone(server.service.arena().expect("an arena"));
     // The house bots register as the server starts.
     let mut ids = house.house_bot_ids();
-    for _ in 0..2_000 {
+    for _ in 0..6_000 {
         if !ids.is_empty() {
             break;
         }

@@ -11,12 +11,14 @@ use std::time::Duration;
 use druids_contract::pb;
 use druids_contract::pb::bot_event::Event;
 use druids_server::Limits;
-use druids_store::{Sync, sqlite::SqliteStore};
 use druids_tests::{TestServer, authed};
 use tonic::Code;
 
 use crate::arena::{arena, bot_events_until, follow_events, limits, register};
+use crate::stores::{Backend, TestDb, on_each_store_threaded};
 use crate::trust::reason;
+
+on_each_store_threaded!(a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock);
 
 const OPERATOR_KEY: &str = "operator-key-for-tests";
 
@@ -252,13 +254,9 @@ async fn a_revoked_bot_loses_its_key_everywhere_until_the_operator_issues_one() 
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock() {
-    let dir = std::env::temp_dir().join(format!("druids-challenges-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("arena.db");
-    let open = || Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+async fn a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock(backend: Backend) {
+    let db = TestDb::new(backend, "challenge_restart");
+    let open = || db.open();
     let server = TestServer::with(open(), limits()).await;
     let mut a = arena(&server).await;
     let (_, key_a) = register(&mut a, "host").await;
@@ -358,5 +356,4 @@ async fn a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock()
         .expect_err("no longer pending");
     assert_eq!(gone.code(), Code::NotFound);
     server.stop().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -9,14 +9,18 @@ use std::time::Duration;
 
 use druids_contract::pb;
 use druids_contract::pb::tournament_event::Event;
-use druids_store::{Sync, sqlite::SqliteStore};
 use druids_tests::{TestServer, authed};
 use tonic::Code;
 
 use crate::arena::{
     Arena, OPERATOR, arena, bot_events_until, follow_events, limits, register, wait_tournament,
 };
+use crate::stores::{Backend, TestDb, on_each_store_threaded};
 use crate::trust::reason;
+
+on_each_store_threaded!(
+    an_open_tournament_takes_entrants_streams_its_events_and_survives_a_restart
+);
 
 /// A tournament's events from `from_seq` until its stream ends (at most a
 /// minute).
@@ -62,13 +66,11 @@ fn round_robin() -> Option<pb::create_tournament_request::Format> {
     ))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn an_open_tournament_takes_entrants_streams_its_events_and_survives_a_restart() {
-    let dir = std::env::temp_dir().join(format!("druids-open-entry-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("arena.db");
-    let open = || Arc::new(SqliteStore::open(&db, Sync::Normal).unwrap());
+async fn an_open_tournament_takes_entrants_streams_its_events_and_survives_a_restart(
+    backend: Backend,
+) {
+    let db = TestDb::new(backend, "open_entry_restart");
+    let open = || db.open();
     let server = TestServer::with(open(), limits()).await;
     let mut a = arena(&server).await;
     let mut bots = Vec::new();
@@ -229,7 +231,6 @@ async fn an_open_tournament_takes_entrants_streams_its_events_and_survives_a_res
         p.abort();
     }
     server.stop().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

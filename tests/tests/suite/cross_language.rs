@@ -5,7 +5,8 @@
 //! each seat following its own event stream. Every client must see the same
 //! final outcome, and every seat must have decided. Then a bot of each kit
 //! (Python and TypeScript) is put through what the raw protocol makes hard: a
-//! server restart mid-game (resume the stream and the pending decision) and a
+//! server restart mid-game (resume the stream and the pending decision; on SQLite
+//! and PostgreSQL) and a
 //! turn clock it keeps missing (late submissions refused, play on); and both
 //! play over TLS, trusting a self-signed certificate (`--ca-cert`); an action
 //! the rules refuse ends a kit's bot with a clear error. The installed Python
@@ -23,20 +24,23 @@ use std::net::SocketAddr;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_contract::pb::game_event::Body;
 use druids_server::Limits;
-use druids_store::{Sync, sqlite::SqliteStore};
 use druids_tests::{Lcg, TestServer, authed};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio_stream::StreamExt;
 use tonic::Code;
 use tonic::transport::Channel;
+
+use crate::stores::{Backend, TestDb, on_each_store_threaded};
+
+on_each_store_threaded!(kit_bots_resume_after_a_server_restart);
 
 /// Making the venv and installing the kit (a minute at most from PyPI; seconds
 /// from the cache).
@@ -555,27 +559,24 @@ async fn python_and_rust_bots_play_dolmen_to_the_same_end() {
     .await;
 }
 
-/// A server on `addr` (port 0: any) keeping its games in the SQLite file `db`;
-/// returns where it listens, the sender that stops it and its task.
-async fn serve_sqlite(
+/// A server on `addr` (port 0: any) keeping its games in `db`; returns
+/// where it listens, the sender that stops it and its task.
+async fn serve_on(
     addr: SocketAddr,
-    db: &Path,
+    db: &TestDb,
 ) -> (SocketAddr, oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
-    let mut bound = None;
-    for _ in 0..50 {
+    // The old server's port may take a moment to be free again (a deadline
+    // that only guards a hang).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let listener = loop {
         match TcpListener::bind(addr).await {
-            Ok(listener) => {
-                bound = Some(listener);
-                break;
-            }
-            // The old server's port may take a moment to be free again.
-            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            Ok(listener) => break listener,
+            Err(e) => assert!(Instant::now() < deadline, "cannot bind {addr}: {e}"),
         }
-    }
-    let listener = bound.unwrap_or_else(|| panic!("cannot bind {addr}"));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     let addr = listener.local_addr().expect("addr");
-    let store = Arc::new(SqliteStore::open(db, Sync::Normal).expect("open the database"));
-    let (service, _) = druids_server::start(store, Limits::unthrottled()).expect("start");
+    let (service, _) = druids_server::start(db.open(), Limits::unthrottled()).expect("start");
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
         druids_server::serve_service(listener, service, None, async {
@@ -597,8 +598,7 @@ fn kit_bot(cmd: Command, game_id: &str, seat: u32) -> Result<pb::Outcome, String
 /// A bot of each kit (Python, TypeScript) plays a game while the server is
 /// stopped and started again on the same port and database: each resumes its
 /// event stream (and its pending decision) and plays on to the end.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn kit_bots_resume_after_a_server_restart() {
+async fn kit_bots_resume_after_a_server_restart(backend: Backend) {
     // Both kits at once (each is installed once per run of the test binary).
     let venv = tokio::task::spawn_blocking(venv_bin);
     let ts = tokio::task::spawn_blocking(crate::typescript::built_kit);
@@ -610,9 +610,9 @@ async fn kit_bots_resume_after_a_server_restart() {
         .await
         .expect("setup task")
         .unwrap_or_else(|e| panic!("TypeScript kit: {e}"));
-    let scratch = kits_dir().join(format!("restart-{}", std::process::id()));
+    let scratch = kits_dir().join(format!("restart-{backend:?}-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("scratch dir");
-    let db = scratch.join("druids.db");
+    let db = TestDb::new(backend, "kits_restart");
     // Strategies slow enough (15 ms a decision) for the restart to fall mid-game.
     let py_strategy = scratch.join("slow_bot.py");
     std::fs::write(
@@ -628,7 +628,7 @@ async fn kit_bots_resume_after_a_server_restart() {
     )
     .expect("write slow_bot.js");
 
-    let (addr, stop, task) = serve_sqlite("127.0.0.1:0".parse().unwrap(), &db).await;
+    let (addr, stop, task) = serve_on("127.0.0.1:0".parse().unwrap(), &db).await;
     let url = format!("http://{addr}");
     let mut client = DruidsServiceClient::connect(url.clone())
         .await
@@ -685,7 +685,7 @@ async fn kit_bots_resume_after_a_server_restart() {
     // An outage of its own length (not a wait for anything): the bots find
     // the server gone and must keep trying until it is back.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let (_, stop, task) = serve_sqlite(addr, &db).await;
+    let (_, stop, task) = serve_on(addr, &db).await;
 
     let (py, js) = tokio::time::timeout(GAME_TIMEOUT + Duration::from_secs(5), async {
         (py.await.expect("python bot"), js.await.expect("node bot"))

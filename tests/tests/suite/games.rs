@@ -8,7 +8,7 @@ use druids_contract::pb;
 use druids_tests::{TestServer, http_face};
 
 /// The fenced blocks of `docs/http.md` as (language, text), in order.
-fn doc_blocks() -> Vec<(String, String)> {
+pub(crate) fn doc_blocks() -> Vec<(String, String)> {
     druids_tests::docs::page_blocks("docs/http.md")
         .into_iter()
         .map(|b| (b.lang, b.text))
@@ -16,7 +16,7 @@ fn doc_blocks() -> Vec<(String, String)> {
 }
 
 /// Runs `script` in bash with `DRUIDS_HTTP` set to `base`; its stdout.
-fn bash(script: &str, base: &str) -> String {
+pub(crate) fn bash(script: &str, base: &str) -> String {
     let out = Command::new("bash")
         .args(["-euo", "pipefail", "-c", script])
         .env("DRUIDS_HTTP", base)
@@ -116,7 +116,7 @@ async fn docs_http_md_shows_what_get_api_v1_games_answers() {
     let script = blocks[at].1.clone();
     druids_tests::install::command("curl", "curl");
     let (got, post) = tokio::task::spawn_blocking(move || {
-        let post = "curl -s -f \"$DRUIDS_HTTP/api/v1/ListGameTypes\" -d '{}'";
+        let post = "curl -s -f \"$DRUIDS_HTTP/api/v1/ListGameTypes\" --json '{}'";
         (bash(&script, &base), bash(post, &base))
     })
     .await
@@ -150,10 +150,10 @@ async fn docs_http_md_json_examples_are_what_the_server_says() {
             // docs_http_md_shows_what_get_api_v1_games_answers checks it.
             continue;
         } else if example.get("code").is_some() {
-            "curl -s \"$DRUIDS_HTTP/api/v1/GetState\" -d '{\"gameId\": \"nope\"}'".to_owned()
+            "curl -s \"$DRUIDS_HTTP/api/v1/GetState\" --json '{\"gameId\": \"nope\"}'".to_owned()
         } else if example.get("strategy").is_some() {
             format!(
-                "curl -s -f \"$DRUIDS_HTTP/web/v1/practice\" -d '{}'",
+                "curl -s -f \"$DRUIDS_HTTP/web/v1/practice\" --json '{}'",
                 text.trim()
             )
         } else {

@@ -112,8 +112,9 @@ async fn stuck_and_vanishing_streams_do_not_stall_games_or_linger() {
     assert_eq!(n, st.last_seq);
     drop(stuck);
     // Every stream is gone from the server once its client is (the server
-    // notices each disconnect asynchronously: poll, bounded).
-    for _ in 0..500 {
+    // notices each disconnect asynchronously: poll, at least 60 s as a guard
+    // against a hang only).
+    for _ in 0..6_000 {
         if server.service.open_streams() == 0 {
             break;
         }
@@ -156,7 +157,7 @@ async fn one_seat_cannot_hog_a_games_streams() {
     let _other = open(tokens[1].clone()).await.unwrap();
     drop(first);
     let mut reopened = None;
-    for _ in 0..500 {
+    for _ in 0..6_000 {
         if let Ok(s) = open(tokens[0].clone()).await {
             reopened = Some(s);
             break;

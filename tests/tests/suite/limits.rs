@@ -252,7 +252,7 @@ async fn practice_games_are_bounded_per_address_and_in_all_and_given_back_when_t
     let game = first["gameId"].as_str().unwrap().to_owned();
     clock.advance(600_001);
     let mut done = false;
-    for _ in 0..2_000 {
+    for _ in 0..6_000 {
         let st = druids_tests::state(&mut client, &game, None).await;
         if st.status == pb::GameStatus::Finished as i32 {
             done = true;
@@ -262,7 +262,7 @@ async fn practice_games_are_bounded_per_address_and_in_all_and_given_back_when_t
     }
     assert!(done, "the left practice game was played to its end");
     let mut again = 0;
-    for _ in 0..500 {
+    for _ in 0..6_000 {
         again = practice(3).await.0;
         if again == 200 {
             break;

@@ -8,7 +8,7 @@ use druids_tests::{Lcg, TestServer, authed, create, play_random};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// `GET /metrics` over a plain HTTP/1.1 connection.
-async fn scrape(addr: std::net::SocketAddr) -> String {
+pub(crate) async fn scrape(addr: std::net::SocketAddr) -> String {
     let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
     tcp.write_all(b"GET /metrics HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
         .await
@@ -20,7 +20,7 @@ async fn scrape(addr: std::net::SocketAddr) -> String {
 }
 
 /// The value of the sample line starting with `series`.
-fn sample(text: &str, series: &str) -> f64 {
+pub(crate) fn sample(text: &str, series: &str) -> f64 {
     text.lines()
         .find(|l| l.starts_with(series))
         .and_then(|l| l.rsplit(' ').next())

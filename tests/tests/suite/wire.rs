@@ -1,13 +1,17 @@
 //! Requests refused before a handler runs, on the wire itself: bodies that
-//! are not valid protobuf (`INVALID_ARGUMENT`, never `INTERNAL`) and bodies
-//! over the size limit (`RESOURCE_EXHAUSTED`), with nothing changed.
+//! are not valid protobuf (`INVALID_ARGUMENT`, never `INTERNAL`), bodies
+//! over the size limit (`RESOURCE_EXHAUSTED`), a unary call with two
+//! request messages, another content type than gRPC's (HTTP 415) and
+//! oversized metadata, each with its `ErrorInfo` reason and nothing changed.
 
 use std::sync::Arc;
 
 use druids_contract::pb;
 use druids_server::{Limits, MemoryStore};
-use druids_tests::{TestServer, create, raw, state};
+use druids_tests::{TestServer, create, games_listed, raw, state};
 use tonic::{Code, Status};
+
+use crate::trust::reason;
 
 const MEDURIS: pb::GameKind = pb::GameKind::Meduris;
 
@@ -47,6 +51,7 @@ async fn malformed_bodies_are_invalid_argument_and_change_nothing() {
                 Code::InvalidArgument,
                 "{what}, {method}: {status:?}"
             );
+            assert_eq!(reason(&status), "INVALID_ARGUMENT", "{what}, {method}");
         }
     }
     let games = client
@@ -79,5 +84,108 @@ async fn oversized_requests_are_resource_exhausted() {
         .unwrap_err();
     assert_eq!(err.code(), Code::ResourceExhausted, "{err:?}");
     assert!(err.message().contains("larger"), "{err:?}");
+    assert_eq!(reason(&err), "LIMIT_REACHED");
+    server.stop().await;
+}
+
+fn create_request() -> Vec<u8> {
+    use prost::Message;
+    pb::CreateGameRequest {
+        kind: MEDURIS as i32,
+        players: 2,
+        ..Default::default()
+    }
+    .encode_to_vec()
+}
+
+#[tokio::test]
+async fn a_unary_call_with_two_request_messages_is_refused() {
+    let server = TestServer::start().await;
+    let mut grpc = raw::client(&server.url()).await;
+    grpc.ready().await.unwrap();
+    let two = tokio_stream::iter([create_request(), create_request()]);
+    let status = grpc
+        .client_streaming(
+            tonic::Request::new(two),
+            "/druids.v1.DruidsService/CreateGame".parse().unwrap(),
+            raw::RawCodec,
+        )
+        .await
+        .expect_err("two messages on a unary call");
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    assert_eq!(reason(&status), "INVALID_ARGUMENT");
+    assert!(
+        status.message().contains("one request message"),
+        "{status:?}"
+    );
+    assert_eq!(games_listed(&server).await, 0, "nothing was created");
+    // One message is served as before.
+    let one = tokio_stream::iter([create_request()]);
+    grpc.ready().await.unwrap();
+    grpc.client_streaming(
+        tonic::Request::new(one),
+        "/druids.v1.DruidsService/CreateGame".parse().unwrap(),
+        raw::RawCodec,
+    )
+    .await
+    .expect("one message");
+    assert_eq!(games_listed(&server).await, 1);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn another_content_type_on_the_grpc_port_is_415() {
+    use tower::{Service, ServiceExt};
+    let server = TestServer::start().await;
+    let mut channel = tonic::transport::Channel::from_shared(server.url())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut framed = vec![0u8];
+    let message = create_request();
+    framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
+    framed.extend_from_slice(&message);
+    for content_type in ["text/plain", "application/json", ""] {
+        let request = http::Request::builder()
+            .method("POST")
+            .uri(format!(
+                "{}/druids.v1.DruidsService/CreateGame",
+                server.url()
+            ))
+            .header("content-type", content_type)
+            .header("te", "trailers")
+            .body(tonic::body::Body::new(http_body_util::Full::new(
+                bytes::Bytes::from(framed.clone()),
+            )))
+            .unwrap();
+        let answer = channel.ready().await.unwrap().call(request).await.unwrap();
+        assert_eq!(answer.status(), 415, "{content_type:?}: {answer:?}");
+        let status = Status::from_header_map(answer.headers()).expect("a gRPC status");
+        assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+        assert_eq!(reason(&status), "INVALID_ARGUMENT");
+    }
+    assert_eq!(games_listed(&server).await, 0, "nothing was created");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn oversized_metadata_is_resource_exhausted() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let mut request = tonic::Request::new(pb::CreateGameRequest {
+        kind: MEDURIS as i32,
+        players: 2,
+        ..Default::default()
+    });
+    request
+        .metadata_mut()
+        .insert("x-padding", "x".repeat(20_000).parse().unwrap());
+    let status = client.create_game(request).await.unwrap_err();
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert_eq!(reason(&status), "LIMIT_REACHED");
+    assert_eq!(games_listed(&server).await, 0, "nothing was created");
+    // Ordinary metadata still passes.
+    create(&mut client, MEDURIS, 2, 3).await;
     server.stop().await;
 }

@@ -154,6 +154,24 @@ macro_rules! on_each_store {
 }
 pub(crate) use on_each_store;
 
+/// `on_each_store_threaded!(f, g)`: as [`on_each_store!`], on a runtime of
+/// four worker threads (tests whose bots play as tasks beside the server).
+macro_rules! on_each_store_threaded {
+    ($($test:ident),* $(,)?) => {$(
+        mod $test {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn sqlite() {
+                super::$test($crate::stores::Backend::Sqlite).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn postgres() {
+                super::$test($crate::stores::Backend::Postgres).await
+            }
+        }
+    )*};
+}
+pub(crate) use on_each_store_threaded;
+
 /// `on_every_store!(f, g)`: for each `async fn f(Backend)`, a module `f` with
 /// the tests `f::memory`, `f::sqlite` and `f::postgres`.
 macro_rules! on_every_store {

@@ -1,0 +1,285 @@
+//! The gRPC port's edge: what tonic lets through or answers on its own that
+//! the contract refuses in its own words.
+//!
+//! tonic serves any content type, decodes a unary call's first message and
+//! drops the rest, and answers a request it cannot decode with a bare
+//! `INTERNAL` (or a size refusal with `OUT_OF_RANGE`) and no
+//! `google.rpc.ErrorInfo`. This layer, around every service of the port:
+//!
+//! * refuses a request whose `content-type` is not `application/grpc…` with
+//!   HTTP 415, as the gRPC over HTTP/2 spec asks;
+//! * refuses request metadata over [`MAX_METADATA_BYTES`] with
+//!   `RESOURCE_EXHAUSTED` (`LIMIT_REACHED`); HTTP/2 itself lets up to
+//!   [`HTTP2_MAX_HEADER_LIST`] through so that the refusal is a gRPC answer;
+//! * refuses a second request message with `INVALID_ARGUMENT` (every method
+//!   of the port takes one, but reflection's stream);
+//! * gives tonic's decode and size refusals the contract's code and an
+//!   `ErrorInfo` (`INVALID_ARGUMENT`, `RESOURCE_EXHAUSTED` with
+//!   `LIMIT_REACHED`).
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http_body::{Body, Frame, SizeHint};
+use tonic::{Code, Status};
+
+use crate::error::ServiceError;
+
+/// Largest request metadata (header names and values, summed) a call may
+/// carry: gRPC's usual 8 KiB and then some.
+pub const MAX_METADATA_BYTES: usize = 16 * 1024;
+/// Largest header block HTTP/2 accepts before answering on its own (431).
+pub const HTTP2_MAX_HEADER_LIST: u32 = 64 * 1024;
+
+/// The layer ([`tower::Layer`]) putting [`GrpcEdge`] around the port's services.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GrpcEdgeLayer;
+
+impl<S> tower::Layer<S> for GrpcEdgeLayer {
+    type Service = GrpcEdge<S>;
+
+    fn layer(&self, inner: S) -> GrpcEdge<S> {
+        GrpcEdge { inner }
+    }
+}
+
+/// See the module.
+#[derive(Clone, Debug)]
+pub struct GrpcEdge<S> {
+    inner: S,
+}
+
+type Req = http::Request<tonic::body::Body>;
+type Resp = http::Response<tonic::body::Body>;
+
+impl<S> tower::Service<Req> for GrpcEdge<S>
+where
+    S: tower::Service<Req, Response = Resp> + Send,
+    S::Future: Send + 'static,
+{
+    type Response = Resp;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Resp, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Req) -> Self::Future {
+        if let Some(refusal) = refused(&req) {
+            return Box::pin(async move { Ok(refusal) });
+        }
+        let streaming = req.uri().path().starts_with("/grpc.reflection.");
+        let req = if streaming {
+            req
+        } else {
+            req.map(|body| tonic::body::Body::new(OneMessage::new(body)))
+        };
+        let answer = self.inner.call(req);
+        Box::pin(async move { answer.await.map(remap) })
+    }
+}
+
+/// The answer to a request refused on its headers alone.
+fn refused(req: &Req) -> Option<Resp> {
+    let content_type = req
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .map(|v| v.as_bytes())
+        .unwrap_or(b"");
+    if !content_type.starts_with(b"application/grpc") {
+        let mut answer = Status::from(ServiceError::invalid(
+            "content-type",
+            format!(
+                "this port speaks gRPC: content-type must be application/grpc, not {}",
+                crate::error::clip(&String::from_utf8_lossy(content_type))
+            ),
+        ))
+        .into_http();
+        *answer.status_mut() = http::StatusCode::UNSUPPORTED_MEDIA_TYPE;
+        return Some(answer);
+    }
+    let metadata: usize = req
+        .headers()
+        .iter()
+        .map(|(k, v)| k.as_str().len() + v.len())
+        .sum();
+    (metadata > MAX_METADATA_BYTES).then(|| {
+        Status::from(ServiceError::Limit(format!(
+            "the request's metadata is {metadata} bytes, more than the {MAX_METADATA_BYTES} this server accepts"
+        )))
+        .into_http()
+    })
+}
+
+/// Gives tonic's own refusals of a request it could not decode the
+/// contract's code and an `ErrorInfo`: a size refusal (`OUT_OF_RANGE`)
+/// becomes `RESOURCE_EXHAUSTED` (`LIMIT_REACHED`), a decode failure
+/// (the contract codec's `INVALID_ARGUMENT`, or tonic's `INTERNAL`)
+/// `INVALID_ARGUMENT` (`INVALID_ARGUMENT`). Refusals before a
+/// handler runs are trailers-only responses carrying their `Status`.
+fn remap(response: Resp) -> Resp {
+    let Some(status) = response.extensions().get::<Status>() else {
+        return response;
+    };
+    if !status.details().is_empty() {
+        return response;
+    }
+    let error = match status.code() {
+        // The contract's codec (druids_contract::wire) already calls a
+        // malformed body INVALID_ARGUMENT: it gains its ErrorInfo here.
+        Code::InvalidArgument => ServiceError::invalid("request", status.message()),
+        Code::OutOfRange => ServiceError::Limit(format!(
+            "the request is larger than this server accepts (see --max-message-bytes): {}",
+            status.message()
+        )),
+        Code::Internal if is_decode_failure(status.message()) => ServiceError::invalid(
+            "request",
+            format!(
+                "the request is not one message of the method's type: {}",
+                status.message()
+            ),
+        ),
+        _ => return response,
+    };
+    Status::from(error).into_http()
+}
+
+/// Whether `message` is one of tonic's (and prost's) own for a request it
+/// could not decode: its other `INTERNAL`s, and the server's, stay what they
+/// are. (gRPC asks `INTERNAL` for a compressed flag without an encoding; the
+/// contract calls every malformed request `INVALID_ARGUMENT`, so that
+/// clients never retry it.)
+fn is_decode_failure(message: &str) -> bool {
+    [
+        "failed to decode Protobuf message",
+        "Missing request message",
+        "Unexpected EOF decoding stream",
+        "protocol error: received message",
+        "Error decompressing",
+    ]
+    .iter()
+    .any(|m| message.starts_with(m))
+}
+
+/// A request body that ends in an error at the start of a second gRPC
+/// message: a unary or server-streaming call takes exactly one.
+struct OneMessage {
+    inner: tonic::body::Body,
+    /// Messages begun so far.
+    begun: u32,
+    /// Bytes of the current message's 5-byte prefix read so far.
+    prefix: [u8; 5],
+    prefix_read: usize,
+    /// Bytes of the current message still to come.
+    remaining: u64,
+}
+
+impl OneMessage {
+    fn new(inner: tonic::body::Body) -> OneMessage {
+        OneMessage {
+            inner,
+            begun: 0,
+            prefix: [0; 5],
+            prefix_read: 0,
+            remaining: 0,
+        }
+    }
+
+    /// Follows the framing through `data`; false at a second message.
+    fn follow(&mut self, mut data: &[u8]) -> bool {
+        while !data.is_empty() {
+            if self.remaining > 0 {
+                let n = data
+                    .len()
+                    .min(usize::try_from(self.remaining).unwrap_or(usize::MAX));
+                self.remaining -= n as u64;
+                data = &data[n..];
+                continue;
+            }
+            if self.prefix_read == 0 {
+                self.begun += 1;
+                if self.begun > 1 {
+                    return false;
+                }
+            }
+            let n = (5 - self.prefix_read).min(data.len());
+            self.prefix[self.prefix_read..self.prefix_read + n].copy_from_slice(&data[..n]);
+            self.prefix_read += n;
+            data = &data[n..];
+            if self.prefix_read == 5 {
+                let len = [
+                    self.prefix[1],
+                    self.prefix[2],
+                    self.prefix[3],
+                    self.prefix[4],
+                ];
+                self.remaining = u64::from(u32::from_be_bytes(len));
+                self.prefix_read = 0;
+            }
+        }
+        true
+    }
+}
+
+impl Body for OneMessage {
+    type Data = Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        let frame = std::task::ready!(Pin::new(&mut self.inner).poll_frame(cx));
+        if let Some(Ok(frame)) = &frame
+            && let Some(data) = frame.data_ref()
+            && !self.follow(data)
+        {
+            return Poll::Ready(Some(Err(Status::from(ServiceError::invalid(
+                "request",
+                "a unary call takes one request message: the request holds more",
+            )))));
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn framed(messages: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for m in messages {
+            out.push(0);
+            out.extend_from_slice(&(m.len() as u32).to_be_bytes());
+            out.extend_from_slice(m);
+        }
+        out
+    }
+
+    #[test]
+    fn a_second_message_is_seen_wherever_the_chunks_split() {
+        let one = framed(&[b"abc"]);
+        let two = framed(&[b"abc", b""]);
+        for split in 0..=two.len() {
+            let mut body = OneMessage::new(tonic::body::Body::empty());
+            let (a, b) = two.split_at(split);
+            assert!(!(body.follow(a) && body.follow(b)), "split at {split}");
+        }
+        for split in 0..=one.len() {
+            let mut body = OneMessage::new(tonic::body::Body::empty());
+            let (a, b) = one.split_at(split);
+            assert!(body.follow(a) && body.follow(b), "split at {split}");
+        }
+    }
+}

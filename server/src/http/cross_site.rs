@@ -1,0 +1,122 @@
+//! Refusing requests that a web page of another site makes a visitor's
+//! browser send.
+//!
+//! A page anyone visits can have the browser POST a `text/plain` or form body
+//! to any address without asking first (a CORS "simple request": no
+//! preflight), carrying the visitor's network address: it could create
+//! games and practice games in the visitor's name. So every POST must say
+//! `content-type: application/json`, which a page of another origin cannot
+//! send without a preflight this server never grants, and a POST carrying
+//! an `Origin` header must come from the server's own origin (the `Host` it
+//! was called by) or from one listed by `--http-allowed-origins`. Clients
+//! that are not browsers send no `Origin` and pass on the content type.
+
+use axum::http::{HeaderMap, StatusCode, header};
+use tonic::Code;
+
+use super::ApiError;
+use crate::error::clip;
+
+/// Checks a POST's headers before its body is read.
+pub(super) fn check_post(headers: &HeaderMap, allowed: &[String]) -> Result<(), ApiError> {
+    check_origin(headers, allowed)?;
+    check_content_type(headers)
+}
+
+fn check_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), ApiError> {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return Ok(());
+    };
+    let origin = String::from_utf8_lossy(origin.as_bytes());
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let same_origin = ["http://", "https://"].iter().any(|scheme| {
+        origin
+            .strip_prefix(scheme)
+            .is_some_and(|rest| !host.is_empty() && rest.eq_ignore_ascii_case(host))
+    });
+    let listed = allowed
+        .iter()
+        .any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(&origin));
+    if same_origin || listed {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        Code::PermissionDenied,
+        format!(
+            "origin {} may not call this server: only pages of its own origin (the Host it is called by) or of an origin --http-allowed-origins lists may POST",
+            clip(&origin)
+        ),
+        "ORIGIN_NOT_ALLOWED",
+    ))
+}
+
+fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let given = headers
+        .get(header::CONTENT_TYPE)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let json = given.as_deref().is_some_and(|v| {
+        v.split(';')
+            .next()
+            .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+    });
+    if json {
+        return Ok(());
+    }
+    let got = match &given {
+        Some(v) => format!("content-type {}", clip(v)),
+        None => "no content-type".to_owned(),
+    };
+    Err(ApiError {
+        http_status: Some(StatusCode::UNSUPPORTED_MEDIA_TYPE),
+        ..ApiError::new(
+            Code::InvalidArgument,
+            format!("a POST body must be sent with content-type: application/json, not {got}"),
+            "INVALID_ARGUMENT",
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        pairs
+            .iter()
+            .map(|(k, v)| (header::HeaderName::from_static(k), v.parse().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn json_from_no_origin_or_the_own_one_or_a_listed_one_passes() {
+        let json = ("content-type", "application/json; charset=utf-8");
+        let host = ("host", "127.0.0.1:8080");
+        assert!(check_post(&headers(&[json, host]), &[]).is_ok());
+        let own = ("origin", "http://127.0.0.1:8080");
+        assert!(check_post(&headers(&[json, host, own]), &[]).is_ok());
+        let other = ("origin", "https://play.example");
+        let allowed = ["https://play.example/".to_owned()];
+        assert!(check_post(&headers(&[json, host, other]), &allowed).is_ok());
+    }
+
+    #[test]
+    fn other_origins_and_other_bodies_are_refused() {
+        let host = ("host", "127.0.0.1:8080");
+        let json = ("content-type", "application/json");
+        let e = check_post(&headers(&[host, ("content-type", "text/plain")]), &[]).unwrap_err();
+        assert_eq!(e.status(), 415);
+        assert_eq!(e.code, Code::InvalidArgument);
+        assert_eq!(
+            check_post(&headers(&[host]), &[]).unwrap_err().status(),
+            415
+        );
+        for origin in ["https://evil.example", "null", "http://127.0.0.1:8081"] {
+            let e = check_post(&headers(&[host, json, ("origin", origin)]), &[]).unwrap_err();
+            assert_eq!(e.status(), 403);
+            assert_eq!(e.reason, "ORIGIN_NOT_ALLOWED");
+        }
+    }
+}

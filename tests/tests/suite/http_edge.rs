@@ -1,0 +1,147 @@
+//! The HTTP face's edge, through real HTTP/1.1: POSTs that a web page of
+//! another site could make a visitor's browser send are refused before
+//! anything happens (415 without `content-type: application/json`, 403
+//! from a foreign `Origin`), and unknown paths and wrong methods answer as
+//! `docs/http.md` says (404 `NOT_FOUND`; 405 with `Allow`).
+
+use std::sync::Arc;
+
+use druids_server::{Limits, MemoryStore};
+use druids_tests::{TestServer, games_listed, http_face};
+
+use crate::games::{bash, doc_blocks};
+use crate::web::{assert_error, http, json};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn posts_another_site_could_send_are_refused_and_change_nothing() {
+    let limits = Limits {
+        http_allowed_origins: vec!["https://play.example".into()],
+        practice_games_per_address: 8,
+        ..Limits::unthrottled()
+    };
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
+    let base = http_face(&server).await;
+    let own_origin = base.clone();
+    let routes = [
+        (
+            "/api/v1/CreateGame",
+            r#"{"kind": "GAME_KIND_MEDURIS", "players": 2}"#,
+        ),
+        ("/web/v1/practice", r#"{"kind": "meduris", "players": 2}"#),
+    ];
+    for (path, body) in routes {
+        let before = games_listed(&server).await;
+        for content_type in [
+            "text/plain",
+            "text/plain;charset=UTF-8",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+            "",
+        ] {
+            let answer = http(&base, "POST", path, &[("content-type", content_type)], body).await;
+            assert_error(&answer, 415, "INVALID_ARGUMENT", "INVALID_ARGUMENT");
+            assert!(
+                answer.1.contains("content-type: application/json"),
+                "{answer:?}"
+            );
+            assert!(answer.2.contains("application/json"), "{answer:?}");
+        }
+        for origin in [
+            "https://evil.example",
+            "null",
+            "http://play.example",
+            "https://play.example.evil.example",
+        ] {
+            let answer = http(&base, "POST", path, &[("origin", origin)], body).await;
+            assert_error(&answer, 403, "PERMISSION_DENIED", "ORIGIN_NOT_ALLOWED");
+        }
+        assert_eq!(
+            games_listed(&server).await,
+            before,
+            "a refused {path} created a game"
+        );
+        // No Origin (a program), the server's own origin (the viewer's
+        // pages), a listed one; JSON with a charset too.
+        for headers in [
+            vec![],
+            vec![("origin", own_origin.as_str())],
+            vec![
+                ("origin", "https://play.example"),
+                ("content-type", "application/json; charset=utf-8"),
+            ],
+        ] {
+            let answer = http(&base, "POST", path, &headers, body).await;
+            assert_eq!(answer.0, 200, "{path} {headers:?}: {answer:?}");
+        }
+    }
+    assert_eq!(games_listed(&server).await, 6);
+    // Reads are POSTs too and are held to the same rules.
+    let read = http(
+        &base,
+        "POST",
+        "/api/v1/GetState",
+        &[("content-type", "text/plain")],
+        r#"{"gameId": "x"}"#,
+    )
+    .await;
+    assert_eq!(read.0, 415, "{read:?}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_paths_are_not_found_and_wrong_methods_405_with_allow() {
+    let server = TestServer::start().await;
+    let base = http_face(&server).await;
+    for (method, path) in [
+        ("POST", "/api/v1/NoSuchMethod"),
+        ("GET", "/no/such/page"),
+        ("PUT", "/no/such/page"),
+    ] {
+        let answer = http(&base, method, path, &[], "{}").await;
+        assert_error(&answer, 404, "NOT_FOUND", "");
+    }
+    for (method, path, allow) in [
+        ("GET", "/api/v1/CreateGame", "POST"),
+        ("PUT", "/web/v1/practice", "POST"),
+        ("BREW", "/api/v1/GetState", "POST"),
+        ("DELETE", "/api/v1/games", "GET,HEAD"),
+        ("POST", "/static/app.js", "GET,HEAD"),
+    ] {
+        let answer = http(&base, method, path, &[], "").await;
+        assert_error(&answer, 405, "UNIMPLEMENTED", "");
+        assert!(
+            answer
+                .1
+                .contains(&format!("allow: {}", allow.to_lowercase()))
+                || answer.1.contains(&format!("allow: {allow}")),
+            "{method} {path}: {answer:?}"
+        );
+    }
+    server.stop().await;
+}
+
+/// The two refusals `docs/http.md` shows are what the server answers, byte
+/// for byte (the status lines without curl's carriage returns).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn docs_http_md_cross_site_examples_answer_as_shown() {
+    let server = TestServer::start().await;
+    let base = http_face(&server).await;
+    let blocks = doc_blocks();
+    let at = blocks
+        .iter()
+        .position(|(lang, text)| lang == "sh" && text.contains("elsewhere.example"))
+        .expect("docs/http.md shows a refused cross-site POST");
+    let (lang, documented) = blocks[at + 1].clone();
+    assert_eq!(lang, "text", "the answer follows the commands");
+    let script = blocks[at].1.clone();
+    druids_tests::install::command("curl", "curl");
+    let got = tokio::task::spawn_blocking(move || bash(&script, &base))
+        .await
+        .expect("curl");
+    assert_eq!(got.replace('\r', ""), documented);
+    for line in documented.lines().filter(|l| l.starts_with('{')) {
+        assert!(json(line)["reason"].is_string());
+    }
+    assert_eq!(games_listed(&server).await, 0);
+    server.stop().await;
+}
