@@ -1,6 +1,6 @@
 //! The JSON lines druids writes about games, in one style: keys in a fixed
-//! order, Python's separators (`", "`, `": "`), an outcome in proto3 JSON
-//! with every field and its keys sorted. A seat's end ([`crate::seat::result`])
+//! order, Python's separators (`", "`, `": "`), an outcome's result in
+//! proto3 JSON with its keys sorted. A seat's end ([`crate::seat::result`])
 //! and the per-game record of the commands that play many games (`match`,
 //! `tournament`, `selfplay`: [`game_line`]) are built from these.
 
@@ -39,11 +39,22 @@ pub fn game_line(g: &GameRecord<'_>) -> String {
     )
 }
 
-/// An outcome in proto3 JSON with every field, keys sorted and spaced as
-/// Python writes them; `null` for none (an abandoned game).
+/// An outcome's result (`bySafeguard`, `ranking`, `scores`, `winners`: its
+/// tie-break keys are in the game's state and replay) in proto3 JSON, keys
+/// sorted and spaced as Python writes them; `null` for none (an abandoned
+/// game).
 pub fn outcome_json(outcome: Option<&pb::Outcome>) -> String {
-    python_json(&outcome.map_or(serde_json::Value::Null, druids_contract::json::to_json))
+    python_json(&outcome.map_or(serde_json::Value::Null, |o| {
+        let mut json = druids_contract::json::to_json(o);
+        if let Some(fields) = json.as_object_mut() {
+            fields.retain(|k, _| RESULT_FIELDS.contains(&k.as_str()));
+        }
+        json
+    }))
 }
+
+/// The fields of an outcome a result line shows.
+const RESULT_FIELDS: [&str; 4] = ["bySafeguard", "ranking", "scores", "winners"];
 
 /// `value` with Python's default separators (`", "` and `": "`).
 pub fn python_json(value: &serde_json::Value) -> String {

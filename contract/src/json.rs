@@ -80,11 +80,17 @@ mod tests {
             winners: vec![0],
             ranking: vec![0, 1],
             by_safeguard: false,
+            tie_breaks: vec![
+                pb::TieBreakKeys { keys: vec![1] },
+                pb::TieBreakKeys { keys: vec![2] },
+            ],
+            tie_break_names: vec!["dolmens placed".into()],
         };
         let json = to_json(&outcome);
         assert_eq!(
             json,
-            serde_json::json!({"scores": [12, 9], "winners": [0], "ranking": [0, 1], "bySafeguard": false})
+            serde_json::json!({"scores": [12, 9], "winners": [0], "ranking": [0, 1], "bySafeguard": false,
+                "tieBreaks": [{"keys": [1]}, {"keys": [2]}], "tieBreakNames": ["dolmens placed"]})
         );
         assert_eq!(from_json::<pb::Outcome>(&json).unwrap(), outcome);
     }

@@ -188,7 +188,19 @@ fn verify_game<G: ProtoGame>(replay: &pb::Replay) -> Result<Option<pb::Outcome>,
         _ => {}
     }
     let got = game.outcome().as_ref().map(encode_outcome);
-    if got != replay.outcome {
+    // A replay exported before outcomes carried their tie-break keys is
+    // checked on the rest.
+    let comparable = match (&got, &replay.outcome) {
+        (Some(g), Some(r)) if r.tie_breaks.is_empty() && r.tie_break_names.is_empty() => {
+            Some(pb::Outcome {
+                tie_breaks: Vec::new(),
+                tie_break_names: Vec::new(),
+                ..g.clone()
+            })
+        }
+        _ => got.clone(),
+    };
+    if comparable != replay.outcome {
         return Err(ReplayError::Outcome {
             got: format!("{got:?}"),
             recorded: format!("{:?}", replay.outcome),

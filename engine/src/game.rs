@@ -164,28 +164,55 @@ pub struct Outcome {
     pub ranking: Vec<Seat>,
     /// True when the game was cut short by the `max_turns` safeguard.
     pub by_safeguard: bool,
+    /// Each seat's tie-break keys after its score, indexed by seat, in the
+    /// order the rules break a tie on points (higher is better). Public once
+    /// the game is over, so that anyone can check the ranking.
+    pub tie_breaks: Vec<Vec<i32>>,
+    /// What each tie-break key counts, in the same order ("buildings placed").
+    pub tie_break_names: Vec<String>,
 }
 
 impl Outcome {
-    /// Ranks the seats by `key` (higher is better: points first, then the
-    /// game's tie-breaks); seats whose keys are equal to the best all win, and
-    /// tied seats are ranked in seat order.
-    pub fn rank<K: Ord>(scores: Vec<i32>, key: impl Fn(Seat) -> K, by_safeguard: bool) -> Outcome {
-        let mut ranking: Vec<Seat> = (0..scores.len() as u8).map(Seat).collect();
-        // A stable sort keeps tied seats in seat order.
-        ranking.sort_by_cached_key(|&s| std::cmp::Reverse(key(s)));
-        let best = key(ranking[0]);
-        let winners = ranking
-            .iter()
-            .copied()
-            .filter(|&s| key(s) == best)
-            .collect();
+    /// Ranks the seats by score, then by their `tie_breaks` keys in order
+    /// (higher is better); seats whose score and keys equal the best all win,
+    /// and tied seats are ranked in seat order.
+    pub fn rank(
+        scores: Vec<i32>,
+        tie_breaks: Vec<Vec<i32>>,
+        tie_break_names: &[&str],
+        by_safeguard: bool,
+    ) -> Outcome {
+        let (ranking, winners) = Self::order(&scores, &tie_breaks);
         Outcome {
             scores,
             winners,
             ranking,
             by_safeguard,
+            tie_breaks,
+            tie_break_names: tie_break_names.iter().map(|&n| n.to_owned()).collect(),
         }
+    }
+
+    /// The ranking and the winners that scores and tie-break keys give: what
+    /// anyone can recompute from a published outcome.
+    pub fn order(scores: &[i32], tie_breaks: &[Vec<i32>]) -> (Vec<Seat>, Vec<Seat>) {
+        let none = Vec::new();
+        let key = |s: Seat| {
+            let i = s.index();
+            (scores[i], tie_breaks.get(i).unwrap_or(&none))
+        };
+        let mut ranking: Vec<Seat> = (0..scores.len() as u8).map(Seat).collect();
+        // A stable sort keeps tied seats in seat order.
+        ranking.sort_by(|&a, &b| key(b).cmp(&key(a)));
+        let winners = match ranking.first() {
+            Some(&best) => ranking
+                .iter()
+                .copied()
+                .filter(|&s| key(s) == key(best))
+                .collect(),
+            None => Vec::new(),
+        };
+        (ranking, winners)
     }
 }
 

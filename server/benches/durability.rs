@@ -118,7 +118,8 @@ fn main() {
     let started = Instant::now();
     let mut rebuilt = 0;
     for game in stored {
-        let room = druids_server::recover::recover(game, 0, Rebuild::Ended).unwrap();
+        let room =
+            druids_server::recover::recover(game, 0, Rebuild::Ended { grace_ms: 0 }).unwrap();
         rebuilt += room.view(Viewer::Spectator).version as usize;
     }
     let secs = started.elapsed().as_secs_f64();

@@ -179,18 +179,24 @@ impl SeatClocks {
         std::mem::replace(&mut self.autopilot[seat.index()], false)
     }
 
+    /// Whether a timeout of `seat` now would put it on autopilot.
+    pub fn timeout_starts_autopilot(&self, seat: Seat) -> bool {
+        let i = seat.index();
+        let limit = self.rules.autopilot_after;
+        limit > 0 && self.consecutive[i] + 1 >= limit && !self.autopilot[i]
+    }
+
     /// The seat ran out of time: its bank is spent. Returns true when this puts
     /// it on autopilot.
     pub fn timed_out(&mut self, seat: Seat) -> bool {
+        let starts = self.timeout_starts_autopilot(seat);
         let i = seat.index();
         self.bank_ms[i] = 0;
         self.consecutive[i] += 1;
-        let limit = self.rules.autopilot_after;
-        if limit > 0 && self.consecutive[i] >= limit && !self.autopilot[i] {
+        if starts {
             self.autopilot[i] = true;
-            return true;
         }
-        false
+        starts
     }
 }
 

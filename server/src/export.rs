@@ -55,7 +55,7 @@ pub struct Exported {
 pub fn replay_of(stored: crate::store::StoredGame, now_ms: u64) -> Result<pb::Replay, ExportError> {
     let id = stored.record.id.clone();
     // Rebuilt as the server reads back an ended game that left its memory.
-    let room = crate::recover::recover(stored, now_ms, Rebuild::Ended)?;
+    let room = crate::recover::recover(stored, now_ms, Rebuild::Ended { grace_ms: 0 })?;
     room.replay()
         .map_err(|source| ExportError::Replay { id, source })
 }

@@ -85,6 +85,11 @@ pub enum Prelude {
     TimedOut {
         /// Whether the autopilot decided (rather than the clock's default).
         autopilot: bool,
+        /// Whether this timeout puts the seat on autopilot: its
+        /// `AutopilotChanged` is logged after the action's events and before
+        /// the next `DecisionNeeded`, so that a pending decision's
+        /// `DecisionNeeded` is always the last event of the log.
+        starts_autopilot: bool,
     },
 }
 

@@ -42,9 +42,13 @@ pub enum Rebuild {
         /// The lease it is held under ([`Epoch::NONE`] on a single server).
         epoch: Epoch,
     },
-    /// An ended game read back on demand: no place in play, and no keys
-    /// (retries of its submissions are refused once it has left memory).
-    Ended,
+    /// An ended game read back on demand: no place in play; its keys are
+    /// honoured until `grace_ms` after its end (a restart within the grace
+    /// period shortens nothing), then retries of its submissions are refused.
+    Ended {
+        /// The grace period after a game's end (`--evict-after-secs`).
+        grace_ms: u64,
+    },
 }
 
 /// The room of a stored game, with its state, seats and clocks. The pending
@@ -78,9 +82,13 @@ pub fn recover(stored: StoredGame, now_ms: u64, how: Rebuild) -> Result<Room, Re
             token: Some(token),
         };
     }
-    let (play, keys, epoch) = match how {
-        Rebuild::InPlay { slot, epoch } => (Some(slot), true, epoch),
-        Rebuild::Ended => (None, false, Epoch::NONE),
+    let (play, keys_until, epoch) = match how {
+        Rebuild::InPlay { slot, epoch } => (Some(slot), None, epoch),
+        Rebuild::Ended { grace_ms } => (
+            None,
+            Some(ended_unix_ms.unwrap_or(now_ms).saturating_add(grace_ms)),
+            Epoch::NONE,
+        ),
     };
     let clocks = ClockRules::of(&record.options).map(|r| SeatClocks::new(r, record.players));
     let setup = Setup {
@@ -92,8 +100,10 @@ pub fn recover(stored: StoredGame, now_ms: u64, how: Rebuild) -> Result<Room, Re
         epoch,
     };
     let room = Room::new(setup, game, seats, clocks, now_ms, play);
-    if !keys {
-        room.keep_no_keys();
+    match keys_until {
+        Some(until) if until <= now_ms => room.keep_no_keys(),
+        Some(until) => room.keep_keys_until(until),
+        None => {}
     }
     // An ended game ended when the store says, not when it is read back (a
     // game past the retention window must look as old as it is).

@@ -55,8 +55,12 @@ struct RoomState {
     /// Keyed submissions: every one of the game, for as long as the room is
     /// in memory (see [`crate::rooms`]).
     answered: Answers,
-    /// False for an ended game read back from the store: its keys are gone.
+    /// False for an ended game read back from the store past its grace
+    /// period: its keys are gone.
     keys_kept: bool,
+    /// For an ended game read back from the store within its grace period
+    /// (after a restart): when its keys stop being honoured.
+    keys_until_ms: Option<u64>,
     /// Submission budgets, by seat.
     buckets: Vec<Bucket>,
     /// Why the server gave the game up, if it did.
@@ -149,6 +153,11 @@ impl RoomState {
                 .map(|_| Prelude::Resumed),
             Origin::Timeout | Origin::Autopilot => Some(Prelude::TimedOut {
                 autopilot: origin == Origin::Autopilot,
+                starts_autopilot: origin == Origin::Timeout
+                    && self
+                        .clocks
+                        .as_ref()
+                        .is_some_and(|c| c.timeout_starts_autopilot(seat)),
             }),
         }
     }
@@ -163,9 +172,8 @@ impl RoomState {
                     c.answered(seat, now_ms);
                 }
                 Origin::Timeout => {
-                    if c.timed_out(seat) {
-                        self.game.record(HostEvent::Autopilot { seat, on: true });
-                    }
+                    // Its AutopilotChanged is already logged, by the prelude.
+                    c.timed_out(seat);
                 }
                 Origin::Autopilot => {}
             }
@@ -279,6 +287,7 @@ impl Room {
             clocks,
             answered: Answers::default(),
             keys_kept: true,
+            keys_until_ms: None,
             streams: read::StreamCounts::new(seats_len),
             decided_for: vec![None; seats_len],
             play,
@@ -391,10 +400,18 @@ impl Room {
     }
 
     /// Keeps no idempotency keys: the room is an ended game read back from
-    /// the store, whose retries are refused (see [`crate::rooms`]).
+    /// the store after its grace period, whose retries are refused (see
+    /// [`crate::rooms`]).
     pub fn keep_no_keys(&self) {
         let mut state = self.lock();
         state.keys_kept = false;
         state.answered = Answers::default();
+    }
+
+    /// Honours the idempotency keys of an ended game read back from the
+    /// store until `until_ms`, the end of its grace period (which a restart
+    /// does not shorten), and refuses retries from then on.
+    pub fn keep_keys_until(&self, until_ms: u64) {
+        self.lock().keys_until_ms = Some(until_ms);
     }
 }

@@ -156,7 +156,8 @@ impl Rooms {
             .load_game(id)?
             .filter(|g| g.ended_unix_ms.is_some())
             .ok_or_else(not_found)?;
-        let room = recover(stored, now_ms, Rebuild::Ended)
+        let grace_ms = self.lifecycle.evict_after_ms;
+        let room = recover(stored, now_ms, Rebuild::Ended { grace_ms })
             .map_err(|e| ServiceError::Storage(StoreError::Corrupt(e.to_string())))?;
         let room = Arc::new(room);
         self.recent().put(id.to_owned(), Arc::clone(&room));

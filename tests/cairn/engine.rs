@@ -428,9 +428,11 @@ impl Game for Cairn {
         let scores: Vec<i32> = (0..self.seats.len())
             .map(|s| self.score(Seat(s as u8)) as i32)
             .collect();
+        // No tie-break: seats tied on points all win.
         Some(Outcome::rank(
-            scores.clone(),
-            |s| scores[s.index()],
+            scores,
+            vec![Vec::new(); self.seats.len()],
+            &[],
             by_safeguard,
         ))
     }

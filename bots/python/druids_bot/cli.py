@@ -28,18 +28,25 @@ from .seat import Chooser, SeatPlayer
 from .strategies import BUILTIN, load_strategy
 
 
+# The fields of an Outcome a result line shows (its tie-break keys are in the
+# game's state and replay).
+RESULT_FIELDS = ("bySafeguard", "ranking", "scores", "winners")
+
+
 def result_line(
     game_id: str, seat: int, outcome: pb.Outcome | None, actions: int = 0, restarts: int = 0
 ) -> str:
     """The JSON line a bot prints at the end, the same for every way of
     playing (``druids bot --strategy`` or ``--exec``, both kits):
-    ``game_id``, ``seat``, ``outcome`` (the Outcome in the canonical proto3
-    JSON mapping, every field, keys sorted; null if the game was abandoned),
+    ``game_id``, ``seat``, ``outcome`` (the Outcome's result fields in the
+    canonical proto3 JSON mapping, keys sorted: bySafeguard, ranking, scores,
+    winners; null if the game was abandoned),
     ``actions`` (the seat's actions the server applied) and ``restarts``
     (times the bot's program was restarted: 0 here)."""
     shown = None
     if outcome is not None:
-        shown = dict(sorted(json_format.MessageToDict(outcome, always_print_fields_with_no_presence=True).items()))
+        every = json_format.MessageToDict(outcome, always_print_fields_with_no_presence=True)
+        shown = {k: every[k] for k in sorted(RESULT_FIELDS)}
     return json.dumps({"game_id": game_id, "seat": seat, "outcome": shown, "actions": actions, "restarts": restarts})
 
 

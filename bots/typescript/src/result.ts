@@ -4,7 +4,7 @@
  */
 import type { Outcome } from "./contract";
 
-/** An Outcome in the canonical proto3 JSON mapping, every field included, keys sorted. */
+/** An Outcome's result fields in the canonical proto3 JSON mapping, keys sorted (its tie-break keys are in the game's state and replay). */
 export function outcomeJson(outcome: Outcome): { bySafeguard: boolean; ranking: number[]; scores: number[]; winners: number[] } {
   return {
     bySafeguard: outcome.bySafeguard,

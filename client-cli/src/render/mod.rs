@@ -370,6 +370,7 @@ mod tests {
             winners: vec![1],
             ranking: vec![1, 0],
             by_safeguard: false,
+            ..Default::default()
         });
         let text = state(&view, Style::default());
         assert!(text.contains("the winner is seat 1"), "{text}");
@@ -387,6 +388,7 @@ mod tests {
             winners: vec![0],
             ranking: vec![0, 1],
             by_safeguard: false,
+            ..Default::default()
         };
         assert_eq!(outcome_summary(&o), "scores 34, 30; winner: seat 0");
     }

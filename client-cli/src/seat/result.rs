@@ -38,6 +38,7 @@ mod tests {
                 winners: vec![1],
                 ranking: vec![1, 0],
                 by_safeguard: false,
+                ..Default::default()
             }),
             actions: 7,
         };

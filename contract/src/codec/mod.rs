@@ -258,6 +258,8 @@ pub fn decode_outcome(outcome: &pb::Outcome, players: usize) -> Result<Outcome, 
         winners: seats("outcome.winners", &outcome.winners)?,
         ranking: seats("outcome.ranking", &outcome.ranking)?,
         by_safeguard: outcome.by_safeguard,
+        tie_breaks: outcome.tie_breaks.iter().map(|t| t.keys.clone()).collect(),
+        tie_break_names: outcome.tie_break_names.clone(),
     })
 }
 
@@ -268,6 +270,12 @@ pub fn encode_outcome(outcome: &druids_engine::Outcome) -> pb::Outcome {
         winners: outcome.winners.iter().map(|&s| seat_u32(s)).collect(),
         ranking: outcome.ranking.iter().map(|&s| seat_u32(s)).collect(),
         by_safeguard: outcome.by_safeguard,
+        tie_breaks: outcome
+            .tie_breaks
+            .iter()
+            .map(|keys| pb::TieBreakKeys { keys: keys.clone() })
+            .collect(),
+        tie_break_names: outcome.tie_break_names.clone(),
     }
 }
 

@@ -78,10 +78,13 @@ pub(crate) fn outcome(state: &State) -> Option<Outcome> {
         return None;
     }
     let n = state.n();
-    let key = |s: Seat| (state.seats[s.index()].score, state.seats[s.index()].placed);
     Some(Outcome::rank(
         state.seats[..n].iter().map(|s| s.score).collect(),
-        key,
+        state.seats[..n]
+            .iter()
+            .map(|s| vec![i32::from(s.placed)])
+            .collect(),
+        &["dolmens placed"],
         state.by_safeguard,
     ))
 }

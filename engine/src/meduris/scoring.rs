@@ -41,6 +41,9 @@ pub(crate) fn finish(state: &mut State, events: &mut Vec<Event>) {
     })));
 }
 
+/// What breaks a tie on points, in order.
+pub(crate) const TIE_BREAKS: [&str; 2] = ["buildings placed", "goods left"];
+
 /// The result once the game is over: most points, then most buildings placed,
 /// then most goods left; seats still tied all win.
 pub(crate) fn outcome(state: &State) -> Option<Outcome> {
@@ -48,17 +51,17 @@ pub(crate) fn outcome(state: &State) -> Option<Outcome> {
         return None;
     }
     let n = state.players as usize;
-    let key = |s: Seat| {
-        let s = s.index();
-        (
-            state.seats[s].score,
-            state.built[s],
-            state.seats[s].goods.total(),
-        )
-    };
     Some(Outcome::rank(
         state.seats[..n].iter().map(|s| s.score).collect(),
-        key,
+        (0..n)
+            .map(|s| {
+                vec![
+                    i32::from(state.built[s]),
+                    state.seats[s].goods.total() as i32,
+                ]
+            })
+            .collect(),
+        &TIE_BREAKS,
         state.by_safeguard,
     ))
 }

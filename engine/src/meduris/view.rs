@@ -1,6 +1,8 @@
 //! What one viewer may see: everything on the table, plus the viewer's own goods.
 //! Another player's goods are never in a view, not even once the game is over
-//! (the rules digest: "never another player's"); the outcome names the winners.
+//! (the rules digest: "never another player's"); the outcome names the winners
+//! and, once the game is over, each seat's tie-break keys (buildings placed,
+//! goods left in total), so that anyone can check the ranking.
 
 use super::action::{Building, Chip, Decision, DruidPos};
 use super::board::BoardKind;
@@ -212,17 +214,17 @@ pub(crate) fn determinize(view: &View, seed: u64) -> Result<State, DeterminizeEr
         _ => None,
     };
     let agrees = |seats: &[SeatState; MAX_SEATS]| {
-        let key = |s: Seat| {
-            let i = s.index();
-            (
-                seats[i].score,
-                view.seats[i].buildings_placed,
-                seats[i].goods.total(),
-            )
-        };
+        let keys: Vec<Vec<i32>> = (0..n)
+            .map(|i| {
+                vec![
+                    i32::from(view.seats[i].buildings_placed),
+                    seats[i].goods.total() as i32,
+                ]
+            })
+            .collect();
         returning.is_none_or(|i| !seats[i].goods.is_empty())
             && view.outcome.as_ref().is_none_or(|want| {
-                Outcome::rank(want.scores.clone(), key, want.by_safeguard) == *want
+                Outcome::order(&want.scores, &keys) == (want.ranking.clone(), want.winners.clone())
             })
     };
     for _ in 0..10_000 {

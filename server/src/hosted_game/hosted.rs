@@ -166,7 +166,7 @@ impl<G: ProtoGame> Hosted<G> {
             Some(Prelude::Resumed) => {
                 self.push_host(HostEvent::Autopilot { seat, on: false });
             }
-            Some(Prelude::TimedOut { autopilot }) => {
+            Some(Prelude::TimedOut { autopilot, .. }) => {
                 self.reserve_log(1);
                 self.log.push(Entry {
                     version: self.version,
@@ -185,9 +185,20 @@ impl<G: ProtoGame> Hosted<G> {
             version,
             body: Body::Engine(e),
         }));
+        if let Some(Prelude::TimedOut {
+            starts_autopilot: true,
+            ..
+        }) = prelude
+        {
+            self.push_host(HostEvent::Autopilot { seat, on: true });
+        }
         let origin = match prelude {
-            Some(Prelude::TimedOut { autopilot: true }) => Origin::Autopilot,
-            Some(Prelude::TimedOut { autopilot: false }) => Origin::Timeout,
+            Some(Prelude::TimedOut {
+                autopilot: true, ..
+            }) => Origin::Autopilot,
+            Some(Prelude::TimedOut {
+                autopilot: false, ..
+            }) => Origin::Timeout,
             Some(Prelude::Resumed) | None => Origin::Seat,
         };
         self.moves.push((seat, origin, action));

@@ -70,10 +70,9 @@ impl Framing {
     }
 
     /// One event: its seq is the SSE id, so that `Last-Event-ID` resumes;
-    /// except for an event not newer than one already sent (the pending
-    /// DecisionNeeded repeated after a snapshot), which carries no id so that
-    /// the browser's last id stays the snapshot's and a resumption repeats
-    /// nothing the snapshot covered.
+    /// except for an event not newer than one already sent (none today: a
+    /// stream's seqs only grow), which carries no id so that a resumption
+    /// never goes back.
     fn event<E: Sequenced>(self, event: &E, newest: u64) -> Bytes {
         let json = to_json(event).to_string();
         Bytes::from(match self {

@@ -178,7 +178,7 @@ async fn start(
     let human = seats
         .next()
         .ok_or_else(|| ApiError::new(Code::Internal, "the game has no seat", ""))?;
-    for seat in seats {
+    for (i, seat) in seats.enumerate() {
         let bot = SeatBot::new(
             Arc::clone(&ctx.service),
             created.game_id.clone(),
@@ -186,7 +186,7 @@ async fn start(
             p.delay,
             Arc::clone(&lease),
         );
-        let seed = rand::random::<u64>();
+        let seed = bot_seed(p.seed, i as u64 + 1);
         let budget = Budget::Time(MCTS_THINK);
         druids_contract::with_game!(p.kind, |G| {
             tokio::spawn(bot.run::<G>(p.strategy.build(seed, budget)));
@@ -197,6 +197,22 @@ async fn start(
         "seat": human.seat,
         "token": human.token,
     }))
+}
+
+/// The seed of the bot on seat `seat`: drawn from the game's seed when the
+/// person chose one (so that the same request plays the same game against
+/// the random and greedy bots, whose choices depend on nothing else; MCTS
+/// thinks for a time, so its choices also depend on the machine), else
+/// secret and fresh.
+fn bot_seed(game_seed: Option<u64>, seat: u64) -> u64 {
+    let Some(seed) = game_seed else {
+        return rand::random::<u64>();
+    };
+    // SplitMix64 of the game's seed and the seat: seats draw apart.
+    let mut x = seed ^ seat.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 /// A built-in bot playing one seat through the contract (also a house bot's

@@ -54,6 +54,9 @@ impl Room {
     ) -> Result<pb::SubmitActionResponse, ServiceError> {
         let mut state = self.lock();
         if let Some(key) = &submission.key {
+            if state.keys_until_ms.is_some_and(|until| now_ms >= until) {
+                return Err(ServiceError::AnswerGone(self.id.clone()));
+            }
             if let Some(first) = state.answered.get(seat, &key.digests.key) {
                 return if first.request == key.digests.request {
                     Ok(state.answer_again(first))

@@ -180,28 +180,39 @@ impl Room {
     }
 
     /// What a stream opened with `from_seq` 0 starts with: the state when
-    /// `StreamEvents` is answered and, if a seat must decide, the event of
-    /// that pending decision once more (so a client that acts on
-    /// `DecisionNeeded` events needs nothing else). Also the seq the stream
-    /// goes on from.
+    /// `StreamEvents` is answered, and the seq the stream goes on from.
+    ///
+    /// While a seat must decide, the pending decision's `DecisionNeeded` is
+    /// the last event of the log (nothing is logged between it and the next
+    /// action), and it changes no state. So the snapshot is numbered as the
+    /// event before it, and the stream goes on from that `DecisionNeeded`
+    /// itself: a client that acts on `DecisionNeeded` events needs nothing
+    /// else, and one that skips every seq it has seen (or resumes from the
+    /// last seq seen + 1) neither misses it nor sees anything twice.
     pub fn snapshot(&self, viewer: Viewer) -> (Vec<pb::GameEvent>, u64) {
         let state = self.lock();
-        let seq = state.game.last_seq();
-        let mut events = vec![pb::GameEvent {
+        let last = state.game.last_seq();
+        let pending = state
+            .game
+            .pending_decision_seq()
+            .filter(|_| state.status() == pb::GameStatus::Running);
+        debug_assert!(
+            pending.is_none_or(|p| p == last),
+            "a pending DecisionNeeded is the last event"
+        );
+        let seq = match pending {
+            Some(p) if p == last => p - 1,
+            _ => last,
+        };
+        let snapshot = pb::GameEvent {
             seq,
             version: state.game.version(),
             description: String::new(),
             body: Some(pb::game_event::Body::Snapshot(pb::Snapshot {
                 state: Some(self.view_of(&state, viewer)),
             })),
-        }];
-        if let Some(pending) = state.game.pending_decision_seq() {
-            let mut decision = Vec::with_capacity(1);
-            state.game.events(pending, 1, viewer, &mut decision);
-            state.stamp_deadlines(&mut decision);
-            events.extend(decision);
-        }
-        (events, seq + 1)
+        };
+        (vec![snapshot], seq + 1)
     }
 
     /// Appends the events from `cursor` on (at most `max`) as `viewer` sees

@@ -749,16 +749,16 @@ async fn a_stream_opened_before_an_action_carries_its_events() {
     let snapshot = stream.next().await.unwrap().unwrap();
     assert!(matches!(snapshot.body, Some(Body::Snapshot(_))));
     assert_eq!(snapshot.version, 0, "the snapshot predates the action");
-    // The pending decision is sent again right after the snapshot.
+    // The pending decision's event follows the snapshot, numbered after it.
     let pending = stream.next().await.unwrap().unwrap();
     assert!(matches!(pending.body, Some(Body::DecisionNeeded(_))));
-    assert!(pending.seq <= snapshot.seq);
-    let next = tokio::time::timeout(std::time::Duration::from_secs(10), stream.next())
+    assert_eq!(pending.seq, snapshot.seq + 1);
+    let next = tokio::time::timeout(std::time::Duration::from_secs(60), stream.next())
         .await
         .expect("the action's events arrive")
         .unwrap()
         .unwrap();
-    assert_eq!(next.seq, snapshot.seq + 1);
+    assert_eq!(next.seq, pending.seq + 1);
     assert_eq!(next.version, 1, "an event of the action");
     server.stop().await;
 }
@@ -847,15 +847,17 @@ async fn streams_resume_from_any_sequence_number() {
     let Some(Body::Snapshot(snap)) = first.body else {
         panic!("a stream from 0 starts with a snapshot");
     };
-    assert_eq!(first.seq, last_seq);
+    // The pending decision's DecisionNeeded is the last event; the snapshot
+    // is numbered as the one before it (the state is the same), and the
+    // DecisionNeeded follows with its own seq.
+    assert_eq!(first.seq, last_seq - 1);
     assert_eq!(
         snap.state.unwrap().version,
         state(&mut client, &id, None).await.version
     );
-    // The pending decision is sent again right after the snapshot.
     let pending = live.next().await.unwrap().unwrap();
     assert!(matches!(pending.body, Some(Body::DecisionNeeded(_))));
-    assert!(pending.seq <= last_seq);
+    assert_eq!(pending.seq, last_seq);
     play_random(&mut client, &id, &tokens, &mut Lcg(7), 1)
         .await
         .unwrap();

@@ -20,7 +20,8 @@ use crate::trust::reason;
 
 on_each_store!(
     ended_games_leave_memory,
-    a_restart_rebuilds_only_the_games_in_play
+    a_restart_rebuilds_only_the_games_in_play,
+    the_answer_grace_survives_a_restart
 );
 
 const T0: u64 = 1_700_000_000_000;
@@ -184,6 +185,42 @@ async fn ended_games_leave_memory(backend: Backend) {
 #[tokio::test]
 async fn ended_games_leave_memory_and_answer_the_same_in_memory() {
     ended_games_leave_memory_and_answer_the_same(Arc::new(MemoryStore::default())).await;
+}
+
+/// A game that ended just before the server stopped still answers retries
+/// for its whole grace period after a restart (the store holds its end and
+/// its keys), and refuses them from then on, applying nothing.
+async fn the_answer_grace_survives_a_restart(backend: Backend) {
+    let db = TestDb::new(backend, "grace_restart");
+    let clock = Arc::new(ManualClock::at(T0));
+    let server = TestServer::with_clock(db.open(), limits(), clock.clone()).await;
+    let mut client = server.client().await;
+    let (id, tokens) = create(&mut client, pb::GameKind::Dolmen, 2, 37).await;
+    let (token, last, answer) = play_to_end(&mut client, &id, &tokens).await;
+    server.stop().await;
+
+    // The server comes back on the same database within the grace period.
+    clock.advance(GRACE_SECS * 1000 / 2);
+    let server = TestServer::with_clock(db.open(), limits(), clock.clone()).await;
+    let mut client = server.client().await;
+    let again = client
+        .submit_action(authed(&token, last.clone()))
+        .await
+        .expect("a retry within the grace period is answered again")
+        .into_inner();
+    assert_eq!(again.version, answer.version);
+    assert_eq!(again.events.len(), answer.events.len());
+    // Once the grace period (counted from the game's end) is over: refused.
+    clock.advance(GRACE_SECS * 1000 / 2);
+    let version = state(&mut client, &id, None).await.version;
+    let refused = client
+        .submit_action(authed(&token, last))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
+    assert_eq!(reason(&refused), "ANSWER_EXPIRED");
+    assert_eq!(state(&mut client, &id, None).await.version, version);
+    server.stop().await;
 }
 
 async fn a_restart_rebuilds_only_the_games_in_play(backend: Backend) {

@@ -183,7 +183,8 @@ async fn play_with_typescript(kind: pb::GameKind, players: &[Player], seed: u64)
         pb::GameStatus::Finished as i32,
         "the game is over"
     );
-    let outcome = st.outcome.expect("a finished game has an outcome");
+    let outcome =
+        crate::cross_language::result_fields(st.outcome.expect("a finished game has an outcome"));
     assert_eq!(outcome.scores.len(), players.len());
     for (name, seen) in names.iter().zip(seen) {
         let seen = seen.unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -207,6 +207,7 @@ fn outcome(first: i32) -> pb::Outcome {
         winners: vec![0],
         ranking: vec![0, 1],
         by_safeguard: false,
+        ..Default::default()
     }
 }
 

@@ -452,13 +452,15 @@ async fn event_streams_over_http_resume_by_seq() {
     .await;
     assert_eq!(status, 200);
     assert!(posted.contains("\"gameFinished\""), "{posted}");
-    // From 0 on a running game: the snapshot carries the id, the pending
-    // DecisionNeeded repeated after it none (a resumption must not go back).
+    // From 0 on a running game: the snapshot carries the id of the event
+    // before the pending DecisionNeeded, which follows with its own id (so a
+    // resumption after either repeats nothing and misses nothing).
     let (running, running_tokens) = create(&mut client, pb::GameKind::Meduris, 2, 8).await;
     play_random(&mut client, &running, &running_tokens, &mut Lcg(8), 5)
         .await
         .expect("play");
-    let snapshot_seq = state(&mut client, &running, None).await.last_seq;
+    let last_seq = state(&mut client, &running, None).await.last_seq;
+    let snapshot_seq = last_seq - 1;
     let blocks = first_sse_blocks(
         &base,
         &format!("/api/v1/games/{running}/events?from_seq=0"),
@@ -472,7 +474,8 @@ async fn event_streams_over_http_resume_by_seq() {
     );
     assert!(blocks[0].contains("\"snapshot\""), "{blocks:?}");
     assert!(
-        blocks[1].starts_with("data: ") && blocks[1].contains("\"decisionNeeded\""),
+        blocks[1].starts_with(&format!("id: {last_seq}\ndata: "))
+            && blocks[1].contains("\"decisionNeeded\""),
         "{blocks:?}"
     );
     // An unknown game is an ordinary error, before any event.

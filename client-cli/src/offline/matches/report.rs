@@ -217,6 +217,7 @@ mod tests {
             winners: vec![1, 2],
             ranking: vec![2, 1, 0, 3],
             by_safeguard: false,
+            ..Default::default()
         };
         assert_eq!(places(&o), [3, 1, 1, 4]);
     }
