@@ -181,8 +181,10 @@ fn every_json_example_of_docs_bot_protocol_md_is_what_the_bridge_says() {
         &url,
         "meduris",
         &[
+            // Long enough that only the bot's two deliberate sleeps time
+            // out, however busy the machine (each sleep costs a clock).
             "--decision-ms",
-            "800",
+            "6000",
             "--autopilot-after",
             "2",
             "--seed",
