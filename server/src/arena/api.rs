@@ -16,6 +16,7 @@ use super::Arena;
 use super::bots::BotNo;
 use crate::auth::TokenHash;
 use crate::blocking::OffTheWorkers;
+use crate::bounds::{Bounded, Checked};
 use crate::error::ServiceError;
 
 /// Events of a bot's log read from the store at once.
@@ -55,6 +56,25 @@ impl ArenaApi {
     fn bot<T>(&self, request: &Request<T>) -> Result<BotNo, Status> {
         let token = crate::auth::bearer(request.metadata())?;
         Ok(self.arena()?.bot_of(token.as_ref())?)
+    }
+
+    /// A bot's call: its key first (a bad key is UNAUTHENTICATED whatever
+    /// the request), then the request's bounds, then `call` off the async
+    /// workers.
+    async fn bot_call<T, R>(
+        &self,
+        request: Request<T>,
+        call: impl FnOnce(&Arena, BotNo, &Checked<T>) -> Result<R, ServiceError> + Send + 'static,
+    ) -> Result<Response<R>, Status>
+    where
+        T: Bounded + Send + 'static,
+        R: Send + 'static,
+    {
+        let bot = self.bot(&request)?;
+        let req = crate::bounds::checked(request)?.into_inner();
+        let arena = Arc::clone(self.arena()?);
+        let reply = self.blocking.run(move || call(&arena, bot, &req)).await?;
+        Ok(Response::new(reply?))
     }
 }
 
@@ -298,45 +318,24 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::ChallengeRequest>,
     ) -> Result<Response<pb::ChallengeResponse>, Status> {
-        // The key first: a bad key is UNAUTHENTICATED whatever the request.
-        let bot = self.bot(&request)?;
-        let request = crate::bounds::checked(request)?;
-        let arena = Arc::clone(self.arena()?);
-        let req = request.into_inner();
-        let reply = self
-            .blocking
-            .run(move || arena.challenge(bot, &req))
-            .await?;
-        Ok(Response::new(reply?))
+        self.bot_call(request, |arena, bot, req| arena.challenge(bot, req))
+            .await
     }
 
     async fn answer_challenge(
         &self,
         request: Request<pb::AnswerChallengeRequest>,
     ) -> Result<Response<pb::AnswerChallengeResponse>, Status> {
-        // The key first: a bad key is UNAUTHENTICATED whatever the request.
-        let bot = self.bot(&request)?;
-        let request = crate::bounds::checked(request)?;
-        let arena = Arc::clone(self.arena()?);
-        let req = request.into_inner();
-        let reply = self.blocking.run(move || arena.answer(bot, &req)).await?;
-        Ok(Response::new(reply?))
+        self.bot_call(request, |arena, bot, req| arena.answer(bot, req))
+            .await
     }
 
     async fn cancel_challenge(
         &self,
         request: Request<pb::CancelChallengeRequest>,
     ) -> Result<Response<pb::CancelChallengeResponse>, Status> {
-        // The key first: a bad key is UNAUTHENTICATED whatever the request.
-        let bot = self.bot(&request)?;
-        let request = crate::bounds::checked(request)?;
-        let arena = Arc::clone(self.arena()?);
-        let req = request.into_inner();
-        let reply = self
-            .blocking
-            .run(move || arena.cancel_challenge(bot, &req))
-            .await?;
-        Ok(Response::new(reply?))
+        self.bot_call(request, |arena, bot, req| arena.cancel_challenge(bot, req))
+            .await
     }
 
     async fn create_tournament(
@@ -366,16 +365,8 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::JoinTournamentRequest>,
     ) -> Result<Response<pb::JoinTournamentResponse>, Status> {
-        // The key first: a bad key is UNAUTHENTICATED whatever the request.
-        let bot = self.bot(&request)?;
-        let request = crate::bounds::checked(request)?;
-        let arena = Arc::clone(self.arena()?);
-        let req = request.into_inner();
-        let reply = self
-            .blocking
-            .run(move || arena.join_tournament(bot, &req))
-            .await?;
-        Ok(Response::new(reply?))
+        self.bot_call(request, |arena, bot, req| arena.join_tournament(bot, req))
+            .await
     }
 
     type StreamTournamentEventsStream = TournamentEventStream;
