@@ -43,6 +43,8 @@ pub(crate) fn finish(state: &mut State, events: &mut Vec<Event>) {
 
 /// What breaks a tie on points, in order.
 pub(crate) const TIE_BREAKS: [&str; 2] = ["buildings placed", "goods left"];
+/// Where goods left stands among [`TIE_BREAKS`].
+pub(crate) const GOODS_LEFT_KEY: usize = 1;
 
 /// The result once the game is over: most points, then most buildings placed,
 /// then most goods left; seats still tied all win.

@@ -192,13 +192,55 @@ pub(crate) fn determinize(view: &View, seed: u64) -> Result<State, DeterminizeEr
         }
     }
     let hidden_seats: Vec<usize> = (0..n).filter(|&i| hidden[i]).collect();
+    // Once the game is over its outcome publishes each seat's goods left (a
+    // tie-break key): the hidden goods are then dealt in exactly those numbers.
+    let left: Option<Vec<u32>> = match &view.outcome {
+        Some(o) if !o.tie_breaks.is_empty() => {
+            let key = super::scoring::GOODS_LEFT_KEY;
+            let left: Option<Vec<u32>> = (0..n)
+                .map(|s| u32::try_from(*o.tie_breaks.get(s)?.get(key)?).ok())
+                .collect();
+            let Some(left) = left else {
+                return bad("the outcome's tie-break keys do not fit the seats");
+            };
+            let hidden_left: u32 = hidden_seats.iter().map(|&s| left[s]).sum();
+            let shown_agree = (0..n)
+                .filter(|&s| !hidden[s])
+                .all(|s| seats[s].goods.total() == left[s]);
+            if hidden_left != unknown.total() || !shown_agree {
+                return bad("the outcome's goods left do not match the goods in sight");
+            }
+            Some(left)
+        }
+        _ => None,
+    };
     let deal = |rng: &mut rand_pcg::Pcg64Mcg| {
         let mut dealt = seats;
-        if !hidden_seats.is_empty() {
-            for good in super::goods::Good::ALL {
-                for _ in 0..unknown.get(good) {
-                    let s = hidden_seats[rng.next_u32() as usize % hidden_seats.len()];
-                    dealt[s].goods.0[good.index()] += 1;
+        if hidden_seats.is_empty() {
+            return dealt;
+        }
+        match &left {
+            Some(left) => {
+                let mut units: Vec<super::goods::Good> = super::goods::Good::ALL
+                    .into_iter()
+                    .flat_map(|g| std::iter::repeat_n(g, unknown.get(g) as usize))
+                    .collect();
+                for i in (1..units.len()).rev() {
+                    units.swap(i, rng.next_u32() as usize % (i + 1));
+                }
+                let mut units = units.into_iter();
+                for &s in &hidden_seats {
+                    for good in units.by_ref().take(left[s] as usize) {
+                        dealt[s].goods.0[good.index()] += 1;
+                    }
+                }
+            }
+            None => {
+                for good in super::goods::Good::ALL {
+                    for _ in 0..unknown.get(good) {
+                        let s = hidden_seats[rng.next_u32() as usize % hidden_seats.len()];
+                        dealt[s].goods.0[good.index()] += 1;
+                    }
                 }
             }
         }
