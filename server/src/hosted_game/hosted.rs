@@ -8,7 +8,7 @@ use druids_engine::{Seat, Viewer};
 
 use std::sync::Arc;
 
-use super::legal::Built;
+use super::legal::{Built, described};
 use super::{
     Applied, ApplyError, Choice, CreateError, HostEvent, HostedGame, LegalSource, Prelude,
     StagedMove,
@@ -210,16 +210,6 @@ impl<G: ProtoGame> Hosted<G> {
             action: encoded,
         }
     }
-}
-
-/// The engine's wording of `x`, written into a string sized for a typical
-/// line at once (`to_string` grows it several times: descriptions are most
-/// of what a legal-action list costs to build).
-pub(super) fn described(x: &impl std::fmt::Display) -> String {
-    use std::fmt::Write;
-    let mut line = String::with_capacity(96);
-    write!(line, "{x}").expect("writing to a String cannot fail");
-    line
 }
 
 /// A move of a [`Hosted`] game, accepted by the engine on a copy.

@@ -13,7 +13,6 @@ use druids_contract::pb;
 use prost::Message;
 
 use super::LegalList;
-use super::hosted::described;
 
 /// The legal actions of one position, in the engine's form.
 pub(super) struct Built<G: ProtoGame> {
@@ -91,4 +90,14 @@ impl<G: ProtoGame> LegalList for Built<G> {
     fn generated(&self) -> usize {
         self.generated
     }
+}
+
+/// The engine's wording of `x`, written into a string sized for a typical
+/// line at once (`to_string` grows it several times: descriptions are most
+/// of what a legal-action list costs to build).
+pub(super) fn described(x: &impl std::fmt::Display) -> String {
+    use std::fmt::Write;
+    let mut line = String::with_capacity(96);
+    write!(line, "{x}").expect("writing to a String cannot fail");
+    line
 }
