@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
-use druids_server::{Clock, Limits, MemoryStore, Service, Store, SystemClock, Tls};
+use druids_server::{Clock, Limits, ManualClock, MemoryStore, Service, Store, SystemClock, Tls};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tonic::transport::Channel;
@@ -50,6 +50,19 @@ impl TestServer {
         clock: Arc<dyn Clock>,
     ) -> TestServer {
         TestServer::launch(store, limits, clock, None).await
+    }
+
+    /// Starts an unthrottled in-memory server whose time stands at `at_ms`
+    /// until the returned clock is moved.
+    pub async fn on_manual_clock(at_ms: u64) -> (TestServer, Arc<ManualClock>) {
+        let clock = Arc::new(ManualClock::at(at_ms));
+        let server = TestServer::with_clock(
+            Arc::new(MemoryStore::default()),
+            Limits::unthrottled(),
+            clock.clone(),
+        )
+        .await;
+        (server, clock)
     }
 
     /// Starts a server that speaks only TLS with the given identity.

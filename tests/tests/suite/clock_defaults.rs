@@ -8,14 +8,12 @@
 //! big yield that brings the most goods; an offering: nothing.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use druids_contract::pb;
 use druids_contract::pb::game_event::Body;
 use druids_contract::pb::meduris_action::Kind as Act;
 use druids_contract::pb::meduris_decision::Kind as DecisionKind;
 use druids_contract::pb::meduris_event::Kind as Happened;
-use druids_server::{Limits, ManualClock, MemoryStore};
 use druids_tests::{Lcg, TestServer, legal, play_random, state};
 use tokio_stream::StreamExt;
 
@@ -168,13 +166,7 @@ async fn events_after(
 
 #[tokio::test]
 async fn every_meduris_decision_times_out_to_its_documented_default() {
-    let clock = Arc::new(ManualClock::at(1_700_000_000_000));
-    let server = TestServer::with_clock(
-        Arc::new(MemoryStore::default()),
-        Limits::unthrottled(),
-        clock.clone(),
-    )
-    .await;
+    let (server, clock) = TestServer::on_manual_clock(1_700_000_000_000).await;
     let mut client = server.client().await;
     let created = client
         .create_game(pb::CreateGameRequest {

@@ -5,13 +5,11 @@
 //! 0 while a seat must decide used to repeat that seat's `DecisionNeeded`
 //! with an old seq, which such a client dropped, and then waited for ever.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_contract::pb::game_event::Body;
-use druids_server::{Limits, ManualClock, MemoryStore};
 use druids_tests::{Lcg, TestServer, authed, create, state};
 use tokio_stream::StreamExt;
 use tonic::Streaming;
@@ -153,13 +151,7 @@ async fn a_client_that_skips_seen_seqs_gets_the_pending_decision_after_a_snapsho
 
 #[tokio::test]
 async fn a_timeout_that_starts_the_autopilot_is_logged_before_the_next_decision() {
-    let clock = Arc::new(ManualClock::at(1_700_000_000_000));
-    let server = TestServer::with_clock(
-        Arc::new(MemoryStore::default()),
-        Limits::unthrottled(),
-        clock.clone(),
-    )
-    .await;
+    let (server, clock) = TestServer::on_manual_clock(1_700_000_000_000).await;
     let mut client = server.client().await;
     let created = client
         .create_game(pb::CreateGameRequest {

@@ -700,14 +700,7 @@ async fn a_game_can_start_from_a_replay_prefix() {
 
 #[tokio::test]
 async fn the_clocks_actions_never_show_another_seats_dolmen_value() {
-    use druids_server::ManualClock;
-    let clock = Arc::new(ManualClock::at(1_000_000));
-    let server = TestServer::with_clock(
-        Arc::new(MemoryStore::default()),
-        Limits::unthrottled(),
-        clock.clone(),
-    )
-    .await;
+    let (server, clock) = TestServer::on_manual_clock(1_000_000).await;
     let mut client = server.client().await;
     let created = client
         .create_game(pb::CreateGameRequest {
