@@ -630,16 +630,7 @@ async fn ladder(results: &Value, scene: &Scene, client: &mut Client, a: &mut Are
 /// A tournament's page lists the games it has in play, each with its
 /// players and a link to watch it, as ListGames answers.
 async fn running_tournament(results: &Value, scene: &Scene, client: &mut Client) {
-    let running = client
-        .list_games(pb::ListGamesRequest {
-            tournament_id: scene.running_tournament.clone(),
-            status: pb::GameStatus::Running as i32,
-            ..Default::default()
-        })
-        .await
-        .expect("games")
-        .into_inner()
-        .games;
+    let running = super::scene::running_games(client, &scene.running_tournament).await;
     assert!(!running.is_empty(), "the tournament has a game in play");
     let expected: Vec<Value> = running
         .iter()

@@ -286,22 +286,29 @@ async fn in_play(a: &mut Arena, mut client: Client) -> String {
         .tournament
         .unwrap();
     for _ in 0..1200 {
-        let running = client
-            .list_games(pb::ListGamesRequest {
-                tournament_id: t.tournament_id.clone(),
-                status: pb::GameStatus::Running as i32,
-                ..Default::default()
-            })
+        if !running_games(&mut client, &t.tournament_id)
             .await
-            .expect("games")
-            .into_inner()
-            .games;
-        if !running.is_empty() {
+            .is_empty()
+        {
             return t.tournament_id;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     panic!("the tournament's game never started");
+}
+
+/// The games of tournament `id` in play, as ListGames answers.
+pub(super) async fn running_games(client: &mut Client, id: &str) -> Vec<pb::GameSummary> {
+    client
+        .list_games(pb::ListGamesRequest {
+            tournament_id: id.to_owned(),
+            status: pb::GameStatus::Running as i32,
+            ..Default::default()
+        })
+        .await
+        .expect("games")
+        .into_inner()
+        .games
 }
 
 /// A ladder: three bots play rated two-player Die Dolmengötter matches (by
