@@ -195,6 +195,15 @@ impl Service {
         self.cluster.as_ref()
     }
 
+    /// One renewal of the node's leases ([`Cluster::renew`]); nothing on a
+    /// single server. Blocks on the database: call it off the async workers.
+    pub fn renew_leases(&self) -> std::result::Result<(), StoreError> {
+        match &self.cluster {
+            Some(cluster) => cluster.renew(&self.rooms),
+            None => Ok(()),
+        }
+    }
+
     /// One round of the node's upkeep ([`Cluster::upkeep`]); nothing on a
     /// single server. Blocks on the database: call it off the async workers.
     pub fn upkeep(&self) -> std::result::Result<(), StoreError> {

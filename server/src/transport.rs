@@ -17,6 +17,13 @@
 //!   second passes), so new connections wait in the kernel's backlog or are
 //!   refused there, while the open ones are served as before; the failure is
 //!   logged at most once per [`LOG_EVERY`], with a count of the others.
+//! * Calls a client cancels before the server has read them (a burst after
+//!   the server was paused, or cut off for a moment) cost that client
+//!   nothing: h2 closes a connection with `GOAWAY` / `ENHANCE_YOUR_CALM`
+//!   ("too_many_resets") once more than a set number of streams were reset
+//!   before they were accepted, 20 by default, which a paused server's
+//!   backlog easily passes, killing the healthy calls on the connection with
+//!   them; the server allows [`pending_accept_resets`].
 //! * A request larger than `--max-message-bytes` is refused by tonic with
 //!   `OUT_OF_RANGE`; the contract says `RESOURCE_EXHAUSTED`, so [`remap`]
 //!   rewrites that status on the way out.
@@ -306,6 +313,16 @@ pub fn incoming(
         }
     });
     ReceiverStream::new(rx)
+}
+
+/// Streams a client may reset before the server accepted them, at once, on
+/// one connection before h2 closes it: four times the calls a connection
+/// may have open, so that a client whose every call timed out during a
+/// pause, and was retried and timed out again, keeps its connection, while
+/// a connection resetting streams faster than the server reads them (the
+/// "rapid reset" attack) is still closed, and the queue it fills is bounded.
+pub fn pending_accept_resets(limits: &Limits) -> usize {
+    (limits.max_calls_per_connection as usize).saturating_mul(4)
 }
 
 /// How often idle connections are pinged: often enough that a live client
