@@ -4,7 +4,7 @@
 //! decisions, the next turn) and to the end of the game.
 
 use super::action::Action;
-use super::board::{self, CIRCLES, Circle, SITES, Site};
+use super::board::{self, Circle, SITES, Site};
 use super::event::{EndReason, Event, ScoreReason};
 use super::rules::{RuleError, can_act, decision, may_decline, to_act, walk_target};
 use super::scoring;
@@ -277,14 +277,19 @@ fn place_dolmen(state: &mut State, seat: Seat, value: u8, events: &mut Vec<Event
 /// last stone filled. When that was the last stone of all players, the game
 /// ends at once; otherwise the turn ends.
 fn finish_stone(state: &mut State, events: &mut Vec<Event>) {
-    for c in 0..CIRCLES {
+    // Found in one branch-free pass (a stone completes a circle rarely).
+    let mut due = 0u32;
+    for (c, cs) in state.circles.iter().enumerate() {
+        let full = cs.filled as usize == board::circle_sites(Circle(c as u8)).len();
+        due |= ((full & !cs.complete) as u32) << c;
+    }
+    while due != 0 {
+        let c = due.trailing_zeros() as usize;
+        due &= due - 1;
         let circle = Circle(c as u8);
-        let cs = &state.circles[c];
-        if !cs.complete && cs.filled as usize == board::shape(circle).sites() {
-            events.push(Event::CircleCompleted { circle });
-            scoring::score_stack(state, circle, events);
-            state.circles[c].complete = true;
-        }
+        events.push(Event::CircleCompleted { circle });
+        scoring::score_stack(state, circle, events);
+        state.circles[c].complete = true;
     }
     if state.seats[..state.n()].iter().all(|s| s.stones_left == 0) {
         scoring::finish(state, EndReason::LastStone, events);
