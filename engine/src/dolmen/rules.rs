@@ -16,7 +16,7 @@
 use super::action::{Action, Decision};
 use super::board::{self, Dir, SITES, Site};
 use super::event::Event;
-use super::state::{MAX_SEATS, Occupant, Options, Phase, State};
+use super::state::{MAX_SEATS, Occupant, Options, Phase, SiteMask, State};
 use crate::{Rejection, RuleViolation, Seat, SetupError, TurnError};
 
 /// Why an action was refused. The state is unchanged whenever one is returned.
@@ -217,19 +217,14 @@ pub(crate) fn can_act(state: &State, seat: Seat) -> bool {
 pub(crate) fn legal_actions(state: &State, out: &mut Vec<Action>) {
     match state.phase {
         Phase::PlaceDruid { .. } => {
-            out.extend(
-                state
-                    .free_sites()
-                    .iter()
-                    .map(|site| Action::PlaceDruid { site }),
-            );
+            push_sites(out, state.free_sites(), |site| Action::PlaceDruid { site });
         }
         Phase::Turn => {
             // The seat's druids in site order, from the masks the rules keep:
             // no pass over the board.
             for from in state.druid_sites(state.active).iter() {
                 if let Some(Occupant::Druid { lying: true, .. }) = state.site(from) {
-                    out.extend(state.free_sites().iter().map(|to| Action::Fly { from, to }));
+                    push_sites(out, state.free_sites(), |to| Action::Fly { from, to });
                 } else {
                     for dir in Dir::ALL {
                         if walk_target(state, from, dir).is_ok() {
@@ -262,6 +257,23 @@ pub(crate) fn legal_actions(state: &State, out: &mut Vec<Action>) {
         Phase::Over => {}
     }
 }
+
+/// Appends `make(site)` for each site of `sites`, lowest first. Placing a
+/// druid and a lying druid's flights list dozens of sites: room for all is
+/// copied in one step, then written in place, which costs about half as much
+/// per action as pushing them one by one.
+#[inline]
+fn push_sites(out: &mut Vec<Action>, sites: SiteMask, make: impl Fn(Site) -> Action) {
+    let start = out.len();
+    let sites = sites.iter();
+    out.extend_from_slice(&ROOM[..sites.len().min(SITES)]);
+    for (slot, site) in out[start..].iter_mut().zip(sites) {
+        *slot = make(site);
+    }
+}
+
+/// Room for the actions of [`push_sites`], overwritten.
+static ROOM: [Action; SITES] = [Action::PassDolmen; SITES];
 
 /// The action taken for the seat to act when its clock runs out — the least
 /// harmful choice per decision kind:
