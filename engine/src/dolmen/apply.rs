@@ -190,9 +190,8 @@ fn place_stone(state: &mut State, seat: Seat, site: Site, events: &mut Vec<Event
         stones_left: state.seats[p].stones_left,
     });
     for &circle in board::circles_of(site) {
+        state.add_circle_stone(circle, seat);
         let c = &mut state.circles[circle.index()];
-        c.stones[p] += 1;
-        c.filled += 1;
         match sole_majority(&c.stones[..n]) {
             Some(holder) if c.leader != Some(holder) => {
                 c.leader = Some(holder);
@@ -277,19 +276,13 @@ fn place_dolmen(state: &mut State, seat: Seat, value: u8, events: &mut Vec<Event
 /// last stone filled. When that was the last stone of all players, the game
 /// ends at once; otherwise the turn ends.
 fn finish_stone(state: &mut State, events: &mut Vec<Event>) {
-    // Found in one branch-free pass (a stone completes a circle rarely).
-    let mut due = 0u32;
-    for (c, cs) in state.circles.iter().enumerate() {
-        let full = cs.filled as usize == board::circle_sites(Circle(c as u8)).len();
-        due |= ((full & !cs.complete) as u32) << c;
-    }
+    let mut due = state.due_circles();
     while due != 0 {
-        let c = due.trailing_zeros() as usize;
+        let circle = Circle(due.trailing_zeros() as u8);
         due &= due - 1;
-        let circle = Circle(c as u8);
         events.push(Event::CircleCompleted { circle });
         scoring::score_stack(state, circle, events);
-        state.circles[c].complete = true;
+        state.complete_circle(circle);
     }
     if state.seats[..state.n()].iter().all(|s| s.stones_left == 0) {
         scoring::finish(state, EndReason::LastStone, events);

@@ -350,6 +350,11 @@ pub struct State {
     /// druid (standing or lying) on site `i`.
     #[cfg_attr(feature = "serde", serde(skip))]
     druids: [SiteMask; MAX_SEATS],
+    /// Derived from `circles`: bit `c` set when every site of circle `c` holds
+    /// a stone and it has not scored yet (only between a stone and the end of
+    /// its dolmen decisions).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    due: u32,
     /// Each circle, in letter order.
     pub circles: [CircleState; CIRCLES],
     /// Each seat (slots beyond `players` stay default).
@@ -387,6 +392,7 @@ impl State {
             sites: [None; SITES],
             free: SiteMask::ALL,
             druids: [SiteMask::EMPTY; MAX_SEATS],
+            due: 0,
             circles: [CircleState::default(); CIRCLES],
             seats,
             queue: Queue::default(),
@@ -462,8 +468,33 @@ impl State {
         }
     }
 
-    /// The state with its masks rebuilt from the board: what a state restored
-    /// from outside gets before anything reads them.
+    /// Counts a stone of `seat` on `circle` (its site is already set).
+    #[inline]
+    pub fn add_circle_stone(&mut self, circle: Circle, seat: Seat) {
+        let c = &mut self.circles[circle.index()];
+        c.stones[seat.index()] += 1;
+        c.filled += 1;
+        if c.filled as usize == board::circle_sites(circle).len() {
+            self.due |= 1 << circle.index();
+        }
+    }
+
+    /// The circles full of stones that have not scored yet, bit `c` for
+    /// circle `c`.
+    #[inline]
+    pub fn due_circles(&self) -> u32 {
+        self.due
+    }
+
+    /// Marks `circle` as scored.
+    #[inline]
+    pub fn complete_circle(&mut self, circle: Circle) {
+        self.circles[circle.index()].complete = true;
+        self.due &= !(1 << circle.index());
+    }
+
+    /// The state with its masks rebuilt from the board and the circles: what a
+    /// state restored from outside gets before anything reads them.
     pub fn with_masks(mut self) -> State {
         let sites = self.sites;
         self.free = SiteMask::EMPTY;
@@ -471,13 +502,18 @@ impl State {
         for (i, occupant) in sites.into_iter().enumerate() {
             self.set_site(Site(i as u8), occupant);
         }
+        self.due = 0;
+        for (c, cs) in self.circles.iter().enumerate() {
+            let full = cs.filled as usize == board::circle_sites(Circle(c as u8)).len();
+            self.due |= ((full && !cs.complete) as u32) << c;
+        }
         self
     }
 
-    /// True when the masks agree with the board.
+    /// True when the masks agree with the board and the circles.
     fn masks_agree(&self) -> bool {
         let rebuilt = self.clone().with_masks();
-        rebuilt.free == self.free && rebuilt.druids == self.druids
+        rebuilt.free == self.free && rebuilt.druids == self.druids && rebuilt.due == self.due
     }
 
     /// Checks the conservation laws and the consistency of the derived counts:

@@ -286,5 +286,7 @@ pub(crate) fn determinize(view: &View, seed: u64) -> State {
     st.end_triggered_by = view.end_triggered_by;
     st.last_turns_left = view.last_turns_left;
     st.by_safeguard = view.outcome.as_ref().is_some_and(|o| o.by_safeguard);
-    st
+    // The circles were copied field by field: what is derived from them is
+    // rebuilt.
+    st.with_masks()
 }

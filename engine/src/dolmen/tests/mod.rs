@@ -75,9 +75,7 @@ fn put_stone(st: &mut State, site: Site, seat: Seat) {
     st.set_site(site, Some(Occupant::Stone(seat)));
     st.seats[seat.index()].stones_left -= 1;
     for &circle in board::circles_of(site) {
-        let cs = &mut st.circles[circle.index()];
-        cs.stones[seat.index()] += 1;
-        cs.filled += 1;
+        st.add_circle_stone(circle, seat);
     }
 }
 
