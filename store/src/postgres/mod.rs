@@ -42,11 +42,13 @@ mod arena;
 mod commit;
 mod event_logs;
 mod lease;
+mod node;
 mod read;
 mod retry;
 mod schema;
 
 use commit::Appends;
+pub use node::NodeSessions;
 use retry::{Failure, conflict};
 
 /// Connections the pool keeps at most: reads of ended games and the group
@@ -76,39 +78,6 @@ pub fn redacted(url: &str) -> String {
             None => url.to_owned(),
         },
         None => url.to_owned(),
-    }
-}
-
-/// How the sessions of a cluster's node are set up, from its lease time.
-#[derive(Clone, Debug)]
-pub struct NodeSessions {
-    /// The node's id.
-    pub node: String,
-    /// Its lease time, ms.
-    pub lease_ms: u64,
-}
-
-impl NodeSessions {
-    fn application_name(&self) -> String {
-        format!("druids-server {}", self.node)
-    }
-
-    /// Every session of the node: a transaction left idle (the node was
-    /// paused mid-commit) is ended after a quarter of a lease, and a lock
-    /// waited for longer than half a lease fails the statement, so that what
-    /// another node holds delays a takeover by less than a lease.
-    fn options(&self) -> Vec<String> {
-        let quarter = (self.lease_ms / 4).max(1);
-        vec![
-            format!("-c idle_in_transaction_session_timeout={quarter}"),
-            format!("-c lock_timeout={}", (self.lease_ms / 2).max(1)),
-        ]
-    }
-
-    /// The renewal's session: a renewal that takes a third of a lease fails
-    /// (and is tried again) rather than let the lease run out while waiting.
-    fn renewal_option(&self) -> String {
-        format!("-c statement_timeout={}", (self.lease_ms / 3).max(1))
     }
 }
 
@@ -168,11 +137,11 @@ impl PostgresStore {
             options.push("-c synchronous_commit=off".to_owned());
         }
         if let Some(node) = node {
-            config.application_name(&node.application_name());
+            config.application_name(node.application_name());
             options.extend(node.options());
         }
         if !options.is_empty() {
-            config.options(&options.join(" "));
+            config.options(options.join(" "));
         }
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -200,7 +169,7 @@ impl PostgresStore {
             Some(node) => {
                 let mut config = config.clone();
                 options.push(node.renewal_option());
-                config.options(&options.join(" "));
+                config.options(options.join(" "));
                 Some(pool(config, 1)?)
             }
             None => None,

@@ -11,6 +11,7 @@
 //!   node takes the game over and play goes on; the old owner is SIGCONTed
 //!   with a submission in flight. The log stays one history, and the
 //!   database refuses a write under the old lease.
+//! * a node paused in the middle of its work ([`pause`]).
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
