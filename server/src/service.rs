@@ -1,7 +1,7 @@
 //! The `druids.v1.DruidsService` service: the request edge. Each call is
 //! authenticated, charged against its quotas and validated here, then handed
 //! to the [`Lobby`] (creating games, claiming seats), the game's [`Room`]
-//! (playing, reading) or the stream pump. No rule of any game is known here.
+//! (playing, reading) or the stream feed. No rule of any game is known here.
 //! This module holds the service's state and what every call shares (who is
 //! calling, where its game is served, forwarding, quotas); the RPCs
 //! themselves are in [`rpc`].

@@ -11,6 +11,7 @@ use druids_contract::pb::{self, testing_service_server::TestingService};
 use druids_engine::{Seat, Viewer};
 use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
+use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 use tonic_types::StatusExt;
@@ -239,7 +240,7 @@ impl Service {
         viewer: Viewer,
         from_seq: u64,
         peer: String,
-        mut inner: mpsc::Receiver<Result<pb::GameEvent, Status>>,
+        mut inner: EventStream,
     ) -> EventStream {
         let seat = match viewer {
             Viewer::Seat(s) => Some(s),
@@ -254,7 +255,7 @@ impl Service {
             let mut last_sent = 0;
             let why = loop {
                 let item = tokio::select! {
-                    item = inner.recv() => item,
+                    item = inner.next() => item,
                     () = tx.closed() => break "client left",
                 };
                 match item {
