@@ -10,7 +10,7 @@ use std::time::Instant;
 use druids_contract::pb::{self, testing_service_server::TestingService};
 use druids_engine::{Seat, Viewer};
 use sha2::{Digest, Sha256};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 use tonic_types::StatusExt;
@@ -142,10 +142,7 @@ impl Service {
             ..Default::default()
         };
         request.get_ref().note(&mut line);
-        let cue = match seat {
-            Some(seat) => self.faults.cue(&id, seat, method, self.at(&id)),
-            None => Cue::Pass,
-        };
+        let cue = self.faults.cue(&id, seat, method, self.at(&id));
         let (answer, lost) = match cue {
             Cue::Pass => (call(request).await, None),
             Cue::Refuse(e, fault) => {
@@ -206,10 +203,7 @@ impl Service {
             code: "OK".into(),
             ..Default::default()
         };
-        let cue = match seat {
-            Some(seat) => self.faults.cue(&room.id, seat, Method::Stream, at),
-            None => Cue::Pass,
-        };
+        let cue = self.faults.cue(&room.id, seat, Method::Stream, at);
         let refused = match cue {
             Cue::Refuse(e, fault) => {
                 line.fault = fault;
@@ -246,16 +240,23 @@ impl Service {
             Viewer::Spectator => None,
         };
         let end = seat.and_then(|s| self.faults.stream_end(id, s));
+        let mut restarts = self.faults.restarts(id);
         let (tx, rx) = mpsc::channel(STREAM_BUFFER);
         let faults = Arc::clone(&self.faults);
         let rooms = Arc::clone(&self.rooms);
+        let resets = self.faults.resets();
         let id = id.to_owned();
         tokio::spawn(async move {
             let mut last_sent = 0;
+            let shutting_down = || -> Status { ServiceError::ShuttingDown.into() };
             let why = loop {
                 let item = tokio::select! {
                     item = inner.recv() => item,
                     () = tx.closed() => break "client left",
+                    () = restarted(&mut restarts) => {
+                        let _ = tx.send(Err(shutting_down())).await;
+                        break "fault";
+                    }
                 };
                 match item {
                     None => break "game over",
@@ -272,10 +273,22 @@ impl Service {
                         if let (Some(seat), Some((fault, after, how))) = (seat, end)
                             && seq >= after
                         {
-                            faults.stream_fault_fired(&id, fault, seat, seq, how);
-                            if how == StreamEnd::Unavailable {
-                                let status: Status = ServiceError::ShuttingDown.into();
-                                let _ = tx.send(Err(status)).await;
+                            faults.stream_fault_fired(&id, fault, seat, seq, how, &peer);
+                            match how {
+                                StreamEnd::Clean => {}
+                                StreamEnd::Unavailable | StreamEnd::Restart(_) => {
+                                    let _ = tx.send(Err(shutting_down())).await;
+                                }
+                                StreamEnd::Reset => {
+                                    let peer = peer.parse().ok();
+                                    if let (Some(resets), Some(peer)) = (&resets, peer)
+                                        && resets.reset(peer)
+                                    {
+                                        // No status: the connection's end ends the stream.
+                                        tx.closed().await;
+                                        break "reset";
+                                    }
+                                }
                             }
                             break "fault";
                         }
@@ -306,6 +319,17 @@ impl Service {
         self.refused(self.faults.check_enabled())?;
         self.refused(bearer(request.metadata()))?
             .ok_or_else(|| self.refusal(ServiceError::MissingToken))
+    }
+}
+
+/// Completes at the game's next restart (never without a plan).
+async fn restarted(restarts: &mut Option<watch::Receiver<u64>>) {
+    let changed = match restarts {
+        Some(r) => r.changed().await.is_ok(),
+        None => false,
+    };
+    if !changed {
+        std::future::pending::<()>().await;
     }
 }
 

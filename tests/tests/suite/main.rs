@@ -26,6 +26,7 @@ mod cross_language;
 mod deploy;
 mod dolmen;
 mod faults;
+mod faults_restart;
 mod games;
 mod hostile;
 mod http_edge;
