@@ -87,6 +87,11 @@ impl Faults {
         Ok(())
     }
 
+    /// Checks that `key` is the test key of game `game_id`.
+    pub fn check_key(&self, game_id: &str, key: &TokenHash) -> Result<(), ServiceError> {
+        Self::owned(&mut self.lock(), game_id, key).map(|_| ())
+    }
+
     fn owned<'a>(
         games: &'a mut HashMap<String, Attached>,
         game_id: &str,

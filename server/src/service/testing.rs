@@ -21,6 +21,9 @@ use crate::error::ServiceError;
 use crate::faults::{Cue, Method, Plan, StreamEnd};
 use crate::stream::STREAM_BUFFER;
 
+/// Most a test clock is advanced in one call (a day).
+const MAX_ADVANCE_MS: u64 = 86_400_000;
+
 /// What the ledger notes of a request or an answer besides its status.
 pub(super) trait Noted {
     /// Writes this message's part of the ledger's line.
@@ -377,6 +380,52 @@ impl TestingService for Service {
         self.refused(self.faults.replace(&req.game_id, &key, plan))?;
         Ok(Response::new(pb::AttachFaultPlanResponse {
             last_seq: room.map_or(0, |r| r.last_seq()),
+        }))
+    }
+
+    async fn advance_clock(
+        &self,
+        request: Request<pb::AdvanceClockRequest>,
+    ) -> Result<Response<pb::AdvanceClockResponse>, Status> {
+        let key = self.test_key(&request)?;
+        let req = request.into_inner();
+        self.refused(self.faults.check_key(&req.game_id, &key))?;
+        if !(1..=MAX_ADVANCE_MS).contains(&req.by_ms) {
+            return Err(self.refusal(ServiceError::invalid(
+                "by_ms",
+                format!("by_ms must be 1 to {MAX_ADVANCE_MS} (got {})", req.by_ms),
+            )));
+        }
+        let room = self.refused(self.rooms.in_memory(&req.game_id))?;
+        let Some(room) = room.filter(|r| r.has_clock()) else {
+            return Err(self.refusal(ServiceError::invalid(
+                "game_id",
+                "the game has no turn clock (GameOptions.decision_ms) in play here",
+            )));
+        };
+        let deadline = room.advance_clock(req.by_ms);
+        let now = self.clock.now_ms();
+        let mut timed_out = false;
+        if deadline.is_some_and(|d| d <= now) {
+            let (games, rooms, room) = (
+                Arc::clone(&self.games),
+                Arc::clone(&self.rooms),
+                Arc::clone(&room),
+            );
+            let taken = self
+                .off_the_workers(move || {
+                    let taken = room.expire_one(games.as_ref(), now);
+                    rooms.settle(&room);
+                    taken
+                })
+                .await?;
+            timed_out = self.refused(taken)?;
+        }
+        let deadline_unix_ms = room.advance_clock(0);
+        Ok(Response::new(pb::AdvanceClockResponse {
+            timed_out,
+            deadline_unix_ms,
+            last_seq: room.last_seq(),
         }))
     }
 

@@ -154,7 +154,17 @@ async fn a_server_without_test_faults_refuses_every_testing_call() {
         ))
         .await
         .unwrap_err();
-    for status in [create, attach, read] {
+    let advance = testing
+        .advance_clock(authed(
+            "key",
+            pb::AdvanceClockRequest {
+                game_id: "g".into(),
+                by_ms: 1000,
+            },
+        ))
+        .await
+        .unwrap_err();
+    for status in [create, attach, read, advance] {
         assert_eq!(status.code(), Code::FailedPrecondition, "{status:?}");
         assert_eq!(reason(&status), "TEST_FAULTS_OFF");
         assert!(status.message().contains("--test-faults"), "{status:?}");

@@ -27,6 +27,7 @@ mod deploy;
 mod dolmen;
 mod faults;
 mod faults_restart;
+mod faults_test_clock;
 mod games;
 mod hostile;
 mod http_edge;
