@@ -32,6 +32,7 @@ pub mod play_slots;
 pub mod quota;
 pub mod recover;
 pub mod referee;
+pub mod resets;
 pub mod retention;
 pub mod room;
 pub mod rooms;
@@ -285,7 +286,7 @@ pub async fn serve_service(
         })
     });
     let house = house_bots::start(&service);
-    let incoming = transport::incoming(listener, &limits);
+    let incoming = transport::incoming(listener, &limits, service.connection_resets());
     let mut builder = Server::builder()
         .max_concurrent_streams(limits.max_calls_per_connection)
         .http2_max_pending_accept_reset_streams(Some(transport::pending_accept_resets(&limits)))

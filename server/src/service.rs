@@ -378,6 +378,11 @@ impl Service {
         &self.bot_cpu
     }
 
+    /// The gRPC connections a test plan may reset (`--test-faults` only).
+    pub fn connection_resets(&self) -> Option<Arc<crate::resets::Resets>> {
+        self.faults.resets()
+    }
+
     /// The limits in force.
     pub fn limits(&self) -> &Limits {
         &self.limits
