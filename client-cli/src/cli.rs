@@ -85,6 +85,12 @@ pub enum Command {
         #[arg(long)]
         compact: bool,
     },
+    /// Give up your seat (--token): the game ends at once and your seat is
+    /// ranked last. Prints the events and the final ranking.
+    Resign {
+        #[command(flatten)]
+        game: GameArgs,
+    },
     /// Let a built-in bot play a seat until the game ends (any game; the
     /// server says which). Prints one JSON line with the outcome. With
     /// `--seek` and an API key: play the arena's ladder, match after match;

@@ -99,6 +99,7 @@ async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
         Command::Watch { game, from_seq } => {
             view::watch(&server(&cli.server)?, game, from_seq).await?
         }
+        Command::Resign { game } => seat::commands::resign(&server(&cli.server)?, game).await?,
         Command::Play { game, compact } => {
             seat::commands::play(&server(&cli.server)?, game, compact).await?
         }

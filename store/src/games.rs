@@ -41,6 +41,9 @@ pub enum Origin {
     Timeout = 1,
     /// The seat is on autopilot: the built-in random bot chose it.
     Autopilot = 2,
+    /// Not an action: the seat resigned (its record's action is empty), and
+    /// the game ended with it.
+    Resigned = 3,
 }
 
 impl Origin {
@@ -50,6 +53,7 @@ impl Origin {
             0 => Some(Origin::Seat),
             1 => Some(Origin::Timeout),
             2 => Some(Origin::Autopilot),
+            3 => Some(Origin::Resigned),
             _ => None,
         }
     }
@@ -57,6 +61,7 @@ impl Origin {
     /// Who decided an action of a replay.
     pub fn of_replay(action: &pb::ReplayAction) -> Origin {
         match (action.timeout, action.autopilot) {
+            _ if action.resigned => Origin::Resigned,
             (_, true) => Origin::Autopilot,
             (true, false) => Origin::Timeout,
             (false, false) => Origin::Seat,
@@ -65,11 +70,13 @@ impl Origin {
 
     /// `action` of `seat`, decided this way, as a replay holds it.
     pub fn replay_action(self, seat: Seat, action: pb::Action) -> pb::ReplayAction {
+        let resigned = self == Origin::Resigned;
         pb::ReplayAction {
             seat: seat.0 as u32,
-            action: Some(action),
+            action: (!resigned).then_some(action),
             timeout: self == Origin::Timeout,
             autopilot: self == Origin::Autopilot,
+            resigned,
         }
     }
 }

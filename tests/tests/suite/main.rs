@@ -46,6 +46,7 @@ mod readme_ladder;
 mod readme_quickstart;
 mod recent_games;
 mod request_window;
+mod resign;
 mod retention;
 mod shutdown;
 mod stores;
