@@ -402,6 +402,13 @@ impl Room {
         found
     }
 
+    /// Counts `now_ms` as the game's last activity (a rebuilt game's
+    /// idleness counts from the restart).
+    pub fn active_at(&self, now_ms: u64) {
+        let mut state = self.lock();
+        state.last_activity_ms = state.last_activity_ms.max(now_ms);
+    }
+
     /// Keeps no idempotency keys: the room is an ended game read back from
     /// the store after its grace period, whose retries are refused (see
     /// [`crate::rooms`]).

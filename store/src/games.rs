@@ -97,6 +97,11 @@ pub struct ActionRecord {
     pub key: Option<SubmissionKey>,
     /// The lease the writer held the game under.
     pub epoch: Epoch,
+    /// When the action was made, ms since the Unix epoch (0: unknown, for
+    /// actions stored before this was kept). A restart replays the turn
+    /// clocks at these times, so that a pending decision keeps the deadline
+    /// it was announced with and no seat's bank is refilled.
+    pub at_ms: u64,
 }
 
 /// A submission's idempotency key as kept: 16-byte digests of the client's
@@ -221,7 +226,8 @@ pub trait Games: Send + Sync {
     /// refuses it ([`StoreError::Fenced`]) if the action's epoch is no longer
     /// the game's lease, and a version stored already is refused. Durable
     /// stores keep the record whole; the memory store keeps no
-    /// [`ActionRecord::key`] (nothing is rebuilt from it after a restart).
+    /// [`ActionRecord::key`] and no [`ActionRecord::at_ms`] (nothing is
+    /// rebuilt from it after a restart).
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError>;
     /// Records that the game ended at `at_ms` with its last action, `version`
     /// (stored already), and its result (for `ListGames`): it is no longer

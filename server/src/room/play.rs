@@ -157,6 +157,7 @@ impl Room {
                 action: staged.action().clone(),
                 key,
                 epoch: self.setup.epoch,
+                at_ms: now_ms,
             },
         )?;
         let applied = staged.commit();
@@ -221,8 +222,11 @@ impl Room {
             && let Some(key) = record.key
         {
             let mut answered = state.answered(seat, key, &applied);
-            // The clock restarted: the answer carries the deadline of now.
-            answered.deadline_ms = None;
+            if record.at_ms == 0 {
+                // Stored before actions were dated: the clock was replayed
+                // from now, so the answer carries the pending deadline.
+                answered.deadline_ms = None;
+            }
             state.answered.insert(answered);
         }
         self.announce(&state);

@@ -39,6 +39,7 @@ impl Room {
                 action: pb::Action::default(),
                 key: digests,
                 epoch: self.setup.epoch,
+                at_ms: now_ms,
             },
         )?;
         let applied = state.game.resign(seat);

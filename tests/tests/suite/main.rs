@@ -18,6 +18,7 @@ mod browser;
 mod cairn;
 mod cli_commands;
 mod clock_defaults;
+mod clock_restart;
 mod clocks;
 mod cluster;
 mod conformance;

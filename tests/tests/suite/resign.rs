@@ -9,6 +9,7 @@ use druids_tests::{Lcg, TestServer, authed, create, play_random, state};
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 
+use crate::cli_commands::{druids, ok};
 use crate::stores::{Backend, TestDb, on_each_store};
 use crate::trust::refused;
 
@@ -240,5 +241,35 @@ async fn a_resignation_survives_a_restart_and_its_retry_is_answered_again(backen
         ))
         .await;
     assert_eq!(reused.unwrap_err().code(), Code::AlreadyExists);
+    server.stop().await;
+}
+
+/// `druids resign` gives the seat up and prints the events and the ranking;
+/// run again it prints the same (one key per seat), and without a token it
+/// is refused before it calls.
+#[tokio::test]
+async fn druids_resign_gives_the_seat_up_once() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let (id, tokens) = create(&mut client, pb::GameKind::Dolmen, 2, 2).await;
+    let url = server.url();
+    let run = {
+        let (url, id, token) = (url.clone(), id.clone(), tokens[0].clone());
+        move || {
+            let args = ["resign", "--game-id", &id, "--token", &token];
+            (ok(&url, &args), ok(&url, &args))
+        }
+    };
+    let (first, second) = tokio::task::spawn_blocking(run).await.unwrap();
+    assert!(first.contains("seat 0 resigned"), "{first}");
+    assert_eq!(first, second);
+    let (url2, id2) = (url.clone(), id.clone());
+    let (done, _, err) =
+        tokio::task::spawn_blocking(move || druids(&url2, &["resign", "--game-id", &id2]))
+            .await
+            .unwrap();
+    assert!(!done && err.contains("needs a seat token"), "{err}");
+    let outcome = state(&mut client, &id, None).await.outcome.unwrap();
+    check_resigned(&mut client, &id, 0, &outcome).await;
     server.stop().await;
 }
