@@ -13,6 +13,7 @@ mod arena_revoke;
 mod arena_sybils;
 mod arena_tournaments;
 mod arena_waiting;
+mod bot_export;
 mod bounds;
 mod browser;
 mod cairn;
