@@ -133,6 +133,16 @@ pub enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// A bot's finished games, newest first, one replay in JSON per line
+    /// (NDJSON; each line is a file `druids replay` reads).
+    ExportGames {
+        /// The bot's id (from `druids register` or the leaderboard).
+        #[arg(long)]
+        bot_id: String,
+        /// Most games to write.
+        #[arg(long, default_value_t = 100)]
+        max: usize,
+    },
     /// Ask the server's gRPC health service; exits 0 when it is serving.
     Health,
     /// Re-run a replay file through the engine and check its recorded result

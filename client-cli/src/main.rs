@@ -124,6 +124,9 @@ async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
         Command::Export { game_id, out } => {
             replays::export(&server(&cli.server)?, game_id, &out).await?
         }
+        Command::ExportGames { bot_id, max } => {
+            replays::export_games(&server(&cli.server)?, bot_id, max).await?
+        }
         Command::Health => health::health(&server(&cli.server)?).await?,
         Command::Replay { file } => {
             no_server(server_typed, "replay")?;

@@ -10,6 +10,7 @@ use druids_server::MemoryStore;
 use druids_tests::{TestServer, authed, http_face};
 
 use crate::arena::{arena, register, seek_and_play};
+use crate::cli_commands::ok;
 use crate::web::http;
 
 /// The replays of one page, its cursor to the next (if any), its status and
@@ -138,6 +139,22 @@ async fn a_bots_finished_games_export_as_ndjson_in_pages() {
         !ids.contains(&in_play[0]),
         "the game in play is not exported"
     );
+
+    // `druids export-games` writes the same lines over gRPC.
+    let (url, bot) = (server.url(), ada.clone());
+    let (two, every) = tokio::task::spawn_blocking(move || {
+        let two = ok(&url, &["export-games", "--bot-id", &bot, "--max", "2"]);
+        (two, ok(&url, &["export-games", "--bot-id", &bot]))
+    })
+    .await
+    .unwrap();
+    let lines = |out: &str| -> Vec<pb::Replay> {
+        out.lines()
+            .map(|l| from_json(&serde_json::from_str(l).expect("JSON")).expect("a replay"))
+            .collect()
+    };
+    assert_eq!(lines(&two), first);
+    assert_eq!(lines(&every).iter().collect::<Vec<_>>(), all);
 
     // A bad count and an unknown parameter are refused, as INVALID_ARGUMENT.
     for query in ["max=lots", "since=yesterday"] {
