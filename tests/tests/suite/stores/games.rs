@@ -153,7 +153,7 @@ async fn a_log_stored_before_submission_keys_still_loads(backend: Backend) {
         idempotency_key: key.to_owned(),
     };
     // Back to the schema before submission keys (and results and removed
-    // challenges, which came after), with rows as it wrote them:
+    // challenges and action times, which came after), with rows as it wrote them:
     // keyed, unkeyed, and the server's own (no key, but a request).
     let rows = [
         ("live", 1, request(1, "k1")),
@@ -184,6 +184,7 @@ async fn a_log_stored_before_submission_keys_still_loads(backend: Backend) {
                 "DROP INDEX match_games_game;
                  ALTER TABLE games DROP COLUMN outcome;
                  ALTER TABLE actions DROP COLUMN submission_key;
+                 ALTER TABLE actions DROP COLUMN at_ms;
                  ALTER TABLE actions ADD COLUMN request BLOB NOT NULL DEFAULT x'';
                  PRAGMA user_version = 6;
                  {inserts}"
@@ -198,6 +199,7 @@ async fn a_log_stored_before_submission_keys_still_loads(backend: Backend) {
                      ALTER TABLE challenges DROP COLUMN removed_at;
                      ALTER TABLE games DROP COLUMN outcome;
                      ALTER TABLE actions DROP COLUMN submission_key;
+                     ALTER TABLE actions DROP COLUMN at_ms;
                      ALTER TABLE actions ADD COLUMN request BYTEA NOT NULL DEFAULT '';
                      DELETE FROM refinery_schema_history WHERE version >= 6;
                      {inserts}"
