@@ -85,6 +85,12 @@ pub enum Command {
         #[arg(long)]
         compact: bool,
     },
+    /// Give up your seat (--token): the game ends at once and your seat is
+    /// ranked last. Prints the events and the final ranking.
+    Resign {
+        #[command(flatten)]
+        game: GameArgs,
+    },
     /// Let a built-in bot play a seat until the game ends (any game; the
     /// server says which). Prints one JSON line with the outcome. With
     /// `--seek` and an API key: play the arena's ladder, match after match;
@@ -126,6 +132,16 @@ pub enum Command {
         /// File to write.
         #[arg(long)]
         out: PathBuf,
+    },
+    /// A bot's finished games, newest first, one replay in JSON per line
+    /// (NDJSON; each line is a file `druids replay` reads).
+    ExportGames {
+        /// The bot's id (from `druids register` or the leaderboard).
+        #[arg(long)]
+        bot_id: String,
+        /// Most games to write.
+        #[arg(long, default_value_t = 100)]
+        max: usize,
     },
     /// Ask the server's gRPC health service; exits 0 when it is serving.
     Health,

@@ -99,6 +99,7 @@ async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
         Command::Watch { game, from_seq } => {
             view::watch(&server(&cli.server)?, game, from_seq).await?
         }
+        Command::Resign { game } => seat::commands::resign(&server(&cli.server)?, game).await?,
         Command::Play { game, compact } => {
             seat::commands::play(&server(&cli.server)?, game, compact).await?
         }
@@ -122,6 +123,9 @@ async fn run(cli: Cli, server_typed: bool) -> Result<ExitCode, CliError> {
         }
         Command::Export { game_id, out } => {
             replays::export(&server(&cli.server)?, game_id, &out).await?
+        }
+        Command::ExportGames { bot_id, max } => {
+            replays::export_games(&server(&cli.server)?, bot_id, max).await?
         }
         Command::Health => health::health(&server(&cli.server)?).await?,
         Command::Replay { file } => {

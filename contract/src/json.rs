@@ -85,12 +85,13 @@ mod tests {
                 pb::TieBreakKeys { keys: vec![2] },
             ],
             tie_break_names: vec!["dolmens placed".into()],
+            resigned: vec![1],
         };
         let json = to_json(&outcome);
         assert_eq!(
             json,
             serde_json::json!({"scores": [12, 9], "winners": [0], "ranking": [0, 1], "bySafeguard": false,
-                "tieBreaks": [{"keys": [1]}, {"keys": [2]}], "tieBreakNames": ["dolmens placed"]})
+                "tieBreaks": [{"keys": [1]}, {"keys": [2]}], "tieBreakNames": ["dolmens placed"], "resigned": [1]})
         );
         assert_eq!(from_json::<pb::Outcome>(&json).unwrap(), outcome);
     }

@@ -7,7 +7,7 @@
 use druids_engine::{Seat, SetupError, Viewer};
 
 use crate::chance::{ScriptError, Scripted};
-use crate::codec::{DecodeError, ProtoGame, encode_outcome};
+use crate::codec::{DecodeError, ProtoGame, final_outcome};
 use crate::pb;
 
 /// Why a replay does not reproduce its game.
@@ -46,6 +46,9 @@ pub enum ReplayError {
     /// An action has no body.
     #[error("action {0} is empty")]
     Empty(usize),
+    /// An entry follows a resignation, which ended the game.
+    #[error("action {0} follows a resignation, which ended the game")]
+    AfterResignation(usize),
     /// The actions end before the game does, or go on after it.
     #[error("the game is {state} after the last action, but the replay says {recorded}")]
     Unfinished {
@@ -105,14 +108,19 @@ fn views_of<G: ProtoGame>(
     let last = replay.actions.len() as u64;
     let until = from.saturating_add(count as u64).min(last + 1);
     let mut out = Vec::with_capacity(until.saturating_sub(from) as usize);
-    replay_through::<G>(replay, until, |game, version| {
+    replay_through::<G>(replay, until, |game, resigned, version| {
         if version >= from {
+            let playing = resigned.is_none();
             out.push(ReplayView {
                 version,
-                to_act: game.to_act().map(|s| u32::from(s.0)),
-                decision: game.decision(),
-                decision_description: game.decision_description(),
-                outcome: game.outcome().as_ref().map(encode_outcome),
+                to_act: game.to_act().filter(|_| playing).map(|s| u32::from(s.0)),
+                decision: game.decision().filter(|_| playing),
+                decision_description: if playing {
+                    game.decision_description()
+                } else {
+                    String::new()
+                },
+                outcome: final_outcome(game, resigned),
                 game: G::encode_view(&game.view(viewer)),
             });
         }
@@ -122,12 +130,13 @@ fn views_of<G: ProtoGame>(
 
 /// Sets `replay`'s game up and applies its actions before version `until`
 /// (all of them for `u64::MAX`), showing `each` the game as set up (version
-/// 0) and after every action; the game at the end.
+/// 0) and after every action, with the seat that resigned if one did; the
+/// game and that seat at the end.
 fn replay_through<G: ProtoGame>(
     replay: &pb::Replay,
     until: u64,
-    mut each: impl FnMut(&G, u64),
-) -> Result<G, ReplayError> {
+    mut each: impl FnMut(&G, Option<Seat>, u64),
+) -> Result<(G, Option<Seat>), ReplayError> {
     let options = replay.options.clone().unwrap_or_default();
     let mut script = Scripted::parse(&options.chance_script).map_err(ReplayError::Options)?;
     let options = G::decode_options(&options).map_err(ReplayError::Options)?;
@@ -139,12 +148,23 @@ fn replay_through<G: ProtoGame>(
             e => ReplayError::Script(e),
         })?;
     if until > 0 {
-        each(&game, 0);
+        each(&game, None, 0);
     }
+    let mut resigned = None;
     for (index, a) in replay.actions.iter().enumerate() {
         let version = index as u64 + 1;
         if version >= until {
             break;
+        }
+        if resigned.is_some() || (a.resigned && game.to_act().is_none()) {
+            return Err(ReplayError::AfterResignation(index));
+        }
+        if a.resigned {
+            let seat = crate::codec::decode_seat("actions.seat", a.seat, game.players())
+                .map_err(|source| ReplayError::Malformed { index, source })?;
+            resigned = Some(seat);
+            each(&game, resigned, version);
+            continue;
         }
         let action = a.action.as_ref().ok_or(ReplayError::Empty(index))?;
         let action =
@@ -157,9 +177,9 @@ fn replay_through<G: ProtoGame>(
                 source: Box::new(e),
             })?;
         script.play(&mut game, &mut events);
-        each(&game, version);
+        each(&game, None, version);
     }
-    Ok(game)
+    Ok((game, resigned))
 }
 
 /// Plays `replay` through the engine and returns the outcome it produces, if
@@ -170,9 +190,9 @@ pub fn verify(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {
 }
 
 fn verify_game<G: ProtoGame>(replay: &pb::Replay) -> Result<Option<pb::Outcome>, ReplayError> {
-    let game = replay_through::<G>(replay, u64::MAX, |_, _| {})?;
+    let (game, resigned) = replay_through::<G>(replay, u64::MAX, |_, _, _| {})?;
     let abandoned = replay.status == pb::GameStatus::Abandoned as i32;
-    match (game.to_act().is_none(), abandoned) {
+    match (game.to_act().is_none() || resigned.is_some(), abandoned) {
         (true, true) => {
             return Err(ReplayError::Unfinished {
                 state: "over",
@@ -187,7 +207,7 @@ fn verify_game<G: ProtoGame>(replay: &pb::Replay) -> Result<Option<pb::Outcome>,
         }
         _ => {}
     }
-    let got = game.outcome().as_ref().map(encode_outcome);
+    let got = final_outcome(&game, resigned);
     // A replay exported before outcomes carried their tie-break keys is
     // checked on the rest.
     let comparable = match (&got, &replay.outcome) {
@@ -237,7 +257,7 @@ mod tests {
             players: 2,
             seed: 9,
             actions,
-            outcome: game.outcome().as_ref().map(encode_outcome),
+            outcome: game.outcome().as_ref().map(crate::codec::encode_outcome),
             status: pb::GameStatus::Finished as i32,
             ..Default::default()
         }

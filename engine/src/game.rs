@@ -170,6 +170,9 @@ pub struct Outcome {
     pub tie_breaks: Vec<Vec<i32>>,
     /// What each tie-break key counts, in the same order ("buildings placed").
     pub tie_break_names: Vec<String>,
+    /// The seats that resigned, ranked last whatever they scored (see
+    /// [`Outcome::resigned_by`]).
+    pub resigned: Vec<Seat>,
 }
 
 impl Outcome {
@@ -190,7 +193,33 @@ impl Outcome {
             by_safeguard,
             tie_breaks,
             tie_break_names: tie_break_names.iter().map(|&n| n.to_owned()).collect(),
+            resigned: Vec::new(),
         }
+    }
+
+    /// This result (the game's standing when `seat` gave up) with `seat`
+    /// resigned: it is ranked last and wins nothing, the other seats keep
+    /// their order, and the winners are every other seat whose score and
+    /// keys equal the best of them.
+    pub fn resigned_by(mut self, seat: Seat) -> Outcome {
+        self.ranking.retain(|&s| s != seat);
+        self.ranking.push(seat);
+        self.resigned.push(seat);
+        let none = Vec::new();
+        let key = |s: Seat| {
+            let i = s.index();
+            (self.scores[i], self.tie_breaks.get(i).unwrap_or(&none))
+        };
+        self.winners = match self.ranking.first() {
+            Some(&best) if best != seat => self
+                .ranking
+                .iter()
+                .copied()
+                .filter(|&s| s != seat && key(s) == key(best))
+                .collect(),
+            _ => Vec::new(),
+        };
+        self
     }
 
     /// The ranking and the winners that scores and tie-break keys give: what
@@ -293,6 +322,11 @@ pub trait Game: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
 
     /// The result, once the game is over.
     fn outcome(&self) -> Option<Outcome>;
+
+    /// The seats ranked as the game stands now, scored and tie-broken as
+    /// [`Game::outcome`] ranks them at the end: what a game a seat resigned
+    /// ends on ([`Outcome::resigned_by`]). Equal to the outcome once over.
+    fn standing(&self) -> Outcome;
 
     /// The action taken for the seat to act when it does not decide in time:
     /// each game documents its least harmful choice per decision kind. The

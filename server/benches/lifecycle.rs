@@ -77,6 +77,7 @@ fn play(seed: u64, max: usize) -> Played {
             action: applied.action,
             key: None,
             epoch: Epoch::NONE,
+            at_ms: 0,
         });
     }
     assert!(max < usize::MAX || game.is_over(), "a played game ends");

@@ -348,6 +348,7 @@ impl ServiceError {
                 ServiceError::invalid("legal_action_id", e.to_string())
             }
             ApplyError::NotStarted => ServiceError::NotStarted(game_id.to_owned()),
+            ApplyError::Resigned => ServiceError::Finished(game_id.to_owned()),
             ApplyError::Rule(e) => ServiceError::Rule(e),
         }
     }

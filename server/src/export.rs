@@ -143,6 +143,7 @@ mod tests {
                         action: applied.action,
                         key: None,
                         epoch: Epoch::NONE,
+                        at_ms: 0,
                     },
                 )
                 .unwrap();

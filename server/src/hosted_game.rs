@@ -60,6 +60,9 @@ pub enum ApplyError {
     /// Seats are still open: nobody may act yet.
     #[error("the game has not started: seats are still open")]
     NotStarted,
+    /// A seat resigned: the game is over.
+    #[error("the game is over: a seat resigned")]
+    Resigned,
     /// No entry of the legal-action list has this id.
     #[error("legal_action_id {id} does not exist (the list has {len} entries)")]
     NoSuchLegalAction {
@@ -179,6 +182,16 @@ pub trait HostedGame: Send + Sync {
         prelude: Option<Prelude>,
     ) -> Result<Applied, ApplyError> {
         Ok(self.stage(seat, choice, prelude)?.commit())
+    }
+    /// `seat` gives up, once play has begun and until the end: the game
+    /// ends at once (a version of its own, `SeatResigned` then
+    /// `GameFinished`), with the seat ranked last. Callers store it first
+    /// (it cannot fail once checked: [`HostedGame::can_resign`]).
+    fn resign(&mut self, seat: Seat) -> Applied;
+    /// Whether `seat` may resign now: play has begun, the game is not over,
+    /// and the seat is one of its seats.
+    fn can_resign(&self, seat: Seat) -> bool {
+        self.started() && !self.is_over() && seat.index() < self.players()
     }
     /// Records that a seat was claimed.
     fn seat_joined(&mut self, seat: Seat, name: &str) -> u64;

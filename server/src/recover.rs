@@ -51,8 +51,13 @@ pub enum Rebuild {
     },
 }
 
-/// The room of a stored game, with its state, seats and clocks. The pending
-/// decision's clock restarts at `now_ms`.
+/// The room of a stored game, with its state, seats and clocks. A game in
+/// play replays its turn clocks as they ran, each action at the time it was
+/// made: the pending decision keeps the deadline it was announced with (a
+/// deadline that passed while the server was down is due at once), and no
+/// seat's bank is refilled. Only what the store does not date is taken as
+/// happening at `now_ms`: the start of a game whose seats were joined, and
+/// actions stored before their times were kept.
 pub fn recover(stored: StoredGame, now_ms: u64, how: Rebuild) -> Result<Room, RecoverError> {
     let StoredGame {
         record,
@@ -75,6 +80,7 @@ pub fn recover(stored: StoredGame, now_ms: u64, how: Rebuild) -> Result<Room, Re
             token: Some(token),
         };
     }
+    let joins_were_none = joins.is_empty();
     for (seat, name, token) in joins {
         game.seat_joined(seat, &name);
         seats[seat.index()] = SeatSlot {
@@ -82,6 +88,13 @@ pub fn recover(stored: StoredGame, now_ms: u64, how: Rebuild) -> Result<Room, Re
             token: Some(token),
         };
     }
+    let in_play = matches!(how, Rebuild::InPlay { .. });
+    // A game whose seats were all claimed at creation started then.
+    let started_ms = if in_play && joins_were_none {
+        record.created_unix_ms.min(now_ms)
+    } else {
+        now_ms
+    };
     let (play, keys_until, epoch) = match how {
         Rebuild::InPlay { slot, epoch } => (Some(slot), None, epoch),
         Rebuild::Ended { grace_ms } => (
@@ -99,7 +112,7 @@ pub fn recover(stored: StoredGame, now_ms: u64, how: Rebuild) -> Result<Room, Re
         options: record.options,
         epoch,
     };
-    let room = Room::new(setup, game, seats, clocks, now_ms, play);
+    let room = Room::new(setup, game, seats, clocks, started_ms, play);
     match keys_until {
         Some(until) if until <= now_ms => room.keep_no_keys(),
         Some(until) => room.keep_keys_until(until),
@@ -107,9 +120,14 @@ pub fn recover(stored: StoredGame, now_ms: u64, how: Rebuild) -> Result<Room, Re
     }
     // An ended game ended when the store says, not when it is read back (a
     // game past the retention window must look as old as it is).
-    let at_ms = ended_unix_ms.unwrap_or(now_ms);
+    let ended_at_ms = ended_unix_ms.unwrap_or(now_ms);
     for a in actions {
         let version = a.version;
+        let at_ms = match (in_play, a.at_ms) {
+            (true, 0) => now_ms,
+            (true, made) => made,
+            (false, _) => ended_at_ms,
+        };
         room.replay_stored(a, at_ms)
             .map_err(|source| RecoverError::Replay {
                 id: id.clone(),
@@ -119,6 +137,10 @@ pub fn recover(stored: StoredGame, now_ms: u64, how: Rebuild) -> Result<Room, Re
     }
     if let Some(reason) = abandoned {
         room.abandon_stored(reason, ended_unix_ms.unwrap_or(now_ms));
+    }
+    if in_play {
+        // Idleness counts from the restart, as it always has.
+        room.active_at(now_ms);
     }
     Ok(room)
 }

@@ -9,7 +9,8 @@
 //! reader never holds up the game. Submodules: actions
 //! played ([`play`]: staged by the engine, stored, then committed), seats
 //! claimed ([`seats`]), what a room shows ([`read`]), retries of keyed
-//! submissions ([`answers`]), and the referee's decisions ([`referee`]).
+//! submissions ([`answers`]), the referee's decisions ([`referee`]), and a
+//! seat giving up ([`resign`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -31,6 +32,7 @@ mod answers;
 mod play;
 mod read;
 mod referee;
+mod resign;
 mod seats;
 
 use answers::Answers;
@@ -159,6 +161,7 @@ impl RoomState {
                         .as_ref()
                         .is_some_and(|c| c.timeout_starts_autopilot(seat)),
             }),
+            Origin::Resigned => None,
         }
     }
 
@@ -175,10 +178,10 @@ impl RoomState {
                     // Its AutopilotChanged is already logged, by the prelude.
                     c.timed_out(seat);
                 }
-                Origin::Autopilot => {}
+                Origin::Autopilot | Origin::Resigned => {}
             }
         }
-        if origin != Origin::Seat
+        if matches!(origin, Origin::Timeout | Origin::Autopilot)
             && let Some(slot) = self.decided_for.get_mut(usize::from(seat.0))
         {
             *slot = Some(applied.version - 1);
@@ -206,7 +209,7 @@ impl RoomState {
                     .action
                     .clone()
             }
-            Origin::Seat => None,
+            Origin::Seat | Origin::Resigned => None,
         }
     }
 
@@ -397,6 +400,13 @@ impl Room {
             }
         }
         found
+    }
+
+    /// Counts `now_ms` as the game's last activity (a rebuilt game's
+    /// idleness counts from the restart).
+    pub fn active_at(&self, now_ms: u64) {
+        let mut state = self.lock();
+        state.last_activity_ms = state.last_activity_ms.max(now_ms);
     }
 
     /// Keeps no idempotency keys: the room is an ended game read back from

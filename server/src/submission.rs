@@ -1,7 +1,8 @@
-//! A `SubmitAction` as a room plays it, parsed at the edge: the choice, the
-//! expected version and, if the client gave one, its idempotency key —
-//! bounded, then kept as the digests the log stores ([`SubmissionKey`]). A
-//! room receives only what parsed, so it checks nothing twice.
+//! A `SubmitAction` (or a `Resign`) as a room plays it, parsed at the edge:
+//! the choice, the expected version and, if the client gave one, its
+//! idempotency key — bounded, then kept as the digests the log stores
+//! ([`SubmissionKey`]). A room receives only what parsed, so it checks
+//! nothing twice.
 
 use druids_contract::pb;
 
@@ -32,33 +33,64 @@ pub struct IdempotencyKey {
     pub text: String,
 }
 
-impl Submission {
-    /// Parses a request: the key is bounded, the choice and the expected
-    /// version are required.
-    pub fn parse(req: pb::SubmitActionRequest) -> Result<Submission, ServiceError> {
-        if req.idempotency_key.len() > MAX_KEY_BYTES {
+impl IdempotencyKey {
+    /// The key `text` of a request asking for `choice` at
+    /// `expected_version` (both unset for a resignation), bounded; `None`
+    /// when empty.
+    fn parse(
+        text: String,
+        choice: Option<Choice>,
+        expected_version: Option<u64>,
+    ) -> Result<Option<IdempotencyKey>, ServiceError> {
+        if text.len() > MAX_KEY_BYTES {
             return Err(ServiceError::invalid(
                 "idempotency_key",
                 format!(
                     "idempotency_key is {} bytes; at most {MAX_KEY_BYTES} allowed",
-                    req.idempotency_key.len()
+                    text.len()
                 ),
             ));
         }
+        Ok((!text.is_empty()).then(|| IdempotencyKey {
+            digests: SubmissionKey::of(&text, choice, expected_version),
+            text,
+        }))
+    }
+}
+
+/// A seat giving up (`Resign`), parsed: its idempotency key, if any. A
+/// resignation's key digests ask for no choice and no version, so they never
+/// match a submission's, and one key names one request of a seat.
+#[derive(Clone, Debug)]
+pub struct Resignation {
+    /// The idempotency key, if any.
+    pub key: Option<IdempotencyKey>,
+}
+
+impl Resignation {
+    /// Parses a request: the key is bounded.
+    pub fn parse(req: pb::ResignRequest) -> Result<Resignation, ServiceError> {
+        Ok(Resignation {
+            key: IdempotencyKey::parse(req.idempotency_key, None, None)?,
+        })
+    }
+}
+
+impl Submission {
+    /// Parses a request: the key is bounded, the choice and the expected
+    /// version are required.
+    pub fn parse(req: pb::SubmitActionRequest) -> Result<Submission, ServiceError> {
         let choice = req.choice.ok_or_else(|| {
             ServiceError::invalid("choice", "choice is required: action or legal_action_id")
         })?;
         let expected_version = req.expected_version.ok_or_else(|| {
             ServiceError::invalid("expected_version", "expected_version is required")
         })?;
-        let key = (!req.idempotency_key.is_empty()).then(|| IdempotencyKey {
-            digests: SubmissionKey::of(
-                &req.idempotency_key,
-                Some(choice.clone()),
-                Some(expected_version),
-            ),
-            text: req.idempotency_key,
-        });
+        let key = IdempotencyKey::parse(
+            req.idempotency_key,
+            Some(choice.clone()),
+            Some(expected_version),
+        )?;
         Ok(Submission {
             choice,
             expected_version,

@@ -41,6 +41,9 @@ pub enum Origin {
     Timeout = 1,
     /// The seat is on autopilot: the built-in random bot chose it.
     Autopilot = 2,
+    /// Not an action: the seat resigned (its record's action is empty), and
+    /// the game ended with it.
+    Resigned = 3,
 }
 
 impl Origin {
@@ -50,6 +53,7 @@ impl Origin {
             0 => Some(Origin::Seat),
             1 => Some(Origin::Timeout),
             2 => Some(Origin::Autopilot),
+            3 => Some(Origin::Resigned),
             _ => None,
         }
     }
@@ -57,6 +61,7 @@ impl Origin {
     /// Who decided an action of a replay.
     pub fn of_replay(action: &pb::ReplayAction) -> Origin {
         match (action.timeout, action.autopilot) {
+            _ if action.resigned => Origin::Resigned,
             (_, true) => Origin::Autopilot,
             (true, false) => Origin::Timeout,
             (false, false) => Origin::Seat,
@@ -65,11 +70,13 @@ impl Origin {
 
     /// `action` of `seat`, decided this way, as a replay holds it.
     pub fn replay_action(self, seat: Seat, action: pb::Action) -> pb::ReplayAction {
+        let resigned = self == Origin::Resigned;
         pb::ReplayAction {
             seat: seat.0 as u32,
-            action: Some(action),
+            action: (!resigned).then_some(action),
             timeout: self == Origin::Timeout,
             autopilot: self == Origin::Autopilot,
+            resigned,
         }
     }
 }
@@ -90,6 +97,11 @@ pub struct ActionRecord {
     pub key: Option<SubmissionKey>,
     /// The lease the writer held the game under.
     pub epoch: Epoch,
+    /// When the action was made, ms since the Unix epoch (0: unknown, for
+    /// actions stored before this was kept). A restart replays the turn
+    /// clocks at these times, so that a pending decision keeps the deadline
+    /// it was announced with and no seat's bank is refilled.
+    pub at_ms: u64,
 }
 
 /// A submission's idempotency key as kept: 16-byte digests of the client's
@@ -214,7 +226,8 @@ pub trait Games: Send + Sync {
     /// refuses it ([`StoreError::Fenced`]) if the action's epoch is no longer
     /// the game's lease, and a version stored already is refused. Durable
     /// stores keep the record whole; the memory store keeps no
-    /// [`ActionRecord::key`] (nothing is rebuilt from it after a restart).
+    /// [`ActionRecord::key`] and no [`ActionRecord::at_ms`] (nothing is
+    /// rebuilt from it after a restart).
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError>;
     /// Records that the game ended at `at_ms` with its last action, `version`
     /// (stored already), and its result (for `ListGames`): it is no longer

@@ -425,16 +425,18 @@ impl Game for Cairn {
 
     fn outcome(&self) -> Option<Outcome> {
         let by_safeguard = self.over?;
+        Some(Outcome {
+            by_safeguard,
+            ..self.standing()
+        })
+    }
+
+    fn standing(&self) -> Outcome {
         let scores: Vec<i32> = (0..self.seats.len())
             .map(|s| self.score(Seat(s as u8)) as i32)
             .collect();
         // No tie-break: seats tied on points all win.
-        Some(Outcome::rank(
-            scores,
-            vec![Vec::new(); self.seats.len()],
-            &[],
-            by_safeguard,
-        ))
+        Outcome::rank(scores, vec![Vec::new(); self.seats.len()], &[], false)
     }
 
     /// Hiding: the smallest offering; a turn: stop (a pile is never lost).

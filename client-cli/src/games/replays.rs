@@ -1,6 +1,7 @@
-//! `druids export` writes a finished game's replay to a file; `druids
-//! replay` re-runs a replay file (binary or JSON) through the engine (no server) and checks
-//! its recorded result.
+//! `druids export` writes a finished game's replay to a file, `druids
+//! export-games` a bot's finished games as JSON lines; `druids replay`
+//! re-runs a replay file (binary or JSON) through the engine (no server) and
+//! checks its recorded result.
 
 use std::path::Path;
 
@@ -24,6 +25,42 @@ pub async fn export(server: &ServerAddr, game_id: String, path: &Path) -> Result
         replay.actions.len(),
         path.display()
     )
+}
+
+/// `druids export-games`: the finished games of bot `bot_id`, newest first,
+/// one `ExportReplay` answer in proto3 JSON per line (what `GET
+/// /api/v1/bots/{bot_id}/games` gives over HTTP), at most `max` of them,
+/// read a page of `ListGames` at a time. Games in play are not exported.
+pub async fn export_games(server: &ServerAddr, bot_id: String, max: usize) -> Result<(), CliError> {
+    let mut client = connect::connect(server).await?;
+    let (mut page_token, mut written) = (String::new(), 0);
+    while written < max {
+        let page = client
+            .list_games(pb::ListGamesRequest {
+                bot_id: bot_id.clone(),
+                status: pb::GameStatus::Finished as i32,
+                page_size: (max - written).min(100) as u32,
+                page_token,
+                ..Default::default()
+            })
+            .await?
+            .into_inner();
+        for game in page.games.into_iter().take(max - written) {
+            let replay = client
+                .export_replay(pb::ExportReplayRequest {
+                    game_id: game.game_id,
+                })
+                .await?
+                .into_inner();
+            outln!("{}", druids_contract::json::to_json(&replay))?;
+            written += 1;
+        }
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        page_token = page.next_page_token;
+    }
+    Ok(())
 }
 
 /// A replay file: the binary `Replay` (`druids export`), or the same

@@ -1,15 +1,19 @@
 //! `druids play` (a person at the terminal) and `druids bot` for one game's
-//! seat (a built-in strategy or a program behind the bridge). The ladder's
-//! `druids bot --seek` is [`crate::arena::ladder`].
+//! seat (a built-in strategy or a program behind the bridge), and `druids
+//! resign`, the seat giving up. The ladder's `druids bot --seek` is
+//! [`crate::arena::ladder`].
 
 use crate::args::{BotArgs, GameArgs};
 use crate::connect::{self, CliError, ServerAddr};
-use crate::output::Style;
 use crate::output::outln;
+use crate::output::{self, Style};
+use crate::render;
+use crate::retry::patiently;
 use crate::seat::human::HumanChooser;
 use crate::seat::player::play_seat;
 use crate::seat::result::outcome_line;
 use crate::seat::strategy::SeatStrategy;
+use druids_contract::pb;
 
 /// The seat token `play` and `bot` need.
 fn seat_token(game: &GameArgs, command: &str) -> Result<String, CliError> {
@@ -53,4 +57,38 @@ pub async fn bot(server: &ServerAddr, args: BotArgs) -> Result<(), CliError> {
         .await?;
     eprintln!("seat {} made {} decisions", r.seat, r.actions);
     outln!("{}", outcome_line(game_id, &r))
+}
+
+/// `druids resign`: the seat gives up, which ends the game; prints what
+/// happened and the final ranking. The idempotency key is the same for every
+/// call (a seat resigns once), so a retry, or running the command again
+/// within the game's grace period, gets the first answer.
+pub async fn resign(server: &ServerAddr, game: GameArgs) -> Result<(), CliError> {
+    let token = seat_token(&game, "resign")?;
+    let client = connect::connect(server).await?;
+    let request = || {
+        connect::authed(
+            Some(&token),
+            pb::ResignRequest {
+                game_id: game.game_id.clone(),
+                idempotency_key: "druids-resign".into(),
+            },
+        )
+    };
+    request()?;
+    let reply = patiently("", || {
+        let mut client = client.clone();
+        let req = request().expect("checked above");
+        async move { client.resign(req).await }
+    })
+    .await?;
+    let style = Style::for_stdout();
+    for e in &reply.events {
+        outln!("{}", render::event(e, style))?;
+        if let Some(pb::game_event::Body::GameFinished(f)) = &e.body {
+            let outcome = f.outcome.clone().unwrap_or_default();
+            output::text(render::ranking(&outcome, &[], None))?;
+        }
+    }
+    Ok(())
 }

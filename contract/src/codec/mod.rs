@@ -260,6 +260,7 @@ pub fn decode_outcome(outcome: &pb::Outcome, players: usize) -> Result<Outcome, 
         by_safeguard: outcome.by_safeguard,
         tie_breaks: outcome.tie_breaks.iter().map(|t| t.keys.clone()).collect(),
         tie_break_names: outcome.tie_break_names.clone(),
+        resigned: seats("outcome.resigned", &outcome.resigned)?,
     })
 }
 
@@ -276,6 +277,20 @@ pub fn encode_outcome(outcome: &druids_engine::Outcome) -> pb::Outcome {
             .map(|keys| pb::TieBreakKeys { keys: keys.clone() })
             .collect(),
         tie_break_names: outcome.tie_break_names.clone(),
+        resigned: outcome.resigned.iter().map(|&s| seat_u32(s)).collect(),
+    }
+}
+
+/// The result of `game` on the wire, once it is over: the engine's outcome,
+/// or, when the seat `resigned` gave up, the standing it gave up on with that
+/// seat ranked last ([`Outcome::resigned_by`]).
+pub fn final_outcome<G: druids_engine::Game>(
+    game: &G,
+    resigned: Option<Seat>,
+) -> Option<pb::Outcome> {
+    match resigned {
+        Some(seat) => Some(encode_outcome(&game.standing().resigned_by(seat))),
+        None => game.outcome().as_ref().map(encode_outcome),
     }
 }
 

@@ -188,6 +188,10 @@ impl Game for Dolmen {
         scoring::outcome(&self.state)
     }
 
+    fn standing(&self) -> Outcome {
+        scoring::standing(&self.state)
+    }
+
     /// The least harmful choice per decision kind:
     /// * placing a druid: the lowest-numbered free site;
     /// * a turn: collect herbs with the standing druid on the lowest-numbered

@@ -74,11 +74,14 @@ pub(crate) fn finish(state: &mut State, reason: EndReason, events: &mut Vec<Even
 /// The result once the game is over: most points, then most dolmens placed;
 /// seats still tied all win. The ranking lists tied seats in seat order.
 pub(crate) fn outcome(state: &State) -> Option<Outcome> {
-    if state.phase != Phase::Over {
-        return None;
-    }
+    (state.phase == Phase::Over).then(|| standing(state))
+}
+
+/// The seats ranked as the game stands, by the same keys as the final result
+/// (what a resignation ends the game on).
+pub(crate) fn standing(state: &State) -> Outcome {
     let n = state.n();
-    Some(Outcome::rank(
+    Outcome::rank(
         state.seats[..n].iter().map(|s| s.score).collect(),
         state.seats[..n]
             .iter()
@@ -86,5 +89,5 @@ pub(crate) fn outcome(state: &State) -> Option<Outcome> {
             .collect(),
         &["dolmens placed"],
         state.by_safeguard,
-    ))
+    )
 }

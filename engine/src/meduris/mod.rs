@@ -170,6 +170,10 @@ impl Game for Meduris {
         scoring::outcome(&self.state)
     }
 
+    fn standing(&self) -> Outcome {
+        scoring::standing(&self.state)
+    }
+
     /// See the README's turn-clock section: first plateau with room; the most
     /// plentiful good to take; the most held good to return; the big yield
     /// bringing the most goods; offer nothing.

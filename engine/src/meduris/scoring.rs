@@ -49,11 +49,14 @@ pub(crate) const GOODS_LEFT_KEY: usize = 1;
 /// The result once the game is over: most points, then most buildings placed,
 /// then most goods left; seats still tied all win.
 pub(crate) fn outcome(state: &State) -> Option<Outcome> {
-    if state.phase != Phase::Over {
-        return None;
-    }
+    (state.phase == Phase::Over).then(|| standing(state))
+}
+
+/// The seats ranked as the game stands, by the same keys as the final result
+/// (what a resignation ends the game on).
+pub(crate) fn standing(state: &State) -> Outcome {
     let n = state.players as usize;
-    Some(Outcome::rank(
+    Outcome::rank(
         state.seats[..n].iter().map(|s| s.score).collect(),
         (0..n)
             .map(|s| {
@@ -65,7 +68,7 @@ pub(crate) fn outcome(state: &State) -> Option<Outcome> {
             .collect(),
         &TIE_BREAKS,
         state.by_safeguard,
-    ))
+    )
 }
 
 /// Changes a score, never below 0, and reports the change actually made.

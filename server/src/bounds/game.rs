@@ -155,6 +155,13 @@ impl Bounded for pb::SubmitActionRequest {
     }
 }
 
+impl Bounded for pb::ResignRequest {
+    fn check(&self) -> Result<(), ServiceError> {
+        check_game_id(&self.game_id)?;
+        at_most_bytes("idempotency_key", &self.idempotency_key, MAX_KEY_BYTES)
+    }
+}
+
 impl Bounded for pb::StreamEventsRequest {
     /// `from_seq` beyond the log's end + 1 is refused by the room.
     fn check(&self) -> Result<(), ServiceError> {

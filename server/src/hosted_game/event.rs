@@ -1,5 +1,5 @@
 //! The host's own events (seats, start, decisions, end, autopilot,
-//! abandonment), kept compact in the log and encoded only when read: the log
+//! abandonment, resignations), kept compact in the log and encoded only when read: the log
 //! holds one `DecisionNeeded` per action, so a full `pb::game_event::Body`
 //! (over 400 bytes) per entry would be most of a game's memory.
 
@@ -42,6 +42,11 @@ pub enum HostEvent {
         /// Why.
         reason: Box<str>,
     },
+    /// A seat gave up: the game ends.
+    Resigned {
+        /// The seat.
+        seat: Seat,
+    },
 }
 
 impl HostEvent {
@@ -69,6 +74,9 @@ impl HostEvent {
             HostEvent::Abandoned { reason } => B::GameAbandoned(pb::GameAbandoned {
                 reason: reason.to_string(),
             }),
+            HostEvent::Resigned { seat } => B::SeatResigned(pb::SeatResigned {
+                seat: seat.0 as u32,
+            }),
         }
     }
 
@@ -93,6 +101,7 @@ impl HostEvent {
             }
             HostEvent::Autopilot { seat, on: false } => format!("seat {} decides again", seat.0),
             HostEvent::Abandoned { reason } => format!("the server gave the game up ({reason})"),
+            HostEvent::Resigned { seat } => format!("seat {} resigned", seat.0),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! implementation of [`HostedGame`]; and its staged moves ([`Staged`]).
 
 use druids_contract::chance::Scripted;
-use druids_contract::codec::{ProtoGame, encode_outcome};
+use druids_contract::codec::{ProtoGame, final_outcome};
 use druids_contract::{Kind, pb};
 use druids_engine::{Seat, Viewer};
 
@@ -46,8 +46,11 @@ pub struct Hosted<G: ProtoGame> {
     started: bool,
     /// Seq of the pending decision's `DecisionNeeded`.
     pending: Option<u64>,
-    /// Every applied action in engine form (a few bytes each), for replays.
-    moves: Vec<(Seat, Origin, G::Action)>,
+    /// Every applied action in engine form (a few bytes each), for replays;
+    /// a resignation is the last entry, without an action.
+    moves: Vec<(Seat, Origin, Option<G::Action>)>,
+    /// The seat that resigned, which ended the game.
+    resigned: Option<Seat>,
     /// The draws the options script (none: every draw from the seed).
     script: Scripted,
 }
@@ -72,8 +75,14 @@ impl<G: ProtoGame> Hosted<G> {
             started: false,
             pending: None,
             moves: Vec::new(),
+            resigned: None,
             script,
         })
+    }
+
+    /// Whether seats still decide: play has begun and nobody resigned.
+    fn playing(&self) -> bool {
+        self.started && self.resigned.is_none()
     }
 
     /// The engine (full information; never show it to a client).
@@ -109,7 +118,11 @@ impl<G: ProtoGame> Hosted<G> {
             }
             _ => {
                 self.pending = None;
-                let outcome = self.game.outcome().as_ref().map(encode_outcome);
+                let outcome = self
+                    .game
+                    .outcome()
+                    .as_ref()
+                    .map(|_| final_outcome(&self.game, None).expect("the game is over"));
                 self.push_host(HostEvent::Finished {
                     outcome: outcome.map(Box::new),
                 })
@@ -126,6 +139,9 @@ impl<G: ProtoGame> Hosted<G> {
     ) -> Result<Box<dyn StagedMove + '_>, ApplyError> {
         if !self.started {
             return Err(ApplyError::NotStarted);
+        }
+        if self.resigned.is_some() {
+            return Err(ApplyError::Resigned);
         }
         // The engine applies to a copy (a few hundred bytes), so that a move
         // that is never committed (its storage failed) leaves no trace.
@@ -201,7 +217,7 @@ impl<G: ProtoGame> Hosted<G> {
             }) => Origin::Timeout,
             Some(Prelude::Resumed) | None => Origin::Seat,
         };
-        self.moves.push((seat, origin, action));
+        self.moves.push((seat, origin, Some(action)));
         let last_seq = self.push_next();
         Applied {
             first_seq,
@@ -266,19 +282,19 @@ impl<G: ProtoGame> HostedGame for Hosted<G> {
     }
 
     fn is_over(&self) -> bool {
-        self.game.to_act().is_none()
+        self.game.to_act().is_none() || self.resigned.is_some()
     }
 
     fn to_act(&self) -> Option<Seat> {
-        self.game.to_act().filter(|_| self.started)
+        self.game.to_act().filter(|_| self.playing())
     }
 
     fn decision(&self) -> Option<pb::Decision> {
-        G::decision(&self.game).filter(|_| self.started)
+        G::decision(&self.game).filter(|_| self.playing())
     }
 
     fn decision_description(&self) -> String {
-        if self.started {
+        if self.playing() {
             self.game.decision_description()
         } else {
             String::new()
@@ -286,12 +302,31 @@ impl<G: ProtoGame> HostedGame for Hosted<G> {
     }
 
     fn legal_source(&self, all_payments: bool) -> LegalSource {
-        let position = self.started.then(|| self.game.clone());
+        let position = self.playing().then(|| self.game.clone());
         Box::new(move || Arc::new(Built::of(position.as_ref(), all_payments)))
     }
 
     fn pending_decision_seq(&self) -> Option<u64> {
-        self.pending.filter(|_| self.started)
+        self.pending.filter(|_| self.playing())
+    }
+
+    fn resign(&mut self, seat: Seat) -> Applied {
+        debug_assert!(self.can_resign(seat));
+        self.version += 1;
+        self.resigned = Some(seat);
+        self.pending = None;
+        self.moves.push((seat, Origin::Resigned, None));
+        let first_seq = self.push_host(HostEvent::Resigned { seat });
+        let outcome = final_outcome(&self.game, self.resigned);
+        let last_seq = self.push_host(HostEvent::Finished {
+            outcome: outcome.map(Box::new),
+        });
+        Applied {
+            first_seq,
+            last_seq,
+            version: self.version,
+            action: pb::Action::default(),
+        }
     }
 
     fn stage(
@@ -397,20 +432,23 @@ impl<G: ProtoGame> HostedGame for Hosted<G> {
     }
 
     fn outcome(&self) -> Option<pb::Outcome> {
-        self.game.outcome().as_ref().map(encode_outcome)
+        final_outcome(&self.game, self.resigned)
     }
 
     fn timeout_action(&self) -> Option<pb::Action> {
         self.game
             .timeout_action()
-            .filter(|_| self.started)
+            .filter(|_| self.playing())
             .map(|a| G::encode_action(&a))
     }
 
     fn replay_actions(&self) -> Vec<pb::ReplayAction> {
         self.moves
             .iter()
-            .map(|(seat, origin, action)| origin.replay_action(*seat, G::encode_action(action)))
+            .map(|(seat, origin, action)| {
+                let action = action.as_ref().map(G::encode_action).unwrap_or_default();
+                origin.replay_action(*seat, action)
+            })
             .collect()
     }
 }

@@ -62,6 +62,10 @@ pub(super) async fn rpc(
             )
             .await
         }
+        "Resign" => {
+            call.unary(|s, r: Request<pb::ResignRequest>| async move { s.resign(r).await })
+                .await
+        }
         "GetState" => {
             call.unary(|s, r: Request<pb::GetStateRequest>| async move { s.get_state(r).await })
                 .await

@@ -17,6 +17,7 @@
 mod api;
 mod arena;
 mod assets;
+mod bot_games;
 mod call;
 mod cross_site;
 mod error;
@@ -54,6 +55,7 @@ fn router(ctx: Ctx) -> Router {
         .route("/api/v1/games", get(api::game_types))
         .route("/api/v1/games/{id}/events", get(api::events))
         .route("/api/v1/bot/events", get(arena::bot_events))
+        .route("/api/v1/bots/{id}/games", get(bot_games::export))
         .route(
             "/api/v1/tournaments/{id}/events",
             get(arena::tournament_events),

@@ -12,7 +12,7 @@ use super::{Room, RoomState};
 use crate::error::{ServiceError, clip};
 use crate::hosted_game::{Applied, ApplyError, Choice};
 use crate::store::{ActionRecord, Games, Origin, SubmissionKey};
-use crate::submission::Submission;
+use crate::submission::{IdempotencyKey, Submission};
 
 /// An action to play: whose, decided by whom, what, and the key of the
 /// submission it answers, if any.
@@ -53,30 +53,10 @@ impl Room {
         now_ms: u64,
     ) -> Result<pb::SubmitActionResponse, ServiceError> {
         let mut state = self.lock();
-        if let Some(key) = &submission.key {
-            if state.keys_until_ms.is_some_and(|until| now_ms >= until) {
-                return Err(ServiceError::AnswerGone(self.id.clone()));
-            }
-            if let Some(first) = state.answered.get(seat, &key.digests.key) {
-                return if first.request == key.digests.request {
-                    Ok(state.answer_again(first))
-                } else {
-                    Err(ServiceError::KeyReused {
-                        what: "idempotency key",
-                        key: clip(&key.text),
-                    })
-                };
-            }
-            if state.ended_ms.is_some() && !state.keys_kept {
-                return Err(ServiceError::AnswerGone(self.id.clone()));
-            }
+        if let Some(first) = self.first_answer(&state, seat, submission.key.as_ref(), now_ms)? {
+            return Ok(first);
         }
-        if state.game.is_over() {
-            return Err(ServiceError::Finished(self.id.clone()));
-        }
-        if let Some(reason) = &state.abandoned {
-            return Err(ServiceError::Abandoned(self.id.clone(), reason.clone()));
-        }
+        self.still_played(&state)?;
         let current = state.game.version();
         let expected = submission.expected_version;
         if expected != current {
@@ -102,6 +82,49 @@ impl Room {
         }
         self.announce(&state);
         Ok(reply)
+    }
+
+    /// The first answer to the request keyed `key` of `seat`, if it is a
+    /// retry; an error if the key was used for another request, or its
+    /// answer is no longer kept.
+    pub(super) fn first_answer(
+        &self,
+        state: &RoomState,
+        seat: Seat,
+        key: Option<&IdempotencyKey>,
+        now_ms: u64,
+    ) -> Result<Option<pb::SubmitActionResponse>, ServiceError> {
+        let Some(key) = key else {
+            return Ok(None);
+        };
+        if state.keys_until_ms.is_some_and(|until| now_ms >= until) {
+            return Err(ServiceError::AnswerGone(self.id.clone()));
+        }
+        if let Some(first) = state.answered.get(seat, &key.digests.key) {
+            return if first.request == key.digests.request {
+                Ok(Some(state.answer_again(first)))
+            } else {
+                Err(ServiceError::KeyReused {
+                    what: "idempotency key",
+                    key: clip(&key.text),
+                })
+            };
+        }
+        if state.ended_ms.is_some() && !state.keys_kept {
+            return Err(ServiceError::AnswerGone(self.id.clone()));
+        }
+        Ok(None)
+    }
+
+    /// Refuses a change to a game that is over or was given up.
+    pub(super) fn still_played(&self, state: &RoomState) -> Result<(), ServiceError> {
+        if state.game.is_over() {
+            return Err(ServiceError::Finished(self.id.clone()));
+        }
+        if let Some(reason) = &state.abandoned {
+            return Err(ServiceError::Abandoned(self.id.clone(), reason.clone()));
+        }
+        Ok(())
     }
 
     /// The one path of every live action: staged by the engine, its record
@@ -134,6 +157,7 @@ impl Room {
                 action: staged.action().clone(),
                 key,
                 epoch: self.setup.epoch,
+                at_ms: now_ms,
             },
         )?;
         let applied = staged.commit();
@@ -182,17 +206,27 @@ impl Room {
     pub fn replay_stored(&self, record: ActionRecord, now_ms: u64) -> Result<(), ApplyError> {
         let mut state = self.lock();
         let (seat, origin) = (record.seat, record.origin);
-        let prelude = state.prelude(seat, origin);
-        let applied = state
-            .game
-            .apply(seat, &Choice::Action(record.action), prelude)?;
+        let applied = if origin == Origin::Resigned {
+            if !state.game.can_resign(seat) {
+                return Err(ApplyError::Resigned);
+            }
+            state.game.resign(seat)
+        } else {
+            let prelude = state.prelude(seat, origin);
+            state
+                .game
+                .apply(seat, &Choice::Action(record.action), prelude)?
+        };
         let applied = state.acted(seat, origin, applied, now_ms);
         if state.keys_kept
             && let Some(key) = record.key
         {
             let mut answered = state.answered(seat, key, &applied);
-            // The clock restarted: the answer carries the deadline of now.
-            answered.deadline_ms = None;
+            if record.at_ms == 0 {
+                // Stored before actions were dated: the clock was replayed
+                // from now, so the answer carries the pending deadline.
+                answered.deadline_ms = None;
+            }
             state.answered.insert(answered);
         }
         self.announce(&state);

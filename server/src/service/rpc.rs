@@ -17,7 +17,7 @@ use crate::lobby::Created;
 use crate::quota::Read;
 use crate::store::StoreError;
 use crate::stream::feed;
-use crate::submission::Submission;
+use crate::submission::{Resignation, Submission};
 
 /// The room of a call's game if it is served here; otherwise forwards the
 /// call to the game's owner with the client method `$method` and returns.
@@ -121,6 +121,31 @@ impl DruidsService for Service {
         let id = request.get_ref().game_id.clone();
         self.under_plan(Method::Submit, id, request, |r| self.submit_action_here(r))
             .await
+    }
+
+    async fn resign(
+        &self,
+        request: Request<pb::ResignRequest>,
+    ) -> std::result::Result<Response<pb::ResignResponse>, Status> {
+        let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
+        let room = here_or_forward!(self, request, caller, resign);
+        let seat = self.refused(self.seat(&room, &caller))?;
+        let span = info_span!("resign", game_id = %room.id, seat = seat.0);
+        let now = self.clock.now_ms();
+        let resignation = self.refused(Resignation::parse(request.into_inner().into_inner()))?;
+        let rate = self.limits.max_submits_per_second;
+        self.refused(room.charge_submission(seat, rate, now))?;
+        let (games, rooms) = (Arc::clone(&self.games), Arc::clone(&self.rooms));
+        let reply = self
+            .off_the_workers(move || {
+                let _enter = span.enter();
+                let reply = room.resign(seat, &resignation, games.as_ref(), now);
+                rooms.settle(&room);
+                reply
+            })
+            .await?;
+        Ok(Response::new(self.refused(reply)?))
     }
 
     type StreamEventsStream = EventStream;

@@ -74,6 +74,7 @@ impl Kept {
                 action: a.action.unwrap_or_default(),
                 key: None,
                 epoch: Epoch::NONE,
+                at_ms: 0,
             });
         }
         Ok(StoredGame {

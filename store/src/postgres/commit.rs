@@ -41,6 +41,7 @@ struct Row {
     action: Vec<u8>,
     key: Option<[u8; SubmissionKey::LEN]>,
     epoch: Epoch,
+    at_ms: i64,
 }
 
 /// The appends waiting for a commit and the results of those committed.
@@ -55,8 +56,8 @@ pub(super) struct Appends {
 }
 
 const INSERT_ACTION: &str =
-    "INSERT INTO actions (game_id, version, seat, origin, action, submission_key, epoch)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    "INSERT INTO actions (game_id, version, seat, origin, action, submission_key, epoch, at_ms)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 
 /// Locks the leases of the games of a batch, for the batch's transaction.
 pub(super) const LOCK_LEASES: &str = "SELECT game_id, epoch FROM leases
@@ -65,9 +66,9 @@ pub(super) const LOCK_LEASES: &str = "SELECT game_id, epoch FROM leases
 /// Every row of a batch in one statement; rows whose version is stored
 /// already are skipped (and not returned).
 const INSERT_ALL: &str =
-    "INSERT INTO actions (game_id, version, seat, origin, action, submission_key, epoch)
+    "INSERT INTO actions (game_id, version, seat, origin, action, submission_key, epoch, at_ms)
      SELECT * FROM unnest($1::TEXT[], $2::BIGINT[], $3::SMALLINT[], $4::SMALLINT[],
-                          $5::BYTEA[], $6::BYTEA[], $7::BIGINT[])
+                          $5::BYTEA[], $6::BYTEA[], $7::BIGINT[], $8::BIGINT[])
      ON CONFLICT (game_id, version) DO NOTHING
      RETURNING game_id, version";
 
@@ -158,6 +159,7 @@ impl PostgresStore {
             action: action.action.encode_to_vec(),
             key: action.key.map(SubmissionKey::to_bytes),
             epoch: action.epoch,
+            at_ms: action.at_ms as i64,
         });
         loop {
             if let Some(result) = appends.results.remove(&ticket) {
@@ -204,13 +206,14 @@ async fn insert_all(
         .map(|r| r.key.as_ref().map(|k| &k[..]))
         .collect();
     let epochs: Vec<i64> = rows.iter().map(|r| r.epoch.0 as i64).collect();
+    let times: Vec<i64> = rows.iter().map(|r| r.at_ms).collect();
     tx.batch_execute("SAVEPOINT batch").await?;
     let insert = tx.prepare_cached(INSERT_ALL).await?;
     let inserted = tx
         .query(
             &insert,
             &[
-                &games, &versions, &seats, &origins, &actions, &keys, &epochs,
+                &games, &versions, &seats, &origins, &actions, &keys, &epochs, &times,
             ],
         )
         .await;
@@ -294,6 +297,7 @@ async fn insert_one(
                 &row.action,
                 &row.key.as_ref().map(|k| &k[..]),
                 &(row.epoch.0 as i64),
+                &row.at_ms,
             ],
         )
         .await;

@@ -86,7 +86,7 @@ async fn complete(
     }
     let actions = tx
         .query(
-            "SELECT game_id, version, seat, origin, action, submission_key, epoch FROM actions
+            "SELECT game_id, version, seat, origin, action, submission_key, epoch, at_ms FROM actions
               WHERE game_id = ANY($1) ORDER BY game_id, version",
             &[&ids],
         )
@@ -108,6 +108,7 @@ async fn complete(
                 .map(SubmissionKey::from_bytes)
                 .transpose()?,
             epoch: Epoch(r.get::<_, i64>(6) as u64),
+            at_ms: r.get::<_, i64>(7).max(0) as u64,
         };
         games[index[r.get::<_, &str>(0)]].actions.push(action);
     }

@@ -26,6 +26,7 @@ struct Row {
     origin: i64,
     action: Vec<u8>,
     key: Option<[u8; SubmissionKey::LEN]>,
+    at_ms: i64,
 }
 
 /// The appends waiting for a commit and the results of those committed.
@@ -41,7 +42,7 @@ pub(super) struct Appends {
     results: HashMap<u64, Result<(), StoreError>>,
 }
 
-const INSERT_ACTION: &str = "INSERT INTO actions (game_id, version, seat, origin, action, submission_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+const INSERT_ACTION: &str = "INSERT INTO actions (game_id, version, seat, origin, action, submission_key, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
 impl SqliteStore {
     /// Commits `batch` in one transaction, each row in a savepoint of its own;
@@ -60,7 +61,8 @@ impl SqliteStore {
                         row.seat,
                         row.origin,
                         row.action,
-                        row.key.as_ref().map(|k| k.as_slice())
+                        row.key.as_ref().map(|k| k.as_slice()),
+                        row.at_ms
                     ])
                 };
                 if let [row] = batch {
@@ -115,6 +117,7 @@ impl SqliteStore {
             origin: action.origin as i64,
             action: action.action.encode_to_vec(),
             key: action.key.map(SubmissionKey::to_bytes),
+            at_ms: action.at_ms as i64,
         });
         loop {
             if let Some(result) = appends.results.remove(&ticket) {

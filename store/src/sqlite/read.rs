@@ -86,7 +86,7 @@ fn complete(conn: &Connection, row: GameRow) -> Result<StoredGame, StoreError> {
     }
     let mut actions_q = conn
         .prepare_cached(
-            "SELECT version, seat, origin, action, submission_key FROM actions WHERE game_id = ?1 ORDER BY version",
+            "SELECT version, seat, origin, action, submission_key, at_ms FROM actions WHERE game_id = ?1 ORDER BY version",
         )
         .map_err(err)?;
     let rows = actions_q
@@ -97,12 +97,13 @@ fn complete(conn: &Connection, row: GameRow) -> Result<StoredGame, StoreError> {
                 r.get::<_, i64>(2)?,
                 r.get::<_, Vec<u8>>(3)?,
                 r.get::<_, Option<Vec<u8>>>(4)?,
+                r.get::<_, i64>(5)?,
             ))
         })
         .map_err(err)?;
     let mut actions = Vec::new();
     for row in rows {
-        let (version, seat, origin, action, key) = row.map_err(err)?;
+        let (version, seat, origin, action, key, at_ms) = row.map_err(err)?;
         actions.push(ActionRecord {
             version: version as u64,
             seat: Seat(seat),
@@ -114,6 +115,7 @@ fn complete(conn: &Connection, row: GameRow) -> Result<StoredGame, StoreError> {
             action: decode("action", &action)?,
             key: key.as_deref().map(SubmissionKey::from_bytes).transpose()?,
             epoch: Epoch::NONE,
+            at_ms: at_ms.max(0) as u64,
         });
     }
     Ok(StoredGame {

@@ -179,6 +179,9 @@ CREATE TABLE challenges (
 ALTER TABLE games ADD COLUMN outcome BLOB;
 CREATE INDEX match_games_game ON match_games(game_id);",
     ),
+    // 9: when each action was made (ms since the Unix epoch; 0 for those
+    // stored before), so that a restart replays the turn clocks as they ran.
+    Migration::Sql("ALTER TABLE actions ADD COLUMN at_ms INTEGER NOT NULL DEFAULT 0;"),
 ];
 
 /// Brings the schema of `conn` up to date.

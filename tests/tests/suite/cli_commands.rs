@@ -61,7 +61,7 @@ fn command(url: &str, args: &[&str]) -> Command {
 }
 
 /// Runs `druids ARGS`; (success, stdout, stderr).
-fn druids(url: &str, args: &[&str]) -> (bool, String, String) {
+pub(crate) fn druids(url: &str, args: &[&str]) -> (bool, String, String) {
     let out = command(url, args).output().expect("run druids");
     (
         out.status.success(),
@@ -71,7 +71,7 @@ fn druids(url: &str, args: &[&str]) -> (bool, String, String) {
 }
 
 /// Runs `druids ARGS`, which must succeed; its stdout.
-fn ok(url: &str, args: &[&str]) -> String {
+pub(crate) fn ok(url: &str, args: &[&str]) -> String {
     let (ok, out, err) = druids(url, args);
     assert!(ok, "druids {args:?} failed: {err}");
     out

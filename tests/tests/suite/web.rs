@@ -106,7 +106,9 @@ async fn curl_walk_through_of_docs_http_md() {
     let stdout = run_doc_script(script, &base, "http-doc").await;
     assert!(stdout.contains("\"gameFinished\""), "{stdout}");
     assert!(stdout.contains("HTTP/1.1 404"), "{stdout}");
-    // The game the script played is over, by the rules.
+    assert!(stdout.contains("\"resigned\":[1]"), "{stdout}");
+    // The game the script played is over, by the rules; the one seat 1
+    // resigned is over with seat 1 last (the list is newest first).
     let mut client = server.client().await;
     let games = client
         .list_games(pb::ListGamesRequest::default())
@@ -114,10 +116,13 @@ async fn curl_walk_through_of_docs_http_md() {
         .expect("list")
         .into_inner()
         .games;
-    assert_eq!(games.len(), 1);
-    let st = state(&mut client, &games[0].game_id, None).await;
+    assert_eq!(games.len(), 2);
+    let st = state(&mut client, &games[1].game_id, None).await;
     assert_eq!(st.status, pb::GameStatus::Finished as i32);
     assert!(!st.outcome.expect("outcome").by_safeguard);
+    let resigned = state(&mut client, &games[0].game_id, None).await;
+    let outcome = resigned.outcome.expect("outcome");
+    assert_eq!((outcome.resigned, outcome.ranking), (vec![1], vec![0, 1]));
 }
 
 /// An HTTP/1.1 exchange over a plain TCP connection (`Connection: close`):

@@ -150,6 +150,7 @@ fn run<G: ProtoGame + Searchable>(
             action: Some(G::encode_action(&action)),
             timeout: false,
             autopilot: false,
+            resigned: false,
         });
         version += 1;
     }

@@ -651,6 +651,7 @@ async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
             action: pb::Action::default(),
             key: None,
             epoch: Epoch::FIRST,
+            at_ms: 0,
         },
     );
     assert!(

@@ -77,9 +77,10 @@ async fn concurrent_appends_share_commits_and_keep_their_own_results(backend: Ba
 
 on_every_store!(appended_actions_read_back_as_written);
 
-/// The one record of an action comes back as appended: its seat, origin,
-/// canonical action and, on a durable store, its submission key (the memory
-/// store keeps none: nothing is rebuilt from it after a restart).
+/// The one record of an action comes back as appended: its seat, origin
+/// (a resignation's too), canonical action and, on a durable store, its
+/// submission key and when it was made (the memory store keeps neither:
+/// nothing is rebuilt from it after a restart).
 async fn appended_actions_read_back_as_written(backend: Backend) {
     let db = TestDb::new(backend, "records");
     let store = db.open();
@@ -101,7 +102,15 @@ async fn appended_actions_read_back_as_written(backend: Backend) {
         ActionRecord {
             origin: Origin::Autopilot,
             key: Some(SubmissionKey::of(&"k".repeat(128), None, Some(u64::MAX))),
+            at_ms: 1_764_172_800_123,
             ..action(3)
+        },
+        ActionRecord {
+            seat: Seat(1),
+            origin: Origin::Resigned,
+            key: Some(SubmissionKey::of("resign", None, None)),
+            at_ms: u64::from(u32::MAX) * 1000,
+            ..action(4)
         },
     ];
     for r in &records {
@@ -114,6 +123,7 @@ async fn appended_actions_read_back_as_written(backend: Backend) {
         .iter()
         .map(|r| ActionRecord {
             key: r.key.filter(|_| store.is_durable()),
+            at_ms: if store.is_durable() { r.at_ms } else { 0 },
             ..r.clone()
         })
         .collect();
@@ -143,7 +153,7 @@ async fn a_log_stored_before_submission_keys_still_loads(backend: Backend) {
         idempotency_key: key.to_owned(),
     };
     // Back to the schema before submission keys (and results and removed
-    // challenges, which came after), with rows as it wrote them:
+    // challenges and action times, which came after), with rows as it wrote them:
     // keyed, unkeyed, and the server's own (no key, but a request).
     let rows = [
         ("live", 1, request(1, "k1")),
@@ -174,6 +184,7 @@ async fn a_log_stored_before_submission_keys_still_loads(backend: Backend) {
                 "DROP INDEX match_games_game;
                  ALTER TABLE games DROP COLUMN outcome;
                  ALTER TABLE actions DROP COLUMN submission_key;
+                 ALTER TABLE actions DROP COLUMN at_ms;
                  ALTER TABLE actions ADD COLUMN request BLOB NOT NULL DEFAULT x'';
                  PRAGMA user_version = 6;
                  {inserts}"
@@ -188,6 +199,7 @@ async fn a_log_stored_before_submission_keys_still_loads(backend: Backend) {
                      ALTER TABLE challenges DROP COLUMN removed_at;
                      ALTER TABLE games DROP COLUMN outcome;
                      ALTER TABLE actions DROP COLUMN submission_key;
+                     ALTER TABLE actions DROP COLUMN at_ms;
                      ALTER TABLE actions ADD COLUMN request BYTEA NOT NULL DEFAULT '';
                      DELETE FROM refinery_schema_history WHERE version >= 6;
                      {inserts}"

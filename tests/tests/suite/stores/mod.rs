@@ -221,6 +221,7 @@ pub fn action(version: u64) -> ActionRecord {
         action: pb::Action::default(),
         key: None,
         epoch: Epoch::NONE,
+        at_ms: 0,
     }
 }
 

@@ -1,0 +1,65 @@
+//! A seat giving up ([`Room::resign`]): checked, stored like an action (a
+//! record of its own, whose key is kept as a submission's), then made. The
+//! game ends with it.
+
+use druids_contract::pb;
+use druids_engine::Seat;
+
+use super::Room;
+use crate::error::ServiceError;
+use crate::store::{ActionRecord, Games, Origin};
+use crate::submission::Resignation;
+
+impl Room {
+    /// `seat` resigns: its first answer again if this is a retry; else the
+    /// resignation, stored first, which ends the game.
+    pub fn resign(
+        &self,
+        seat: Seat,
+        resignation: &Resignation,
+        games: &dyn Games,
+        now_ms: u64,
+    ) -> Result<pb::ResignResponse, ServiceError> {
+        let mut state = self.lock();
+        let key = resignation.key.as_ref();
+        if let Some(first) = self.first_answer(&state, seat, key, now_ms)? {
+            return Ok(resigned(first));
+        }
+        self.still_played(&state)?;
+        if !state.game.can_resign(seat) {
+            return Err(ServiceError::NotStarted(self.id.clone()));
+        }
+        let digests = key.map(|k| k.digests);
+        games.append_action(
+            &self.id,
+            &ActionRecord {
+                version: state.game.version() + 1,
+                seat,
+                origin: Origin::Resigned,
+                action: pb::Action::default(),
+                key: digests,
+                epoch: self.setup.epoch,
+                at_ms: now_ms,
+            },
+        )?;
+        let applied = state.game.resign(seat);
+        let applied = state.acted(seat, Origin::Resigned, applied, now_ms);
+        self.record_end(&state, games, now_ms);
+        let seqs = applied.first_seq..=applied.last_seq;
+        let reply = state.answer(seat, seqs, applied.version, None);
+        if let Some(key) = digests {
+            let answered = state.answered(seat, key, &applied);
+            state.answered.insert(answered);
+        }
+        self.announce(&state);
+        Ok(resigned(reply))
+    }
+}
+
+/// A resignation's answer: what a submission's would be.
+fn resigned(answer: pb::SubmitActionResponse) -> pb::ResignResponse {
+    pb::ResignResponse {
+        version: answer.version,
+        events: answer.events,
+    }
+}
