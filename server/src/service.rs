@@ -137,7 +137,8 @@ impl Service {
         )?);
         let build_arena = {
             let (settings, store) = (limits.arena.clone(), Arc::clone(&store));
-            let (lobby, rooms, clock) = (Arc::clone(&lobby), Arc::clone(&rooms), Arc::clone(&clock));
+            let (lobby, rooms, clock) =
+                (Arc::clone(&lobby), Arc::clone(&rooms), Arc::clone(&clock));
             move || {
                 Arena::new(
                     settings.clone(),

@@ -344,8 +344,10 @@ impl ArenaService for ArenaApi {
         request: Request<pb::CancelChallengeRequest>,
     ) -> Result<Response<pb::CancelChallengeResponse>, Status> {
         let (arena, _) = here_or_forward!(self, request, cancel_challenge);
-        self.bot_call(arena, request, |arena, bot, req| arena.cancel_challenge(bot, req))
-            .await
+        self.bot_call(arena, request, |arena, bot, req| {
+            arena.cancel_challenge(bot, req)
+        })
+        .await
     }
 
     async fn create_tournament(
@@ -377,8 +379,10 @@ impl ArenaService for ArenaApi {
         request: Request<pb::JoinTournamentRequest>,
     ) -> Result<Response<pb::JoinTournamentResponse>, Status> {
         let (arena, _) = here_or_forward!(self, request, join_tournament);
-        self.bot_call(arena, request, |arena, bot, req| arena.join_tournament(bot, req))
-            .await
+        self.bot_call(arena, request, |arena, bot, req| {
+            arena.join_tournament(bot, req)
+        })
+        .await
     }
 
     type StreamTournamentEventsStream = TournamentEventStream;
@@ -398,16 +402,23 @@ impl ArenaService for ArenaApi {
             .await??;
         let id = req.tournament_id;
         let read = move |from: u64| arena.tournament_events_from(&id, from, EVENTS_PER_READ);
-        let stream = self.follow(moved, last, req.from_seq, over, read, |e: &pb::TournamentEvent| {
-            let last = matches!(
-                e.event,
-                Some(
-                    pb::tournament_event::Event::Finished(_)
-                        | pb::tournament_event::Event::Cancelled(_)
-                )
-            );
-            (e.seq, last)
-        });
+        let stream = self.follow(
+            moved,
+            last,
+            req.from_seq,
+            over,
+            read,
+            |e: &pb::TournamentEvent| {
+                let last = matches!(
+                    e.event,
+                    Some(
+                        pb::tournament_event::Event::Finished(_)
+                            | pb::tournament_event::Event::Cancelled(_)
+                    )
+                );
+                (e.seq, last)
+            },
+        );
         Ok(Response::new(stream))
     }
 }

@@ -179,7 +179,11 @@ impl ArenaWork {
         }
         let fresh = Duration::from_millis(self.cluster.config().lease_ms / 3);
         if !forwarded
-            && let Some((addr, seen)) = self.holder.lock().unwrap_or_else(|p| p.into_inner()).clone()
+            && let Some((addr, seen)) = self
+                .holder
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone()
             && seen.elapsed() < fresh
         {
             return Ok(ArenaAt::There(addr));
@@ -218,7 +222,11 @@ impl ArenaWork {
     /// Takes the arena over from epoch `seen` (held by `from`) and builds it
     /// here; `None` if another node was faster or this node's own lease is
     /// not surely running. Blocks on the database.
-    fn take_over(&self, seen: Epoch, from: Option<&str>) -> Result<Option<Arc<Arena>>, ServiceError> {
+    fn take_over(
+        &self,
+        seen: Epoch,
+        from: Option<&str>,
+    ) -> Result<Option<Arc<Arena>>, ServiceError> {
         let _one = self.claiming.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(held) = self.held().as_ref() {
             return Ok(Some(Arc::clone(&held.arena)));
@@ -262,7 +270,11 @@ impl ArenaWork {
     fn depose(&self, to: &str) {
         let held = self.held.write().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(held) = held {
-            tracing::warn!(epoch = held.epoch.0, to, "the arena's work moved to another node");
+            tracing::warn!(
+                epoch = held.epoch.0,
+                to,
+                "the arena's work moved to another node"
+            );
             held.arena.close();
         }
     }

@@ -86,7 +86,8 @@ pub async fn route<T>(
     request: &Request<T>,
 ) -> Result<Routed, Status> {
     let here = request.remote_addr().map(|a| a.ip());
-    let (forwarded, peer) = match cluster.and_then(|c| c.peers().forwarded_for(request.metadata())) {
+    let (forwarded, peer) = match cluster.and_then(|c| c.peers().forwarded_for(request.metadata()))
+    {
         Some(client) => (true, client),
         None => (false, here),
     };

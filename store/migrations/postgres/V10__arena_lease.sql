@@ -49,6 +49,6 @@ CREATE TRIGGER challenges_fenced BEFORE INSERT OR UPDATE OR DELETE ON challenges
     FOR EACH STATEMENT EXECUTE FUNCTION arena_fence();
 
 -- What a node that does not hold the arena asks when a bot's key plays a seat
--- of an arena game it serves: the match of a game, the bot of a key.
-CREATE INDEX match_games_game ON match_games(game_id);
+-- of an arena game it serves: the bot of a key (the match of a game has its
+-- index, V8__results.sql).
 CREATE INDEX bots_key_hash ON bots(key_hash);

@@ -80,7 +80,11 @@ impl EventLogs for PostgresStore {
         );
         self.retry(log.last_op(), |_| {
             self.wait(async {
-                let row = self.arena_client().await?.query_one(&query, &[&owner]).await?;
+                let row = self
+                    .arena_client()
+                    .await?
+                    .query_one(&query, &[&owner])
+                    .await?;
                 Ok(row.get::<_, i64>(0) as u64)
             })
         })
