@@ -728,7 +728,10 @@ fn a_deposed_holders_arena_writes_are_refused() {
     two.renew("n2", "http://n2", 60_000).unwrap();
     let free = one.arena_holder().unwrap();
     assert_eq!(free.node, None, "no node held the arena yet");
-    let first = one.claim_arena("n1", free.epoch).unwrap().expect("a free arena");
+    let first = one
+        .claim_arena("n1", free.epoch)
+        .unwrap()
+        .expect("a free arena");
     one.fence_arena(Some(("n1", first)));
     one.register_bot(&bot_record("before")).unwrap();
     assert_eq!(
