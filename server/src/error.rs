@@ -154,6 +154,12 @@ pub enum ServiceError {
     /// The game is moving between nodes (already clipped); nothing was applied.
     #[error("game {0} is moving to another node: nothing was applied; retry")]
     Moved(String),
+    /// The arena's work is moving to another node (its holder died or
+    /// stalled); nothing was applied.
+    #[error(
+        "the arena's work is moving to another node: nothing was applied; retry (on any node; a stream resumes from its next seq, a seek is opened again)"
+    )]
+    ArenaMoved,
     /// RegisterBot without the operator key on a closed server.
     #[error(
         "registration is closed on this server: RegisterBot needs the operator key as its bearer token"
@@ -175,7 +181,7 @@ pub enum ServiceError {
     #[error("no tournament with id {0}")]
     TournamentNotFound(String),
     /// The arena is off on this server.
-    #[error("the arena runs on single-node servers only: this server is a node of several")]
+    #[error("the arena is off on this server")]
     ArenaUnavailable,
     /// JoinTournament when entry is not open (why).
     #[error("tournament {id} takes no entrants: {why}")]
@@ -260,9 +266,10 @@ impl ServiceError {
             | ServiceError::StalePageToken(_) => Code::Aborted,
             ServiceError::KeyReused { .. } | ServiceError::SeatTaken(_) => Code::AlreadyExists,
             ServiceError::RateLimited { .. } | ServiceError::Limit(_) => Code::ResourceExhausted,
-            ServiceError::Storage(_) | ServiceError::ShuttingDown | ServiceError::Moved(_) => {
-                Code::Unavailable
-            }
+            ServiceError::Storage(_)
+            | ServiceError::ShuttingDown
+            | ServiceError::Moved(_)
+            | ServiceError::ArenaMoved => Code::Unavailable,
             ServiceError::RegistrationClosed => Code::PermissionDenied,
             ServiceError::BotNameTaken(_) => Code::AlreadyExists,
             ServiceError::BotKeyUnknown(_) => Code::Unauthenticated,
@@ -313,9 +320,9 @@ impl ServiceError {
             ServiceError::RateLimited { .. } => ErrorReason::RateLimited,
             ServiceError::Limit(_) => ErrorReason::LimitReached,
             ServiceError::StalePageToken(_) => ErrorReason::StalePageToken,
-            ServiceError::Storage(StoreError::Fenced { .. }) | ServiceError::Moved(_) => {
-                ErrorReason::GameMoved
-            }
+            ServiceError::Storage(StoreError::Fenced { .. })
+            | ServiceError::Moved(_)
+            | ServiceError::ArenaMoved => ErrorReason::GameMoved,
             ServiceError::Storage(_) => ErrorReason::StorageUnavailable,
             ServiceError::RegistrationClosed => ErrorReason::RegistrationClosed,
             ServiceError::BotNameTaken(_) => ErrorReason::BotNameTaken,
@@ -397,7 +404,9 @@ impl From<ServiceError> for Status {
             | ServiceError::FaultRestarting { retry_after } => {
                 details.set_retry_info(Some(*retry_after));
             }
-            ServiceError::Moved(_) | ServiceError::Storage(StoreError::Fenced { .. }) => {
+            ServiceError::Moved(_)
+            | ServiceError::ArenaMoved
+            | ServiceError::Storage(StoreError::Fenced { .. }) => {
                 details.set_retry_info(Some(MOVED_RETRY));
             }
             ServiceError::Storage(_) | ServiceError::StorageLate => {

@@ -8,6 +8,7 @@
 //! What is kept is the [`store`]'s (the `druids-store` crate).
 
 pub mod arena;
+pub mod arena_work;
 pub mod auth;
 pub mod blocking;
 pub mod bot_cpu;
@@ -108,6 +109,7 @@ pub fn start_node(
     let shared: Arc<dyn Store> = Arc::clone(&store) as Arc<dyn Store>;
     let service = Arc::new(Service::node(
         Arc::clone(&shared),
+        Arc::clone(&store) as Arc<dyn store::Leases>,
         store,
         node,
         limits,
@@ -267,24 +269,22 @@ pub async fn serve_service(
     // Always served: without --test-faults it refuses every call, saying why.
     let testing = TestingServiceServer::from_arc(Arc::clone(&service))
         .max_decoding_message_size(limits.max_message_bytes);
-    let arena = ArenaServiceServer::new(arena::api::ArenaApi::new(
-        service.arena().cloned(),
-        service.blocking().clone(),
-        service.stop_signal(),
-    ))
-    .max_decoding_message_size(limits.max_message_bytes);
-    let arena_round = service.arena().cloned().map(|arena| {
+    let arena = ArenaServiceServer::new(arena::api::ArenaApi::of(&service))
+        .max_decoding_message_size(limits.max_message_bytes);
+    let arena_round = {
+        let host = service.arena_host().clone();
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(ARENA_TICK);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tick.tick().await;
-                let a = Arc::clone(&arena);
-                // The round writes to the store, which may block on the disk.
-                let _ = tokio::task::spawn_blocking(move || a.tick()).await;
+                let h = host.clone();
+                // The round writes to the store, which may block on the disk;
+                // on a node of several it runs where the arena's lease is.
+                let _ = tokio::task::spawn_blocking(move || h.tick()).await;
             }
         })
-    });
+    };
     let house = house_bots::start(&service);
     let incoming = transport::incoming(listener, &limits, service.connection_resets());
     let mut builder = Server::builder()
@@ -314,9 +314,7 @@ pub async fn serve_service(
         })
         .await;
     referee.abort();
-    if let Some(round) = arena_round {
-        round.abort();
-    }
+    arena_round.abort();
     if let Some(house) = house {
         house.abort();
     }

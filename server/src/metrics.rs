@@ -158,6 +158,8 @@ pub struct ClusterMetrics {
     pub fenced: IntCounter,
     /// Renewals that found this node's leases had run out.
     pub lease_lapses: IntCounter,
+    /// Times this node took the arena's work over ([`crate::arena_work`]).
+    pub arena_takeovers: IntCounter,
 }
 
 impl Default for ClusterMetrics {
@@ -207,6 +209,11 @@ impl ClusterMetrics {
                 "Lease renewals that found this node's leases had run out",
             )
             .expect("valid metric"),
+            arena_takeovers: IntCounter::new(
+                "node_arena_takeovers_total",
+                "Times this node took the arena's work over (its holder's lease ran out)",
+            )
+            .expect("valid metric"),
         }
     }
 }
@@ -222,6 +229,7 @@ impl Metrics {
             Box::new(cluster.game_moved.clone()),
             Box::new(cluster.fenced.clone()),
             Box::new(cluster.lease_lapses.clone()),
+            Box::new(cluster.arena_takeovers.clone()),
         ] {
             self.registry.register(m).expect("metric names are unique");
         }

@@ -18,6 +18,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use crate::arena::Arena;
+use crate::arena_work::{ArenaHost, ArenaWork};
 use crate::auth::{TokenHash, bearer};
 use crate::blocking::OffTheWorkers;
 use crate::bot_cpu::{BotCpu, BotCpuLimits};
@@ -34,7 +35,7 @@ use crate::recover::Rebuild;
 use crate::room::Room;
 use crate::rooms::{Lifecycle, Rooms};
 use crate::store::Leases;
-use crate::store::{ArenaStore, Epoch, Games, Store, StoreError};
+use crate::store::{ArenaLease, ArenaStore, Epoch, Games, Store, StoreError};
 use crate::stream::{STREAM_BUFFER, Streams};
 
 mod rpc;
@@ -57,8 +58,8 @@ pub struct Service {
     blocking: OffTheWorkers,
     /// This node's cluster, if it is one of several.
     cluster: Option<Arc<Cluster>>,
-    /// The arena (off on a node of several).
-    arena: Option<Arc<Arena>>,
+    /// The arena: here, or (on a node of several) wherever its lease is.
+    arena: ArenaHost,
     /// The CPU the server's own bots share.
     bot_cpu: Arc<BotCpu>,
     /// The fault plans of test games (`--test-faults`).
@@ -90,20 +91,22 @@ impl Service {
     pub fn node(
         store: Arc<dyn Store>,
         leases: Arc<dyn Leases>,
+        arena_lease: Arc<dyn ArenaLease>,
         node: NodeConfig,
         limits: Limits,
         clock: Arc<dyn Clock>,
     ) -> std::result::Result<Service, StoreError> {
         let cluster = Cluster::new(node, leases, Arc::clone(&store), &store.secret()?);
-        Service::build(store, limits, clock, Some(Arc::new(cluster)))
+        Service::build(store, limits, clock, Some((Arc::new(cluster), arena_lease)))
     }
 
     fn build(
         store: Arc<dyn Store>,
         limits: Limits,
         clock: Arc<dyn Clock>,
-        cluster: Option<Arc<Cluster>>,
+        node: Option<(Arc<Cluster>, Arc<dyn ArenaLease>)>,
     ) -> std::result::Result<Service, StoreError> {
+        let cluster = node.as_ref().map(|(c, _)| Arc::clone(c));
         let metrics = Arc::new(Metrics::new());
         metrics.test_faults.set(limits.test_faults.into());
         let faults = Arc::new(Faults::new(limits.test_faults));
@@ -132,15 +135,29 @@ impl Service {
             cluster.clone(),
             limits.catalog.clone(),
         )?);
-        let arena = match cluster {
-            Some(_) => None,
-            None => Some(Arc::new(Arena::new(
-                limits.arena.clone(),
-                Arc::clone(&store) as Arc<dyn ArenaStore>,
-                Arc::clone(&lobby),
-                Arc::clone(&rooms),
-                Arc::clone(&clock),
-            )?)),
+        let build_arena = {
+            let (settings, store) = (limits.arena.clone(), Arc::clone(&store));
+            let (lobby, rooms, clock) =
+                (Arc::clone(&lobby), Arc::clone(&rooms), Arc::clone(&clock));
+            move || {
+                Arena::new(
+                    settings.clone(),
+                    Arc::clone(&store) as Arc<dyn ArenaStore>,
+                    Arc::clone(&lobby),
+                    Arc::clone(&rooms),
+                    Arc::clone(&clock),
+                )
+            }
+        };
+        let arena = match node {
+            // Taken by the first node whose upkeep finds it free.
+            Some((cluster, lease)) => ArenaHost::Node(Arc::new(ArenaWork::new(
+                Arc::clone(&cluster),
+                lease,
+                Box::new(build_arena),
+                cluster.metrics().arena_takeovers.clone(),
+            ))),
+            None => ArenaHost::Single(Arc::new(build_arena()?)),
         };
         let bot_cpu = BotCpu::new(BotCpuLimits {
             threads: limits.bot_threads,
@@ -175,9 +192,18 @@ impl Service {
         self.lobby.catalog()
     }
 
-    /// The arena, unless this is a node of several.
+    /// The arena of a single server (a node of several has none of its own:
+    /// see [`Service::arena_host`]).
     pub fn arena(&self) -> Option<&Arc<Arena>> {
-        self.arena.as_ref()
+        match &self.arena {
+            ArenaHost::Single(arena) => Some(arena),
+            ArenaHost::Node(_) => None,
+        }
+    }
+
+    /// Where the arena is.
+    pub fn arena_host(&self) -> &ArenaHost {
+        &self.arena
     }
 
     /// The way this service runs blocking work.
@@ -208,7 +234,15 @@ impl Service {
     /// single server. Blocks on the database: call it off the async workers.
     pub fn upkeep(&self) -> std::result::Result<(), StoreError> {
         match &self.cluster {
-            Some(cluster) => cluster.upkeep(&self.rooms, self.clock.now_ms()),
+            Some(cluster) => {
+                cluster.upkeep(&self.rooms, self.clock.now_ms())?;
+                if let ArenaHost::Node(work) = &self.arena
+                    && let Err(e) = work.upkeep()
+                {
+                    tracing::warn!("the arena's lease: {e}");
+                }
+                Ok(())
+            }
             None => Ok(()),
         }
     }
@@ -230,8 +264,26 @@ impl Service {
     }
 
     /// Where the game of a call is served: here, or (in a cluster) on the
-    /// node that owns it.
+    /// node that owns it. On a node that does not hold the arena, a game
+    /// served here is first looked up in the arena's tables if the caller's
+    /// token may be a bot's key or the game is over (its seed may be a
+    /// running match's).
     async fn locate(&self, id: &str, caller: &Caller) -> std::result::Result<Located, Status> {
+        let located = self.locate_game(id, caller).await?;
+        if let Located::Here(room) = &located
+            && self.arena.looks_up()
+        {
+            let token = caller.token.filter(|t| room.seat_of(t).is_none());
+            if token.is_some() || room.ended_ms().is_some() {
+                let (arena, id) = (self.arena.clone(), room.id.clone());
+                self.off_the_workers(move || arena.look_up(&id, token.as_ref()))
+                    .await?;
+            }
+        }
+        Ok(located)
+    }
+
+    async fn locate_game(&self, id: &str, caller: &Caller) -> std::result::Result<Located, Status> {
         let Some(cluster) = &self.cluster else {
             return Ok(Located::Here(self.room(id).await?));
         };
@@ -439,7 +491,7 @@ impl Service {
             return Ok(Viewer::Seat(seat));
         }
         // In an arena game, a bot's API key acts for its seat.
-        if let Some(seat) = self.arena.as_ref().and_then(|a| a.seat_in(&room.id, hash)) {
+        if let Some(seat) = self.arena.seat_in(&room.id, hash) {
             return Ok(Viewer::Seat(seat));
         }
         if self.rooms.knows_token(hash) {
@@ -516,9 +568,7 @@ impl Service {
     /// The replay of a game that is over, unless its seed must stay secret
     /// (a duplicate match still being played shares it).
     fn replay_of(&self, room: &Room) -> Result<pb::Replay> {
-        if let Some(arena) = &self.arena
-            && arena.hides_seed(&room.id)
-        {
+        if self.arena.hides_seed(&room.id) {
             return Err(ServiceError::MatchRunning(room.id.clone()));
         }
         room.replay()

@@ -18,6 +18,7 @@
 //! (`tests/tests/suite/stores/`).
 
 mod accounts;
+mod arena_lease;
 mod error;
 mod event_logs;
 mod games;
@@ -33,6 +34,7 @@ mod token_hash;
 mod tournaments;
 
 pub use accounts::{Accounts, BotRecord};
+pub use arena_lease::{ArenaHolder, ArenaLease, MatchGame};
 pub use error::{Refused, StoreError};
 pub use event_logs::{EventLog, EventLogs};
 pub use games::{ActionRecord, Epoch, GameRecord, Games, Origin, SubmissionKey};

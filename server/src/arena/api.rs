@@ -1,7 +1,7 @@
 //! `druids.v1.ArenaService` over the [`Arena`]: authentication by bot key,
 //! the streams (Seek, StreamBotEvents), and blocking work off the async
-//! workers. On a node of several the arena is off: every call answers
-//! FAILED_PRECONDITION `ARENA_UNAVAILABLE`.
+//! workers. On a node of several, a call is served by the node holding the
+//! arena's lease, forwarded there from any other ([`crate::arena_work`]).
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -14,9 +14,12 @@ use tonic::{Request, Response, Status};
 
 use super::Arena;
 use super::bots::BotNo;
+use crate::arena_work::ArenaHost;
+use crate::arena_work::route::{Routed, here_or_forward, route};
 use crate::auth::TokenHash;
 use crate::blocking::OffTheWorkers;
 use crate::bounds::{Bounded, Checked};
+use crate::cluster::Cluster;
 use crate::error::ServiceError;
 
 /// Events of a bot's log read from the store at once.
@@ -26,36 +29,32 @@ pub(super) const STREAM_BUFFER: usize = 32;
 
 /// The arena's gRPC face.
 pub struct ArenaApi {
-    arena: Option<Arc<Arena>>,
+    host: ArenaHost,
+    cluster: Option<Arc<Cluster>>,
     blocking: OffTheWorkers,
     stop: watch::Receiver<bool>,
 }
 
 impl ArenaApi {
-    /// Serves `arena` (none: a node of several), ending streams when `stop`
-    /// turns true.
-    pub fn new(
-        arena: Option<Arc<Arena>>,
-        blocking: OffTheWorkers,
-        stop: watch::Receiver<bool>,
-    ) -> ArenaApi {
+    /// Serves the arena of `service`, ending streams when it stops.
+    pub fn of(service: &crate::Service) -> ArenaApi {
         ArenaApi {
-            arena,
-            blocking,
-            stop,
+            host: service.arena_host().clone(),
+            cluster: service.cluster().cloned(),
+            blocking: service.blocking().clone(),
+            stop: service.stop_signal(),
         }
     }
 
-    fn arena(&self) -> Result<&Arc<Arena>, Status> {
-        self.arena
-            .as_ref()
-            .ok_or_else(|| ServiceError::ArenaUnavailable.into())
+    /// Where `request` is served ([`route`]).
+    async fn route<T>(&self, request: &Request<T>) -> Result<Routed, Status> {
+        route(&self.host, self.cluster.as_ref(), &self.blocking, request).await
     }
 
-    /// The bot calling with `request`'s bearer key.
-    fn bot<T>(&self, request: &Request<T>) -> Result<BotNo, Status> {
+    /// The bot calling `arena` with `request`'s bearer key.
+    fn bot<T>(arena: &Arena, request: &Request<T>) -> Result<BotNo, Status> {
         let token = crate::auth::bearer(request.metadata())?;
-        Ok(self.arena()?.bot_of(token.as_ref())?)
+        Ok(arena.bot_of(token.as_ref())?)
     }
 
     /// A bot's call: its key first (a bad key is UNAUTHENTICATED whatever
@@ -63,6 +62,7 @@ impl ArenaApi {
     /// workers.
     async fn bot_call<T, R>(
         &self,
+        arena: Arc<Arena>,
         request: Request<T>,
         call: impl FnOnce(&Arena, BotNo, &Checked<T>) -> Result<R, ServiceError> + Send + 'static,
     ) -> Result<Response<R>, Status>
@@ -70,9 +70,8 @@ impl ArenaApi {
         T: Bounded + Send + 'static,
         R: Send + 'static,
     {
-        let bot = self.bot(&request)?;
+        let bot = Self::bot(&arena, &request)?;
         let req = crate::bounds::checked(request)?.into_inner();
-        let arena = Arc::clone(self.arena()?);
         let reply = self.blocking.run(move || call(&arena, bot, &req)).await?;
         Ok(Response::new(reply?))
     }
@@ -95,6 +94,7 @@ impl ArenaApi {
     /// stops.
     fn follow<E, R, F>(
         &self,
+        mut moved: watch::Receiver<bool>,
         mut last: watch::Receiver<u64>,
         from_seq: u64,
         complete: bool,
@@ -145,6 +145,10 @@ impl ArenaApi {
                             let _ = tx.send(Err(ServiceError::ShuttingDown.into())).await;
                             return;
                         }
+                        _ = async { moved.wait_for(|m| *m).await.map(|_| ()) } => {
+                            let _ = tx.send(Err(ServiceError::ArenaMoved.into())).await;
+                            return;
+                        }
                     }
                 }
             }
@@ -159,10 +163,9 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::RegisterBotRequest>,
     ) -> Result<Response<pb::RegisterBotResponse>, Status> {
+        let (arena, peer) = here_or_forward!(self, request, register_bot);
         let request = crate::bounds::checked(request)?;
-        let arena = Arc::clone(self.arena()?);
         let token: Option<TokenHash> = crate::auth::bearer(request.metadata())?;
-        let peer = request.remote_addr().map(|a| a.ip());
         let req = request.into_inner();
         let reply = self
             .blocking
@@ -175,9 +178,9 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::RotateBotKeyRequest>,
     ) -> Result<Response<pb::RotateBotKeyResponse>, Status> {
+        let (arena, _) = here_or_forward!(self, request, rotate_bot_key);
         let request = crate::bounds::checked(request)?;
         let token = crate::auth::bearer(request.metadata())?;
-        let arena = Arc::clone(self.arena()?);
         let req = request.into_inner();
         let reply = self
             .blocking
@@ -190,9 +193,9 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::RevokeBotRequest>,
     ) -> Result<Response<pb::RevokeBotResponse>, Status> {
+        let (arena, _) = here_or_forward!(self, request, revoke_bot);
         let request = crate::bounds::checked(request)?;
         let token = crate::auth::bearer(request.metadata())?;
-        let arena = Arc::clone(self.arena()?);
         let req = request.into_inner();
         let reply = self
             .blocking
@@ -207,11 +210,12 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::SeekRequest>,
     ) -> Result<Response<SeekStream>, Status> {
+        let (arena, _) = here_or_forward!(self, request, seek, stream);
         // The key first: a bad key is UNAUTHENTICATED whatever the request.
-        let bot = self.bot(&request)?;
+        let bot = Self::bot(&arena, &request)?;
         let request = crate::bounds::checked(request)?;
         let (tx, mut rx) = mpsc::channel(STREAM_BUFFER);
-        self.arena()?.seek(bot, request.get_ref(), tx)?;
+        arena.seek(bot, request.get_ref(), tx)?;
         // Relayed, so that the stream ends when the server stops (graceful
         // shutdown waits for open streams); the client closing it drops `rx`,
         // which the arena sees as a cancelled seek.
@@ -241,10 +245,11 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::StreamBotEventsRequest>,
     ) -> Result<Response<BotEventStream>, Status> {
+        let (arena, _) = here_or_forward!(self, request, stream_bot_events, stream);
         // The key first: a bad key is UNAUTHENTICATED whatever the request.
-        let bot = self.bot(&request)?;
+        let bot = Self::bot(&arena, &request)?;
         let request = crate::bounds::checked(request)?;
-        let arena = Arc::clone(self.arena()?);
+        let moved = arena.moved();
         let watched = Arc::clone(&arena);
         let last = self
             .blocking
@@ -252,6 +257,7 @@ impl ArenaService for ArenaApi {
             .await??;
         let read = move |from: u64| arena.events_from(bot, from, EVENTS_PER_READ);
         let stream = self.follow(
+            moved,
             last,
             request.get_ref().from_seq,
             false,
@@ -265,20 +271,21 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::GetLeaderboardRequest>,
     ) -> Result<Response<pb::GetLeaderboardResponse>, Status> {
+        let (arena, _) = here_or_forward!(self, request, get_leaderboard);
         let request = crate::bounds::checked(request)?;
-        Ok(Response::new(self.arena()?.leaderboard(request.get_ref())?))
+        Ok(Response::new(arena.leaderboard(request.get_ref())?))
     }
 
     async fn get_bot(
         &self,
         request: Request<pb::GetBotRequest>,
     ) -> Result<Response<pb::GetBotResponse>, Status> {
+        let (arena, _) = here_or_forward!(self, request, get_bot);
         let request = crate::bounds::checked(request)?;
-        let arena = Arc::clone(self.arena()?);
         if !request.get_ref().bot_id.is_empty() {
             return Ok(Response::new(arena.profile(request.get_ref())?));
         }
-        let bot = self.bot(&request)?;
+        let bot = Self::bot(&arena, &request)?;
         let profile = self.blocking.run(move || arena.own_profile(bot)).await?;
         Ok(Response::new(profile?))
     }
@@ -287,7 +294,7 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::GetRatingHistoryRequest>,
     ) -> Result<Response<pb::GetRatingHistoryResponse>, Status> {
-        let arena = Arc::clone(self.arena()?);
+        let (arena, _) = here_or_forward!(self, request, get_rating_history);
         let req = crate::bounds::checked(request)?.into_inner().into_inner();
         let reply = self
             .blocking
@@ -300,25 +307,26 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::ListTournamentsRequest>,
     ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
+        let (arena, _) = here_or_forward!(self, request, list_tournaments);
         let request = crate::bounds::checked(request)?;
-        Ok(Response::new(
-            self.arena()?.list_tournaments(request.get_ref())?,
-        ))
+        Ok(Response::new(arena.list_tournaments(request.get_ref())?))
     }
 
     async fn list_pools(
         &self,
         request: Request<pb::ListPoolsRequest>,
     ) -> Result<Response<pb::ListPoolsResponse>, Status> {
+        let (arena, _) = here_or_forward!(self, request, list_pools);
         let request = crate::bounds::checked(request)?;
-        Ok(Response::new(self.arena()?.list_pools(request.get_ref())?))
+        Ok(Response::new(arena.list_pools(request.get_ref())?))
     }
 
     async fn challenge(
         &self,
         request: Request<pb::ChallengeRequest>,
     ) -> Result<Response<pb::ChallengeResponse>, Status> {
-        self.bot_call(request, |arena, bot, req| arena.challenge(bot, req))
+        let (arena, _) = here_or_forward!(self, request, challenge);
+        self.bot_call(arena, request, |arena, bot, req| arena.challenge(bot, req))
             .await
     }
 
@@ -326,7 +334,8 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::AnswerChallengeRequest>,
     ) -> Result<Response<pb::AnswerChallengeResponse>, Status> {
-        self.bot_call(request, |arena, bot, req| arena.answer(bot, req))
+        let (arena, _) = here_or_forward!(self, request, answer_challenge);
+        self.bot_call(arena, request, |arena, bot, req| arena.answer(bot, req))
             .await
     }
 
@@ -334,17 +343,20 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::CancelChallengeRequest>,
     ) -> Result<Response<pb::CancelChallengeResponse>, Status> {
-        self.bot_call(request, |arena, bot, req| arena.cancel_challenge(bot, req))
-            .await
+        let (arena, _) = here_or_forward!(self, request, cancel_challenge);
+        self.bot_call(arena, request, |arena, bot, req| {
+            arena.cancel_challenge(bot, req)
+        })
+        .await
     }
 
     async fn create_tournament(
         &self,
         request: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
+        let (arena, _) = here_or_forward!(self, request, create_tournament);
         let request = crate::bounds::checked(request)?;
         let token = crate::auth::bearer(request.metadata())?;
-        let arena = Arc::clone(self.arena()?);
         let req = request.into_inner();
         let reply = self
             .blocking
@@ -357,16 +369,20 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::GetTournamentRequest>,
     ) -> Result<Response<pb::GetTournamentResponse>, Status> {
+        let (arena, _) = here_or_forward!(self, request, get_tournament);
         let request = crate::bounds::checked(request)?;
-        Ok(Response::new(self.arena()?.tournament(request.get_ref())?))
+        Ok(Response::new(arena.tournament(request.get_ref())?))
     }
 
     async fn join_tournament(
         &self,
         request: Request<pb::JoinTournamentRequest>,
     ) -> Result<Response<pb::JoinTournamentResponse>, Status> {
-        self.bot_call(request, |arena, bot, req| arena.join_tournament(bot, req))
-            .await
+        let (arena, _) = here_or_forward!(self, request, join_tournament);
+        self.bot_call(arena, request, |arena, bot, req| {
+            arena.join_tournament(bot, req)
+        })
+        .await
     }
 
     type StreamTournamentEventsStream = TournamentEventStream;
@@ -375,8 +391,9 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::StreamTournamentEventsRequest>,
     ) -> Result<Response<TournamentEventStream>, Status> {
+        let (arena, _) = here_or_forward!(self, request, stream_tournament_events, stream);
         let request = crate::bounds::checked(request)?;
-        let arena = Arc::clone(self.arena()?);
+        let moved = arena.moved();
         let req = request.into_inner().into_inner();
         let (watched, id) = (Arc::clone(&arena), req.tournament_id.clone());
         let (last, over) = self
@@ -385,16 +402,23 @@ impl ArenaService for ArenaApi {
             .await??;
         let id = req.tournament_id;
         let read = move |from: u64| arena.tournament_events_from(&id, from, EVENTS_PER_READ);
-        let stream = self.follow(last, req.from_seq, over, read, |e: &pb::TournamentEvent| {
-            let last = matches!(
-                e.event,
-                Some(
-                    pb::tournament_event::Event::Finished(_)
-                        | pb::tournament_event::Event::Cancelled(_)
-                )
-            );
-            (e.seq, last)
-        });
+        let stream = self.follow(
+            moved,
+            last,
+            req.from_seq,
+            over,
+            read,
+            |e: &pb::TournamentEvent| {
+                let last = matches!(
+                    e.event,
+                    Some(
+                        pb::tournament_event::Event::Finished(_)
+                            | pb::tournament_event::Event::Cancelled(_)
+                    )
+                );
+                (e.seq, last)
+            },
+        );
         Ok(Response::new(stream))
     }
 }

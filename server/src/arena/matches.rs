@@ -161,6 +161,8 @@ impl Arena {
             let current = run.game_ids[started - 1].clone();
             let room = match self.rooms.load(&current, now) {
                 Ok(room) => room,
+                // In play on another node of a cluster: read when it ends.
+                Err(ServiceError::GameNotFound(_)) => return,
                 Err(e) => {
                     tracing::warn!(game_id = %current, "an arena game cannot be read: {e}");
                     return;

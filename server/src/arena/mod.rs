@@ -171,6 +171,9 @@ pub struct Arena {
     state: Mutex<State>,
     /// The house bots, once started.
     house: Mutex<house::House>,
+    /// Turns true when this arena stops serving because another node of the
+    /// cluster took its work over ([`Arena::close`]).
+    moved: tokio::sync::watch::Sender<bool>,
 }
 
 impl Arena {
@@ -197,6 +200,7 @@ impl Arena {
             seats: DashMap::new(),
             ended_seats: Mutex::new(LruCache::new(ENDED_SEATS)),
             house: Mutex::new(house::House::default()),
+            moved: tokio::sync::watch::channel(false).0,
             events: Events::default(),
             tournament_events: TournamentEvents::default(),
             state: Mutex::new(State {
@@ -301,6 +305,22 @@ impl Arena {
         for (bot, n) in loads {
             st.pool.set_load(BotId(bot), n, limit);
         }
+    }
+
+    /// Stops serving: another node took the arena's work over. Open seeks
+    /// and event streams end with `UNAVAILABLE` / `GAME_MOVED`, so their
+    /// clients open them again, on any node.
+    pub fn close(&self) {
+        self.moved.send_replace(true);
+        let mut st = self.state();
+        for (_, seeker) in st.seeks.drain() {
+            let _ = seeker.tx.try_send(Err(ServiceError::ArenaMoved.into()));
+        }
+    }
+
+    /// Turns true when the arena is closed ([`Arena::close`]).
+    pub fn moved(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.moved.subscribe()
     }
 
     fn state(&self) -> MutexGuard<'_, State> {

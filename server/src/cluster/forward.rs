@@ -8,6 +8,7 @@
 use std::net::IpAddr;
 
 use dashmap::DashMap;
+use druids_contract::pb::arena_service_client::ArenaServiceClient;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::transport::{Channel, Endpoint};
@@ -34,7 +35,7 @@ pub struct Peers {
     /// unanswered before the connection (and every call on it) is given up.
     ping: (std::time::Duration, std::time::Duration),
     key_hash: TokenHash,
-    clients: DashMap<String, PeerClient>,
+    channels: DashMap<String, Channel>,
 }
 
 impl Peers {
@@ -50,7 +51,7 @@ impl Peers {
             key: key.parse().expect("hex is ASCII"),
             ping: (lease / 3, lease.max(std::time::Duration::from_secs(5))),
             key_hash,
-            clients: DashMap::new(),
+            channels: DashMap::new(),
         }
     }
 
@@ -72,22 +73,40 @@ impl Peers {
     /// A client of the node at `addr`, which owns game `game_id` (connected
     /// on first use, then shared).
     pub fn client(&self, addr: &str, game_id: &str) -> Result<PeerClient, ServiceError> {
-        if let Some(client) = self.clients.get(addr) {
-            return Ok(client.clone());
+        let channel = self
+            .channel(addr)
+            .ok_or_else(|| ServiceError::Moved(crate::error::clip(game_id)))?;
+        Ok(DruidsServiceClient::new(channel).max_decoding_message_size(usize::MAX))
+    }
+
+    /// An arena client of the node at `addr`, which holds the arena (on the
+    /// same connection as game calls).
+    pub fn arena_client(&self, addr: &str) -> Result<ArenaServiceClient<Channel>, ServiceError> {
+        let channel = self.channel(addr).ok_or(ServiceError::ArenaMoved)?;
+        Ok(ArenaServiceClient::new(channel).max_decoding_message_size(usize::MAX))
+    }
+
+    /// The connection to the node at `addr` (made on first use, then
+    /// shared); `None` if the address is unusable.
+    fn channel(&self, addr: &str) -> Option<Channel> {
+        if let Some(channel) = self.channels.get(addr) {
+            return Some(channel.clone());
         }
-        let endpoint = Endpoint::from_shared(addr.to_owned())
-            .map_err(|e| {
+        let endpoint = match Endpoint::from_shared(addr.to_owned()) {
+            Ok(endpoint) => endpoint,
+            Err(e) => {
                 tracing::error!("a peer advertises an unusable address {addr:?}: {e}");
-                ServiceError::Moved(crate::error::clip(game_id))
-            })?
+                return None;
+            }
+        };
+        let channel = endpoint
             .connect_timeout(std::time::Duration::from_secs(2))
             .http2_keep_alive_interval(self.ping.0)
             .keep_alive_timeout(self.ping.1)
-            .keep_alive_while_idle(true);
-        let client =
-            DruidsServiceClient::new(endpoint.connect_lazy()).max_decoding_message_size(usize::MAX);
-        self.clients.insert(addr.to_owned(), client.clone());
-        Ok(client)
+            .keep_alive_while_idle(true)
+            .connect_lazy();
+        self.channels.insert(addr.to_owned(), channel.clone());
+        Some(channel)
     }
 
     /// `message` as a call forwarded for a client whose call had `metadata`

@@ -97,11 +97,7 @@ pub async fn serve_http(
     let limits = service.limits().clone();
     let mut acceptor = Acceptor::new(listener, &limits, Liveness::ReadsAndWrites)
         .with_resets(service.connection_resets());
-    let arena = Arc::new(ArenaApi::new(
-        service.arena().cloned(),
-        service.blocking().clone(),
-        service.stop_signal(),
-    ));
+    let arena = Arc::new(ArenaApi::of(&service));
     let app = router(Ctx {
         service,
         arena,

@@ -306,11 +306,7 @@ impl DruidsService for Service {
         let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
         let shared = self.cluster.as_ref().map(|c| Arc::clone(c.leases()));
         let lobby = Arc::clone(&self.lobby);
-        let tags = self
-            .arena
-            .as_ref()
-            .map(|a| a.match_tags())
-            .unwrap_or_default();
+        let tags = self.arena.match_tags();
         let page = self
             .off_the_workers(move || {
                 crate::list_games::list(&rooms, shared.as_deref(), lobby.catalog(), &tags, &req)

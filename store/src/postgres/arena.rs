@@ -45,7 +45,7 @@ impl Accounts for PostgresStore {
         let registered = bot.registered_unix_ms as i64;
         self.retry("registering a bot", |retrying| {
             self.wait(async {
-                let client = self.pool.get().await?;
+                let client = self.arena_client().await?;
                 let mine = |row: &Row| {
                     row.get::<_, &str>(0) == bot.name
                         && row.get::<_, &[u8]>(1) == bot.key_hash.0.as_slice()
@@ -89,7 +89,7 @@ impl Accounts for PostgresStore {
         let op = "replacing a bot's key";
         self.retry(op, |retrying| {
             self.wait(async {
-                let client = self.pool.get().await?;
+                let client = self.arena_client().await?;
                 // The key stored already: the first attempt went through, and
                 // a revocation made since (by another server) stands.
                 if retrying
@@ -173,7 +173,7 @@ impl Matches for PostgresStore {
         let round = m.tournament.as_ref().map(|(_, round)| *round as i32);
         self.retry("recording a match", |retrying| {
             self.wait(async {
-                let client = self.pool.get().await?;
+                let client = self.arena_client().await?;
                 let mine = |row: &Row| {
                     row.get::<_, i32>(0) == kind
                         && row.get::<_, bool>(1) == m.rated
@@ -227,7 +227,7 @@ impl Matches for PostgresStore {
         let idx = index as i32;
         self.retry("recording a match's game", |retrying| {
             self.wait(async {
-                let client = self.pool.get().await?;
+                let client = self.arena_client().await?;
                 let mine = |row: &Row| row.get::<_, &str>(0) == game_id;
                 if found_on_retry(
                     &client,
@@ -263,7 +263,7 @@ impl Matches for PostgresStore {
         let encoded = encode_placements(placements);
         self.retry(op, |_| {
             self.wait(async {
-                let client = self.pool.get().await?;
+                let client = self.arena_client().await?;
                 let updated = client
                     .execute(
                         "UPDATE matches SET placements = $2, finished_unix_ms = $3
@@ -297,7 +297,7 @@ impl Matches for PostgresStore {
     fn matches(&self) -> Result<Vec<StoredMatch>, StoreError> {
         let (rows, games) = self.retry("reading the matches", |_| {
             self.wait(async {
-                let client = self.pool.get().await?;
+                let client = self.arena_client().await?;
                 let rows = client
                     .query(
                         "SELECT id, kind, rated, seed, options, bots, games, created_unix_ms,
@@ -385,7 +385,7 @@ impl Matches for PostgresStore {
                 // The row stays, marked, so that a save retried after this
                 // (on another server) cannot bring the challenge back; rows
                 // removed long before any retry could still come go.
-                let client = self.pool.get().await?;
+                let client = self.arena_client().await?;
                 client
                     .execute(
                         "UPDATE challenges SET removed_at = COALESCE(removed_at, now())
@@ -437,7 +437,7 @@ impl Tournaments for PostgresStore {
         let finished = t.finished_unix_ms.map(|at| at as i64);
         self.retry("recording a tournament", |retrying| {
             self.wait(async {
-                let client = self.pool.get().await?;
+                let client = self.arena_client().await?;
                 let mine = |row: &Row| {
                     row.get::<_, &[u8]>(0) == t.settings.as_slice()
                         && row.get::<_, i64>(1) == created
@@ -544,7 +544,7 @@ impl PostgresStore {
         let at = at_ms as i64;
         self.retry(op, |_| {
             self.wait(async {
-                let updated = self.pool.get().await?.execute(sql, &[&id, &at]).await?;
+                let updated = self.arena_client().await?.execute(sql, &[&id, &at]).await?;
                 if updated == 0 {
                     return Err(refused(op, missing()).into());
                 }

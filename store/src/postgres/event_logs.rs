@@ -29,7 +29,7 @@ impl EventLogs for PostgresStore {
         let taken = format!("the {} has another event at this seq", log.owner_kind());
         self.retry(log.append_op(), |retrying| {
             self.wait(async {
-                let client = self.pool.get().await?;
+                let client = self.arena_client().await?;
                 let mine = |row: &Row| row.get::<_, &[u8]>(0) == event;
                 if found_on_retry(&client, retrying, &lookup, &[&owner, &seq], mine, &taken).await?
                 {
@@ -80,7 +80,11 @@ impl EventLogs for PostgresStore {
         );
         self.retry(log.last_op(), |_| {
             self.wait(async {
-                let row = self.pool.get().await?.query_one(&query, &[&owner]).await?;
+                let row = self
+                    .arena_client()
+                    .await?
+                    .query_one(&query, &[&owner])
+                    .await?;
                 Ok(row.get::<_, i64>(0) as u64)
             })
         })

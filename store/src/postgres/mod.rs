@@ -39,6 +39,7 @@ use crate::{
 };
 
 mod arena;
+mod arena_lease;
 mod commit;
 mod event_logs;
 mod lease;
@@ -95,6 +96,9 @@ pub struct PostgresStore {
     /// Since when the database has been out of reach, if it is
     /// ([`retry::Outage`]).
     outage: retry::Outage,
+    /// The arena's lease ('node:epoch') this node writes the arena's tables
+    /// under, if it holds it ([`crate::ArenaLease::fence_arena`]).
+    arena_fence: std::sync::RwLock<Option<String>>,
 }
 
 impl PostgresStore {
@@ -181,6 +185,7 @@ impl PostgresStore {
             appends: Mutex::new(Appends::default()),
             appended: Condvar::new(),
             outage: retry::Outage::default(),
+            arena_fence: std::sync::RwLock::new(None),
         };
         store.retry("migrating the schema", |_| {
             store.wait(async {

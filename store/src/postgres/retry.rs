@@ -107,7 +107,16 @@ impl Failure {
 pub(super) fn database(op: &'static str, failure: Failure) -> StoreError {
     let source: std::sync::Arc<dyn std::error::Error + Send + Sync> = match failure {
         Failure::Store(e) => return e,
-        Failure::Pg(e) => std::sync::Arc::new(e),
+        Failure::Pg(e) => match super::arena_lease::fenced_epoch(&e) {
+            // The arena's lease moved on: this node no longer does its work.
+            Some(epoch) => {
+                return StoreError::Fenced {
+                    game_id: "(the arena)".into(),
+                    epoch,
+                };
+            }
+            None => std::sync::Arc::new(e),
+        },
         Failure::Pool(e) => std::sync::Arc::new(e),
         Failure::Io(e) => std::sync::Arc::new(e),
         Failure::Conflict(e) => std::sync::Arc::new(e),

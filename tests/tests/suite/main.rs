@@ -4,6 +4,7 @@
 
 mod arena;
 mod arena_challenge_ends;
+mod arena_cluster;
 mod arena_duplicate;
 mod arena_house;
 mod arena_kits;

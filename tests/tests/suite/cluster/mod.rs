@@ -495,25 +495,6 @@ async fn three_nodes_lose_nothing_when_one_is_killed_and_restarted() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
     let nodes = Nodes::start("cluster_split", 2);
-    // The arena runs on single-node servers only: a node says so.
-    let mut arena = druids_contract::pb::arena_service_client::ArenaServiceClient::new(
-        Channel::from_shared(nodes.node(0).url())
-            .unwrap()
-            .connect_lazy(),
-    );
-    let refused = arena
-        .register_bot(pb::RegisterBotRequest {
-            name: "on-a-node".into(),
-            ..Default::default()
-        })
-        .await
-        .expect_err("no arena on a node");
-    assert_eq!(refused.code(), Code::FailedPrecondition, "{refused:?}");
-    assert_eq!(
-        refused.get_details_error_info().map(|i| i.reason),
-        Some("ARENA_UNAVAILABLE".to_owned()),
-        "{refused:?}"
-    );
     let mut a = nodes.client(0);
     let created = a
         .create_game(pb::CreateGameRequest {
