@@ -25,6 +25,7 @@ pub mod api;
 pub mod bots;
 mod challenges;
 pub mod events;
+mod gate;
 mod hourly;
 pub mod house;
 mod listings;
@@ -104,13 +105,12 @@ struct Running {
     record: MatchRecord,
     /// Its bots, in the seat order of its first game.
     bots: Vec<BotNo>,
-    /// Its games started so far.
+    /// Its games started so far, by index (all of them at once, but a
+    /// failed creation is retried next round).
     game_ids: Vec<String>,
-    /// Each finished game's result by bot.
-    outcomes: Vec<Vec<Outcome>>,
-    /// Whether its bots were told that a game was abandoned (the match is
-    /// void; told once, though recording its end may be retried).
-    void_told: bool,
+    /// Each ended game's result by bot, by index (empty: abandoned, and the
+    /// match is void); recorded and told once.
+    outcomes: Vec<Option<Vec<Outcome>>>,
     /// The bots' Seek streams, by bot (none after a restart, or for a match
     /// not formed by the pool).
     streams: Vec<Option<SeekSender>>,
@@ -251,9 +251,8 @@ impl Arena {
                         .collect();
                     let running = Running {
                         bots,
+                        outcomes: vec![None; m.record.games as usize],
                         game_ids: m.game_ids,
-                        outcomes: Vec::new(),
-                        void_told: false,
                         streams: Vec::new(),
                         record: m.record,
                     };

@@ -96,8 +96,15 @@ pub(crate) async fn play_seat(url: String, game_id: String, key: String, seat: u
             Err(s) => panic!("the key reads its seat's view: {s:?}"),
         };
         assert_eq!(state.viewer_seat, Some(seat), "the key acts for its seat");
+        let over = [pb::GameStatus::Finished, pb::GameStatus::Abandoned];
         match state.to_act {
-            None => return,
+            None if over.contains(&state.status()) => return,
+            // Its duplicate match's other games are yet to reach its next die.
+            None => {
+                assert!(state.waiting_for_match, "{state:?}");
+                tokio::time::sleep(Duration::from_millis(2)).await;
+                continue;
+            }
             Some(s) if s != seat => {
                 tokio::time::sleep(Duration::from_millis(2)).await;
                 continue;
@@ -160,6 +167,7 @@ pub(crate) async fn seek_and_play(
         .into_inner();
     let mut games = 0;
     let mut played = Vec::new();
+    let mut playing = tokio::task::JoinSet::new();
     let mut service =
         druids_contract::pb::druids_service_client::DruidsServiceClient::connect(url.clone())
             .await
@@ -175,7 +183,7 @@ pub(crate) async fn seek_and_play(
             pb::seek_event::Event::Waiting(w) => assert!(!w.message.is_empty()),
             pb::seek_event::Event::MatchStarted(m) => assert!(m.games >= 1),
             pb::seek_event::Event::GameStarted(g) => {
-                assert_eq!(g.index, games, "games come one after another");
+                assert_eq!(g.index, games, "games are told in the order of their index");
                 if let Some(previous) = played.last() {
                     let refused = service
                         .export_replay(pb::ExportReplayRequest {
@@ -186,17 +194,20 @@ pub(crate) async fn seek_and_play(
                     assert_eq!(refused.code(), Code::FailedPrecondition);
                 }
                 games += 1;
-                play_seat(
+                // A duplicate match's games are played at once.
+                playing.spawn(play_seat(
                     url.clone(),
                     g.game_id.clone(),
                     key.clone(),
                     g.seat,
                     seed + u64::from(games),
-                )
-                .await;
+                ));
                 played.push(g.game_id);
             }
             pb::seek_event::Event::MatchFinished(f) => {
+                while let Some(game) = playing.join_next().await {
+                    game.expect("a seat played to the end");
+                }
                 assert!(
                     stream.message().await.expect("end").is_none(),
                     "then the stream ends"
