@@ -6,6 +6,7 @@ mod arena;
 mod arena_challenge_ends;
 mod arena_dice_gate;
 mod arena_duplicate;
+mod arena_duplicate_restart;
 mod arena_house;
 mod arena_kits;
 mod arena_pools;
