@@ -115,13 +115,16 @@ async fn a_duplicate_match_resumes_where_it_was_after_a_sigkill(backend: Backend
     let games = games_of(&started, &match_id);
     assert_eq!(games.keys().copied().collect::<Vec<_>>(), [0, 1]);
 
-    // Kill it while both games are well under way.
+    // Kill it while its last game is well under way (and, rotations being
+    // played at once, the first one too).
     let mut client = DruidsServiceClient::connect(url.clone()).await.unwrap();
-    for id in games.values() {
+    for (&index, id) in &games {
         let mut polls = 0;
         loop {
             let view = druids_tests::state(&mut client, id, None).await;
-            assert_eq!(view.status(), pb::GameStatus::Running, "{view:?}");
+            if index == 1 {
+                assert_eq!(view.status(), pb::GameStatus::Running, "{view:?}");
+            }
             if view.version >= 10 {
                 break;
             }
