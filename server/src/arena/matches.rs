@@ -3,7 +3,7 @@
 //! the dice gate of [`gate`]), its result recorded, the ratings updated and
 //! its bots told.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::duplicate::{self, Outcome};
@@ -136,6 +136,7 @@ impl Arena {
         };
         let running = Running {
             outcomes: vec![None; games as usize],
+            told_before: HashSet::new(),
             record,
             bots,
             game_ids: Vec::new(),
@@ -192,8 +193,10 @@ impl Arena {
                         .map(|o| (u32::from(o.rank), o.score))
                         .collect()
                 };
-                let id = run.record.id.clone();
-                self.game_over(&id, game_id, index, &seating, &by_seat, now);
+                if !run.told_before.contains(game_id) {
+                    let id = run.record.id.clone();
+                    self.game_over(&id, game_id, index, &seating, &by_seat, now);
+                }
                 run.outcomes[index] = Some(results);
             }
             rooms.push(room);
