@@ -4,7 +4,7 @@
 //! decisions, the next turn) and to the end of the game.
 
 use super::action::Action;
-use super::board::{self, CIRCLES, Circle, SITES, Site};
+use super::board::{self, Circle, SITES, Site};
 use super::event::{EndReason, Event, ScoreReason};
 use super::rules::{RuleError, can_act, decision, may_decline, to_act, walk_target};
 use super::scoring;
@@ -22,7 +22,7 @@ fn check_site(site: Site) -> Result<Site, RuleError> {
 
 /// Whether `seat`'s druid on `site` is lying.
 fn own_druid(state: &State, seat: Seat, site: Site) -> Result<bool, RuleError> {
-    match state.sites[check_site(site)?.index()] {
+    match state.site(check_site(site)?) {
         Some(Occupant::Druid { seat: s, lying }) if s == seat => Ok(lying),
         _ => Err(RuleError::NotYourDruid(site)),
     }
@@ -48,7 +48,9 @@ pub(crate) fn apply(
                 return Err(RuleError::DruidLying(from));
             }
             let (to, jumped) = walk_target(state, from, dir)?;
-            state.sites[to.index()] = state.sites[from.index()].take();
+            let walker = state.site(from);
+            state.set_site(from, None);
+            state.set_site(to, walker);
             events.push(Event::Walked {
                 seat,
                 from,
@@ -62,7 +64,7 @@ pub(crate) fn apply(
             if own_druid(state, seat, site)? {
                 return Err(RuleError::DruidLying(site));
             }
-            state.sites[site.index()] = Some(Occupant::Druid { seat, lying: true });
+            state.set_site(site, Some(Occupant::Druid { seat, lying: true }));
             events.push(Event::HerbsCollected { seat, site });
             end_turn(state, events);
         }
@@ -73,8 +75,8 @@ pub(crate) fn apply(
             if !state.is_free(check_site(to)?) {
                 return Err(RuleError::SiteOccupied(to));
             }
-            state.sites[from.index()] = None;
-            state.sites[to.index()] = Some(Occupant::Druid { seat, lying: false });
+            state.set_site(from, None);
+            state.set_site(to, Some(Occupant::Druid { seat, lying: false }));
             events.push(Event::Flew { seat, from, to });
             after_move(state, from, events);
         }
@@ -122,7 +124,7 @@ pub(crate) fn apply(
 /// Setup: puts a druid on `site`; the next seat in order places next, and the
 /// first turn begins once every seat has placed its three druids.
 fn place_druid(state: &mut State, seat: Seat, site: Site, events: &mut Vec<Event>) {
-    state.sites[site.index()] = Some(Occupant::Druid { seat, lying: false });
+    state.set_site(site, Some(Occupant::Druid { seat, lying: false }));
     state.seats[seat.index()].druids_to_place -= 1;
     events.push(Event::DruidPlaced { seat, site });
     let next = state.next_seat(seat);
@@ -181,16 +183,15 @@ fn place_stone(state: &mut State, seat: Seat, site: Site, events: &mut Vec<Event
     let n = state.n();
     let p = seat.index();
     state.seats[p].stones_left -= 1;
-    state.sites[site.index()] = Some(Occupant::Stone(seat));
+    state.set_site(site, Some(Occupant::Stone(seat)));
     events.push(Event::StonePlaced {
         seat,
         site,
         stones_left: state.seats[p].stones_left,
     });
     for &circle in board::circles_of(site) {
+        state.add_circle_stone(circle, seat);
         let c = &mut state.circles[circle.index()];
-        c.stones[p] += 1;
-        c.filled += 1;
         match sole_majority(&c.stones[..n]) {
             Some(holder) if c.leader != Some(holder) => {
                 c.leader = Some(holder);
@@ -275,14 +276,13 @@ fn place_dolmen(state: &mut State, seat: Seat, value: u8, events: &mut Vec<Event
 /// last stone filled. When that was the last stone of all players, the game
 /// ends at once; otherwise the turn ends.
 fn finish_stone(state: &mut State, events: &mut Vec<Event>) {
-    for c in 0..CIRCLES {
-        let circle = Circle(c as u8);
-        let cs = &state.circles[c];
-        if !cs.complete && cs.filled as usize == board::shape(circle).sites() {
-            events.push(Event::CircleCompleted { circle });
-            scoring::score_stack(state, circle, events);
-            state.circles[c].complete = true;
-        }
+    let mut due = state.due_circles();
+    while due != 0 {
+        let circle = Circle(due.trailing_zeros() as u8);
+        due &= due - 1;
+        events.push(Event::CircleCompleted { circle });
+        scoring::score_stack(state, circle, events);
+        state.complete_circle(circle);
     }
     if state.seats[..state.n()].iter().all(|s| s.stones_left == 0) {
         scoring::finish(state, EndReason::LastStone, events);

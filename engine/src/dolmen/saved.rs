@@ -22,7 +22,8 @@ impl Serialize for Dolmen {
 
 impl<'de> Deserialize<'de> for Dolmen {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Dolmen, D::Error> {
-        let state = State::deserialize(deserializer)?;
+        // The masks derived from the board are not stored: rebuilt here.
+        let state = State::deserialize(deserializer)?.with_masks();
         check(&state).map_err(|what| {
             serde::de::Error::custom(format!("not a Die Dolmengötter position: {what}"))
         })?;

@@ -4,6 +4,11 @@
 //! circles, 5 dolmens per stack), so cloning a state is one `memcpy` and the
 //! rules never allocate. Unused slots are kept zeroed, so two states that mean
 //! the same position compare equal.
+//!
+//! The board is written only through [`State::set_site`], which also keeps two
+//! masks derived from it (the free sites, each seat's druids): listing the
+//! legal actions then never scans the 73 sites. The masks are never stored or
+//! read from outside; a restored state rebuilds them ([`State::with_masks`]).
 
 use super::board::{self, CIRCLES, Circle, SITES, Shape, Site};
 use crate::Seat;
@@ -245,6 +250,82 @@ pub enum Phase {
     Over,
 }
 
+/// A set of sites, bit `i` for site `i`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct SiteMask(u128);
+
+impl SiteMask {
+    /// No site.
+    pub const EMPTY: SiteMask = SiteMask(0);
+    /// Every site of the board.
+    pub const ALL: SiteMask = SiteMask((1 << SITES) - 1);
+
+    #[inline]
+    fn insert(&mut self, i: usize) {
+        self.0 |= 1 << i;
+    }
+
+    #[inline]
+    fn remove(&mut self, i: usize) {
+        self.0 &= !(1 << i);
+    }
+
+    /// True when no site is in the set.
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The lowest-numbered site in the set.
+    #[inline]
+    pub fn first(self) -> Option<Site> {
+        (self.0 != 0).then(|| Site(self.0.trailing_zeros() as u8))
+    }
+
+    /// The sites in the set, lowest first.
+    #[inline]
+    pub fn iter(self) -> SiteMaskIter {
+        SiteMaskIter {
+            low: self.0 as u64,
+            high: (self.0 >> 64) as u64,
+        }
+    }
+}
+
+/// The sites of a [`SiteMask`], lowest first: the two 64-bit halves in turn,
+/// which is cheaper than stepping a `u128`.
+pub struct SiteMaskIter {
+    low: u64,
+    high: u64,
+}
+
+impl Iterator for SiteMaskIter {
+    type Item = Site;
+
+    #[inline]
+    fn next(&mut self) -> Option<Site> {
+        if self.low != 0 {
+            let i = self.low.trailing_zeros();
+            self.low &= self.low - 1;
+            Some(Site(i as u8))
+        } else if self.high != 0 {
+            let i = self.high.trailing_zeros();
+            self.high &= self.high - 1;
+            Some(Site(64 + i as u8))
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.low.count_ones() + self.high.count_ones()) as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for SiteMaskIter {}
+
 /// The whole game state.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -259,9 +340,21 @@ pub struct State {
     pub max_turns: u32,
     /// What is pending.
     pub phase: Phase,
-    /// What stands on each site.
+    /// What stands on each site (written by [`State::set_site`] only).
     #[cfg_attr(feature = "serde", serde(with = "serde_big_array::BigArray"))]
-    pub sites: [Option<Occupant>; SITES],
+    sites: [Option<Occupant>; SITES],
+    /// Derived from `sites`: bit `i` set when site `i` is free.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    free: SiteMask,
+    /// Derived from `sites`: bit `i` of entry `s` set when seat `s` has a
+    /// druid (standing or lying) on site `i`.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    druids: [SiteMask; MAX_SEATS],
+    /// Derived from `circles`: bit `c` set when every site of circle `c` holds
+    /// a stone and it has not scored yet (only between a stone and the end of
+    /// its dolmen decisions).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    due: u32,
     /// Each circle, in letter order.
     pub circles: [CircleState; CIRCLES],
     /// Each seat (slots beyond `players` stay default).
@@ -297,6 +390,9 @@ impl State {
             max_turns,
             phase: Phase::PlaceDruid { seat: start_seat },
             sites: [None; SITES],
+            free: SiteMask::ALL,
+            druids: [SiteMask::EMPTY; MAX_SEATS],
+            due: 0,
             circles: [CircleState::default(); CIRCLES],
             seats,
             queue: Queue::default(),
@@ -324,6 +420,102 @@ impl State {
         self.sites[site.index()].is_none()
     }
 
+    /// What stands on each site.
+    #[inline]
+    pub fn sites(&self) -> &[Option<Occupant>; SITES] {
+        &self.sites
+    }
+
+    /// What stands on `site`.
+    #[inline]
+    pub fn site(&self, site: Site) -> Option<Occupant> {
+        self.sites[site.index()]
+    }
+
+    /// The free sites.
+    #[inline]
+    pub fn free_sites(&self) -> SiteMask {
+        self.free
+    }
+
+    /// The sites of `seat`'s druids, standing or lying.
+    #[inline]
+    pub fn druid_sites(&self, seat: Seat) -> SiteMask {
+        self.druids[seat.index()]
+    }
+
+    /// Puts `occupant` on `site` (`None` empties it), keeping the masks.
+    #[inline]
+    pub fn set_site(&mut self, site: Site, occupant: Option<Occupant>) {
+        let i = site.index();
+        if let Some(Occupant::Druid { seat, .. }) = self.sites[i]
+            && let Some(mask) = self.druids.get_mut(seat.index())
+        {
+            mask.remove(i);
+        }
+        self.sites[i] = occupant;
+        match occupant {
+            None => self.free.insert(i),
+            Some(Occupant::Stone(_)) => self.free.remove(i),
+            Some(Occupant::Druid { seat, .. }) => {
+                self.free.remove(i);
+                // A seat out of range (untrusted input) is refused by
+                // `pieces_conserved`; it just has no mask.
+                if let Some(mask) = self.druids.get_mut(seat.index()) {
+                    mask.insert(i);
+                }
+            }
+        }
+    }
+
+    /// Counts a stone of `seat` on `circle` (its site is already set).
+    #[inline]
+    pub fn add_circle_stone(&mut self, circle: Circle, seat: Seat) {
+        let c = &mut self.circles[circle.index()];
+        c.stones[seat.index()] += 1;
+        c.filled += 1;
+        if c.filled as usize == board::circle_sites(circle).len() {
+            self.due |= 1 << circle.index();
+        }
+    }
+
+    /// The circles full of stones that have not scored yet, bit `c` for
+    /// circle `c`.
+    #[inline]
+    pub fn due_circles(&self) -> u32 {
+        self.due
+    }
+
+    /// Marks `circle` as scored.
+    #[inline]
+    pub fn complete_circle(&mut self, circle: Circle) {
+        self.circles[circle.index()].complete = true;
+        self.due &= !(1 << circle.index());
+    }
+
+    /// The state with its masks rebuilt from the board and the circles: what a
+    /// state restored from outside gets before anything reads them.
+    pub fn with_masks(mut self) -> State {
+        let sites = self.sites;
+        self.free = SiteMask::EMPTY;
+        self.druids = [SiteMask::EMPTY; MAX_SEATS];
+        for (i, occupant) in sites.into_iter().enumerate() {
+            self.set_site(Site(i as u8), occupant);
+        }
+        self.due = 0;
+        for (c, cs) in self.circles.iter().enumerate() {
+            let full = cs.filled as usize == board::circle_sites(Circle(c as u8)).len();
+            self.due |= ((full && !cs.complete) as u32) << c;
+        }
+        self
+    }
+
+    /// True when the masks agree with the board and the circles.
+    fn masks_agree(&self) -> bool {
+        let rebuilt = self.clone().with_masks();
+        rebuilt.free == self.free && rebuilt.druids == self.druids && rebuilt.due == self.due
+    }
+
     /// Checks the conservation laws and the consistency of the derived counts:
     /// each seat's stones (stock + board) and dolmens of each value (hand +
     /// stacks + scored) add up to its starting numbers, its placed count matches,
@@ -331,7 +523,7 @@ impl State {
     /// circle's stone counts and stack agree with the board.
     pub fn pieces_conserved(&self) -> bool {
         let n = self.n();
-        if !(2..=MAX_SEATS).contains(&n) {
+        if !(2..=MAX_SEATS).contains(&n) || !self.masks_agree() {
             return false;
         }
         let stones0 = starting_stones(n);

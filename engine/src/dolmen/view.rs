@@ -155,7 +155,7 @@ pub(crate) fn view(state: &State, viewer: Viewer) -> View {
     };
     View {
         viewer,
-        sites: state.sites.to_vec(),
+        sites: state.sites().to_vec(),
         circles,
         seats,
         active: state.active,
@@ -181,8 +181,8 @@ pub(crate) fn determinize(view: &View, seed: u64) -> State {
     let n = view.seats.len().clamp(2, MAX_SEATS);
     let mut st = State::new(n, view.active, view.max_turns);
     st.turn = view.turn;
-    for (slot, occ) in st.sites.iter_mut().zip(view.sites.iter().take(SITES)) {
-        *slot = *occ;
+    for (i, &occ) in view.sites.iter().take(SITES).enumerate() {
+        st.set_site(Site(i as u8), occ);
     }
     // Dolmens on the board whose value is hidden: (circle, depth) per seat.
     let mut unknown: [Vec<(usize, usize)>; MAX_SEATS] = Default::default();
@@ -286,5 +286,7 @@ pub(crate) fn determinize(view: &View, seed: u64) -> State {
     st.end_triggered_by = view.end_triggered_by;
     st.last_turns_left = view.last_turns_left;
     st.by_safeguard = view.outcome.as_ref().is_some_and(|o| o.by_safeguard);
-    st
+    // The circles were copied field by field: what is derived from them is
+    // rebuilt.
+    st.with_masks()
 }

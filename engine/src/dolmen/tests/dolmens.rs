@@ -27,7 +27,7 @@ fn declining_a_stone_costs_a_point() {
             }
         ]
     );
-    assert_eq!(game.state().sites[s(4, 4).index()], None);
+    assert_eq!(game.state().site(s(4, 4)), None);
     assert_eq!(game.state().seats[RED.index()].stones_left, 16);
 }
 
@@ -76,7 +76,7 @@ fn without_stones_there_is_no_stone_decision_and_no_penalty() {
         }
     );
     assert_eq!(score(&game, RED), 4);
-    assert_eq!(game.state().sites[s(4, 4).index()], None);
+    assert_eq!(game.state().site(s(4, 4)), None);
     assert_eq!(game.decision(), Some(Decision::Turn));
 }
 

@@ -377,10 +377,10 @@ fn a_seat_without_any_action_passes_its_turn() {
     let mut game = bare(2, RED);
     let st = game.state_mut();
     for site in board::sites() {
-        match st.sites[site.index()] {
-            None => st.sites[site.index()] = Some(Occupant::Stone(RED)),
+        match st.site(site) {
+            None => st.set_site(site, Some(Occupant::Stone(RED))),
             Some(Occupant::Druid { seat, .. }) if seat == YELLOW => {
-                st.sites[site.index()] = Some(Occupant::Druid { seat, lying: true })
+                st.set_site(site, Some(Occupant::Druid { seat, lying: true }))
             }
             _ => {}
         }

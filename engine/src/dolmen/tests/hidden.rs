@@ -20,15 +20,21 @@ fn timeout_defaults() {
     );
     // Only lying druids: fly the lowest to the lowest free site.
     let st = game.state_mut();
-    st.sites[s(4, 4).index()] = Some(Occupant::Druid {
-        seat: RED,
-        lying: true,
-    });
-    st.sites[park(RED).index()] = Some(Occupant::Druid {
-        seat: RED,
-        lying: true,
-    });
-    st.sites[0] = Some(Occupant::Stone(YELLOW));
+    st.set_site(
+        s(4, 4),
+        Some(Occupant::Druid {
+            seat: RED,
+            lying: true,
+        }),
+    );
+    st.set_site(
+        park(RED),
+        Some(Occupant::Druid {
+            seat: RED,
+            lying: true,
+        }),
+    );
+    st.set_site(Site(0), Some(Occupant::Stone(YELLOW)));
     assert_eq!(
         game.timeout_action(),
         Some(Action::Fly {
@@ -243,7 +249,7 @@ fn determinize_varies_only_hidden_values_with_the_seed() {
             d.state().seats[RED.index()],
             game.state().seats[RED.index()]
         );
-        assert_eq!(d.state().sites, game.state().sites);
+        assert_eq!(d.state().sites(), game.state().sites());
         stacks.insert(stack(&d, f));
     }
     assert!(stacks.len() > 3, "values are dealt at random: {stacks:?}");

@@ -45,7 +45,7 @@ fn bare(players: usize, active: Seat) -> Dolmen {
     let st = game.state_mut();
     for p in 0..players as u8 {
         let seat = Seat(p);
-        st.sites[park(seat).index()] = Some(Occupant::Druid { seat, lying: false });
+        st.set_site(park(seat), Some(Occupant::Druid { seat, lying: false }));
         st.seats[p as usize].druids_to_place = 2;
     }
     st.phase = Phase::Turn;
@@ -57,27 +57,25 @@ fn bare(players: usize, active: Seat) -> Dolmen {
 
 /// Puts a druid of `seat` on `site` (one of those "to place").
 fn druid(st: &mut State, site: Site, seat: Seat, lying: bool) {
-    assert!(st.sites[site.index()].is_none());
-    st.sites[site.index()] = Some(Occupant::Druid { seat, lying });
+    assert!(st.site(site).is_none());
+    st.set_site(site, Some(Occupant::Druid { seat, lying }));
     st.seats[seat.index()].druids_to_place -= 1;
 }
 
 /// Moves a parked druid away (back to "to place").
 fn unpark(st: &mut State, seat: Seat) {
-    st.sites[park(seat).index()] = None;
+    st.set_site(park(seat), None);
     st.seats[seat.index()].druids_to_place += 1;
 }
 
 /// Puts a stone of `seat` on `site` directly: counts updated, no majorities
 /// evaluated (set leaders by hand).
 fn put_stone(st: &mut State, site: Site, seat: Seat) {
-    assert!(st.sites[site.index()].is_none());
-    st.sites[site.index()] = Some(Occupant::Stone(seat));
+    assert!(st.site(site).is_none());
+    st.set_site(site, Some(Occupant::Stone(seat)));
     st.seats[seat.index()].stones_left -= 1;
     for &circle in board::circles_of(site) {
-        let cs = &mut st.circles[circle.index()];
-        cs.stones[seat.index()] += 1;
-        cs.filled += 1;
+        st.add_circle_stone(circle, seat);
     }
 }
 

@@ -66,13 +66,13 @@ fn walk_jumps_a_chain_of_druids_of_any_colour_and_state() {
         }]
     );
     assert_eq!(
-        game.state().sites[s(4, 0).index()],
+        game.state().site(s(4, 0)),
         Some(Occupant::Druid {
             seat: RED,
             lying: false
         })
     );
-    assert_eq!(game.state().sites[s(1, 0).index()], None);
+    assert_eq!(game.state().site(s(1, 0)), None);
 }
 
 #[test]
@@ -186,7 +186,7 @@ fn corner_diagonal_moves_but_never_jumps() {
         reject(&mut game, RED, walk(s(8, 0), Dir::Diagonal)),
         RuleError::DiagonalJump(s(8, 0))
     );
-    game.state_mut().sites[s(0, 8).index()] = None;
+    game.state_mut().set_site(s(0, 8), None);
     game.state_mut().seats[YELLOW.index()].druids_to_place += 1;
     put_stone(game.state_mut(), s(0, 8), YELLOW);
     assert!(matches!(
@@ -202,7 +202,7 @@ fn a_chain_of_druids_leading_back_round_is_illegal() {
     let st = game.state_mut();
     for x in 0..9u8 {
         let seat = Seat(x % 5);
-        st.sites[s(x, 0).index()] = Some(Occupant::Druid { seat, lying: false });
+        st.set_site(s(x, 0), Some(Occupant::Druid { seat, lying: false }));
     }
     assert_eq!(
         reject(&mut game, RED, walk(s(0, 0), Dir::East)),
@@ -239,7 +239,7 @@ fn collect_herbs_lays_the_druid_down_and_ends_the_turn() {
         ]
     );
     assert_eq!(
-        game.state().sites[s(4, 4).index()],
+        game.state().site(s(4, 4)),
         Some(Occupant::Druid {
             seat: RED,
             lying: true
@@ -310,7 +310,7 @@ fn a_lying_druid_can_only_fly_and_stands_up() {
         }]
     );
     assert_eq!(
-        game.state().sites[s(8, 0).index()],
+        game.state().site(s(8, 0)),
         Some(Occupant::Druid {
             seat: RED,
             lying: false
