@@ -75,7 +75,7 @@ async fn play(service: Arc<Service>, mut seek: HouseSeek, level: Level, key: Str
                     lease,
                 );
                 let seed = rand::random::<u64>();
-                let (kind, level) = (seek.kind, level.clone());
+                let (kind, level) = (seek.kind, level);
                 tokio::spawn(async move {
                     druids_contract::with_game!(kind, |G| {
                         bot.run::<G>(level.strategy.build(seed, level.budget()))

@@ -318,7 +318,9 @@ impl Arena {
         let read = || -> Result<Vec<pb::BotEvent>, StoreError> {
             let last = self.store.last_event(EventLog::Bot, &id)?;
             let from = last.saturating_sub(RECENT - 1).max(1);
-            let rows = self.store.events(EventLog::Bot, &id, from, RECENT as usize)?;
+            let rows = self
+                .store
+                .events(EventLog::Bot, &id, from, RECENT as usize)?;
             events::decode(rows, "bot")
         };
         match read() {

@@ -129,17 +129,7 @@ pub(crate) async fn play_seat(url: String, game_id: String, key: String, seat: u
             continue;
         }
         let pick = rng.below(legal.actions.len()) as u32;
-        let submitted = client
-            .submit_action(authed(
-                &key,
-                pb::SubmitActionRequest {
-                    game_id: game_id.clone(),
-                    choice: Some(pb::submit_action_request::Choice::LegalActionId(pick)),
-                    expected_version: Some(legal.version),
-                    idempotency_key: format!("v{}", legal.version),
-                },
-            ))
-            .await;
+        let submitted = submit_pick(&mut client, &key, &game_id, pick, legal.version).await;
         if let Err(s) = submitted {
             // The clock may have decided first, or the server restarted.
             assert!(
@@ -148,6 +138,27 @@ pub(crate) async fn play_seat(url: String, game_id: String, key: String, seat: u
             );
         }
     }
+}
+
+/// Submits legal action `pick` of the key's seat at `version` (keyed by it).
+pub(crate) async fn submit_pick(
+    client: &mut druids_contract::pb::druids_service_client::DruidsServiceClient<Channel>,
+    key: &str,
+    game_id: &str,
+    pick: u32,
+    version: u64,
+) -> Result<tonic::Response<pb::SubmitActionResponse>, tonic::Status> {
+    client
+        .submit_action(authed(
+            key,
+            pb::SubmitActionRequest {
+                game_id: game_id.to_owned(),
+                choice: Some(pb::submit_action_request::Choice::LegalActionId(pick)),
+                expected_version: Some(version),
+                idempotency_key: format!("v{version}"),
+            },
+        ))
+        .await
 }
 
 /// Seeks once and plays the match it brings to its end; the match's result.

@@ -18,7 +18,7 @@ use druids_tests::{Lcg, TestServer, authed};
 use tokio::task::JoinSet;
 use tonic::Code;
 
-use crate::arena::{arena, limits, register};
+use crate::arena::{arena, limits, register, submit_pick};
 
 /// What one bot knows and did across the games of its match.
 #[derive(Default)]
@@ -80,17 +80,7 @@ async fn play_recording(
                     continue;
                 }
                 let pick = rng.below(legal.actions.len()) as u32;
-                let submitted = client
-                    .submit_action(authed(
-                        &key,
-                        pb::SubmitActionRequest {
-                            game_id: game_id.clone(),
-                            choice: Some(pb::submit_action_request::Choice::LegalActionId(pick)),
-                            expected_version: Some(event.version),
-                            idempotency_key: format!("v{}", event.version),
-                        },
-                    ))
-                    .await;
+                let submitted = submit_pick(&mut client, &key, &game_id, pick, event.version).await;
                 match submitted {
                     Ok(_) => known
                         .lock()
