@@ -157,6 +157,15 @@ impl SeatClocks {
         }
     }
 
+    /// As if `by_ms` more had passed on the pending decision (a test
+    /// clock): its start and deadline come that much earlier.
+    pub fn advance(&mut self, by_ms: u64) {
+        if let Some(p) = &mut self.pending {
+            p.started_ms = p.started_ms.saturating_sub(by_ms);
+            p.deadline_ms = p.deadline_ms.saturating_sub(by_ms);
+        }
+    }
+
     /// What is due at `now_ms`.
     pub fn due(&self, now_ms: u64) -> Expiry {
         match self.pending {

@@ -215,6 +215,12 @@ pub enum ServiceError {
         /// When a retry will be accepted.
         retry_after: Duration,
     },
+    /// A restart fault of a test plan: the game's server is "down".
+    #[error("the server is restarting (a fault of the game's test plan): nothing was applied; retry in {} ms", retry_after.as_millis())]
+    FaultRestarting {
+        /// When the server is back.
+        retry_after: Duration,
+    },
     /// The database did not answer before the client's deadline
     /// (`grpc-timeout`); the call may still be applied.
     #[error(
@@ -272,7 +278,9 @@ impl ServiceError {
             ServiceError::NotEstablished(_) => Code::FailedPrecondition,
             ServiceError::TestFaultsOff => Code::FailedPrecondition,
             ServiceError::TestKeyUnknown(_) => Code::Unauthenticated,
-            ServiceError::FaultUnavailable { .. } | ServiceError::StorageLate => Code::Unavailable,
+            ServiceError::FaultUnavailable { .. }
+            | ServiceError::FaultRestarting { .. }
+            | ServiceError::StorageLate => Code::Unavailable,
         }
     }
 
@@ -321,7 +329,9 @@ impl ServiceError {
                 ErrorReason::OperatorKeyRequired
             }
             ServiceError::NotEstablished(_) => ErrorReason::NotEstablished,
-            ServiceError::ShuttingDown => ErrorReason::ShuttingDown,
+            ServiceError::ShuttingDown | ServiceError::FaultRestarting { .. } => {
+                ErrorReason::ShuttingDown
+            }
             ServiceError::TestFaultsOff => ErrorReason::TestFaultsOff,
             ServiceError::TestKeyUnknown(_) => ErrorReason::TokenUnknown,
             ServiceError::FaultUnavailable { .. } | ServiceError::StorageLate => {
@@ -382,7 +392,8 @@ impl From<ServiceError> for Status {
                 details.add_bad_request_violation("action", e.to_string());
             }
             ServiceError::RateLimited { retry_after, .. }
-            | ServiceError::FaultUnavailable { retry_after } => {
+            | ServiceError::FaultUnavailable { retry_after }
+            | ServiceError::FaultRestarting { retry_after } => {
                 details.set_retry_info(Some(*retry_after));
             }
             ServiceError::Moved(_) | ServiceError::Storage(StoreError::Fenced { .. }) => {

@@ -32,6 +32,7 @@ pub mod play_slots;
 pub mod quota;
 pub mod recover;
 pub mod referee;
+pub mod resets;
 pub mod retention;
 pub mod room;
 pub mod rooms;
@@ -112,22 +113,38 @@ pub fn start_node(
         limits,
         Arc::new(SystemClock),
     )?);
+    service.renew_leases()?;
     service.upkeep()?;
     spawn_retention(shared, &service);
     Ok(service)
 }
 
 /// In a cluster, renews the node's leases and moves games every third of the
-/// lease time until the service stops. Needs a Tokio runtime; on a single
-/// server it does nothing.
+/// lease time until the service stops, in two tasks: a renewal never waits
+/// for a takeover (which may wait on another node). Needs a Tokio runtime;
+/// on a single server it does nothing.
 pub fn spawn_upkeep(service: &Arc<Service>) {
     let Some(lease_ms) = service.cluster().map(|c| c.config().lease_ms) else {
         return;
     };
+    let every = Duration::from_millis((lease_ms / 3).max(1));
+    every_round(service, every, |s| {
+        s.renew_leases()
+            .map_err(|e| format!("cannot renew this node's leases: {e}"))
+    });
+    every_round(service, every, |s| {
+        s.upkeep()
+            .map_err(|e| format!("cannot look after this node's games: {e}"))
+    });
+}
+
+/// Runs `round` off the async workers every `every` until the service
+/// stops, a round at a time; failures are logged.
+fn every_round(service: &Arc<Service>, every: Duration, round: fn(&Service) -> Result<(), String>) {
     let s = Arc::clone(service);
     let stopped = service.stopped();
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_millis((lease_ms / 3).max(1)));
+        let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         tokio::pin!(stopped);
         loop {
@@ -135,11 +152,11 @@ pub fn spawn_upkeep(service: &Arc<Service>) {
                 _ = tick.tick() => {}
                 () = &mut stopped => break,
             }
-            let round = Arc::clone(&s);
-            match tokio::task::spawn_blocking(move || round.upkeep()).await {
+            let s = Arc::clone(&s);
+            match tokio::task::spawn_blocking(move || round(&s)).await {
                 Ok(Ok(())) => {}
-                Ok(Err(e)) => tracing::warn!("cannot renew this node's leases: {e}"),
-                Err(e) => tracing::error!("the lease renewal failed: {e}"),
+                Ok(Err(e)) => tracing::warn!("{e}"),
+                Err(e) => tracing::error!("a cluster round failed: {e}"),
             }
         }
     });
@@ -269,9 +286,10 @@ pub async fn serve_service(
         })
     });
     let house = house_bots::start(&service);
-    let incoming = transport::incoming(listener, &limits);
+    let incoming = transport::incoming(listener, &limits, service.connection_resets());
     let mut builder = Server::builder()
         .max_concurrent_streams(limits.max_calls_per_connection)
+        .http2_max_pending_accept_reset_streams(Some(transport::pending_accept_resets(&limits)))
         .http2_max_header_list_size(grpc_edge::HTTP2_MAX_HEADER_LIST)
         .http2_keepalive_interval(Some(transport::keepalive_interval(&limits)))
         .http2_keepalive_timeout(Some(Duration::from_secs(20)));

@@ -119,8 +119,12 @@ async fn main() -> std::process::ExitCode {
     }
     let node = match (&config.node_id, config.db.to_str()) {
         (None, _) => None,
-        (Some(_), Some(url)) if !config.in_memory && druids_store::postgres::is_url(url) => {
-            match druids_store::postgres::PostgresStore::open(url, config.sync) {
+        (Some(id), Some(url)) if !config.in_memory && druids_store::postgres::is_url(url) => {
+            let sessions = druids_store::postgres::NodeSessions {
+                node: id.clone(),
+                lease_ms: config.lease_secs.saturating_mul(1000),
+            };
+            match druids_store::postgres::PostgresStore::open_node(url, config.sync, &sessions) {
                 Ok(store) => Some(Arc::new(store)),
                 Err(e) => {
                     let db = druids_store::describe(&config.db);

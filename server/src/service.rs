@@ -1,7 +1,7 @@
 //! The `druids.v1.DruidsService` service: the request edge. Each call is
 //! authenticated, charged against its quotas and validated here, then handed
 //! to the [`Lobby`] (creating games, claiming seats), the game's [`Room`]
-//! (playing, reading) or the stream pump. No rule of any game is known here.
+//! (playing, reading) or the stream feed. No rule of any game is known here.
 //! This module holds the service's state and what every call shares (who is
 //! calling, where its game is served, forwarding, quotas); the RPCs
 //! themselves are in [`rpc`].
@@ -195,6 +195,15 @@ impl Service {
         self.cluster.as_ref()
     }
 
+    /// One renewal of the node's leases ([`Cluster::renew`]); nothing on a
+    /// single server. Blocks on the database: call it off the async workers.
+    pub fn renew_leases(&self) -> std::result::Result<(), StoreError> {
+        match &self.cluster {
+            Some(cluster) => cluster.renew(&self.rooms),
+            None => Ok(()),
+        }
+    }
+
     /// One round of the node's upkeep ([`Cluster::upkeep`]); nothing on a
     /// single server. Blocks on the database: call it off the async workers.
     pub fn upkeep(&self) -> std::result::Result<(), StoreError> {
@@ -367,6 +376,11 @@ impl Service {
     /// bots): see [`crate::bot_cpu`].
     pub fn bot_cpu(&self) -> &Arc<BotCpu> {
         &self.bot_cpu
+    }
+
+    /// The gRPC connections a test plan may reset (`--test-faults` only).
+    pub fn connection_resets(&self) -> Option<Arc<crate::resets::Resets>> {
+        self.faults.resets()
     }
 
     /// The limits in force.

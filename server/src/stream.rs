@@ -1,5 +1,5 @@
-//! `StreamEvents`: the budgets a stream is opened within, and the pump that
-//! feeds it.
+//! `StreamEvents`: the budgets a stream is opened within, and the feed that
+//! reads its events from the room's log.
 //!
 //! The promise: a seat of a game in play can always open its stream,
 //! whatever others hold. Each seat of a game in play has
@@ -19,8 +19,10 @@ use std::sync::{Arc, Mutex};
 
 use druids_contract::pb;
 use druids_engine::Viewer;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
+use tokio_stream::Stream;
 use tonic::Status;
+use tracing::Instrument;
 
 use crate::config::Limits;
 use crate::error::ServiceError;
@@ -28,8 +30,12 @@ use crate::room::{Room, StreamLimits, StreamPlace};
 
 /// Events read from the log per lock of a room, for a stream.
 const STREAM_BATCH: usize = 128;
-/// Events buffered per stream before the reader must catch up.
+/// Events buffered per relayed stream (from another node, or through a fault
+/// plan) before the reader must catch up.
 pub const STREAM_BUFFER: usize = 64;
+/// Room for events a stream keeps between reads: a longer batch (history)
+/// is not held on to once it is yielded.
+const KEPT_READY: usize = 8;
 
 /// The server-wide stream budgets.
 pub struct Streams {
@@ -153,55 +159,94 @@ impl Drop for StreamSlot {
 }
 
 /// Feeds one stream: `first` (a snapshot and the pending decision), then the
-/// events from seq `cursor` on — history, then live events — at the reader's
-/// pace, until the game can no longer change, the reader goes away or the
-/// server stops.
-pub async fn pump(
+/// events from seq `cursor` on — history, then live events — until the game
+/// can no longer change, the reader goes away (the stream is dropped, its
+/// slot with it) or the server stops. The stream reads the room's log when
+/// the connection polls it, at the reader's pace: no task and no channel of
+/// its own, and an action's events, read together, leave together.
+pub fn feed(
     room: Arc<Room>,
     slot: StreamSlot,
     first: Vec<pb::GameEvent>,
-    mut cursor: u64,
-    tx: mpsc::Sender<Result<pb::GameEvent, Status>>,
-    mut shutdown: watch::Receiver<bool>,
-) {
-    let _slot = slot;
-    let viewer = _slot.viewer;
-    for event in first {
-        if tx.send(Ok(event)).await.is_err() {
-            return;
-        }
-    }
-    let mut batch = Vec::with_capacity(STREAM_BATCH);
-    loop {
-        // Enabled before the log is read, so a change made meanwhile wakes it.
-        let changed = room.changed();
-        tokio::pin!(changed);
-        changed.as_mut().enable();
-        let (next, caught_up, over) = room.read_events(cursor, STREAM_BATCH, viewer, &mut batch);
-        cursor = next;
-        for event in batch.drain(..) {
-            if tx.send(Ok(event)).await.is_err() {
-                return;
+    cursor: u64,
+    shutdown: watch::Receiver<bool>,
+    span: tracing::Span,
+) -> impl Stream<Item = Result<pb::GameEvent, Status>> + Send + 'static {
+    let feed = Feed {
+        viewer: slot.viewer,
+        room,
+        _slot: slot,
+        cursor,
+        ready: first,
+        taken: 0,
+        ended: false,
+        shutdown,
+    };
+    futures_util::stream::unfold(feed, move |feed| feed.next().instrument(span.clone()))
+}
+
+/// A stream's state between two of its events.
+struct Feed {
+    room: Arc<Room>,
+    viewer: Viewer,
+    /// The stream's place in the budgets, freed with the stream.
+    _slot: StreamSlot,
+    /// The seq of the next event to read from the log.
+    cursor: u64,
+    /// Events read and not yet yielded: those from `taken` on.
+    ready: Vec<pb::GameEvent>,
+    taken: usize,
+    /// Nothing more comes (the game can no longer change, or the stream
+    /// yielded its last error).
+    ended: bool,
+    shutdown: watch::Receiver<bool>,
+}
+
+impl Feed {
+    /// The next item and the feed after it; `None` when the stream ends.
+    async fn next(mut self) -> Option<(Result<pb::GameEvent, Status>, Feed)> {
+        loop {
+            if let Some(event) = self.ready.get_mut(self.taken) {
+                let event = std::mem::take(event);
+                self.taken += 1;
+                return Some((Ok(event), self));
             }
-        }
-        if caught_up {
-            if over {
-                return;
+            if self.ended {
+                return None;
             }
-            if room.has_moved() {
-                let moved = ServiceError::Moved(crate::error::clip(&room.id));
-                let _ = tx.send(Err(moved.into())).await;
-                return;
-            }
-            tokio::select! {
-                () = &mut changed => {}
-                // The client went away while the game was quiet: free the slot now.
-                () = tx.closed() => return,
-                () = stopped(&mut shutdown) => {
-                    let _ = tx.send(Err(ServiceError::ShuttingDown.into())).await;
-                    return;
+            let refusal = {
+                // Enabled before the log is read, so a change made meanwhile
+                // wakes it.
+                let changed = self.room.changed();
+                tokio::pin!(changed);
+                changed.as_mut().enable();
+                if self.ready.capacity() > KEPT_READY {
+                    self.ready = Vec::new();
                 }
-            }
+                self.ready.clear();
+                self.taken = 0;
+                let (next, caught_up, over) =
+                    self.room
+                        .read_events(self.cursor, STREAM_BATCH, self.viewer, &mut self.ready);
+                self.cursor = next;
+                if caught_up && over {
+                    self.ended = true;
+                    continue;
+                }
+                if !caught_up || !self.ready.is_empty() {
+                    continue;
+                }
+                if self.room.has_moved() {
+                    ServiceError::Moved(crate::error::clip(&self.room.id))
+                } else {
+                    tokio::select! {
+                        () = &mut changed => continue,
+                        () = stopped(&mut self.shutdown) => ServiceError::ShuttingDown,
+                    }
+                }
+            };
+            self.ended = true;
+            return Some((Err(refusal.into()), self));
         }
     }
 }

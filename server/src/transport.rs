@@ -17,6 +17,13 @@
 //!   second passes), so new connections wait in the kernel's backlog or are
 //!   refused there, while the open ones are served as before; the failure is
 //!   logged at most once per [`LOG_EVERY`], with a count of the others.
+//! * Calls a client cancels before the server has read them (a burst after
+//!   the server was paused, or cut off for a moment) cost that client
+//!   nothing: h2 closes a connection with `GOAWAY` / `ENHANCE_YOUR_CALM`
+//!   ("too_many_resets") once more than a set number of streams were reset
+//!   before they were accepted, 20 by default, which a paused server's
+//!   backlog easily passes, killing the healthy calls on the connection with
+//!   them; the server allows [`pending_accept_resets`].
 //! * A request larger than `--max-message-bytes` is refused by tonic with
 //!   `OUT_OF_RANGE`; the contract says `RESOURCE_EXHAUSTED`, so [`remap`]
 //!   rewrites that status on the way out.
@@ -37,6 +44,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use crate::config::Limits;
+use crate::resets::{Armed, Resets};
 
 /// Most often a listener logs the same trouble (refused connections, failed
 /// accepts).
@@ -75,6 +83,8 @@ pub struct Conn {
     idle: Duration,
     liveness: Liveness,
     peer: SocketAddr,
+    /// Armed by a test-faults server: a plan's fault may reset it.
+    reset: Option<Armed>,
 }
 
 impl Conn {
@@ -91,6 +101,23 @@ impl Conn {
     fn expired(&mut self, cx: &mut Context<'_>) -> bool {
         self.deadline.as_mut().poll(cx).is_ready()
     }
+
+    /// Whether a fault reset this connection: it then fails every read and
+    /// write, and closes with a zero linger (the client gets an RST).
+    fn reset_due(&mut self, cx: &mut Context<'_>) -> bool {
+        let due = self.reset.as_mut().is_some_and(|r| r.poll_reset(cx));
+        if due {
+            let _ = self.inner.set_zero_linger();
+        }
+        due
+    }
+}
+
+fn reset() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::ConnectionReset,
+        "the connection was reset by a fault of a test plan",
+    )
 }
 
 fn silent() -> io::Error {
@@ -106,6 +133,9 @@ impl AsyncRead for Conn {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
+        if self.reset_due(cx) {
+            return Poll::Ready(Err(reset()));
+        }
         let before = buf.filled().len();
         match Pin::new(&mut self.inner).poll_read(cx, buf) {
             Poll::Ready(Ok(())) => {
@@ -127,6 +157,9 @@ impl AsyncWrite for Conn {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
+        if self.reset_due(cx) {
+            return Poll::Ready(Err(reset()));
+        }
         match Pin::new(&mut self.inner).poll_write(cx, buf) {
             Poll::Ready(Ok(n)) => {
                 if n > 0 && self.liveness == Liveness::ReadsAndWrites {
@@ -210,6 +243,7 @@ pub struct Acceptor {
     max: usize,
     refused: Throttled,
     failed: Throttled,
+    resets: Option<Arc<Resets>>,
 }
 
 impl Acceptor {
@@ -225,7 +259,14 @@ impl Acceptor {
             max: limits.max_connections,
             refused: Throttled::new(),
             failed: Throttled::new(),
+            resets: None,
         }
+    }
+
+    /// Lets `resets` reset this listener's connections (test faults).
+    pub fn with_resets(mut self, resets: Option<Arc<Resets>>) -> Acceptor {
+        self.resets = resets;
+        self
     }
 
     /// The address listened on.
@@ -274,6 +315,7 @@ impl Acceptor {
                 idle: self.idle,
                 liveness: self.liveness,
                 peer,
+                reset: self.resets.as_ref().map(|r| r.arm(peer)),
             };
         }
     }
@@ -285,13 +327,15 @@ pub fn handshake_timeout(limits: &Limits) -> Duration {
     Duration::from_secs(limits.handshake_timeout_secs.max(1))
 }
 
-/// The gRPC connections accepted on `listener`, within the limits; the
-/// accepting stops when the stream is dropped.
+/// The gRPC connections accepted on `listener`, within the limits (and
+/// armed for `resets`, on a test-faults server); the accepting stops when
+/// the stream is dropped.
 pub fn incoming(
     listener: TcpListener,
     limits: &Limits,
+    resets: Option<Arc<Resets>>,
 ) -> impl Stream<Item = io::Result<Conn>> + Send + 'static {
-    let mut acceptor = Acceptor::new(listener, limits, Liveness::Reads);
+    let mut acceptor = Acceptor::new(listener, limits, Liveness::Reads).with_resets(resets);
     let (tx, rx) = mpsc::channel(1);
     tokio::spawn(async move {
         loop {
@@ -306,6 +350,16 @@ pub fn incoming(
         }
     });
     ReceiverStream::new(rx)
+}
+
+/// Streams a client may reset before the server accepted them, at once, on
+/// one connection before h2 closes it: four times the calls a connection
+/// may have open, so that a client whose every call timed out during a
+/// pause, and was retried and timed out again, keeps its connection, while
+/// a connection resetting streams faster than the server reads them (the
+/// "rapid reset" attack) is still closed, and the queue it fills is bounded.
+pub fn pending_accept_resets(limits: &Limits) -> usize {
+    (limits.max_calls_per_connection as usize).saturating_mul(4)
 }
 
 /// How often idle connections are pinged: often enough that a live client

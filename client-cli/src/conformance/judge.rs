@@ -290,7 +290,10 @@ fn reconnects(
         let Some(Entry::StreamEnd(s)) = &e.entry else {
             continue;
         };
-        if s.why != "fault" {
+        // After a reset, what was sent just before may never have arrived:
+        // reading it again is right then.
+        let reset = s.why == "reset";
+        if s.why != "fault" && !reset {
             continue;
         }
         let next = calls
@@ -306,7 +309,7 @@ fn reconnects(
             }),
             Some((_, c)) => {
                 let from = c.from_seq.unwrap_or(0);
-                if from >= 1 && from <= s.last_sent_seq {
+                if !reset && from >= 1 && from <= s.last_sent_seq {
                     out.push(Finding {
                         verdict: Verdict::NonStrict,
                         evidence: format!(

@@ -111,6 +111,29 @@ pub fn all(choice: Choice) -> Vec<Scenario> {
             ));
         }
     }
+    // No status at all: the connection under the stream is reset (TCP RST).
+    out.push(scenario(
+        "stream/reset/after-seq-12".into(),
+        "the connection under the event stream is reset (no gRPC status) after seq 12".into(),
+        at,
+        vec![end(12, pb::StreamEnd::Reset)],
+        Duty::Reconnect,
+    ));
+    out.push(scenario(
+        "restart/after-seq-12".into(),
+        format!(
+            "the server restarts after seq 12 (durable store): every stream ends UNAVAILABLE, \
+             every call is refused for {RETRY_AFTER_MS} ms (RetryInfo), then the game goes on"
+        ),
+        at,
+        vec![pb::fault::Kind::Restart(pb::RestartFault {
+            at: Some(pb::StreamPoint {
+                point: Some(pb::stream_point::Point::AfterSeq(12)),
+            }),
+            down_ms: RETRY_AFTER_MS,
+        })],
+        Duty::Reconnect,
+    ));
     for nth in [1, 4] {
         out.push(scenario(
             format!("submit/refused/{}", ordinal(nth)),

@@ -11,8 +11,12 @@
 //! that wakes up after losing its games cannot change them ([`Epoch`]).
 //!
 //! A node renews all its leases with one write every third of the lease time
-//! ([`Cluster::upkeep`], run by [`crate::spawn_upkeep`]); the same round drops the games it no longer owns and takes
-//! over orphaned ones, so a dead node's games move within about a lease.
+//! ([`Cluster::renew`]), in a task and on a database connection of its own,
+//! so that nothing another node holds (a paused node's open transaction, a
+//! takeover waiting on it) delays it. Another round at the same pace
+//! ([`Cluster::upkeep`]; both run by [`crate::spawn_upkeep`]) drops the games
+//! the node no longer owns and takes over orphaned ones, so a dead node's
+//! games move within about a lease.
 
 pub mod forward;
 
@@ -251,10 +255,18 @@ impl Cluster {
         Ok(Some(room))
     }
 
-    /// One round of the node's upkeep: renews its leases, drops the games it
-    /// lost, takes over orphaned ones. Blocks on the database.
-    pub fn upkeep(&self, rooms: &Rooms, now_ms: u64) -> Result<(), StoreError> {
+    /// Renews this node's leases: one write, on a connection of its own, so
+    /// that nothing another node holds delays it ([`crate::spawn_upkeep`]
+    /// runs it in a task of its own). If the leases had run out (the node
+    /// was paused, or cut off from the database), its games in memory may
+    /// have moved: they are checked against the database before the leases
+    /// count as held again, so a node that wakes up serves no stale game.
+    /// Blocks on the database.
+    pub fn renew(&self, rooms: &Rooms) -> Result<(), StoreError> {
+        // Measured before the query is sent: the database's expiry is at
+        // least a lease time after this instant.
         let started = Instant::now();
+        let held = self.holds_leases();
         let lapsed = self.leases.renew(
             &self.config.id,
             &self.config.advertise,
@@ -263,11 +275,20 @@ impl Cluster {
         self.metrics
             .renew_latency
             .observe(started.elapsed().as_secs_f64());
-        *self.renewed.lock().unwrap_or_else(|p| p.into_inner()) = Some(started);
         if lapsed {
             self.metrics.lease_lapses.inc();
             tracing::warn!("this node's leases had run out: games may have moved");
         }
+        if lapsed || !held {
+            self.drop_lost(rooms)?;
+        }
+        *self.renewed.lock().unwrap_or_else(|p| p.into_inner()) = Some(started);
+        Ok(())
+    }
+
+    /// Retires the games in memory whose lease is no longer this node's;
+    /// the number still owned.
+    fn drop_lost(&self, rooms: &Rooms) -> Result<i64, StoreError> {
         // Rooms first, leases second: a room's lease was committed before the
         // room was added, so a lease read now is at least as new as its room.
         let held: Vec<Arc<Room>> = rooms
@@ -294,6 +315,14 @@ impl Cluster {
                 }
             }
         }
+        Ok(owned)
+    }
+
+    /// One round of the node's upkeep besides renewal: drops the games it
+    /// lost, takes over orphaned ones. Blocks on the database; a takeover
+    /// waiting on another node delays this round, never the renewal.
+    pub fn upkeep(&self, rooms: &Rooms, now_ms: u64) -> Result<(), StoreError> {
+        let owned = self.drop_lost(rooms)?;
         self.owners
             .retain(|_, (_, seen)| seen.elapsed() < Duration::from_millis(self.config.lease_ms));
         // Never-owned games are left to their creator for two leases.

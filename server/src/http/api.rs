@@ -12,7 +12,9 @@ use axum::body::Body;
 use axum::extract::{ConnectInfo, Path, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use druids_contract::pb::{self, druids_service_server::DruidsService};
+use druids_contract::pb::{
+    self, druids_service_server::DruidsService, testing_service_server::TestingService,
+};
 use tonic::{Code, Request};
 
 use super::call::{Call, grpc_request, message, ok, read_json};
@@ -86,6 +88,29 @@ pub(super) async fn rpc(
             })
             .await
         }
+        // TestingService (refused unless --test-faults, as over gRPC).
+        "CreateTestGame" => {
+            call.unary(|s, r: Request<pb::CreateTestGameRequest>| async move {
+                s.create_test_game(r).await
+            })
+            .await
+        }
+        "AttachFaultPlan" => {
+            call.unary(|s, r: Request<pb::AttachFaultPlanRequest>| async move {
+                s.attach_fault_plan(r).await
+            })
+            .await
+        }
+        "AdvanceClock" => {
+            call.unary(
+                |s, r: Request<pb::AdvanceClockRequest>| async move { s.advance_clock(r).await },
+            )
+            .await
+        }
+        "GetLedger" => {
+            call.unary(|s, r: Request<pb::GetLedgerRequest>| async move { s.get_ledger(r).await })
+                .await
+        }
         "StreamEvents" => match message::<pb::StreamEventsRequest>(&call.json) {
             Ok(msg) => game_stream(&ctx, peer, &call.headers, msg).await,
             Err(e) => Err(e),
@@ -99,7 +124,7 @@ pub(super) async fn rpc(
         other => Err(ApiError::new(
             Code::NotFound,
             format!(
-                "no method {} in druids.v1.DruidsService or druids.v1.ArenaService",
+                "no method {} in druids.v1.DruidsService, druids.v1.ArenaService or druids.v1.TestingService",
                 crate::error::clip(other)
             ),
             "",

@@ -93,7 +93,8 @@ pub async fn serve_http(
         tracing::info!("web viewer at http://{addr}/");
     }
     let limits = service.limits().clone();
-    let mut acceptor = Acceptor::new(listener, &limits, Liveness::ReadsAndWrites);
+    let mut acceptor = Acceptor::new(listener, &limits, Liveness::ReadsAndWrites)
+        .with_resets(service.connection_resets());
     let arena = Arc::new(ArenaApi::new(
         service.arena().cloned(),
         service.blocking().clone(),

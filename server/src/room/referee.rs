@@ -25,6 +25,16 @@ pub enum Due {
 }
 
 impl Room {
+    /// A test clock: as if `by_ms` more had passed on the pending decision
+    /// ([`crate::clock::SeatClocks::advance`]). Returns the deadline now
+    /// pending; the referee (or [`Room::expire_one`]) applies it when due.
+    pub fn advance_clock(&self, by_ms: u64) -> Option<u64> {
+        let mut state = self.lock();
+        let clocks = state.clocks.as_mut()?;
+        clocks.advance(by_ms);
+        clocks.pending().map(|p| p.deadline_ms)
+    }
+
     /// The decision due at `now_ms`, if one is.
     pub fn due(&self, now_ms: u64) -> Option<Due> {
         let state = self.lock();

@@ -1,14 +1,12 @@
 //! The RPCs of `DruidsService`: each authenticates its caller, finds where
 //! its game is served (here, or forwarded to the owner in a cluster), charges
-//! quotas and hands the call to the lobby, the room or the stream pump.
+//! quotas and hands the call to the lobby, the room or the stream feed.
 
 use std::sync::Arc;
 
 use druids_contract::pb::{self, druids_service_server::DruidsService};
-use tokio::sync::mpsc;
-use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
-use tracing::{Instrument, info_span};
+use tracing::info_span;
 
 use super::{EventStream, Service};
 use crate::bounds::{Checked, checked};
@@ -18,7 +16,7 @@ use crate::faults::Method;
 use crate::lobby::Created;
 use crate::quota::Read;
 use crate::store::StoreError;
-use crate::stream::{STREAM_BUFFER, pump};
+use crate::stream::feed;
 use crate::submission::Submission;
 
 /// The room of a call's game if it is served here; otherwise forwards the
@@ -181,19 +179,17 @@ impl DruidsService for Service {
             0 => room.snapshot(viewer),
             n => (Vec::new(), n),
         };
-        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
         let span = info_span!("stream_events", game_id = %room.id, viewer = ?viewer);
-        let shutdown = self.stop.subscribe();
-        tokio::spawn(pump(room, slot, first, cursor, tx, shutdown).instrument(span));
+        let events = Box::pin(feed(room, slot, first, cursor, self.stop.subscribe(), span));
         match planned {
             Some(peer) => Ok(Response::new(self.stream_under_plan(
                 &id,
                 viewer,
                 req.from_seq,
                 peer,
-                rx,
+                events,
             ))),
-            None => Ok(Response::new(Box::pin(ReceiverStream::new(rx)))),
+            None => Ok(Response::new(events)),
         }
     }
 

@@ -10,7 +10,8 @@ use std::time::Instant;
 use druids_contract::pb::{self, testing_service_server::TestingService};
 use druids_engine::{Seat, Viewer};
 use sha2::{Digest, Sha256};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
+use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 use tonic_types::StatusExt;
@@ -20,6 +21,9 @@ use crate::auth::TokenHash;
 use crate::error::ServiceError;
 use crate::faults::{Cue, Method, Plan, StreamEnd};
 use crate::stream::STREAM_BUFFER;
+
+/// Most a test clock is advanced in one call (a day).
+const MAX_ADVANCE_MS: u64 = 86_400_000;
 
 /// What the ledger notes of a request or an answer besides its status.
 pub(super) trait Noted {
@@ -142,10 +146,7 @@ impl Service {
             ..Default::default()
         };
         request.get_ref().note(&mut line);
-        let cue = match seat {
-            Some(seat) => self.faults.cue(&id, seat, method, self.at(&id)),
-            None => Cue::Pass,
-        };
+        let cue = self.faults.cue(&id, seat, method, self.at(&id));
         let (answer, lost) = match cue {
             Cue::Pass => (call(request).await, None),
             Cue::Refuse(e, fault) => {
@@ -206,10 +207,7 @@ impl Service {
             code: "OK".into(),
             ..Default::default()
         };
-        let cue = match seat {
-            Some(seat) => self.faults.cue(&room.id, seat, Method::Stream, at),
-            None => Cue::Pass,
-        };
+        let cue = self.faults.cue(&room.id, seat, Method::Stream, at);
         let refused = match cue {
             Cue::Refuse(e, fault) => {
                 line.fault = fault;
@@ -239,23 +237,30 @@ impl Service {
         viewer: Viewer,
         from_seq: u64,
         peer: String,
-        mut inner: mpsc::Receiver<Result<pb::GameEvent, Status>>,
+        mut inner: EventStream,
     ) -> EventStream {
         let seat = match viewer {
             Viewer::Seat(s) => Some(s),
             Viewer::Spectator => None,
         };
         let end = seat.and_then(|s| self.faults.stream_end(id, s));
+        let mut restarts = self.faults.restarts(id);
         let (tx, rx) = mpsc::channel(STREAM_BUFFER);
         let faults = Arc::clone(&self.faults);
         let rooms = Arc::clone(&self.rooms);
+        let resets = self.faults.resets();
         let id = id.to_owned();
         tokio::spawn(async move {
             let mut last_sent = 0;
+            let shutting_down = || -> Status { ServiceError::ShuttingDown.into() };
             let why = loop {
                 let item = tokio::select! {
-                    item = inner.recv() => item,
+                    item = inner.next() => item,
                     () = tx.closed() => break "client left",
+                    () = restarted(&mut restarts) => {
+                        let _ = tx.send(Err(shutting_down())).await;
+                        break "fault";
+                    }
                 };
                 match item {
                     None => break "game over",
@@ -272,10 +277,22 @@ impl Service {
                         if let (Some(seat), Some((fault, after, how))) = (seat, end)
                             && seq >= after
                         {
-                            faults.stream_fault_fired(&id, fault, seat, seq, how);
-                            if how == StreamEnd::Unavailable {
-                                let status: Status = ServiceError::ShuttingDown.into();
-                                let _ = tx.send(Err(status)).await;
+                            faults.stream_fault_fired(&id, fault, seat, seq, how, &peer);
+                            match how {
+                                StreamEnd::Clean => {}
+                                StreamEnd::Unavailable | StreamEnd::Restart(_) => {
+                                    let _ = tx.send(Err(shutting_down())).await;
+                                }
+                                StreamEnd::Reset => {
+                                    let peer = peer.parse().ok();
+                                    if let (Some(resets), Some(peer)) = (&resets, peer)
+                                        && resets.reset(peer)
+                                    {
+                                        // No status: the connection's end ends the stream.
+                                        tx.closed().await;
+                                        break "reset";
+                                    }
+                                }
                             }
                             break "fault";
                         }
@@ -306,6 +323,17 @@ impl Service {
         self.refused(self.faults.check_enabled())?;
         self.refused(bearer(request.metadata()))?
             .ok_or_else(|| self.refusal(ServiceError::MissingToken))
+    }
+}
+
+/// Completes at the game's next restart (never without a plan).
+async fn restarted(restarts: &mut Option<watch::Receiver<u64>>) {
+    let changed = match restarts {
+        Some(r) => r.changed().await.is_ok(),
+        None => false,
+    };
+    if !changed {
+        std::future::pending::<()>().await;
     }
 }
 
@@ -353,6 +381,52 @@ impl TestingService for Service {
         self.refused(self.faults.replace(&req.game_id, &key, plan))?;
         Ok(Response::new(pb::AttachFaultPlanResponse {
             last_seq: room.map_or(0, |r| r.last_seq()),
+        }))
+    }
+
+    async fn advance_clock(
+        &self,
+        request: Request<pb::AdvanceClockRequest>,
+    ) -> Result<Response<pb::AdvanceClockResponse>, Status> {
+        let key = self.test_key(&request)?;
+        let req = request.into_inner();
+        self.refused(self.faults.check_key(&req.game_id, &key))?;
+        if !(1..=MAX_ADVANCE_MS).contains(&req.by_ms) {
+            return Err(self.refusal(ServiceError::invalid(
+                "by_ms",
+                format!("by_ms must be 1 to {MAX_ADVANCE_MS} (got {})", req.by_ms),
+            )));
+        }
+        let room = self.refused(self.rooms.in_memory(&req.game_id))?;
+        let Some(room) = room.filter(|r| r.has_clock()) else {
+            return Err(self.refusal(ServiceError::invalid(
+                "game_id",
+                "the game has no turn clock (GameOptions.decision_ms) in play here",
+            )));
+        };
+        let deadline = room.advance_clock(req.by_ms);
+        let now = self.clock.now_ms();
+        let mut timed_out = false;
+        if deadline.is_some_and(|d| d <= now) {
+            let (games, rooms, room) = (
+                Arc::clone(&self.games),
+                Arc::clone(&self.rooms),
+                Arc::clone(&room),
+            );
+            let taken = self
+                .off_the_workers(move || {
+                    let taken = room.expire_one(games.as_ref(), now);
+                    rooms.settle(&room);
+                    taken
+                })
+                .await?;
+            timed_out = self.refused(taken)?;
+        }
+        let deadline_unix_ms = room.advance_clock(0);
+        Ok(Response::new(pb::AdvanceClockResponse {
+            timed_out,
+            deadline_unix_ms,
+            last_seq: room.last_seq(),
         }))
     }
 

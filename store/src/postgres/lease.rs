@@ -21,9 +21,10 @@ impl Leases for PostgresStore {
              ON CONFLICT (node_id) DO UPDATE SET addr = EXCLUDED.addr, expires_at = EXCLUDED.expires_at
              RETURNING (SELECT lapsed FROM before)"
         );
+        let pool = self.renewal.as_ref().unwrap_or(&self.pool);
         let row = self.retry("renewing the node's leases", |_| {
             self.wait(async {
-                let client = self.pool.get().await?;
+                let client = pool.get().await?;
                 Ok(client
                     .query_one(&sql, &[&node, &(lease_ms as i64), &addr])
                     .await?)

@@ -42,11 +42,13 @@ mod arena;
 mod commit;
 mod event_logs;
 mod lease;
+mod node;
 mod read;
 mod retry;
 mod schema;
 
 use commit::Appends;
+pub use node::NodeSessions;
 use retry::{Failure, conflict};
 
 /// Connections the pool keeps at most: reads of ended games and the group
@@ -84,6 +86,9 @@ pub struct PostgresStore {
     /// Drives the connections' I/O; `None` once dropped.
     runtime: Option<tokio::runtime::Runtime>,
     pool: Pool,
+    /// A node's lease renewal's own connection ([`NodeSessions`]): it never
+    /// waits for a connection the node's other work holds.
+    renewal: Option<Pool>,
     appends: Mutex<Appends>,
     /// Signalled when a batch of appends has its results.
     appended: Condvar,
@@ -99,14 +104,44 @@ impl PostgresStore {
     /// database's disk (`synchronous_commit = off`): a crash of the database
     /// server may lose the last moments of commits, never corrupt them.
     pub fn open(url: &str, sync: Sync) -> Result<PostgresStore, StoreError> {
+        PostgresStore::open_with(url, sync, None)
+    }
+
+    /// [`PostgresStore::open`] for node `node` of a cluster: its sessions
+    /// are named after it (`pg_stat_activity` tells the nodes apart), none
+    /// holds its locks while it sits idle in a transaction (a paused node's
+    /// open transaction is ended by the database, so takeovers of its games
+    /// do not wait on it), and lease renewal has a connection of its own
+    /// with a statement timeout ([`NodeSessions`]).
+    pub fn open_node(
+        url: &str,
+        sync: Sync,
+        node: &NodeSessions,
+    ) -> Result<PostgresStore, StoreError> {
+        PostgresStore::open_with(url, sync, Some(node))
+    }
+
+    fn open_with(
+        url: &str,
+        sync: Sync,
+        node: Option<&NodeSessions>,
+    ) -> Result<PostgresStore, StoreError> {
         let op = "connecting to PostgreSQL";
         let mut config: tokio_postgres::Config = url
             .parse()
             .map_err(|e| retry::database(op, Failure::Pg(e)))?;
         config.application_name("druids-server");
         config.connect_timeout(Duration::from_secs(5));
+        let mut options = Vec::new();
         if sync == Sync::Normal {
-            config.options("-c synchronous_commit=off");
+            options.push("-c synchronous_commit=off".to_owned());
+        }
+        if let Some(node) = node {
+            config.application_name(node.application_name());
+            options.extend(node.options());
+        }
+        if !options.is_empty() {
+            config.options(options.join(" "));
         }
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -114,23 +149,35 @@ impl PostgresStore {
             .enable_all()
             .build()
             .map_err(|e| retry::database(op, Failure::Io(e)))?;
-        let manager = Manager::from_config(
-            config,
-            NoTls,
-            ManagerConfig {
-                recycling_method: RecyclingMethod::Fast,
-            },
-        );
-        let pool = Pool::builder(manager)
-            .max_size(POOL_SIZE)
-            .runtime(deadpool_postgres::Runtime::Tokio1)
-            .wait_timeout(Some(Duration::from_secs(30)))
-            .create_timeout(Some(Duration::from_secs(10)))
-            .build()
-            .map_err(|e| retry::database(op, Failure::Other(e.to_string())))?;
+        let pool = |config: tokio_postgres::Config, size: usize| {
+            let manager = Manager::from_config(
+                config,
+                NoTls,
+                ManagerConfig {
+                    recycling_method: RecyclingMethod::Fast,
+                },
+            );
+            Pool::builder(manager)
+                .max_size(size)
+                .runtime(deadpool_postgres::Runtime::Tokio1)
+                .wait_timeout(Some(Duration::from_secs(30)))
+                .create_timeout(Some(Duration::from_secs(10)))
+                .build()
+                .map_err(|e| retry::database(op, Failure::Other(e.to_string())))
+        };
+        let renewal = match node {
+            Some(node) => {
+                let mut config = config.clone();
+                options.push(node.renewal_option());
+                config.options(options.join(" "));
+                Some(pool(config, 1)?)
+            }
+            None => None,
+        };
         let store = PostgresStore {
             runtime: Some(runtime),
-            pool,
+            pool: pool(config, POOL_SIZE)?,
+            renewal,
             appends: Mutex::new(Appends::default()),
             appended: Condvar::new(),
             outage: retry::Outage::default(),

@@ -72,7 +72,13 @@ struct Seat {
 const TRIES: u32 = 200;
 
 fn transient(s: &Status) -> bool {
-    matches!(s.code(), Code::Unavailable | Code::ResourceExhausted)
+    match s.code() {
+        Code::Unavailable | Code::ResourceExhausted => true,
+        // A broken connection, as tonic reports it (the transport's error as
+        // the source); an UNKNOWN the server sent has none.
+        Code::Unknown => std::error::Error::source(s).is_some(),
+        _ => false,
+    }
 }
 
 impl Seat {

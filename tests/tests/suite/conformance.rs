@@ -185,12 +185,15 @@ fn the_python_and_typescript_kits_pass_every_scenario() {
 
 /// Each broken duty and the scenarios (name prefixes) that must FAIL it.
 const BROKEN: &[(&str, &[&str])] = &[
-    ("ignores-retry-info", &["submit/refused/", "exhausted/"]),
-    ("restarts-from-start", &["stream/"]),
+    (
+        "ignores-retry-info",
+        &["submit/refused/", "exhausted/", "restart/"],
+    ),
+    ("restarts-from-start", &["stream/", "restart/"]),
     ("new-key-on-lost-answer", &["submit/lost/"]),
     ("stale-is-fatal", &["clock/"]),
     ("ignores-timed-out", &["clock/"]),
-    ("never-reconnects", &["stream/"]),
+    ("never-reconnects", &["stream/", "restart/"]),
     ("sends-illegal", &["illegal/"]),
 ];
 

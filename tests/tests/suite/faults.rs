@@ -20,14 +20,14 @@ use tonic::Code;
 use tonic::transport::Channel;
 use tonic_types::StatusExt;
 
-fn reason(status: &tonic::Status) -> String {
+pub(crate) fn reason(status: &tonic::Status) -> String {
     status
         .get_details_error_info()
         .map(|i| i.reason)
         .unwrap_or_default()
 }
 
-async fn testing_server() -> TestServer {
+pub(crate) async fn testing_server() -> TestServer {
     let limits = Limits {
         test_faults: true,
         ..Limits::unthrottled()
@@ -37,7 +37,7 @@ async fn testing_server() -> TestServer {
 
 /// A two-seat Meduris game made by CreateTestGame with `faults`: its id, seat
 /// tokens and test key.
-async fn test_game(
+pub(crate) async fn test_game(
     testing: &mut TestingServiceClient<Channel>,
     faults: Vec<pb::Fault>,
 ) -> (String, Vec<String>, String) {
@@ -59,7 +59,7 @@ async fn test_game(
     (game.game_id, tokens, made.test_key)
 }
 
-async fn ledger(
+pub(crate) async fn ledger(
     testing: &mut TestingServiceClient<Channel>,
     id: &str,
     key: &str,
@@ -76,7 +76,7 @@ async fn ledger(
         .entries
 }
 
-fn calls(entries: &[pb::LedgerEntry], method: &str) -> Vec<pb::LedgerCall> {
+pub(crate) fn calls(entries: &[pb::LedgerEntry], method: &str) -> Vec<pb::LedgerCall> {
     entries
         .iter()
         .filter_map(|e| match &e.entry {
@@ -86,7 +86,7 @@ fn calls(entries: &[pb::LedgerEntry], method: &str) -> Vec<pb::LedgerCall> {
         .collect()
 }
 
-fn fired(entries: &[pb::LedgerEntry]) -> Vec<u32> {
+pub(crate) fn fired(entries: &[pb::LedgerEntry]) -> Vec<u32> {
     entries
         .iter()
         .filter_map(|e| match &e.entry {
@@ -154,7 +154,17 @@ async fn a_server_without_test_faults_refuses_every_testing_call() {
         ))
         .await
         .unwrap_err();
-    for status in [create, attach, read] {
+    let advance = testing
+        .advance_clock(authed(
+            "key",
+            pb::AdvanceClockRequest {
+                game_id: "g".into(),
+                by_ms: 1000,
+            },
+        ))
+        .await
+        .unwrap_err();
+    for status in [create, attach, read, advance] {
         assert_eq!(status.code(), Code::FailedPrecondition, "{status:?}");
         assert_eq!(reason(&status), "TEST_FAULTS_OFF");
         assert!(status.message().contains("--test-faults"), "{status:?}");
@@ -392,7 +402,7 @@ async fn a_lost_answer_was_applied_once_and_its_retry_gets_the_original() {
 
 /// Reads `id`'s stream as `token` from seq 1 until it ends: the seqs seen
 /// and how it ended (`None`: cleanly).
-async fn read_stream(
+pub(crate) async fn read_stream(
     client: &mut DruidsServiceClient<Channel>,
     id: &str,
     token: &str,

@@ -28,6 +28,8 @@ mod cross_language;
 mod deploy;
 mod dolmen;
 mod faults;
+mod faults_restart;
+mod faults_test_clock;
 mod games;
 mod hostile;
 mod http_edge;

@@ -11,9 +11,10 @@
 //!   node takes the game over and play goes on; the old owner is SIGCONTed
 //!   with a submission in flight. The log stays one history, and the
 //!   database refuses a write under the old lease.
+//! * a node paused in the middle of its work ([`pause`]).
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -27,6 +28,8 @@ use druids_tests::{Lcg, authed};
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 use tonic_types::StatusExt;
+
+mod pause;
 
 /// Lease time of the test nodes: a dead node's games move within ~2 s.
 const LEASE_SECS: &str = "2";
@@ -267,18 +270,22 @@ async fn create_game(
     )
 }
 
-/// Plays game `id` to its end at random, each seat through a node of its
-/// own; returns the acknowledged submissions.
+/// Plays game `id` at random, each seat through a node of its own, to its
+/// end or until `stop` is set; returns the acknowledged submissions.
 async fn play(
     mut picker: Picker,
     id: String,
     tokens: Vec<String>,
     progress: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
 ) -> Vec<Ack> {
     let mut acks = Vec::new();
     let mut viewer = picker.pick();
     let mut seats: Vec<Client> = tokens.iter().map(|_| picker.pick()).collect();
     loop {
+        if stop.load(Ordering::Relaxed) {
+            return acks;
+        }
         let state = on_some_node!(picker, viewer => viewer
             .get_state(pb::GetStateRequest { game_id: id.clone() })
             .await)
@@ -360,6 +367,23 @@ async fn watch(mut picker: Picker, id: String) -> Vec<u64> {
 
 /// Checks game `id`'s stored history against what its players were told.
 async fn check_history(picker: &mut Picker, id: &str, acks: &[Ack], seen: &[u64]) {
+    check_acks(picker, id, acks).await;
+    let mut c = picker.pick();
+    let state = on_some_node!(picker, c => c
+        .get_state(pb::GetStateRequest { game_id: id.to_owned() })
+        .await)
+    .state
+    .expect("state");
+    let all: Vec<u64> = (1..=state.last_seq).collect();
+    assert_eq!(
+        seen, all,
+        "game {id}: the stream saw every event once, in order"
+    );
+}
+
+/// Checks game `id`'s log against the acknowledged submissions: each logged
+/// once, at the version it was acknowledged with, and nothing else logged.
+async fn check_acks(picker: &mut Picker, id: &str, acks: &[Ack]) {
     let mut c = picker.pick();
     let replay = on_some_node!(picker, c => c
         .export_replay(pb::ExportReplayRequest { game_id: id.to_owned() })
@@ -378,16 +402,6 @@ async fn check_history(picker: &mut Picker, id: &str, acks: &[Ack], seen: &[u64]
             a.version
         );
     }
-    let state = on_some_node!(picker, c => c
-        .get_state(pb::GetStateRequest { game_id: id.to_owned() })
-        .await)
-    .state
-    .expect("state");
-    let all: Vec<u64> = (1..=state.last_seq).collect();
-    assert_eq!(
-        seen, all,
-        "game {id}: the stream saw every event once, in order"
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -408,6 +422,7 @@ async fn three_nodes_lose_nothing_when_one_is_killed_and_restarted() {
             id.clone(),
             tokens,
             Arc::clone(&progress),
+            Arc::default(),
         ));
         let watcher = tokio::spawn(watch(nodes.picker(200 + u64::from(g)), id.clone()));
         games.push((id, player, watcher));
