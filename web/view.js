@@ -29,6 +29,8 @@ function statusText(ui) {
   if (state.status === 'GAME_STATUS_FINISHED') return 'finished';
   if (state.status === 'GAME_STATUS_ABANDONED') return 'abandoned';
   if (state.status === 'GAME_STATUS_WAITING_FOR_PLAYERS') return 'waiting for players to join';
+  // A duplicate match's game: its next die waits for the match's other games.
+  if (state.waitingForMatch) return [board.status(state), 'waiting for the other games of its match to reach the next die'].filter(Boolean).join(' — ');
   if (state.toAct !== undefined && state.toAct === state.viewerSeat) return [board.status(state), 'your decision (see below)'].filter(Boolean).join(' — ');
   const who = state.toAct === undefined ? '' : `${seatName(state, num(state.toAct))} to decide`;
   const what = state.decisionDescription ? `: ${named(state.decisionDescription, state.seats)}` : '';

@@ -154,8 +154,8 @@ pub struct ArenaSettings {
     /// Bots one client address may register per hour (open registration).
     #[arg(long, env = "DRUIDS_REGISTRATIONS_PER_HOUR", default_value_t = 20)]
     pub registrations_per_hour: u32,
-    /// Matches one bot may play at once (a duplicate match counts once: its
-    /// games are played one after another). Seeks and acceptances beyond it
+    /// Matches one bot may play at once (a duplicate match counts once,
+    /// though its games are played at once). Seeks and acceptances beyond it
     /// are refused.
     #[arg(long, env = "DRUIDS_BOT_MAX_GAMES", default_value_t = 8)]
     pub bot_max_games: u32,

@@ -217,6 +217,44 @@ pub trait HostedGame: Send + Sync {
     fn timeout_action(&self) -> Option<pb::Action>;
     /// Every applied action, in order, as a replay holds it.
     fn replay_actions(&self) -> Vec<pb::ReplayAction>;
+    /// For a game behind a duplicate match's dice gate
+    /// (`GameOptions.match_dice_gate`): where it stands in the match's shared
+    /// sequence of draws. `None` for any other game.
+    fn gate(&self) -> Option<GatePosition>;
+    /// Makes the draws this game waits for whose index is below `upto`, from
+    /// its seed (the match's gate decided every game has reached them); the
+    /// game runs on to its next decision or draw. Returns the seq of the last
+    /// event logged, if any was. Nothing happens in a game without the gate.
+    fn release_draws(&mut self, upto: u64) -> Option<u64>;
+}
+
+/// Where a gated game stands in its match's sequence of draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GatePosition {
+    /// It waits for draw `index` (no seat decides meanwhile).
+    Waiting {
+        /// The draw's index in the match's sequence (from 0).
+        index: u64,
+    },
+    /// A seat decides (or play has not begun); `made` draws were made so far.
+    Deciding {
+        /// Draws made so far.
+        made: u64,
+    },
+    /// The game is over.
+    Over,
+}
+
+impl GatePosition {
+    /// The draws this game has reached: those it made, and the one it waits
+    /// for (`u64::MAX` once over: it holds no other game back).
+    pub fn reached(self) -> u64 {
+        match self {
+            GatePosition::Waiting { index } => index + 1,
+            GatePosition::Deciding { made } => made,
+            GatePosition::Over => u64::MAX,
+        }
+    }
 }
 
 /// A position's legal-action list, built once and read in pages: it keeps

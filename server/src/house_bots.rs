@@ -52,9 +52,9 @@ pub fn start(service: &Arc<Service>) -> Option<JoinHandle<()>> {
     }))
 }
 
-/// Plays the games of a house seek's match, one after another as they
-/// start (a duplicate match's games never overlap), until the match ends or
-/// the seek is taken back unused.
+/// Plays the games of a house seek's match, each on a task of its own as it
+/// starts (a duplicate match's games are played at once, in step with its
+/// dice), until the match ends or the seek is taken back unused.
 async fn play(service: Arc<Service>, mut seek: HouseSeek, level: Level, key: String) {
     while let Some(Ok(event)) = seek.events.recv().await {
         match event.event {
@@ -75,9 +75,12 @@ async fn play(service: Arc<Service>, mut seek: HouseSeek, level: Level, key: Str
                     lease,
                 );
                 let seed = rand::random::<u64>();
-                druids_contract::with_game!(seek.kind, |G| {
-                    bot.run::<G>(level.strategy.build(seed, level.budget()))
-                        .await
+                let (kind, level) = (seek.kind, level);
+                tokio::spawn(async move {
+                    druids_contract::with_game!(kind, |G| {
+                        bot.run::<G>(level.strategy.build(seed, level.budget()))
+                            .await
+                    });
                 });
             }
             Some(Event::MatchFinished(_)) => return,

@@ -408,6 +408,14 @@ impl Lobby {
                 "an arena game's dice are secret: it takes no chance script",
             ));
         }
+        // The dice gate joins the games of one duplicate match; only the
+        // arena makes those.
+        if secret_seed.is_none() && options.match_dice_gate {
+            return Err(ServiceError::invalid(
+                "options.match_dice_gate",
+                "only the arena sets match_dice_gate, on the games of a duplicate match",
+            ));
+        }
         let seed_chosen = seed_chosen || !options.chance_script.is_empty();
         let game = crate::hosted_game::new_game(kind, players, seed, &options)?;
         if !prefix.is_empty() {

@@ -29,6 +29,7 @@ use crate::quota::Bucket;
 use crate::store::{Epoch, Origin};
 
 mod answers;
+mod gate;
 mod play;
 mod read;
 mod referee;

@@ -171,6 +171,7 @@ pub async fn create(server: &ServerAddr, args: CreateArgs) -> Result<(), CliErro
                 time_bank_ms: clock.as_ref().and_then(|c| c.time_bank_ms),
                 autopilot_after: clock.as_ref().and_then(|c| c.autopilot_after),
                 chance_script: Vec::new(),
+                match_dice_gate: false,
             }),
             // Passed as given: the server takes one name per claimed seat or
             // one per seat.

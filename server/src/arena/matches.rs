@@ -1,8 +1,9 @@
 //! A match's life: recorded and started (from the pool, a challenge or a
-//! tournament), its games played one after another, its result recorded,
-//! the ratings updated and its bots told.
+//! tournament), its games played (a duplicate match's all at once, behind
+//! the dice gate of [`gate`]), its result recorded, the ratings updated and
+//! its bots told.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::duplicate::{self, Outcome};
@@ -12,6 +13,7 @@ use druids_engine::Viewer;
 use tonic::Status;
 
 use super::bots::{self, BotNo, public_id};
+use super::gate;
 use super::{Arena, RECENT_MATCHES, Running, SeekSender, State, ratings};
 use crate::error::ServiceError;
 use crate::store::StoreError;
@@ -102,12 +104,15 @@ impl Arena {
                     over.is_none()
                 });
         let games = match_games(kind, bots.len() as u32, rated || tournament.is_some());
+        let mut options = self.options(&clock);
+        // A duplicate match's games share their dice through the gate.
+        options.match_dice_gate = games > 1;
         let record = MatchRecord {
             id: id.unwrap_or_else(|| format!("{:016x}", rand::random::<u64>())),
             kind,
             rated,
             seed: rand::random(),
-            options: self.options(&clock),
+            options,
             bots: bots.iter().map(|&b| public_id(b)).collect(),
             games,
             created_unix_ms: now,
@@ -130,11 +135,11 @@ impl Arena {
             bots: bots.iter().map(|&b| self.bots().reference(b)).collect(),
         };
         let running = Running {
+            outcomes: vec![None; games as usize],
+            told_before: HashSet::new(),
             record,
             bots,
             game_ids: Vec::new(),
-            outcomes: Vec::new(),
-            void_told: false,
             streams,
         };
         self.announce(
@@ -150,57 +155,65 @@ impl Arena {
         Ok(id)
     }
 
-    /// Moves match `seq` on: starts its next game, records a finished one,
-    /// or finishes the match.
+    /// Moves match `seq` on: starts its games, records the ended ones,
+    /// releases the draws every game has reached (the dice gate), or
+    /// finishes the match once all its games have ended.
     pub(super) fn progress(&self, st: &mut State, seq: u64, now: u64) {
         let Some(run) = st.matches.get_mut(&seq) else {
             return;
         };
-        let started = run.game_ids.len();
-        if started > run.outcomes.len() {
-            let current = run.game_ids[started - 1].clone();
-            let room = match self.rooms.load(&current, now) {
+        // A duplicate match's rotations are all played at once, so that each
+        // die of the shared sequence can be rolled in every game together.
+        while run.game_ids.len() < run.record.games as usize {
+            if !self.start_game(run, now) {
+                return;
+            }
+        }
+        let mut rooms = Vec::with_capacity(run.game_ids.len());
+        for (index, game_id) in run.game_ids.iter().enumerate() {
+            let room = match self.rooms.load(game_id, now) {
                 Ok(room) => room,
                 // In play on another node of a cluster: read when it ends.
                 Err(ServiceError::GameNotFound(_)) => return,
                 Err(e) => {
-                    tracing::warn!(game_id = %current, "an arena game cannot be read: {e}");
+                    tracing::warn!(%game_id, "an arena game cannot be read: {e}");
                     return;
                 }
             };
-            if room.ended_ms().is_none() {
-                return;
-            }
-            let seating = run.seating(started - 1);
-            let Some(outcome) = room.view(Viewer::Spectator).outcome else {
-                // Abandoned: the match is void.
-                if !run.void_told {
-                    run.void_told = true;
-                    let void = vec![(0, 0); seating.len()];
+            if run.outcomes[index].is_none() && room.ended_ms().is_some() {
+                let seating = run.seating(index);
+                let results = match room.view(Viewer::Spectator).outcome {
+                    Some(outcome) => outcomes(&seating, &outcome),
+                    None => Vec::new(),
+                };
+                let by_seat: Vec<(u32, i64)> = if results.is_empty() {
+                    // Abandoned: rank 0, and the match is void.
+                    vec![(0, 0); seating.len()]
+                } else {
+                    results
+                        .iter()
+                        .map(|o| (u32::from(o.rank), o.score))
+                        .collect()
+                };
+                if !run.told_before.contains(game_id) {
                     let id = run.record.id.clone();
-                    self.game_over(&id, &current, started - 1, &seating, &void, now);
+                    self.game_over(&id, game_id, index, &seating, &by_seat, now);
                 }
-                self.finish(st, seq, now, true);
-                return;
-            };
-            let results = outcomes(&seating, &outcome);
-            let by_seat: Vec<(u32, i64)> = results
-                .iter()
-                .map(|o| (u32::from(o.rank), o.score))
-                .collect();
-            let id = run.record.id.clone();
-            self.game_over(&id, &current, started - 1, &seating, &by_seat, now);
-            run.outcomes.push(results);
+                run.outcomes[index] = Some(results);
+            }
+            rooms.push(room);
         }
-        if run.outcomes.len() < run.record.games as usize {
-            self.start_game(run, now);
+        if run.outcomes.iter().all(Option::is_some) {
+            let void = run.outcomes.iter().flatten().any(Vec::is_empty);
+            self.finish(st, seq, now, void);
         } else {
-            self.finish(st, seq, now, false);
+            gate::open(&rooms, now);
         }
     }
 
-    /// Starts the next game of `run`.
-    pub(super) fn start_game(&self, run: &mut Running, now: u64) {
+    /// Starts the next game of `run`; false if it could not be created (tried
+    /// again next round).
+    pub(super) fn start_game(&self, run: &mut Running, now: u64) -> bool {
         let index = run.game_ids.len();
         let seating = run.seating(index);
         let names = seating
@@ -220,7 +233,7 @@ impl Arena {
             Ok(reply) => reply.game_id,
             Err(e) => {
                 tracing::warn!(match_id = %run.record.id, "cannot start an arena game (retrying): {e}");
-                return;
+                return false;
             }
         };
         if let Err(e) = self
@@ -247,6 +260,7 @@ impl Arena {
                 pb::bot_event::Event::GameStarted(game),
             );
         }
+        true
     }
 
     /// Tells the bots of game `index` (`game_id`) of match `match_id` how it
@@ -434,13 +448,14 @@ fn outcomes(seating: &[BotNo], outcome: &pb::Outcome) -> Vec<Outcome> {
 /// A finished match's placements: its one game's ranks, or a duplicate
 /// match's ranking by total score.
 fn placements(run: &Running) -> Vec<duplicate::Placing> {
-    if run.outcomes.len() > 1
+    let games: Vec<Vec<Outcome>> = run.outcomes.iter().flatten().cloned().collect();
+    if games.len() > 1
         && let Ok(placings) =
-            duplicate::combine(&run.outcomes, crate::bounds::arena::seats(run.record.kind))
+            duplicate::combine(&games, crate::bounds::arena::seats(run.record.kind))
     {
         return placings;
     }
-    run.outcomes
+    games
         .first()
         .map(|game| {
             game.iter()

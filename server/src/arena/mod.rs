@@ -7,7 +7,8 @@
 //!   its key acts for the seat ([`Arena::seat_in`]).
 //! * The pool (`druids_arena::pairing`) forms matches from open seeks; a
 //!   rated Meduris match is a duplicate match: one game per seat rotation,
-//!   one after another, with one secret seed.
+//!   all at once, with one secret seed whose draws [`gate`] releases to a
+//!   game only once every game of the match has reached them.
 //! * [`ratings`]: every rated result updates the live rating of its pool and
 //!   feeds the periodic fit; both are replayed from the stored results at
 //!   start-up.
@@ -25,6 +26,7 @@ pub mod api;
 pub mod bots;
 mod challenges;
 pub mod events;
+mod gate;
 mod hourly;
 pub mod house;
 mod listings;
@@ -34,7 +36,7 @@ pub mod ratings;
 mod tournaments;
 mod waiting;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
@@ -60,8 +62,8 @@ use crate::error::ServiceError;
 use crate::lobby::Lobby;
 use crate::rooms::Rooms;
 use crate::store::StoreError;
-use crate::store::{ArenaStore, MatchRecord, StoredMatch};
-use bots::{BotNo, Bots};
+use crate::store::{ArenaStore, EventLog, MatchRecord, StoredMatch};
+use bots::{BotNo, Bots, public_id};
 use events::{Events, TournamentEvents};
 use hourly::Hourly;
 use matches::remember;
@@ -104,13 +106,14 @@ struct Running {
     record: MatchRecord,
     /// Its bots, in the seat order of its first game.
     bots: Vec<BotNo>,
-    /// Its games started so far.
+    /// Its games started so far, by index (all of them at once, but a
+    /// failed creation is retried next round).
     game_ids: Vec<String>,
-    /// Each finished game's result by bot.
-    outcomes: Vec<Vec<Outcome>>,
-    /// Whether its bots were told that a game was abandoned (the match is
-    /// void; told once, though recording its end may be retried).
-    void_told: bool,
+    /// Each ended game's result by bot, by index (empty: abandoned, and the
+    /// match is void); recorded and told once.
+    outcomes: Vec<Option<Vec<Outcome>>>,
+    /// Games whose end its bots were told before a restart: not told again.
+    told_before: HashSet<String>,
     /// The bots' Seek streams, by bot (none after a restart, or for a match
     /// not formed by the pool).
     streams: Vec<Option<SeekSender>>,
@@ -253,11 +256,15 @@ impl Arena {
                         .iter()
                         .filter_map(|b| bots::parse_id(b))
                         .collect();
+                    let told_before = bots
+                        .first()
+                        .map(|&b| self.told_game_ends(b))
+                        .unwrap_or_default();
                     let running = Running {
                         bots,
+                        told_before,
+                        outcomes: vec![None; m.record.games as usize],
                         game_ids: m.game_ids,
-                        outcomes: Vec::new(),
-                        void_told: false,
                         streams: Vec::new(),
                         record: m.record,
                     };
@@ -321,6 +328,34 @@ impl Arena {
     /// Turns true when the arena is closed ([`Arena::close`]).
     pub fn moved(&self) -> tokio::sync::watch::Receiver<bool> {
         self.moved.subscribe()
+    }
+
+    /// The games whose end bot `bot` was told lately (its last events: a
+    /// match running at a restart is among them).
+    fn told_game_ends(&self, bot: BotNo) -> HashSet<String> {
+        const RECENT: u64 = 512;
+        let id = public_id(bot);
+        let read = || -> Result<Vec<pb::BotEvent>, StoreError> {
+            let last = self.store.last_event(EventLog::Bot, &id)?;
+            let from = last.saturating_sub(RECENT - 1).max(1);
+            let rows = self
+                .store
+                .events(EventLog::Bot, &id, from, RECENT as usize)?;
+            events::decode(rows, "bot")
+        };
+        match read() {
+            Ok(events) => events
+                .into_iter()
+                .filter_map(|e| match e.event {
+                    Some(pb::bot_event::Event::GameFinished(g)) => Some(g.game_id),
+                    _ => None,
+                })
+                .collect(),
+            Err(e) => {
+                tracing::warn!("cannot read a bot's events: {e}");
+                HashSet::new()
+            }
+        }
     }
 
     fn state(&self) -> MutexGuard<'_, State> {

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use super::legal::{Built, described};
 use super::{
-    Applied, ApplyError, Choice, CreateError, HostEvent, HostedGame, LegalSource, Prelude,
-    StagedMove,
+    Applied, ApplyError, Choice, CreateError, GatePosition, HostEvent, HostedGame, LegalSource,
+    Prelude, StagedMove,
 };
 use crate::store::Origin;
 
@@ -53,15 +53,27 @@ pub struct Hosted<G: ProtoGame> {
     resigned: Option<Seat>,
     /// The draws the options script (none: every draw from the seed).
     script: Scripted,
+    /// Behind a duplicate match's dice gate: every draw waits in the
+    /// engine's explicit chance mode until [`HostedGame::release_draws`]
+    /// makes it from the seed (the same draw the seed makes at once in an
+    /// ungated game, so replays are unchanged).
+    gated: bool,
+    /// Draws made so far (counted in a gated game only).
+    draws: u64,
 }
 
 impl<G: ProtoGame> Hosted<G> {
     /// Sets the game up; its setup events open the log.
     pub fn new(players: usize, seed: u64, options: &pb::GameOptions) -> Result<Self, CreateError> {
         let mut script = Scripted::parse(&options.chance_script)?;
+        let gated = options.match_dice_gate && script.is_empty();
         let options = G::decode_options(options)?;
         let mut events = Vec::new();
-        let game = script.new_game(players, seed, &options, &mut events)?;
+        let game = if gated {
+            G::new_explicit(players, seed, &options, &mut events)?
+        } else {
+            script.new_game(players, seed, &options, &mut events)?
+        };
         Ok(Hosted {
             game,
             log: events
@@ -77,6 +89,8 @@ impl<G: ProtoGame> Hosted<G> {
             moves: Vec::new(),
             resigned: None,
             script,
+            gated,
+            draws: 0,
         })
     }
 
@@ -116,6 +130,11 @@ impl<G: ProtoGame> Hosted<G> {
                 self.pending = Some(seq);
                 seq
             }
+            // Gated: the draw waits for the match; nothing to log yet.
+            (None, _) if self.game.pending_draw().is_some() => {
+                self.pending = None;
+                self.last_seq()
+            }
             _ => {
                 self.pending = None;
                 let outcome = self
@@ -150,7 +169,9 @@ impl<G: ProtoGame> Hosted<G> {
         next.apply(seat, &action, &mut events)
             .map_err(|e| ApplyError::Rule(Box::new(e)))?;
         let mut script = self.script.clone();
-        script.play(&mut next, &mut events);
+        if !self.gated {
+            script.play(&mut next, &mut events);
+        }
         let made = Made {
             script,
             encoded: G::encode_action(&action),
@@ -282,7 +303,8 @@ impl<G: ProtoGame> HostedGame for Hosted<G> {
     }
 
     fn is_over(&self) -> bool {
-        self.game.to_act().is_none() || self.resigned.is_some()
+        self.resigned.is_some()
+            || (self.game.to_act().is_none() && self.game.pending_draw().is_none())
     }
 
     fn to_act(&self) -> Option<Seat> {
@@ -450,5 +472,46 @@ impl<G: ProtoGame> HostedGame for Hosted<G> {
                 origin.replay_action(*seat, action)
             })
             .collect()
+    }
+
+    fn gate(&self) -> Option<GatePosition> {
+        if !self.gated {
+            return None;
+        }
+        Some(if self.game.pending_draw().is_some() {
+            GatePosition::Waiting { index: self.draws }
+        } else if self.is_over() {
+            GatePosition::Over
+        } else {
+            GatePosition::Deciding { made: self.draws }
+        })
+    }
+
+    fn release_draws(&mut self, upto: u64) -> Option<u64> {
+        if !self.gated {
+            return None;
+        }
+        let mut events = Vec::new();
+        while self.draws < upto
+            && let Some(outcome) = self.game.seed_draw()
+        {
+            self.game
+                .apply_chance(outcome, &mut events)
+                .expect("the seed's draw is one of the pending draw's outcomes");
+            self.draws += 1;
+        }
+        if events.is_empty() {
+            return None;
+        }
+        let version = self.version;
+        self.reserve_log(events.len());
+        self.log.extend(events.into_iter().map(|e| Entry {
+            version,
+            body: Body::Engine(e),
+        }));
+        if self.started && self.game.pending_draw().is_none() {
+            self.push_next();
+        }
+        Some(self.last_seq())
     }
 }

@@ -206,6 +206,9 @@ impl Room {
     pub fn replay_stored(&self, record: ActionRecord, now_ms: u64) -> Result<(), ApplyError> {
         let mut state = self.lock();
         let (seat, origin) = (record.seat, record.origin);
+        // A logged action was played after the draws before it: a gated
+        // game had them released (see `gate`).
+        state.game.release_draws(u64::MAX);
         let applied = if origin == Origin::Resigned {
             if !state.game.can_resign(seat) {
                 return Err(ApplyError::Resigned);

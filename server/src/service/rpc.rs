@@ -287,6 +287,7 @@ impl DruidsService for Service {
                 autopilot_seats: Vec::new(),
                 seed_chosen_by_creator: seed_chosen,
                 decision_description: v.decision_description,
+                waiting_for_match: false,
                 game: Some(v.game),
             })
             .collect();

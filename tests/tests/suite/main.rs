@@ -5,7 +5,9 @@
 mod arena;
 mod arena_challenge_ends;
 mod arena_cluster;
+mod arena_dice_gate;
 mod arena_duplicate;
+mod arena_duplicate_restart;
 mod arena_house;
 mod arena_kits;
 mod arena_pools;
