@@ -22,10 +22,10 @@ use crate::bounds::{Bounded, Checked};
 use crate::cluster::Cluster;
 use crate::error::ServiceError;
 
+use super::house::STREAM_BUFFER;
+
 /// Events of a bot's log read from the store at once.
 const EVENTS_PER_READ: usize = 100;
-/// Buffer of a Seek or StreamBotEvents stream.
-pub(super) const STREAM_BUFFER: usize = 32;
 
 /// The arena's gRPC face.
 pub struct ArenaApi {

@@ -28,6 +28,10 @@ use crate::store::{BotRecord, StoreError};
 
 pub use crate::house_levels::{Level, Levels};
 
+/// Buffer of a Seek or StreamBotEvents stream (a house bot's and a
+/// client's alike).
+pub(super) const STREAM_BUFFER: usize = 32;
+
 /// A house seek the arena opened: its bot, the game, and the seek's events
 /// (the match and its games) for whoever plays the bot's seats.
 pub struct HouseSeek {
@@ -164,7 +168,7 @@ impl Arena {
         bots.iter()
             .map(|&bot| {
                 let player = house.seeks.as_ref().filter(|_| house.is_house(bot))?;
-                let (tx, rx) = mpsc::channel(super::api::STREAM_BUFFER);
+                let (tx, rx) = mpsc::channel(STREAM_BUFFER);
                 player
                     .send(HouseSeek {
                         bot,
@@ -229,7 +233,7 @@ impl Arena {
                 if st.pool.add(house_seek).is_err() {
                     continue;
                 }
-                let (tx, rx) = mpsc::channel(super::api::STREAM_BUFFER);
+                let (tx, rx) = mpsc::channel(STREAM_BUFFER);
                 st.seeks.insert(
                     id,
                     Seeker {

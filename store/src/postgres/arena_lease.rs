@@ -3,34 +3,14 @@
 //! database's clock, as for games. The holder's writes to the arena's tables
 //! go through [`PostgresStore::arena_client`], which marks the connection
 //! with the holder's fence; the trigger refuses a write under a fence that is
-//! not the lease's any more (SQLSTATE `DRA01`, [`FENCED`]).
+//! not the lease's any more (SQLSTATE `DRA01`, `retry::FENCED`).
 
 use deadpool_postgres::Object;
-use tokio_postgres::error::SqlState;
 
 use super::PostgresStore;
 use super::retry::Failure;
 use crate::matches::decode_bots;
 use crate::{ArenaHolder, ArenaLease, Epoch, MatchGame, StoreError, TokenHash};
-
-/// The SQLSTATE of a write refused by the arena's fence.
-pub(super) const FENCED: &str = "DRA01";
-
-/// Whether `e` is a write refused by the arena's fence; then the epoch the
-/// write was made under.
-pub(super) fn fenced_epoch(e: &tokio_postgres::Error) -> Option<u64> {
-    let db = e.as_db_error()?;
-    if *db.code() != SqlState::from_code(FENCED) {
-        return None;
-    }
-    Some(
-        db.message()
-            .rsplit(':')
-            .next()
-            .and_then(|n| n.trim().parse().ok())
-            .unwrap_or(0),
-    )
-}
 
 impl PostgresStore {
     /// A connection for the arena's tables, marked with this node's fence if

@@ -107,7 +107,7 @@ impl Failure {
 pub(super) fn database(op: &'static str, failure: Failure) -> StoreError {
     let source: std::sync::Arc<dyn std::error::Error + Send + Sync> = match failure {
         Failure::Store(e) => return e,
-        Failure::Pg(e) => match super::arena_lease::fenced_epoch(&e) {
+        Failure::Pg(e) => match fenced_epoch(&e) {
             // The arena's lease moved on: this node no longer does its work.
             Some(epoch) => {
                 return StoreError::Fenced {
@@ -182,4 +182,23 @@ impl PostgresStore {
             }
         }
     }
+}
+
+/// The SQLSTATE of a write refused by the arena's fence.
+pub(super) const FENCED: &str = "DRA01";
+
+/// Whether `e` is a write refused by the arena's fence; then the epoch the
+/// write was made under.
+pub(super) fn fenced_epoch(e: &tokio_postgres::Error) -> Option<u64> {
+    let db = e.as_db_error()?;
+    if *db.code() != SqlState::from_code(FENCED) {
+        return None;
+    }
+    Some(
+        db.message()
+            .rsplit(':')
+            .next()
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or(0),
+    )
 }
