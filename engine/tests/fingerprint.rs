@@ -40,7 +40,8 @@ fn fingerprint<G: Game>(players: std::ops::RangeInclusive<usize>, seeds: u64) ->
             for s in 0..n {
                 write!(text, "{:?}", game.view(Viewer::Seat(Seat(s as u8)))).unwrap();
             }
-            h.write_str(&without_tie_break_keys(&text)).unwrap();
+            h.write_str(&without_tie_break_keys(&text).replace(", resigned: []", ""))
+                .unwrap();
         }
     }
     h.0
@@ -48,7 +49,8 @@ fn fingerprint<G: Game>(players: std::ops::RangeInclusive<usize>, seeds: u64) ->
 
 /// `text` without the outcome's tie-break keys, which outcomes carry since
 /// the numbers were taken (published, not new play): the last two fields of
-/// every `Outcome`, `, tie_breaks: [..], tie_break_names: [..]`.
+/// every `Outcome`, `, tie_breaks: [..], tie_break_names: [..]` (and the
+/// list of seats that resigned after them, always empty here).
 fn without_tie_break_keys(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;

@@ -516,6 +516,16 @@ async fn every_number_of_every_request_is_bounded_before_anything_is_built() {
             token: None,
         },
         Baseline {
+            method: "druids.v1.TestingService/AdvanceClock",
+            label: "",
+            body: pb::AdvanceClockRequest {
+                game_id: game.clone(),
+                by_ms: 1,
+            }
+            .encode_to_vec(),
+            token: None,
+        },
+        Baseline {
             method: "druids.v1.TestingService/GetLedger",
             label: "",
             body: pb::GetLedgerRequest {
