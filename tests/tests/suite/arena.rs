@@ -68,6 +68,16 @@ fn gone(s: &tonic::Status) -> bool {
     druids_tests::retry_allowed(s)
 }
 
+/// How long a call refused for a rate limit asks to wait (its RetryInfo),
+/// as the docs tell clients: a server process has the default read limits.
+fn retry_delay(s: &tonic::Status) -> Option<Duration> {
+    use tonic_types::StatusExt;
+    if s.code() != Code::ResourceExhausted {
+        return None;
+    }
+    s.get_details_retry_info()?.retry_delay
+}
+
 /// Plays the bot's seat of `game_id` at random with its API key until the game
 /// ends; a server that restarts meanwhile is waited for.
 pub(crate) async fn play_seat(url: String, game_id: String, key: String, seat: u32, seed: u64) {
@@ -93,6 +103,10 @@ pub(crate) async fn play_seat(url: String, game_id: String, key: String, seat: u
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
+            Err(s) if let Some(delay) = retry_delay(&s) => {
+                tokio::time::sleep(delay).await;
+                continue;
+            }
             Err(s) => panic!("the key reads its seat's view: {s:?}"),
         };
         assert_eq!(state.viewer_seat, Some(seat), "the key acts for its seat");
@@ -102,11 +116,11 @@ pub(crate) async fn play_seat(url: String, game_id: String, key: String, seat: u
             // Its duplicate match's other games are yet to reach its next die.
             None => {
                 assert!(state.waiting_for_match, "{state:?}");
-                tokio::time::sleep(Duration::from_millis(2)).await;
+                tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
             }
             Some(s) if s != seat => {
-                tokio::time::sleep(Duration::from_millis(2)).await;
+                tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
             }
             Some(_) => {}
@@ -123,6 +137,10 @@ pub(crate) async fn play_seat(url: String, game_id: String, key: String, seat: u
         {
             Ok(reply) => reply.into_inner(),
             Err(s) if gone(&s) => continue,
+            Err(s) if let Some(delay) = retry_delay(&s) => {
+                tokio::time::sleep(delay).await;
+                continue;
+            }
             Err(s) => panic!("legal actions: {s:?}"),
         };
         if legal.actions.is_empty() {

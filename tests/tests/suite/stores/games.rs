@@ -153,7 +153,7 @@ async fn a_log_stored_before_submission_keys_still_loads(backend: Backend) {
         idempotency_key: key.to_owned(),
     };
     // Back to the schema before submission keys (and results and removed
-    // challenges and action times, which came after), with rows as it wrote them:
+    // challenges, the arena's lease and action times, which came after), with rows as it wrote them:
     // keyed, unkeyed, and the server's own (no key, but a request).
     let rows = [
         ("live", 1, request(1, "k1")),
@@ -201,6 +201,9 @@ async fn a_log_stored_before_submission_keys_still_loads(backend: Backend) {
                      ALTER TABLE actions DROP COLUMN submission_key;
                      ALTER TABLE actions DROP COLUMN at_ms;
                      ALTER TABLE actions ADD COLUMN request BYTEA NOT NULL DEFAULT '';
+                     DROP TABLE arena_lease;
+                     DROP FUNCTION arena_fence() CASCADE;
+                     DROP INDEX bots_key_hash;
                      DELETE FROM refinery_schema_history WHERE version >= 6;
                      {inserts}"
                 ),
