@@ -73,15 +73,30 @@ impl Room {
             key: digests,
         };
         let applied = self.play(&mut state, act, games, now_ms)?;
-        self.record_end(&state, games, now_ms);
+        Ok(self.answer_applied(&mut state, seat, &applied, digests, games, now_ms))
+    }
+
+    /// After `seat`'s own act (a submission or a resignation) was applied:
+    /// the game's end recorded if it ended, the answer kept under the
+    /// request's key, the change announced; the answer.
+    pub(super) fn answer_applied(
+        &self,
+        state: &mut RoomState,
+        seat: Seat,
+        applied: &Applied,
+        digests: Option<SubmissionKey>,
+        games: &dyn Games,
+        now_ms: u64,
+    ) -> pb::SubmitActionResponse {
+        self.record_end(state, games, now_ms);
         let seqs = applied.first_seq..=applied.last_seq;
         let reply = state.answer(seat, seqs, applied.version, None);
         if let Some(key) = digests {
-            let answered = state.answered(seat, key, &applied);
+            let answered = state.answered(seat, key, applied);
             state.answered.insert(answered);
         }
-        self.announce(&state);
-        Ok(reply)
+        self.announce(state);
+        reply
     }
 
     /// The first answer to the request keyed `key` of `seat`, if it is a

@@ -44,14 +44,7 @@ impl Room {
         )?;
         let applied = state.game.resign(seat);
         let applied = state.acted(seat, Origin::Resigned, applied, now_ms);
-        self.record_end(&state, games, now_ms);
-        let seqs = applied.first_seq..=applied.last_seq;
-        let reply = state.answer(seat, seqs, applied.version, None);
-        if let Some(key) = digests {
-            let answered = state.answered(seat, key, &applied);
-            state.answered.insert(answered);
-        }
-        self.announce(&state);
+        let reply = self.answer_applied(&mut state, seat, &applied, digests, games, now_ms);
         Ok(resigned(reply))
     }
 }
