@@ -7,7 +7,7 @@ use std::time::Duration;
 use druids_contract::pb;
 use druids_tests::TestServer;
 
-use super::{GAME_TIMEOUT, assert_every_seat_decided, kit_bot, kits_dir, result_fields, venv_bin};
+use super::{GAME_TIMEOUT, assert_every_seat_decided, both_kits, kit_bot, kits_dir, result_fields};
 
 /// A bot of each kit plays a game with a 60 ms turn clock and misses it on
 /// every third decision (it thinks for 120 ms): the server applies the default
@@ -17,16 +17,7 @@ use super::{GAME_TIMEOUT, assert_every_seat_decided, kit_bot, kits_dir, result_f
 /// deadline reaches them (`StateView.deadline_unix_ms`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kit_bots_play_on_through_clock_timeouts() {
-    let venv = tokio::task::spawn_blocking(venv_bin);
-    let ts = tokio::task::spawn_blocking(crate::typescript::built_kit);
-    let bin = venv
-        .await
-        .expect("setup task")
-        .unwrap_or_else(|e| panic!("Python kit: {e}"));
-    let ts_kit = ts
-        .await
-        .expect("setup task")
-        .unwrap_or_else(|e| panic!("TypeScript kit: {e}"));
+    let (bin, ts_kit) = both_kits().await;
     let scratch = kits_dir().join(format!("clock-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("scratch dir");
     let py_strategy = scratch.join("late_bot.py");

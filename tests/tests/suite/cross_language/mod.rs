@@ -165,6 +165,22 @@ pub(crate) fn fresh_venv(name: &str) -> Result<PathBuf, String> {
     Ok(venv)
 }
 
+/// The Python kit's venv `bin` directory and the built TypeScript kit, set up
+/// side by side (each once per test binary).
+pub(crate) async fn both_kits() -> (PathBuf, PathBuf) {
+    let venv = tokio::task::spawn_blocking(venv_bin);
+    let ts = tokio::task::spawn_blocking(crate::typescript::built_kit);
+    let bin = venv
+        .await
+        .expect("setup task")
+        .unwrap_or_else(|e| panic!("Python kit: {e}"));
+    let ts_kit = ts
+        .await
+        .expect("setup task")
+        .unwrap_or_else(|e| panic!("TypeScript kit: {e}"));
+    (bin, ts_kit)
+}
+
 /// The `bin/` folder of a fresh venv with the kit installed as the README says
 /// (made once per run of the test binary).
 pub(crate) fn venv_bin() -> Result<PathBuf, String> {

@@ -6,23 +6,14 @@ use std::process::Command;
 use druids_contract::pb;
 use druids_tests::TestServer;
 
-use super::{GAME_TIMEOUT, kits_dir, run_with_timeout, rust_bot, venv_bin};
+use super::{GAME_TIMEOUT, both_kits, kits_dir, run_with_timeout, rust_bot};
 
 /// A strategy that returns an action the rules refuse (a druid on an occupied
 /// site) ends the kit's bot with a clear error (exit code 1) instead of a
 /// game stuck on its seat.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kit_bots_report_an_action_the_rules_refuse() {
-    let venv = tokio::task::spawn_blocking(venv_bin);
-    let ts = tokio::task::spawn_blocking(crate::typescript::built_kit);
-    let bin = venv
-        .await
-        .expect("setup task")
-        .unwrap_or_else(|e| panic!("Python kit: {e}"));
-    let ts_kit = ts
-        .await
-        .expect("setup task")
-        .unwrap_or_else(|e| panic!("TypeScript kit: {e}"));
+    let (bin, ts_kit) = both_kits().await;
     let scratch = kits_dir().join(format!("illegal-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("scratch dir");
     let py_strategy = scratch.join("illegal_bot.py");

@@ -11,7 +11,7 @@ use druids_server::Limits;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
-use super::{GAME_TIMEOUT, assert_every_seat_decided, kit_bot, kits_dir, result_fields, venv_bin};
+use super::{GAME_TIMEOUT, assert_every_seat_decided, both_kits, kit_bot, kits_dir, result_fields};
 use crate::stores::{Backend, TestDb, on_each_store_threaded};
 
 on_each_store_threaded!(kit_bots_resume_after_a_server_restart);
@@ -50,16 +50,7 @@ async fn serve_on(
 /// event stream (and its pending decision) and plays on to the end.
 async fn kit_bots_resume_after_a_server_restart(backend: Backend) {
     // Both kits at once (each is installed once per run of the test binary).
-    let venv = tokio::task::spawn_blocking(venv_bin);
-    let ts = tokio::task::spawn_blocking(crate::typescript::built_kit);
-    let bin = venv
-        .await
-        .expect("setup task")
-        .unwrap_or_else(|e| panic!("Python kit: {e}"));
-    let ts_kit = ts
-        .await
-        .expect("setup task")
-        .unwrap_or_else(|e| panic!("TypeScript kit: {e}"));
+    let (bin, ts_kit) = both_kits().await;
     let scratch = kits_dir().join(format!("restart-{backend:?}-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("scratch dir");
     let db = TestDb::new(backend, "kits_restart");

@@ -8,7 +8,7 @@ use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_tests::TestServer;
 
-use super::{GAME_TIMEOUT, kit_bot, kits_dir, result_fields, venv_bin};
+use super::{GAME_TIMEOUT, both_kits, kit_bot, kits_dir, result_fields};
 
 /// A bot of each kit plays over TLS (`--server https://...`) trusting a
 /// self-signed certificate given with `--ca-cert`.
@@ -16,16 +16,7 @@ use super::{GAME_TIMEOUT, kit_bot, kits_dir, result_fields, venv_bin};
 async fn kit_bots_play_over_tls_with_a_trusted_certificate() {
     use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
 
-    let venv = tokio::task::spawn_blocking(venv_bin);
-    let ts = tokio::task::spawn_blocking(crate::typescript::built_kit);
-    let bin = venv
-        .await
-        .expect("setup task")
-        .unwrap_or_else(|e| panic!("Python kit: {e}"));
-    let ts_kit = ts
-        .await
-        .expect("setup task")
-        .unwrap_or_else(|e| panic!("TypeScript kit: {e}"));
+    let (bin, ts_kit) = both_kits().await;
     let cert =
         rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).expect("certificate");
     let cert_pem = cert.cert.pem();
