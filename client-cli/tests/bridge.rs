@@ -383,9 +383,17 @@ def log(text):
 def other_payment(action, goods):
     """The building action with another valid Meduris payment: one required
     good replaced by three others the seat has to spare (the rules allow it
-    for huts and temples, not offerings); None if there is none."""
+    for huts and temples, not offerings); None if there is none.
+
+    A payment of R required goods is exact when it holds R + 2s goods, s of
+    them replaced by groups of three; one more replacement stays exact only
+    while s < R. Every build needs R >= 2 goods, so a payment of at most 4
+    goods (s <= 1) can always take one more; a larger one may already have
+    every good replaced (8 copper for a two-good temple is an overpayment)."""
     for kind, body in (action.get("meduris") or {}).items():
         pay = body.get("payment") if kind in ("buildHut", "buildTemple") else None
+        if pay is not None and sum(pay.values()) > 4:
+            continue
         for g in pay or {}:
             if pay[g] < 1:
                 continue
