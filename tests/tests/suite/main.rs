@@ -43,6 +43,7 @@ mod lifecycle;
 mod limits;
 mod listeners;
 mod metrics;
+mod node_metrics;
 mod outcome_keys;
 mod persistence;
 mod postgres;
