@@ -19,10 +19,18 @@ use tokio::sync::oneshot;
 use super::{SqliteStore, err};
 use crate::{ActionRecord, AppendResult, StoreError, SubmissionKey};
 
+/// Where a row's result goes: to a task awaiting it, or to a thread
+/// blocked on it (a call of the blocking API, which may come from within an
+/// async runtime, where a oneshot cannot be waited on blocking).
+enum Reply {
+    Awaited(oneshot::Sender<Result<(), StoreError>>),
+    Blocked(std::sync::mpsc::SyncSender<Result<(), StoreError>>),
+}
+
 /// One action row waiting for a commit.
 struct Row {
     /// Where its result goes.
-    reply: oneshot::Sender<Result<(), StoreError>>,
+    reply: Reply,
     game_id: String,
     version: i64,
     seat: u8,
@@ -106,7 +114,10 @@ fn write(shared: &Shared, conn: &Mutex<Connection>) {
         let results = commit(conn, &batch);
         for (row, result) in batch.drain(..).zip(results) {
             // A caller that stopped waiting drops its receiver: nothing to tell.
-            let _ = row.reply.send(result);
+            let _ = match row.reply {
+                Reply::Awaited(reply) => reply.send(result).map_err(drop),
+                Reply::Blocked(reply) => reply.send(result).map_err(drop),
+            };
         }
         spare = batch;
     }
@@ -169,14 +180,8 @@ fn commit(conn: &Mutex<Connection>, batch: &[Row]) -> Vec<Result<(), StoreError>
 
 impl SqliteStore {
     /// Queues one action row for the writer, which commits it with the rows
-    /// of other games queued at the same time; the receiver gets its result
-    /// once that commit is done (or failed).
-    fn append_queued(
-        &self,
-        game_id: &str,
-        action: &ActionRecord,
-    ) -> oneshot::Receiver<Result<(), StoreError>> {
-        let (reply, result) = oneshot::channel();
+    /// of other games queued at the same time and then answers `reply`.
+    fn queue(&self, game_id: &str, action: &ActionRecord, reply: Reply) {
         let row = Row {
             reply,
             game_id: game_id.to_owned(),
@@ -197,19 +202,19 @@ impl SqliteStore {
             // The writer sleeps only on an empty queue.
             shared.queued.notify_one();
         }
-        result
     }
 
     /// Appends one action row and waits (blocking the thread) for its commit.
     pub(super) fn append(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
-        self.append_queued(game_id, action)
-            .blocking_recv()
-            .unwrap_or_else(|_| Err(writer_gone()))
+        let (reply, result) = std::sync::mpsc::sync_channel(1);
+        self.queue(game_id, action, Reply::Blocked(reply));
+        result.recv().unwrap_or_else(|_| Err(writer_gone()))
     }
 
     /// Queues one action row; the future is ready once it is committed.
     pub(super) fn append_later(&self, game_id: &str, action: &ActionRecord) -> AppendResult {
-        let result = self.append_queued(game_id, action);
+        let (reply, result) = oneshot::channel();
+        self.queue(game_id, action, Reply::Awaited(reply));
         Box::pin(async move { result.await.unwrap_or_else(|_| Err(writer_gone())) })
     }
 }

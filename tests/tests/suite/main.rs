@@ -49,6 +49,7 @@ mod postgres;
 mod practice_seed;
 mod proto;
 mod python_engine;
+mod queued_appends;
 mod readme_ladder;
 mod readme_quickstart;
 mod recent_games;
