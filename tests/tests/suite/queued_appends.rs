@@ -22,14 +22,21 @@ async fn queued_appends_commit_together_in_order_and_fail_alone() {
     games.create_game(&game("a", 0, 0)).unwrap();
     games.create_game(&game("b", 0, 0)).unwrap();
     // Every row is queued before any is awaited.
-    let queued: Vec<_> = [("a", 1), ("a", 2), ("b", 1), ("a", 2), ("nope", 1), ("a", 3)]
-        .into_iter()
-        .map(|(id, v)| {
-            games
-                .append_later(id, &action(v))
-                .expect("a queuing store queues")
-        })
-        .collect();
+    let queued: Vec<_> = [
+        ("a", 1),
+        ("a", 2),
+        ("b", 1),
+        ("a", 2),
+        ("nope", 1),
+        ("a", 3),
+    ]
+    .into_iter()
+    .map(|(id, v)| {
+        games
+            .append_later(id, &action(v))
+            .expect("a queuing store queues")
+    })
+    .collect();
     let mut results = Vec::new();
     for q in queued {
         results.push(q.await.is_ok());
@@ -45,8 +52,5 @@ async fn queued_appends_commit_together_in_order_and_fail_alone() {
     assert_eq!(versions("b"), [1]);
     // What was acknowledged is on disk: a reopened store reads it back.
     drop((games, store));
-    assert_eq!(
-        db.open().load_game("a").unwrap().unwrap().actions.len(),
-        3
-    );
+    assert_eq!(db.open().load_game("a").unwrap().unwrap().actions.len(), 3);
 }
