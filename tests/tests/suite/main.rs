@@ -10,6 +10,7 @@ mod arena_duplicate;
 mod arena_duplicate_restart;
 mod arena_house;
 mod arena_kits;
+mod arena_pass;
 mod arena_pools;
 mod arena_quotas;
 mod arena_revoke;
