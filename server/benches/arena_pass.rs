@@ -179,7 +179,7 @@ fn main() {
         let last = *pass.placed.last().unwrap();
         let lb = &pass.leaderboard;
         println!(
-            "| {label} | {n} | {} | {:.0} ms | {:.0} ms | {:.0} | {} | {:.1} ms | {:.1} ms | {:.1} ms |",
+            "| {label} | {n} | {} | {:.0} ms | {:.0} ms | {:.0} | {} | {:.2} ms | {:.2} ms | {:.1} ms |",
             pass.games,
             ms(last),
             ms(quantile(&pass.placed, 0.5)),
