@@ -14,6 +14,7 @@ use crate::bounds::{Checked, checked};
 use crate::cluster::Located;
 use crate::error::ServiceError;
 use crate::faults::Method;
+use crate::heartbeat::with_heartbeats;
 use crate::lobby::Created;
 use crate::quota::Read;
 use crate::room::{Answered, Room};
@@ -220,16 +221,18 @@ impl DruidsService for Service {
         };
         let span = info_span!("stream_events", game_id = %room.id, viewer = ?viewer);
         let events = Box::pin(feed(room, slot, first, cursor, self.stop.subscribe(), span));
-        match planned {
-            Some(peer) => Ok(Response::new(self.stream_under_plan(
-                &id,
-                viewer,
-                req.from_seq,
-                peer,
-                events,
-            ))),
-            None => Ok(Response::new(events)),
-        }
+        let events = match planned {
+            Some(peer) => self.stream_under_plan(&id, viewer, req.from_seq, peer, events),
+            None => events,
+        };
+        // Only here, on the owner: a relayed stream passes the owner's
+        // heartbeats on, so their silence shows that the owner is gone.
+        let every = self.streams.heartbeat_every();
+        Ok(Response::new(Box::pin(with_heartbeats(
+            events,
+            every,
+            req.from_seq,
+        ))))
     }
 
     async fn get_state(
