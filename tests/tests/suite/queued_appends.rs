@@ -17,7 +17,7 @@ async fn queued_appends_commit_together_in_order_and_fail_alone() {
     let db = TestDb::new(Backend::Sqlite, "queued");
     let store = db.open();
     let metrics = Metrics::new();
-    let games: Arc<dyn Games> = Arc::new(TimedGames::new(Arc::clone(&store) as _, &metrics));
+    let games: Arc<dyn Games> = Arc::new(TimedGames::new(Arc::clone(&store) as _, &metrics, None));
     assert!(games.queues_appends(), "SQLite queues its appends");
     games.create_game(&game("a", 0, 0)).unwrap();
     games.create_game(&game("b", 0, 0)).unwrap();
