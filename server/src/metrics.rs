@@ -1,10 +1,12 @@
 //! Prometheus metrics on a port of their own: games by kind and status,
 //! actions applied (by origin) and rejected (by status code), SubmitAction
-//! latency, persistence latency, open streams and the legal-action entries
-//! generated for `GetLegalActions`.
+//! latency, persistence latency, open streams, the legal-action entries
+//! generated for `GetLegalActions`, the database's failures and, on a node of
+//! a cluster, its leases, forwards, takeovers and fenced writes.
 //!
-//! Counters and histograms are updated where things happen; the gauges are
-//! read from the service when scraped, so they can never drift.
+//! Counters and histograms are updated where things happen; the gauges (and
+//! the store's count of database errors) are read when scraped, so they can
+//! never drift.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -17,7 +19,9 @@ use prometheus::{
 };
 use tokio::net::TcpListener;
 
-use crate::store::{ActionRecord, Epoch, GameRecord, Games, RequestRecord, StoreError, TokenHash};
+use crate::store::{
+    ActionRecord, AppendResult, Epoch, GameRecord, Games, RequestRecord, StoreError, TokenHash,
+};
 
 /// Every metric of the server.
 pub struct Metrics {
@@ -38,6 +42,9 @@ pub struct Metrics {
     streams: IntGaugeVec,
     /// 1 on a server started with `--test-faults`, else 0.
     pub test_faults: IntGauge,
+    /// Attempts the database failed, as the store counts them (synced at
+    /// each scrape).
+    database_errors: IntCounter,
 }
 
 impl Default for Metrics {
@@ -93,6 +100,11 @@ impl Metrics {
             "1 when the server runs in test-faults mode (fault plans on test games)",
         )
         .expect("valid metric");
+        let database_errors = IntCounter::new(
+            "database_errors_total",
+            "Database calls that failed (each attempt, retried or not; PostgreSQL)",
+        )
+        .expect("valid metric");
         for m in [
             Box::new(actions.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(rejected.clone()),
@@ -102,6 +114,7 @@ impl Metrics {
             Box::new(games.clone()),
             Box::new(streams.clone()),
             Box::new(test_faults.clone()),
+            Box::new(database_errors.clone()),
         ] {
             registry.register(m).expect("metric names are unique");
         }
@@ -115,16 +128,22 @@ impl Metrics {
             games,
             streams,
             test_faults,
+            database_errors,
         }
     }
 
     /// The text exposition format, with the gauges set from `census` (games
-    /// by kind and status) and `open_streams`.
+    /// by kind and status) and `open_streams`, and the database errors from
+    /// the store's count `database_errors`.
     pub fn render(
         &self,
         census: &[(druids_contract::Kind, pb::GameStatus, usize)],
         open_streams: usize,
+        database_errors: u64,
     ) -> String {
+        let counted = self.database_errors.get();
+        self.database_errors
+            .inc_by(database_errors.saturating_sub(counted));
         self.games.reset();
         for &(kind, status, n) in census {
             self.games
@@ -236,21 +255,38 @@ impl Metrics {
     }
 }
 
-/// The store's [`Games`] with every append timed ([`Metrics::persist_latency`]):
-/// the one write of the hot path. The other concerns are not wrapped: the
-/// server hands them to its parts untimed.
+/// The store's [`Games`] with every append timed ([`Metrics::persist_latency`])
+/// and every write the database fenced off counted
+/// ([`ClusterMetrics::fenced`]): all writes of a game go through it. The
+/// other concerns are not wrapped: the server hands them to its parts
+/// untimed.
 pub struct TimedGames {
     inner: Arc<dyn Games>,
     latency: Histogram,
+    fenced: Option<IntCounter>,
 }
 
 impl TimedGames {
-    /// Wraps `inner`, timing into `metrics`.
-    pub fn new(inner: Arc<dyn Games>, metrics: &Metrics) -> TimedGames {
+    /// Wraps `inner`, timing into `metrics`, counting fenced writes into
+    /// `fenced` (a node of a cluster).
+    pub fn new(
+        inner: Arc<dyn Games>,
+        metrics: &Metrics,
+        fenced: Option<&ClusterMetrics>,
+    ) -> TimedGames {
         TimedGames {
             inner,
             latency: metrics.persist_latency.clone(),
+            fenced: fenced.map(|c| c.fenced.clone()),
         }
+    }
+
+    /// `result`, counted if the database fenced the write off.
+    fn counted(&self, result: Result<(), StoreError>) -> Result<(), StoreError> {
+        if let (Err(StoreError::Fenced { .. }), Some(fenced)) = (&result, &self.fenced) {
+            fenced.inc();
+        }
+        result
     }
 }
 
@@ -259,11 +295,26 @@ impl Games for TimedGames {
         let started = Instant::now();
         let result = self.inner.append_action(game_id, action);
         self.latency.observe(started.elapsed().as_secs_f64());
-        result
+        self.counted(result)
+    }
+
+    fn append_later(&self, game_id: &str, action: &ActionRecord) -> Option<AppendResult> {
+        let started = Instant::now();
+        let appended = self.inner.append_later(game_id, action)?;
+        let latency = self.latency.clone();
+        Some(Box::pin(async move {
+            let result = appended.await;
+            latency.observe(started.elapsed().as_secs_f64());
+            result
+        }))
+    }
+
+    fn queues_appends(&self) -> bool {
+        self.inner.queues_appends()
     }
 
     fn create_game(&self, game: &GameRecord) -> Result<(), StoreError> {
-        self.inner.create_game(game)
+        self.counted(self.inner.create_game(game))
     }
 
     fn claim_seat(
@@ -275,8 +326,10 @@ impl Games for TimedGames {
         request: Option<&RequestRecord>,
         epoch: Epoch,
     ) -> Result<(), StoreError> {
-        self.inner
-            .claim_seat(game_id, seat, name, token, request, epoch)
+        self.counted(
+            self.inner
+                .claim_seat(game_id, seat, name, token, request, epoch),
+        )
     }
 
     fn finish(
@@ -286,11 +339,11 @@ impl Games for TimedGames {
         outcome: &pb::Outcome,
         at_ms: u64,
     ) -> Result<(), StoreError> {
-        self.inner.finish(game_id, version, outcome, at_ms)
+        self.counted(self.inner.finish(game_id, version, outcome, at_ms))
     }
 
     fn abandon(&self, game_id: &str, reason: &str, at_ms: u64) -> Result<(), StoreError> {
-        self.inner.abandon(game_id, reason, at_ms)
+        self.counted(self.inner.abandon(game_id, reason, at_ms))
     }
 }
 

@@ -113,7 +113,11 @@ impl Service {
         if let Some(c) = &cluster {
             metrics.add_cluster(c.metrics());
         }
-        let games: Arc<dyn Games> = Arc::new(TimedGames::new(Arc::clone(&store) as _, &metrics));
+        let games: Arc<dyn Games> = Arc::new(TimedGames::new(
+            Arc::clone(&store) as _,
+            &metrics,
+            cluster.as_ref().map(|c| c.metrics()),
+        ));
         let blocking = OffTheWorkers::new(store.is_durable());
         let rooms = Arc::new(Rooms::new(
             Arc::clone(&store) as _,
@@ -386,8 +390,11 @@ impl Service {
 
     /// The metrics in the text exposition format, with the gauges read now.
     pub fn render_metrics(&self) -> String {
-        self.metrics
-            .render(&self.rooms.census(), self.streams.open_count())
+        self.metrics.render(
+            &self.rooms.census(),
+            self.streams.open_count(),
+            self.store.database_errors(),
+        )
     }
 
     /// How many games there are of each kind and status.
@@ -412,13 +419,10 @@ impl Service {
                 .rejected
                 .with_label_values(&[&format!("{:?}", e.code())])
                 .inc();
-            if let Some(cluster) = &self.cluster {
-                if e.reason() == druids_contract::pb::ErrorReason::GameMoved {
-                    cluster.metrics().game_moved.inc();
-                }
-                if matches!(e, ServiceError::Storage(StoreError::Fenced { .. })) {
-                    cluster.metrics().fenced.inc();
-                }
+            if let Some(cluster) = &self.cluster
+                && e.reason() == druids_contract::pb::ErrorReason::GameMoved
+            {
+                cluster.metrics().game_moved.inc();
             }
         }
         result

@@ -37,7 +37,7 @@ pub use accounts::{Accounts, BotRecord};
 pub use arena_lease::{ArenaHolder, ArenaLease, MatchGame};
 pub use error::{Refused, StoreError};
 pub use event_logs::{EventLog, EventLogs};
-pub use games::{ActionRecord, Epoch, GameRecord, Games, Origin, SubmissionKey};
+pub use games::{ActionRecord, AppendResult, Epoch, GameRecord, Games, Origin, SubmissionKey};
 pub use leases::{Claim, Leases, Owner, Whereabouts};
 pub use lifecycle::{ArenaFilter, EndedQuery, Lifecycle, MatchTag, StoredGame};
 pub use matches::{ChallengeRecord, MatchRecord, Matches, PlacementRecord, StoredMatch};
@@ -58,4 +58,11 @@ pub trait Store: Games + Lifecycle + Requests + ArenaStore + 'static {
     /// Whether calls block on a disk (the server then makes them off its
     /// async worker threads).
     fn is_durable(&self) -> bool;
+
+    /// Attempts the database (or the connection to it) failed since the
+    /// store was opened, retried or not: the operator's
+    /// `druids_database_errors_total`. Counted by the PostgreSQL store.
+    fn database_errors(&self) -> u64 {
+        0
+    }
 }

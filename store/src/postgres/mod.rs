@@ -545,6 +545,10 @@ impl Store for PostgresStore {
     fn is_durable(&self) -> bool {
         true
     }
+
+    fn database_errors(&self) -> u64 {
+        self.outage.errors()
+    }
 }
 
 impl std::fmt::Debug for PostgresStore {

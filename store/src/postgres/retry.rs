@@ -12,7 +12,8 @@
 //! An operator reads an outage as two lines, not one per retry: "database
 //! lost" at the first failure that is retried, "database back" (with how long
 //! it lasted) at the next success ([`Outage`]); the retries themselves are
-//! logged at debug level.
+//! logged at debug level. Every failed attempt is counted
+//! ([`crate::Store::database_errors`]), for the operator's metrics.
 
 use std::time::Duration;
 
@@ -125,13 +126,36 @@ pub(super) fn database(op: &'static str, failure: Failure) -> StoreError {
     StoreError::Database { op, source }
 }
 
-/// Since when the database has been out of reach, if it is.
+/// Since when the database has been out of reach, if it is, and how many
+/// attempts the database or the connection to it failed.
 #[derive(Default)]
-pub(super) struct Outage(std::sync::Mutex<Option<std::time::Instant>>);
+pub(super) struct Outage {
+    since: std::sync::Mutex<Option<std::time::Instant>>,
+    errors: std::sync::atomic::AtomicU64,
+}
 
 impl Outage {
     fn since(&self) -> std::sync::MutexGuard<'_, Option<std::time::Instant>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.since.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Counts `failure` if the database or the connection to it failed (a
+    /// fenced write is the database's answer, counted by the server).
+    fn count(&self, failure: &Failure) {
+        let counted = match failure {
+            Failure::Pg(e) => fenced_epoch(e).is_none(),
+            Failure::Pool(_) | Failure::Io(_) => true,
+            Failure::Conflict(_) | Failure::Other(_) | Failure::Store(_) => false,
+        };
+        if counted {
+            self.errors
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Attempts the database or the connection to it failed so far.
+    pub(super) fn errors(&self) -> u64 {
+        self.errors.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// A retried failure: the first of an outage is logged.
@@ -170,15 +194,18 @@ impl PostgresStore {
                     self.outage.answered();
                     return Ok(out);
                 }
-                Err(e) => match pauses.next() {
-                    Some(&pause) if e.transient() => {
-                        self.outage.failed(op, &e);
-                        tracing::debug!("PostgreSQL: {op}: {e:?}; trying again in {pause} ms");
-                        std::thread::sleep(Duration::from_millis(pause));
-                        retrying = true;
+                Err(e) => {
+                    self.outage.count(&e);
+                    match pauses.next() {
+                        Some(&pause) if e.transient() => {
+                            self.outage.failed(op, &e);
+                            tracing::debug!("PostgreSQL: {op}: {e:?}; trying again in {pause} ms");
+                            std::thread::sleep(Duration::from_millis(pause));
+                            retrying = true;
+                        }
+                        _ => return Err(database(op, e)),
                     }
-                    _ => return Err(database(op, e)),
-                },
+                }
             }
         }
     }

@@ -23,7 +23,7 @@ async fn concurrent_appends_share_commits_and_keep_their_own_results(backend: Ba
     let db = TestDb::new(backend, "group");
     let store = db.open();
     let metrics = Metrics::new();
-    let games: Arc<dyn Games> = Arc::new(TimedGames::new(Arc::clone(&store) as _, &metrics));
+    let games: Arc<dyn Games> = Arc::new(TimedGames::new(Arc::clone(&store) as _, &metrics, None));
     for g in 0..8 {
         games.create_game(&game(&format!("g{g}"), 0, 0)).unwrap();
     }
