@@ -235,11 +235,18 @@ export async function startServer(
       }
     },
     async stop(graceMs = 10_000): Promise<void> {
+      process.removeListener("exit", onExit);
       await stopProcess(server.process, graceMs);
       testing?.close();
       client?.close();
       cleanUp();
     },
   };
+  // A program that dies (an uncaught error) leaves no server behind.
+  const onExit = (): void => {
+    server.process.kill("SIGKILL");
+    cleanUp();
+  };
+  process.once("exit", onExit);
   return server;
 }

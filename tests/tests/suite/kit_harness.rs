@@ -27,7 +27,7 @@ use crate::typescript::built_kit;
 const FROM: usize = 57;
 
 /// The fenced blocks in `lang` of docs/testing-clients.md, in order.
-fn doc_blocks(lang: &str) -> Vec<String> {
+pub(crate) fn doc_blocks(lang: &str) -> Vec<String> {
     druids_tests::docs::page_blocks("docs/testing-clients.md")
         .into_iter()
         .filter(|b| b.lang == lang)
@@ -37,7 +37,7 @@ fn doc_blocks(lang: &str) -> Vec<String> {
 
 /// A directory holding `target/release/druids-server` (this build's
 /// server), to run the docs' programs in.
-fn workdir(name: &str) -> PathBuf {
+pub(crate) fn workdir(name: &str) -> PathBuf {
     let dir = kits_dir().join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let release = dir.join("target/release");
@@ -136,7 +136,7 @@ async fn play_the_rest(url: &str, printed: &Value) {
 }
 
 /// Indents every line of `block` by `by` spaces.
-fn indent(block: &str, by: usize) -> String {
+pub(crate) fn indent(block: &str, by: usize) -> String {
     block.lines().map(|l| format!("{:by$}{l}\n", "")).collect()
 }
 

@@ -37,6 +37,7 @@ mod games;
 mod hostile;
 mod http_edge;
 mod kit_harness;
+mod kit_harness_restart;
 mod ladder;
 mod legal_pages;
 mod lifecycle;
