@@ -56,13 +56,17 @@ impl Room {
         if let Some(first) = self.first_answer(&state, seat, submission.key.as_ref(), now_ms)? {
             return Ok(first);
         }
-        self.still_played(&state)?;
         let current = state.game.version();
         let expected = submission.expected_version;
+        // A decision the clock took answers DEADLINE_PASSED, also when the
+        // default it applied ended the game (druids.proto's contract).
+        if expected != current
+            && state.decided_for.get(usize::from(seat.0)) == Some(&Some(expected))
+        {
+            return Err(ServiceError::DeadlinePassed { expected, current });
+        }
+        self.still_played(&state)?;
         if expected != current {
-            if state.decided_for.get(usize::from(seat.0)) == Some(&Some(expected)) {
-                return Err(ServiceError::DeadlinePassed { expected, current });
-            }
             return Err(ServiceError::StaleVersion { expected, current });
         }
         let digests = submission.key.as_ref().map(|k| k.digests);

@@ -78,7 +78,10 @@ fn check_program(mut cmd: Command) {
         "the restarted server has the game where it was: {printed}"
     );
     let store = before["store"].as_str().expect("the store folder");
-    let grpc = after["addresses"]["grpc"].as_str().expect("grpc").to_owned();
+    let grpc = after["addresses"]["grpc"]
+        .as_str()
+        .expect("grpc")
+        .to_owned();
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let mut client = DruidsServiceClient::connect(format!("http://{grpc}"))
@@ -108,7 +111,10 @@ fn check_program(mut cmd: Command) {
         std::net::TcpStream::connect(&grpc).is_err(),
         "the kit stopped its server at {grpc}"
     );
-    assert!(!Path::new(store).exists(), "the kit removed its store {store}");
+    assert!(
+        !Path::new(store).exists(),
+        "the kit removed its store {store}"
+    );
 }
 
 #[test]
