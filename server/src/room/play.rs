@@ -56,19 +56,14 @@ impl Room {
         if let Some(first) = self.first_answer(&state, seat, submission.key.as_ref(), now_ms)? {
             return Ok(first);
         }
-        let current = state.game.version();
-        let expected = submission.expected_version;
         // A decision the clock took answers DEADLINE_PASSED, also when the
         // default it applied ended the game (druids.proto's contract).
-        if expected != current
-            && state.decided_for.get(usize::from(seat.0)) == Some(&Some(expected))
-        {
-            return Err(ServiceError::DeadlinePassed { expected, current });
+        let version = self.check_version(&state, seat, submission.expected_version);
+        if let Err(late @ ServiceError::DeadlinePassed { .. }) = version {
+            return Err(late);
         }
         self.still_played(&state)?;
-        if expected != current {
-            return Err(ServiceError::StaleVersion { expected, current });
-        }
+        version?;
         let digests = submission.key.as_ref().map(|k| k.digests);
         let act = Act {
             seat,
@@ -133,6 +128,25 @@ impl Room {
             return Err(ServiceError::AnswerGone(self.id.clone()));
         }
         Ok(None)
+    }
+
+    /// Refuses a submission of `seat` made for another version than the
+    /// game's: one the server decided for the seat after its deadline, or a
+    /// stale one.
+    pub(super) fn check_version(
+        &self,
+        state: &RoomState,
+        seat: Seat,
+        expected: u64,
+    ) -> Result<(), ServiceError> {
+        let current = state.game.version();
+        if expected == current {
+            return Ok(());
+        }
+        if state.decided_for.get(usize::from(seat.0)) == Some(&Some(expected)) {
+            return Err(ServiceError::DeadlinePassed { expected, current });
+        }
+        Err(ServiceError::StaleVersion { expected, current })
     }
 
     /// Refuses a change to a game that is over or was given up.
