@@ -50,11 +50,9 @@ pub(crate) fn workdir(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs the program, which prints one JSON line (`grpc`, `old`, `new`,
-/// `tokens` by seat) and then waits for a line on stdin before it leaves;
-/// checks the new game against the old one meanwhile, and that the server
-/// is gone once the program has left.
-fn check_program(mut cmd: Command) {
+/// Starts the program (stdin and stdout piped) and reads the JSON line it
+/// prints first; the program is killed when that line is not JSON.
+pub(crate) fn start_printing(mut cmd: Command) -> (Child, Value) {
     let mut child: Child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -65,14 +63,22 @@ fn check_program(mut cmd: Command) {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .expect("its line");
-    let printed: Value = match serde_json::from_str(&line) {
-        Ok(v) => v,
+    match serde_json::from_str(&line) {
+        Ok(v) => (child, v),
         Err(e) => {
             let _ = child.kill();
             let status = child.wait();
             panic!("no JSON line ({e}): {line:?}, {status:?}")
         }
-    };
+    }
+}
+
+/// Runs the program, which prints one JSON line (`grpc`, `old`, `new`,
+/// `tokens` by seat) and then waits for a line on stdin before it leaves;
+/// checks the new game against the old one meanwhile, and that the server
+/// is gone once the program has left.
+fn check_program(cmd: Command) {
+    let (mut child, printed) = start_printing(cmd);
     let url = format!("http://{}", printed["grpc"].as_str().expect("grpc"));
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(play_the_rest(&url, &printed));

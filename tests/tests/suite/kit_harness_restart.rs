@@ -13,16 +13,15 @@
 //! with the outcome the bots saw, and once the program leaves the kit has
 //! stopped its server and removed its store.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
-use serde_json::Value;
 
 use crate::cross_language::venv_bin;
-use crate::kit_harness::{doc_blocks, indent, workdir};
+use crate::kit_harness::{doc_blocks, indent, start_printing, workdir};
 use crate::typescript::built_kit;
 
 /// The doc's two placeholder lines, where the glue goes.
@@ -51,25 +50,8 @@ fn restart_block(lang: &str) -> (String, String, String) {
 /// Runs the program, which prints one JSON line and then waits for a line
 /// on stdin before it leaves; checks the game and the restart meanwhile,
 /// and that the server and its store are gone once the program has left.
-fn check_program(mut cmd: Command) {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the program starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .expect("its line");
-    let printed: Value = match serde_json::from_str(&line) {
-        Ok(v) => v,
-        Err(e) => {
-            let _ = child.kill();
-            let status = child.wait();
-            panic!("no JSON line ({e}): {line:?}, {status:?}")
-        }
-    };
+fn check_program(cmd: Command) {
+    let (mut child, printed) = start_printing(cmd);
     let (before, after) = (&printed["before"], &printed["after"]);
     assert_ne!(before["pid"], after["pid"], "a new process: {printed}");
     assert_eq!(before["addresses"], after["addresses"], "{printed}");
