@@ -18,12 +18,13 @@ mask) -> index``, plays through the server unchanged with
 
 ``pb`` is the generated ``druids.v1`` message module (``druids_pb2``);
 ``meduris_pb2``, ``dolmen_pb2`` (each game's actions, decisions, events and
-views) and ``druids_pb2_grpc`` (``DruidsServiceStub``) are exported too. They
+views), ``druids_pb2_grpc`` (``DruidsServiceStub``) and ``testing_pb2``
+(fault plans and ledgers, see ``druids_bot.testing``) are exported too. They
 are generated when the package is built (see setup.py), into
 ``druids_bot._pb``.
 """
 
-from ._pb import arena_pb2, arena_pb2_grpc, dolmen_pb2, druids_pb2_grpc, meduris_pb2
+from ._pb import arena_pb2, arena_pb2_grpc, dolmen_pb2, druids_pb2_grpc, meduris_pb2, testing_pb2
 from ._pb import druids_pb2 as pb
 from .address import Address, parse_server
 from .arena import GameResult, MatchResult, parse_pool, register_bot, run_ladder
@@ -32,6 +33,7 @@ from .client import BotError, Client, connect, kind_of, new_key
 from .policy import Policy, policy_chooser
 from .seat import Choice, Chooser, SeatPlayer, play_seat, seconds_left
 from .strategies import load_strategy
+from .testing import Testing, TestGame
 
 __all__ = [
     "Address",
@@ -43,6 +45,8 @@ __all__ = [
     "MatchResult",
     "Policy",
     "SeatPlayer",
+    "TestGame",
+    "Testing",
     "arena_pb2",
     "arena_pb2_grpc",
     "connect",
@@ -62,4 +66,5 @@ __all__ = [
     "run_cli",
     "run_ladder",
     "seconds_left",
+    "testing_pb2",
 ]

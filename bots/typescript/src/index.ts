@@ -23,4 +23,5 @@ export * from "./contract";
 export { runCli } from "./cli";
 export { outcomeJson, resultLine } from "./result";
 export { type Choice, type Chooser, type PlayOptions, SeatPlayer, playSeat, secondsLeft } from "./seat";
+export { type Fault, type FaultPlan, type LedgerEntry, type TestGame, Testing, testingContract } from "./testing";
 export { BUILTIN, chooseFirst, chooseRandom, loadStrategy, rng, seededRandom } from "./strategies";

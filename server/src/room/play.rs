@@ -56,8 +56,14 @@ impl Room {
         if let Some(first) = self.first_answer(&state, seat, submission.key.as_ref(), now_ms)? {
             return Ok(first);
         }
+        // A decision the clock took answers DEADLINE_PASSED, also when the
+        // default it applied ended the game (druids.proto's contract).
+        let version = self.check_version(&state, seat, submission.expected_version);
+        if let Err(late @ ServiceError::DeadlinePassed { .. }) = version {
+            return Err(late);
+        }
         self.still_played(&state)?;
-        self.check_version(&state, seat, submission.expected_version)?;
+        version?;
         let digests = submission.key.as_ref().map(|k| k.digests);
         let act = Act {
             seat,

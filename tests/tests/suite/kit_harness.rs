@@ -27,7 +27,7 @@ use crate::typescript::built_kit;
 const FROM: usize = 57;
 
 /// The fenced blocks in `lang` of docs/testing-clients.md, in order.
-fn doc_blocks(lang: &str) -> Vec<String> {
+pub(crate) fn doc_blocks(lang: &str) -> Vec<String> {
     druids_tests::docs::page_blocks("docs/testing-clients.md")
         .into_iter()
         .filter(|b| b.lang == lang)
@@ -37,7 +37,7 @@ fn doc_blocks(lang: &str) -> Vec<String> {
 
 /// A directory holding `target/release/druids-server` (this build's
 /// server), to run the docs' programs in.
-fn workdir(name: &str) -> PathBuf {
+pub(crate) fn workdir(name: &str) -> PathBuf {
     let dir = kits_dir().join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let release = dir.join("target/release");
@@ -50,11 +50,9 @@ fn workdir(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs the program, which prints one JSON line (`grpc`, `old`, `new`,
-/// `tokens` by seat) and then waits for a line on stdin before it leaves;
-/// checks the new game against the old one meanwhile, and that the server
-/// is gone once the program has left.
-fn check_program(mut cmd: Command) {
+/// Starts the program (stdin and stdout piped) and reads the JSON line it
+/// prints first; the program is killed when that line is not JSON.
+pub(crate) fn start_printing(mut cmd: Command) -> (Child, Value) {
     let mut child: Child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -65,14 +63,22 @@ fn check_program(mut cmd: Command) {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .expect("its line");
-    let printed: Value = match serde_json::from_str(&line) {
-        Ok(v) => v,
+    match serde_json::from_str(&line) {
+        Ok(v) => (child, v),
         Err(e) => {
             let _ = child.kill();
             let status = child.wait();
             panic!("no JSON line ({e}): {line:?}, {status:?}")
         }
-    };
+    }
+}
+
+/// Runs the program, which prints one JSON line (`grpc`, `old`, `new`,
+/// `tokens` by seat) and then waits for a line on stdin before it leaves;
+/// checks the new game against the old one meanwhile, and that the server
+/// is gone once the program has left.
+fn check_program(cmd: Command) {
+    let (mut child, printed) = start_printing(cmd);
     let url = format!("http://{}", printed["grpc"].as_str().expect("grpc"));
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(play_the_rest(&url, &printed));
@@ -136,7 +142,7 @@ async fn play_the_rest(url: &str, printed: &Value) {
 }
 
 /// Indents every line of `block` by `by` spaces.
-fn indent(block: &str, by: usize) -> String {
+pub(crate) fn indent(block: &str, by: usize) -> String {
     block.lines().map(|l| format!("{:by$}{l}\n", "")).collect()
 }
 
