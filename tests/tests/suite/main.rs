@@ -31,6 +31,7 @@ mod cross_language;
 mod deploy;
 mod dolmen;
 mod faults;
+mod faults_goaway;
 mod faults_restart;
 mod faults_test_clock;
 mod games;
