@@ -99,6 +99,8 @@ export async function follow(path, fromSeq, token, onEvent, { signal, isLast = (
           const event = JSON.parse(ev.data);
           next = Math.max(next, Number(event.seq) + 1);
           attempt = 0;
+          // A game stream's heartbeat: the server is alive, nothing happened.
+          if (event.heartbeat) continue;
           seen++;
           over = isLast(event);
           onEvent(event);

@@ -2,7 +2,9 @@
 //! durable store's calls (and whatever makes them) run on Tokio's blocking
 //! pool, at most [`BLOCKING_AT_ONCE`] at a time; later calls wait on the
 //! workers without a thread. With a store that never blocks (in memory) the
-//! work runs in place.
+//! work runs in place. Work that awaits a store without blocking (an action
+//! whose queued append it awaits) runs as a task of its own
+//! ([`OffTheWorkers::awaiting`]).
 //!
 //! A call's deadline is honoured here: a gRPC call that says how long its
 //! client waits (`grpc-timeout`) runs within [`CallDeadline`], and blocking
@@ -76,12 +78,36 @@ impl OffTheWorkers {
             .await
             .map_err(|e| Status::internal(format!("a blocking task failed: {e}")))
         };
-        match DUE.try_with(|due| *due) {
-            Ok(due) => tokio::time::timeout_at(due, work)
-                .await
-                .unwrap_or_else(|_| Err(ServiceError::StorageLate.into())),
-            Err(_) => work.await,
-        }
+        within_due(work).await
+    }
+
+    /// Runs `work`, which awaits a store (a queued append), as a task of its
+    /// own: it goes on to its end if the call is dropped, so a write whose
+    /// commit it awaits is always made or dropped. Answered like [`run`]
+    /// within the call's deadline.
+    ///
+    /// [`run`]: OffTheWorkers::run
+    pub async fn awaiting<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = T> + Send + 'static,
+    ) -> Result<T, Status> {
+        let task = tokio::spawn(work);
+        within_due(async move {
+            task.await
+                .map_err(|e| Status::internal(format!("a store task failed: {e}")))
+        })
+        .await
+    }
+}
+
+/// `work`'s result, or `UNAVAILABLE` ([`ServiceError::StorageLate`]) once the
+/// current call's answer is due.
+async fn within_due<T>(work: impl Future<Output = Result<T, Status>>) -> Result<T, Status> {
+    match DUE.try_with(|due| *due) {
+        Ok(due) => tokio::time::timeout_at(due, work)
+            .await
+            .unwrap_or_else(|_| Err(ServiceError::StorageLate.into())),
+        Err(_) => work.await,
     }
 }
 

@@ -39,6 +39,12 @@ pub struct Limits {
     /// reserved ones.
     #[arg(long, env = "DRUIDS_MAX_OPEN_STREAMS", default_value_t = 20_000)]
     pub max_open_streams: usize,
+    /// A StreamEvents stream on which nothing was sent for this many
+    /// milliseconds sends a heartbeat (GameEvent.heartbeat), so a client
+    /// tells a quiet game from a server that is gone. 50 ms to 1 hour.
+    #[arg(long, env = "DRUIDS_STREAM_HEARTBEAT_MS", default_value_t = 15_000,
+          value_parser = clap::value_parser!(u64).range(50..=3_600_000))]
+    pub stream_heartbeat_ms: u64,
     /// Threads that take the decisions of the bots the server runs (practice
     /// games' bots, house bots), shared by all of them, off the async workers
     /// (see `bot_cpu.rs`): the most CPU cores those bots ever use.

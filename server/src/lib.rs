@@ -21,6 +21,7 @@ pub mod error;
 pub mod export;
 pub mod faults;
 pub mod grpc_edge;
+pub mod heartbeat;
 pub mod hosted_game;
 pub mod house_bots;
 pub mod house_levels;

@@ -17,7 +17,9 @@ use prometheus::{
 };
 use tokio::net::TcpListener;
 
-use crate::store::{ActionRecord, Epoch, GameRecord, Games, RequestRecord, StoreError, TokenHash};
+use crate::store::{
+    ActionRecord, AppendResult, Epoch, GameRecord, Games, RequestRecord, StoreError, TokenHash,
+};
 
 /// Every metric of the server.
 pub struct Metrics {
@@ -260,6 +262,21 @@ impl Games for TimedGames {
         let result = self.inner.append_action(game_id, action);
         self.latency.observe(started.elapsed().as_secs_f64());
         result
+    }
+
+    fn append_later(&self, game_id: &str, action: &ActionRecord) -> Option<AppendResult> {
+        let started = Instant::now();
+        let appended = self.inner.append_later(game_id, action)?;
+        let latency = self.latency.clone();
+        Some(Box::pin(async move {
+            let result = appended.await;
+            latency.observe(started.elapsed().as_secs_f64());
+            result
+        }))
+    }
+
+    fn queues_appends(&self) -> bool {
+        self.inner.queues_appends()
     }
 
     fn create_game(&self, game: &GameRecord) -> Result<(), StoreError> {

@@ -138,8 +138,14 @@ pub fn recover(stored: StoredGame, now_ms: u64, how: Rebuild) -> Result<Room, Re
     if let Some(reason) = abandoned {
         room.abandon_stored(reason, ended_unix_ms.unwrap_or(now_ms));
     }
-    if in_play {
-        // Idleness counts from the restart, as it always has.
+    if in_play && !epoch.is_fenced() {
+        // A single server: idleness counts from the restart, as it always
+        // has (nobody could play while it was down). A game held under a
+        // lease was playable on the other nodes all along: its idleness
+        // counts from what the store dates (its last action, else its
+        // creation when no seat was joined later), so that a game nobody
+        // plays, e.g. one whose creation no client learned, is abandoned by
+        // --idle-game-secs however often it is taken over.
         room.active_at(now_ms);
     }
     Ok(room)

@@ -7,7 +7,9 @@
 //! Every change goes through the store first and is then announced
 //! ([`Room::changed`]); streams read the log at their own pace, so a slow
 //! reader never holds up the game. Submodules: actions
-//! played ([`play`]: staged by the engine, stored, then committed), seats
+//! played ([`play`]: staged by the engine, stored, then committed; with a
+//! store that queues its appends, the commit awaited without the lock:
+//! [`queued`]), seats
 //! claimed ([`seats`]), what a room shows ([`read`]), retries of keyed
 //! submissions ([`answers`]), the referee's decisions ([`referee`]), and a
 //! seat giving up ([`resign`]).
@@ -31,12 +33,14 @@ use crate::store::{Epoch, Origin};
 mod answers;
 mod gate;
 mod play;
+mod queued;
 mod read;
 mod referee;
 mod resign;
 mod seats;
 
 use answers::Answers;
+pub use queued::Answered;
 pub use read::{StreamLimits, StreamPlace};
 pub use referee::Due;
 pub use seats::Claimed;
@@ -84,6 +88,9 @@ struct RoomState {
     /// The legal-action lists built at the current version, for the pages
     /// after the first; dropped at every change.
     legal: Option<Box<read::KeptLists>>,
+    /// True while an action of this room waits for its commit ([`queued`]):
+    /// no other action is decided until it is made or dropped.
+    appending: bool,
 }
 
 impl RoomState {
@@ -296,6 +303,7 @@ impl Room {
             decided_for: vec![None; seats_len],
             play,
             legal: None,
+            appending: false,
         };
         if state.seats.iter().all(|s| s.token.is_some()) {
             state.game.start();

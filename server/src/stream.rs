@@ -59,6 +59,11 @@ impl Streams {
         }
     }
 
+    /// How long a stream may send nothing before it sends a heartbeat.
+    pub fn heartbeat_every(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.limits.stream_heartbeat_ms)
+    }
+
     /// Streams open on the whole server.
     pub fn open_count(&self) -> usize {
         self.shared.load(Ordering::Acquire) + self.reserved.load(Ordering::Acquire)

@@ -205,6 +205,10 @@ impl Epoch {
     }
 }
 
+/// An append's result, ready once it is committed ([`Games::append_later`]).
+pub type AppendResult =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), StoreError>> + Send>>;
+
 /// The writes of games being played: creation, seats claimed, actions and
 /// the end. Every call is durable (or fails, changing nothing) before it
 /// returns.
@@ -229,6 +233,19 @@ pub trait Games: Send + Sync {
     /// [`ActionRecord::key`] and no [`ActionRecord::at_ms`] (nothing is
     /// rebuilt from it after a restart).
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError>;
+    /// Queues the append of [`Games::append_action`] without waiting for it:
+    /// the future is ready once it is committed (or failed), and the
+    /// appends of one caller are committed in the order they were queued.
+    /// `None` from a store that appends only while its caller waits (call
+    /// `append_action` then).
+    fn append_later(&self, game_id: &str, action: &ActionRecord) -> Option<AppendResult> {
+        let _ = (game_id, action);
+        None
+    }
+    /// Whether [`Games::append_later`] queues appends (else it is `None`).
+    fn queues_appends(&self) -> bool {
+        false
+    }
     /// Records that the game ended at `at_ms` with its last action, `version`
     /// (stored already), and its result (for `ListGames`): it is no longer
     /// rebuilt at start-up. If the server stops before this, the restart

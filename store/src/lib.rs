@@ -37,7 +37,7 @@ pub use accounts::{Accounts, BotRecord};
 pub use arena_lease::{ArenaHolder, ArenaLease, MatchGame};
 pub use error::{Refused, StoreError};
 pub use event_logs::{EventLog, EventLogs};
-pub use games::{ActionRecord, Epoch, GameRecord, Games, Origin, SubmissionKey};
+pub use games::{ActionRecord, AppendResult, Epoch, GameRecord, Games, Origin, SubmissionKey};
 pub use leases::{Claim, Leases, Owner, Whereabouts};
 pub use lifecycle::{ArenaFilter, EndedQuery, Lifecycle, MatchTag, StoredGame};
 pub use matches::{ChallengeRecord, MatchRecord, Matches, PlacementRecord, StoredMatch};

@@ -1,5 +1,5 @@
 // Drives the web viewer in headless Chromium with playwright-core, for
-// tests/tests/suite/web.rs: that test sets the server up, runs this script
+// tests/tests/suite/browser/: that test sets the server up, runs this script
 // once (one browser for every page) and checks what it prints against the
 // server's own answers. Usage: node run.mjs PLAN.json; prints one JSON line.
 //

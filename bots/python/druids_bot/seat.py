@@ -7,6 +7,8 @@ The loop handles what the raw protocol makes easy to get wrong:
   ``DecisionNeeded`` the server sends right after the snapshot: decisions are
   de-duplicated by state ``version``;
 * a broken stream: resumed with ``StreamEvents`` from the last seq seen + 1;
+* heartbeats (``GameEvent.heartbeat``, sent while the game is quiet): they
+  repeat the last seq, so they change nothing here and are ignored;
 * a stale version (ABORTED): the legal actions are read again and the seat
   decides again only if it still has a decision;
 * the turn clock: ``state.deadline_unix_ms`` tells the strategy when the

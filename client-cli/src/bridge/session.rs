@@ -439,6 +439,8 @@ impl Bridge {
             }
             Some(Body::GameFinished(f)) => return Ok(Some(End::Finished(f.outcome))),
             Some(Body::GameAbandoned(a)) => return Ok(Some(End::Abandoned(a.reason))),
+            // The server is alive: nothing for the bot (docs/bot-protocol.md).
+            Some(Body::Heartbeat(_)) => {}
             _ => {}
         }
         Ok(None)

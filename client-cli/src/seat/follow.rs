@@ -82,6 +82,8 @@ where
         };
         loop {
             match stream.next().await {
+                // The server is alive and the game quiet: nothing to show.
+                Some(Ok(e)) if matches!(e.body, Some(pb::game_event::Body::Heartbeat(_))) => {}
                 Some(Ok(e)) => {
                     failures = 0;
                     next = e.seq + 1;

@@ -16,7 +16,7 @@
 //! receiver given to [`Arena::start_house_bots`] (`crate::house_bots`).
 
 use druids_arena::pairing::BotId;
-use druids_arena::pairing::pool::Seek;
+use druids_arena::pairing::pool::{Match, Seek};
 use druids_arena::pairing::waiting::WaitReason;
 use druids_bots::Strategy;
 use druids_contract::Kind;
@@ -184,12 +184,14 @@ impl Arena {
     /// The round's house call (see the module's doc): for each real seek
     /// that has waited long enough for want of bots, idle house bots join
     /// the pool for one formation; those the pool did not use leave it.
-    pub(super) fn call_house_bots(&self, st: &mut State, now: u64) {
+    /// The matches that formation made, for the round's pass to open
+    /// ([`super::pass`]).
+    pub(super) fn call_house_bots(&self, st: &mut State, now: u64) -> Vec<Match<Kind>> {
         let (bots, sender) = {
             let house = self.house.lock().unwrap_or_else(|p| p.into_inner());
             match &house.seeks {
                 Some(tx) if !house.bots.is_empty() => (house.bots.clone(), tx.clone()),
-                _ => return,
+                _ => return Vec::new(),
             }
         };
         let after = self.settings.house_bots_after_ms;
@@ -202,7 +204,7 @@ impl Arena {
             .filter(|s| !bots.contains(&s.bot.0) && s.since_ms.saturating_add(after) <= now)
             .collect();
         if lonely.is_empty() {
-            return;
+            return Vec::new();
         }
         let mut called = Vec::new();
         for seek in lonely {
@@ -251,9 +253,7 @@ impl Arena {
                 });
             }
         }
-        for formed in st.pool.form(now) {
-            self.start_match(st, formed, now);
-        }
+        let formed = st.pool.form(now);
         // The house seeks the pool did not use leave it (their receivers
         // see the stream end).
         for (id, _) in called {
@@ -261,6 +261,7 @@ impl Arena {
                 st.seeks.remove(&id);
             }
         }
+        formed
     }
 }
 

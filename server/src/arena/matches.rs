@@ -7,10 +7,8 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::duplicate::{self, Outcome};
-use druids_arena::pairing::pool::Match;
 use druids_contract::{Kind, pb};
 use druids_engine::Viewer;
-use tonic::Status;
 
 use super::bots::{self, BotNo, public_id};
 use super::gate;
@@ -37,46 +35,32 @@ pub(super) struct NewMatch {
 }
 
 impl Arena {
-    /// Starts a match the pool formed.
-    pub(super) fn start_match(&self, st: &mut State, formed: Match<Kind>, now: u64) {
-        let kind = formed.kind;
-        let bots: Vec<BotNo> = formed.seats.iter().map(|(_, b)| b.0).collect();
-        let streams: Vec<Option<SeekSender>> = formed
-            .seats
-            .iter()
-            .map(|(id, _)| st.seeks.remove(id).map(|s| s.tx))
-            .collect();
-        let new = NewMatch {
-            id: None,
-            kind,
-            rated: formed.rated,
-            bots: bots.clone(),
-            streams: streams.clone(),
-            tournament: None,
-            clock: self.default_clock(),
-        };
-        if let Err(e) = self.begin_match(st, new, now) {
-            tracing::warn!("cannot record a match: {e}");
-            let status: Status = ServiceError::Storage(e).into();
-            for tx in streams.into_iter().flatten() {
-                let _ = tx.try_send(Err(status.clone()));
-            }
-            for &b in &bots {
-                let playing = st.playing.get(&b).copied().unwrap_or(0);
-                st.pool
-                    .set_load(BotId(b), playing, self.settings.bot_max_games);
-            }
-        }
-    }
-
     /// Records and starts a match, telling its bots on their event logs and
-    /// Seek streams; its id.
+    /// Seek streams; its id. Holds the arena's lock throughout (a challenge's
+    /// or a tournament's one match; the pool's many are opened without it,
+    /// [`super::pass`]).
     pub(super) fn begin_match(
         &self,
         st: &mut State,
         new: NewMatch,
         now: u64,
     ) -> Result<String, StoreError> {
+        let mut run = self.new_running(st, new, now);
+        self.open_match(&mut run, now)?;
+        for &b in &run.bots {
+            *st.playing.entry(b).or_default() += 1;
+        }
+        let id = run.record.id.clone();
+        let seq = st.next_match;
+        st.next_match += 1;
+        self.enter_match(st, seq, run, now);
+        self.progress(st, seq, now);
+        Ok(id)
+    }
+
+    /// A new match's record (its id, seed, games and whether it is rated),
+    /// not recorded yet; reads the ratings, writes nothing.
+    pub(super) fn new_running(&self, st: &mut State, new: NewMatch, now: u64) -> Running {
         let NewMatch {
             id,
             kind,
@@ -118,41 +102,50 @@ impl Arena {
             created_unix_ms: now,
             tournament,
         };
-        self.store.create_match(&record)?;
-        if rated {
-            st.ratings.started(key, &bots, now);
-        }
-        let id = record.id.clone();
-        for &b in &bots {
-            *st.playing.entry(b).or_default() += 1;
-        }
-        let started = pb::MatchStarted {
-            match_id: record.id.clone(),
-            kind: kind.number(),
-            players: bots.len() as u32,
-            rated: record.rated,
-            games,
-            bots: bots.iter().map(|&b| self.bots().reference(b)).collect(),
-        };
-        let running = Running {
+        Running {
             outcomes: vec![None; games as usize],
             told_before: HashSet::new(),
             record,
             bots,
             game_ids: Vec::new(),
             streams,
+        }
+    }
+
+    /// Records match `run`, tells its bots it started and creates its games,
+    /// telling each game's bots as soon as it exists (a game that cannot be
+    /// created is tried again by the next round's [`Arena::progress`]). Needs
+    /// no lock: the match is not in the arena's state yet.
+    pub(super) fn open_match(&self, run: &mut Running, now: u64) -> Result<(), StoreError> {
+        self.store.create_match(&run.record)?;
+        let started = pb::MatchStarted {
+            match_id: run.record.id.clone(),
+            kind: run.record.kind.number(),
+            players: run.bots.len() as u32,
+            rated: run.record.rated,
+            games: run.record.games,
+            bots: run.bots.iter().map(|&b| self.bots().reference(b)).collect(),
         };
         self.announce(
-            &running,
+            run,
             now,
             pb::seek_event::Event::MatchStarted(started.clone()),
             pb::bot_event::Event::MatchStarted(started),
         );
-        let seq = st.next_match;
-        st.next_match += 1;
-        st.matches.insert(seq, running);
-        self.progress(st, seq, now);
-        Ok(id)
+        // A duplicate match's rotations are all played at once, so that each
+        // die of the shared sequence can be rolled in every game together.
+        while run.game_ids.len() < run.record.games as usize && self.start_game(run, now) {}
+        Ok(())
+    }
+
+    /// Puts recorded match `run` (whose bots' `playing` counts include it)
+    /// into play as match `seq`; the round's [`Arena::progress`] follows it
+    /// from there.
+    pub(super) fn enter_match(&self, st: &mut State, seq: u64, run: Running, now: u64) {
+        if run.record.rated {
+            st.ratings.started(run.pool(), &run.bots, now);
+        }
+        st.matches.insert(seq, run);
     }
 
     /// Moves match `seq` on: starts its games, records the ended ones,
@@ -162,8 +155,6 @@ impl Arena {
         let Some(run) = st.matches.get_mut(&seq) else {
             return;
         };
-        // A duplicate match's rotations are all played at once, so that each
-        // die of the shared sequence can be rolled in every game together.
         while run.game_ids.len() < run.record.games as usize {
             if !self.start_game(run, now) {
                 return;

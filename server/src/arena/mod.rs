@@ -17,9 +17,9 @@
 //! * `challenges` (stored while pending) and `tournaments` (round-robin,
 //!   Swiss, gauntlet; open entry) start matches as the pool does.
 //!
-//! The arena's round ([`Arena::tick`]) forms matches, starts their games and
-//! records their results; it blocks on the store and runs off the async
-//! workers.
+//! The arena's round ([`Arena::tick`]) forms matches, starts their games
+//! ([`pass`]: many at once, without holding the arena's lock) and records
+//! their results; it blocks on the store and runs off the async workers.
 
 mod accounts;
 pub mod api;
@@ -31,6 +31,7 @@ mod hourly;
 pub mod house;
 mod listings;
 mod matches;
+mod pass;
 mod pools;
 pub mod ratings;
 mod tournaments;
@@ -482,26 +483,29 @@ impl Arena {
         Ok(())
     }
 
-    /// The arena's round: forgets cancelled seeks, forms matches, starts
-    /// their games, records finished ones, refits ratings when due. Blocks on
-    /// the store.
+    /// The arena's round: forgets cancelled seeks, forms matches and opens
+    /// them ([`pass`], without holding the lock across I/O), then records
+    /// finished ones and refits ratings when due. Blocks on the store.
     pub fn tick(&self) {
         let now = self.clock.now_ms();
+        let formed = {
+            let mut st = self.state();
+            let cancelled: Vec<SeekId> = st
+                .seeks
+                .iter()
+                .filter(|(_, s)| s.tx.is_closed())
+                .map(|(&id, _)| id)
+                .collect();
+            for id in cancelled {
+                st.seeks.remove(&id);
+                st.pool.remove(id);
+            }
+            let mut formed = st.pool.form(now);
+            formed.extend(self.call_house_bots(&mut st, now));
+            self.take_formed(&mut st, formed, now)
+        };
+        self.matchmaking_pass(formed, now);
         let mut st = self.state();
-        let cancelled: Vec<SeekId> = st
-            .seeks
-            .iter()
-            .filter(|(_, s)| s.tx.is_closed())
-            .map(|(&id, _)| id)
-            .collect();
-        for id in cancelled {
-            st.seeks.remove(&id);
-            st.pool.remove(id);
-        }
-        for formed in st.pool.form(now) {
-            self.start_match(&mut st, formed, now);
-        }
-        self.call_house_bots(&mut st, now);
         self.tell_waiting(&mut st, now);
         self.expire_challenges(&mut st, now);
         self.run_tournaments(&mut st, now);

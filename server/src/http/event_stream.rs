@@ -70,13 +70,15 @@ impl Framing {
     }
 
     /// One event: its seq is the SSE id, so that `Last-Event-ID` resumes;
-    /// except for an event not newer than one already sent (none today: a
-    /// stream's seqs only grow), which carries no id so that a resumption
-    /// never goes back.
+    /// except for a heartbeat (not an event of the log) and an event not
+    /// newer than one already sent (none today: a stream's seqs only grow),
+    /// which carry no id so that a resumption never goes back.
     fn event<E: Sequenced>(self, event: &E, newest: u64) -> Bytes {
         let json = to_json(event).to_string();
         Bytes::from(match self {
-            Framing::Sse if event.seq() <= newest => format!("data: {json}\n\n"),
+            Framing::Sse if event.seq() <= newest || event.is_heartbeat() => {
+                format!("data: {json}\n\n")
+            }
             Framing::Sse => format!("id: {}\ndata: {json}\n\n", event.seq()),
             Framing::Ndjson => format!("{json}\n"),
         })
@@ -104,11 +106,20 @@ impl Framing {
 pub(super) trait Sequenced: prost::Name + Send + 'static {
     /// Its position in its log.
     fn seq(&self) -> u64;
+
+    /// Whether it is a heartbeat rather than an event of the log.
+    fn is_heartbeat(&self) -> bool {
+        false
+    }
 }
 
 impl Sequenced for pb::GameEvent {
     fn seq(&self) -> u64 {
         self.seq
+    }
+
+    fn is_heartbeat(&self) -> bool {
+        matches!(self.body, Some(pb::game_event::Body::Heartbeat(_)))
     }
 }
 

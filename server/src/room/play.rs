@@ -57,14 +57,7 @@ impl Room {
             return Ok(first);
         }
         self.still_played(&state)?;
-        let current = state.game.version();
-        let expected = submission.expected_version;
-        if expected != current {
-            if state.decided_for.get(usize::from(seat.0)) == Some(&Some(expected)) {
-                return Err(ServiceError::DeadlinePassed { expected, current });
-            }
-            return Err(ServiceError::StaleVersion { expected, current });
-        }
+        self.check_version(&state, seat, submission.expected_version)?;
         let digests = submission.key.as_ref().map(|k| k.digests);
         let act = Act {
             seat,
@@ -129,6 +122,25 @@ impl Room {
             return Err(ServiceError::AnswerGone(self.id.clone()));
         }
         Ok(None)
+    }
+
+    /// Refuses a submission of `seat` made for another version than the
+    /// game's: one the server decided for the seat after its deadline, or a
+    /// stale one.
+    pub(super) fn check_version(
+        &self,
+        state: &RoomState,
+        seat: Seat,
+        expected: u64,
+    ) -> Result<(), ServiceError> {
+        let current = state.game.version();
+        if expected == current {
+            return Ok(());
+        }
+        if state.decided_for.get(usize::from(seat.0)) == Some(&Some(expected)) {
+            return Err(ServiceError::DeadlinePassed { expected, current });
+        }
+        Err(ServiceError::StaleVersion { expected, current })
     }
 
     /// Refuses a change to a game that is over or was given up.

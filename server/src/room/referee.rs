@@ -59,7 +59,9 @@ impl Room {
     /// Returns whether an action was taken.
     pub fn expire_one(&self, games: &dyn Games, now_ms: u64) -> Result<bool, ServiceError> {
         let mut state = self.lock();
-        if state.abandoned.is_some() {
+        // An action waiting for its commit may answer the clock: decide at
+        // the next pass, on the game it made.
+        if state.abandoned.is_some() || state.appending {
             return Ok(false);
         }
         let Some(clocks) = &state.clocks else {
@@ -102,6 +104,7 @@ impl Room {
     ) -> Result<bool, ServiceError> {
         let mut state = self.lock();
         if idle_ms == 0
+            || state.appending
             || state.abandoned.is_some()
             || state.game.is_over()
             || now_ms.saturating_sub(state.last_activity_ms) < idle_ms

@@ -50,7 +50,7 @@ impl Room {
 }
 
 /// A resignation's answer: what a submission's would be.
-fn resigned(answer: pb::SubmitActionResponse) -> pb::ResignResponse {
+pub(super) fn resigned(answer: pb::SubmitActionResponse) -> pb::ResignResponse {
     pb::ResignResponse {
         version: answer.version,
         events: answer.events,

@@ -6,16 +6,20 @@ use std::sync::Arc;
 
 use druids_contract::pb::{self, druids_service_server::DruidsService};
 use tonic::{Request, Response, Status};
-use tracing::info_span;
+use tracing::{Instrument, info_span};
 
 use super::{EventStream, Service};
+use crate::blocking::OffTheWorkers;
 use crate::bounds::{Checked, checked};
 use crate::cluster::Located;
 use crate::error::ServiceError;
 use crate::faults::Method;
+use crate::heartbeat::with_heartbeats;
 use crate::lobby::Created;
 use crate::quota::Read;
-use crate::store::StoreError;
+use crate::room::{Answered, Room};
+use crate::rooms::Rooms;
+use crate::store::{Games, StoreError};
 use crate::stream::feed;
 use crate::submission::{Resignation, Submission};
 
@@ -137,14 +141,25 @@ impl DruidsService for Service {
         let rate = self.limits.max_submits_per_second;
         self.refused(room.charge_submission(seat, rate, now))?;
         let (games, rooms) = (Arc::clone(&self.games), Arc::clone(&self.rooms));
-        let reply = self
-            .off_the_workers(move || {
+        let reply = if games.queues_appends() {
+            let blocking = self.blocking.clone();
+            let resigning = async move {
+                let answered = room
+                    .resign_queued(seat, &resignation, games.as_ref(), now)
+                    .instrument(span)
+                    .await;
+                settle_queued(&blocking, room, games, rooms, answered, now).await
+            };
+            self.blocking.awaiting(resigning).await?
+        } else {
+            self.off_the_workers(move || {
                 let _enter = span.enter();
                 let reply = room.resign(seat, &resignation, games.as_ref(), now);
                 rooms.settle(&room);
                 reply
             })
-            .await?;
+            .await?
+        };
         Ok(Response::new(self.refused(reply)?))
     }
 
@@ -206,16 +221,18 @@ impl DruidsService for Service {
         };
         let span = info_span!("stream_events", game_id = %room.id, viewer = ?viewer);
         let events = Box::pin(feed(room, slot, first, cursor, self.stop.subscribe(), span));
-        match planned {
-            Some(peer) => Ok(Response::new(self.stream_under_plan(
-                &id,
-                viewer,
-                req.from_seq,
-                peer,
-                events,
-            ))),
-            None => Ok(Response::new(events)),
-        }
+        let events = match planned {
+            Some(peer) => self.stream_under_plan(&id, viewer, req.from_seq, peer, events),
+            None => events,
+        };
+        // Only here, on the owner: a relayed stream passes the owner's
+        // heartbeats on, so their silence shows that the owner is gone.
+        let every = self.streams.heartbeat_every();
+        Ok(Response::new(Box::pin(with_heartbeats(
+            events,
+            every,
+            req.from_seq,
+        ))))
     }
 
     async fn get_state(
@@ -374,14 +391,25 @@ impl Service {
         self.refused(room.charge_submission(seat, rate, now))?;
         let (games, rooms) = (Arc::clone(&self.games), Arc::clone(&self.rooms));
         let id = room.id.clone();
-        let reply = self
-            .off_the_workers(move || {
+        let reply = if games.queues_appends() {
+            let blocking = self.blocking.clone();
+            let submitting = async move {
+                let answered = room
+                    .submit_queued(seat, &submission, games.as_ref(), now)
+                    .instrument(span)
+                    .await;
+                settle_queued(&blocking, room, games, rooms, answered, now).await
+            };
+            self.blocking.awaiting(submitting).await?
+        } else {
+            self.off_the_workers(move || {
                 let _enter = span.enter();
                 let reply = room.submit(seat, &submission, games.as_ref(), now);
                 rooms.settle(&room);
                 reply
             })
-            .await?;
+            .await?
+        };
         if let (Err(ServiceError::Storage(StoreError::Fenced { .. })), Some(again)) =
             (&reply, again)
         {
@@ -472,4 +500,26 @@ fn replay_page(
             n => n.min(MAX_REPLAY_VIEWS),
         },
     })
+}
+
+/// After a queued write to `room`: the game's end recorded (off the async
+/// workers) if the write ended it, the room settled; the answer.
+async fn settle_queued<T>(
+    blocking: &OffTheWorkers,
+    room: Arc<Room>,
+    games: Arc<dyn Games>,
+    rooms: Arc<Rooms>,
+    answered: Result<Answered<T>, ServiceError>,
+    now: u64,
+) -> Result<T, ServiceError> {
+    let answered = answered?;
+    if answered.ended {
+        let ended = Arc::clone(&room);
+        // The end of the game is not fatal to record (see `Room::record_end`).
+        let _ = blocking
+            .run(move || ended.record_end_now(games.as_ref(), now))
+            .await;
+    }
+    rooms.settle(&room);
+    Ok(answered.reply)
 }

@@ -1,25 +1,36 @@
-//! Group commit of action rows: actions of many games arriving together share
-//! one transaction and one fsync. The first caller to find no commit under
-//! way takes every row waiting and commits them, each in a savepoint of its
-//! own (a row alone needs none) so that one bad row fails alone; the others
-//! sleep until their own row's result is in. The committer then wakes only
-//! the writers of its batch and one writer of the rows that came meanwhile,
-//! who commits those: waking every writer for every batch cost more CPU than
-//! the commit itself.
+//! Group commit of action rows by one writer thread per store: an append
+//! queues its row and gets a receiver for the row's result
+//! ([`SqliteStore::append_queued`]), so a caller waits for its commit without
+//! holding a thread (a blocking caller waits on the receiver). The writer
+//! takes every row queued, commits them in one transaction (one fsync for
+//! the batch), each in a savepoint of its own (a row alone needs none) so
+//! that one bad row (a version stored already) fails alone, then answers
+//! each row. A failed commit fails every row of its batch: none is stored.
+//! Rows are committed in the order they were queued, so a game's actions
+//! keep theirs.
 
-use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
 
 use prost::Message;
-use rusqlite::params;
+use rusqlite::{Connection, params};
+use tokio::sync::oneshot;
 
 use super::{SqliteStore, err};
-use crate::{ActionRecord, StoreError, SubmissionKey};
+use crate::{ActionRecord, AppendResult, StoreError, SubmissionKey};
+
+/// Where a row's result goes: to a task awaiting it, or to a thread
+/// blocked on it (a call of the blocking API, which may come from within an
+/// async runtime, where a oneshot cannot be waited on blocking).
+enum Reply {
+    Awaited(oneshot::Sender<Result<(), StoreError>>),
+    Blocked(std::sync::mpsc::SyncSender<Result<(), StoreError>>),
+}
 
 /// One action row waiting for a commit.
 struct Row {
-    ticket: u64,
-    /// The thread waiting for this row's result.
-    writer: std::thread::Thread,
+    /// Where its result goes.
+    reply: Reply,
     game_id: String,
     version: i64,
     seat: u8,
@@ -29,33 +40,103 @@ struct Row {
     at_ms: i64,
 }
 
-/// The appends waiting for a commit and the results of those committed.
+/// The rows queued for the writer, and whether the store is closing.
 #[derive(Default)]
+struct Queue {
+    rows: Vec<Row>,
+    closing: bool,
+}
+
+/// The queue the writer thread empties, and its wake-up.
+#[derive(Default)]
+struct Shared {
+    queue: Mutex<Queue>,
+    queued: Condvar,
+}
+
+impl Shared {
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The store's writer of action rows: its queue and its thread.
 pub(super) struct Appends {
-    next_ticket: u64,
-    waiting: Vec<Row>,
-    /// The last batch's vector, emptied: the next `waiting` (it grows once).
-    spare: Vec<Row>,
-    /// True while a caller commits a batch.
-    committing: bool,
-    /// Results not yet collected by their callers, by ticket.
-    results: HashMap<u64, Result<(), StoreError>>,
+    shared: Arc<Shared>,
+    writer: Option<JoinHandle<()>>,
+}
+
+impl Appends {
+    /// Starts the writer thread committing on `conn`.
+    pub(super) fn start(conn: Arc<Mutex<Connection>>) -> Result<Appends, StoreError> {
+        let shared = Arc::new(Shared::default());
+        let queue = Arc::clone(&shared);
+        let writer = std::thread::Builder::new()
+            .name("sqlite-appends".into())
+            .spawn(move || write(&queue, &conn))
+            .map_err(|e| StoreError::Database {
+                op: "starting the writer of actions",
+                source: Arc::new(e),
+            })?;
+        Ok(Appends {
+            shared,
+            writer: Some(writer),
+        })
+    }
+}
+
+impl Drop for Appends {
+    /// Lets the writer commit what is queued, then ends it.
+    fn drop(&mut self) {
+        self.shared.queue().closing = true;
+        self.shared.queued.notify_one();
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.join();
+        }
+    }
+}
+
+/// The writer thread: commits every row queued, batch after batch, until the
+/// store closes.
+fn write(shared: &Shared, conn: &Mutex<Connection>) {
+    let mut spare = Vec::new();
+    loop {
+        let mut batch = {
+            let mut queue = shared.queue();
+            while queue.rows.is_empty() && !queue.closing {
+                queue = shared.queued.wait(queue).unwrap_or_else(|p| p.into_inner());
+            }
+            if queue.rows.is_empty() {
+                return;
+            }
+            std::mem::replace(&mut queue.rows, spare)
+        };
+        let results = commit(conn, &batch);
+        for (row, result) in batch.drain(..).zip(results) {
+            // A caller that stopped waiting drops its receiver: nothing to tell.
+            let _ = match row.reply {
+                Reply::Awaited(reply) => reply.send(result).map_err(drop),
+                Reply::Blocked(reply) => reply.send(result).map_err(drop),
+            };
+        }
+        spare = batch;
+    }
 }
 
 const INSERT_ACTION: &str = "INSERT INTO actions (game_id, version, seat, origin, action, submission_key, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
-impl SqliteStore {
-    /// Commits `batch` in one transaction, each row in a savepoint of its own;
-    /// the result of every row by ticket (all errors when the commit fails).
-    fn commit(&self, batch: &[Row]) -> Vec<(u64, Result<(), StoreError>)> {
-        let mut conn = self.conn();
-        let attempt = (|| {
-            let tx = conn.transaction()?;
-            let mut results = Vec::with_capacity(batch.len());
-            {
-                let mut insert = tx.prepare_cached(INSERT_ACTION)?;
-                let mut insert = |row: &Row| {
-                    insert.execute(params![
+/// Commits `batch` in one transaction, each row in a savepoint of its own;
+/// the result of every row in order (all errors when the commit fails).
+fn commit(conn: &Mutex<Connection>, batch: &[Row]) -> Vec<Result<(), StoreError>> {
+    let mut conn = conn.lock().unwrap_or_else(|p| p.into_inner());
+    let attempt = (|| {
+        let tx = conn.transaction()?;
+        let mut results = Vec::with_capacity(batch.len());
+        {
+            let mut insert = tx.prepare_cached(INSERT_ACTION)?;
+            let mut insert = |row: &Row| {
+                insert
+                    .execute(params![
                         row.game_id,
                         row.version,
                         row.seat,
@@ -64,53 +145,45 @@ impl SqliteStore {
                         row.key.as_ref().map(|k| k.as_slice()),
                         row.at_ms
                     ])
-                };
-                if let [row] = batch {
-                    // A row alone needs no savepoint: nothing else is in the
-                    // transaction for its failure to undo.
+                    .map(|_| ())
+                    .map_err(err("storing an action"))
+            };
+            if let [row] = batch {
+                // A row alone needs no savepoint: nothing else is in the
+                // transaction for its failure to undo.
+                results.push(insert(row));
+            } else {
+                // Prepared once per connection: parsing them for every row
+                // would cost more than running them.
+                let mut savepoint = tx.prepare_cached("SAVEPOINT row")?;
+                let mut release = tx.prepare_cached("RELEASE row")?;
+                let mut rollback = tx.prepare_cached("ROLLBACK TO row")?;
+                for row in batch {
+                    savepoint.execute([])?;
                     let inserted = insert(row);
-                    results.push((
-                        row.ticket,
-                        inserted.map(|_| ()).map_err(err("storing an action")),
-                    ));
-                } else {
-                    // Prepared once per connection: parsing them for every row
-                    // would cost more than running them.
-                    let mut savepoint = tx.prepare_cached("SAVEPOINT row")?;
-                    let mut release = tx.prepare_cached("RELEASE row")?;
-                    let mut rollback = tx.prepare_cached("ROLLBACK TO row")?;
-                    for row in batch {
-                        savepoint.execute([])?;
-                        let inserted = insert(row);
-                        if inserted.is_err() {
-                            rollback.execute([])?;
-                        }
-                        release.execute([])?;
-                        results.push((
-                            row.ticket,
-                            inserted.map(|_| ()).map_err(err("storing an action")),
-                        ));
+                    if inserted.is_err() {
+                        rollback.execute([])?;
                     }
+                    release.execute([])?;
+                    results.push(inserted);
                 }
             }
-            tx.commit()?;
-            Ok(results)
-        })();
-        attempt.unwrap_or_else(|e: rusqlite::Error| {
-            let e = err("committing actions")(e);
-            batch.iter().map(|r| (r.ticket, Err(e.clone()))).collect()
-        })
-    }
+        }
+        tx.commit()?;
+        Ok(results)
+    })();
+    attempt.unwrap_or_else(|e: rusqlite::Error| {
+        let e = err("committing actions")(e);
+        vec![Err(e); batch.len()]
+    })
+}
 
-    /// Appends one action row, sharing a commit with the rows of other games
-    /// waiting at the same time; returns once its own row is committed.
-    pub(super) fn append(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
-        let mut appends = self.appends();
-        let ticket = appends.next_ticket;
-        appends.next_ticket += 1;
-        appends.waiting.push(Row {
-            ticket,
-            writer: std::thread::current(),
+impl SqliteStore {
+    /// Queues one action row for the writer, which commits it with the rows
+    /// of other games queued at the same time and then answers `reply`.
+    fn queue(&self, game_id: &str, action: &ActionRecord, reply: Reply) {
+        let row = Row {
+            reply,
             game_id: game_id.to_owned(),
             version: action.version as i64,
             seat: action.seat.0,
@@ -118,42 +191,38 @@ impl SqliteStore {
             action: action.action.encode_to_vec(),
             key: action.key.map(SubmissionKey::to_bytes),
             at_ms: action.at_ms as i64,
-        });
-        loop {
-            if let Some(result) = appends.results.remove(&ticket) {
-                return result;
-            }
-            if appends.committing {
-                // Woken by the commit of this row, or to commit the next batch
-                // (or spuriously: the loop looks again).
-                drop(appends);
-                std::thread::park();
-                appends = self.appends();
-                continue;
-            }
-            // No commit under way: this caller commits every row waiting.
-            appends.committing = true;
-            let spare = std::mem::take(&mut appends.spare);
-            let mut batch = std::mem::replace(&mut appends.waiting, spare);
-            drop(appends);
-            let results = self.commit(&batch);
-            appends = self.appends();
-            appends.committing = false;
-            appends.results.extend(results);
-            // Wake only whom it concerns: the writers of this batch, and the
-            // first of the rows that came meanwhile, to commit them.
-            let next = appends.waiting.first().map(|r| r.writer.clone());
-            drop(appends);
-            batch
-                .iter()
-                .filter(|r| r.ticket != ticket)
-                .for_each(|r| r.writer.unpark());
-            if let Some(next) = next {
-                next.unpark();
-            }
-            batch.clear();
-            appends = self.appends();
-            appends.spare = batch;
+        };
+        let shared = &self.appends.shared;
+        let was_empty = {
+            let mut queue = shared.queue();
+            queue.rows.push(row);
+            queue.rows.len() == 1
+        };
+        if was_empty {
+            // The writer sleeps only on an empty queue.
+            shared.queued.notify_one();
         }
+    }
+
+    /// Appends one action row and waits (blocking the thread) for its commit.
+    pub(super) fn append(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
+        let (reply, result) = std::sync::mpsc::sync_channel(1);
+        self.queue(game_id, action, Reply::Blocked(reply));
+        result.recv().unwrap_or_else(|_| Err(writer_gone()))
+    }
+
+    /// Queues one action row; the future is ready once it is committed.
+    pub(super) fn append_later(&self, game_id: &str, action: &ActionRecord) -> AppendResult {
+        let (reply, result) = oneshot::channel();
+        self.queue(game_id, action, Reply::Awaited(reply));
+        Box::pin(async move { result.await.unwrap_or_else(|_| Err(writer_gone())) })
+    }
+}
+
+/// The error of an append whose writer ended before answering it.
+fn writer_gone() -> StoreError {
+    StoreError::Database {
+        op: "storing an action",
+        source: Arc::new(std::io::Error::other("the writer of actions has stopped")),
     }
 }

@@ -13,7 +13,7 @@
 //! of their own ([`arena`]).
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use druids_contract::pb;
 use druids_engine::Seat;
@@ -22,8 +22,8 @@ use rusqlite::{Connection, params};
 
 use crate::lifecycle::encode_outcome;
 use crate::{
-    ActionRecord, EndedQuery, Epoch, GameRecord, Games, Lifecycle, RequestRecord, Requests, Store,
-    StoreError, StoredGame, Sync, TokenHash,
+    ActionRecord, AppendResult, EndedQuery, Epoch, GameRecord, Games, Lifecycle, RequestRecord,
+    Requests, Store, StoreError, StoredGame, Sync, TokenHash,
 };
 
 mod arena;
@@ -35,8 +35,9 @@ use commit::Appends;
 
 /// A SQLite database file holding every game.
 pub struct SqliteStore {
-    conn: Mutex<Connection>,
-    appends: Mutex<Appends>,
+    conn: Arc<Mutex<Connection>>,
+    /// The writer of action rows, which shares the connection.
+    appends: Appends,
 }
 
 /// Wraps a database error with what the store was doing.
@@ -68,18 +69,15 @@ impl SqliteStore {
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(err("setting up the database"))?;
         schema::migrate(&mut conn)?;
+        let conn = Arc::new(Mutex::new(conn));
         Ok(SqliteStore {
-            conn: Mutex::new(conn),
-            appends: Mutex::new(Appends::default()),
+            appends: Appends::start(Arc::clone(&conn))?,
+            conn,
         })
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn appends(&self) -> std::sync::MutexGuard<'_, Appends> {
-        self.appends.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Caps the database at `pages` pages, so tests can make the disk "full".
@@ -180,6 +178,14 @@ impl Games for SqliteStore {
 
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
         self.append(game_id, action)
+    }
+
+    fn append_later(&self, game_id: &str, action: &ActionRecord) -> Option<AppendResult> {
+        Some(SqliteStore::append_later(self, game_id, action))
+    }
+
+    fn queues_appends(&self) -> bool {
+        true
     }
 
     fn finish(

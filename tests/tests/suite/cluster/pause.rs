@@ -8,6 +8,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 
+use druids_store::postgres::PostgresStore;
 use druids_tests::postgres::PgCluster;
 
 use super::*;

@@ -1,0 +1,120 @@
+//! One matchmaking pass of the arena's round: the pool forms its matches
+//! under the arena's lock, which takes their seekers out of the pool (so a
+//! seeker is placed in at most one match) and counts the matches against
+//! their bots' limits; then the lock is let go and the matches are recorded
+//! and their games created, [`OPENING_AT_ONCE`] at a time, each game told to
+//! its bots as soon as it exists; each match enters the arena's state under
+//! the lock again, briefly, once it is recorded. A large pass (hundreds of
+//! games, each a database write) so never holds the lock across I/O, and
+//! every other arena call (a leaderboard, a new seek) is answered meanwhile.
+
+use std::sync::Mutex;
+
+use druids_arena::pairing::BotId;
+use druids_arena::pairing::pool::Match;
+use druids_contract::Kind;
+use tonic::Status;
+
+use super::matches::NewMatch;
+use super::{Arena, Running, State};
+use crate::error::ServiceError;
+
+/// Matches of one pass opened at once: enough to keep a database's commits
+/// full (each opening waits on a few round trips), few enough that one pass
+/// does not take the whole blocking pool.
+const OPENING_AT_ONCE: usize = 16;
+
+/// A match the pool formed: its seekers out of the pool, not recorded yet.
+pub(super) struct Formed {
+    /// Its place in the arena's formation order.
+    seq: u64,
+    run: Running,
+}
+
+impl Arena {
+    /// Opens the matches [`Arena::take_formed`] took, [`OPENING_AT_ONCE`] at
+    /// a time, without the arena's lock (each takes it briefly to enter the
+    /// state). Returns once every one is open or given back.
+    pub(super) fn matchmaking_pass(&self, formed: Vec<Formed>, now: u64) {
+        let queue = Mutex::new(formed.into_iter());
+        let workers = OPENING_AT_ONCE.min(queue.lock().map_or(0, |q| q.len()));
+        // The round runs on the blocking pool; the openings' threads see the
+        // same runtime (a store may use it).
+        let runtime = tokio::runtime::Handle::try_current().ok();
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| {
+                    let _runtime = runtime.as_ref().map(|r| r.enter());
+                    // The queue's lock is held only to take the next match.
+                    while let Some(next) = queue.lock().ok().and_then(|mut q| q.next()) {
+                        self.open_formed(next, now);
+                    }
+                });
+            }
+        });
+    }
+
+    /// Takes the matches the pool formed this round out of the state: their
+    /// seekers' streams, and their places in their bots' match counts.
+    pub(super) fn take_formed(
+        &self,
+        st: &mut State,
+        formed: Vec<Match<Kind>>,
+        now: u64,
+    ) -> Vec<Formed> {
+        formed
+            .into_iter()
+            .map(|formed| {
+                let bots: Vec<_> = formed.seats.iter().map(|(_, b)| b.0).collect();
+                let streams = formed
+                    .seats
+                    .iter()
+                    .map(|(id, _)| st.seeks.remove(id).map(|s| s.tx))
+                    .collect();
+                for &b in &bots {
+                    *st.playing.entry(b).or_default() += 1;
+                }
+                let new = NewMatch {
+                    id: None,
+                    kind: formed.kind,
+                    rated: formed.rated,
+                    bots,
+                    streams,
+                    tournament: None,
+                    clock: self.default_clock(),
+                };
+                let run = self.new_running(st, new, now);
+                let seq = st.next_match;
+                st.next_match += 1;
+                Formed { seq, run }
+            })
+            .collect()
+    }
+
+    /// Records and starts one formed match without the lock, then puts it
+    /// into play; if it cannot be recorded, its seekers are told
+    /// (`UNAVAILABLE`, their clients seek again) and its bots' counts given
+    /// back.
+    fn open_formed(&self, formed: Formed, now: u64) {
+        let Formed { seq, mut run } = formed;
+        let opened = self.open_match(&mut run, now);
+        let mut st = self.state();
+        match opened {
+            Ok(()) => self.enter_match(&mut st, seq, run, now),
+            Err(e) => {
+                tracing::warn!("cannot record a match: {e}");
+                let status: Status = ServiceError::Storage(e).into();
+                for tx in run.streams.into_iter().flatten() {
+                    let _ = tx.try_send(Err(status.clone()));
+                }
+                for &b in &run.bots {
+                    let playing = st.playing.entry(b).or_default();
+                    *playing = playing.saturating_sub(1);
+                    let playing = *playing;
+                    st.pool
+                        .set_load(BotId(b), playing, self.settings.bot_max_games);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Failures over HTTP: each RPC fails as it does over gRPC (status, code,
+//! reason), and per-address limits answer with `Retry-After`.
+
+use std::sync::Arc;
+
+use druids_tests::{TestServer, http_face, state};
+
+use super::{assert_error, http, json};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rpcs_over_http_fail_as_over_grpc() {
+    let server = TestServer::start().await;
+    let base = http_face(&server).await;
+    let created = http(
+        &base,
+        "POST",
+        "/api/v1/CreateGame",
+        &[],
+        r#"{"kind": "GAME_KIND_DOLMEN", "players": 2, "seed": "4"}"#,
+    )
+    .await;
+    assert_eq!(created.0, 200, "{created:?}");
+    let created = json(&created.2);
+    let game = created["gameId"].as_str().expect("game id").to_owned();
+    let token = created["seats"][0]["token"]
+        .as_str()
+        .expect("token")
+        .to_owned();
+    let bearer = format!("Bearer {token}");
+    let auth = [("authorization", bearer.as_str())];
+    let body = format!(r#"{{"gameId": "{game}"}}"#);
+
+    assert_error(
+        &http(
+            &base,
+            "POST",
+            "/api/v1/GetState",
+            &[],
+            r#"{"gameId": "nope"}"#,
+        )
+        .await,
+        404,
+        "NOT_FOUND",
+        "GAME_NOT_FOUND",
+    );
+    assert_error(
+        &http(&base, "POST", "/api/v1/GetLegalActions", &[], &body).await,
+        401,
+        "UNAUTHENTICATED",
+        "TOKEN_MISSING",
+    );
+    assert_error(
+        &http(
+            &base,
+            "POST",
+            "/api/v1/GetLegalActions",
+            &[("authorization", "Bearer 00")],
+            &body,
+        )
+        .await,
+        401,
+        "UNAUTHENTICATED",
+        "TOKEN_UNKNOWN",
+    );
+    let other = json(
+        &http(
+            &base,
+            "POST",
+            "/api/v1/CreateGame",
+            &[],
+            r#"{"kind": "GAME_KIND_MEDURIS", "players": 2}"#,
+        )
+        .await
+        .2,
+    );
+    let other_bearer = format!(
+        "Bearer {}",
+        other["seats"][0]["token"].as_str().expect("token")
+    );
+    assert_error(
+        &http(
+            &base,
+            "POST",
+            "/api/v1/GetLegalActions",
+            &[("authorization", &other_bearer)],
+            &body,
+        )
+        .await,
+        403,
+        "PERMISSION_DENIED",
+        "TOKEN_OF_OTHER_GAME",
+    );
+    assert_error(
+        &http(&base, "POST", "/api/v1/GetState", &[], "{not json").await,
+        400,
+        "INVALID_ARGUMENT",
+        "INVALID_ARGUMENT",
+    );
+    assert_error(
+        &http(&base, "POST", "/api/v1/GetState", &[], r#"{"gameId": 7}"#).await,
+        400,
+        "INVALID_ARGUMENT",
+        "INVALID_ARGUMENT",
+    );
+    assert_error(
+        &http(&base, "POST", "/api/v1/NoSuchMethod", &[], "{}").await,
+        404,
+        "NOT_FOUND",
+        "",
+    );
+    let huge = format!(r#"{{"gameId": "{}"}}"#, "x".repeat(70_000));
+    assert_error(
+        &http(&base, "POST", "/api/v1/GetState", &[], &huge).await,
+        413,
+        "RESOURCE_EXHAUSTED",
+        "LIMIT_REACHED",
+    );
+    // A stale version, then an illegal action, then a good one.
+    let stale = format!(
+        r#"{{"gameId": "{game}", "legalActionId": 0, "expectedVersion": "5", "idempotencyKey": "a"}}"#
+    );
+    assert_error(
+        &http(&base, "POST", "/api/v1/SubmitAction", &auth, &stale).await,
+        409,
+        "ABORTED",
+        "STALE_VERSION",
+    );
+    let illegal = format!(
+        r#"{{"gameId": "{game}", "action": {{"dolmen": {{"passDolmen": {{}}}}}}, "expectedVersion": "0", "idempotencyKey": "b"}}"#
+    );
+    assert_error(
+        &http(&base, "POST", "/api/v1/SubmitAction", &auth, &illegal).await,
+        400,
+        "FAILED_PRECONDITION",
+        "ILLEGAL_ACTION",
+    );
+    let good = format!(
+        r#"{{"gameId": "{game}", "legalActionId": 0, "expectedVersion": "0", "idempotencyKey": "c"}}"#
+    );
+    let applied = http(&base, "POST", "/api/v1/SubmitAction", &auth, &good).await;
+    assert_eq!(applied.0, 200, "{applied:?}");
+    assert_eq!(json(&applied.2)["version"], "1");
+    // The same request over gRPC sees the same game.
+    let mut client = server.client().await;
+    assert_eq!(state(&mut client, &game, None).await.version, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn per_address_limits_apply_over_http_with_retry_after() {
+    let limits = druids_server::Limits {
+        max_anonymous_reads_per_second: 2,
+        ..Default::default()
+    };
+    let server = TestServer::with(Arc::new(druids_server::MemoryStore::default()), limits).await;
+    let base = http_face(&server).await;
+    let created = json(
+        &http(
+            &base,
+            "POST",
+            "/api/v1/CreateGame",
+            &[],
+            r#"{"kind": "GAME_KIND_MEDURIS", "players": 2}"#,
+        )
+        .await
+        .2,
+    );
+    let body = format!(
+        r#"{{"gameId": "{}"}}"#,
+        created["gameId"].as_str().expect("id")
+    );
+    // The peer address reaches the service as over gRPC: this address's
+    // spectator budget runs out, and the answer says when to come back.
+    let mut answers = Vec::new();
+    for _ in 0..4 {
+        answers.push(http(&base, "POST", "/api/v1/GetState", &[], &body).await);
+    }
+    let limited = answers
+        .iter()
+        .find(|a| a.0 == 429)
+        .unwrap_or_else(|| panic!("no 429 among {answers:?}"));
+    assert_error(limited, 429, "RESOURCE_EXHAUSTED", "RATE_LIMITED");
+    assert!(limited.1.contains("\r\nretry-after: "), "{}", limited.1);
+}
