@@ -51,7 +51,7 @@ pub async fn serve<L, ResBody>(
 {
     let (stopping, stop) = watch::channel(false);
     let mut conns = JoinSet::new();
-    let mut incoming = std::pin::pin!(incoming);
+    let mut incoming = Box::pin(incoming);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         tokio::select! {
