@@ -30,6 +30,7 @@ pub mod legal_pages;
 pub mod list_games;
 pub mod lobby;
 pub mod metrics;
+pub mod per_connection;
 pub mod play_slots;
 pub mod quota;
 pub mod recover;
@@ -299,7 +300,7 @@ pub async fn serve_service(
         builder =
             builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
     }
-    let result = builder
+    let router = builder
         .layer(grpc_edge::GrpcEdgeLayer)
         .layer(blocking::CallDeadlineLayer)
         .add_service(health_service)
@@ -307,18 +308,17 @@ pub async fn serve_service(
         .add_service(reflection_v1alpha)
         .add_service(druids)
         .add_service(testing)
-        .add_service(arena)
-        .serve_with_incoming_shutdown(incoming, async move {
-            shutdown.await;
-            // End every stream so that connections can drain.
-            service.shutdown();
-        })
-        .await;
+        .add_service(arena);
+    per_connection::serve(router, incoming, async move {
+        shutdown.await;
+        // End every stream so that connections can drain.
+        service.shutdown();
+    })
+    .await;
     referee.abort();
     arena_round.abort();
     if let Some(house) = house {
         house.abort();
     }
-    result?;
     Ok(())
 }

@@ -37,14 +37,14 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio::time::{Instant, Sleep};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use crate::config::Limits;
-use crate::resets::{Armed, Resets};
+use crate::resets::{Armed, Cued, Resets};
 
 /// Most often a listener logs the same trouble (refused connections, failed
 /// accepts).
@@ -85,12 +85,22 @@ pub struct Conn {
     peer: SocketAddr,
     /// Armed by a test-faults server: a plan's fault may reset it.
     reset: Option<Armed>,
+    /// Dropped with the connection: tells its server it is gone.
+    _gone: Option<oneshot::Sender<()>>,
 }
 
 impl Conn {
     /// The client's address.
     pub fn peer(&self) -> SocketAddr {
         self.peer
+    }
+
+    /// The signals to send GOAWAY on this connection (armed connections
+    /// only) and of its end (complete once the connection is dropped).
+    pub fn signals(&mut self) -> (Option<Cued>, oneshot::Receiver<()>) {
+        let (tx, rx) = oneshot::channel();
+        self._gone = Some(tx);
+        (self.reset.as_mut().and_then(Armed::goaway), rx)
     }
 
     fn alive(&mut self) {
@@ -316,6 +326,7 @@ impl Acceptor {
                 liveness: self.liveness,
                 peer,
                 reset: self.resets.as_ref().map(|r| r.arm(peer)),
+                _gone: None,
             };
         }
     }

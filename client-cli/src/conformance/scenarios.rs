@@ -119,6 +119,17 @@ pub fn all(choice: Choice) -> Vec<Scenario> {
         vec![end(12, pb::StreamEnd::Reset)],
         Duty::Reconnect,
     ));
+    // The server goes away from the client's connection: GOAWAY, then the
+    // stream ends UNAVAILABLE; the client must go on over a new connection.
+    out.push(scenario(
+        "goaway/after-seq-12".into(),
+        "the server sends GOAWAY on the client's connection after seq 12 and ends the event \
+         stream with UNAVAILABLE"
+            .into(),
+        at,
+        vec![end(12, pb::StreamEnd::Goaway)],
+        Duty::Reconnect,
+    ));
     out.push(scenario(
         "restart/after-seq-12".into(),
         format!(

@@ -174,6 +174,10 @@ impl Faults {
             StreamEnd::Reset => format!(
                 "reset the connection ({peer}) of the stream of seat {s} after seq {seq}: no status"
             ),
+            StreamEnd::Goaway => format!(
+                "sent GOAWAY on the connection ({peer}) of the stream of seat {s} after seq {seq}, \
+                 then ended the stream with UNAVAILABLE"
+            ),
             StreamEnd::Restart(down) => {
                 a.down = Some((Instant::now() + down, index));
                 a.restarts.send_modify(|n| *n += 1);

@@ -48,6 +48,8 @@ pub enum StreamEnd {
     Clean,
     /// With no status at all: the client's connection is reset (TCP RST).
     Reset,
+    /// With GOAWAY on the client's connection, then `UNAVAILABLE`.
+    Goaway,
     /// With `UNAVAILABLE`, as every stream of the game: the server restarts,
     /// and refuses the game's calls for this long.
     Restart(Duration),
@@ -137,10 +139,12 @@ fn kind(kind: &Option<pb::fault::Kind>) -> Result<Kind, ServiceError> {
                 Ok(pb::StreamEnd::Unavailable) => StreamEnd::Unavailable,
                 Ok(pb::StreamEnd::Clean) => StreamEnd::Clean,
                 Ok(pb::StreamEnd::Reset) => StreamEnd::Reset,
+                Ok(pb::StreamEnd::Goaway) => StreamEnd::Goaway,
                 _ => {
                     return Err(ServiceError::invalid(
                         "plan.faults.end_stream.how",
-                        "how must be STREAM_END_UNAVAILABLE, STREAM_END_CLEAN or STREAM_END_RESET",
+                        "how must be STREAM_END_UNAVAILABLE, STREAM_END_CLEAN, STREAM_END_RESET \
+                         or STREAM_END_GOAWAY",
                     ));
                 }
             };

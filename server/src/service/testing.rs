@@ -283,6 +283,12 @@ impl Service {
                                 StreamEnd::Unavailable | StreamEnd::Restart(_) => {
                                     let _ = tx.send(Err(shutting_down())).await;
                                 }
+                                StreamEnd::Goaway => {
+                                    if let (Some(resets), Ok(peer)) = (&resets, peer.parse()) {
+                                        resets.goaway(peer);
+                                    }
+                                    let _ = tx.send(Err(shutting_down())).await;
+                                }
                                 StreamEnd::Reset => {
                                     let peer = peer.parse().ok();
                                     if let (Some(resets), Some(peer)) = (&resets, peer)

@@ -189,11 +189,11 @@ const BROKEN: &[(&str, &[&str])] = &[
         "ignores-retry-info",
         &["submit/refused/", "exhausted/", "restart/"],
     ),
-    ("restarts-from-start", &["stream/", "restart/"]),
+    ("restarts-from-start", &["stream/", "goaway/", "restart/"]),
     ("new-key-on-lost-answer", &["submit/lost/"]),
     ("stale-is-fatal", &["clock/"]),
     ("ignores-timed-out", &["clock/"]),
-    ("never-reconnects", &["stream/", "restart/"]),
+    ("never-reconnects", &["stream/", "goaway/", "restart/"]),
     ("sends-illegal", &["illegal/"]),
 ];
 

@@ -33,6 +33,7 @@ mod deploy;
 mod docs_testing_clients;
 mod dolmen;
 mod faults;
+mod faults_goaway;
 mod faults_restart;
 mod faults_test_clock;
 mod games;
