@@ -181,58 +181,53 @@ pub struct ClusterMetrics {
     pub arena_takeovers: IntCounter,
 }
 
-impl Default for ClusterMetrics {
-    fn default() -> Self {
-        ClusterMetrics::new()
-    }
-}
-
 impl ClusterMetrics {
-    /// The metrics, not registered yet ([`Metrics::add_cluster`]).
-    pub fn new() -> ClusterMetrics {
+    /// The metrics of node `node` (its `--node-id`), not registered yet
+    /// ([`Metrics::add_cluster`]). Every series carries a `node` label, so
+    /// that series scraped from several nodes into one place stay apart
+    /// whatever the scraper adds.
+    pub fn new(node: &str) -> ClusterMetrics {
+        let opts = |name: &str, help: &str| Opts::new(name, help).const_label("node", node);
+        let counter =
+            |name: &str, help: &str| IntCounter::with_opts(opts(name, help)).expect("valid metric");
         ClusterMetrics {
-            owned: IntGauge::new("node_games_owned", "Games in play this node owns")
+            owned: IntGauge::with_opts(opts("node_games_owned", "Games in play this node owns"))
                 .expect("valid metric"),
-            forwarded: IntCounter::new(
+            forwarded: counter(
                 "node_forwarded_total",
                 "Calls forwarded to the node owning their game",
-            )
-            .expect("valid metric"),
-            takeovers: IntCounter::new(
+            ),
+            takeovers: counter(
                 "node_takeovers_total",
                 "Games taken over from a node whose lease ran out",
-            )
-            .expect("valid metric"),
+            ),
             renew_latency: Histogram::with_opts(
                 HistogramOpts::new(
                     "node_lease_renew_seconds",
                     "Time to renew the node's leases",
                 )
+                .const_label("node", node)
                 .buckets(vec![
                     0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1.0,
                 ]),
             )
             .expect("valid metric"),
-            game_moved: IntCounter::new(
+            game_moved: counter(
                 "node_game_moved_total",
                 "Calls answered UNAVAILABLE / GAME_MOVED (the client retries)",
-            )
-            .expect("valid metric"),
-            fenced: IntCounter::new(
+            ),
+            fenced: counter(
                 "node_fenced_writes_total",
                 "Writes refused because another node holds the game's lease now",
-            )
-            .expect("valid metric"),
-            lease_lapses: IntCounter::new(
+            ),
+            lease_lapses: counter(
                 "node_lease_lapses_total",
                 "Lease renewals that found this node's leases had run out",
-            )
-            .expect("valid metric"),
-            arena_takeovers: IntCounter::new(
+            ),
+            arena_takeovers: counter(
                 "node_arena_takeovers_total",
                 "Times this node took the arena's work over (its holder's lease ran out)",
-            )
-            .expect("valid metric"),
+            ),
         }
     }
 }

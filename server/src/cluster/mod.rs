@@ -83,12 +83,13 @@ impl Cluster {
         store: Arc<dyn Store>,
         secret: &[u8; 32],
     ) -> Cluster {
+        let metrics = ClusterMetrics::new(&config.id);
         Cluster {
             peers: Peers::new(secret, config.lease_ms),
             config,
             leases,
             store,
-            metrics: ClusterMetrics::new(),
+            metrics,
             takeovers: Mutex::new(()),
             renewed: Mutex::new(None),
             owners: DashMap::new(),

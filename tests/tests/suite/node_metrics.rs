@@ -96,6 +96,29 @@ fn counter(text: &str, name: &str) -> f64 {
         .unwrap_or_else(|| panic!("no {name} in\n{text}"))
 }
 
+/// Every per-node series in `text` (eight metrics) carries the label
+/// `node="<id>"`, so series scraped from several nodes stay apart.
+fn labelled_with_its_id(text: &str, id: &str) {
+    let series: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("druids_node_"))
+        .collect();
+    let names: std::collections::BTreeSet<&str> = series
+        .iter()
+        .filter_map(|l| l.split(['{', ' ']).next())
+        .map(|n| {
+            n.trim_end_matches("_bucket")
+                .trim_end_matches("_sum")
+                .trim_end_matches("_count")
+        })
+        .collect();
+    assert_eq!(names.len(), 8, "per-node metrics: {names:?}\n{text}");
+    let label = format!("node=\"{id}\"");
+    for line in series {
+        assert!(line.contains(&label), "{line} lacks {label}");
+    }
+}
+
 /// Node `node`'s counter `name`.
 fn metric(node: &ServerProcess, name: &str) -> f64 {
     counter(&scrape(node), name)
@@ -132,6 +155,9 @@ async fn a_paused_node_counts_a_lapse_and_the_other_its_takeovers() {
         "node-b" => (&nodes[1], &nodes[0]),
         h => panic!("a node holds the arena: {h:?}"),
     };
+    for (node, id) in [(&nodes[0], "node-a"), (&nodes[1], "node-b")] {
+        labelled_with_its_id(&scrape(node), id);
+    }
     let (id, _) = create(&mut client(paused), pb::GameKind::Meduris, 2, 7).await;
     let (takeovers, arena_takeovers) = (
         metric(other, "druids_node_takeovers_total"),

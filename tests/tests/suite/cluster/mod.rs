@@ -175,8 +175,13 @@ impl Nodes {
     fn metric(&self, i: usize, name: &str) -> f64 {
         let addr = self.node(i).metrics.clone().expect("metrics address");
         let body = http_get(&addr, "/metrics");
+        // `name value` or `name{labels} value`.
         body.lines()
-            .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+            .filter(|l| {
+                l.strip_prefix(name)
+                    .is_some_and(|rest| rest.starts_with(' ') || rest.starts_with('{'))
+            })
+            .find_map(|l| l.rsplit(' ').next()?.parse().ok())
             .unwrap_or_else(|| panic!("no metric {name} in:\n{body}"))
     }
 }
