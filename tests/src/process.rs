@@ -152,9 +152,11 @@ impl ServerProcess {
 impl Drop for ServerProcess {
     fn drop(&mut self) {
         // A paused process must run again to die cleanly.
+        // (Silent: after `kill` the process is gone and reaped.)
         let _ = Command::new("kill")
             .arg("-CONT")
             .arg(self.child.id().to_string())
+            .stderr(Stdio::null())
             .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
