@@ -61,6 +61,7 @@ mod readme_ladder;
 mod readme_quickstart;
 mod recent_games;
 mod request_window;
+mod reset_burst;
 mod resign;
 mod retention;
 mod shutdown;
