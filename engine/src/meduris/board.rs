@@ -115,6 +115,7 @@ impl BoardKind {
 
     /// For each pair index (see [`PAIR_GOODS`]), the bit mask of the fields showing
     /// that pair: bit `i` set when field `i` asks for those two goods.
+    #[cfg(test)]
     pub(crate) const fn pair_masks(self) -> &'static [u64; 6] {
         match self {
             BoardKind::Small => &SMALL_PAIR_MASKS,

@@ -271,11 +271,17 @@ impl Ring {
         let of_two = paid & ((l1 & !l2 & !r1) | (r1 & !r2 & !l1));
         let of_three =
             paid & ((l1 & l2 & !l3 & !r1) | (r1 & r2 & !r3 & !l1) | (l1 & !l2 & r1 & !r2));
-        let (mut pairs_of_two, mut pairs_of_three) = (0, 0);
-        for (p, &mask) in self.board.pair_masks().iter().enumerate() {
-            pairs_of_two |= ((mask & of_two != 0) as u8) << p;
-            pairs_of_three |= ((mask & of_three != 0) as u8) << p;
-        }
+        // The pairs of those fields, a bit per field found (there are few).
+        let pairs = self.board.pairs();
+        let pairs_of = |mut fields: u64| {
+            let mut set = 0u8;
+            while fields != 0 {
+                set |= 1 << (pairs[fields.trailing_zeros() as usize & 63] & 7);
+                fields &= fields - 1;
+            }
+            set
+        };
+        let (pairs_of_two, pairs_of_three) = (pairs_of(of_two), pairs_of(of_three));
         self.sites = Sites {
             temple: empty & !self.chipped,
             free: empty & self.free_huts,
