@@ -264,7 +264,7 @@ async fn bad_points_are_refused_and_change_nothing() {
                 ..Default::default()
             }),
             plan: Some(pb::FaultPlan {
-                faults: vec![fault.clone()],
+                faults: vec![fault],
             }),
         };
         let refused = testing.create_test_game(create).await.unwrap_err();
