@@ -217,6 +217,11 @@ pub trait HostedGame: Send + Sync {
     fn timeout_action(&self) -> Option<pb::Action>;
     /// Every applied action, in order, as a replay holds it.
     fn replay_actions(&self) -> Vec<pb::ReplayAction>;
+    /// Seq of the `n`-th `DecisionNeeded` of `seat` in the log (from 1).
+    fn decision_seq(&self, seat: Seat, n: u32) -> Option<u64>;
+    /// The version after the `k`-th action of `seat`'s own (from 1; not one
+    /// the server applied for it).
+    fn own_action_version(&self, seat: Seat, k: u32) -> Option<u64>;
     /// For a game behind a duplicate match's dice gate
     /// (`GameOptions.match_dice_gate`): where it stands in the match's shared
     /// sequence of draws. `None` for any other game.

@@ -88,14 +88,13 @@ pub fn all(choice: Choice) -> Vec<Scenario> {
         .players
         .unwrap_or(kind.descriptor().min_players() as u32);
     let at = (kind, players);
-    let end = |after_seq, how: pb::StreamEnd| {
+    let end_at = |point, how: pb::StreamEnd| {
         pb::fault::Kind::EndStream(pb::EndStreamFault {
-            at: Some(pb::StreamPoint {
-                point: Some(pb::stream_point::Point::AfterSeq(after_seq)),
-            }),
+            at: Some(pb::StreamPoint { point: Some(point) }),
             how: how as i32,
         })
     };
+    let end = |after_seq, how| end_at(pb::stream_point::Point::AfterSeq(after_seq), how);
     // The stream cut at its first event, early and mid-game.
     for (how, name) in [
         (pb::StreamEnd::Unavailable, "unavailable"),
@@ -111,6 +110,30 @@ pub fn all(choice: Choice) -> Vec<Scenario> {
             ));
         }
     }
+    // The stream cut just before the client's decision, and just after its
+    // submit (counted over the game's log, so the same point on every run).
+    out.push(scenario(
+        "stream/unavailable/before-decision-3".into(),
+        "the event stream ends (unavailable) right before the client's 3rd DecisionNeeded".into(),
+        at,
+        vec![end_at(
+            pb::stream_point::Point::BeforeDecision(3),
+            pb::StreamEnd::Unavailable,
+        )],
+        Duty::Reconnect,
+    ));
+    out.push(scenario(
+        "stream/unavailable/after-submit-3".into(),
+        "the event stream ends (unavailable) right after the event of the client's 3rd \
+         applied SubmitAction"
+            .into(),
+        at,
+        vec![end_at(
+            pb::stream_point::Point::AfterSubmit(3),
+            pb::StreamEnd::Unavailable,
+        )],
+        Duty::Reconnect,
+    ));
     // No status at all: the connection under the stream is reset (TCP RST).
     out.push(scenario(
         "stream/reset/after-seq-12".into(),

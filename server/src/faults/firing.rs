@@ -1,6 +1,6 @@
 //! When a plan's faults fire: [`Faults::cue`] counts a call and says what
 //! the plan does to it (refuse, hold, lose its answer, or nothing), and
-//! [`Faults::stream_end`] says after which seq a seat's next stream ends and
+//! [`Faults::stream_end`] says at which point a seat's next stream ends and
 //! how. A restart refuses every call of its game until it is "back".
 
 use std::time::{Duration, Instant};
@@ -9,7 +9,7 @@ use druids_engine::Seat;
 use tokio::sync::watch;
 
 use super::Faults;
-use super::plan::{Kind, Method, StreamEnd};
+use super::plan::{Kind, Method, Point, StreamEnd};
 use crate::error::ServiceError;
 
 /// What a plan does to one call, decided before the call runs.
@@ -124,8 +124,8 @@ impl Faults {
         cue
     }
 
-    /// The seq after which the next stream of `seat` ends, and how.
-    pub fn stream_end(&self, game_id: &str, seat: Seat) -> Option<(u32, u64, StreamEnd)> {
+    /// The point at which the next stream of `seat` ends, and how.
+    pub fn stream_end(&self, game_id: &str, seat: Seat) -> Option<(u32, Point, StreamEnd)> {
         let games = self.lock();
         games
             .get(game_id)?
@@ -134,8 +134,8 @@ impl Faults {
             .iter()
             .enumerate()
             .find_map(|(i, f)| match f.kind {
-                Kind::EndStream { after_seq, how } if !f.fired && f.seat == seat => {
-                    Some((i as u32, after_seq, how))
+                Kind::EndStream { at, how } if !f.fired && f.seat == seat => {
+                    Some((i as u32, at, how))
                 }
                 _ => None,
             })
@@ -147,13 +147,13 @@ impl Faults {
         Some(self.lock().get(game_id)?.restarts.subscribe())
     }
 
-    /// Records that end-stream fault `index` fired after `seq` on a stream
-    /// of `seat` from `peer`; a restart takes the game "down" and ends its
-    /// other streams.
+    /// Records that end-stream fault `index` fired `at` (the point, in
+    /// words) on a stream of `seat` from `peer` whose last event sent was
+    /// `seq`; a restart takes the game "down" and ends its other streams.
     pub fn stream_fault_fired(
         &self,
         game_id: &str,
-        index: u32,
+        (index, at): (u32, &str),
         seat: Seat,
         seq: u64,
         how: StreamEnd,
@@ -166,23 +166,23 @@ impl Faults {
         let s = seat.0;
         let words = match how {
             StreamEnd::Unavailable => {
-                format!("ended the stream of seat {s} after seq {seq} with UNAVAILABLE")
+                format!("ended the stream of seat {s} {at} with UNAVAILABLE")
             }
             StreamEnd::Clean => {
-                format!("ended the stream of seat {s} after seq {seq} with OK (a clean end)")
+                format!("ended the stream of seat {s} {at} with OK (a clean end)")
             }
-            StreamEnd::Reset => format!(
-                "reset the connection ({peer}) of the stream of seat {s} after seq {seq}: no status"
-            ),
+            StreamEnd::Reset => {
+                format!("reset the connection ({peer}) of the stream of seat {s} {at}: no status")
+            }
             StreamEnd::Goaway => format!(
-                "sent GOAWAY on the connection ({peer}) of the stream of seat {s} after seq {seq}, \
+                "sent GOAWAY on the connection ({peer}) of the stream of seat {s} {at}, \
                  then ended the stream with UNAVAILABLE"
             ),
             StreamEnd::Restart(down) => {
                 a.down = Some((Instant::now() + down, index));
                 a.restarts.send_modify(|n| *n += 1);
                 format!(
-                    "restarted the server after seq {seq} of the stream of seat {s}: every stream \
+                    "restarted the server {at} of the stream of seat {s}: every stream \
                      of the game ended with UNAVAILABLE, its calls refused for {} ms",
                     down.as_millis()
                 )

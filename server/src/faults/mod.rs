@@ -9,19 +9,21 @@
 //! game receives with its answer, each fault that fired and each event stream
 //! that ended, so that a test asserts on what the client did.
 //!
-//! [`plan`] checks a plan, [`firing`] decides when its faults fire,
+//! [`plan`] checks a plan, [`firing`] decides when its faults fire (and
+//! [`point`] where in a stream),
 //! [`ledger`] keeps what happened; this module is the registry of them.
 
 mod firing;
 mod ledger;
 mod plan;
+mod point;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 pub use firing::Cue;
 pub use ledger::{MAX_LEDGER, MAX_PAGE};
-pub use plan::{MAX_FAULTS, Method, Plan, StreamEnd};
+pub use plan::{MAX_FAULTS, Method, Plan, Point, StreamEnd};
 
 use crate::auth::TokenHash;
 use crate::error::{ServiceError, clip};

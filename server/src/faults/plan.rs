@@ -13,6 +13,8 @@ use crate::error::ServiceError;
 pub const MAX_FAULTS: usize = 32;
 /// Longest delay a fault may name.
 const MAX_DELAY_MS: u32 = 60_000;
+/// Highest decision or action count a stream point may name.
+const MAX_POINT_COUNT: u32 = 100_000;
 
 /// A method whose calls a plan counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -55,11 +57,23 @@ pub enum StreamEnd {
     Restart(Duration),
 }
 
+/// Where in a seat's stream an end-stream fault fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Point {
+    /// Right after the event with this seq (or the first later one sent).
+    AfterSeq(u64),
+    /// Right before the seat's N-th `DecisionNeeded` of the game's log (or
+    /// the first later event).
+    BeforeDecision(u32),
+    /// Right after the first event of the seat's K-th own applied action.
+    AfterSubmit(u32),
+}
+
 /// One fault of a plan, parsed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kind {
     EndStream {
-        after_seq: u64,
+        at: Point,
         how: StreamEnd,
     },
     RefuseSubmit {
@@ -113,13 +127,28 @@ fn delay(field: &'static str, ms: u32) -> Result<Duration, ServiceError> {
     Ok(Duration::from_millis(ms.into()))
 }
 
-/// The seq of a stream point, at least 1.
-fn after_seq(field: &'static str, at: Option<pb::StreamPoint>) -> Result<u64, ServiceError> {
-    match at.and_then(|a| a.point) {
-        Some(pb::stream_point::Point::AfterSeq(n)) if n >= 1 => Ok(n),
+/// A stream point, its count at least 1 (and a decision or action count at
+/// most [`MAX_POINT_COUNT`]).
+fn point(field: &'static str, at: Option<pb::StreamPoint>) -> Result<Point, ServiceError> {
+    use pb::stream_point::Point as P;
+    let counted = |name: &str, n: u32| match n {
+        1..=MAX_POINT_COUNT => Ok(n),
         _ => Err(ServiceError::invalid(
             field,
-            format!("{field} needs after_seq of at least 1"),
+            format!("{field}.{name} must be 1 to {MAX_POINT_COUNT} (got {n})"),
+        )),
+    };
+    match at.and_then(|a| a.point) {
+        Some(P::AfterSeq(n)) if n >= 1 => Ok(Point::AfterSeq(n)),
+        Some(P::AfterSeq(_)) => Err(ServiceError::invalid(
+            field,
+            format!("{field}.after_seq must be at least 1"),
+        )),
+        Some(P::BeforeDecision(n)) => counted("before_decision", n).map(Point::BeforeDecision),
+        Some(P::AfterSubmit(k)) => counted("after_submit", k).map(Point::AfterSubmit),
+        None => Err(ServiceError::invalid(
+            field,
+            format!("{field} needs a point: after_seq, before_decision or after_submit"),
         )),
     }
 }
@@ -134,7 +163,7 @@ fn kind(kind: &Option<pb::fault::Kind>) -> Result<Kind, ServiceError> {
             ));
         }
         Some(K::EndStream(e)) => {
-            let after_seq = after_seq("plan.faults.end_stream.at", e.at)?;
+            let at = point("plan.faults.end_stream.at", e.at)?;
             let how = match pb::StreamEnd::try_from(e.how) {
                 Ok(pb::StreamEnd::Unavailable) => StreamEnd::Unavailable,
                 Ok(pb::StreamEnd::Clean) => StreamEnd::Clean,
@@ -148,10 +177,10 @@ fn kind(kind: &Option<pb::fault::Kind>) -> Result<Kind, ServiceError> {
                     ));
                 }
             };
-            Kind::EndStream { after_seq, how }
+            Kind::EndStream { at, how }
         }
         Some(K::Restart(r)) => Kind::EndStream {
-            after_seq: after_seq("plan.faults.restart.at", r.at)?,
+            at: point("plan.faults.restart.at", r.at)?,
             how: StreamEnd::Restart(delay("plan.faults.restart.down_ms", r.down_ms)?),
         },
         Some(K::RefuseSubmit(r)) => Kind::RefuseSubmit {
@@ -255,5 +284,23 @@ mod tests {
         assert!(Plan::parse(&restart(3, 500), 2).is_ok());
         assert!(Plan::parse(&restart(0, 500), 2).is_err());
         assert!(Plan::parse(&restart(3, 0), 2).is_err());
+        let end = |point| {
+            plan(pb::fault::Kind::EndStream(pb::EndStreamFault {
+                at: Some(pb::StreamPoint { point }),
+                how: pb::StreamEnd::Unavailable as i32,
+            }))
+        };
+        use pb::stream_point::Point as P;
+        for (point, field) in [
+            (Some(P::BeforeDecision(0)), "before_decision"),
+            (Some(P::AfterSubmit(0)), "after_submit"),
+            (Some(P::AfterSubmit(MAX_POINT_COUNT + 1)), "after_submit"),
+            (None, "needs a point"),
+        ] {
+            let e = Plan::parse(&end(point), 2).unwrap_err();
+            assert!(e.to_string().contains(field), "{e}");
+        }
+        assert!(Plan::parse(&end(Some(P::BeforeDecision(3))), 2).is_ok());
+        assert!(Plan::parse(&end(Some(P::AfterSubmit(MAX_POINT_COUNT))), 2).is_ok());
     }
 }

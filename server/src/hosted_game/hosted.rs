@@ -474,6 +474,31 @@ impl<G: ProtoGame> HostedGame for Hosted<G> {
             .collect()
     }
 
+    fn decision_seq(&self, seat: Seat, n: u32) -> Option<u64> {
+        let nth = (n as usize).checked_sub(1)?;
+        let mine = |e: &Entry<G>| matches!(e.body, Body::Host(HostEvent::DecisionNeeded { seat: s, .. }) if s == seat);
+        let (i, _) = self
+            .log
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| mine(e))
+            .nth(nth)?;
+        Some(i as u64 + 1)
+    }
+
+    fn own_action_version(&self, seat: Seat, k: u32) -> Option<u64> {
+        let nth = (k as usize).checked_sub(1)?;
+        // Every move takes one version, from version 1 on.
+        let own = |(s, o, _): &&(Seat, Origin, Option<G::Action>)| *s == seat && *o == Origin::Seat;
+        let (i, _) = self
+            .moves
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| own(m))
+            .nth(nth)?;
+        Some(i as u64 + 1)
+    }
+
     fn gate(&self) -> Option<GatePosition> {
         if !self.gated {
             return None;

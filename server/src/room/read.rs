@@ -235,6 +235,16 @@ impl Room {
         )
     }
 
+    /// Seq of the `n`-th `DecisionNeeded` of `seat` so far (from 1).
+    pub fn decision_seq(&self, seat: Seat, n: u32) -> Option<u64> {
+        self.lock().game.decision_seq(seat, n)
+    }
+
+    /// The version after `seat`'s `k`-th own action so far (from 1).
+    pub fn own_action_version(&self, seat: Seat, k: u32) -> Option<u64> {
+        self.lock().game.own_action_version(seat, k)
+    }
+
     /// Seq of the last event.
     pub fn last_seq(&self) -> u64 {
         self.lock().game.last_seq()

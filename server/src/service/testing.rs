@@ -269,38 +269,35 @@ impl Service {
                         break "server stopping";
                     }
                     Some(Ok(event)) => {
-                        let seq = event.seq;
-                        if tx.send(Ok(event)).await.is_err() {
-                            break "client left";
-                        }
-                        last_sent = seq;
-                        if let (Some(seat), Some((fault, after, how))) = (seat, end)
-                            && seq >= after
-                        {
-                            faults.stream_fault_fired(&id, fault, seat, seq, how, &peer);
-                            match how {
-                                StreamEnd::Clean => {}
-                                StreamEnd::Unavailable | StreamEnd::Restart(_) => {
-                                    let _ = tx.send(Err(shutting_down())).await;
-                                }
-                                StreamEnd::Goaway => {
-                                    if let (Some(resets), Ok(peer)) = (&resets, peer.parse()) {
-                                        resets.goaway(peer);
-                                    }
-                                    let _ = tx.send(Err(shutting_down())).await;
-                                }
-                                StreamEnd::Reset => {
-                                    let peer = peer.parse().ok();
-                                    if let (Some(resets), Some(peer)) = (&resets, peer)
-                                        && resets.reset(peer)
-                                    {
-                                        // No status: the connection's end ends the stream.
-                                        tx.closed().await;
-                                        break "reset";
-                                    }
-                                }
+                        let room = || rooms.in_memory(&id).ok().flatten();
+                        let point = |after: bool| {
+                            let (seat, (fault, at, how)) = (seat?, end?);
+                            let room = room()?;
+                            let words = match after {
+                                false => at.before_sending(&event, &room, seat),
+                                true => at.after_sending(&event, &room, seat),
+                            }?;
+                            Some((fault, words, seat, how))
+                        };
+                        let mut fired = point(false);
+                        if fired.is_none() {
+                            let seq = event.seq;
+                            if tx.send(Ok(event.clone())).await.is_err() {
+                                break "client left";
                             }
-                            break "fault";
+                            last_sent = seq;
+                            fired = point(true);
+                        }
+                        if let Some((fault, words, seat, how)) = fired {
+                            faults.stream_fault_fired(
+                                &id,
+                                (fault, &words),
+                                seat,
+                                last_sent,
+                                how,
+                                &peer,
+                            );
+                            break end_stream(&tx, how, &peer, resets.as_deref()).await;
                         }
                     }
                 }
@@ -447,4 +444,36 @@ impl TestingService for Service {
             .ledger(&req.game_id, &key, req.from_index, req.page_size);
         Ok(Response::new(self.refused(page)?))
     }
+}
+
+/// Ends a stream at its fault, `how` the plan says; the ledger's `why`.
+async fn end_stream(
+    tx: &mpsc::Sender<Result<pb::GameEvent, Status>>,
+    how: StreamEnd,
+    peer: &str,
+    resets: Option<&crate::resets::Resets>,
+) -> &'static str {
+    let shutting_down = || -> Status { ServiceError::ShuttingDown.into() };
+    match how {
+        StreamEnd::Clean => {}
+        StreamEnd::Unavailable | StreamEnd::Restart(_) => {
+            let _ = tx.send(Err(shutting_down())).await;
+        }
+        StreamEnd::Goaway => {
+            if let (Some(resets), Ok(peer)) = (resets, peer.parse()) {
+                resets.goaway(peer);
+            }
+            let _ = tx.send(Err(shutting_down())).await;
+        }
+        StreamEnd::Reset => {
+            if let (Some(resets), Ok(peer)) = (resets, peer.parse())
+                && resets.reset(peer)
+            {
+                // No status: the connection's end ends the stream.
+                tx.closed().await;
+                return "reset";
+            }
+        }
+    }
+    "fault"
 }

@@ -97,7 +97,7 @@ pub(crate) fn fired(entries: &[pb::LedgerEntry]) -> Vec<u32> {
 }
 
 /// Legal action 0 at version `version`.
-fn submit(
+pub(crate) fn submit(
     id: &str,
     token: &str,
     key: &str,
@@ -557,7 +557,10 @@ async fn scripted_dice_come_first_and_the_game_says_its_seed_was_chosen() {
 }
 
 /// Every event of `id` so far, as a spectator sees them.
-async fn events_so_far(client: &mut DruidsServiceClient<Channel>, id: &str) -> Vec<pb::GameEvent> {
+pub(crate) async fn events_so_far(
+    client: &mut DruidsServiceClient<Channel>,
+    id: &str,
+) -> Vec<pb::GameEvent> {
     let last = state(client, id, None).await.last_seq;
     let msg = pb::StreamEventsRequest {
         game_id: id.to_owned(),

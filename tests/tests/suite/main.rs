@@ -34,6 +34,7 @@ mod docs_testing_clients;
 mod dolmen;
 mod faults;
 mod faults_goaway;
+mod faults_points;
 mod faults_restart;
 mod faults_test_clock;
 mod games;
