@@ -86,6 +86,24 @@ pub(crate) fn calls(entries: &[pb::LedgerEntry], method: &str) -> Vec<pb::Ledger
         .collect()
 }
 
+/// A stream of `token`'s seat in game `id` from `from_seq`.
+pub(crate) async fn open_stream(
+    client: &mut DruidsServiceClient<Channel>,
+    id: &str,
+    token: &str,
+    from_seq: u64,
+) -> tonic::Streaming<pb::GameEvent> {
+    let msg = pb::StreamEventsRequest {
+        game_id: id.to_owned(),
+        from_seq,
+    };
+    client
+        .stream_events(authed(token, msg))
+        .await
+        .expect("StreamEvents")
+        .into_inner()
+}
+
 pub(crate) fn fired(entries: &[pb::LedgerEntry]) -> Vec<u32> {
     entries
         .iter()

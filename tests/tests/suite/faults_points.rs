@@ -16,7 +16,7 @@ use tokio_stream::StreamExt;
 use tonic::Code;
 use tonic::transport::Channel;
 
-use crate::faults::{events_so_far, fired, ledger, submit, test_game, testing_server};
+use crate::faults::{events_so_far, fired, ledger, open_stream, submit, test_game, testing_server};
 
 /// Deadlock guard only: a stream that should end or go on does so long before.
 const GUARD: Duration = Duration::from_secs(120);
@@ -33,23 +33,6 @@ fn end_stream(point: pb::stream_point::Point, how: pb::StreamEnd) -> pb::Fault {
     }
 }
 
-async fn open(
-    client: &mut DruidsServiceClient<Channel>,
-    id: &str,
-    token: &str,
-    from_seq: u64,
-) -> tonic::Streaming<pb::GameEvent> {
-    let msg = pb::StreamEventsRequest {
-        game_id: id.to_owned(),
-        from_seq,
-    };
-    client
-        .stream_events(authed(token, msg))
-        .await
-        .expect("StreamEvents")
-        .into_inner()
-}
-
 /// Reads seat 0's stream from seq 1 in a task while the test plays legal
 /// action 0 for whichever seat decides, until the stream ends: its events,
 /// its end (`None`: clean) and seat 0's answers to its own submits.
@@ -63,7 +46,7 @@ async fn play_until_the_stream_ends(
     Vec<pb::SubmitActionResponse>,
 ) {
     let mut reader_client = server.client().await;
-    let mut stream = open(&mut reader_client, id, &tokens[0], 1).await;
+    let mut stream = open_stream(&mut reader_client, id, &tokens[0], 1).await;
     let reader = tokio::spawn(async move {
         let mut events = Vec::new();
         while let Some(item) = stream.next().await {
@@ -118,7 +101,7 @@ async fn reopen_and_play_on(
     from_seq: u64,
 ) -> pb::GameEvent {
     let mut client = server.client().await;
-    let mut stream = open(&mut client, id, &tokens[0], from_seq).await;
+    let mut stream = open_stream(&mut client, id, &tokens[0], from_seq).await;
     let first = tokio::time::timeout(GUARD, stream.next())
         .await
         .expect("an event")

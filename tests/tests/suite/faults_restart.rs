@@ -15,7 +15,7 @@ use tonic::Code;
 use tonic::transport::Channel;
 use tonic_types::StatusExt;
 
-use crate::faults::{fired, ledger, read_stream, reason, test_game, testing_server};
+use crate::faults::{fired, ledger, open_stream, read_stream, reason, test_game, testing_server};
 
 /// How long the restart keeps the game "down": long enough that the calls
 /// right after the restart (on a loaded machine) still find it down.
@@ -45,15 +45,7 @@ async fn open(
     from_seq: u64,
 ) -> tonic::Streaming<pb::GameEvent> {
     let mut client = pb::druids_service_client::DruidsServiceClient::new(channel);
-    let msg = pb::StreamEventsRequest {
-        game_id: id.to_owned(),
-        from_seq,
-    };
-    client
-        .stream_events(authed(token, msg))
-        .await
-        .expect("StreamEvents")
-        .into_inner()
+    open_stream(&mut client, id, token, from_seq).await
 }
 
 #[tokio::test]
