@@ -5,6 +5,7 @@
 
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use druids_contract::pb::{self, arena_service_server::ArenaService};
 use tokio::sync::{mpsc, watch};
@@ -21,6 +22,7 @@ use crate::blocking::OffTheWorkers;
 use crate::bounds::{Bounded, Checked};
 use crate::cluster::Cluster;
 use crate::error::ServiceError;
+use crate::heartbeat::{Beat, before, with_heartbeats};
 
 use super::house::STREAM_BUFFER;
 
@@ -33,6 +35,8 @@ pub struct ArenaApi {
     cluster: Option<Arc<Cluster>>,
     blocking: OffTheWorkers,
     stop: watch::Receiver<bool>,
+    /// How long a stream may send nothing before it sends a heartbeat.
+    heartbeat_every: Duration,
 }
 
 impl ArenaApi {
@@ -43,6 +47,7 @@ impl ArenaApi {
             cluster: service.cluster().cloned(),
             blocking: service.blocking().clone(),
             stop: service.stop_signal(),
+            heartbeat_every: Duration::from_millis(service.limits().stream_heartbeat_ms),
         }
     }
 
@@ -91,7 +96,9 @@ impl ArenaApi {
     /// ones, `seq_and_end` gives an event's seq and whether the log ends with
     /// it (then so does the stream); `complete`: the log has ended already,
     /// so the stream ends once it has read it all. It ends when the server
-    /// stops.
+    /// stops. A quiet stream sends heartbeats (only here, on the holder: a
+    /// forwarded stream passes the holder's on, so their silence shows that
+    /// the holder is gone).
     fn follow<E, R, F>(
         &self,
         mut moved: watch::Receiver<bool>,
@@ -102,7 +109,7 @@ impl ArenaApi {
         seq_and_end: F,
     ) -> Pin<Box<dyn Stream<Item = Result<E, Status>> + Send>>
     where
-        E: Send + 'static,
+        E: Beat<Mark = u64>,
         R: Fn(u64) -> Result<Vec<E>, ServiceError> + Send + Sync + 'static,
         F: Fn(&E) -> (u64, bool) + Send + 'static,
     {
@@ -153,7 +160,11 @@ impl ArenaApi {
                 }
             }
         });
-        Box::pin(ReceiverStream::new(rx))
+        Box::pin(with_heartbeats(
+            ReceiverStream::new(rx),
+            self.heartbeat_every,
+            before(from_seq),
+        ))
     }
 }
 
@@ -236,7 +247,13 @@ impl ArenaService for ArenaApi {
                 }
             }
         });
-        Ok(Response::new(Box::pin(ReceiverStream::new(stream))))
+        // Only here, on the holder: a forwarded stream passes the holder's
+        // heartbeats on, so their silence shows that the holder is gone.
+        Ok(Response::new(Box::pin(with_heartbeats(
+            ReceiverStream::new(stream),
+            self.heartbeat_every,
+            (),
+        ))))
     }
 
     type StreamBotEventsStream = BotEventStream;

@@ -127,11 +127,19 @@ impl Sequenced for pb::BotEvent {
     fn seq(&self) -> u64 {
         self.seq
     }
+
+    fn is_heartbeat(&self) -> bool {
+        matches!(self.event, Some(pb::bot_event::Event::Heartbeat(_)))
+    }
 }
 
 impl Sequenced for pb::TournamentEvent {
     fn seq(&self) -> u64 {
         self.seq
+    }
+
+    fn is_heartbeat(&self) -> bool {
+        matches!(self.event, Some(pb::tournament_event::Event::Heartbeat(_)))
     }
 }
 

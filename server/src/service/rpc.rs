@@ -14,7 +14,7 @@ use crate::bounds::{Checked, checked};
 use crate::cluster::Located;
 use crate::error::ServiceError;
 use crate::faults::Method;
-use crate::heartbeat::with_heartbeats;
+use crate::heartbeat::{before, with_heartbeats};
 use crate::lobby::Created;
 use crate::quota::Read;
 use crate::room::{Answered, Room};
@@ -231,7 +231,7 @@ impl DruidsService for Service {
         Ok(Response::new(Box::pin(with_heartbeats(
             events,
             every,
-            req.from_seq,
+            (before(req.from_seq), 0),
         ))))
     }
 

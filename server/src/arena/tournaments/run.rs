@@ -278,7 +278,8 @@ impl Arena {
                         log.ended = true;
                         t.cancelled = true;
                     }
-                    None => {}
+                    // Never logged: a heartbeat is only sent on a stream.
+                    Some(Event::Heartbeat(_)) | None => {}
                 }
             }
             let mine = by_tournament.remove(id.as_str()).unwrap_or_default();
