@@ -3,6 +3,7 @@
 //! through the contract only.
 
 pub mod docs;
+pub mod heartbeats;
 pub mod install;
 pub mod pg_relay;
 pub mod postgres;

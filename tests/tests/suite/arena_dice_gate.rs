@@ -125,8 +125,7 @@ async fn seek_recording(
     let known = Arc::new(Mutex::new(Knowledge::default()));
     let mut games = JoinSet::new();
     loop {
-        let event = stream
-            .message()
+        let event = druids_tests::heartbeats::next_event(&mut stream)
             .await
             .expect("seek event")
             .expect("the seek stream ends after match_finished");

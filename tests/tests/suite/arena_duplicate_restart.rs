@@ -92,7 +92,7 @@ async fn a_duplicate_match_resumes_where_it_was_after_a_sigkill(backend: Backend
             .expect("seek")
             .into_inner();
         seeks.push(tokio::spawn(async move {
-            while let Ok(Some(_)) = stream.message().await {}
+            while let Ok(Some(_)) = druids_tests::heartbeats::next_event(&mut stream).await {}
         }));
     }
     let started = bot_events(&mut arena, &keys[0], 1, |e| {

@@ -284,7 +284,7 @@ async fn seek(server: &TestServer, bot: usize, key: String, heard: mpsc::Unbound
             .await
             .expect("seek")
             .into_inner();
-        while let Ok(Some(event)) = stream.message().await {
+        while let Ok(Some(event)) = druids_tests::heartbeats::next_event(&mut stream).await {
             let said = match event.event {
                 Some(pb::seek_event::Event::Seeking(_)) => Heard::Seeking(bot),
                 Some(pb::seek_event::Event::GameStarted(g)) => Heard::Game(bot, g.game_id),

@@ -84,11 +84,14 @@ async fn a_bot_reads_each_pools_clock_and_rules_before_seeking() {
         .await
         .expect("seek")
         .into_inner();
-    let first = tokio::time::timeout(Duration::from_secs(120), seek.message())
-        .await
-        .expect("a deadlock guard")
-        .expect("open")
-        .expect("an event");
+    let first = tokio::time::timeout(
+        Duration::from_secs(120),
+        druids_tests::heartbeats::next_event(&mut seek),
+    )
+    .await
+    .expect("a deadlock guard")
+    .expect("open")
+    .expect("an event");
     assert!(
         matches!(first.event, Some(pb::seek_event::Event::Seeking(_))),
         "{first:?}"

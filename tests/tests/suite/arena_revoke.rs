@@ -134,7 +134,10 @@ async fn a_revoked_bot_loses_its_key_everywhere_until_the_operator_issues_one() 
         .await
         .expect("seek")
         .into_inner();
-    let first = seek.message().await.expect("seeking").expect("an event");
+    let first = druids_tests::heartbeats::next_event(&mut seek)
+        .await
+        .expect("seeking")
+        .expect("an event");
     assert!(matches!(
         first.event,
         Some(pb::seek_event::Event::Seeking(_))
@@ -148,9 +151,12 @@ async fn a_revoked_bot_loses_its_key_everywhere_until_the_operator_issues_one() 
         .expect("a bot revokes itself")
         .into_inner();
     assert!(revoked.revoked_unix_ms > 0);
-    let ended = tokio::time::timeout(Duration::from_secs(60), seek.message())
-        .await
-        .expect("the seek ends at once");
+    let ended = tokio::time::timeout(
+        Duration::from_secs(60),
+        druids_tests::heartbeats::next_event(&mut seek),
+    )
+    .await
+    .expect("the seek ends at once");
     match ended {
         Err(s) => assert_eq!(s.code(), Code::Unauthenticated),
         Ok(None) => {}

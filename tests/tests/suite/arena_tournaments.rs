@@ -39,7 +39,12 @@ pub(crate) async fn tournament_events(
         .into_inner();
     let mut out = Vec::new();
     loop {
-        match tokio::time::timeout(Duration::from_secs(60), stream.message()).await {
+        match tokio::time::timeout(
+            Duration::from_secs(60),
+            druids_tests::heartbeats::next_event(&mut stream),
+        )
+        .await
+        {
             Ok(Ok(Some(e))) => out.push(e),
             Ok(Ok(None)) => return out,
             Ok(Err(s)) => panic!("the stream failed: {s:?}"),

@@ -108,6 +108,10 @@ impl Log {
 
     /// The next event of the log.
     pub fn event(&mut self, e: pb::BotEvent) -> Vec<Action> {
+        // A heartbeat (the stream is quiet) is not an event of the log.
+        if matches!(e.event, Some(Event::Heartbeat(_))) {
+            return Vec::new();
+        }
         let old = e.at_unix_ms < self.start_ms && !self.live;
         let mut actions = Vec::new();
         if !old && !self.live {
@@ -345,6 +349,10 @@ mod tests {
         for e in history {
             assert_eq!(log.event(e), vec![], "history is kept aside");
         }
+        assert!(!log.live());
+        // A heartbeat, sent now, is not an event of the present.
+        let beat = at(9, 1000, Event::Heartbeat(pb::Heartbeat {}));
+        assert_eq!(log.event(beat), vec![]);
         assert!(!log.live());
         // The first event of the present flushes what is left, then counts.
         let actions = log.event(at(10, 1001, Event::GameStarted(game("m4", "g4"))));

@@ -181,7 +181,8 @@ impl Ladder {
                     self.finished(slot, &m);
                     return Ok(SeekEnd::Played);
                 }
-                None => {}
+                // The stream is alive but quiet.
+                Some(Event::Heartbeat(_)) | None => {}
             }
         }
     }

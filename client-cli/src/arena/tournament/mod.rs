@@ -298,6 +298,7 @@ pub fn event_line(e: &pb::TournamentEvent) -> String {
             format!("finished: {}", all.join(", "))
         }
         Some(Event::Cancelled(c)) => format!("cancelled: {}", c.reason),
+        Some(Event::Heartbeat(_)) => "heartbeat (the tournament is quiet)".into(),
         None => "(an event this client does not know)".into(),
     };
     format!("#{} {} {what}", e.seq, utc_seconds(e.at_unix_ms))
@@ -413,6 +414,8 @@ async fn follow(
                 let mut stream = reply.into_inner();
                 loop {
                     match stream.next().await {
+                        // The stream is alive but quiet: nothing to show.
+                        Some(Ok(e)) if matches!(e.event, Some(Event::Heartbeat(_))) => {}
                         Some(Ok(e)) => {
                             resume.seen(e.seq);
                             if json {

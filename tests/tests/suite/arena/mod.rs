@@ -205,13 +205,13 @@ pub(crate) async fn seek_and_play(
             .await
             .expect("connect");
     loop {
-        let event = stream
-            .message()
+        let event = druids_tests::heartbeats::next_event(&mut stream)
             .await
             .expect("seek event")
             .expect("the seek stream ends after match_finished");
         match event.event.expect("an event") {
             pb::seek_event::Event::Seeking(s) => assert!(s.pool_size >= 1),
+            pb::seek_event::Event::Heartbeat(_) => unreachable!("next_event skips heartbeats"),
             pb::seek_event::Event::Waiting(w) => assert!(!w.message.is_empty()),
             pb::seek_event::Event::MatchStarted(m) => assert!(m.games >= 1),
             pb::seek_event::Event::GameStarted(g) => {
@@ -241,7 +241,10 @@ pub(crate) async fn seek_and_play(
                     game.expect("a seat played to the end");
                 }
                 assert!(
-                    stream.message().await.expect("end").is_none(),
+                    druids_tests::heartbeats::next_event(&mut stream)
+                        .await
+                        .expect("end")
+                        .is_none(),
                     "then the stream ends"
                 );
                 // The seed, shared by the match's games, is published with
@@ -307,7 +310,12 @@ pub(crate) async fn bot_events(
             if enough(&out) {
                 return out;
             }
-            match tokio::time::timeout(Duration::from_secs(1), stream.message()).await {
+            match tokio::time::timeout(
+                Duration::from_secs(1),
+                druids_tests::heartbeats::next_event(&mut stream),
+            )
+            .await
+            {
                 Ok(next) => match next.expect("event") {
                     Some(e) => out.push(e),
                     None => break,
@@ -342,7 +350,7 @@ pub(crate) async fn follow_events(url: String, key: String, seed: u64) {
             continue;
         };
         let mut stream = stream.into_inner();
-        while let Ok(Some(event)) = stream.message().await {
+        while let Ok(Some(event)) = druids_tests::heartbeats::next_event(&mut stream).await {
             next = event.seq + 1;
             if let Some(pb::bot_event::Event::GameStarted(g)) = event.event {
                 games.spawn(play_seat(
@@ -398,7 +406,7 @@ pub(crate) async fn bot_events_until(
     let mut out = Vec::new();
     let read = async {
         while !enough(&out) {
-            match stream.message().await {
+            match druids_tests::heartbeats::next_event(&mut stream).await {
                 Ok(Some(e)) => out.push(e),
                 other => panic!("the bot's event stream ended early: {other:?}; got {out:?}"),
             }

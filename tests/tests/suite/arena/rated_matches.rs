@@ -147,5 +147,6 @@ fn event_name(e: &pb::BotEvent) -> &'static str {
         pb::bot_event::Event::ChallengeReceived(_) => "challenged",
         pb::bot_event::Event::ChallengeEnded(_) => "challenge ended",
         pb::bot_event::Event::GameFinished(_) => "game finished",
+        pb::bot_event::Event::Heartbeat(_) => "heartbeat",
     }
 }

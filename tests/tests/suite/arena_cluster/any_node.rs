@@ -101,11 +101,14 @@ async fn every_arena_call_answers_on_every_node() {
         seekers.push(tokio::spawn(async move {
             let mut players = Vec::new();
             let finished = loop {
-                let event = tokio::time::timeout(Duration::from_secs(120), stream.message())
-                    .await
-                    .expect("a seek event within two minutes (deadlock guard)")
-                    .expect("seek event")
-                    .expect("the seek stream lasts until its match is over");
+                let event = tokio::time::timeout(
+                    Duration::from_secs(120),
+                    druids_tests::heartbeats::next_event(&mut stream),
+                )
+                .await
+                .expect("a seek event within two minutes (deadlock guard)")
+                .expect("seek event")
+                .expect("the seek stream lasts until its match is over");
                 match event.event.unwrap() {
                     pb::seek_event::Event::GameStarted(g) => {
                         players.push(tokio::spawn(play_seat(

@@ -35,7 +35,7 @@ async fn play_everything(picker: Picker, key: String, seed: u64) {
             Err(s) => panic!("bot events: {s:?}"),
         };
         loop {
-            match stream.message().await {
+            match druids_tests::heartbeats::next_event(&mut stream).await {
                 Ok(Some(event)) => {
                     assert_eq!(event.seq, next, "the log resumes where it broke");
                     next = event.seq + 1;
@@ -87,7 +87,7 @@ async fn keep_seeking(
             Err(s) => panic!("seek: {s:?}"),
         };
         loop {
-            match stream.message().await {
+            match druids_tests::heartbeats::next_event(&mut stream).await {
                 Ok(Some(pb::SeekEvent {
                     event: Some(pb::seek_event::Event::MatchFinished(_)),
                 })) => {

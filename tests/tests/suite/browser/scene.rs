@@ -222,7 +222,7 @@ async fn answer_and_play(url: String, key: String) {
         .expect("events")
         .into_inner();
     let mut games = tokio::task::JoinSet::new();
-    while let Ok(Some(event)) = stream.message().await {
+    while let Ok(Some(event)) = druids_tests::heartbeats::next_event(&mut stream).await {
         match event.event {
             Some(pb::bot_event::Event::ChallengeReceived(c)) => {
                 arena
