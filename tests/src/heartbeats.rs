@@ -44,3 +44,22 @@ pub async fn next_event<E: MaybeHeartbeat>(stream: &mut Streaming<E>) -> Result<
         }
     }
 }
+
+/// Reads `stream` in windows of `window`, heartbeats only, until a window
+/// passes with nothing (`true`), for at most `windows` windows: how a client's
+/// watchdog tells a paused server (its heartbeats stop once those already on
+/// the way are read) from a quiet stream.
+pub async fn falls_silent<E: MaybeHeartbeat + std::fmt::Debug>(
+    stream: &mut Streaming<E>,
+    window: std::time::Duration,
+    windows: usize,
+) -> bool {
+    for _ in 0..windows {
+        match tokio::time::timeout(window, stream.message()).await {
+            Err(_silence) => return true,
+            Ok(Ok(Some(e))) => assert!(e.is_heartbeat(), "nothing but heartbeats: {e:?}"),
+            Ok(other) => panic!("the stream to a paused server stays open: {other:?}"),
+        }
+    }
+    false
+}

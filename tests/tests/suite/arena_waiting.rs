@@ -23,13 +23,16 @@ fn seek(min: u32, max: u32, rated: bool) -> pb::SeekRequest {
 
 /// The stream's next event (the server's matchmaking runs every 50 ms).
 async fn next(stream: &mut Streaming<pb::SeekEvent>) -> pb::seek_event::Event {
-    tokio::time::timeout(Duration::from_secs(30), stream.message())
-        .await
-        .expect("an event comes")
-        .expect("the stream is open")
-        .expect("not ended")
-        .event
-        .expect("an event")
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        druids_tests::heartbeats::next_event(stream),
+    )
+    .await
+    .expect("an event comes")
+    .expect("the stream is open")
+    .expect("not ended")
+    .event
+    .expect("an event")
 }
 
 fn waiting(e: pb::seek_event::Event) -> pb::SeekWaiting {

@@ -8,6 +8,7 @@ mod arena_cluster;
 mod arena_dice_gate;
 mod arena_duplicate;
 mod arena_duplicate_restart;
+mod arena_heartbeats;
 mod arena_house;
 mod arena_kits;
 mod arena_pass;

@@ -10,6 +10,7 @@ use std::time::Duration;
 use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_server::{Limits, MemoryStore};
+use druids_tests::heartbeats::falls_silent;
 use druids_tests::process::ServerProcess;
 use druids_tests::{Lcg, TestServer, authed, create, http_face, play_random};
 use tokio_stream::StreamExt;
@@ -135,7 +136,7 @@ async fn seqs_until(stream: &mut Streaming<pb::GameEvent>, last: u64) -> Vec<u64
 }
 
 /// Reads the SSE body at `path` until it contains `needle`.
-async fn sse_until(base: &str, path: &str, needle: &str) -> String {
+pub(crate) async fn sse_until(base: &str, path: &str, needle: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let addr = base.trim_start_matches("http://").to_owned();
     let mut conn = tokio::net::TcpStream::connect(&addr)
@@ -165,23 +166,6 @@ async fn sse_until(base: &str, path: &str, needle: &str) -> String {
                 .collect();
         }
     }
-}
-
-/// Reads `stream` in windows of `window`: heartbeats counted, until a
-/// window passes with nothing (`true`), for at most `windows` windows.
-async fn falls_silent(
-    stream: &mut Streaming<pb::GameEvent>,
-    window: Duration,
-    windows: usize,
-) -> bool {
-    for _ in 0..windows {
-        match tokio::time::timeout(window, stream.next()).await {
-            Err(_silence) => return true,
-            Ok(Some(Ok(e))) => assert!(is_heartbeat(&e), "nothing but heartbeats: {e:?}"),
-            Ok(other) => panic!("the stream to a paused server stays open: {other:?}"),
-        }
-    }
-    false
 }
 
 /// A stream straight to a server process that is then SIGSTOPped: the
