@@ -348,6 +348,8 @@ async fn a_bot_sees_the_heartbeats_of_a_paused_arena_stop() {
         "127.0.0.1:0",
         "--http-listen",
         "off",
+        // Nothing written to the working directory.
+        "--in-memory",
         "--stream-heartbeat-ms",
         &every,
     ];

@@ -182,6 +182,8 @@ async fn a_client_sees_the_heartbeats_of_a_paused_server_stop() {
         "127.0.0.1:0",
         "--http-listen",
         "off",
+        // Nothing written to the working directory.
+        "--in-memory",
         "--stream-heartbeat-ms",
         &every,
     ];
