@@ -39,9 +39,10 @@ pub struct Limits {
     /// reserved ones.
     #[arg(long, env = "DRUIDS_MAX_OPEN_STREAMS", default_value_t = 20_000)]
     pub max_open_streams: usize,
-    /// A StreamEvents stream on which nothing was sent for this many
-    /// milliseconds sends a heartbeat (GameEvent.heartbeat), so a client
-    /// tells a quiet game from a server that is gone. 50 ms to 1 hour.
+    /// A StreamEvents, Seek, StreamBotEvents or StreamTournamentEvents
+    /// stream on which nothing was sent for this many milliseconds sends a
+    /// heartbeat (GameEvent.heartbeat and the like), so a client tells a
+    /// quiet stream from a server that is gone. 50 ms to 1 hour.
     #[arg(long, env = "DRUIDS_STREAM_HEARTBEAT_MS", default_value_t = 15_000,
           value_parser = clap::value_parser!(u64).range(50..=3_600_000))]
     pub stream_heartbeat_ms: u64,

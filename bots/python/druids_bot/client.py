@@ -277,7 +277,8 @@ class Client:
         self, key: str, kind: str | int, min_players: int, max_players: int | None = None, *, rated: bool = True
     ) -> Iterator[arena_pb2.SeekEvent]:
         """Opens a seek: the stream of SeekEvent (``seeking``, ``match_started``,
-        one ``game_started`` per game, ``match_finished``). Cancel it (the
+        one ``game_started`` per game, ``match_finished``; a ``heartbeat``, which
+        changes nothing, whenever it is quiet). Cancel it (the
         returned call's ``cancel()``) to leave the pool. Not retried: see
         :func:`druids_bot.run_ladder`."""
         request = arena_pb2.SeekRequest(
@@ -291,7 +292,8 @@ class Client:
 
     def bot_events(self, key: str, from_seq: int = 0) -> Iterator[arena_pb2.BotEvent]:
         """The bot's own event log from ``from_seq`` (resume with the last seq
-        seen + 1); stays open."""
+        seen + 1); stays open. A ``heartbeat`` (sent while the log is quiet)
+        repeats the last seq and is not an event."""
         request = arena_pb2.StreamBotEventsRequest(from_seq=from_seq)
         stream: Iterator[arena_pb2.BotEvent] = self.arena.StreamBotEvents(request, metadata=self.metadata(key))
         return stream
