@@ -15,17 +15,14 @@ use druids_contract::pb;
 use druids_contract::pb::arena_service_client::ArenaServiceClient;
 use druids_server::Limits;
 use druids_tests::heartbeats::{MaybeHeartbeat, falls_silent};
-use druids_tests::process::ServerProcess;
 use druids_tests::{TestServer, authed, http_face};
 use tonic::Streaming;
 
 use crate::arena::{Arena, arena, register};
-use crate::stream_heartbeats::sse_until;
+use crate::stream_heartbeats::{EVERY_MS, beating_server, sse_until};
 
 /// Guards a hang only: every wait below is on a condition.
 const HANG: Duration = Duration::from_secs(120);
-/// The heartbeat interval of these tests' servers, in ms.
-const EVERY_MS: u64 = 100;
 
 fn limits() -> Limits {
     Limits {
@@ -78,21 +75,29 @@ impl<E: Logged> Log<E> {
         }
     }
 
-    /// The next event that is not a heartbeat; the heartbeats before it
-    /// checked against the rule.
+    /// The stream's next item, checked against the rule: Some if an event.
+    async fn step(&mut self) -> Option<E> {
+        let e = next(&mut self.stream).await;
+        if e.is_heartbeat() {
+            assert_eq!(
+                e.seq(),
+                self.last,
+                "a heartbeat repeats the last seq: {e:?}"
+            );
+            self.beats += 1;
+            None
+        } else {
+            assert_eq!(e.seq(), self.last + 1, "the log's next event: {e:?}");
+            self.last = e.seq();
+            Some(e)
+        }
+    }
+
+    /// The next event that is not a heartbeat (the heartbeats before it
+    /// checked).
     async fn event(&mut self) -> E {
         loop {
-            let e = next(&mut self.stream).await;
-            if e.is_heartbeat() {
-                assert_eq!(
-                    e.seq(),
-                    self.last,
-                    "a heartbeat repeats the last seq: {e:?}"
-                );
-                self.beats += 1;
-            } else {
-                assert_eq!(e.seq(), self.last + 1, "the log's next event: {e:?}");
-                self.last = e.seq();
+            if let Some(e) = self.step().await {
                 return e;
             }
         }
@@ -104,19 +109,7 @@ impl<E: Logged> Log<E> {
         let mut events = Vec::new();
         let until = self.beats + n;
         while self.beats < until {
-            let e = next(&mut self.stream).await;
-            if e.is_heartbeat() {
-                assert_eq!(
-                    e.seq(),
-                    self.last,
-                    "a heartbeat repeats the last seq: {e:?}"
-                );
-                self.beats += 1;
-            } else {
-                assert_eq!(e.seq(), self.last + 1, "the log's next event: {e:?}");
-                self.last = e.seq();
-                events.push(e);
-            }
+            events.extend(self.step().await);
         }
         events
     }
@@ -339,21 +332,7 @@ async fn a_quiet_tournament_stream_sends_heartbeats_that_take_no_seq() {
 /// read), then heartbeats again after SIGCONT, on the same stream.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_sees_the_heartbeats_of_a_paused_arena_stop() {
-    let dir = std::env::temp_dir().join(format!("druids-arena-beats-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let every = EVERY_MS.to_string();
-    let args = [
-        "--listen",
-        "127.0.0.1:0",
-        "--http-listen",
-        "off",
-        // Nothing written to the working directory.
-        "--in-memory",
-        "--stream-heartbeat-ms",
-        &every,
-    ];
-    let server = ServerProcess::start(&args, &[], &dir.join("server.log"));
+    let (server, dir) = beating_server("druids-arena-beats");
     let mut a = ArenaServiceClient::connect(server.url())
         .await
         .expect("connect");

@@ -19,7 +19,7 @@ use tonic::Streaming;
 /// Guards a hang only: every wait below is on a condition.
 const HANG: Duration = Duration::from_secs(120);
 /// The heartbeat interval of these tests' servers, in ms.
-const EVERY_MS: u64 = 100;
+pub(crate) const EVERY_MS: u64 = 100;
 
 fn is_heartbeat(e: &pb::GameEvent) -> bool {
     matches!(e.body, Some(pb::game_event::Body::Heartbeat(_)))
@@ -168,12 +168,10 @@ pub(crate) async fn sse_until(base: &str, path: &str, needle: &str) -> String {
     }
 }
 
-/// A stream straight to a server process that is then SIGSTOPped: the
-/// client's reading shows heartbeats, then none (once those already on the
-/// way are read), then heartbeats again after SIGCONT, on the same stream.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_client_sees_the_heartbeats_of_a_paused_server_stop() {
-    let dir = std::env::temp_dir().join(format!("druids-heartbeats-{}", std::process::id()));
+/// A server process (its data in memory, its log in a fresh temp dir
+/// named after `name`) that beats every [`EVERY_MS`].
+pub(crate) fn beating_server(name: &str) -> (ServerProcess, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let every = EVERY_MS.to_string();
@@ -188,6 +186,15 @@ async fn a_client_sees_the_heartbeats_of_a_paused_server_stop() {
         &every,
     ];
     let server = ServerProcess::start(&args, &[], &dir.join("server.log"));
+    (server, dir)
+}
+
+/// A stream straight to a server process that is then SIGSTOPped: the
+/// client's reading shows heartbeats, then none (once those already on the
+/// way are read), then heartbeats again after SIGCONT, on the same stream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_sees_the_heartbeats_of_a_paused_server_stop() {
+    let (server, dir) = beating_server("druids-heartbeats");
     let mut client = DruidsServiceClient::connect(server.url())
         .await
         .expect("connect");
