@@ -17,7 +17,7 @@ use tokio::net::TcpStream;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 
-use crate::faults::{fired, ledger, test_game, testing_server};
+use crate::faults::{fault_words, fired, ledger, test_game, testing_server};
 use druids_tests::authed;
 
 /// A deadlock guard for one wait, not a budget.
@@ -114,12 +114,22 @@ async fn stream_on_bare_h2(addr: &str, id: &str, token: &str) -> BareStream {
     }
 }
 
-/// A test game whose seat 0's stream ends `how` after seq [`AFTER`]; its id,
-/// tokens and test key.
-async fn goaway_game(
-    testing: &mut TestingServiceClient<Channel>,
-    how: pb::StreamEnd,
-) -> (String, Vec<String>, String) {
+/// A test game whose seat 0's stream ends at a GOAWAY fault.
+struct GoneAway {
+    server: druids_tests::TestServer,
+    testing: TestingServiceClient<Channel>,
+    id: String,
+    tokens: Vec<String>,
+    key: String,
+    /// The server's address, host:port.
+    addr: String,
+}
+
+/// A test game whose seat 0's stream ends `how` after seq [`AFTER`], and
+/// that stream read to its end on a bare HTTP/2 connection.
+async fn gone_away(how: pb::StreamEnd) -> (GoneAway, BareStream) {
+    let server = testing_server().await;
+    let mut testing = TestingServiceClient::connect(server.url()).await.unwrap();
     let goaway = pb::Fault {
         seat: 0,
         kind: Some(pb::fault::Kind::EndStream(pb::EndStreamFault {
@@ -129,7 +139,28 @@ async fn goaway_game(
             how: how as i32,
         })),
     };
-    test_game(testing, vec![goaway]).await
+    let (id, tokens, key) = test_game(&mut testing, vec![goaway]).await;
+    let url = server.url();
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let bare = stream_on_bare_h2(&addr, &id, &tokens[0]).await;
+    assert_eq!(
+        bare.seqs.last(),
+        Some(&AFTER),
+        "every event up to the fault: {:?}",
+        bare.seqs
+    );
+    let g = GoneAway {
+        server,
+        testing,
+        id,
+        tokens,
+        key,
+        addr,
+    };
+    (g, bare)
 }
 
 /// Reopens seat `token`'s stream from `AFTER` on a new connection: the
@@ -153,37 +184,17 @@ async fn resumes_on_a_new_connection(url: String, id: &str, token: &str) {
     assert_eq!(next.seq, AFTER, "resumed where it was");
 }
 
-/// The descriptions of the faults that fired, in the ledger.
-async fn fault_words(
-    testing: &mut TestingServiceClient<Channel>,
-    id: &str,
-    key: &str,
-) -> Vec<String> {
-    let entries = ledger(testing, id, key).await;
+/// The descriptions of the one fault that fired, in the ledger.
+async fn fault_words_of(g: &mut GoneAway) -> Vec<String> {
+    let entries = ledger(&mut g.testing, &g.id, &g.key).await;
     assert_eq!(fired(&entries), vec![0], "{entries:#?}");
-    entries
-        .iter()
-        .filter_map(|e| match &e.entry {
-            Some(pb::ledger_entry::Entry::Fault(f)) => Some(f.description.clone()),
-            _ => None,
-        })
-        .collect()
+    fault_words(&entries)
 }
 
 #[tokio::test]
 async fn goaway_after_event_n_closes_that_connection_gracefully_and_a_new_one_resumes() {
-    let server = testing_server().await;
-    let mut testing = TestingServiceClient::connect(server.url()).await.unwrap();
-    let (id, tokens, key) = goaway_game(&mut testing, pb::StreamEnd::Goaway).await;
-    let url = server.url();
-    let addr = url.trim_start_matches("http://").trim_end_matches('/');
-    let bare = stream_on_bare_h2(addr, &id, &tokens[0]).await;
-    assert_eq!(
-        bare.seqs.last(),
-        Some(&AFTER),
-        "events up to the fault: {:?}",
-        bare.seqs
-    );
+    let (mut g, bare) = gone_away(pb::StreamEnd::Goaway).await;
+    let addr = g.addr.clone();
     assert_eq!(bare.end.unwrap(), "14", "UNAVAILABLE after the GOAWAY");
     // The connection was gone away from: no new stream may open on it (h2
     // reports the peer's GOAWAY, graceful: NO_ERROR) ...
@@ -206,25 +217,14 @@ async fn goaway_after_event_n_closes_that_connection_gracefully_and_a_new_one_re
 
     // The server goes on: a new connection resumes the stream, and the
     // fault does not fire again.
-    resumes_on_a_new_connection(server.url(), &id, &tokens[0]).await;
-    let words = fault_words(&mut testing, &id, &key).await;
+    resumes_on_a_new_connection(g.server.url(), &g.id, &g.tokens[0]).await;
+    let words = fault_words_of(&mut g).await;
     assert!(words[0].contains("sent GOAWAY"), "{words:?}");
 }
 
 #[tokio::test]
 async fn a_goaway_with_a_low_last_stream_id_fails_the_open_stream_as_not_processed() {
-    let server = testing_server().await;
-    let mut testing = TestingServiceClient::connect(server.url()).await.unwrap();
-    let (id, tokens, key) = goaway_game(&mut testing, pb::StreamEnd::GoawayUnprocessed).await;
-    let url = server.url();
-    let addr = url.trim_start_matches("http://").trim_end_matches('/');
-    let bare = stream_on_bare_h2(addr, &id, &tokens[0]).await;
-    assert_eq!(
-        bare.seqs.last(),
-        Some(&AFTER),
-        "every event up to the fault, then the GOAWAY: {:?}",
-        bare.seqs
-    );
+    let (mut g, bare) = gone_away(pb::StreamEnd::GoawayUnprocessed).await;
     // No status: h2 fails the stream because the GOAWAY's last stream id is
     // below it (a graceful GOAWAY names it, and the stream ends with its
     // trailers, as the test above shows).
@@ -234,7 +234,7 @@ async fn a_goaway_with_a_low_last_stream_id_fails_the_open_stream_as_not_process
     // The server closed the connection: the client's side ends.
     let _ = guarded("the connection's close", bare.driver).await;
 
-    resumes_on_a_new_connection(server.url(), &id, &tokens[0]).await;
-    let words = fault_words(&mut testing, &id, &key).await;
+    resumes_on_a_new_connection(g.server.url(), &g.id, &g.tokens[0]).await;
+    let words = fault_words_of(&mut g).await;
     assert!(words[0].contains("below every call open"), "{words:?}");
 }
