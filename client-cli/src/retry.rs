@@ -6,9 +6,10 @@
 //! `RESOURCE_EXHAUSTED` (a rate or a quota, with the server's
 //! `google.rpc.RetryInfo` delay when it gives one), and a connection that
 //! broke under the call (`CANCELLED`, `DEADLINE_EXCEEDED`, or an `UNKNOWN`
-//! that tonic made from a transport error rather than one the server sent).
-//! Everything else — `INTERNAL`, a server's own `UNKNOWN`, refusals — is
-//! final. Only calls that are safe to repeat go through here: reads, and
+//! or `INTERNAL` that tonic made from a transport error rather than one the
+//! server sent: tonic says `INTERNAL` for a call that a GOAWAY reported as
+//! not processed). Everything else — a server's own `INTERNAL` or
+//! `UNKNOWN`, refusals — is final. Only calls that are safe to repeat go through here: reads, and
 //! submissions that carry an idempotency key.
 
 use std::future::Future;
@@ -23,9 +24,10 @@ pub fn transient(s: &Status) -> bool {
         Code::Unavailable | Code::ResourceExhausted | Code::Cancelled | Code::DeadlineExceeded => {
             true
         }
-        // tonic reports a broken connection as UNKNOWN with the transport's
-        // error as its source; an UNKNOWN the server sent has none.
-        Code::Unknown => std::error::Error::source(s).is_some(),
+        // tonic reports a broken connection as UNKNOWN, and a call that a
+        // GOAWAY reported as not processed as INTERNAL, each with the
+        // transport's error as its source; a status the server sent has none.
+        Code::Unknown | Code::Internal => std::error::Error::source(s).is_some(),
         _ => false,
     }
 }
@@ -120,5 +122,11 @@ mod tests {
         let broken = Status::from_error(Box::new(std::io::Error::other("connection reset")));
         assert_eq!(broken.code(), Code::Unknown);
         assert!(transient(&broken), "a broken connection is retried");
+        let goaway = Status::from_error(Box::new(h2::Error::from(h2::Reason::NO_ERROR)));
+        assert_eq!(goaway.code(), Code::Internal);
+        assert!(
+            transient(&goaway),
+            "a call a GOAWAY did not process is retried"
+        );
     }
 }

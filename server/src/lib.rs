@@ -21,6 +21,7 @@ pub mod error;
 pub mod export;
 pub mod faults;
 pub mod grpc_edge;
+pub mod h2_frames;
 pub mod heartbeat;
 pub mod hosted_game;
 pub mod house_bots;
@@ -288,7 +289,12 @@ pub async fn serve_service(
         })
     };
     let house = house_bots::start(&service);
-    let incoming = transport::incoming(listener, &limits, service.connection_resets());
+    let incoming = transport::incoming(
+        listener,
+        &limits,
+        service.connection_resets(),
+        tls.is_none(),
+    );
     let mut builder = Server::builder()
         .max_concurrent_streams(limits.max_calls_per_connection)
         .http2_max_pending_accept_reset_streams(Some(transport::pending_accept_resets(&limits)))

@@ -17,7 +17,8 @@
 //! GOAWAY with the highest id, a PING, then a second GOAWAY with the last
 //! stream it processed, so streams the client opened while the PING was in
 //! flight are refused (and retried by the client on a new connection). It
-//! has no public call to send a lower id, refusing streams it already took.
+//! has no public call to send a lower id: the `STREAM_END_GOAWAY_UNPROCESSED`
+//! fault's GOAWAY is written by the connection itself ([`crate::resets`]).
 
 use std::io;
 

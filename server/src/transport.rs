@@ -44,7 +44,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use crate::config::Limits;
-use crate::resets::{Armed, Cued, Resets};
+use crate::resets::{Armed, Cued, ReadGate, Resets, WriteGate};
 
 /// Most often a listener logs the same trouble (refused connections, failed
 /// accepts).
@@ -112,6 +112,22 @@ impl Conn {
         self.deadline.as_mut().poll(cx).is_ready()
     }
 
+    /// Reads and discards what the client sends after a GOAWAY fault, until
+    /// it closes (then h2 reads the end of the connection).
+    fn discard(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let mut scratch = [0u8; 4096];
+        loop {
+            let mut buf = ReadBuf::new(&mut scratch);
+            match Pin::new(&mut self.inner).poll_read(cx, &mut buf) {
+                Poll::Ready(Ok(())) if buf.filled().is_empty() => return Poll::Ready(Ok(())),
+                Poll::Ready(Ok(())) => self.alive(),
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending if self.expired(cx) => return Poll::Ready(Err(silent())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+
     /// Whether a fault reset this connection: it then fails every read and
     /// write, and closes with a zero linger (the client gets an RST).
     fn reset_due(&mut self, cx: &mut Context<'_>) -> bool {
@@ -146,11 +162,24 @@ impl AsyncRead for Conn {
         if self.reset_due(cx) {
             return Poll::Ready(Err(reset()));
         }
+        let this = &mut *self;
+        if let Some(armed) = &mut this.reset {
+            match armed.read_gate(cx, &mut this.inner) {
+                Poll::Ready(Ok(ReadGate::Pass)) => {}
+                Poll::Ready(Ok(ReadGate::Discard)) => return this.discard(cx),
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending if this.expired(cx) => return Poll::Ready(Err(silent())),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
         let before = buf.filled().len();
         match Pin::new(&mut self.inner).poll_read(cx, buf) {
             Poll::Ready(Ok(())) => {
                 if buf.filled().len() > before {
                     self.alive();
+                    if let Some(armed) = &mut self.reset {
+                        armed.read(&buf.filled()[before..]);
+                    }
                 }
                 Poll::Ready(Ok(()))
             }
@@ -170,10 +199,21 @@ impl AsyncWrite for Conn {
         if self.reset_due(cx) {
             return Poll::Ready(Err(reset()));
         }
-        match Pin::new(&mut self.inner).poll_write(cx, buf) {
+        let this = &mut *self;
+        let mut max = buf.len();
+        if let Some(armed) = &mut this.reset {
+            match std::task::ready!(armed.write_gate(cx, &mut this.inner, buf.len()))? {
+                WriteGate::Pass(n) => max = n,
+                WriteGate::Drop => return Poll::Ready(Ok(buf.len())),
+            }
+        }
+        match Pin::new(&mut self.inner).poll_write(cx, &buf[..max]) {
             Poll::Ready(Ok(n)) => {
                 if n > 0 && self.liveness == Liveness::ReadsAndWrites {
                     self.alive();
+                }
+                if let Some(armed) = &mut self.reset {
+                    armed.written(&buf[..n]);
                 }
                 Poll::Ready(Ok(n))
             }
@@ -184,6 +224,10 @@ impl AsyncWrite for Conn {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        if let Some(armed) = &mut this.reset {
+            std::task::ready!(armed.flush_gate(cx, &mut this.inner))?;
+        }
         Pin::new(&mut self.inner).poll_flush(cx)
     }
 
@@ -254,6 +298,8 @@ pub struct Acceptor {
     refused: Throttled,
     failed: Throttled,
     resets: Option<Arc<Resets>>,
+    /// Whether armed connections' bytes are HTTP/2 frames as they are.
+    frames: bool,
 }
 
 impl Acceptor {
@@ -270,12 +316,15 @@ impl Acceptor {
             refused: Throttled::new(),
             failed: Throttled::new(),
             resets: None,
+            frames: false,
         }
     }
 
-    /// Lets `resets` reset this listener's connections (test faults).
-    pub fn with_resets(mut self, resets: Option<Arc<Resets>>) -> Acceptor {
+    /// Lets `resets` reset this listener's connections (test faults);
+    /// `frames`: their bytes are HTTP/2 frames as they are (no TLS).
+    pub fn with_resets(mut self, resets: Option<Arc<Resets>>, frames: bool) -> Acceptor {
         self.resets = resets;
+        self.frames = frames;
         self
     }
 
@@ -325,7 +374,7 @@ impl Acceptor {
                 idle: self.idle,
                 liveness: self.liveness,
                 peer,
-                reset: self.resets.as_ref().map(|r| r.arm(peer)),
+                reset: self.resets.as_ref().map(|r| r.arm(peer, self.frames)),
                 _gone: None,
             };
         }
@@ -340,13 +389,15 @@ pub fn handshake_timeout(limits: &Limits) -> Duration {
 
 /// The gRPC connections accepted on `listener`, within the limits (and
 /// armed for `resets`, on a test-faults server); the accepting stops when
-/// the stream is dropped.
+/// the stream is dropped; `frames`: no TLS, the connections' bytes are
+/// HTTP/2 frames as they are.
 pub fn incoming(
     listener: TcpListener,
     limits: &Limits,
     resets: Option<Arc<Resets>>,
+    frames: bool,
 ) -> impl Stream<Item = io::Result<Conn>> + Send + 'static {
-    let mut acceptor = Acceptor::new(listener, limits, Liveness::Reads).with_resets(resets);
+    let mut acceptor = Acceptor::new(listener, limits, Liveness::Reads).with_resets(resets, frames);
     let (tx, rx) = mpsc::channel(1);
     tokio::spawn(async move {
         loop {

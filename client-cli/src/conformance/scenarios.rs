@@ -153,6 +153,17 @@ pub fn all(choice: Choice) -> Vec<Scenario> {
         vec![end(12, pb::StreamEnd::Goaway)],
         Duty::Reconnect,
     ));
+    // GOAWAY with a low last stream id: every call open on the connection,
+    // the stream among them, is reported not processed.
+    out.push(scenario(
+        "goaway/unprocessed/after-seq-12".into(),
+        "the server sends GOAWAY after seq 12 with a last stream id below every call open on \
+         the client's connection (the event stream among them), and closes the connection"
+            .into(),
+        at,
+        vec![end(12, pb::StreamEnd::GoawayUnprocessed)],
+        Duty::Reconnect,
+    ));
     out.push(scenario(
         "restart/after-seq-12".into(),
         format!(

@@ -178,6 +178,11 @@ impl Faults {
                 "sent GOAWAY on the connection ({peer}) of the stream of seat {s} {at}, \
                  then ended the stream with UNAVAILABLE"
             ),
+            StreamEnd::GoawayUnprocessed => format!(
+                "sent GOAWAY on the connection ({peer}) of the stream of seat {s} {at} with \
+                 a last stream id below every call open on it (reported not processed), \
+                 then closed the connection"
+            ),
             StreamEnd::Restart(down) => {
                 a.down = Some((Instant::now() + down, index));
                 a.restarts.send_modify(|n| *n += 1);

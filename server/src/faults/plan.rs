@@ -52,6 +52,9 @@ pub enum StreamEnd {
     Reset,
     /// With GOAWAY on the client's connection, then `UNAVAILABLE`.
     Goaway,
+    /// With a GOAWAY whose last stream id is below every call open on the
+    /// client's connection, which then closes.
+    GoawayUnprocessed,
     /// With `UNAVAILABLE`, as every stream of the game: the server restarts,
     /// and refuses the game's calls for this long.
     Restart(Duration),
@@ -169,11 +172,12 @@ fn kind(kind: &Option<pb::fault::Kind>) -> Result<Kind, ServiceError> {
                 Ok(pb::StreamEnd::Clean) => StreamEnd::Clean,
                 Ok(pb::StreamEnd::Reset) => StreamEnd::Reset,
                 Ok(pb::StreamEnd::Goaway) => StreamEnd::Goaway,
+                Ok(pb::StreamEnd::GoawayUnprocessed) => StreamEnd::GoawayUnprocessed,
                 _ => {
                     return Err(ServiceError::invalid(
                         "plan.faults.end_stream.how",
-                        "how must be STREAM_END_UNAVAILABLE, STREAM_END_CLEAN, STREAM_END_RESET \
-                         or STREAM_END_GOAWAY",
+                        "how must be STREAM_END_UNAVAILABLE, STREAM_END_CLEAN, STREAM_END_RESET, \
+                         STREAM_END_GOAWAY or STREAM_END_GOAWAY_UNPROCESSED",
                     ));
                 }
             };

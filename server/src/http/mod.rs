@@ -96,7 +96,7 @@ pub async fn serve_http(
     }
     let limits = service.limits().clone();
     let mut acceptor = Acceptor::new(listener, &limits, Liveness::ReadsAndWrites)
-        .with_resets(service.connection_resets());
+        .with_resets(service.connection_resets(), false);
     let arena = Arc::new(ArenaApi::of(&service));
     let app = router(Ctx {
         service,

@@ -465,6 +465,21 @@ async fn end_stream(
             }
             let _ = tx.send(Err(shutting_down())).await;
         }
+        StreamEnd::GoawayUnprocessed => {
+            if let (Some(resets), Ok(peer)) = (resets, peer.parse()) {
+                // Let the connection take every event sent so far before
+                // it stops: the GOAWAY follows the event of the fault.
+                let _ = tx.reserve_many(tx.max_capacity()).await;
+                if resets.goaway_unprocessed(peer) {
+                    // The connection's end ends the stream.
+                    tx.closed().await;
+                    return "goaway";
+                }
+                // Over TLS: the graceful GOAWAY.
+                resets.goaway(peer);
+            }
+            let _ = tx.send(Err(shutting_down())).await;
+        }
         StreamEnd::Reset => {
             if let (Some(resets), Ok(peer)) = (resets, peer.parse())
                 && resets.reset(peer)

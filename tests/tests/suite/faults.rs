@@ -114,6 +114,17 @@ pub(crate) fn fired(entries: &[pb::LedgerEntry]) -> Vec<u32> {
         .collect()
 }
 
+/// The descriptions of the faults that fired, in the ledger's order.
+pub(crate) fn fault_words(entries: &[pb::LedgerEntry]) -> Vec<String> {
+    entries
+        .iter()
+        .filter_map(|e| match &e.entry {
+            Some(pb::ledger_entry::Entry::Fault(f)) => Some(f.description.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Legal action 0 at version `version`.
 pub(crate) fn submit(
     id: &str,

@@ -16,7 +16,9 @@ use tokio_stream::StreamExt;
 use tonic::Code;
 use tonic::transport::Channel;
 
-use crate::faults::{events_so_far, fired, ledger, open_stream, submit, test_game, testing_server};
+use crate::faults::{
+    events_so_far, fault_words, fired, ledger, open_stream, submit, test_game, testing_server,
+};
 
 /// Deadlock guard only: a stream that should end or go on does so long before.
 const GUARD: Duration = Duration::from_secs(120);
@@ -126,16 +128,6 @@ fn decision_of(e: &pb::GameEvent) -> Option<u32> {
         Some(Body::DecisionNeeded(d)) => Some(d.seat),
         _ => None,
     }
-}
-
-fn fault_words(entries: &[pb::LedgerEntry]) -> Vec<String> {
-    entries
-        .iter()
-        .filter_map(|e| match &e.entry {
-            Some(pb::ledger_entry::Entry::Fault(f)) => Some(f.description.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 #[tokio::test]

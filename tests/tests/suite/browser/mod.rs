@@ -11,6 +11,7 @@
 //! answers (GetState, GetReplayViews, GetLeaderboard, GetRatingHistory, ...),
 //! never with the page's own code. Screenshots land in `target/screenshots/`.
 
+mod arena_pages;
 mod checks;
 mod generic;
 mod scene;

@@ -12,6 +12,8 @@
 //!   with a submission in flight. The log stays one history, and the
 //!   database refuses a write under the old lease.
 //! * a node paused in the middle of its work ([`pause`]).
+//! * a node woken after its games were taken over serves none of them stale
+//!   ([`woken`]).
 //!
 //! The scenarios are submodules; the nodes, clients and checks they share
 //! live here.
@@ -40,6 +42,7 @@ mod forwarding;
 mod keyed_retries;
 mod killed_node;
 mod split_brain;
+mod woken;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -340,6 +343,37 @@ async fn play(
         });
         progress.fetch_add(1, Ordering::Relaxed);
     }
+}
+
+/// Submits legal action 0 for the seat to act, with idempotency key `key`.
+async fn submit(c: &mut Client, id: &str, tokens: &[String], key: &str) -> Result<Ack, Status> {
+    let state = c
+        .get_state(pb::GetStateRequest {
+            game_id: id.to_owned(),
+        })
+        .await?
+        .into_inner()
+        .state
+        .expect("state");
+    let seat = state.to_act.expect("a seat to act");
+    let token = &tokens[seat as usize];
+    let reply = c
+        .submit_action(authed(
+            token,
+            pb::SubmitActionRequest {
+                game_id: id.to_owned(),
+                choice: Some(pb::submit_action_request::Choice::LegalActionId(0)),
+                expected_version: Some(state.version),
+                idempotency_key: key.to_owned(),
+            },
+        ))
+        .await?
+        .into_inner();
+    Ok(Ack {
+        key: key.to_owned(),
+        version: reply.version,
+        seat,
+    })
 }
 
 /// Checks game `id`'s stored history against what its players were told.

@@ -6,10 +6,9 @@ use std::time::Duration;
 use druids_contract::pb;
 use druids_store::postgres::PostgresStore;
 use druids_store::{ActionRecord, Epoch, Games, Lifecycle, Origin, StoreError, Sync};
-use druids_tests::authed;
-use tonic::{Code, Status};
+use tonic::Code;
 
-use super::{Ack, Client, HANG, Nodes, check_history, retryable};
+use super::{HANG, Nodes, check_history, retryable, submit};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
@@ -189,35 +188,4 @@ fn bytes_waiting_at(port: u16) -> u64 {
                 .and_then(|rx| u64::from_str_radix(rx, 16).ok())
         })
         .sum()
-}
-
-/// Submits legal action 0 for the seat to act, with idempotency key `key`.
-async fn submit(c: &mut Client, id: &str, tokens: &[String], key: &str) -> Result<Ack, Status> {
-    let state = c
-        .get_state(pb::GetStateRequest {
-            game_id: id.to_owned(),
-        })
-        .await?
-        .into_inner()
-        .state
-        .expect("state");
-    let seat = state.to_act.expect("a seat to act");
-    let token = &tokens[seat as usize];
-    let reply = c
-        .submit_action(authed(
-            token,
-            pb::SubmitActionRequest {
-                game_id: id.to_owned(),
-                choice: Some(pb::submit_action_request::Choice::LegalActionId(0)),
-                expected_version: Some(state.version),
-                idempotency_key: key.to_owned(),
-            },
-        ))
-        .await?
-        .into_inner();
-    Ok(Ack {
-        key: key.to_owned(),
-        version: reply.version,
-        seat,
-    })
 }

@@ -19,92 +19,18 @@ use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_tests::process::ServerProcess;
 use druids_tests::{authed, raw};
 use prost::Message;
-use prost_reflect::{DynamicMessage, FieldDescriptor, Kind, MessageDescriptor, Value};
+use prost_reflect::DynamicMessage;
 use tonic::Code;
 use tonic::transport::Channel;
 use tonic_types::StatusExt;
 
 const OPERATOR: &str = "operator-key-of-the-bounds-test";
 
-/// A field path in a request: the fields from the request down.
-type Path = Vec<FieldDescriptor>;
+mod expected;
+mod fields;
 
-fn dotted(path: &Path) -> String {
-    path.iter()
-        .map(|f| f.name().to_owned())
-        .collect::<Vec<_>>()
-        .join(".")
-}
-
-/// Every numeric (or enum) field reachable from `desc`, depth first.
-fn numeric_paths(desc: &MessageDescriptor, prefix: &Path, out: &mut Vec<Path>) {
-    if prefix.len() > 8 {
-        return;
-    }
-    for field in desc.fields() {
-        let mut path = prefix.clone();
-        path.push(field.clone());
-        match field.kind() {
-            // A generic game's action or view as JSON (google.protobuf.Struct):
-            // its numbers are the game's own, bounded by its codec when an
-            // action is decoded (tests/tests/suite/cairn.rs), not the contract's.
-            Kind::Message(m) if m.full_name().starts_with("google.protobuf.") => {}
-            Kind::Message(m) => numeric_paths(&m, &path, out),
-            Kind::String | Kind::Bytes | Kind::Bool => {}
-            _ => out.push(path),
-        }
-    }
-}
-
-/// The largest value of a numeric field.
-fn max_of(field: &FieldDescriptor) -> Value {
-    match field.kind() {
-        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Value::I32(i32::MAX),
-        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => Value::I64(i64::MAX),
-        Kind::Uint32 | Kind::Fixed32 => Value::U32(u32::MAX),
-        Kind::Uint64 | Kind::Fixed64 => Value::U64(u64::MAX),
-        Kind::Float => Value::F32(f32::MAX),
-        Kind::Double => Value::F64(f64::MAX),
-        Kind::Enum(_) => Value::EnumNumber(i32::MAX),
-        k => panic!("not a numeric kind: {k:?}"),
-    }
-}
-
-/// Sets the field at `path` of `msg` to its maximum (the first element of a
-/// list, created if the list is empty).
-fn set_max(msg: &mut DynamicMessage, path: &[FieldDescriptor]) {
-    let field = &path[0];
-    if path.len() == 1 {
-        let v = max_of(field);
-        let v = if field.is_list() {
-            Value::List(vec![v])
-        } else {
-            v
-        };
-        msg.set_field(field, v);
-        return;
-    }
-    let value = msg.get_field_mut(field);
-    let nested = match value {
-        Value::List(items) => {
-            if items.is_empty() {
-                let Kind::Message(m) = field.kind() else {
-                    unreachable!("a path goes through messages")
-                };
-                items.push(Value::Message(DynamicMessage::new(m)));
-            }
-            &mut items[0]
-        }
-        v => v,
-    };
-    let Value::Message(m) = nested else {
-        unreachable!(
-            "a path goes through messages: {} is {nested:?}",
-            field.full_name()
-        )
-    };
-    set_max(m, &path[1..]);
-}
+use expected::{code_name, expected};
+use fields::{dotted, numeric_paths, set_max};
 
 /// A valid request of a method, and the bearer token it is sent with.
 struct Baseline {
@@ -114,41 +40,6 @@ struct Baseline {
     label: &'static str,
     body: Vec<u8>,
     token: Option<String>,
-}
-
-/// What the contract answers a field at its maximum with: INVALID_ARGUMENT,
-/// unless any value of it is valid.
-fn expected(method: &str, label: &str, path: &str) -> Code {
-    // This server runs without --test-faults: every TestingService call is
-    // refused before anything is read (the plans' own bounds, with the mode
-    // on, are `faults::`' tests).
-    if method.starts_with("druids.v1.TestingService/") {
-        return Code::FailedPrecondition;
-    }
-    match (method.rsplit('/').next().unwrap_or(""), label, path) {
-        // Any seed is a seed (the start_from replay's too: its first action
-        // does not depend on the dice); an unapplied replay's outcome and
-        // status are not read.
-        ("CreateGame", "", "seed") => Code::Ok,
-        ("CreateGame", "start_from", "start_from.replay.seed") => Code::Ok,
-        ("CreateGame", "start_from", p)
-            if p.starts_with("start_from.replay.outcome.") || p == "start_from.replay.status" =>
-        {
-            Code::Ok
-        }
-        // Page sizes above their maximum are read as the maximum.
-        (
-            "GetLegalActions" | "ListGames" | "GetLeaderboard" | "GetReplayViews"
-            | "GetRatingHistory" | "ListTournaments",
-            _,
-            "page_size",
-        ) => Code::Ok,
-        // Any version may be stale.
-        ("SubmitAction", _, "expected_version") => Code::Aborted,
-        // A bot's or a tournament's log is followed past its end.
-        ("StreamBotEvents" | "StreamTournamentEvents", _, "from_seq") => Code::Ok,
-        _ => Code::InvalidArgument,
-    }
 }
 
 /// What a request may not change when it is refused: every game, the two
@@ -197,19 +88,6 @@ fn peak_rss_kib(pid: u32) -> u64 {
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.split_whitespace().next()?.parse().ok())
         .expect("VmHWM")
-}
-
-/// The code name of a gRPC code as the HTTP face writes it.
-fn code_name(code: Code) -> String {
-    let name = format!("{code:?}");
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_uppercase() && i > 0 {
-            out.push('_');
-        }
-        out.push(c.to_ascii_uppercase());
-    }
-    out
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
