@@ -279,7 +279,8 @@ impl Arena {
                 }
             }
         }
-        finished.sort_by_key(|(at, seq, _)| (*at, *seq));
+        // The order `tick` records results in: by time, then by match id.
+        finished.sort_by(|(a, _, m), (b, _, n)| (a, &m.record.id).cmp(&(b, &n.record.id)));
         for (_, _, m) in finished {
             let bots: Vec<BotNo> = m
                 .record
@@ -509,8 +510,17 @@ impl Arena {
         self.tell_waiting(&mut st, now);
         self.expire_challenges(&mut st, now);
         self.run_tournaments(&mut st, now);
-        let running: Vec<u64> = st.matches.keys().copied().collect();
-        for seq in running {
+        // Results enter the ratings in the order a restart replays them
+        // (`resume`): by the time they were recorded, then by match id. Not
+        // by formation order, which the store does not keep: a matchmaking
+        // pass records its matches concurrently.
+        let mut running: Vec<(String, u64)> = st
+            .matches
+            .iter()
+            .map(|(&seq, run)| (run.record.id.clone(), seq))
+            .collect();
+        running.sort_unstable();
+        for (_, seq) in running {
             self.progress(&mut st, seq, now);
         }
         st.ratings

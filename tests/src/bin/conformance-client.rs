@@ -74,10 +74,11 @@ const TRIES: u32 = 200;
 fn transient(s: &Status) -> bool {
     match s.code() {
         Code::Unavailable | Code::ResourceExhausted => true,
-        // A broken connection (UNKNOWN) or a call a GOAWAY did not process
-        // (INTERNAL), as tonic reports them: the transport's error as the
-        // source; a status the server sent has none.
-        Code::Unknown | Code::Internal => std::error::Error::source(s).is_some(),
+        // A broken connection (UNKNOWN), a call a GOAWAY did not process
+        // (INTERNAL), or one hyper dropped unsent when its connection went
+        // away (CANCELLED), as tonic reports them: the transport's error as
+        // the source; a status the server sent has none.
+        Code::Unknown | Code::Internal | Code::Cancelled => std::error::Error::source(s).is_some(),
         _ => false,
     }
 }
