@@ -355,10 +355,16 @@ impl Service {
         let req = request.into_inner();
         let seat = self.refused(self.seat(&room, &caller))?;
         self.refused(self.read(Read::One, &caller))?;
-        let all_payments = req.all_payments;
-        let listing = self
-            .off_the_workers(move || room.legal_actions(seat, all_payments))
-            .await?;
+        // The default list (one entry per target) is built in place, as the
+        // in-memory store does, sparing each read a hop to the blocking pool
+        // and back; every payment of every target can be a list of tens of
+        // thousands, built off the workers when the store blocks.
+        let listing = if req.all_payments {
+            self.off_the_workers(move || room.legal_actions(seat, true))
+                .await?
+        } else {
+            room.legal_actions(seat, false)
+        };
         self.metrics.legal_entries.inc_by(listing.generated as u64);
         let page = crate::legal_pages::page(listing, seat.0 as u32, &req);
         Ok(Response::new(self.refused(page)?))
