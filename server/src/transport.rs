@@ -79,12 +79,7 @@ impl Drop for Slot {
 pub struct Conn {
     inner: TcpStream,
     _slot: Slot,
-    /// When the connection is closed unless it was alive since: the
-    /// handshake's deadline, then one `idle` after some earlier activity. It
-    /// is moved on only when it fires, not at every read or write.
     deadline: Pin<Box<Sleep>>,
-    /// The last read (or write) that counts as life; none before the first.
-    alive_at: Option<Instant>,
     idle: Duration,
     liveness: Liveness,
     peer: SocketAddr,
@@ -109,22 +104,12 @@ impl Conn {
     }
 
     fn alive(&mut self) {
-        self.alive_at = Some(Instant::now());
+        let next = Instant::now() + self.idle;
+        self.deadline.as_mut().reset(next);
     }
 
-    /// Whether the connection stayed silent past its deadline. A deadline
-    /// that fires after some activity moves to one `idle` past it (resetting
-    /// the timer at every read would cost a timer-wheel update per frame).
     fn expired(&mut self, cx: &mut Context<'_>) -> bool {
-        while self.deadline.as_mut().poll(cx).is_ready() {
-            match self.alive_at {
-                Some(at) if at + self.idle > Instant::now() => {
-                    self.deadline.as_mut().reset(at + self.idle);
-                }
-                _ => return true,
-            }
-        }
-        false
+        self.deadline.as_mut().poll(cx).is_ready()
     }
 
     /// Reads and discards what the client sends after a GOAWAY fault, until
@@ -236,37 +221,6 @@ impl AsyncWrite for Conn {
             Poll::Pending if self.expired(cx) => Poll::Ready(Err(silent())),
             other => other,
         }
-    }
-
-    /// One `writev` for a frame's header and its payload (h2 hands them over
-    /// as separate slices). An armed connection passes its bytes through the
-    /// fault gates one slice at a time instead.
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        if self.reset.is_some() {
-            let first = bufs
-                .iter()
-                .find(|b| !b.is_empty())
-                .map_or(&[][..], |b| &**b);
-            return self.poll_write(cx, first);
-        }
-        match Pin::new(&mut self.inner).poll_write_vectored(cx, bufs) {
-            Poll::Ready(Ok(n)) => {
-                if n > 0 && self.liveness == Liveness::ReadsAndWrites {
-                    self.alive();
-                }
-                Poll::Ready(Ok(n))
-            }
-            Poll::Pending if self.expired(cx) => Poll::Ready(Err(silent())),
-            other => other,
-        }
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.reset.is_none()
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -417,7 +371,6 @@ impl Acceptor {
                     closed: Arc::clone(&self.closed),
                 },
                 deadline: Box::pin(tokio::time::sleep(self.handshake)),
-                alive_at: None,
                 idle: self.idle,
                 liveness: self.liveness,
                 peer,
