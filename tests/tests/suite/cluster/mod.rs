@@ -418,3 +418,13 @@ async fn check_acks(picker: &mut Picker, id: &str, acks: &[Ack]) {
 /// How long a wait on a condition may last before the test calls it a hang
 /// (generous: it guards a hang, it does not time anything).
 const HANG: Duration = Duration::from_secs(120);
+
+/// Waits, polling, until `cond` holds (a hang fails after [`HANG`], naming
+/// `what`).
+async fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + HANG;
+    while !cond() {
+        assert!(tokio::time::Instant::now() < deadline, "{what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

@@ -8,7 +8,7 @@ use druids_store::postgres::PostgresStore;
 use druids_store::{ActionRecord, Epoch, Games, Lifecycle, Origin, StoreError, Sync};
 use tonic::Code;
 
-use super::{HANG, Nodes, check_history, retryable, submit};
+use super::{Nodes, check_history, retryable, submit, wait_until};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
@@ -37,14 +37,10 @@ async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
     nodes.node(0).signal("STOP");
     // Past the lease: B takes the game over (its upkeep finds the lapsed
     // lease) and play goes on there.
-    let deadline = tokio::time::Instant::now() + HANG;
-    while nodes.metric(1, "druids_node_takeovers_total") < 1.0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "B takes over the game of the paused A"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until("B takes over the game of the paused A", || {
+        nodes.metric(1, "druids_node_takeovers_total") >= 1.0
+    })
+    .await;
     let mut b = nodes.client(1);
     for _ in 0..3 {
         acks.push(
@@ -61,24 +57,16 @@ async fn a_paused_owner_cannot_write_after_its_game_was_taken_over() {
         let (mut a, id, tokens) = (a.clone(), id.clone(), tokens.clone());
         tokio::spawn(async move { submit(&mut a, &id, &tokens, "in-flight").await })
     };
-    let deadline = tokio::time::Instant::now() + HANG;
-    while bytes_waiting_at(a_port) <= queued_before {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the request reaches the paused A's socket"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    wait_until("the request reaches the paused A's socket", || {
+        bytes_waiting_at(a_port) > queued_before
+    })
+    .await;
     nodes.node(0).signal("CONT");
     // A counts the lapse of its leases; B's log names whose game it took.
-    let deadline = tokio::time::Instant::now() + HANG;
-    while nodes.metric(0, "druids_node_lease_lapses_total") < 1.0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "A counts its lapsed leases"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until("A counts its lapsed leases", || {
+        nodes.metric(0, "druids_node_lease_lapses_total") >= 1.0
+    })
+    .await;
     let b_log = std::fs::read_to_string(nodes.log(1)).unwrap();
     assert!(
         b_log

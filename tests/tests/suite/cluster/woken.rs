@@ -14,7 +14,7 @@ use std::time::Duration;
 use druids_contract::pb;
 use tokio_postgres::{Client as Pg, NoTls};
 
-use super::{Client, HANG, Nodes, retryable, submit};
+use super::{Client, HANG, Nodes, retryable, submit, wait_until};
 
 /// A owns a game and plays it to version 3, is SIGSTOPped until B has taken
 /// the game over and played it on; the test locks `leases` and SIGCONTs A.
@@ -114,15 +114,6 @@ async fn version(c: &mut Client, id: &str) -> Result<u64, tonic::Status> {
     .state
     .expect("state")
     .version)
-}
-
-/// Waits, polling, until `cond` holds (a hang fails after [`HANG`]).
-async fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = tokio::time::Instant::now() + HANG;
-    while !cond() {
-        assert!(tokio::time::Instant::now() < deadline, "{what}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 /// A session of the test's own on database `url`.
