@@ -116,14 +116,39 @@ pub(super) fn database(op: &'static str, failure: Failure) -> StoreError {
                     epoch,
                 };
             }
-            None => std::sync::Arc::new(e),
+            None => std::sync::Arc::new(PgError(e)),
         },
+        Failure::Pool(deadpool_postgres::PoolError::Backend(e)) => std::sync::Arc::new(PgError(e)),
         Failure::Pool(e) => std::sync::Arc::new(e),
         Failure::Io(e) => std::sync::Arc::new(e),
         Failure::Conflict(e) => std::sync::Arc::new(e),
         Failure::Other(e) => std::sync::Arc::new(Conflict(e)),
     };
     StoreError::Database { op, source }
+}
+
+/// A PostgreSQL error that says the database's own reason: tokio-postgres
+/// words every error the database answered as just "db error", which tells
+/// an operator (and a refused client) nothing. The reason is PostgreSQL's
+/// message about our own statement (e.g. "canceling statement due to lock
+/// timeout"); PostgreSQL puts the values involved in a refusal in the
+/// error's detail, which is left out.
+#[derive(Debug)]
+struct PgError(tokio_postgres::Error);
+
+impl std::fmt::Display for PgError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.as_db_error() {
+            Some(db) => write!(f, "{} ({}): {}", self.0, db.code().code(), db.message()),
+            None => self.0.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for PgError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
 }
 
 /// Since when the database has been out of reach, if it is, and how many

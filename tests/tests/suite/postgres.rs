@@ -60,6 +60,12 @@ async fn a_read_only_database_refuses_actions_with_unavailable() {
             "{}",
             status.message()
         );
+        // The database's own reason, not tokio-postgres' bare "db error".
+        assert!(
+            status.message().contains("(25006): cannot execute"),
+            "{}",
+            status.message()
+        );
         assert_eq!(state(&mut client, &id, None).await, stuck);
     }
     assert_eq!(stored(), "3", "a refused action left a row");
