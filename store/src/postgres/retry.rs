@@ -127,19 +127,18 @@ pub(super) fn database(op: &'static str, failure: Failure) -> StoreError {
     StoreError::Database { op, source }
 }
 
-/// A PostgreSQL error that says the database's own reason: tokio-postgres
-/// words every error the database answered as just "db error", which tells
-/// an operator (and a refused client) nothing. The reason is PostgreSQL's
-/// message about our own statement (e.g. "canceling statement due to lock
-/// timeout"); PostgreSQL puts the values involved in a refusal in the
-/// error's detail, which is left out.
+/// A PostgreSQL error that says which refusal it was: tokio-postgres words
+/// every error the database answered as just "db error". The SQLSTATE (e.g.
+/// 25006, a read-only transaction; 53100, a full disk; 55P03, a lock timeout)
+/// names the reason; the database's message is left out, since it can name
+/// the server's own files, users and relations and this text reaches clients.
 #[derive(Debug)]
 struct PgError(tokio_postgres::Error);
 
 impl std::fmt::Display for PgError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.0.as_db_error() {
-            Some(db) => write!(f, "{} ({}): {}", self.0, db.code().code(), db.message()),
+            Some(db) => write!(f, "{} (SQLSTATE {})", self.0, db.code().code()),
             None => self.0.fmt(f),
         }
     }
