@@ -137,8 +137,8 @@ struct PgError(tokio_postgres::Error);
 
 impl std::fmt::Display for PgError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0.as_db_error() {
-            Some(db) => write!(f, "{} (SQLSTATE {})", self.0, db.code().code()),
+        match self.0.code() {
+            Some(code) => write!(f, "{} (SQLSTATE {})", self.0, code.code()),
             None => self.0.fmt(f),
         }
     }
