@@ -346,9 +346,5 @@ pub(crate) fn kind_named(name: &str) -> Result<Kind, String> {
 
 /// Client input quoted in a message: at most 64 bytes.
 pub(crate) fn short(s: &str) -> &str {
-    let mut end = s.len().min(64);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
+    &s[..s.floor_char_boundary(64)]
 }

@@ -39,10 +39,7 @@ pub fn clip(s: &str) -> String {
     if s.len() <= MAX_QUOTED_BYTES {
         return format!("{s:?}");
     }
-    let mut end = MAX_QUOTED_BYTES;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = s.floor_char_boundary(MAX_QUOTED_BYTES);
     format!("{:?}… ({} bytes)", &s[..end], s.len())
 }
 
@@ -424,10 +421,10 @@ mod tests {
 
     #[test]
     fn long_input_is_clipped_at_a_char_boundary() {
-        let long = "é".repeat(10_000);
+        // Byte 64 falls inside an "é" (bytes 1–2, 3–4, …): cut before it.
+        let long = format!("a{}", "é".repeat(10_000));
         let quoted = clip(&long);
-        assert!(quoted.len() < 2 * MAX_QUOTED_BYTES, "{quoted}");
-        assert!(quoted.contains("20000 bytes"));
+        assert_eq!(quoted, format!("\"a{}\"… (20001 bytes)", "é".repeat(31)));
         assert_eq!(clip("abc"), "\"abc\"");
     }
 

@@ -281,9 +281,5 @@ fn short(line: &str) -> String {
     if line.len() <= 80 {
         return line.to_owned();
     }
-    let mut cut = 80;
-    while !line.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}…", &line[..cut])
+    format!("{}…", &line[..line.floor_char_boundary(80)])
 }

@@ -205,11 +205,7 @@ pub fn parse_line(line: &str) -> BotLine {
 fn quote(v: &Value) -> String {
     let mut s = v.to_string();
     if s.len() > 64 {
-        let mut cut = 64;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        s.truncate(cut);
+        s.truncate(s.floor_char_boundary(64));
         s.push('…');
     }
     s
