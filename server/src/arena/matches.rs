@@ -4,6 +4,7 @@
 //! its bots told.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::duplicate::{self, Outcome};
@@ -14,6 +15,7 @@ use super::bots::{self, BotNo, public_id};
 use super::gate;
 use super::{Arena, RECENT_MATCHES, Running, SeekSender, State, ratings};
 use crate::error::ServiceError;
+use crate::room::Room;
 use crate::store::StoreError;
 use crate::store::{MatchRecord, PlacementRecord};
 
@@ -34,7 +36,35 @@ pub(super) struct NewMatch {
     pub clock: pb::TimeControl,
 }
 
+/// The rooms of the running matches' games, read by [`Arena::game_rooms`]
+/// without the arena's lock.
+#[derive(Default)]
+pub(super) struct GameRooms(HashMap<String, Result<Arc<Room>, ServiceError>>);
+
 impl Arena {
+    /// Reads the rooms of every running match's games for the round's
+    /// [`Arena::progress`], holding the arena's lock only to list them: a
+    /// game not in memory (ended and evicted, or in play on another node of
+    /// a cluster) is read from the store, which must not happen under the
+    /// lock every other arena call waits on.
+    pub(super) fn game_rooms(&self, now: u64) -> GameRooms {
+        let ids: Vec<String> = {
+            let st = self.state();
+            st.matches
+                .values()
+                .flat_map(|run| run.game_ids.iter().cloned())
+                .collect()
+        };
+        GameRooms(
+            ids.into_iter()
+                .map(|id| {
+                    let room = self.rooms.load(&id, now);
+                    (id, room)
+                })
+                .collect(),
+        )
+    }
+
     /// Records and starts a match, telling its bots on their event logs and
     /// Seek streams; its id. Holds the arena's lock throughout (a challenge's
     /// or a tournament's one match; the pool's many are opened without it,
@@ -54,7 +84,7 @@ impl Arena {
         let seq = st.next_match;
         st.next_match += 1;
         self.enter_match(st, seq, run, now);
-        self.progress(st, seq, now);
+        self.progress(st, seq, now, &mut GameRooms::default());
         Ok(id)
     }
 
@@ -151,7 +181,9 @@ impl Arena {
     /// Moves match `seq` on: starts its games, records the ended ones,
     /// releases the draws every game has reached (the dice gate), or
     /// finishes the match once all its games have ended.
-    pub(super) fn progress(&self, st: &mut State, seq: u64, now: u64) {
+    /// Its games' rooms are taken from `read` ([`Arena::game_rooms`]); a
+    /// game not in it (started since) is read here.
+    pub(super) fn progress(&self, st: &mut State, seq: u64, now: u64, read: &mut GameRooms) {
         let Some(run) = st.matches.get_mut(&seq) else {
             return;
         };
@@ -162,7 +194,11 @@ impl Arena {
         }
         let mut rooms = Vec::with_capacity(run.game_ids.len());
         for (index, game_id) in run.game_ids.iter().enumerate() {
-            let room = match self.rooms.load(game_id, now) {
+            let room = read
+                .0
+                .remove(game_id)
+                .unwrap_or_else(|| self.rooms.load(game_id, now));
+            let room = match room {
                 Ok(room) => room,
                 // In play on another node of a cluster: read when it ends.
                 Err(ServiceError::GameNotFound(_)) => return,

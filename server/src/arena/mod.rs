@@ -484,9 +484,10 @@ impl Arena {
         Ok(())
     }
 
-    /// The arena's round: forgets cancelled seeks, forms matches and opens
-    /// them ([`pass`], without holding the lock across I/O), then records
-    /// finished ones and refits ratings when due. Blocks on the store.
+    /// The arena's round: forgets cancelled seeks, forms and opens matches
+    /// ([`pass`]) and reads the games of those in play ([`Arena::game_rooms`])
+    /// without holding the lock across I/O, then records finished ones and
+    /// refits ratings when due. Blocks on the store.
     pub fn tick(&self) {
         let now = self.clock.now_ms();
         let formed = {
@@ -506,6 +507,7 @@ impl Arena {
             self.take_formed(&mut st, formed, now)
         };
         self.matchmaking_pass(formed, now);
+        let mut rooms = self.game_rooms(now);
         let mut st = self.state();
         self.tell_waiting(&mut st, now);
         self.expire_challenges(&mut st, now);
@@ -521,7 +523,7 @@ impl Arena {
             .collect();
         running.sort_unstable();
         for (_, seq) in running {
-            self.progress(&mut st, seq, now);
+            self.progress(&mut st, seq, now, &mut rooms);
         }
         st.ratings
             .refit(now, self.settings.fit_secs.saturating_mul(1000));
