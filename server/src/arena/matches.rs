@@ -67,8 +67,8 @@ impl Arena {
 
     /// Records and starts a match, telling its bots on their event logs and
     /// Seek streams; its id. Holds the arena's lock throughout (a challenge's
-    /// or a tournament's one match; the pool's many are opened without it,
-    /// [`super::pass`]).
+    /// one match; the pool's and a tournament round's many are opened
+    /// without it, [`super::pass`]).
     pub(super) fn begin_match(
         &self,
         st: &mut State,

@@ -484,10 +484,11 @@ impl Arena {
         Ok(())
     }
 
-    /// The arena's round: forgets cancelled seeks, forms and opens matches
-    /// ([`pass`]) and reads the games of those in play ([`Arena::game_rooms`])
-    /// without holding the lock across I/O, then records finished ones and
-    /// refits ratings when due. Blocks on the store.
+    /// The arena's round: forgets cancelled seeks, forms matches and draws
+    /// tournament rounds, opens them ([`pass`]) and reads the games in play
+    /// ([`Arena::game_rooms`]) without holding the lock across I/O, then
+    /// records finished matches and refits ratings when due. Blocks on the
+    /// store.
     pub fn tick(&self) {
         let now = self.clock.now_ms();
         let formed = {
@@ -506,12 +507,16 @@ impl Arena {
             formed.extend(self.call_house_bots(&mut st, now));
             self.take_formed(&mut st, formed, now)
         };
-        self.matchmaking_pass(formed, now);
+        self.open_formed_matches(formed, now);
+        let rounds = {
+            let mut st = self.state();
+            self.tell_waiting(&mut st, now);
+            self.expire_challenges(&mut st, now);
+            self.run_tournaments(&mut st, now)
+        };
+        self.open_rounds(rounds, now);
         let mut rooms = self.game_rooms(now);
         let mut st = self.state();
-        self.tell_waiting(&mut st, now);
-        self.expire_challenges(&mut st, now);
-        self.run_tournaments(&mut st, now);
         // Results enter the ratings in the order a restart replays them
         // (`resume`): by the time they were recorded, then by match id. Not
         // by formation order, which the store does not keep: a matchmaking
@@ -571,30 +576,4 @@ fn quota(what: String) -> ServiceError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{POOL, pool_rating};
-
-    /// The README's matchmaking windows, in mu: the pool's window around a
-    /// seek, turned back from the pool's points into mu.
-    fn window_in_mu(waited_ms: u64) -> f64 {
-        POOL.window(waited_ms) / (pool_rating(26.0) - pool_rating(25.0))
-    }
-
-    #[test]
-    fn the_matchmaking_windows_are_the_readmes() {
-        // "within ±5 mu at once, widening to ±20 mu after 10 s; after 15 s
-        // any rating"
-        assert!((window_in_mu(0) - 5.0).abs() < 1e-9, "{}", window_in_mu(0));
-        assert!(
-            (window_in_mu(10_000) - 20.0).abs() < 1e-9,
-            "{}",
-            window_in_mu(10_000)
-        );
-        assert!(window_in_mu(9_000) < 20.0 && window_in_mu(5_000) > 5.0);
-        assert!(window_in_mu(14_999).is_finite());
-        assert_eq!(POOL.window(15_000), f64::INFINITY);
-        // The scale: 20 points per mu, a new bot at 1500.
-        assert_eq!(pool_rating(25.0), 1500.0);
-        assert_eq!(pool_rating(30.0) - pool_rating(25.0), 100.0);
-    }
-}
+mod tests;

@@ -1,13 +1,15 @@
-//! One matchmaking pass of the arena's round: the pool forms its matches
-//! under the arena's lock, which takes their seekers out of the pool (so a
-//! seeker is placed in at most one match) and counts the matches against
-//! their bots' limits; then the lock is let go and the matches are recorded
-//! and their games created, [`OPENING_AT_ONCE`] at a time, each game told to
-//! its bots as soon as it exists; each match enters the arena's state under
-//! the lock again, briefly, once it is recorded. A large pass (hundreds of
-//! games, each a database write) so never holds the lock across I/O, and
-//! every other arena call (a leaderboard, a new seek) is answered meanwhile.
+//! How the arena's round opens many matches at once (a matchmaking pass, a
+//! tournament's round): the matches are formed under the arena's lock, which
+//! takes their seekers out of the pool (so a seeker is placed in at most one
+//! match) and counts the matches against their bots' limits; then the lock
+//! is let go and the matches are recorded and their games created,
+//! [`OPENING_AT_ONCE`] at a time, each game told to its bots as soon as it
+//! exists; each match enters the arena's state under the lock again,
+//! briefly, once it is recorded. A large pass or round (hundreds of games,
+//! each a database write) so never holds the lock across I/O, and every
+//! other arena call (a leaderboard, a new seek) is answered meanwhile.
 
+use std::collections::HashSet;
 use std::sync::Mutex;
 
 use druids_arena::pairing::BotId;
@@ -15,6 +17,7 @@ use druids_arena::pairing::pool::Match;
 use druids_contract::Kind;
 use tonic::Status;
 
+use super::bots::BotNo;
 use super::matches::NewMatch;
 use super::{Arena, Running, State};
 use crate::error::ServiceError;
@@ -24,18 +27,33 @@ use crate::error::ServiceError;
 /// does not take the whole blocking pool.
 const OPENING_AT_ONCE: usize = 16;
 
-/// A match the pool formed: its seekers out of the pool, not recorded yet.
+/// A match formed under the arena's lock (its seekers out of the pool, its
+/// bots' match counts taken), not recorded yet.
 pub(super) struct Formed {
     /// Its place in the arena's formation order.
     seq: u64,
     run: Running,
 }
 
+impl Formed {
+    /// Its id.
+    pub(super) fn id(&self) -> &str {
+        &self.run.record.id
+    }
+
+    /// Its bots, in the seat order of its first game.
+    pub(super) fn bots(&self) -> &[BotNo] {
+        &self.run.bots
+    }
+}
+
 impl Arena {
-    /// Opens the matches [`Arena::take_formed`] took, [`OPENING_AT_ONCE`] at
-    /// a time, without the arena's lock (each takes it briefly to enter the
-    /// state). Returns once every one is open or given back.
-    pub(super) fn matchmaking_pass(&self, formed: Vec<Formed>, now: u64) {
+    /// Opens the matches formed ([`Arena::take_formed`], [`Arena::form`]),
+    /// [`OPENING_AT_ONCE`] at a time, without the arena's lock (each takes it
+    /// briefly to enter the state). Returns, once every one is open or given
+    /// back, the ids of those that opened.
+    pub(super) fn open_formed_matches(&self, formed: Vec<Formed>, now: u64) -> HashSet<String> {
+        let opened = Mutex::new(HashSet::new());
         let queue = Mutex::new(formed.into_iter());
         let workers = OPENING_AT_ONCE.min(queue.lock().map_or(0, |q| q.len()));
         // The round runs on the blocking pool; the openings' threads see the
@@ -47,11 +65,16 @@ impl Arena {
                     let _runtime = runtime.as_ref().map(|r| r.enter());
                     // The queue's lock is held only to take the next match.
                     while let Some(next) = queue.lock().ok().and_then(|mut q| q.next()) {
-                        self.open_formed(next, now);
+                        if let Some(id) = self.open_formed(next, now)
+                            && let Ok(mut opened) = opened.lock()
+                        {
+                            opened.insert(id);
+                        }
                     }
                 });
             }
         });
+        opened.into_inner().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Takes the matches the pool formed this round out of the state: their
@@ -71,9 +94,6 @@ impl Arena {
                     .iter()
                     .map(|(id, _)| st.seeks.remove(id).map(|s| s.tx))
                     .collect();
-                for &b in &bots {
-                    *st.playing.entry(b).or_default() += 1;
-                }
                 let new = NewMatch {
                     id: None,
                     kind: formed.kind,
@@ -83,24 +103,38 @@ impl Arena {
                     tournament: None,
                     clock: self.default_clock(),
                 };
-                let run = self.new_running(st, new, now);
-                let seq = st.next_match;
-                st.next_match += 1;
-                Formed { seq, run }
+                self.form(st, new, now)
             })
             .collect()
     }
 
+    /// Forms match `new`: counts it against its bots' limits and gives it
+    /// its place in the formation order; recorded by
+    /// [`Arena::open_formed_matches`].
+    pub(super) fn form(&self, st: &mut State, new: NewMatch, now: u64) -> Formed {
+        for &b in &new.bots {
+            *st.playing.entry(b).or_default() += 1;
+        }
+        let run = self.new_running(st, new, now);
+        let seq = st.next_match;
+        st.next_match += 1;
+        Formed { seq, run }
+    }
+
     /// Records and starts one formed match without the lock, then puts it
-    /// into play; if it cannot be recorded, its seekers are told
+    /// into play (its id); if it cannot be recorded, its seekers are told
     /// (`UNAVAILABLE`, their clients seek again) and its bots' counts given
     /// back.
-    fn open_formed(&self, formed: Formed, now: u64) {
+    fn open_formed(&self, formed: Formed, now: u64) -> Option<String> {
         let Formed { seq, mut run } = formed;
         let opened = self.open_match(&mut run, now);
         let mut st = self.state();
         match opened {
-            Ok(()) => self.enter_match(&mut st, seq, run, now),
+            Ok(()) => {
+                let id = run.record.id.clone();
+                self.enter_match(&mut st, seq, run, now);
+                Some(id)
+            }
             Err(e) => {
                 tracing::warn!("cannot record a match: {e}");
                 let status: Status = ServiceError::Storage(e).into();
@@ -114,6 +148,7 @@ impl Arena {
                     st.pool
                         .set_load(BotId(b), playing, self.settings.bot_max_games);
                 }
+                None
             }
         }
     }

@@ -2,7 +2,7 @@
 //! games of a pass are created at once, each told to its bots as soon as it
 //! exists, and no pass holds the arena's lock while it writes, so
 //! `GetLeaderboard` and new seeks are answered while games are still being
-//! created. The store under the server is a real in-memory store whose game
+//! created. A tournament's round opens its matches the same way. The store under the server is a real in-memory store whose game
 //! creations wait at a gate the test opens one at a time: what is checked is
 //! the order of events, never how long anything took.
 
@@ -402,5 +402,103 @@ async fn a_pass_creates_its_games_at_once_and_the_arena_answers_meanwhile() {
     ids.dedup();
     assert_eq!(ids.len(), 5, "five games for ten bots: {ids:?}");
     assert_eq!(gate.counts(|c| c.done), 5, "no game created twice");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_round_creates_its_games_while_the_arena_answers() {
+    let gate = Arc::new(Gate::default());
+    let store = GatedStore {
+        inner: MemoryStore::default(),
+        gate: Arc::clone(&gate),
+    };
+    let server = TestServer::with(Arc::new(store), limits()).await;
+    let _open = OpenOnDrop(Arc::clone(&gate));
+    let mut a = arena(&server).await;
+    let mut bots = Vec::new();
+    for i in 0..4 {
+        bots.push(register(&mut a, &format!("round-{i}")).await);
+    }
+    let id = a
+        .create_tournament(authed(
+            &bots[0].1,
+            pb::CreateTournamentRequest {
+                name: "gated cup".into(),
+                kind: pb::GameKind::Meduris as i32,
+                players: 2,
+                entrants: vec![bots[0].0.clone()],
+                format: Some(pb::create_tournament_request::Format::RoundRobin(
+                    pb::RoundRobin { games_per_group: 1 },
+                )),
+                open_entry: Some(pb::OpenEntry {
+                    closes_in_secs: 600,
+                    max_entrants: 4,
+                }),
+                ..Default::default()
+            },
+        ))
+        .await
+        .expect("create")
+        .into_inner()
+        .tournament
+        .expect("the tournament")
+        .tournament_id;
+    for (_, key) in &bots[1..] {
+        let join = pb::JoinTournamentRequest {
+            tournament_id: id.clone(),
+        };
+        a.join_tournament(authed(key, join)).await.expect("join");
+    }
+
+    // Entry is full: the round draws the first round's two matches, whose
+    // games wait at the gate.
+    gate.until("the first round's games are being created", |c| {
+        c.waiting >= 1
+    })
+    .await;
+    tokio::time::timeout(
+        GUARD,
+        a.get_leaderboard(pb::GetLeaderboardRequest {
+            kind: pb::GameKind::Meduris as i32,
+            players: 2,
+            ..Default::default()
+        }),
+    )
+    .await
+    .expect("GetLeaderboard answers while a tournament round creates its games")
+    .expect("the leaderboard");
+    assert_eq!(gate.counts(|c| c.done), 0, "no game let through yet");
+
+    // Let through, the round starts with both matches, every entrant in one.
+    gate.open();
+    let mut events = a
+        .stream_tournament_events(pb::StreamTournamentEventsRequest {
+            tournament_id: id.clone(),
+            from_seq: 1,
+        })
+        .await
+        .expect("the tournament's events")
+        .into_inner();
+    let round = loop {
+        let event = tokio::time::timeout(GUARD, druids_tests::heartbeats::next_event(&mut events))
+            .await
+            .expect("the round starts once its games exist")
+            .expect("the stream stays open")
+            .expect("the stream goes on while the tournament runs");
+        if let Some(pb::tournament_event::Event::RoundStarted(r)) = event.event {
+            break r;
+        }
+    };
+    assert_eq!(round.round, 1);
+    let mut seated: Vec<String> = round
+        .matches
+        .iter()
+        .flat_map(|m| m.bots.iter().map(|b| b.bot_id.clone()))
+        .collect();
+    seated.sort();
+    let mut entrants: Vec<String> = bots.iter().map(|(id, _)| id.clone()).collect();
+    entrants.sort();
+    assert_eq!(round.matches.len(), 2, "{round:?}");
+    assert_eq!(seated, entrants, "every entrant in one match: {round:?}");
     server.stop().await;
 }

@@ -1,5 +1,6 @@
 //! A tournament's life after creation: entry closing (the start, or the
-//! cancellation), its rounds drawn and started as matches, their results,
+//! cancellation), its rounds drawn (under the arena's lock) and their
+//! matches opened (without it, as a matchmaking pass's are), their results,
 //! its end; each step on the tournament's event log. And the restart: the
 //! tournaments rebuilt from their settings, logs and matches, with any event
 //! a crash kept from the log written then.
@@ -14,8 +15,19 @@ use druids_contract::pb::tournament_event::Event;
 use super::Tourney;
 use crate::arena::bots::{BotNo, parse_id};
 use crate::arena::matches::NewMatch;
+use crate::arena::pass::Formed;
 use crate::arena::{Arena, State};
 use crate::store::{StoredMatch, TournamentRecord};
+
+/// A tournament's round drawn under the arena's lock: its matches formed
+/// (and pending in the tournament), not opened yet.
+pub(in crate::arena) struct DrawnRound {
+    tournament: String,
+    /// From 0.
+    round: u32,
+    byes: Vec<BotId>,
+    matches: Vec<Formed>,
+}
 
 impl Arena {
     /// Appends `event` to tournament `id`'s log; a failure is logged (the
@@ -42,9 +54,11 @@ impl Arena {
         self.log_event(&t.record.id, now, Event::Started(started));
     }
 
-    /// Closes entry, starts the next round, or records the end of every
-    /// tournament whose round is over.
-    pub(in crate::arena) fn run_tournaments(&self, st: &mut State, now: u64) {
+    /// Closes entry, draws the next round, or records the end of every
+    /// tournament whose round is over; the rounds drawn are opened by
+    /// [`Arena::open_rounds`] once the lock is let go.
+    pub(in crate::arena) fn run_tournaments(&self, st: &mut State, now: u64) -> Vec<DrawnRound> {
+        let mut drawn = Vec::new();
         let ids: Vec<String> = st
             .tournaments
             .iter()
@@ -105,31 +119,64 @@ impl Arena {
             let clock = self.clock(t.settings.time_control.as_ref());
             t.round += 1;
             t.history.extend(games.iter().cloned());
-            let mut matches = Vec::new();
-            for game in games {
-                let bots: Vec<BotNo> = game.iter().map(|b| b.0).collect();
-                let new = NewMatch {
-                    id: None,
-                    kind,
-                    rated,
-                    streams: vec![None; bots.len()],
-                    bots: bots.clone(),
-                    tournament: Some((id.clone(), round)),
-                    clock,
-                };
-                match self.begin_match(st, new, now) {
-                    Ok(match_id) => {
-                        if let Some(t) = st.tournaments.get_mut(&id) {
-                            t.pending.insert(match_id.clone());
-                        }
-                        matches.push((match_id, bots));
-                    }
-                    Err(e) => {
-                        tracing::warn!(tournament_id = %id, "cannot start a tournament match: {e}")
+            let matches: Vec<Formed> = games
+                .into_iter()
+                .map(|game| {
+                    let bots: Vec<BotNo> = game.iter().map(|b| b.0).collect();
+                    let new = NewMatch {
+                        id: None,
+                        kind,
+                        rated,
+                        streams: vec![None; bots.len()],
+                        bots,
+                        tournament: Some((id.clone(), round)),
+                        clock,
+                    };
+                    self.form(st, new, now)
+                })
+                .collect();
+            if let Some(t) = st.tournaments.get_mut(&id) {
+                t.pending.extend(matches.iter().map(|m| m.id().to_owned()));
+            }
+            drawn.push(DrawnRound {
+                tournament: id,
+                round,
+                byes,
+                matches,
+            });
+        }
+        drawn
+    }
+
+    /// Opens the matches of the rounds drawn ([`Arena::run_tournaments`])
+    /// without the arena's lock; a match that cannot be recorded leaves its
+    /// tournament's pending matches (the round goes on without it, as it
+    /// always did). Logs each round with the matches that opened.
+    pub(in crate::arena) fn open_rounds(&self, rounds: Vec<DrawnRound>, now: u64) {
+        for drawn in rounds {
+            let DrawnRound {
+                tournament,
+                round,
+                byes,
+                matches,
+            } = drawn;
+            let seated: Vec<(String, Vec<BotNo>)> = matches
+                .iter()
+                .map(|m| (m.id().to_owned(), m.bots().to_vec()))
+                .collect();
+            let opened = self.open_formed_matches(matches, now);
+            let (started, failed): (Vec<_>, Vec<_>) =
+                seated.into_iter().partition(|(id, _)| opened.contains(id));
+            if !failed.is_empty() {
+                tracing::warn!(tournament_id = %tournament, matches = failed.len(), "cannot start tournament matches");
+                let mut st = self.state();
+                if let Some(t) = st.tournaments.get_mut(&tournament) {
+                    for (id, _) in &failed {
+                        t.pending.remove(id);
                     }
                 }
             }
-            self.log_round(&id, round, &matches, &byes, now);
+            self.log_round(&tournament, round, &started, &byes, now);
         }
     }
 
