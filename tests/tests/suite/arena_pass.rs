@@ -20,7 +20,7 @@ use druids_store::{
 use druids_tests::{TestServer, authed};
 use tokio::sync::mpsc;
 
-use crate::arena::{arena, limits, register};
+use crate::arena::{Arena, arena, limits, register};
 
 /// A deadlock guard, never a measure: each wait below ends as soon as its
 /// condition holds.
@@ -297,6 +297,33 @@ async fn seek(server: &TestServer, bot: usize, key: String, heard: mpsc::Unbound
     });
 }
 
+/// A server over a [`GatedStore`], and its gate.
+async fn gated_server() -> (Arc<Gate>, TestServer) {
+    let gate = Arc::new(Gate::default());
+    let store = GatedStore {
+        inner: MemoryStore::default(),
+        gate: Arc::clone(&gate),
+    };
+    (gate, TestServer::with(Arc::new(store), limits()).await)
+}
+
+/// Asks for the two-player Meduris leaderboard, which reads the arena's
+/// state under its lock: it must be answered (`when`, guarded against a
+/// deadlock).
+async fn leaderboard_answers(a: &mut Arena, when: &str) {
+    tokio::time::timeout(
+        GUARD,
+        a.get_leaderboard(pb::GetLeaderboardRequest {
+            kind: pb::GameKind::Meduris as i32,
+            players: 2,
+            ..Default::default()
+        }),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("GetLeaderboard is not answered {when}"))
+    .expect("the leaderboard");
+}
+
 /// The next thing a seek's stream said (guarded against a deadlock).
 async fn next(heard: &mut mpsc::UnboundedReceiver<Heard>) -> Heard {
     tokio::time::timeout(GUARD, heard.recv())
@@ -307,12 +334,7 @@ async fn next(heard: &mut mpsc::UnboundedReceiver<Heard>) -> Heard {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pass_creates_its_games_at_once_and_the_arena_answers_meanwhile() {
-    let gate = Arc::new(Gate::default());
-    let store = GatedStore {
-        inner: MemoryStore::default(),
-        gate: Arc::clone(&gate),
-    };
-    let server = TestServer::with(Arc::new(store), limits()).await;
+    let (gate, server) = gated_server().await;
     // Dropped before the server is.
     let _open = OpenOnDrop(Arc::clone(&gate));
     let mut a = arena(&server).await;
@@ -333,17 +355,7 @@ async fn a_pass_creates_its_games_at_once_and_the_arena_answers_meanwhile() {
 
     // Meanwhile the arena answers: the leaderboard, and eight more seeks
     // (each told it is in the pool).
-    tokio::time::timeout(
-        GUARD,
-        a.get_leaderboard(pb::GetLeaderboardRequest {
-            kind: pb::GameKind::Meduris as i32,
-            players: 2,
-            ..Default::default()
-        }),
-    )
-    .await
-    .expect("GetLeaderboard answers while a pass creates a game")
-    .expect("the leaderboard");
+    leaderboard_answers(&mut a, "while a pass creates a game").await;
     for (bot, key) in keys.iter().enumerate().skip(2) {
         seek(&server, bot, key.clone(), tx.clone()).await;
     }
@@ -407,12 +419,8 @@ async fn a_pass_creates_its_games_at_once_and_the_arena_answers_meanwhile() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tournament_round_creates_its_games_while_the_arena_answers() {
-    let gate = Arc::new(Gate::default());
-    let store = GatedStore {
-        inner: MemoryStore::default(),
-        gate: Arc::clone(&gate),
-    };
-    let server = TestServer::with(Arc::new(store), limits()).await;
+    let (gate, server) = gated_server().await;
+    // Dropped before the server is.
     let _open = OpenOnDrop(Arc::clone(&gate));
     let mut a = arena(&server).await;
     let mut bots = Vec::new();
@@ -456,17 +464,7 @@ async fn a_tournament_round_creates_its_games_while_the_arena_answers() {
         c.waiting >= 1
     })
     .await;
-    tokio::time::timeout(
-        GUARD,
-        a.get_leaderboard(pb::GetLeaderboardRequest {
-            kind: pb::GameKind::Meduris as i32,
-            players: 2,
-            ..Default::default()
-        }),
-    )
-    .await
-    .expect("GetLeaderboard answers while a tournament round creates its games")
-    .expect("the leaderboard");
+    leaderboard_answers(&mut a, "while a tournament round creates its games").await;
     assert_eq!(gate.counts(|c| c.done), 0, "no game let through yet");
 
     // Let through, the round starts with both matches, every entrant in one.
