@@ -449,6 +449,9 @@ impl Lobby {
             }
         }
         let created = self.clock.now_ms();
+        // Until its room is added: a cluster's upkeep sees a game leased to
+        // this node, not in memory, as one to take over.
+        let _creating = self.rooms.creating(&id);
         let failed = |e: StoreError| {
             tracing::warn!(game_id = %id, "creating a game failed: {e}");
             e

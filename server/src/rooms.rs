@@ -54,9 +54,26 @@ pub struct Rooms {
     /// Every live token hash of a game in memory, to tell a token of another
     /// game from a forged one.
     tokens: DashSet<TokenHash>,
+    /// Games this node is creating: stored (in a cluster, leased to it) but
+    /// not in `games` yet. A cluster node's upkeep must not take one over
+    /// as a game of its own that a restart left out of memory.
+    creating: DashSet<String>,
     in_play: PlaySlots,
     store: Arc<dyn store::Lifecycle>,
     lifecycle: Lifecycle,
+}
+
+/// A game being created ([`Rooms::creating`]) until this is dropped, which
+/// comes after its room is added or its creation failed.
+pub struct Creating<'a> {
+    rooms: &'a Rooms,
+    id: String,
+}
+
+impl Drop for Creating<'_> {
+    fn drop(&mut self) {
+        self.rooms.creating.remove(&self.id);
+    }
 }
 
 impl Rooms {
@@ -69,6 +86,7 @@ impl Rooms {
             recent: Mutex::new(LruCache::new(recent)),
             watched: DashMap::new(),
             tokens: DashSet::new(),
+            creating: DashSet::new(),
             in_play: PlaySlots::default(),
             store,
             lifecycle,
@@ -89,6 +107,23 @@ impl Rooms {
     /// the game exists already.
     pub fn reserve_recovered(&self) -> PlaySlot {
         self.in_play.reserve(usize::MAX).expect("no limit")
+    }
+
+    /// Marks game `id` as being created until the result is dropped: take
+    /// it before the game is stored, drop it after its room is added.
+    pub fn creating(&self, id: &str) -> Creating<'_> {
+        self.creating.insert(id.to_owned());
+        Creating {
+            rooms: self,
+            id: id.to_owned(),
+        }
+    }
+
+    /// Whether game `id` is being created here, its room not added yet. Ask
+    /// before [`Rooms::in_memory`]: a creation ends by adding its room, so
+    /// a game neither being created nor in memory after that is not coming.
+    pub fn is_being_created(&self, id: &str) -> bool {
+        self.creating.contains(id)
     }
 
     /// Games in play now.

@@ -211,6 +211,11 @@ impl Cluster {
         now_ms: u64,
     ) -> Result<Option<Arc<Room>>, ServiceError> {
         let _one_at_a_time = self.takeovers.lock().unwrap_or_else(|p| p.into_inner());
+        // Being created here: its creator adds its room (asked first, see
+        // `is_being_created`).
+        if rooms.is_being_created(id) {
+            return Ok(None);
+        }
         if let Some(room) = rooms.in_memory(id)? {
             return Ok(Some(room));
         }
@@ -332,7 +337,8 @@ impl Cluster {
             .leases
             .orphans(&self.config.id, created_before, ORPHANS_PER_ROUND)?
         {
-            if rooms.in_memory(&id).ok().flatten().is_some() {
+            // Asked in this order: a creation adds its room before it ends.
+            if rooms.is_being_created(&id) || rooms.in_memory(&id).ok().flatten().is_some() {
                 continue;
             }
             if let Err(e) = self.take_over(rooms, &id, seen, now_ms) {

@@ -2,262 +2,20 @@
 //! games of a pass are created at once, each told to its bots as soon as it
 //! exists, and no pass holds the arena's lock while it writes, so
 //! `GetLeaderboard` and new seeks are answered while games are still being
-//! created. A tournament's round opens its matches the same way. The store under the server is a real in-memory store whose game
-//! creations wait at a gate the test opens one at a time: what is checked is
-//! the order of events, never how long anything took.
+//! created. A tournament's round opens its matches the same way. The store
+//! under the server is a real in-memory store whose game creations wait at a
+//! gate the test opens one at a time: what is checked is the order of
+//! events, never how long anything took.
 
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
-use druids_contract::engine::Seat;
 use druids_contract::pb;
-use druids_server::{MemoryStore, Store};
-use druids_store::{
-    Accounts, ActionRecord, BotRecord, ChallengeRecord, EndedQuery, Epoch, EventLog, EventLogs,
-    GameRecord, Games, Lifecycle, MatchRecord, Matches, PlacementRecord, RequestRecord, Requests,
-    StoreError, StoredGame, StoredMatch, TokenHash, TournamentRecord, Tournaments,
-};
+use druids_server::MemoryStore;
 use druids_tests::{TestServer, authed};
 use tokio::sync::mpsc;
 
 use crate::arena::{Arena, arena, limits, register};
-
-/// A deadlock guard, never a measure: each wait below ends as soon as its
-/// condition holds.
-const GUARD: Duration = Duration::from_secs(90);
-
-/// The game creations waiting and done, and how many may pass.
-#[derive(Default)]
-struct Counts {
-    waiting: usize,
-    done: usize,
-    permits: usize,
-    open: bool,
-}
-
-/// Where game creations wait until the test lets them through.
-#[derive(Default)]
-struct Gate {
-    counts: Mutex<Counts>,
-    changed: Condvar,
-}
-
-impl Gate {
-    fn counts<T>(&self, read: impl FnOnce(&Counts) -> T) -> T {
-        read(&self.counts.lock().unwrap())
-    }
-
-    fn update(&self, change: impl FnOnce(&mut Counts)) {
-        change(&mut self.counts.lock().unwrap());
-        self.changed.notify_all();
-    }
-
-    /// Lets `n` more creations through.
-    fn release(&self, n: usize) {
-        self.update(|c| c.permits += n);
-    }
-
-    /// Lets every creation through from now on (also when a test fails, so
-    /// the server it stops is not stuck).
-    fn open(&self) {
-        self.update(|c| c.open = true);
-    }
-
-    /// Waits (off the async workers) until the counts satisfy `cond`.
-    async fn until(self: &Arc<Self>, what: &str, cond: fn(&Counts) -> bool) {
-        let gate = Arc::clone(self);
-        let waited = tokio::task::spawn_blocking(move || {
-            let counts = gate.counts.lock().unwrap();
-            let (_counts, timeout) = gate
-                .changed
-                .wait_timeout_while(counts, GUARD, |c| !cond(c))
-                .unwrap();
-            !timeout.timed_out()
-        });
-        assert!(waited.await.unwrap(), "never happened: {what}");
-    }
-
-    fn pass(&self) {
-        let mut c = self.counts.lock().unwrap();
-        c.waiting += 1;
-        self.changed.notify_all();
-        while !c.open && c.permits == 0 {
-            c = self.changed.wait(c).unwrap();
-        }
-        if !c.open {
-            c.permits -= 1;
-        }
-        c.waiting -= 1;
-    }
-}
-
-/// Opens the gate when dropped: a failing test does not leave a creation
-/// waiting forever.
-struct OpenOnDrop(Arc<Gate>);
-
-impl Drop for OpenOnDrop {
-    fn drop(&mut self) {
-        self.0.open();
-    }
-}
-
-/// A [`MemoryStore`] whose `create_game` passes the [`Gate`] first.
-struct GatedStore {
-    inner: MemoryStore,
-    gate: Arc<Gate>,
-}
-
-impl Games for GatedStore {
-    fn create_game(&self, game: &GameRecord) -> Result<(), StoreError> {
-        self.gate.pass();
-        let created = self.inner.create_game(game);
-        self.gate.update(|c| c.done += 1);
-        created
-    }
-    fn claim_seat(
-        &self,
-        game_id: &str,
-        seat: Seat,
-        name: &str,
-        token: &TokenHash,
-        request: Option<&RequestRecord>,
-        epoch: Epoch,
-    ) -> Result<(), StoreError> {
-        self.inner
-            .claim_seat(game_id, seat, name, token, request, epoch)
-    }
-    fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
-        self.inner.append_action(game_id, action)
-    }
-    fn finish(
-        &self,
-        game_id: &str,
-        version: u64,
-        outcome: &pb::Outcome,
-        at_ms: u64,
-    ) -> Result<(), StoreError> {
-        self.inner.finish(game_id, version, outcome, at_ms)
-    }
-    fn abandon(&self, game_id: &str, reason: &str, at_ms: u64) -> Result<(), StoreError> {
-        self.inner.abandon(game_id, reason, at_ms)
-    }
-}
-
-impl Lifecycle for GatedStore {
-    fn load_in_play(&self) -> Result<Vec<StoredGame>, StoreError> {
-        self.inner.load_in_play()
-    }
-    fn load_game(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
-        self.inner.load_game(game_id)
-    }
-    fn list_ended(&self, query: &EndedQuery) -> Result<Vec<pb::GameSummary>, StoreError> {
-        self.inner.list_ended(query)
-    }
-    fn ended_ids(&self, after_id: &str, limit: usize) -> Result<Vec<String>, StoreError> {
-        self.inner.ended_ids(after_id, limit)
-    }
-    fn delete_ended_before(&self, before_ms: u64, limit: usize) -> Result<usize, StoreError> {
-        self.inner.delete_ended_before(before_ms, limit)
-    }
-}
-
-impl Requests for GatedStore {
-    fn requests_since(&self, since_ms: u64) -> Result<Vec<RequestRecord>, StoreError> {
-        self.inner.requests_since(since_ms)
-    }
-    fn request(&self, key: &[u8; 32]) -> Result<Option<RequestRecord>, StoreError> {
-        self.inner.request(key)
-    }
-    fn secret(&self) -> Result<[u8; 32], StoreError> {
-        self.inner.secret()
-    }
-}
-
-impl Accounts for GatedStore {
-    fn register_bot(&self, bot: &BotRecord) -> Result<bool, StoreError> {
-        self.inner.register_bot(bot)
-    }
-    fn set_bot_key(&self, bot_id: &str, key_hash: &TokenHash) -> Result<(), StoreError> {
-        self.inner.set_bot_key(bot_id, key_hash)
-    }
-    fn revoke_bot(&self, bot_id: &str, at_ms: u64) -> Result<(), StoreError> {
-        self.inner.revoke_bot(bot_id, at_ms)
-    }
-    fn bots(&self) -> Result<Vec<BotRecord>, StoreError> {
-        self.inner.bots()
-    }
-}
-
-impl Matches for GatedStore {
-    fn create_match(&self, record: &MatchRecord) -> Result<(), StoreError> {
-        self.inner.create_match(record)
-    }
-    fn add_match_game(&self, match_id: &str, index: u32, game_id: &str) -> Result<(), StoreError> {
-        self.inner.add_match_game(match_id, index, game_id)
-    }
-    fn finish_match(
-        &self,
-        match_id: &str,
-        placements: &[PlacementRecord],
-        at_ms: u64,
-    ) -> Result<(), StoreError> {
-        self.inner.finish_match(match_id, placements, at_ms)
-    }
-    fn matches(&self) -> Result<Vec<StoredMatch>, StoreError> {
-        self.inner.matches()
-    }
-    fn save_challenge(&self, challenge: &ChallengeRecord) -> Result<(), StoreError> {
-        self.inner.save_challenge(challenge)
-    }
-    fn remove_challenge(&self, id: &str) -> Result<(), StoreError> {
-        self.inner.remove_challenge(id)
-    }
-    fn challenges(&self) -> Result<Vec<ChallengeRecord>, StoreError> {
-        self.inner.challenges()
-    }
-}
-
-impl Tournaments for GatedStore {
-    fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError> {
-        self.inner.create_tournament(t)
-    }
-    fn finish_tournament(&self, id: &str, at_ms: u64) -> Result<(), StoreError> {
-        self.inner.finish_tournament(id, at_ms)
-    }
-    fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError> {
-        self.inner.tournaments()
-    }
-}
-
-impl EventLogs for GatedStore {
-    fn append_event(
-        &self,
-        log: EventLog,
-        owner: &str,
-        seq: u64,
-        event: &[u8],
-    ) -> Result<(), StoreError> {
-        self.inner.append_event(log, owner, seq, event)
-    }
-    fn events(
-        &self,
-        log: EventLog,
-        owner: &str,
-        from_seq: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        self.inner.events(log, owner, from_seq, limit)
-    }
-    fn last_event(&self, log: EventLog, owner: &str) -> Result<u64, StoreError> {
-        self.inner.last_event(log, owner)
-    }
-}
-
-impl Store for GatedStore {
-    fn is_durable(&self) -> bool {
-        self.inner.is_durable()
-    }
-}
+use crate::gated_store::{GUARD, Gate, Gated, GatedStore, OpenOnDrop};
 
 /// What a seeking bot's stream said: (bot, its first event) or (bot, the
 /// game it was told it plays).
@@ -303,6 +61,7 @@ async fn gated_server() -> (Arc<Gate>, TestServer) {
     let store = GatedStore {
         inner: MemoryStore::default(),
         gate: Arc::clone(&gate),
+        gated: Gated::CreateGame,
     };
     (gate, TestServer::with(Arc::new(store), limits()).await)
 }

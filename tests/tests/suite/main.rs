@@ -39,6 +39,7 @@ mod faults_points;
 mod faults_restart;
 mod faults_test_clock;
 mod games;
+mod gated_store;
 mod hostile;
 mod http_edge;
 mod idle_takeover;

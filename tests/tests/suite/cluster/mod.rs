@@ -38,6 +38,7 @@ macro_rules! on_some_node {
     }};
 }
 
+mod creating;
 mod forwarding;
 mod keyed_retries;
 mod killed_node;
