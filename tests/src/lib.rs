@@ -84,9 +84,15 @@ impl TestServer {
         tls: Option<Tls>,
     ) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("addr");
         let service = Arc::new(Service::new(store, limits, clock).expect("the store opens"));
         service.recover_all().expect("stored games rebuild");
+        TestServer::serving(listener, service, tls)
+    }
+
+    /// Serves `service`, built by the caller (a node of a cluster, say), on
+    /// `listener`.
+    pub fn serving(listener: TcpListener, service: Arc<Service>, tls: Option<Tls>) -> TestServer {
+        let addr = listener.local_addr().expect("addr");
         let (tx, rx) = oneshot::channel();
         let served = Arc::clone(&service);
         let task = tokio::spawn(async move {

@@ -48,7 +48,7 @@ async fn the_upkeep_leaves_a_game_being_created_to_its_creator() {
     let url = format!("http://{}", listener.local_addr().unwrap());
     let node = NodeConfig {
         id: "node-a".into(),
-        advertise: url.clone(),
+        advertise: url,
         lease_ms: 60_000,
     };
     let service = Arc::new(
@@ -63,21 +63,11 @@ async fn the_upkeep_leaves_a_game_being_created_to_its_creator() {
         .expect("a node"),
     );
     service.renew_leases().expect("the node's leases");
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let served = tokio::spawn(druids_server::serve_service(
-        listener,
-        Arc::clone(&service),
-        None,
-        async move {
-            let _ = stopped.await;
-        },
-    ));
+    let server = TestServer::serving(listener, Arc::clone(&service), None);
     // Dropped before the node stops.
     let _open = OpenOnDrop(Arc::clone(&gate));
 
-    let mut client = druids_contract::pb::druids_service_client::DruidsServiceClient::connect(url)
-        .await
-        .expect("the node");
+    let mut client = server.client().await;
     let creating = {
         let mut client = client.clone();
         tokio::spawn(async move {
@@ -141,6 +131,5 @@ async fn the_upkeep_leaves_a_game_being_created_to_its_creator() {
         .expect("an action on the created game")
         .into_inner();
     assert_eq!(played.version, state.version + 1);
-    let _ = stop.send(());
-    served.await.unwrap().expect("the node stops");
+    server.stop().await;
 }
