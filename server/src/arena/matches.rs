@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::duplicate::{self, Outcome};
+use druids_arena::ratings::RatingChange;
 use druids_contract::{Kind, pb};
 use druids_engine::Viewer;
 
@@ -353,13 +354,7 @@ impl Arena {
                 .collect();
             let key = run.pool();
             for change in st.ratings.record(key, &ranks) {
-                let event = pb::bot_event::Event::RatingChanged(pb::RatingChanged {
-                    match_id: run.record.id.clone(),
-                    kind: key.0.number(),
-                    players: key.1,
-                    before: Some(ratings::rating(&change.before)),
-                    after: Some(ratings::rating(&change.after)),
-                });
+                let event = rating_changed(&run.record.id, key, &change);
                 if let Err(e) = self
                     .events
                     .append(self.store.as_ref(), change.bot.0, now, event)
@@ -495,6 +490,22 @@ fn placements(run: &Running) -> Vec<duplicate::Placing> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The `rating_changed` event that `change` in pool `key`, by match
+/// `match_id`, tells its bot.
+pub(super) fn rating_changed(
+    match_id: &str,
+    key: ratings::PoolKey,
+    change: &RatingChange,
+) -> pb::bot_event::Event {
+    pb::bot_event::Event::RatingChanged(pb::RatingChanged {
+        match_id: match_id.to_owned(),
+        kind: key.0.number(),
+        players: key.1,
+        before: Some(ratings::rating(&change.before)),
+        after: Some(ratings::rating(&change.after)),
+    })
 }
 
 pub(super) fn remember(

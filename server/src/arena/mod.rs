@@ -34,6 +34,7 @@ mod matches;
 mod pass;
 mod pools;
 pub mod ratings;
+mod resume;
 mod tournaments;
 mod waiting;
 
@@ -63,11 +64,10 @@ use crate::error::ServiceError;
 use crate::lobby::Lobby;
 use crate::rooms::Rooms;
 use crate::store::StoreError;
-use crate::store::{ArenaStore, EventLog, MatchRecord, StoredMatch};
-use bots::{BotNo, Bots, public_id};
+use crate::store::{ArenaStore, MatchRecord};
+use bots::{BotNo, Bots};
 use events::{Events, TournamentEvents};
 use hourly::Hourly;
-use matches::remember;
 use ratings::{PoolKey, Ratings};
 
 /// What a Seek stream carries.
@@ -230,92 +230,6 @@ impl Arena {
         Ok(arena)
     }
 
-    /// Replays the stored matches: results into the ratings in the order they
-    /// were recorded, unfinished matches back into play.
-    fn resume(&self, stored: Vec<StoredMatch>) {
-        let mut st = self.state();
-        let mut finished: Vec<(u64, u64, StoredMatch)> = Vec::new();
-        for (seq, m) in stored.into_iter().enumerate() {
-            let seq = seq as u64;
-            st.next_match = seq + 1;
-            if m.record.rated {
-                let bots: Vec<BotNo> = m
-                    .record
-                    .bots
-                    .iter()
-                    .filter_map(|b| bots::parse_id(b))
-                    .collect();
-                let key = (m.record.kind, bots.len() as u32);
-                st.ratings.started(key, &bots, m.record.created_unix_ms);
-            }
-            match m.finished_unix_ms {
-                Some(at) => finished.push((at, seq, m)),
-                None => {
-                    let bots: Vec<BotNo> = m
-                        .record
-                        .bots
-                        .iter()
-                        .filter_map(|b| bots::parse_id(b))
-                        .collect();
-                    let told_before = bots
-                        .first()
-                        .map(|&b| self.told_game_ends(b))
-                        .unwrap_or_default();
-                    let running = Running {
-                        bots,
-                        told_before,
-                        outcomes: vec![None; m.record.games as usize],
-                        game_ids: m.game_ids,
-                        streams: Vec::new(),
-                        record: m.record,
-                    };
-                    for (i, id) in running.game_ids.iter().enumerate() {
-                        self.seats.insert(id.clone(), running.seating(i));
-                    }
-                    for &b in &running.bots {
-                        *st.playing.entry(b).or_default() += 1;
-                    }
-                    st.matches.insert(seq, running);
-                }
-            }
-        }
-        // The order `tick` records results in: by time, then by match id.
-        finished.sort_by(|(a, _, m), (b, _, n)| (a, &m.record.id).cmp(&(b, &n.record.id)));
-        for (_, _, m) in finished {
-            let bots: Vec<BotNo> = m
-                .record
-                .bots
-                .iter()
-                .filter_map(|b| bots::parse_id(b))
-                .collect();
-            for (i, id) in m.game_ids.iter().enumerate() {
-                let k = bots.len().max(1);
-                let seating = (0..bots.len()).map(|s| bots[(s + i) % k]).collect();
-                self.ended(id.clone(), seating);
-            }
-            let placements = m.placements.unwrap_or_default();
-            if m.record.rated && !placements.is_empty() {
-                let ranks: Vec<(BotNo, u32)> = placements
-                    .iter()
-                    .filter_map(|p| Some((bots::parse_id(&p.bot_id)?, p.rank)))
-                    .collect();
-                st.ratings
-                    .record((m.record.kind, ranks.len() as u32), &ranks);
-            }
-            let summary = self.finished_message(&m.record.id, &placements);
-            for p in &placements {
-                if let Some(no) = bots::parse_id(&p.bot_id) {
-                    remember(&mut st.recent, no, summary.clone());
-                }
-            }
-        }
-        let limit = self.settings.bot_max_games;
-        let loads: Vec<(BotNo, u32)> = st.playing.iter().map(|(&b, &n)| (b, n)).collect();
-        for (bot, n) in loads {
-            st.pool.set_load(BotId(bot), n, limit);
-        }
-    }
-
     /// Stops serving: another node took the arena's work over. Open seeks
     /// and event streams end with `UNAVAILABLE` / `GAME_MOVED`, so their
     /// clients open them again, on any node.
@@ -330,34 +244,6 @@ impl Arena {
     /// Turns true when the arena is closed ([`Arena::close`]).
     pub fn moved(&self) -> tokio::sync::watch::Receiver<bool> {
         self.moved.subscribe()
-    }
-
-    /// The games whose end bot `bot` was told lately (its last events: a
-    /// match running at a restart is among them).
-    fn told_game_ends(&self, bot: BotNo) -> HashSet<String> {
-        const RECENT: u64 = 512;
-        let id = public_id(bot);
-        let read = || -> Result<Vec<pb::BotEvent>, StoreError> {
-            let last = self.store.last_event(EventLog::Bot, &id)?;
-            let from = last.saturating_sub(RECENT - 1).max(1);
-            let rows = self
-                .store
-                .events(EventLog::Bot, &id, from, RECENT as usize)?;
-            events::decode(rows, "bot")
-        };
-        match read() {
-            Ok(events) => events
-                .into_iter()
-                .filter_map(|e| match e.event {
-                    Some(pb::bot_event::Event::GameFinished(g)) => Some(g.game_id),
-                    _ => None,
-                })
-                .collect(),
-            Err(e) => {
-                tracing::warn!("cannot read a bot's events: {e}");
-                HashSet::new()
-            }
-        }
     }
 
     fn state(&self) -> MutexGuard<'_, State> {

@@ -58,11 +58,7 @@ async fn seek(server: &TestServer, bot: usize, key: String, heard: mpsc::Unbound
 /// A server over a [`GatedStore`], and its gate.
 async fn gated_server() -> (Arc<Gate>, TestServer) {
     let gate = Arc::new(Gate::default());
-    let store = GatedStore {
-        inner: MemoryStore::default(),
-        gate: Arc::clone(&gate),
-        gated: Gated::CreateGame,
-    };
+    let store = GatedStore::new(MemoryStore::default(), Arc::clone(&gate), Gated::CreateGame);
     (gate, TestServer::with(Arc::new(store), limits()).await)
 }
 

@@ -1,7 +1,9 @@
 //! A real store with one call that waits at a gate the test opens: what a
 //! test checks is the order of events around that call, never how long
-//! anything took.
+//! anything took. Or a store that goes dark after one call, as for a node
+//! killed right after making it.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -98,16 +100,30 @@ impl Drop for OpenOnDrop {
 pub(crate) enum Gated {
     CreateGame,
     AppendAction,
+    /// No wait: once a match's result is stored, every bot event is
+    /// refused, as by a node killed right after storing it.
+    BotEventsAfterMatchEnd,
 }
 
 /// A real store whose `gated` call passes the [`Gate`] first.
 pub(crate) struct GatedStore<S> {
-    pub(crate) inner: S,
-    pub(crate) gate: Arc<Gate>,
-    pub(crate) gated: Gated,
+    inner: S,
+    gate: Arc<Gate>,
+    gated: Gated,
+    /// Set once [`Gated::BotEventsAfterMatchEnd`] refuses bot events.
+    dark: AtomicBool,
 }
 
 impl<S> GatedStore<S> {
+    pub(crate) fn new(inner: S, gate: Arc<Gate>, gated: Gated) -> Self {
+        GatedStore {
+            inner,
+            gate,
+            gated,
+            dark: AtomicBool::new(false),
+        }
+    }
+
     /// `call` through the gate if it is the gated one.
     fn through<T>(&self, call: Gated, f: impl FnOnce() -> T) -> T {
         if call != self.gated {
@@ -213,7 +229,11 @@ impl<S: Store> Matches for GatedStore<S> {
         placements: &[PlacementRecord],
         at_ms: u64,
     ) -> Result<(), StoreError> {
-        self.inner.finish_match(match_id, placements, at_ms)
+        self.inner.finish_match(match_id, placements, at_ms)?;
+        if self.gated == Gated::BotEventsAfterMatchEnd {
+            self.dark.store(true, Ordering::SeqCst);
+        }
+        Ok(())
     }
     fn matches(&self) -> Result<Vec<StoredMatch>, StoreError> {
         self.inner.matches()
@@ -249,6 +269,14 @@ impl<S: Store> EventLogs for GatedStore<S> {
         seq: u64,
         event: &[u8],
     ) -> Result<(), StoreError> {
+        if log == EventLog::Bot && self.dark.load(Ordering::SeqCst) {
+            return Err(StoreError::Database {
+                op: "appending an event",
+                source: Arc::new(std::io::Error::other(
+                    "the node stopped after a match's end",
+                )),
+            });
+        }
         self.inner.append_event(log, owner, seq, event)
     }
     fn events(

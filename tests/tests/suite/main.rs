@@ -11,6 +11,7 @@ mod arena_duplicate_restart;
 mod arena_heartbeats;
 mod arena_house;
 mod arena_kits;
+mod arena_match_end_told;
 mod arena_pass;
 mod arena_pools;
 mod arena_quotas;

@@ -38,11 +38,11 @@ async fn the_upkeep_leaves_a_game_being_created_to_its_creator() {
 
     let db = TestDb::new(Backend::Postgres, "cluster_creating");
     let gate = Arc::new(Gate::default());
-    let store = GatedStore {
-        inner: PostgresStore::open(db.pg_url(), Sync::Full).expect("the database"),
-        gate: Arc::clone(&gate),
-        gated: Gated::AppendAction,
-    };
+    let store = GatedStore::new(
+        PostgresStore::open(db.pg_url(), Sync::Full).expect("the database"),
+        Arc::clone(&gate),
+        Gated::AppendAction,
+    );
     let leases = Arc::new(PostgresStore::open(db.pg_url(), Sync::Full).expect("the database"));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
