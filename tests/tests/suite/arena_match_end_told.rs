@@ -8,19 +8,33 @@ use std::sync::Arc;
 
 use druids_contract::pb;
 use druids_contract::pb::bot_event::Event;
-use druids_store::sqlite::SqliteStore;
-use druids_store::{EventLog, EventLogs, Sync};
+use druids_server::Store;
+use druids_store::EventLog;
 use druids_tests::TestServer;
 use prost::Message;
 
 use crate::arena::{arena, bot_events_until, limits, register, seek_and_play};
 use crate::gated_store::{Gate, Gated, GatedStore};
+use crate::stores::{Backend, TestDb, on_each_store_threaded};
+
+on_each_store_threaded!(a_match_end_stored_but_untold_is_told_once_at_the_next_start);
+
+/// The database's store, refusing every bot event once a match's result is
+/// stored: a node killed right then.
+fn stopping_after_a_match_end(backend: Backend, db: &TestDb) -> Arc<dyn Store> {
+    let gate = Arc::new(Gate::default());
+    let gated = Gated::BotEventsAfterMatchEnd;
+    match backend {
+        Backend::Postgres => Arc::new(GatedStore::new(db.postgres(), gate, gated)),
+        _ => Arc::new(GatedStore::new(db.sqlite(), gate, gated)),
+    }
+}
 
 /// How many `match_finished` and `rating_changed` of match `id` bot `bot`'s
 /// stored log holds.
-fn told(store: &SqliteStore, bot: &str, id: &str) -> (usize, usize) {
+fn told(db: &TestDb, bot: &str, id: &str) -> (usize, usize) {
     let mut counts = (0, 0);
-    for (_, bytes) in store.events(EventLog::Bot, bot, 1, 100_000).unwrap() {
+    for (_, bytes) in db.open().events(EventLog::Bot, bot, 1, 100_000).unwrap() {
         match pb::BotEvent::decode(bytes.as_slice()).unwrap().event {
             Some(Event::MatchFinished(f)) if f.match_id == id => counts.0 += 1,
             Some(Event::RatingChanged(r)) if r.match_id == id => counts.1 += 1,
@@ -30,22 +44,12 @@ fn told(store: &SqliteStore, bot: &str, id: &str) -> (usize, usize) {
     counts
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_match_end_stored_but_untold_is_told_once_at_the_next_start() {
-    let dir = std::env::temp_dir().join(format!("druids-match-end-told-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let db = dir.join("arena.db");
-    let open = || SqliteStore::open(&db, Sync::Normal).unwrap();
+async fn a_match_end_stored_but_untold_is_told_once_at_the_next_start(backend: Backend) {
+    let db = TestDb::new(backend, "match_end_told");
 
     // A rated match played to its end on a node whose store takes no bot
     // event once the match's result is stored: as if it were killed then.
-    let dark = GatedStore::new(
-        open(),
-        Arc::new(Gate::default()),
-        Gated::BotEventsAfterMatchEnd,
-    );
-    let server = TestServer::with(Arc::new(dark), limits()).await;
+    let server = TestServer::with(stopping_after_a_match_end(backend, &db), limits()).await;
     let mut a = arena(&server).await;
     let (ada, ada_key) = register(&mut a, "ada").await;
     let (bob, bob_key) = register(&mut a, "bob").await;
@@ -63,40 +67,34 @@ async fn a_match_end_stored_but_untold_is_told_once_at_the_next_start() {
     let id = first.match_id;
     server.stop().await;
     for bot in [&ada, &bob] {
-        assert_eq!(told(&open(), bot, &id), (0, 0), "{bot} was not told");
+        assert_eq!(told(&db, bot, &id), (0, 0), "{bot} was not told");
     }
 
     // The next start tells both bots, which read it from their logs.
-    let server = TestServer::with(Arc::new(open()), limits()).await;
+    let server = TestServer::with(db.open(), limits()).await;
     let mut a = arena(&server).await;
     for key in [&ada_key, &bob_key] {
+        let end = |e: &pb::BotEvent| match &e.event {
+            Some(Event::MatchFinished(f)) if f.match_id == id => Some(f.clone()),
+            _ => None,
+        };
+        let rating = |e: &pb::BotEvent| match &e.event {
+            Some(Event::RatingChanged(r)) => r.match_id == id,
+            _ => false,
+        };
         let events = bot_events_until(&mut a, key, |events| {
-            let both = |e: &pb::BotEvent| match &e.event {
-                Some(Event::MatchFinished(f)) => f.match_id == id,
-                _ => false,
-            };
-            events.iter().any(both)
-                && events
-                    .iter()
-                    .any(|e| matches!(&e.event, Some(Event::RatingChanged(r)) if r.match_id == id))
+            events.iter().any(|e| end(e).is_some()) && events.iter().any(rating)
         })
         .await;
-        let end = events
-            .iter()
-            .find_map(|e| match &e.event {
-                Some(Event::MatchFinished(f)) => Some(f.clone()),
-                _ => None,
-            })
-            .unwrap();
+        let end = events.iter().find_map(end).expect("the match's end");
         assert_eq!(end.placements.len(), 2, "{end:?}");
     }
     server.stop().await;
 
     // Told once: that start and one more leave one of each in each log.
-    let server = TestServer::with(Arc::new(open()), limits()).await;
+    let server = TestServer::with(db.open(), limits()).await;
     server.stop().await;
     for bot in [&ada, &bob] {
-        assert_eq!(told(&open(), bot, &id), (1, 1), "{bot} was told once");
+        assert_eq!(told(&db, bot, &id), (1, 1), "{bot} was told once");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
