@@ -3,7 +3,7 @@
 //! the dice gate of [`gate`]), its result recorded, the ratings updated and
 //! its bots told.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use druids_arena::pairing::BotId;
@@ -135,7 +135,7 @@ impl Arena {
         };
         Running {
             outcomes: vec![None; games as usize],
-            told_before: HashSet::new(),
+            told_before: HashMap::new(),
             record,
             bots,
             game_ids: Vec::new(),
@@ -223,10 +223,7 @@ impl Arena {
                         .map(|o| (u32::from(o.rank), o.score))
                         .collect()
                 };
-                if !run.told_before.contains(game_id) {
-                    let id = run.record.id.clone();
-                    self.game_over(&id, game_id, index, &seating, &by_seat, now);
-                }
+                self.game_over(run, game_id, index, &by_seat, now);
                 run.outcomes[index] = Some(results);
             }
             rooms.push(room);
@@ -291,20 +288,28 @@ impl Arena {
         true
     }
 
-    /// Tells the bots of game `index` (`game_id`) of match `match_id` how it
-    /// went: each seat's rank and score (rank 0: abandoned).
+    /// Tells the bots of game `index` (`game_id`) of `run` how it went:
+    /// each seat's rank and score (rank 0: abandoned); not the bots told
+    /// before a restart.
     fn game_over(
         &self,
-        match_id: &str,
+        run: &Running,
         game_id: &str,
         index: usize,
-        seating: &[BotNo],
         by_seat: &[(u32, i64)],
         now: u64,
     ) {
+        let seating = run.seating(index);
         for (seat, (&bot, &(rank, score))) in seating.iter().zip(by_seat).enumerate() {
+            if run
+                .told_before
+                .get(&bot)
+                .is_some_and(|g| g.contains(game_id))
+            {
+                continue;
+            }
             let event = pb::bot_event::Event::GameFinished(pb::MatchGameFinished {
-                match_id: match_id.to_owned(),
+                match_id: run.record.id.clone(),
                 game_id: game_id.to_owned(),
                 index: index as u32,
                 seat: seat as u32,

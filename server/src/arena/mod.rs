@@ -113,8 +113,9 @@ struct Running {
     /// Each ended game's result by bot, by index (empty: abandoned, and the
     /// match is void); recorded and told once.
     outcomes: Vec<Option<Vec<Outcome>>>,
-    /// Games whose end its bots were told before a restart: not told again.
-    told_before: HashSet<String>,
+    /// The games whose end each of its bots was told before a restart: not
+    /// told again (a holder may stop between telling one bot and the next).
+    told_before: HashMap<BotNo, HashSet<String>>,
     /// The bots' Seek streams, by bot (none after a restart, or for a match
     /// not formed by the pool).
     streams: Vec<Option<SeekSender>>,

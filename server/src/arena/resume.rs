@@ -39,6 +39,8 @@ impl Arena {
     pub(super) fn resume(&self, stored: Vec<StoredMatch>) {
         let mut st = self.state();
         let mut finished: Vec<(u64, StoredMatch)> = Vec::new();
+        // Each bot's log read once (`None`: unreadable).
+        let mut told: HashMap<BotNo, Option<Told>> = HashMap::new();
         for (seq, m) in stored.into_iter().enumerate() {
             let seq = seq as u64;
             st.next_match = seq + 1;
@@ -50,10 +52,12 @@ impl Arena {
             let Some(at) = m.finished_unix_ms else {
                 // Unread, a game's end may be told again: better than never.
                 let told_before = bots
-                    .first()
-                    .and_then(|&b| self.told(b))
-                    .map(|t| t.game_ends)
-                    .unwrap_or_default();
+                    .iter()
+                    .filter_map(|&b| {
+                        let told = told.entry(b).or_insert_with(|| self.told(b));
+                        Some((b, told.as_ref()?.game_ends.clone()))
+                    })
+                    .collect();
                 let running = Running {
                     bots,
                     told_before,
@@ -76,7 +80,6 @@ impl Arena {
         // The order `tick` records results in: by time, then by match id.
         finished.sort_by(|(a, m), (b, n)| (a, &m.record.id).cmp(&(b, &n.record.id)));
         let checked_from = finished.len().saturating_sub(CHECKED_ENDS);
-        let mut told = HashMap::new();
         let now = self.clock.now_ms();
         for (i, (_, m)) in finished.into_iter().enumerate() {
             let bots = match_bots(&m);

@@ -1,7 +1,7 @@
 //! A real store with one call that waits at a gate the test opens: what a
 //! test checks is the order of events around that call, never how long
-//! anything took. Or a store that goes dark after one call, as for a node
-//! killed right after making it.
+//! anything took. Or a store that takes no write after a given one, as for a
+//! node killed right after making it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -15,6 +15,7 @@ use druids_store::{
     GameRecord, Games, Lifecycle, MatchRecord, Matches, PlacementRecord, RequestRecord, Requests,
     StoreError, StoredGame, StoredMatch, TokenHash, TournamentRecord, Tournaments,
 };
+use prost::Message;
 
 /// A deadlock guard, never a measure: each wait ends as soon as its
 /// condition holds.
@@ -100,9 +101,12 @@ impl Drop for OpenOnDrop {
 pub(crate) enum Gated {
     CreateGame,
     AppendAction,
-    /// No wait: once a match's result is stored, every bot event is
-    /// refused, as by a node killed right after storing it.
-    BotEventsAfterMatchEnd,
+    /// No wait: once a match's result is stored, every write is refused,
+    /// as for a node killed right after storing it.
+    WritesAfterMatchEnd,
+    /// No wait: once a bot's log holds a `game_finished`, every write is
+    /// refused, as for a node killed right after telling one bot.
+    WritesAfterGameEndTold,
 }
 
 /// A real store whose `gated` call passes the [`Gate`] first.
@@ -110,7 +114,8 @@ pub(crate) struct GatedStore<S> {
     inner: S,
     gate: Arc<Gate>,
     gated: Gated,
-    /// Set once [`Gated::BotEventsAfterMatchEnd`] refuses bot events.
+    /// Set once a `Writes…` gate refuses writes (the gate's `done` counts
+    /// it, for the test to wait on).
     dark: AtomicBool,
 }
 
@@ -121,6 +126,24 @@ impl<S> GatedStore<S> {
             gate,
             gated,
             dark: AtomicBool::new(false),
+        }
+    }
+
+    /// A write, refused once the store is dark.
+    fn write<T>(&self, f: impl FnOnce() -> Result<T, StoreError>) -> Result<T, StoreError> {
+        if self.dark.load(Ordering::SeqCst) {
+            return Err(StoreError::Database {
+                op: "writing",
+                source: Arc::new(std::io::Error::other("the node stopped")),
+            });
+        }
+        f()
+    }
+
+    /// Refuses every write from now on if `after` is the gated one.
+    fn darken_after(&self, after: Gated) {
+        if self.gated == after && !self.dark.swap(true, Ordering::SeqCst) {
+            self.gate.update(|c| c.done += 1);
         }
     }
 
@@ -138,7 +161,7 @@ impl<S> GatedStore<S> {
 
 impl<S: Store> Games for GatedStore<S> {
     fn create_game(&self, game: &GameRecord) -> Result<(), StoreError> {
-        self.through(Gated::CreateGame, || self.inner.create_game(game))
+        self.write(|| self.through(Gated::CreateGame, || self.inner.create_game(game)))
     }
     fn claim_seat(
         &self,
@@ -149,12 +172,16 @@ impl<S: Store> Games for GatedStore<S> {
         request: Option<&RequestRecord>,
         epoch: Epoch,
     ) -> Result<(), StoreError> {
-        self.inner
-            .claim_seat(game_id, seat, name, token, request, epoch)
+        self.write(|| {
+            self.inner
+                .claim_seat(game_id, seat, name, token, request, epoch)
+        })
     }
     fn append_action(&self, game_id: &str, action: &ActionRecord) -> Result<(), StoreError> {
-        self.through(Gated::AppendAction, || {
-            self.inner.append_action(game_id, action)
+        self.write(|| {
+            self.through(Gated::AppendAction, || {
+                self.inner.append_action(game_id, action)
+            })
         })
     }
     fn finish(
@@ -164,10 +191,10 @@ impl<S: Store> Games for GatedStore<S> {
         outcome: &pb::Outcome,
         at_ms: u64,
     ) -> Result<(), StoreError> {
-        self.inner.finish(game_id, version, outcome, at_ms)
+        self.write(|| self.inner.finish(game_id, version, outcome, at_ms))
     }
     fn abandon(&self, game_id: &str, reason: &str, at_ms: u64) -> Result<(), StoreError> {
-        self.inner.abandon(game_id, reason, at_ms)
+        self.write(|| self.inner.abandon(game_id, reason, at_ms))
     }
 }
 
@@ -185,7 +212,7 @@ impl<S: Store> Lifecycle for GatedStore<S> {
         self.inner.ended_ids(after_id, limit)
     }
     fn delete_ended_before(&self, before_ms: u64, limit: usize) -> Result<usize, StoreError> {
-        self.inner.delete_ended_before(before_ms, limit)
+        self.write(|| self.inner.delete_ended_before(before_ms, limit))
     }
 }
 
@@ -203,13 +230,13 @@ impl<S: Store> Requests for GatedStore<S> {
 
 impl<S: Store> Accounts for GatedStore<S> {
     fn register_bot(&self, bot: &BotRecord) -> Result<bool, StoreError> {
-        self.inner.register_bot(bot)
+        self.write(|| self.inner.register_bot(bot))
     }
     fn set_bot_key(&self, bot_id: &str, key_hash: &TokenHash) -> Result<(), StoreError> {
-        self.inner.set_bot_key(bot_id, key_hash)
+        self.write(|| self.inner.set_bot_key(bot_id, key_hash))
     }
     fn revoke_bot(&self, bot_id: &str, at_ms: u64) -> Result<(), StoreError> {
-        self.inner.revoke_bot(bot_id, at_ms)
+        self.write(|| self.inner.revoke_bot(bot_id, at_ms))
     }
     fn bots(&self) -> Result<Vec<BotRecord>, StoreError> {
         self.inner.bots()
@@ -218,10 +245,10 @@ impl<S: Store> Accounts for GatedStore<S> {
 
 impl<S: Store> Matches for GatedStore<S> {
     fn create_match(&self, record: &MatchRecord) -> Result<(), StoreError> {
-        self.inner.create_match(record)
+        self.write(|| self.inner.create_match(record))
     }
     fn add_match_game(&self, match_id: &str, index: u32, game_id: &str) -> Result<(), StoreError> {
-        self.inner.add_match_game(match_id, index, game_id)
+        self.write(|| self.inner.add_match_game(match_id, index, game_id))
     }
     fn finish_match(
         &self,
@@ -229,20 +256,18 @@ impl<S: Store> Matches for GatedStore<S> {
         placements: &[PlacementRecord],
         at_ms: u64,
     ) -> Result<(), StoreError> {
-        self.inner.finish_match(match_id, placements, at_ms)?;
-        if self.gated == Gated::BotEventsAfterMatchEnd {
-            self.dark.store(true, Ordering::SeqCst);
-        }
+        self.write(|| self.inner.finish_match(match_id, placements, at_ms))?;
+        self.darken_after(Gated::WritesAfterMatchEnd);
         Ok(())
     }
     fn matches(&self) -> Result<Vec<StoredMatch>, StoreError> {
         self.inner.matches()
     }
     fn save_challenge(&self, challenge: &ChallengeRecord) -> Result<(), StoreError> {
-        self.inner.save_challenge(challenge)
+        self.write(|| self.inner.save_challenge(challenge))
     }
     fn remove_challenge(&self, id: &str) -> Result<(), StoreError> {
-        self.inner.remove_challenge(id)
+        self.write(|| self.inner.remove_challenge(id))
     }
     fn challenges(&self) -> Result<Vec<ChallengeRecord>, StoreError> {
         self.inner.challenges()
@@ -251,10 +276,10 @@ impl<S: Store> Matches for GatedStore<S> {
 
 impl<S: Store> Tournaments for GatedStore<S> {
     fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError> {
-        self.inner.create_tournament(t)
+        self.write(|| self.inner.create_tournament(t))
     }
     fn finish_tournament(&self, id: &str, at_ms: u64) -> Result<(), StoreError> {
-        self.inner.finish_tournament(id, at_ms)
+        self.write(|| self.inner.finish_tournament(id, at_ms))
     }
     fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError> {
         self.inner.tournaments()
@@ -269,15 +294,15 @@ impl<S: Store> EventLogs for GatedStore<S> {
         seq: u64,
         event: &[u8],
     ) -> Result<(), StoreError> {
-        if log == EventLog::Bot && self.dark.load(Ordering::SeqCst) {
-            return Err(StoreError::Database {
-                op: "appending an event",
-                source: Arc::new(std::io::Error::other(
-                    "the node stopped after a match's end",
-                )),
-            });
+        self.write(|| self.inner.append_event(log, owner, seq, event))?;
+        let game_end = || {
+            let told = pb::BotEvent::decode(event).map(|e| e.event);
+            matches!(told, Ok(Some(pb::bot_event::Event::GameFinished(_))))
+        };
+        if log == EventLog::Bot && game_end() {
+            self.darken_after(Gated::WritesAfterGameEndTold);
         }
-        self.inner.append_event(log, owner, seq, event)
+        Ok(())
     }
     fn events(
         &self,
