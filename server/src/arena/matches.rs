@@ -149,14 +149,7 @@ impl Arena {
     /// no lock: the match is not in the arena's state yet.
     pub(super) fn open_match(&self, run: &mut Running, now: u64) -> Result<(), StoreError> {
         self.store.create_match(&run.record)?;
-        let started = pb::MatchStarted {
-            match_id: run.record.id.clone(),
-            kind: run.record.kind.number(),
-            players: run.bots.len() as u32,
-            rated: run.record.rated,
-            games: run.record.games,
-            bots: run.bots.iter().map(|&b| self.bots().reference(b)).collect(),
-        };
+        let started = self.match_started(run);
         self.announce(
             run,
             now,
@@ -167,6 +160,18 @@ impl Arena {
         // die of the shared sequence can be rolled in every game together.
         while run.game_ids.len() < run.record.games as usize && self.start_game(run, now) {}
         Ok(())
+    }
+
+    /// What match `run`'s bots are told when it starts.
+    pub(super) fn match_started(&self, run: &Running) -> pb::MatchStarted {
+        pb::MatchStarted {
+            match_id: run.record.id.clone(),
+            kind: run.record.kind.number(),
+            players: run.bots.len() as u32,
+            rated: run.record.rated,
+            games: run.record.games,
+            bots: run.bots.iter().map(|&b| self.bots().reference(b)).collect(),
+        }
     }
 
     /// Puts recorded match `run` (whose bots' `playing` counts include it)
@@ -270,13 +275,7 @@ impl Arena {
         self.seats.insert(game_id.clone(), seating.clone());
         run.game_ids.push(game_id.clone());
         for (seat, &bot) in seating.iter().enumerate() {
-            let game = pb::MatchGame {
-                match_id: run.record.id.clone(),
-                game_id: game_id.clone(),
-                seat: seat as u32,
-                index: index as u32,
-                options: Some(run.record.options.clone()),
-            };
+            let game = match_game(run, index, &game_id, seat);
             self.tell(
                 run,
                 bot,
@@ -495,6 +494,18 @@ fn placements(run: &Running) -> Vec<duplicate::Placing> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// What the bot in seat `seat` of game `index` (`game_id`) of `run` is told
+/// when the game starts.
+pub(super) fn match_game(run: &Running, index: usize, game_id: &str, seat: usize) -> pb::MatchGame {
+    pb::MatchGame {
+        match_id: run.record.id.clone(),
+        game_id: game_id.to_owned(),
+        seat: seat as u32,
+        index: index as u32,
+        options: Some(run.record.options.clone()),
+    }
 }
 
 /// The `rating_changed` event that `change` in pool `key`, by match

@@ -2,19 +2,22 @@
 //! stored matches replayed (results into the ratings, unfinished matches
 //! back into play) and what a stopped holder left untold told.
 //!
-//! A match's end is stored before its bots are told of it
-//! ([`Arena::finish`]); a holder killed in between leaves a finished match
-//! whose end, and rating changes, some bot never heard. The bots' logs say
-//! what they were told, so the next holder tells the rest, once.
+//! A match is stored before its bots are told it started, each game before
+//! its bots are told of it, a match's end before its bots are told of it
+//! ([`Arena::open_match`], [`Arena::start_game`], [`Arena::finish`]), and a
+//! game's bots are told of its end one after another. A holder killed in
+//! between leaves something some bot never heard. The bots' logs say what
+//! they were told, so the next holder tells the rest, once.
 
 use std::collections::{HashMap, HashSet};
 
 use druids_arena::pairing::BotId;
 use druids_contract::pb;
+use pb::bot_event::Event;
 
 use super::bots::{self, BotNo, public_id};
-use super::matches::{rating_changed, remember};
-use super::{Arena, Running, events};
+use super::matches::{match_game, rating_changed, remember};
+use super::{Arena, Running, State, events};
 use crate::store::{EventLog, StoreError, StoredMatch};
 
 /// The last finished matches whose bots' logs are checked: a holder stops
@@ -27,20 +30,36 @@ const RECENT_EVENTS: u64 = 512;
 /// What a bot's last events told it, by game or match id.
 #[derive(Default)]
 struct Told {
+    /// When the first event read was told; `None`: the log was read from its
+    /// start.
+    since_ms: Option<u64>,
+    match_starts: HashSet<String>,
+    game_starts: HashSet<String>,
     game_ends: HashSet<String>,
     match_ends: HashSet<String>,
     rating_changes: HashSet<String>,
 }
 
+impl Told {
+    /// Whether the events read reach back to `at_ms`: what they lack from
+    /// then on was not told (an older event may lie before them).
+    fn reaches(&self, at_ms: u64) -> bool {
+        self.since_ms.is_none_or(|since| since <= at_ms)
+    }
+}
+
+/// The bots' logs, each read once while resuming (`None`: unreadable).
+type ToldCache = HashMap<BotNo, Option<Told>>;
+
 impl Arena {
     /// Replays the stored matches: results into the ratings in the order they
     /// were recorded, unfinished matches back into play; tells the bots of
-    /// the last finished matches what they were not told.
+    /// the unfinished and the last finished matches what they were not told.
     pub(super) fn resume(&self, stored: Vec<StoredMatch>) {
         let mut st = self.state();
+        let mut told = ToldCache::new();
+        let now = self.clock.now_ms();
         let mut finished: Vec<(u64, StoredMatch)> = Vec::new();
-        // Each bot's log read once (`None`: unreadable).
-        let mut told: HashMap<BotNo, Option<Told>> = HashMap::new();
         for (seq, m) in stored.into_iter().enumerate() {
             let seq = seq as u64;
             st.next_match = seq + 1;
@@ -49,80 +68,17 @@ impl Arena {
                 let key = (m.record.kind, bots.len() as u32);
                 st.ratings.started(key, &bots, m.record.created_unix_ms);
             }
-            let Some(at) = m.finished_unix_ms else {
-                // Unread, a game's end may be told again: better than never.
-                let told_before = bots
-                    .iter()
-                    .filter_map(|&b| {
-                        let told = told.entry(b).or_insert_with(|| self.told(b));
-                        Some((b, told.as_ref()?.game_ends.clone()))
-                    })
-                    .collect();
-                let running = Running {
-                    bots,
-                    told_before,
-                    outcomes: vec![None; m.record.games as usize],
-                    game_ids: m.game_ids,
-                    streams: Vec::new(),
-                    record: m.record,
-                };
-                for (i, id) in running.game_ids.iter().enumerate() {
-                    self.seats.insert(id.clone(), running.seating(i));
-                }
-                for &b in &running.bots {
-                    *st.playing.entry(b).or_default() += 1;
-                }
-                st.matches.insert(seq, running);
-                continue;
-            };
-            finished.push((at, m));
+            match m.finished_unix_ms {
+                Some(at) => finished.push((at, m)),
+                None => self.resume_running(&mut st, seq, m, &mut told, now),
+            }
         }
         // The order `tick` records results in: by time, then by match id.
         finished.sort_by(|(a, m), (b, n)| (a, &m.record.id).cmp(&(b, &n.record.id)));
         let checked_from = finished.len().saturating_sub(CHECKED_ENDS);
-        let now = self.clock.now_ms();
-        for (i, (_, m)) in finished.into_iter().enumerate() {
-            let bots = match_bots(&m);
-            for (i, id) in m.game_ids.iter().enumerate() {
-                let k = bots.len().max(1);
-                let seating = (0..bots.len()).map(|s| bots[(s + i) % k]).collect();
-                self.ended(id.clone(), seating);
-            }
-            let placements = m.placements.unwrap_or_default();
-            let key = (m.record.kind, placements.len() as u32);
-            let changes = if m.record.rated && !placements.is_empty() {
-                let ranks: Vec<(BotNo, u32)> = placements
-                    .iter()
-                    .filter_map(|p| Some((bots::parse_id(&p.bot_id)?, p.rank)))
-                    .collect();
-                st.ratings.record(key, &ranks)
-            } else {
-                Vec::new()
-            };
-            let summary = self.finished_message(&m.record.id, &placements);
-            for &b in &bots {
-                remember(&mut st.recent, b, summary.clone());
-            }
-            if i >= checked_from {
-                let id = &m.record.id;
-                for &b in &bots {
-                    let told = told.entry(b).or_insert_with(|| self.told(b));
-                    if told.as_ref().is_some_and(|t| !t.match_ends.contains(id)) {
-                        let event = pb::bot_event::Event::MatchFinished(summary.clone());
-                        self.tell_late(b, now, event);
-                    }
-                }
-                for change in &changes {
-                    let b = change.bot.0;
-                    let told = told.entry(b).or_insert_with(|| self.told(b));
-                    if told
-                        .as_ref()
-                        .is_some_and(|t| !t.rating_changes.contains(id))
-                    {
-                        self.tell_late(b, now, rating_changed(id, key, change));
-                    }
-                }
-            }
+        for (i, (at, m)) in finished.into_iter().enumerate() {
+            let untold = (i >= checked_from).then_some(&mut told);
+            self.replay_finished(&mut st, m, at, untold, now);
         }
         let limit = self.settings.bot_max_games;
         let loads: Vec<(BotNo, u32)> = st.playing.iter().map(|(&b, &n)| (b, n)).collect();
@@ -131,35 +87,167 @@ impl Arena {
         }
     }
 
+    /// Puts unfinished match `m` back into play as match `seq`, telling its
+    /// bots its start and its games' starts where their logs lack them.
+    fn resume_running(
+        &self,
+        st: &mut State,
+        seq: u64,
+        m: StoredMatch,
+        told: &mut ToldCache,
+        now: u64,
+    ) {
+        let bots = match_bots(&m);
+        // Unread, a game's end may be told again: better than never.
+        let told_before = bots
+            .iter()
+            .filter_map(|&b| Some((b, self.told(told, b)?.game_ends.clone())))
+            .collect();
+        let running = Running {
+            bots,
+            told_before,
+            outcomes: vec![None; m.record.games as usize],
+            game_ids: m.game_ids,
+            streams: Vec::new(),
+            record: m.record,
+        };
+        self.tell_starts(&running, told, now);
+        for (i, id) in running.game_ids.iter().enumerate() {
+            self.seats.insert(id.clone(), running.seating(i));
+        }
+        for &b in &running.bots {
+            *st.playing.entry(b).or_default() += 1;
+        }
+        st.matches.insert(seq, running);
+    }
+
+    /// Tells the bots of running match `run` its start and its games'
+    /// starts where their logs lack them.
+    fn tell_starts(&self, run: &Running, told: &mut ToldCache, now: u64) {
+        let id = &run.record.id;
+        for &b in &run.bots {
+            let Some(t) = self.told(told, b) else {
+                continue;
+            };
+            // A start told before the events read is not told again.
+            if !t.reaches(run.record.created_unix_ms) {
+                continue;
+            }
+            let match_told = t.match_starts.contains(id);
+            let games: Vec<pb::MatchGame> = (run.game_ids.iter().enumerate())
+                .filter(|(_, game_id)| !t.game_starts.contains(*game_id))
+                .filter_map(|(index, game_id)| {
+                    let seat = run.seating(index).iter().position(|&s| s == b)?;
+                    Some(match_game(run, index, game_id, seat))
+                })
+                .collect();
+            if !match_told {
+                self.tell_late(b, now, Event::MatchStarted(self.match_started(run)));
+            }
+            for game in games {
+                self.tell_late(b, now, Event::GameStarted(game));
+            }
+        }
+    }
+
+    /// Replays finished match `m` (finished at `at`) into the ratings and
+    /// the bots' recent matches; with `untold`, tells its bots its end and
+    /// their rating changes where their logs lack them.
+    fn replay_finished(
+        &self,
+        st: &mut State,
+        m: StoredMatch,
+        at: u64,
+        untold: Option<&mut ToldCache>,
+        now: u64,
+    ) {
+        let bots = match_bots(&m);
+        for (i, id) in m.game_ids.iter().enumerate() {
+            let k = bots.len().max(1);
+            let seating = (0..bots.len()).map(|s| bots[(s + i) % k]).collect();
+            self.ended(id.clone(), seating);
+        }
+        let placements = m.placements.unwrap_or_default();
+        let key = (m.record.kind, placements.len() as u32);
+        let changes = if m.record.rated && !placements.is_empty() {
+            let ranks: Vec<(BotNo, u32)> = placements
+                .iter()
+                .filter_map(|p| Some((bots::parse_id(&p.bot_id)?, p.rank)))
+                .collect();
+            st.ratings.record(key, &ranks)
+        } else {
+            Vec::new()
+        };
+        let summary = self.finished_message(&m.record.id, &placements);
+        for &b in &bots {
+            remember(&mut st.recent, b, summary.clone());
+        }
+        let Some(told) = untold else {
+            return;
+        };
+        let id = &m.record.id;
+        let lacks =
+            |t: &Told, of: fn(&Told) -> &HashSet<String>| t.reaches(at) && !of(t).contains(id);
+        for &b in &bots {
+            if self
+                .told(told, b)
+                .is_some_and(|t| lacks(t, |t| &t.match_ends))
+            {
+                self.tell_late(b, now, Event::MatchFinished(summary.clone()));
+            }
+        }
+        for change in &changes {
+            let b = change.bot.0;
+            if self
+                .told(told, b)
+                .is_some_and(|t| lacks(t, |t| &t.rating_changes))
+            {
+                self.tell_late(b, now, rating_changed(id, key, change));
+            }
+        }
+    }
+
     /// Appends to bot `bot`'s log an event a stopped holder did not.
-    fn tell_late(&self, bot: BotNo, now: u64, event: pb::bot_event::Event) {
+    fn tell_late(&self, bot: BotNo, now: u64, event: Event) {
         if let Err(e) = self.events.append(self.store.as_ref(), bot, now, event) {
             tracing::warn!("cannot record a bot event: {e}");
         }
     }
 
-    /// What bot `bot`'s last events told it; `None` if they cannot be read.
-    fn told(&self, bot: BotNo) -> Option<Told> {
+    /// What bot `bot`'s last events told it, read once into `cache`; `None`
+    /// if they cannot be read.
+    fn told<'c>(&self, cache: &'c mut ToldCache, bot: BotNo) -> Option<&'c Told> {
+        cache
+            .entry(bot)
+            .or_insert_with(|| self.read_told(bot))
+            .as_ref()
+    }
+
+    fn read_told(&self, bot: BotNo) -> Option<Told> {
         let id = public_id(bot);
-        let read = || -> Result<Vec<pb::BotEvent>, StoreError> {
+        let read = || -> Result<(u64, Vec<pb::BotEvent>), StoreError> {
             let last = self.store.last_event(EventLog::Bot, &id)?;
             let from = last.saturating_sub(RECENT_EVENTS - 1).max(1);
             let rows = self
                 .store
                 .events(EventLog::Bot, &id, from, RECENT_EVENTS as usize)?;
-            events::decode(rows, "bot")
+            Ok((from, events::decode(rows, "bot")?))
         };
-        let events = match read() {
-            Ok(events) => events,
+        let (from, events) = match read() {
+            Ok(read) => read,
             Err(e) => {
                 tracing::warn!("cannot read a bot's events: {e}");
                 return None;
             }
         };
-        let mut told = Told::default();
+        let mut told = Told {
+            since_ms: (from > 1).then(|| events.first().map_or(u64::MAX, |e| e.at_unix_ms)),
+            ..Told::default()
+        };
         for event in events.into_iter().filter_map(|e| e.event) {
-            use pb::bot_event::Event;
             match event {
+                Event::MatchStarted(m) => told.match_starts.insert(m.match_id),
+                Event::GameStarted(g) => told.game_starts.insert(g.game_id),
                 Event::GameFinished(g) => told.game_ends.insert(g.game_id),
                 Event::MatchFinished(m) => told.match_ends.insert(m.match_id),
                 Event::RatingChanged(r) => told.rating_changes.insert(r.match_id),

@@ -1,6 +1,8 @@
 //! What the arena's holder stored but did not tell its bots before it
 //! stopped is told at the next start (or by the node taking the arena
 //! over), each bot once: the bots' logs say what they were told.
+//! * A game's start: the game is recorded as the match's first, then its
+//!   bots are told (`game_started`), and they play it after the restart.
 //! * A match's end: its result is stored first, then each bot is told
 //!   (`match_finished`, `rating_changed`).
 //! * A game's end: the holder tells its bots one after another
@@ -18,11 +20,14 @@ use druids_store::EventLog;
 use druids_tests::TestServer;
 use prost::Message;
 
-use crate::arena::{Arena, arena, bot_events_until, limits, register, seek_and_play};
+use crate::arena::{
+    Arena, arena, bot_events_until, follow_events, limits, register, seek_and_play,
+};
 use crate::gated_store::{Gate, Gated, GatedStore};
 use crate::stores::{Backend, TestDb, on_each_store_threaded};
 
 on_each_store_threaded!(
+    a_game_recorded_but_untold_is_told_once_and_played_after_the_next_start,
     a_match_end_stored_but_untold_is_told_once_at_the_next_start,
     a_game_end_told_to_one_bot_is_told_to_the_other_at_the_next_start,
 );
@@ -39,6 +44,8 @@ fn stopping(backend: Backend, db: &TestDb, after: Gated, gate: Arc<Gate>) -> Arc
 /// What bot `bot`'s stored log tells of match `id`.
 #[derive(Debug, Default, PartialEq)]
 struct Told {
+    match_starts: usize,
+    game_starts: usize,
     game_ends: usize,
     match_ends: usize,
     rating_changes: usize,
@@ -48,6 +55,8 @@ fn told(db: &TestDb, bot: &str, id: &str) -> Told {
     let mut told = Told::default();
     for (_, bytes) in db.open().events(EventLog::Bot, bot, 1, 100_000).unwrap() {
         match pb::BotEvent::decode(bytes.as_slice()).unwrap().event {
+            Some(Event::MatchStarted(m)) if m.match_id == id => told.match_starts += 1,
+            Some(Event::GameStarted(g)) if g.match_id == id => told.game_starts += 1,
             Some(Event::GameFinished(g)) if g.match_id == id => told.game_ends += 1,
             Some(Event::MatchFinished(f)) if f.match_id == id => told.match_ends += 1,
             Some(Event::RatingChanged(r)) if r.match_id == id => told.rating_changes += 1,
@@ -57,8 +66,11 @@ fn told(db: &TestDb, bot: &str, id: &str) -> Told {
     told
 }
 
-/// Told of one game, the match's end and its rating change, once each.
+/// Told of the match's start, its one game's start and end, the match's end
+/// and its rating change, once each.
 const ONCE: Told = Told {
+    match_starts: 1,
+    game_starts: 1,
     game_ends: 1,
     match_ends: 1,
     rating_changes: 1,
@@ -72,10 +84,14 @@ const SEEK: pb::SeekRequest = pb::SeekRequest {
     rated: true,
 };
 
-/// Starts the server on `db` again: each bot of `keys` reads from its log
-/// the end of match `id` and its rating change.
+/// Starts the server on `db` again: each bot of `keys` plays the games its
+/// log tells it of and reads from it the end of match `id` and its rating
+/// change.
 async fn restart_and_read_the_end(db: &TestDb, keys: [&str; 2], id: &str) {
     let server = TestServer::with(db.open(), limits()).await;
+    let players: Vec<_> = (keys.iter().enumerate())
+        .map(|(i, key)| tokio::spawn(follow_events(server.url(), key.to_string(), 10 + i as u64)))
+        .collect();
     let mut a = arena(&server).await;
     for key in keys {
         let end = |e: &pb::BotEvent| match &e.event {
@@ -93,6 +109,9 @@ async fn restart_and_read_the_end(db: &TestDb, keys: [&str; 2], id: &str) {
         let end = events.iter().find_map(end).expect("the match's end");
         assert_eq!(end.placements.len(), 2, "{end:?}");
     }
+    for player in players {
+        player.abort();
+    }
     server.stop().await;
     // Told once: one more start tells nothing again.
     TestServer::with(db.open(), limits()).await.stop().await;
@@ -100,6 +119,40 @@ async fn restart_and_read_the_end(db: &TestDb, keys: [&str; 2], id: &str) {
 
 async fn two_bots(a: &mut Arena) -> [(String, String); 2] {
     [register(a, "ada").await, register(a, "bob").await]
+}
+
+async fn a_game_recorded_but_untold_is_told_once_and_played_after_the_next_start(backend: Backend) {
+    let db = TestDb::new(backend, "game_start_told");
+    let gate = Arc::new(Gate::default());
+    let store = stopping(backend, &db, Gated::WritesAfterMatchGame, Arc::clone(&gate));
+    let server = TestServer::with(store, limits()).await;
+    let [(ada, ada_key), (bob, bob_key)] = two_bots(&mut arena(&server).await).await;
+    // The match is told, its game is recorded as its, and then nothing more
+    // is stored: no bot's log says the game started.
+    let seekers = [(&ada_key, 1), (&bob_key, 2)]
+        .map(|(key, seed)| tokio::spawn(seek_and_play(server.url(), key.clone(), SEEK, seed)));
+    gate.until("the match's game is recorded", |c| c.done == 1)
+        .await;
+    for seeker in seekers {
+        seeker.abort();
+    }
+    server.stop().await;
+    let matches = db.open().matches().unwrap();
+    let [m] = matches.as_slice() else {
+        panic!("one match: {matches:?}");
+    };
+    assert_eq!((m.game_ids.len(), m.finished_unix_ms), (1, None));
+    let id = m.record.id.clone();
+    for bot in [&ada, &bob] {
+        let before = told(&db, bot, &id);
+        assert_eq!((before.match_starts, before.game_starts), (1, 0), "{bot}");
+    }
+
+    // Told at the next start, the bots play the game to the match's end.
+    restart_and_read_the_end(&db, [&ada_key, &bob_key], &id).await;
+    for bot in [&ada, &bob] {
+        assert_eq!(told(&db, bot, &id), ONCE, "{bot} was told once");
+    }
 }
 
 async fn a_match_end_stored_but_untold_is_told_once_at_the_next_start(backend: Backend) {

@@ -101,6 +101,9 @@ impl Drop for OpenOnDrop {
 pub(crate) enum Gated {
     CreateGame,
     AppendAction,
+    /// No wait: once a match's game is recorded as its, every write is
+    /// refused, as for a node killed before telling its bots of it.
+    WritesAfterMatchGame,
     /// No wait: once a match's result is stored, every write is refused,
     /// as for a node killed right after storing it.
     WritesAfterMatchEnd,
@@ -248,7 +251,9 @@ impl<S: Store> Matches for GatedStore<S> {
         self.write(|| self.inner.create_match(record))
     }
     fn add_match_game(&self, match_id: &str, index: u32, game_id: &str) -> Result<(), StoreError> {
-        self.write(|| self.inner.add_match_game(match_id, index, game_id))
+        self.write(|| self.inner.add_match_game(match_id, index, game_id))?;
+        self.darken_after(Gated::WritesAfterMatchGame);
+        Ok(())
     }
     fn finish_match(
         &self,
