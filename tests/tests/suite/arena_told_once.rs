@@ -16,13 +16,11 @@ use std::sync::Arc;
 use druids_contract::pb;
 use druids_contract::pb::bot_event::Event;
 use druids_server::Store;
-use druids_store::EventLog;
+use druids_store::{EventLog, StoredMatch};
 use druids_tests::TestServer;
 use prost::Message;
 
-use crate::arena::{
-    Arena, arena, bot_events_until, follow_events, limits, register, seek_and_play,
-};
+use crate::arena::{arena, bot_events_until, follow_events, limits, register, seek_and_play};
 use crate::gated_store::{Gate, Gated, GatedStore};
 use crate::stores::{Backend, TestDb, on_each_store_threaded};
 
@@ -117,105 +115,83 @@ async fn restart_and_read_the_end(db: &TestDb, keys: [&str; 2], id: &str) {
     TestServer::with(db.open(), limits()).await.stop().await;
 }
 
-async fn two_bots(a: &mut Arena) -> [(String, String); 2] {
-    [register(a, "ada").await, register(a, "bob").await]
+/// Plays a match of two new bots on a server over `db` that takes no write
+/// after `after` (`what`), until then: the bots (id, key) and the match.
+async fn play_until_the_stop(
+    backend: Backend,
+    db: &TestDb,
+    after: Gated,
+    what: &str,
+) -> ([(String, String); 2], StoredMatch) {
+    let gate = Arc::new(Gate::default());
+    let store = stopping(backend, db, after, Arc::clone(&gate));
+    let server = TestServer::with(store, limits()).await;
+    let mut a = arena(&server).await;
+    let bots = [register(&mut a, "ada").await, register(&mut a, "bob").await];
+    let seekers = [(&bots[0].1, 1), (&bots[1].1, 2)]
+        .map(|(key, seed)| tokio::spawn(seek_and_play(server.url(), key.clone(), SEEK, seed)));
+    gate.until(what, |c| c.done == 1).await;
+    for seeker in seekers {
+        seeker.abort();
+    }
+    server.stop().await;
+    let matches = db.open().matches().unwrap();
+    let [m] = matches.as_slice() else {
+        panic!("one match: {matches:?}");
+    };
+    (bots, m.clone())
+}
+
+/// After the next start: each bot was told everything of match `id` once.
+async fn told_once_after_the_next_start(db: &TestDb, bots: &[(String, String); 2], id: &str) {
+    restart_and_read_the_end(db, [&bots[0].1, &bots[1].1], id).await;
+    for (bot, _) in bots {
+        assert_eq!(told(db, bot, id), ONCE, "{bot} was told once");
+    }
 }
 
 async fn a_game_recorded_but_untold_is_told_once_and_played_after_the_next_start(backend: Backend) {
     let db = TestDb::new(backend, "game_start_told");
-    let gate = Arc::new(Gate::default());
-    let store = stopping(backend, &db, Gated::WritesAfterMatchGame, Arc::clone(&gate));
-    let server = TestServer::with(store, limits()).await;
-    let [(ada, ada_key), (bob, bob_key)] = two_bots(&mut arena(&server).await).await;
     // The match is told, its game is recorded as its, and then nothing more
     // is stored: no bot's log says the game started.
-    let seekers = [(&ada_key, 1), (&bob_key, 2)]
-        .map(|(key, seed)| tokio::spawn(seek_and_play(server.url(), key.clone(), SEEK, seed)));
-    gate.until("the match's game is recorded", |c| c.done == 1)
-        .await;
-    for seeker in seekers {
-        seeker.abort();
-    }
-    server.stop().await;
-    let matches = db.open().matches().unwrap();
-    let [m] = matches.as_slice() else {
-        panic!("one match: {matches:?}");
-    };
+    let what = "the match's game is recorded";
+    let (bots, m) = play_until_the_stop(backend, &db, Gated::WritesAfterMatchGame, what).await;
     assert_eq!((m.game_ids.len(), m.finished_unix_ms), (1, None));
-    let id = m.record.id.clone();
-    for bot in [&ada, &bob] {
+    let id = m.record.id;
+    for (bot, _) in &bots {
         let before = told(&db, bot, &id);
         assert_eq!((before.match_starts, before.game_starts), (1, 0), "{bot}");
     }
-
     // Told at the next start, the bots play the game to the match's end.
-    restart_and_read_the_end(&db, [&ada_key, &bob_key], &id).await;
-    for bot in [&ada, &bob] {
-        assert_eq!(told(&db, bot, &id), ONCE, "{bot} was told once");
-    }
+    told_once_after_the_next_start(&db, &bots, &id).await;
 }
 
 async fn a_match_end_stored_but_untold_is_told_once_at_the_next_start(backend: Backend) {
     let db = TestDb::new(backend, "match_end_told");
-    let gate = Arc::new(Gate::default());
-    let store = stopping(backend, &db, Gated::WritesAfterMatchEnd, gate);
-    let server = TestServer::with(store, limits()).await;
-    let [(ada, ada_key), (bob, bob_key)] = two_bots(&mut arena(&server).await).await;
-    // The match is played to its end, which the Seek streams hear: its
-    // result is stored, and then nothing more.
-    let (first, second) = tokio::join!(
-        seek_and_play(server.url(), ada_key.clone(), SEEK, 1),
-        seek_and_play(server.url(), bob_key.clone(), SEEK, 2),
-    );
-    assert_eq!(first.match_id, second.match_id, "one match of the two");
-    let id = first.match_id;
-    server.stop().await;
-    for bot in [&ada, &bob] {
+    // The match is played to its end: its result is stored, and then
+    // nothing more.
+    let what = "the match's result is stored";
+    let (bots, m) = play_until_the_stop(backend, &db, Gated::WritesAfterMatchEnd, what).await;
+    assert!(m.finished_unix_ms.is_some(), "{m:?}");
+    let id = m.record.id;
+    for (bot, _) in &bots {
         let before = told(&db, bot, &id);
         assert_eq!((before.match_ends, before.rating_changes), (0, 0), "{bot}");
     }
-
-    restart_and_read_the_end(&db, [&ada_key, &bob_key], &id).await;
-    for bot in [&ada, &bob] {
-        assert_eq!(told(&db, bot, &id), ONCE, "{bot} was told once");
-    }
+    told_once_after_the_next_start(&db, &bots, &id).await;
 }
 
 async fn a_game_end_told_to_one_bot_is_told_to_the_other_at_the_next_start(backend: Backend) {
     let db = TestDb::new(backend, "game_end_told");
-    let gate = Arc::new(Gate::default());
-    let store = stopping(
-        backend,
-        &db,
-        Gated::WritesAfterGameEndTold,
-        Arc::clone(&gate),
-    );
-    let server = TestServer::with(store, limits()).await;
-    let [(ada, ada_key), (bob, bob_key)] = two_bots(&mut arena(&server).await).await;
     // The game is played to its end; one bot is told so, and then nothing
     // more is stored (the match's end neither).
-    let seekers = [(&ada_key, 1), (&bob_key, 2)]
-        .map(|(key, seed)| tokio::spawn(seek_and_play(server.url(), key.clone(), SEEK, seed)));
-    gate.until("a bot is told its game's end", |c| c.done == 1)
-        .await;
-    for seeker in seekers {
-        seeker.abort();
-    }
-    server.stop().await;
-    let matches = db.open().matches().unwrap();
-    let [m] = matches.as_slice() else {
-        panic!("one match: {matches:?}");
-    };
+    let what = "a bot is told its game's end";
+    let (bots, m) = play_until_the_stop(backend, &db, Gated::WritesAfterGameEndTold, what).await;
     assert_eq!(m.finished_unix_ms, None, "its end is not stored");
-    let id = m.record.id.clone();
-    let told_first: Vec<usize> = [&ada, &bob]
-        .iter()
-        .map(|bot| told(&db, bot, &id).game_ends)
+    let id = m.record.id;
+    let told_first: Vec<usize> = (bots.iter())
+        .map(|(bot, _)| told(&db, bot, &id).game_ends)
         .collect();
     assert_eq!(told_first.iter().sum::<usize>(), 1, "{told_first:?}");
-
-    restart_and_read_the_end(&db, [&ada_key, &bob_key], &id).await;
-    for bot in [&ada, &bob] {
-        assert_eq!(told(&db, bot, &id), ONCE, "{bot} was told once");
-    }
+    told_once_after_the_next_start(&db, &bots, &id).await;
 }
