@@ -16,6 +16,8 @@
 //!   tournament's.
 //! * `challenges` (stored while pending) and `tournaments` (round-robin,
 //!   Swiss, gauntlet; open entry) start matches as the pool does.
+//! * `resume`: the stored matches replayed at start-up (or on the node that
+//!   takes the arena over), and what a stopped holder left untold told.
 //!
 //! The arena's round ([`Arena::tick`]) forms matches, starts their games
 //! ([`pass`]: many at once, without holding the arena's lock) and records
