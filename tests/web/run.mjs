@@ -231,6 +231,21 @@ try {
     let boardClicks = 0;
     let most = 0;
     let widest = 0;
+    // A wait of the game loop that, on a hang, says what the page showed
+    // then (its status, version, error line and decision panel).
+    const awaiting = async (what, fn, arg) => {
+      try {
+        await page.waitForFunction(fn, arg);
+      } catch (e) {
+        const shown = await page.evaluate(() => ({
+          status: document.body.dataset.status,
+          version: document.body.dataset.version,
+          error: document.querySelector('#error')?.textContent || '',
+          actions: document.querySelector('#actions:not([hidden])')?.textContent?.slice(0, 300) ?? '(hidden)',
+        })).catch(() => ({}));
+        throw new Error(`${game.kind}, decision ${decisions + 1}: ${what}: ${e.message}; the page showed ${JSON.stringify(shown)}`);
+      }
+    };
     for (;;) {
       // Wait for this seat's decision, or the end.
       await page.waitForFunction(() => document.body.dataset.status === 'GAME_STATUS_FINISHED' || document.querySelector('#actions:not([hidden]) button.choice'));
@@ -244,9 +259,9 @@ try {
       if (await target.count()) { await target.click(); boardClicks++; } else await page.locator('#actions button.choice').first().click();
       these++;
       const second = page.locator('#actions ol.filtered button.choice').first();
-      await page.waitForFunction((v) => document.body.dataset.version !== v || document.body.dataset.status === 'GAME_STATUS_FINISHED' || document.querySelector('#actions ol.filtered button.choice') || !document.querySelector('#actions:not([hidden])'), version);
+      await awaiting('the first click played or opened a list', (v) => document.body.dataset.version !== v || document.body.dataset.status === 'GAME_STATUS_FINISHED' || document.querySelector('#actions ol.filtered button.choice') || !document.querySelector('#actions:not([hidden])'), version);
       if (await second.count()) { await second.click(); these++; }
-      await page.waitForFunction((v) => document.body.dataset.version !== v || document.body.dataset.status === 'GAME_STATUS_FINISHED', version);
+      await awaiting('the decision was played', (v) => document.body.dataset.version !== v || document.body.dataset.status === 'GAME_STATUS_FINISHED', version);
       clicks += these;
       most = Math.max(most, these);
       decisions++;
