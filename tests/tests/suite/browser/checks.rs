@@ -300,23 +300,33 @@ async fn list(results: &Value, client: &mut Client) {
             },
         ),
     ] {
-        let ids: Vec<String> = client
-            .list_games(pb::ListGamesRequest {
-                page_size: 100,
-                ..request
-            })
-            .await
-            .expect("list")
-            .into_inner()
-            .games
-            .into_iter()
-            .map(|g| g.game_id)
-            .collect();
         let shown = results["list"][what].as_array().expect("filtered rows");
         assert!(shown.len() >= 2, "{what}: {shown:?}");
-        // (Games started after the page read the list, the challenge's and
-        // the ones played by clicks, come first in the server's: the page's
-        // rows are a run of them.)
+        // (Games started after the page read the list, the challenge's, the
+        // ones played by clicks and the ladder's since, come first in the
+        // server's: the page's rows are a run of them, read page by page
+        // until it is all there.)
+        let mut ids: Vec<String> = Vec::new();
+        let mut page_token = String::new();
+        loop {
+            let page = client
+                .list_games(pb::ListGamesRequest {
+                    page_size: 100,
+                    page_token,
+                    ..request.clone()
+                })
+                .await
+                .expect("list")
+                .into_inner();
+            ids.extend(page.games.into_iter().map(|g| g.game_id));
+            let found = ids.iter().position(|id| shown[0] == *id);
+            if page.next_page_token.is_empty()
+                || found.is_some_and(|at| ids.len() >= at + shown.len())
+            {
+                break;
+            }
+            page_token = page.next_page_token;
+        }
         let at = ids
             .iter()
             .position(|id| shown[0] == *id)
