@@ -112,7 +112,8 @@ pub(crate) enum Gated {
     WritesAfterGameEndTold,
 }
 
-/// A real store whose `gated` call passes the [`Gate`] first.
+/// A real store whose `gated` call passes the [`Gate`] first, or, for a
+/// `Writes…` one, after which it takes no write.
 pub(crate) struct GatedStore<S> {
     inner: S,
     gate: Arc<Gate>,
