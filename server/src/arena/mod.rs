@@ -130,9 +130,14 @@ impl Running {
 
     /// The seating of game `index`: rotations of the first game's.
     fn seating(&self, index: usize) -> Vec<BotNo> {
-        let k = self.bots.len();
-        (0..k).map(|s| self.bots[(s + index) % k]).collect()
+        rotation(&self.bots, index)
     }
+}
+
+/// The seating of game `index` of a match whose first game seats `bots`.
+fn rotation(bots: &[BotNo], index: usize) -> Vec<BotNo> {
+    let k = bots.len();
+    (0..k).map(|s| bots[(s + index) % k]).collect()
 }
 
 /// What the arena's round changes.

@@ -17,7 +17,7 @@ use pb::bot_event::Event;
 
 use super::bots::{self, BotNo, public_id};
 use super::matches::{match_game, rating_changed, remember};
-use super::{Arena, Running, State, events};
+use super::{Arena, Running, State, events, rotation};
 use crate::store::{EventLog, StoreError, StoredMatch};
 
 /// The last finished matches whose bots' logs are checked: a holder stops
@@ -163,9 +163,7 @@ impl Arena {
     ) {
         let bots = match_bots(&m);
         for (i, id) in m.game_ids.iter().enumerate() {
-            let k = bots.len().max(1);
-            let seating = (0..bots.len()).map(|s| bots[(s + i) % k]).collect();
-            self.ended(id.clone(), seating);
+            self.ended(id.clone(), rotation(&bots, i));
         }
         let placements = m.placements.unwrap_or_default();
         let key = (m.record.kind, placements.len() as u32);
@@ -186,12 +184,10 @@ impl Arena {
             return;
         };
         let id = &m.record.id;
-        let lacks =
-            |t: &Told, of: fn(&Told) -> &HashSet<String>| t.reaches(at) && !of(t).contains(id);
         for &b in &bots {
             if self
                 .told(told, b)
-                .is_some_and(|t| lacks(t, |t| &t.match_ends))
+                .is_some_and(|t| t.reaches(at) && !t.match_ends.contains(id))
             {
                 self.tell_late(b, now, Event::MatchFinished(summary.clone()));
             }
@@ -200,7 +196,7 @@ impl Arena {
             let b = change.bot.0;
             if self
                 .told(told, b)
-                .is_some_and(|t| lacks(t, |t| &t.rating_changes))
+                .is_some_and(|t| t.reaches(at) && !t.rating_changes.contains(id))
             {
                 self.tell_late(b, now, rating_changed(id, key, change));
             }
