@@ -163,18 +163,26 @@ impl Drop for StreamSlot {
     }
 }
 
+/// Whether the key a stream was opened with still gives it its view: a bot's
+/// API key, which a rotation or a revocation takes away. Asked before each
+/// event.
+pub type KeyStands = Box<dyn Fn() -> bool + Send + Sync>;
+
 /// Feeds one stream: `first` (a snapshot and the pending decision), then the
 /// events from seq `cursor` on — history, then live events — until the game
 /// can no longer change, the reader goes away (the stream is dropped, its
-/// slot with it) or the server stops. The stream reads the room's log when
-/// the connection polls it, at the reader's pace: no task and no channel of
-/// its own, and an action's events, read together, leave together.
+/// slot with it), the server stops, or `key_stands` (if any) says the key
+/// it was opened with stopped working (then it ends `UNAUTHENTICATED`,
+/// before the next event). The stream reads the room's log when the
+/// connection polls it, at the reader's pace: no task and no channel of its
+/// own, and an action's events, read together, leave together.
 pub fn feed(
     room: Arc<Room>,
     slot: StreamSlot,
     first: Vec<pb::GameEvent>,
     cursor: u64,
     shutdown: watch::Receiver<bool>,
+    key_stands: Option<KeyStands>,
     span: tracing::Span,
 ) -> impl Stream<Item = Result<pb::GameEvent, Status>> + Send + 'static {
     let feed = Feed {
@@ -186,6 +194,7 @@ pub fn feed(
         taken: 0,
         ended: false,
         shutdown,
+        key_stands,
     };
     futures_util::stream::unfold(feed, move |feed| feed.next().instrument(span.clone()))
 }
@@ -205,12 +214,23 @@ struct Feed {
     /// yielded its last error).
     ended: bool,
     shutdown: watch::Receiver<bool>,
+    key_stands: Option<KeyStands>,
 }
 
 impl Feed {
     /// The next item and the feed after it; `None` when the stream ends.
     async fn next(mut self) -> Option<(Result<pb::GameEvent, Status>, Feed)> {
         loop {
+            if self.taken < self.ready.len()
+                && self.key_stands.as_ref().is_some_and(|stands| !stands())
+            {
+                self.ready.clear();
+                self.ended = true;
+                let refusal = ServiceError::BotKeyUnknown(
+                    "the key this stream was opened with was rotated or revoked",
+                );
+                return Some((Err(refusal.into()), self));
+            }
             if let Some(event) = self.ready.get_mut(self.taken) {
                 let event = std::mem::take(event);
                 self.taken += 1;
@@ -237,11 +257,9 @@ impl Feed {
                 if caught_up && over {
                     self.ended = true;
                     continue;
-                }
-                if !caught_up || !self.ready.is_empty() {
+                } else if !caught_up || !self.ready.is_empty() {
                     continue;
-                }
-                if self.room.has_moved() {
+                } else if self.room.has_moved() {
                     ServiceError::Moved(crate::error::clip(&self.room.id))
                 } else {
                     tokio::select! {

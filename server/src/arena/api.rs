@@ -264,7 +264,8 @@ impl ArenaService for ArenaApi {
     ) -> Result<Response<BotEventStream>, Status> {
         let (arena, _) = here_or_forward!(self, request, stream_bot_events, stream);
         // The key first: a bad key is UNAUTHENTICATED whatever the request.
-        let bot = Self::bot(&arena, &request)?;
+        let key = crate::auth::bearer(request.metadata())?;
+        let bot = arena.bot_of(key.as_ref())?;
         let request = crate::bounds::checked(request)?;
         let moved = arena.moved();
         let watched = Arc::clone(&arena);
@@ -272,7 +273,16 @@ impl ArenaService for ArenaApi {
             .blocking
             .run(move || watched.watch_events(bot))
             .await??;
-        let read = move |from: u64| arena.events_from(bot, from, EVENTS_PER_READ);
+        // A key rotated or revoked stops working at once, here too: the
+        // stream it opened reads nothing more and ends UNAUTHENTICATED.
+        let read = move |from: u64| {
+            if arena.bot_of(key.as_ref()).ok() != Some(bot) {
+                return Err(ServiceError::BotKeyUnknown(
+                    "the key this stream was opened with was rotated or revoked",
+                ));
+            }
+            arena.events_from(bot, from, EVENTS_PER_READ)
+        };
         let stream = self.follow(
             moved,
             last,

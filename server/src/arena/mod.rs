@@ -298,6 +298,11 @@ impl Arena {
             .is_some_and(|(key, token)| TokenHash::of(key).matches(token))
     }
 
+    /// Whether `token` is a bot's key now (not rotated away nor revoked).
+    pub fn knows_key(&self, token: &TokenHash) -> bool {
+        self.bots().by_key(token).is_some()
+    }
+
     /// The bot whose key is `token`.
     pub fn bot_of(&self, token: Option<&TokenHash>) -> Result<BotNo, ServiceError> {
         let token = token.ok_or(ServiceError::BotKeyUnknown("none was sent"))?;

@@ -81,6 +81,19 @@ impl ArenaHost {
         }
     }
 
+    /// Whether bot key `token` still works: not rotated away nor revoked.
+    /// On a node not holding the arena, as [`ArenaHost::look_up`] last read
+    /// it (a key not read lately counts as working).
+    pub fn key_works(&self, token: &TokenHash) -> bool {
+        match self {
+            ArenaHost::Single(arena) => arena.knows_key(token),
+            ArenaHost::Node(work) => match work.here() {
+                Some(arena) => arena.knows_key(token),
+                None => !work.seats.known_dead(token),
+            },
+        }
+    }
+
     /// Whether game `game_id`'s seed must stay secret (its match is still
     /// being played). On a node not holding the arena, unknown is secret.
     pub fn hides_seed(&self, game_id: &str) -> bool {

@@ -87,6 +87,11 @@ impl Seats {
         Some(Seat(seat as u8))
     }
 
+    /// Whether key `token` was last read as no bot's (rotated or revoked).
+    pub(super) fn known_dead(&self, token: &TokenHash) -> bool {
+        self.keys.get(token).is_some_and(|k| k.0.is_none())
+    }
+
     /// Whether game `game_id`'s match is still being played (or unknown).
     pub(super) fn hides_seed(&self, game_id: &str) -> bool {
         match self.games.get(game_id) {

@@ -20,7 +20,7 @@ use crate::quota::Read;
 use crate::room::{Answered, Room};
 use crate::rooms::Rooms;
 use crate::store::{Games, StoreError};
-use crate::stream::feed;
+use crate::stream::{KeyStands, feed};
 use crate::submission::{Resignation, Submission};
 
 /// The room of a call's game if it is served here; otherwise forwards the
@@ -219,8 +219,25 @@ impl DruidsService for Service {
             0 => room.snapshot(viewer),
             n => (Vec::new(), n),
         };
+        // A seat seen through a bot's API key (not the game's own token)
+        // is seen for as long as the key works.
+        let key_stands = match (&caller.token, viewer) {
+            (Some(token), druids_engine::Viewer::Seat(_)) if room.seat_of(token).is_none() => {
+                let (arena, token) = (self.arena.clone(), *token);
+                Some(Box::new(move || arena.key_works(&token)) as KeyStands)
+            }
+            _ => None,
+        };
         let span = info_span!("stream_events", game_id = %room.id, viewer = ?viewer);
-        let events = Box::pin(feed(room, slot, first, cursor, self.stop.subscribe(), span));
+        let events = Box::pin(feed(
+            room,
+            slot,
+            first,
+            cursor,
+            self.stop.subscribe(),
+            key_stands,
+            span,
+        ));
         let events = match planned {
             Some(peer) => self.stream_under_plan(&id, viewer, req.from_seq, peer, events),
             None => events,

@@ -10,6 +10,7 @@ mod arena_duplicate;
 mod arena_duplicate_restart;
 mod arena_heartbeats;
 mod arena_house;
+mod arena_key_streams;
 mod arena_kits;
 mod arena_pass;
 mod arena_pools;
