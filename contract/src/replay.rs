@@ -10,6 +10,18 @@ use crate::chance::{ScriptError, Scripted};
 use crate::codec::{DecodeError, ProtoGame, final_outcome};
 use crate::pb;
 
+/// Whether `refused`, ExportReplay's answer for a finished game, says its
+/// replay is withheld for now: the game belongs to a duplicate match still
+/// being played, whose games share its seed (`FAILED_PRECONDITION`,
+/// `GAME_RUNNING`). Who lists a bot's finished games leaves such a game out.
+pub fn withheld(refused: &tonic::Status) -> bool {
+    use tonic_types::StatusExt;
+    refused.code() == tonic::Code::FailedPrecondition
+        && refused
+            .get_details_error_info()
+            .is_some_and(|info| info.reason == "GAME_RUNNING")
+}
+
 /// Why a replay does not reproduce its game.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {

@@ -30,7 +30,8 @@ pub async fn export(server: &ServerAddr, game_id: String, path: &Path) -> Result
 /// `druids export-games`: the finished games of bot `bot_id`, newest first,
 /// one `ExportReplay` answer in proto3 JSON per line (what `GET
 /// /api/v1/bots/{bot_id}/games` gives over HTTP), at most `max` of them,
-/// read a page of `ListGames` at a time. Games in play are not exported.
+/// read a page of `ListGames` at a time. Games in play are not exported, nor
+/// the finished games of a duplicate match still being played.
 pub async fn export_games(server: &ServerAddr, bot_id: String, max: usize) -> Result<(), CliError> {
     let mut client = connect::connect(server).await?;
     let (mut page_token, mut written) = (String::new(), 0);
@@ -46,12 +47,17 @@ pub async fn export_games(server: &ServerAddr, bot_id: String, max: usize) -> Re
             .await?
             .into_inner();
         for game in page.games.into_iter().take(max - written) {
-            let replay = client
+            let replay = match client
                 .export_replay(pb::ExportReplayRequest {
                     game_id: game.game_id,
                 })
-                .await?
-                .into_inner();
+                .await
+            {
+                Ok(replay) => replay.into_inner(),
+                // Its duplicate match is still being played: withheld.
+                Err(refused) if druids_contract::replay::withheld(&refused) => continue,
+                Err(refused) => return Err(refused.into()),
+            };
             outln!("{}", druids_contract::json::to_json(&replay))?;
             written += 1;
         }

@@ -4,7 +4,9 @@
 //! its games. It is `ListGames` (by bot, finished games only) followed by
 //! `ExportReplay` of each game, through the same service methods as their
 //! gRPC twins (the same limits and errors); a running game is never listed,
-//! so nothing secret of it (its seed, a seat's goods) can be exported.
+//! so nothing secret of it (its seed, a seat's goods) can be exported, and a
+//! finished game of a duplicate match still being played (whose seed the
+//! match's other games share) is left out of its page.
 
 use std::net::SocketAddr;
 
@@ -58,7 +60,8 @@ fn page(query: Option<&str>) -> Result<Page, ApiError> {
     Ok(page)
 }
 
-/// One page of the bot's finished games, newest first.
+/// One page of the bot's finished games, newest first; a game whose
+/// duplicate match is still being played is left out of it.
 pub(super) async fn export(
     State(ctx): State<Ctx>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -83,7 +86,13 @@ pub(super) async fn export(
                 game_id: game.game_id,
             };
             let req = grpc_request(ctx.local, peer, &headers, export)?;
-            let replay = ctx.service.export_replay(req).await?.into_inner();
+            let replay = match ctx.service.export_replay(req).await {
+                Ok(replay) => replay.into_inner(),
+                // Over, but its duplicate match is not: the seed it shares
+                // with the match's other games stays secret until then.
+                Err(refused) if druids_contract::replay::withheld(&refused) => continue,
+                Err(refused) => return Err(refused.into()),
+            };
             body.push_str(&to_json(&replay).to_string());
             body.push('\n');
         }

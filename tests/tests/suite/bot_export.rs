@@ -166,3 +166,77 @@ async fn a_bots_finished_games_export_as_ndjson_in_pages() {
     assert_eq!((status, none.len(), next), (200, 0, None));
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_game_of_a_duplicate_match_in_play_is_left_out_until_the_match_ends() {
+    let server = TestServer::with(Arc::new(MemoryStore::default()), crate::arena::limits()).await;
+    let base = http_face(&server).await;
+    let mut a = arena(&server).await;
+    let (ada, ada_key) = register(&mut a, "ada").await;
+    let (bob, bob_key) = register(&mut a, "bob").await;
+    // A rated Meduris match of two is a duplicate match: two games at once,
+    // one seed.
+    let challenge = pb::ChallengeRequest {
+        kind: pb::GameKind::Meduris as i32,
+        opponents: vec![bob],
+        rated: true,
+        ..Default::default()
+    };
+    let challenge = a
+        .challenge(authed(&ada_key, challenge))
+        .await
+        .unwrap()
+        .into_inner()
+        .challenge
+        .expect("the challenge");
+    a.answer_challenge(authed(
+        &bob_key,
+        pb::AnswerChallengeRequest {
+            challenge_id: challenge.challenge_id,
+            accept: true,
+            reason: String::new(),
+        },
+    ))
+    .await
+    .unwrap();
+    let started = crate::arena::bot_events_until(&mut a, &ada_key, |e| {
+        let games = e
+            .iter()
+            .filter(|e| matches!(e.event, Some(pb::bot_event::Event::GameStarted(_))));
+        games.count() == 2
+    })
+    .await;
+    let first = started
+        .iter()
+        .find_map(|e| match &e.event {
+            Some(pb::bot_event::Event::GameStarted(g)) => Some(g.game_id.clone()),
+            _ => None,
+        })
+        .expect("a game");
+
+    // Ada resigns the first game: it is over, the match's other game is not.
+    let mut client = server.client().await;
+    let resign = pb::ResignRequest {
+        game_id: first.clone(),
+        idempotency_key: String::new(),
+    };
+    client.resign(authed(&ada_key, resign)).await.unwrap();
+    let over = client
+        .export_replay(pb::ExportReplayRequest {
+            game_id: first.clone(),
+        })
+        .await
+        .expect_err("its replay is withheld while the match is played");
+    assert!(druids_contract::replay::withheld(&over), "{over:?}");
+
+    // The bot's games answer, without it, over HTTP and through the CLI.
+    let (status, _, replays, next) = page(&base, &format!("/api/v1/bots/{ada}/games")).await;
+    assert_eq!((status, replays.len(), next), (200, 0, None));
+    let (url, bot) = (server.url(), ada.clone());
+    let exported =
+        tokio::task::spawn_blocking(move || ok(&url, &["export-games", "--bot-id", &bot]))
+            .await
+            .unwrap();
+    assert_eq!(exported.lines().count(), 0, "{exported}");
+    server.stop().await;
+}
