@@ -63,7 +63,8 @@ async fn a_match(a: &mut Arena) -> (String, [String; 2]) {
         .await
         .expect("accept");
     let started = bot_events_until(a, &key_a, |e| {
-        e.iter().any(|e| matches!(e.event, Some(Event::GameStarted(_))))
+        e.iter()
+            .any(|e| matches!(e.event, Some(Event::GameStarted(_))))
     })
     .await;
     let game = started
@@ -94,12 +95,18 @@ async fn game_stream(
         .into_inner();
     let first = next_event(&mut stream).await.expect("the snapshot");
     assert!(
-        matches!(first.and_then(|e| e.body), Some(pb::game_event::Body::Snapshot(_))),
+        matches!(
+            first.and_then(|e| e.body),
+            Some(pb::game_event::Body::Snapshot(_))
+        ),
         "the stream opens with a snapshot"
     );
     let pending = next_event(&mut stream).await.expect("the pending decision");
     assert!(
-        matches!(pending.and_then(|e| e.body), Some(pb::game_event::Body::DecisionNeeded(_))),
+        matches!(
+            pending.and_then(|e| e.body),
+            Some(pb::game_event::Body::DecisionNeeded(_))
+        ),
         "then the decision pending"
     );
     stream
@@ -118,11 +125,7 @@ fn assert_refused<T: std::fmt::Debug>(next: Result<Option<T>, tonic::Status>, st
 }
 
 async fn streams_end_when_the_key_stops_working(loss: KeyLoss) {
-    let server = TestServer::with(
-        Arc::new(druids_server::MemoryStore::default()),
-        limits(),
-    )
-    .await;
+    let server = TestServer::with(Arc::new(druids_server::MemoryStore::default()), limits()).await;
     let mut a = arena(&server).await;
     let (game, [key_a, key_b]) = a_match(&mut a).await;
     let mut games = DruidsServiceClient::connect(server.url())
@@ -139,7 +142,10 @@ async fn streams_end_when_the_key_stops_working(loss: KeyLoss) {
         .expect("the bot's events")
         .into_inner();
     loop {
-        let e = next_event(&mut log_a).await.expect("an event").expect("open");
+        let e = next_event(&mut log_a)
+            .await
+            .expect("an event")
+            .expect("open");
         if matches!(e.event, Some(Event::GameStarted(_))) {
             break;
         }
