@@ -65,13 +65,93 @@ pub fn from_json<M: prost::Name + Default>(json: &serde_json::Value) -> Result<M
         reason,
     };
     let dynamic = DynamicMessage::deserialize_with_options(desc, json, &DeserializeOptions::new())
-        .map_err(|e| invalid(e.to_string()))?;
-    M::decode(dynamic.encode_to_vec().as_slice()).map_err(|e| invalid(e.to_string()))
+        .map_err(|e| invalid(clip_quoted(&e.to_string())))?;
+    M::decode(dynamic.encode_to_vec().as_slice()).map_err(|e| invalid(clip_quoted(&e.to_string())))
+}
+
+/// Most bytes of one quoted piece of client input kept in an error's words.
+const MAX_QUOTED_BYTES: usize = 64;
+/// Most bytes of an error's words: what a client sent never comes back
+/// unbounded, even quoted in a way [`clip_quoted`] does not see.
+const MAX_REASON_BYTES: usize = 512;
+
+/// `reason` (serde's words, which quote a field name, an enum value or a
+/// string as the client sent it, between `'`, `"` or `` ` ``) with each
+/// quoted piece cut to [`MAX_QUOTED_BYTES`] (`…` and its length in bytes
+/// after it), and the whole to [`MAX_REASON_BYTES`].
+fn clip_quoted(reason: &str) -> String {
+    let mut out = String::with_capacity(reason.len().min(MAX_REASON_BYTES + 16));
+    let mut rest = reason;
+    while let Some(open) = rest.find(['\'', '"', '`']) {
+        let quote = rest[open..].chars().next().unwrap_or('"');
+        out.push_str(&rest[..=open]);
+        let inside = &rest[open + 1..];
+        let (quoted, after) = match inside.find(quote) {
+            Some(close) => (&inside[..close], &inside[close..]),
+            None => (inside, ""),
+        };
+        if quoted.len() > MAX_QUOTED_BYTES {
+            let end = quoted.floor_char_boundary(MAX_QUOTED_BYTES);
+            out.push_str(&quoted[..end]);
+            out.push('…');
+            let tail = after.get(..1).unwrap_or("");
+            out.push_str(tail);
+            out.push_str(&format!(" ({} bytes)", quoted.len()));
+            rest = &after[tail.len()..];
+        } else {
+            out.push_str(quoted);
+            let tail = after.get(..1).unwrap_or("");
+            out.push_str(tail);
+            rest = &after[tail.len()..];
+        }
+    }
+    out.push_str(rest);
+    if out.len() > MAX_REASON_BYTES {
+        let end = out.floor_char_boundary(MAX_REASON_BYTES);
+        out.truncate(end);
+        out.push('…');
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn client_input_in_an_error_is_quoted_at_most_64_bytes_long() {
+        let long = "f".repeat(60_000);
+        let body = serde_json::json!({ long.clone(): 1 });
+        let e = from_json::<pb::GetStateRequest>(&body).expect_err("an unknown field");
+        let words = e.to_string();
+        assert!(
+            words.len() < 300,
+            "{} bytes: {}",
+            words.len(),
+            &words[..300]
+        );
+        assert!(words.contains(&format!("{}…", &long[..64])), "{words}");
+        assert!(words.contains("(60000 bytes)"), "{words}");
+
+        let body = serde_json::json!({ "status": "S".repeat(60_000) });
+        let e = from_json::<pb::ListGamesRequest>(&body).expect_err("an unknown enum value");
+        assert!(e.to_string().len() < 300, "{e}");
+
+        // A quote inside the input cannot take the rest out of the clip.
+        let body = serde_json::json!({ format!("a'{}", "g".repeat(10_000)): 1 });
+        let e = from_json::<pb::GetStateRequest>(&body).expect_err("an unknown field");
+        assert!(e.to_string().len() <= 700, "{e}");
+    }
+
+    #[test]
+    fn short_quotes_stay_whole() {
+        assert_eq!(
+            clip_quoted("unknown variant `X`, expected one of `A`, `B`"),
+            "unknown variant `X`, expected one of `A`, `B`"
+        );
+        let cut = clip_quoted(&format!("field 'é{}'", "x".repeat(100)));
+        assert_eq!(cut, format!("field 'é{}…' (102 bytes)", "x".repeat(62)));
+    }
 
     #[test]
     fn outcomes_round_trip_with_every_field() {

@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Path, RawQuery, State};
+use axum::extract::{ConnectInfo, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use druids_contract::pb::{
@@ -19,6 +19,7 @@ use tonic::{Code, Request};
 
 use super::call::{Call, grpc_request, message, ok, read_json};
 use super::event_stream::{from_seq, stream_response};
+use super::segment::Segment;
 use super::{ApiError, Ctx};
 use crate::service::EventStream;
 
@@ -26,7 +27,7 @@ use crate::service::EventStream;
 pub(super) async fn rpc(
     State(ctx): State<Ctx>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    Path(method): Path<String>,
+    Segment(method): Segment,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
@@ -159,7 +160,7 @@ pub(super) async fn game_types(
 pub(super) async fn events(
     State(ctx): State<Ctx>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    Path(game_id): Path<String>,
+    Segment(game_id): Segment,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {

@@ -10,7 +10,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::extract::{ConnectInfo, Path, RawQuery, State};
+use axum::extract::{ConnectInfo, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use druids_contract::pb::{self, arena_service_server::ArenaService};
@@ -18,6 +18,7 @@ use tonic::Request;
 
 use super::call::{Call, grpc_request};
 use super::event_stream::{Events, Sequenced, from_seq, stream_response};
+use super::segment::Segment;
 use super::{ApiError, Ctx};
 use crate::arena::api::ArenaApi;
 
@@ -94,7 +95,7 @@ pub(super) async fn bot_events(
 pub(super) async fn tournament_events(
     State(ctx): State<Ctx>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    Path(tournament_id): Path<String>,
+    Segment(tournament_id): Segment,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {

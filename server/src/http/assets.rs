@@ -2,12 +2,12 @@
 //! files on disk and the page loads nothing from anywhere else (no CDN, no
 //! build step: plain ES modules, CSS and SVG drawn by the modules).
 
-use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tonic::Code;
 
 use super::ApiError;
+use super::segment::Segment;
 
 /// A JavaScript module of `web/`.
 macro_rules! js {
@@ -76,7 +76,7 @@ fn document(status: StatusCode) -> Response {
 }
 
 /// `GET /static/<file>`.
-pub(super) async fn file(Path(name): Path<String>) -> Response {
+pub(super) async fn file(Segment(name): Segment) -> Response {
     match FILES.iter().find(|(n, _, _)| *n == name) {
         Some((_, content_type, body)) => (
             [

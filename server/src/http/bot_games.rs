@@ -10,13 +10,14 @@
 
 use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, Path, RawQuery, State};
+use axum::extract::{ConnectInfo, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use druids_contract::json::to_json;
 use druids_contract::pb::{self, druids_service_server::DruidsService};
 
 use super::call::grpc_request;
+use super::segment::Segment;
 use super::{ApiError, Ctx};
 
 /// Games in one page when `max` is not given.
@@ -65,7 +66,7 @@ fn page(query: Option<&str>) -> Result<Page, ApiError> {
 pub(super) async fn export(
     State(ctx): State<Ctx>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    Path(bot_id): Path<String>,
+    Segment(bot_id): Segment,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {

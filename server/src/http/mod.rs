@@ -23,6 +23,7 @@ mod cross_site;
 mod error;
 mod event_stream;
 pub(crate) mod practice;
+mod segment;
 
 use std::future::Future;
 use std::net::SocketAddr;

@@ -2,7 +2,8 @@
 //! another site could make a visitor's browser send are refused before
 //! anything happens (415 without `content-type: application/json`, 403
 //! from a foreign `Origin`), and unknown paths and wrong methods answer as
-//! `docs/http.md` says (404 `NOT_FOUND`; 405 with `Allow`).
+//! `docs/http.md` says (404 `NOT_FOUND`; 405 with `Allow`). Bad input is
+//! refused with the JSON error body, quoting at most 64 bytes of it.
 
 use std::sync::Arc;
 
@@ -143,5 +144,38 @@ async fn docs_http_md_cross_site_examples_answer_as_shown() {
         assert!(json(line)["reason"].is_string());
     }
     assert_eq!(games_listed(&server).await, 0);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_paths_and_bodies_get_the_json_error_quoting_little_of_them() {
+    let server = TestServer::with(Arc::new(MemoryStore::default()), Limits::unthrottled()).await;
+    let base = http_face(&server).await;
+    // A path segment that is not UTF-8 once percent-decoded.
+    for (method, path) in [
+        ("POST", "/api/v1/%ff"),
+        ("GET", "/api/v1/games/%ff/events"),
+        ("GET", "/api/v1/bots/%ff/games"),
+        ("GET", "/api/v1/tournaments/%ff/events"),
+        ("GET", "/static/%ff"),
+    ] {
+        let headers = [("content-type", "application/json")];
+        let answer = http(&base, method, path, &headers, "{}").await;
+        assert!(answer.1.contains("application/json"), "{path}: {answer:?}");
+        assert_error(&answer, 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT");
+    }
+    // A 60,000-byte field name or enum value comes back cut to 64 bytes.
+    let long = "f".repeat(60_000);
+    for (path, body) in [
+        ("/api/v1/GetState", format!(r#"{{"{long}": 1}}"#)),
+        ("/api/v1/ListGames", format!(r#"{{"status": "{long}"}}"#)),
+    ] {
+        let headers = [("content-type", "application/json")];
+        let answer = http(&base, "POST", path, &headers, &body).await;
+        assert_error(&answer, 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT");
+        let message = json(&answer.2)["message"].as_str().unwrap_or("").to_owned();
+        assert!(message.len() < 300, "{path}: {} bytes", message.len());
+        assert!(message.contains("(60000 bytes)"), "{path}: {message}");
+    }
     server.stop().await;
 }
