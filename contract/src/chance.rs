@@ -45,10 +45,10 @@ impl Scripted {
     /// The script of `entries` (`GameOptions.chance_script`), checked.
     pub fn parse(entries: &[i32]) -> Result<Scripted, DecodeError> {
         if entries.len() > MAX_ENTRIES {
-            return Err(DecodeError::Count {
+            return Err(DecodeError::TooMany {
                 field: "options.chance_script",
                 got: entries.len() as u64,
-                expected: MAX_ENTRIES as u64,
+                max: MAX_ENTRIES as u64,
             });
         }
         let draws = entries
@@ -56,10 +56,11 @@ impl Scripted {
             .map(|&e| match e {
                 -1 => Ok(None),
                 0..=MAX_OUTCOME => Ok(Some(e as u16)),
-                _ => Err(DecodeError::OutOfRange {
+                _ => Err(DecodeError::OutOfSpan {
                     field: "options.chance_script",
-                    value: e as i64 as u64,
-                    max: MAX_OUTCOME as u64,
+                    value: i64::from(e),
+                    min: -1,
+                    max: i64::from(MAX_OUTCOME),
                 }),
             })
             .collect::<Result<Arc<[_]>, _>>()?;

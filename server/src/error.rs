@@ -374,9 +374,10 @@ impl From<druids_contract::registry::UnknownKind> for ServiceError {
 impl From<CreateError> for ServiceError {
     fn from(e: CreateError) -> Self {
         let field = match &e {
-            CreateError::Decode(_) => "options",
+            CreateError::Decode(e) => e.field().unwrap_or("options"),
             CreateError::Setup(druids_engine::SetupError::PlayerCount { .. }) => "players",
-            CreateError::Setup(_) | CreateError::NoDraws(_) => "options",
+            CreateError::NoDraws(_) => "options.chance_script",
+            CreateError::Setup(_) => "options",
         };
         ServiceError::invalid(field, e.to_string())
     }

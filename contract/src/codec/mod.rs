@@ -77,6 +77,46 @@ pub enum DecodeError {
         /// Entries the contract requires here.
         expected: u64,
     },
+    /// A list has more entries than the contract allows.
+    #[error("{field} has {got} entries, at most {max} allowed")]
+    TooMany {
+        /// The list.
+        field: &'static str,
+        /// Entries received.
+        got: u64,
+        /// The most allowed.
+        max: u64,
+    },
+    /// A signed number is out of the range the contract allows.
+    #[error("{field} = {value} is out of range ({min} to {max})")]
+    OutOfSpan {
+        /// The field.
+        field: &'static str,
+        /// The value received.
+        value: i64,
+        /// The smallest allowed value.
+        min: i64,
+        /// The largest allowed value.
+        max: i64,
+    },
+}
+
+impl DecodeError {
+    /// The field it is about, as named in the proto (`options.start_seat`);
+    /// none: the message as a whole.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            DecodeError::Missing(field)
+            | DecodeError::BadEnum { field, .. }
+            | DecodeError::OutOfRange { field, .. }
+            | DecodeError::Contradiction { field, .. }
+            | DecodeError::WrongType { field, .. }
+            | DecodeError::Count { field, .. }
+            | DecodeError::TooMany { field, .. }
+            | DecodeError::OutOfSpan { field, .. } => Some(field),
+            DecodeError::WrongGame { .. } => None,
+        }
+    }
 }
 
 /// A game as it appears on the wire: the proto shapes of its actions, events,

@@ -40,6 +40,22 @@ pub fn max_seats() -> u32 {
         .unwrap_or(0)
 }
 
+/// Seat `seat` of a request, checked before its game is read: within the
+/// largest game's seats (the game's own are checked once it is read).
+fn some_game_has(seat: u32) -> Result<(), ServiceError> {
+    let max = max_seats();
+    if seat < max {
+        return Ok(());
+    }
+    Err(ServiceError::invalid(
+        "seat",
+        format!(
+            "seat {seat} does not exist: no game has more than {max} seats (0 to {})",
+            max.saturating_sub(1)
+        ),
+    ))
+}
+
 /// A game id is required (ids are strings, bounded by the message size and
 /// quoted clipped; an unknown one is NOT_FOUND).
 pub fn check_game_id(id: &str) -> Result<(), ServiceError> {
@@ -131,7 +147,7 @@ impl Bounded for pb::JoinGameRequest {
     fn check(&self) -> Result<(), ServiceError> {
         check_game_id(&self.game_id)?;
         if let Some(s) = self.seat {
-            within("seat", s, 0..=max_seats() - 1)?;
+            some_game_has(s)?;
         }
         at_most_bytes("name", &self.name, MAX_NAME_BYTES)?;
         at_most_bytes("request_id", &self.request_id, MAX_REQUEST_ID_BYTES)
@@ -195,7 +211,7 @@ impl Bounded for pb::GetReplayViewsRequest {
     fn check(&self) -> Result<(), ServiceError> {
         check_game_id(&self.game_id)?;
         if let Some(seat) = self.seat {
-            within("seat", seat, 0..=max_seats() - 1)?;
+            some_game_has(seat)?;
         }
         Ok(())
     }

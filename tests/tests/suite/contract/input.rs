@@ -134,18 +134,19 @@ async fn create_and_join_validate_their_input() {
         Code::AlreadyExists,
         "seat 0",
     );
-    assert_code(
-        client
+    // A seat past this game's, or past every game's: the same words.
+    for seat in [3, 9] {
+        let refused = client
             .join_game(pb::JoinGameRequest {
                 game_id: id.clone(),
-                seat: Some(9),
+                seat: Some(seat),
                 name: "x".into(),
                 ..Default::default()
             })
-            .await,
-        Code::InvalidArgument,
-        "seat 9",
-    );
+            .await;
+        let words = format!("seat {seat} does not exist");
+        assert_code(refused, Code::InvalidArgument, &words);
+    }
     let bob = client
         .join_game(pb::JoinGameRequest {
             game_id: id.clone(),

@@ -94,4 +94,42 @@ async fn scripted_dice_come_first_and_the_game_says_its_seed_was_chosen() {
         .unwrap_err();
     assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
     assert!(refused.message().contains("chance_script"), "{refused:?}");
+    assert_eq!(violated_field(&refused), "options.chance_script");
+
+    // A bad script is refused in the contract's words, naming its field.
+    for (script, words) in [
+        (
+            vec![-2],
+            "options.chance_script = -2 is out of range (-1 to 999)",
+        ),
+        (
+            vec![0; 1001],
+            "options.chance_script has 1001 entries, at most 1000 allowed",
+        ),
+    ] {
+        let refused = client
+            .create_game(pb::CreateGameRequest {
+                kind: pb::GameKind::Meduris as i32,
+                players: 2,
+                options: Some(pb::GameOptions {
+                    chance_script: script,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+        assert_eq!(refused.message(), words);
+        assert_eq!(violated_field(&refused), "options.chance_script");
+    }
+}
+
+/// The field a refusal's BadRequest detail names.
+fn violated_field(refused: &tonic::Status) -> String {
+    use tonic_types::StatusExt;
+    let bad = refused
+        .get_details_bad_request()
+        .expect("a BadRequest detail");
+    bad.field_violations[0].field.clone()
 }
