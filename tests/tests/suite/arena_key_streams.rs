@@ -15,7 +15,7 @@ use druids_tests::{TestServer, authed};
 use tonic::Code;
 use tonic::transport::Channel;
 
-use crate::arena::{Arena, arena, bot_events_until, limits, register};
+use crate::arena::{Arena, arena, bot_events_until, challenge_accepted, limits, register};
 use crate::trust::reason;
 
 /// How the first bot's key stops working.
@@ -47,21 +47,7 @@ async fn a_match(a: &mut Arena) -> (String, [String; 2]) {
         expires_in_secs: 600,
         time_control: None,
     };
-    let c = a
-        .challenge(authed(&key_a, challenge))
-        .await
-        .expect("challenge")
-        .into_inner()
-        .challenge
-        .expect("the challenge");
-    let accept = pb::AnswerChallengeRequest {
-        challenge_id: c.challenge_id,
-        accept: true,
-        ..Default::default()
-    };
-    a.answer_challenge(authed(&key_b, accept))
-        .await
-        .expect("accept");
+    challenge_accepted(a, &key_a, &key_b, challenge).await;
     let started = bot_events_until(a, &key_a, |e| {
         e.iter()
             .any(|e| matches!(e.event, Some(Event::GameStarted(_))))

@@ -9,7 +9,7 @@ use druids_contract::pb;
 use druids_server::MemoryStore;
 use druids_tests::{TestServer, authed, http_face};
 
-use crate::arena::{arena, register, seek_and_play};
+use crate::arena::{arena, bot_events_until, challenge_accepted, register, seek_and_play};
 use crate::cli_commands::ok;
 use crate::web::http;
 
@@ -57,30 +57,12 @@ async fn a_bots_finished_games_export_as_ndjson_in_pages() {
     }
     // Ada challenges Cy, who accepts: a game of Ada's in play, listed by
     // ListGames, never exported while it runs.
-    let challenge = a
-        .challenge(authed(
-            &ada_key,
-            pb::ChallengeRequest {
-                kind: pb::GameKind::Dolmen as i32,
-                opponents: vec![cy],
-                ..Default::default()
-            },
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .expect("the challenge");
-    a.answer_challenge(authed(
-        &cy_key,
-        pb::AnswerChallengeRequest {
-            challenge_id: challenge.challenge_id,
-            accept: true,
-            reason: String::new(),
-        },
-    ))
-    .await
-    .unwrap();
+    let challenge = pb::ChallengeRequest {
+        kind: pb::GameKind::Dolmen as i32,
+        opponents: vec![cy],
+        ..Default::default()
+    };
+    challenge_accepted(&mut a, &ada_key, &cy_key, challenge).await;
     let mut client = server.client().await;
     let mut listed = Vec::new();
     for _ in 0..600 {
@@ -182,24 +164,8 @@ async fn a_game_of_a_duplicate_match_in_play_is_left_out_until_the_match_ends() 
         rated: true,
         ..Default::default()
     };
-    let challenge = a
-        .challenge(authed(&ada_key, challenge))
-        .await
-        .unwrap()
-        .into_inner()
-        .challenge
-        .expect("the challenge");
-    a.answer_challenge(authed(
-        &bob_key,
-        pb::AnswerChallengeRequest {
-            challenge_id: challenge.challenge_id,
-            accept: true,
-            reason: String::new(),
-        },
-    ))
-    .await
-    .unwrap();
-    let started = crate::arena::bot_events_until(&mut a, &ada_key, |e| {
+    challenge_accepted(&mut a, &ada_key, &bob_key, challenge).await;
+    let started = bot_events_until(&mut a, &ada_key, |e| {
         let games = e
             .iter()
             .filter(|e| matches!(e.event, Some(pb::bot_event::Event::GameStarted(_))));

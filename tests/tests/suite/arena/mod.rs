@@ -65,6 +65,33 @@ pub(crate) async fn register(arena: &mut Arena, name: &str) -> (String, String) 
     (reply.bot_id, reply.api_key)
 }
 
+/// Bot `from_key` challenges with `req`, and the bot of `to_key` accepts:
+/// the match starts. The challenge's id.
+pub(crate) async fn challenge_accepted(
+    arena: &mut Arena,
+    from_key: &str,
+    to_key: &str,
+    req: pb::ChallengeRequest,
+) -> String {
+    let challenge = arena
+        .challenge(authed(from_key, req))
+        .await
+        .expect("challenge")
+        .into_inner()
+        .challenge
+        .expect("the challenge");
+    let accept = pb::AnswerChallengeRequest {
+        challenge_id: challenge.challenge_id.clone(),
+        accept: true,
+        reason: String::new(),
+    };
+    arena
+        .answer_challenge(authed(to_key, accept))
+        .await
+        .expect("accept");
+    challenge.challenge_id
+}
+
 /// Whether a failed call is the server going away (a restart), to be retried:
 /// only what the docs tell clients to retry ([`druids_tests::retry_allowed`]).
 fn gone(s: &tonic::Status) -> bool {
