@@ -158,7 +158,7 @@ impl Arena {
                 continue;
             }
             let event = pb::bot_event::Event::ChallengeReceived(info.clone());
-            if let Err(e) = self.events.append(self.store.as_ref(), bot, now, event) {
+            if let Err(e) = self.tell_now(bot, now, event) {
                 // Not every opponent could be told: withdraw it.
                 let _ = self.store.remove_challenge(&info.challenge_id);
                 return Err(e.into());
@@ -382,9 +382,7 @@ impl Arena {
         let ended = ending.event(self, &pending.info.challenge_id);
         for &bot in &pending.bots {
             let event = pb::bot_event::Event::ChallengeEnded(ended.clone());
-            if let Err(e) = self.events.append(self.store.as_ref(), bot, now, event) {
-                tracing::warn!("cannot record a bot event: {e}");
-            }
+            self.tell_later(bot, now, event, None);
         }
     }
 }

@@ -214,20 +214,7 @@ impl Arena {
                 }
             };
             if run.outcomes[index].is_none() && room.ended_ms().is_some() {
-                let seating = run.seating(index);
-                let results = match room.view(Viewer::Spectator).outcome {
-                    Some(outcome) => outcomes(&seating, &outcome),
-                    None => Vec::new(),
-                };
-                let by_seat: Vec<(u32, i64)> = if results.is_empty() {
-                    // Abandoned: rank 0, and the match is void.
-                    vec![(0, 0); seating.len()]
-                } else {
-                    results
-                        .iter()
-                        .map(|o| (u32::from(o.rank), o.score))
-                        .collect()
-                };
+                let (results, by_seat) = game_results(&room, &run.seating(index));
                 self.game_over(run, game_id, index, &by_seat, now);
                 run.outcomes[index] = Some(results);
             }
@@ -307,17 +294,8 @@ impl Arena {
             {
                 continue;
             }
-            let event = pb::bot_event::Event::GameFinished(pb::MatchGameFinished {
-                match_id: run.record.id.clone(),
-                game_id: game_id.to_owned(),
-                index: index as u32,
-                seat: seat as u32,
-                rank,
-                score,
-            });
-            if let Err(e) = self.events.append(self.store.as_ref(), bot, now, event) {
-                tracing::warn!("cannot record a bot event: {e}");
-            }
+            let event = game_finished(&run.record.id, game_id, index, seat, (rank, score));
+            self.tell_later(bot, now, event, None);
         }
     }
 
@@ -345,12 +323,16 @@ impl Arena {
             return;
         };
         let finished = self.finished_message(&run.record.id, &records);
-        self.announce(
-            &run,
-            now,
-            pb::seek_event::Event::MatchFinished(finished.clone()),
-            pb::bot_event::Event::MatchFinished(finished.clone()),
-        );
+        for (i, &bot) in run.bots.iter().enumerate() {
+            let seek = run
+                .streams
+                .get(i)
+                .cloned()
+                .flatten()
+                .map(|tx| (tx, pb::seek_event::Event::MatchFinished(finished.clone())));
+            let event = pb::bot_event::Event::MatchFinished(finished.clone());
+            self.tell_later(bot, now, event, seek);
+        }
         if run.record.rated && !void {
             let ranks: Vec<(BotNo, u32)> = placements
                 .iter()
@@ -359,12 +341,7 @@ impl Arena {
             let key = run.pool();
             for change in st.ratings.record(key, &ranks) {
                 let event = rating_changed(&run.record.id, key, &change);
-                if let Err(e) = self
-                    .events
-                    .append(self.store.as_ref(), change.bot.0, now, event)
-                {
-                    tracing::warn!("cannot record a bot event: {e}");
-                }
+                self.tell_later(change.bot.0, now, event, None);
             }
         }
         for &b in &run.bots {
@@ -424,7 +401,8 @@ impl Arena {
         }
     }
 
-    /// Tells bot `bot` of `run`.
+    /// Tells bot `bot` of `run` now ([`Arena::tell_now`]): a match's or a
+    /// game's start, told as soon as it exists.
     pub(super) fn tell(
         &self,
         run: &Running,
@@ -433,7 +411,7 @@ impl Arena {
         seek: pb::seek_event::Event,
         event: pb::bot_event::Event,
     ) {
-        if let Err(e) = self.events.append(self.store.as_ref(), bot, now, event) {
+        if let Err(e) = self.tell_now(bot, now, event) {
             tracing::warn!("cannot record a bot event: {e}");
         }
         if let Some(i) = run.bots.iter().position(|&b| b == bot)
@@ -442,6 +420,44 @@ impl Arena {
             let _ = tx.try_send(Ok(pb::SeekEvent { event: Some(seek) }));
         }
     }
+}
+
+/// How ended game `room` went for the bots of `seating`: each bot's result
+/// (none: abandoned, and its match is void) and each seat's rank and score
+/// (rank 0: abandoned).
+pub(super) fn game_results(room: &Room, seating: &[BotNo]) -> (Vec<Outcome>, Vec<(u32, i64)>) {
+    let results = match room.view(Viewer::Spectator).outcome {
+        Some(outcome) => outcomes(seating, &outcome),
+        None => Vec::new(),
+    };
+    let by_seat = if results.is_empty() {
+        vec![(0, 0); seating.len()]
+    } else {
+        results
+            .iter()
+            .map(|o| (u32::from(o.rank), o.score))
+            .collect()
+    };
+    (results, by_seat)
+}
+
+/// What the bot at `seat` of game `index` (`game_id`) of match `match_id` is
+/// told of the game's end: its `(rank, score)` there.
+pub(super) fn game_finished(
+    match_id: &str,
+    game_id: &str,
+    index: usize,
+    seat: usize,
+    (rank, score): (u32, i64),
+) -> pb::bot_event::Event {
+    pb::bot_event::Event::GameFinished(pb::MatchGameFinished {
+        match_id: match_id.to_owned(),
+        game_id: game_id.to_owned(),
+        index: index as u32,
+        seat: seat as u32,
+        rank,
+        score,
+    })
 }
 
 /// A game's result by bot: score and rank (the engine's ranking; the winners

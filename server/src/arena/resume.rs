@@ -3,11 +3,13 @@
 //! back into play) and what a stopped holder left untold told.
 //!
 //! A match is stored before its bots are told it started, each game before
-//! its bots are told of it, a match's end before its bots are told of it
-//! ([`Arena::open_match`], [`Arena::start_game`], [`Arena::finish`]), and a
-//! game's bots are told of its end one after another. A holder killed in
-//! between leaves something some bot never heard. The bots' logs say what
-//! they were told, so the next holder tells the rest, once.
+//! its bots are told of it, a match's end before its bots are told of it or
+//! of its last games' ends ([`Arena::open_match`], [`Arena::start_game`],
+//! [`Arena::finish`]; the round tells once it lets the arena's lock go,
+//! [`super::outbox`]), and a game's bots are told of its end one after
+//! another. A holder killed in between leaves something some bot never
+//! heard. The bots' logs say what they were told, so the next holder tells
+//! the rest, once.
 
 use std::collections::{HashMap, HashSet};
 
@@ -16,7 +18,7 @@ use druids_contract::pb;
 use pb::bot_event::Event;
 
 use super::bots::{self, BotNo, public_id};
-use super::matches::{match_game, rating_changed, remember};
+use super::matches::{game_finished, game_results, match_game, rating_changed, remember};
 use super::{Arena, Running, State, events, rotation};
 use crate::store::{EventLog, StoreError, StoredMatch};
 
@@ -151,8 +153,8 @@ impl Arena {
     }
 
     /// Replays finished match `m` (finished at `at`) into the ratings and
-    /// the bots' recent matches; with `untold`, tells its bots its end and
-    /// their rating changes where their logs lack them.
+    /// the bots' recent matches; with `untold`, tells its bots its games'
+    /// ends, its end and their rating changes where their logs lack them.
     fn replay_finished(
         &self,
         st: &mut State,
@@ -184,6 +186,31 @@ impl Arena {
             return;
         };
         let id = &m.record.id;
+        // The match's end is stored before its last games' ends are told.
+        for (index, game_id) in m.game_ids.iter().enumerate() {
+            let seating = rotation(&bots, index);
+            let lacking: Vec<usize> = (0..seating.len())
+                .filter(|&seat| {
+                    self.told(told, seating[seat])
+                        .is_some_and(|t| t.reaches(at) && !t.game_ends.contains(game_id))
+                })
+                .collect();
+            if lacking.is_empty() {
+                continue;
+            }
+            let room = match self.rooms.load(game_id, now) {
+                Ok(room) => room,
+                Err(e) => {
+                    tracing::warn!(%game_id, "an arena game cannot be read: {e}");
+                    continue;
+                }
+            };
+            let (_, by_seat) = game_results(&room, &seating);
+            for seat in lacking {
+                let event = game_finished(id, game_id, index, seat, by_seat[seat]);
+                self.tell_late(seating[seat], now, event);
+            }
+        }
         for &b in &bots {
             if self
                 .told(told, b)
@@ -203,11 +230,10 @@ impl Arena {
         }
     }
 
-    /// Appends to bot `bot`'s log an event a stopped holder did not.
+    /// Appends to bot `bot`'s log an event a stopped holder did not (once
+    /// the arena's lock is let go).
     fn tell_late(&self, bot: BotNo, now: u64, event: Event) {
-        if let Err(e) = self.events.append(self.store.as_ref(), bot, now, event) {
-            tracing::warn!("cannot record a bot event: {e}");
-        }
+        self.tell_later(bot, now, event, None);
     }
 
     /// What bot `bot`'s last events told it, read once into `cache`; `None`

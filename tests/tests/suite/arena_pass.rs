@@ -2,19 +2,21 @@
 //! games of a pass are created at once, each told to its bots as soon as it
 //! exists, and no pass holds the arena's lock while it writes, so
 //! `GetLeaderboard` and new seeks are answered while games are still being
-//! created. A tournament's round opens its matches the same way. The store
-//! under the server is a real in-memory store whose game creations wait at a
-//! gate the test opens one at a time: what is checked is the order of
-//! events, never how long anything took.
+//! created. A tournament's round opens its matches the same way, and a round
+//! tells the ends of games and matches once it has let the lock go. The
+//! store under the server is a real in-memory store whose game creations (or
+//! the bots' logs' game ends) wait at a gate the test opens: what is checked
+//! is the order of events, never how long anything took.
 
 use std::sync::Arc;
 
 use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_server::MemoryStore;
 use druids_tests::{TestServer, authed};
 use tokio::sync::mpsc;
 
-use crate::arena::{Arena, arena, limits, register};
+use crate::arena::{Arena, arena, bot_events_until, limits, register};
 use crate::gated_store::{GUARD, Gate, Gated, GatedStore, OpenOnDrop};
 
 /// What a seeking bot's stream said: (bot, its first event) or (bot, the
@@ -55,10 +57,10 @@ async fn seek(server: &TestServer, bot: usize, key: String, heard: mpsc::Unbound
     });
 }
 
-/// A server over a [`GatedStore`], and its gate.
-async fn gated_server() -> (Arc<Gate>, TestServer) {
+/// A server over a [`GatedStore`] whose `gated` calls wait, and its gate.
+async fn gated_server(gated: Gated) -> (Arc<Gate>, TestServer) {
     let gate = Arc::new(Gate::default());
-    let store = GatedStore::new(MemoryStore::default(), Arc::clone(&gate), Gated::CreateGame);
+    let store = GatedStore::new(MemoryStore::default(), Arc::clone(&gate), gated);
     (gate, TestServer::with(Arc::new(store), limits()).await)
 }
 
@@ -89,7 +91,7 @@ async fn next(heard: &mut mpsc::UnboundedReceiver<Heard>) -> Heard {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pass_creates_its_games_at_once_and_the_arena_answers_meanwhile() {
-    let (gate, server) = gated_server().await;
+    let (gate, server) = gated_server(Gated::CreateGame).await;
     // Dropped before the server is.
     let _open = OpenOnDrop(Arc::clone(&gate));
     let mut a = arena(&server).await;
@@ -174,7 +176,7 @@ async fn a_pass_creates_its_games_at_once_and_the_arena_answers_meanwhile() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tournament_round_creates_its_games_while_the_arena_answers() {
-    let (gate, server) = gated_server().await;
+    let (gate, server) = gated_server(Gated::CreateGame).await;
     // Dropped before the server is.
     let _open = OpenOnDrop(Arc::clone(&gate));
     let mut a = arena(&server).await;
@@ -253,5 +255,86 @@ async fn a_tournament_round_creates_its_games_while_the_arena_answers() {
     entrants.sort();
     assert_eq!(round.matches.len(), 2, "{round:?}");
     assert_eq!(seated, entrants, "every entrant in one match: {round:?}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_tells_the_ends_of_games_after_it_lets_the_lock_go() {
+    let (gate, server) = gated_server(Gated::AppendGameEndTold).await;
+    // Dropped before the server is.
+    let _open = OpenOnDrop(Arc::clone(&gate));
+    let mut a = arena(&server).await;
+    let mut keys = Vec::new();
+    for i in 0..2 {
+        keys.push(register(&mut a, &format!("ends-{i}")).await.1);
+    }
+    let (tx, mut heard) = mpsc::unbounded_channel();
+    for (bot, key) in keys.iter().enumerate() {
+        seek(&server, bot, key.clone(), tx.clone()).await;
+    }
+    let game = loop {
+        if let Heard::Game(_, game) = next(&mut heard).await {
+            break game;
+        }
+    };
+
+    // The first bot resigns: the game, and its match of one game, are over.
+    // The round records the match's end and tells both bots; the first
+    // write of a game's end to a bot's log waits at the gate.
+    let mut games = DruidsServiceClient::connect(server.url())
+        .await
+        .expect("connect");
+    let resign = pb::ResignRequest {
+        game_id: game.clone(),
+        idempotency_key: String::new(),
+    };
+    games
+        .resign(authed(&keys[0], resign))
+        .await
+        .expect("resign");
+    gate.until("a bot's log is being told the game's end", |c| {
+        c.waiting == 1
+    })
+    .await;
+
+    // Meanwhile the arena answers: the round no longer holds its lock.
+    leaderboard_answers(&mut a, "while a round tells a game's end").await;
+    assert_eq!(gate.counts(|c| c.done), 0, "no game's end told yet");
+
+    // Let through, each bot's log tells the match's story in order.
+    gate.open();
+    for key in &keys {
+        use pb::bot_event::Event as E;
+        let events = bot_events_until(&mut a, key, |e| {
+            e.iter()
+                .any(|e| matches!(e.event, Some(E::MatchFinished(_))))
+        })
+        .await;
+        let story: Vec<&str> = events
+            .iter()
+            .map(|e| match &e.event {
+                Some(E::MatchStarted(_)) => "match started",
+                Some(E::GameStarted(g)) if g.game_id == game => "game started",
+                Some(E::GameFinished(g)) if g.game_id == game => "game finished",
+                Some(E::MatchFinished(_)) => "match finished",
+                other => panic!("an event this match does not tell: {other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            story,
+            [
+                "match started",
+                "game started",
+                "game finished",
+                "match finished"
+            ],
+            "{events:?}"
+        );
+    }
+    assert_eq!(
+        gate.counts(|c| c.done),
+        2,
+        "each bot told the game's end once"
+    );
     server.stop().await;
 }

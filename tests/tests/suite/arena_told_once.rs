@@ -7,6 +7,8 @@
 //!   (`match_finished`, `rating_changed`).
 //! * A game's end: the holder tells its bots one after another
 //!   (`game_finished`); one told and the other not, only the other is told.
+//!   The game is the match's last, so the match's end is stored already:
+//!   the round stores it before it tells the bots of the game's end.
 //!
 //! The node's stop is a store that takes no write after a given one; a
 //! start after the next tells nothing twice.
@@ -183,11 +185,14 @@ async fn a_match_end_stored_but_untold_is_told_once_at_the_next_start(backend: B
 
 async fn a_game_end_told_to_one_bot_is_told_to_the_other_at_the_next_start(backend: Backend) {
     let db = TestDb::new(backend, "game_end_told");
-    // The game is played to its end; one bot is told so, and then nothing
-    // more is stored (the match's end neither).
+    // The game is played to its end and the match's end is stored; one bot
+    // is told of the game's end, and then nothing more is stored.
     let what = "a bot is told its game's end";
     let (bots, m) = play_until_the_stop(backend, &db, Gated::WritesAfterGameEndTold, what).await;
-    assert_eq!(m.finished_unix_ms, None, "its end is not stored");
+    assert!(
+        m.finished_unix_ms.is_some(),
+        "the match's end is stored first"
+    );
     let id = m.record.id;
     let told_first: Vec<usize> = (bots.iter())
         .map(|(bot, _)| told(&db, bot, &id).game_ends)

@@ -101,6 +101,8 @@ impl Drop for OpenOnDrop {
 pub(crate) enum Gated {
     CreateGame,
     AppendAction,
+    /// A bot's log told a game's end.
+    AppendGameEndTold,
     /// No wait: once a match's game is recorded as its, every write is
     /// refused, as for a node killed before telling its bots of it.
     WritesAfterMatchGame,
@@ -300,13 +302,16 @@ impl<S: Store> EventLogs for GatedStore<S> {
         seq: u64,
         event: &[u8],
     ) -> Result<(), StoreError> {
-        self.write(|| self.inner.append_event(log, owner, seq, event))?;
-        let game_end = || {
+        let game_end = log == EventLog::Bot && {
             let told = pb::BotEvent::decode(event).map(|e| e.event);
             matches!(told, Ok(Some(pb::bot_event::Event::GameFinished(_))))
         };
-        if log == EventLog::Bot && game_end() {
+        let append = || self.inner.append_event(log, owner, seq, event);
+        if game_end {
+            self.write(|| self.through(Gated::AppendGameEndTold, append))?;
             self.darken_after(Gated::WritesAfterGameEndTold);
+        } else {
+            self.write(append)?;
         }
         Ok(())
     }

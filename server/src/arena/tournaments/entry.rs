@@ -169,7 +169,9 @@ impl Arena {
                 ));
             }
             let joined = pb::tournament_event::Event::EntrantJoined(self.bots().reference(bot));
-            // The event is the record of the entry: stored before it counts.
+            // The event is the record of the entry: stored before it counts,
+            // and after what the log was told before it.
+            self.deliver();
             self.tournament_events
                 .append(self.store.as_ref(), &t.record.id, now, joined)?;
             t.entrants.push(bot);

@@ -15,6 +15,7 @@ use druids_contract::pb::tournament_event::Event;
 use super::Tourney;
 use crate::arena::bots::{BotNo, parse_id};
 use crate::arena::matches::NewMatch;
+use crate::arena::outbox::Notice;
 use crate::arena::pass::Formed;
 use crate::arena::{Arena, State};
 use crate::store::{StoredMatch, TournamentRecord};
@@ -30,15 +31,15 @@ pub(in crate::arena) struct DrawnRound {
 }
 
 impl Arena {
-    /// Appends `event` to tournament `id`'s log; a failure is logged (the
+    /// Queues `event` for tournament `id`'s log, stored once the arena's
+    /// lock is let go ([`super::super::outbox`]); a failure is logged (the
     /// log is what watchers see; the tournament itself goes on).
     fn log_event(&self, id: &str, now: u64, event: Event) {
-        if let Err(e) = self
-            .tournament_events
-            .append(self.store.as_ref(), id, now, event)
-        {
-            tracing::warn!(tournament_id = %id, "cannot record a tournament event: {e}");
-        }
+        self.outbox.push(Notice::Tournament {
+            id: id.to_owned(),
+            at_ms: now,
+            event,
+        });
     }
 
     /// Logs that `t`'s entry closed and who entered.
@@ -178,6 +179,8 @@ impl Arena {
             }
             self.log_round(&tournament, round, &started, &byes, now);
         }
+        // Logged without the lock: stored here.
+        self.deliver();
     }
 
     /// Logs the start of round `round` (from 0) with its matches.
