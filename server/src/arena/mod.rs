@@ -19,7 +19,7 @@
 //! * `resume`: the stored matches replayed at start-up (or on the node that
 //!   takes the arena over), and what a stopped holder left untold told.
 //! * [`outbox`]: the events decided under the arena's lock, stored in order
-//!   once it is let go ([`StateGuard`]).
+//!   once it is let go (the state's guard does it).
 //!
 //! The arena's round ([`Arena::tick`]) forms matches, starts their games
 //! ([`pass`]: many at once, without holding the arena's lock) and records
@@ -45,8 +45,7 @@ mod waiting;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::net::IpAddr;
-use std::ops::{Deref, DerefMut};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use std::num::NonZeroUsize;
 
@@ -74,7 +73,7 @@ use crate::store::{ArenaStore, MatchRecord};
 use bots::{BotNo, Bots};
 use events::{Events, TournamentEvents};
 use hourly::Hourly;
-use outbox::{Notice, Outbox};
+use outbox::Outbox;
 use ratings::{PoolKey, Ratings};
 
 /// What a Seek stream carries.
@@ -260,77 +259,6 @@ impl Arena {
     /// Turns true when the arena is closed ([`Arena::close`]).
     pub fn moved(&self) -> tokio::sync::watch::Receiver<bool> {
         self.moved.subscribe()
-    }
-
-    /// The arena's state, locked until the guard is dropped; then what was
-    /// decided under it ([`Arena::tell_later`]) is stored.
-    fn state(&self) -> StateGuard<'_> {
-        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        StateGuard {
-            arena: self,
-            pushed_before: self.outbox.pushed(),
-            state: Some(state),
-        }
-    }
-
-    /// Queues `event` for bot `bot`'s log and then its Seek stream `seek`,
-    /// behind everything decided before it; stored when the state's guard
-    /// is dropped. For callers holding the state's lock (or that deliver
-    /// the outbox before they return).
-    fn tell_later(
-        &self,
-        bot: BotNo,
-        at_ms: u64,
-        event: pb::bot_event::Event,
-        seek: Option<(SeekSender, pb::seek_event::Event)>,
-    ) {
-        self.outbox.push(Notice::Bot {
-            bot,
-            at_ms,
-            event,
-            seek,
-        });
-    }
-
-    /// Appends `event` to bot `bot`'s log now, after everything decided
-    /// before it.
-    fn tell_now(
-        &self,
-        bot: BotNo,
-        at_ms: u64,
-        event: pb::bot_event::Event,
-    ) -> Result<(), StoreError> {
-        self.deliver();
-        self.events.append(self.store.as_ref(), bot, at_ms, event)
-    }
-
-    /// Stores what waits in the outbox, in order: each event in its log
-    /// (a failure is logged; the arena goes on), then a bot's on its Seek
-    /// stream.
-    fn deliver(&self) {
-        self.outbox.deliver(|notice| match notice {
-            Notice::Bot {
-                bot,
-                at_ms,
-                event,
-                seek,
-            } => {
-                if let Err(e) = self.events.append(self.store.as_ref(), bot, at_ms, event) {
-                    tracing::warn!("cannot record a bot event: {e}");
-                }
-                if let Some((tx, event)) = seek {
-                    let _ = tx.try_send(Ok(pb::SeekEvent { event: Some(event) }));
-                }
-            }
-            Notice::Tournament { id, at_ms, event } => {
-                if let Err(e) =
-                    self.tournament_events
-                        .append(self.store.as_ref(), &id, at_ms, event)
-                {
-                    tracing::warn!(tournament_id = %id, "cannot record a tournament event: {e}");
-                }
-            }
-        });
     }
 
     fn bots(&self) -> std::sync::RwLockReadGuard<'_, Bots> {
@@ -537,42 +465,6 @@ impl Arena {
             time_bank_ms: Some(clock.time_bank_ms),
             autopilot_after: Some(self.settings.autopilot_after),
             ..Default::default()
-        }
-    }
-}
-
-/// The arena's state, locked. Dropping it lets the lock go, then stores
-/// what was decided under it ([`outbox`]): the store's writes of a round's
-/// tellings hold no lock, and a call that decided nothing to tell does not
-/// wait for them.
-struct StateGuard<'a> {
-    arena: &'a Arena,
-    /// The outbox's count of notices when the lock was taken.
-    pushed_before: u64,
-    /// Always `Some` until dropped.
-    state: Option<MutexGuard<'a, State>>,
-}
-
-impl Deref for StateGuard<'_> {
-    type Target = State;
-
-    fn deref(&self) -> &State {
-        self.state.as_ref().expect("held until dropped")
-    }
-}
-
-impl DerefMut for StateGuard<'_> {
-    fn deref_mut(&mut self) -> &mut State {
-        self.state.as_mut().expect("held until dropped")
-    }
-}
-
-impl Drop for StateGuard<'_> {
-    fn drop(&mut self) {
-        let told = self.arena.outbox.pushed() != self.pushed_before;
-        drop(self.state.take());
-        if told && !std::thread::panicking() {
-            self.arena.deliver();
         }
     }
 }

@@ -5,7 +5,7 @@
 //! write each, and its Seek stream): a match of four bots and four games is
 //! 24 writes. Those writes wait here instead, in the order they were decided,
 //! and the thread that decided them stores them once the lock is let go
-//! ([`super::StateGuard`]). One thread stores at a time, in that order, so a
+//! ([`StateGuard`]). One thread stores at a time, in that order, so a
 //! bot's log reads as the arena decided (a match's end before the start of
 //! the match it made room for), and a thread returns only once what it
 //! decided is stored: a client that reads a log after its call sees what the
@@ -17,12 +17,14 @@
 //! ([`super::Arena::tell_now`]), so it never overtakes it.
 
 use std::collections::VecDeque;
+use std::ops::{Deref, DerefMut};
 use std::sync::{Mutex, MutexGuard};
 
 use druids_contract::pb;
 
-use super::SeekSender;
 use super::bots::BotNo;
+use super::{Arena, SeekSender, State};
+use crate::store::StoreError;
 
 /// An event for a log, decided and not stored yet.
 pub(super) enum Notice {
@@ -99,6 +101,115 @@ impl Outbox {
 
     fn waiting(&self) -> MutexGuard<'_, Waiting> {
         self.waiting.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Arena {
+    /// The arena's state, locked until the guard is dropped; then what was
+    /// decided under it ([`Arena::tell_later`]) is stored.
+    pub(super) fn state(&self) -> StateGuard<'_> {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        StateGuard {
+            arena: self,
+            pushed_before: self.outbox.pushed(),
+            state: Some(state),
+        }
+    }
+
+    /// Queues `event` for bot `bot`'s log and then its Seek stream `seek`,
+    /// behind everything decided before it; stored when the state's guard
+    /// is dropped. For callers holding the state's lock (or that deliver
+    /// the outbox before they return).
+    pub(super) fn tell_later(
+        &self,
+        bot: BotNo,
+        at_ms: u64,
+        event: pb::bot_event::Event,
+        seek: Option<(SeekSender, pb::seek_event::Event)>,
+    ) {
+        self.outbox.push(Notice::Bot {
+            bot,
+            at_ms,
+            event,
+            seek,
+        });
+    }
+
+    /// Appends `event` to bot `bot`'s log now, after everything decided
+    /// before it.
+    pub(super) fn tell_now(
+        &self,
+        bot: BotNo,
+        at_ms: u64,
+        event: pb::bot_event::Event,
+    ) -> Result<(), StoreError> {
+        self.deliver();
+        self.events.append(self.store.as_ref(), bot, at_ms, event)
+    }
+
+    /// Stores what waits in the outbox, in order: each event in its log
+    /// (a failure is logged; the arena goes on), then a bot's on its Seek
+    /// stream.
+    pub(super) fn deliver(&self) {
+        self.outbox.deliver(|notice| match notice {
+            Notice::Bot {
+                bot,
+                at_ms,
+                event,
+                seek,
+            } => {
+                if let Err(e) = self.events.append(self.store.as_ref(), bot, at_ms, event) {
+                    tracing::warn!("cannot record a bot event: {e}");
+                }
+                if let Some((tx, event)) = seek {
+                    let _ = tx.try_send(Ok(pb::SeekEvent { event: Some(event) }));
+                }
+            }
+            Notice::Tournament { id, at_ms, event } => {
+                if let Err(e) =
+                    self.tournament_events
+                        .append(self.store.as_ref(), &id, at_ms, event)
+                {
+                    tracing::warn!(tournament_id = %id, "cannot record a tournament event: {e}");
+                }
+            }
+        });
+    }
+}
+
+/// The arena's state, locked. Dropping it lets the lock go, then stores
+/// what was decided under it (its [`Outbox`]): the store's writes of a round's
+/// tellings hold no lock, and a call that decided nothing to tell does not
+/// wait for them.
+pub(super) struct StateGuard<'a> {
+    arena: &'a Arena,
+    /// The outbox's count of notices when the lock was taken.
+    pushed_before: u64,
+    /// Always `Some` until dropped.
+    state: Option<MutexGuard<'a, State>>,
+}
+
+impl Deref for StateGuard<'_> {
+    type Target = State;
+
+    fn deref(&self) -> &State {
+        self.state.as_ref().expect("held until dropped")
+    }
+}
+
+impl DerefMut for StateGuard<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        self.state.as_mut().expect("held until dropped")
+    }
+}
+
+impl Drop for StateGuard<'_> {
+    fn drop(&mut self) {
+        let told = self.arena.outbox.pushed() != self.pushed_before;
+        drop(self.state.take());
+        if told && !std::thread::panicking() {
+            self.arena.deliver();
+        }
     }
 }
 
