@@ -5,9 +5,9 @@ use std::net::IpAddr;
 
 use druids_contract::pb;
 
-use super::Arena;
 use super::bots::{self, BotNo, check_registration, new_key, parse_id, public_id};
 use super::ratings::rating;
+use super::{Arena, State};
 use crate::auth::TokenHash;
 use crate::bounds::Checked;
 use crate::config::Registration;
@@ -123,7 +123,38 @@ impl Arena {
             .unwrap_or_else(|p| p.into_inner())
             .set_key(bot, hash);
         tracing::info!(bot_id = %public_id(bot), "bot key replaced");
+        self.end_seeks_of(
+            &mut self.state(),
+            bot,
+            "the bot's key was replaced: seek again with the new one",
+        );
         Ok(pb::RotateBotKeyResponse { api_key: key })
+    }
+
+    /// Ends the Seek streams of bot `bot`, opened with a key that stopped
+    /// working (`why`): those waiting in the pool (their seeks cancelled)
+    /// and those following a match (the match goes on; the bot's event log
+    /// tells it).
+    fn end_seeks_of(&self, st: &mut State, bot: BotNo, why: &'static str) {
+        let ended: tonic::Status = ServiceError::BotKeyUnknown(why).into();
+        let seeks: Vec<_> = st
+            .seeks
+            .iter()
+            .filter(|(_, s)| s.bot == bot)
+            .map(|(&id, _)| id)
+            .collect();
+        for id in seeks {
+            st.pool.remove(id);
+            if let Some(seeker) = st.seeks.remove(&id) {
+                let _ = seeker.tx.try_send(Err(ended.clone()));
+            }
+        }
+        for run in st.matches.values_mut() {
+            let mine = run.bots.iter().position(|&b| b == bot);
+            if let Some(tx) = mine.and_then(|i| run.streams.get_mut(i)?.take()) {
+                let _ = tx.try_send(Err(ended.clone()));
+            }
+        }
     }
 
     /// RevokeBot with bearer `token`. Blocks on the store.
@@ -143,21 +174,7 @@ impl Arena {
             .unwrap_or(now);
         tracing::info!(bot_id = %public_id(bot), "bot key revoked");
         let mut st = self.state();
-        let seeks: Vec<_> = st
-            .seeks
-            .iter()
-            .filter(|(_, s)| s.bot == bot)
-            .map(|(&id, _)| id)
-            .collect();
-        for id in seeks {
-            st.pool.remove(id);
-            if let Some(seeker) = st.seeks.remove(&id) {
-                let _ = seeker.tx.try_send(Err(ServiceError::BotKeyUnknown(
-                    "the bot's key was revoked",
-                )
-                .into()));
-            }
-        }
+        self.end_seeks_of(&mut st, bot, "the bot's key was revoked");
         self.end_challenges_of(&mut st, bot, now);
         Ok(pb::RevokeBotResponse {
             revoked_unix_ms: at,

@@ -16,6 +16,7 @@ use tonic::Code;
 use tonic::transport::Channel;
 
 use crate::arena::{Arena, arena, bot_events_until, challenge_accepted, limits, register};
+use crate::gated_store::GUARD;
 use crate::trust::reason;
 
 /// How the first bot's key stops working.
@@ -33,6 +34,67 @@ async fn a_rotated_key_ends_the_streams_it_opened() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_revoked_key_ends_the_streams_it_opened() {
     streams_end_when_the_key_stops_working(KeyLoss::Revoked).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seek_ends_when_its_key_stops_working() {
+    for loss in [KeyLoss::Rotated, KeyLoss::Revoked] {
+        let server =
+            TestServer::with(Arc::new(druids_server::MemoryStore::default()), limits()).await;
+        let mut a = arena(&server).await;
+        let (_, key) = register(&mut a, "seeker").await;
+        // Alone in a pool of four-player games: it waits.
+        let seek = pb::SeekRequest {
+            kind: pb::GameKind::Dolmen as i32,
+            min_players: 4,
+            max_players: 4,
+            rated: false,
+        };
+        let mut seeking = a.seek(authed(&key, seek)).await.expect("seek").into_inner();
+        let first = next_event(&mut seeking)
+            .await
+            .expect("open")
+            .expect("an event");
+        assert!(
+            matches!(first.event, Some(pb::seek_event::Event::Seeking(_))),
+            "{first:?}"
+        );
+        lose_key(&mut a, &key, loss).await;
+        // What the seek was told before (that it waits) may still be on
+        // its way; nothing after.
+        let next = async {
+            loop {
+                match next_event(&mut seeking).await {
+                    Ok(Some(e)) if matches!(e.event, Some(pb::seek_event::Event::Waiting(_))) => {}
+                    other => break other,
+                }
+            }
+        };
+        let next = tokio::time::timeout(GUARD, next)
+            .await
+            .unwrap_or_else(|_| panic!("{loss:?}: the seek stays open"));
+        assert_refused(next, "the seek");
+        server.stop().await;
+    }
+}
+
+/// Makes bot key `key` stop working as `loss` says; the new key if any.
+async fn lose_key(a: &mut Arena, key: &str, loss: KeyLoss) -> Option<String> {
+    match loss {
+        KeyLoss::Rotated => Some(
+            a.rotate_bot_key(authed(key, pb::RotateBotKeyRequest::default()))
+                .await
+                .expect("rotate")
+                .into_inner()
+                .api_key,
+        ),
+        KeyLoss::Revoked => {
+            a.revoke_bot(authed(key, pb::RevokeBotRequest::default()))
+                .await
+                .expect("revoke");
+            None
+        }
+    }
 }
 
 /// The game of an unrated Die Dolmengötter challenge between two new bots:
@@ -139,21 +201,7 @@ async fn streams_end_when_the_key_stops_working(loss: KeyLoss) {
 
     // The key stops working; then the game moves on (the second bot
     // resigns), which the game's streams and the first bot's log are told.
-    let new_key = match loss {
-        KeyLoss::Rotated => Some(
-            a.rotate_bot_key(authed(&key_a, pb::RotateBotKeyRequest::default()))
-                .await
-                .expect("rotate")
-                .into_inner()
-                .api_key,
-        ),
-        KeyLoss::Revoked => {
-            a.revoke_bot(authed(&key_a, pb::RevokeBotRequest::default()))
-                .await
-                .expect("revoke");
-            None
-        }
-    };
+    let new_key = lose_key(&mut a, &key_a, loss).await;
     let resign = pb::ResignRequest {
         game_id: game.clone(),
         idempotency_key: String::new(),
