@@ -142,7 +142,11 @@ impl Arena {
             accepted,
         };
         if pending.accepted.len() + 1 == pending.bots.len() {
-            // Only house bots were challenged: the match starts now.
+            // Only house bots were challenged: the match starts now, if the
+            // challenger has room for it.
+            if let Some(busy) = self.busy(&st, &pending.bots[..1]) {
+                return Err(busy);
+            }
             if let Err(e) = self.start_challenge(&mut st, pending, now) {
                 st.challenges.remove(&info.challenge_id);
                 return Err(e);
@@ -169,6 +173,21 @@ impl Arena {
         Ok(pb::ChallengeResponse {
             challenge: Some(info),
         })
+    }
+
+    /// RESOURCE_EXHAUSTED naming the first of `bots` that plays as many
+    /// matches at once as a bot may, if one does: a match of them cannot
+    /// start now.
+    fn busy(&self, st: &State, bots: &[BotNo]) -> Option<ServiceError> {
+        let most = self.settings.bot_max_games;
+        let busy = bots
+            .iter()
+            .find(|b| st.playing.get(b).copied().unwrap_or(0) >= most)?;
+        let name = self.bots().reference(*busy).name;
+        Some(quota(format!(
+            "bot {} plays {most} matches at once already, the most a bot may: accept again once it has finished one",
+            clip(&name)
+        )))
     }
 
     /// LIMIT_REACHED if one of `opponents` has its fill of pending
@@ -266,7 +285,17 @@ impl Arena {
         if pending.accepted.contains(&bot) {
             return Ok(pb::AnswerChallengeResponse::default());
         }
-        if pending.accepted.len() + 2 < pending.bots.len() {
+        let last = pending.accepted.len() + 2 == pending.bots.len();
+        // The match starts now: every bot of it must have room for it, the
+        // challenger and those that accepted before too.
+        let bots = pending.bots.clone();
+        if last && let Some(busy) = self.busy(&st, &bots) {
+            return Err(busy);
+        }
+        let Some(pending) = st.challenges.get_mut(&req.challenge_id) else {
+            return Err(not_found());
+        };
+        if !last {
             // Not the last acceptance: stored, so a restart keeps it.
             pending.accepted.push(bot);
             if let Err(e) = self.store.save_challenge(&pending.record()) {

@@ -125,6 +125,67 @@ async fn the_arenas_quotas_answer_with_a_retry_delay() {
     server.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_challenge_starts_only_if_its_challenger_has_room_for_the_match() {
+    let mut limits = crate::arena::limits();
+    limits.arena.bot_max_games = 1;
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
+    let mut a = arena(&server).await;
+    let (id_a, key_a) = register(&mut a, "busy-a").await;
+    let (id_b, key_b) = register(&mut a, "busy-b").await;
+    let (id_c, key_c) = register(&mut a, "busy-c").await;
+    let challenge = |opponent: &str| pb::ChallengeRequest {
+        kind: pb::GameKind::Dolmen as i32,
+        opponents: vec![opponent.to_owned()],
+        rated: false,
+        expires_in_secs: 600,
+        time_control: None,
+    };
+    // a plays its one match, with b.
+    crate::arena::challenge_accepted(&mut a, &key_a, &key_b, challenge(&id_b)).await;
+    // a may still send a challenge; c's acceptance would start a second
+    // match of a's: refused, naming a, and the challenge waits.
+    let second = a
+        .challenge(authed(&key_a, challenge(&id_c)))
+        .await
+        .expect("a challenge sent while playing")
+        .into_inner()
+        .challenge
+        .expect("the challenge");
+    let accept = pb::AnswerChallengeRequest {
+        challenge_id: second.challenge_id.clone(),
+        accept: true,
+        ..Default::default()
+    };
+    let status = refused(
+        a.answer_challenge(authed(&key_c, accept)).await,
+        Code::ResourceExhausted,
+        "RATE_LIMITED",
+    );
+    assert!(status.message().contains("busy-a"), "{status:?}");
+    let mut client = server.client().await;
+    let games = client
+        .list_games(pb::ListGamesRequest {
+            bot_id: id_a,
+            ..Default::default()
+        })
+        .await
+        .expect("a's games")
+        .into_inner()
+        .games;
+    assert_eq!(games.len(), 1, "a plays one match: {games:?}");
+    // The challenge still waits for c's answer.
+    let decline = pb::AnswerChallengeRequest {
+        challenge_id: second.challenge_id,
+        accept: false,
+        ..Default::default()
+    };
+    a.answer_challenge(authed(&key_c, decline))
+        .await
+        .expect("the challenge is still pending");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_closed_registration_takes_only_the_operator_key() {
     let mut limits = Limits::unthrottled();
