@@ -61,6 +61,14 @@ pub fn check_registration(req: &pb::RegisterBotRequest) -> Result<(), ServiceErr
             ),
         ));
     }
+    // The house bots' mark (`BotRef.house`): no registered bot may pass for
+    // one of the server's own.
+    if req.owner_contact.trim() == HOUSE_CONTACT {
+        return Err(ServiceError::invalid(
+            "owner_contact",
+            "this owner_contact marks the server's own house bots: give your own",
+        ));
+    }
     Ok(())
 }
 

@@ -3,8 +3,8 @@
 //! bots cannot throw rated challenges to a target (the reproduction of issue
 //! 25), a bot cannot enter bots that never agreed into a tournament nor run
 //! rated ones, challenges and tournaments are bounded per bot and hour with
-//! an honest `RetryInfo`, a refused call spends no quota, and look-alike
-//! names are one name.
+//! an honest `RetryInfo`, a refused call spends no quota, look-alike names
+//! are one name, and no bot registers as a house bot.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -223,6 +223,16 @@ async fn look_alike_names_are_one_name_and_a_refused_registration_spends_nothing
             "INVALID_ARGUMENT",
         );
     }
+    // No bot passes for one of the server's own house bots.
+    let house = pb::RegisterBotRequest {
+        owner_contact: "druids-server (house bot)".into(),
+        ..attempt("Delta")
+    };
+    refused(
+        a.register_bot(house).await,
+        Code::InvalidArgument,
+        "INVALID_ARGUMENT",
+    );
     // None of the refusals spent the quota of two: one more is taken.
     a.register_bot(attempt("Beta")).await.expect("the second");
     refused(
