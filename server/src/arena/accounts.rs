@@ -90,12 +90,7 @@ impl Arena {
         if bot_id.is_empty() {
             return self.bot_of(token);
         }
-        let no = parse_id(bot_id).ok_or_else(|| {
-            ServiceError::invalid(
-                "bot_id",
-                format!("bot_id {} is not 16 hex digits", clip(bot_id)),
-            )
-        })?;
+        let no = bot_no(bot_id)?;
         if !self.is_operator(token) {
             // No key, or one that is not (any more) a bot's: UNAUTHENTICATED.
             let caller = self.bot_of(token)?;
@@ -327,10 +322,6 @@ impl Arena {
 
 /// The bot number of the public id in field `bot_id`.
 pub(super) fn bot_no(id: &str) -> Result<BotNo, ServiceError> {
-    parse_id(id).ok_or_else(|| {
-        ServiceError::invalid(
-            "bot_id",
-            format!("bot_id {} is not 16 hex digits", clip(id)),
-        )
-    })
+    crate::bounds::arena::check_bot_id("bot_id", id)?;
+    parse_id(id).ok_or_else(|| ServiceError::invalid("bot_id", "bot_id is not a bot's id"))
 }

@@ -75,6 +75,18 @@ pub fn check_players(kind: Kind, players: u32, field: &'static str) -> Result<()
     ))
 }
 
+/// A bot's public id in field `field`: 16 hex digits, else INVALID_ARGUMENT
+/// (a well-formed id of no bot is the call's NOT_FOUND).
+pub fn check_bot_id(field: &'static str, id: &str) -> Result<(), ServiceError> {
+    if id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Ok(());
+    }
+    Err(ServiceError::invalid(
+        field,
+        format!("{field} {} is not 16 hex digits", crate::error::clip(id)),
+    ))
+}
+
 fn check_clock(c: Option<&pb::TimeControl>) -> Result<(), ServiceError> {
     let Some(c) = c else { return Ok(()) };
     if !DECISION_MS.contains(&c.decision_ms) || !TIME_BANK_MS.contains(&c.time_bank_ms) {
@@ -168,6 +180,9 @@ impl Bounded for pb::ChallengeRequest {
             ));
         }
         at_most("opponents", &self.opponents, most)?;
+        for id in &self.opponents {
+            check_bot_id("opponents", id)?;
+        }
         let seated = self.opponents.len() as u32 + 1;
         check_players(kind, seated, "opponents").map_err(|_| {
             let seats = seats(kind);
@@ -233,6 +248,9 @@ impl Bounded for pb::CreateTournamentRequest {
         at_most_bytes("name", &self.name, MAX_TOURNAMENT_NAME_BYTES)?;
         check_players(game_kind(self.kind)?, self.players, "players")?;
         at_most("entrants", &self.entrants, MAX_ENTRANTS)?;
+        for id in &self.entrants {
+            check_bot_id("entrants", id)?;
+        }
         match &self.format {
             None => return Err(ServiceError::invalid("format", "a format is required")),
             Some(F::RoundRobin(r)) => within(
@@ -243,6 +261,7 @@ impl Bounded for pb::CreateTournamentRequest {
             Some(F::Swiss(s)) => within("format.swiss.rounds", s.rounds, 1..=MAX_ROUNDS)?,
             Some(F::Gauntlet(g)) => {
                 within("format.gauntlet.games", g.games, 0..=MAX_GAUNTLET_GAMES)?;
+                check_bot_id("format.gauntlet.opponent", &g.opponent)?;
             }
         }
         check_clock(self.time_control.as_ref())?;
@@ -257,6 +276,21 @@ impl Bounded for pb::CreateTournamentRequest {
                 open.max_entrants as usize,
                 0..=MAX_ENTRANTS,
             )?;
+            // A full entry must be able to fill a match (a gauntlet's fixed
+            // opponent takes a seat of each).
+            let seated_by_entrants = match &self.format {
+                Some(F::Gauntlet(_)) => self.players.saturating_sub(1),
+                _ => self.players,
+            };
+            if open.max_entrants != 0 && open.max_entrants < seated_by_entrants {
+                return Err(ServiceError::invalid(
+                    "open_entry.max_entrants",
+                    format!(
+                        "open_entry.max_entrants {} cannot fill a match of {} players: the tournament could never be played",
+                        open.max_entrants, self.players
+                    ),
+                ));
+            }
         }
         Ok(())
     }

@@ -72,3 +72,69 @@ async fn arena_calls_refuse_bad_input_clearly() {
         .expect_err("not its game");
     assert_eq!(legal.code(), Code::Unauthenticated);
 }
+
+/// Bot ids that are not ids, a gauntlet without its opponent and an open
+/// entry too small for one match are INVALID_ARGUMENT, naming their field.
+#[tokio::test]
+async fn ids_and_tournament_shapes_are_checked_before_anything_is_read() {
+    let server = TestServer::with(Arc::new(druids_server::MemoryStore::default()), limits()).await;
+    let mut a = arena(&server).await;
+    let (id, key) = register(&mut a, "shaper").await;
+    let invalid = |status: tonic::Status, field: &str| {
+        assert_eq!(status.code(), Code::InvalidArgument, "{field}: {status:?}");
+        assert!(status.message().contains(field), "{field}: {status:?}");
+        assert!(status.message().len() < 200, "{field}: {status:?}");
+    };
+    let challenge = pb::ChallengeRequest {
+        kind: pb::GameKind::Dolmen as i32,
+        opponents: vec!["X".repeat(500)],
+        ..Default::default()
+    };
+    let refused = a
+        .challenge(authed(&key, challenge))
+        .await
+        .expect_err("not an id");
+    invalid(refused, "opponents");
+    let tournament = |format, open_entry| pb::CreateTournamentRequest {
+        name: "shapes".into(),
+        kind: pb::GameKind::Meduris as i32,
+        players: 4,
+        entrants: vec![id.clone()],
+        format: Some(format),
+        open_entry,
+        ..Default::default()
+    };
+    use pb::create_tournament_request::Format;
+    let open = Some(pb::OpenEntry {
+        closes_in_secs: 60,
+        max_entrants: 8,
+    });
+    let no_opponent = tournament(Format::Gauntlet(pb::Gauntlet::default()), open);
+    let refused = a
+        .create_tournament(authed(&key, no_opponent))
+        .await
+        .expect_err("a gauntlet needs its opponent");
+    invalid(refused, "format.gauntlet.opponent");
+    let too_small = tournament(
+        Format::Swiss(pb::Swiss { rounds: 1 }),
+        Some(pb::OpenEntry {
+            closes_in_secs: 60,
+            max_entrants: 2,
+        }),
+    );
+    let refused = a
+        .create_tournament(authed(&key, too_small))
+        .await
+        .expect_err("two entrants cannot fill a match of four");
+    invalid(refused, "open_entry.max_entrants");
+    let listed = a
+        .list_tournaments(pb::ListTournamentsRequest::default())
+        .await
+        .expect("the tournaments")
+        .into_inner();
+    assert!(
+        listed.tournaments.is_empty(),
+        "nothing was created: {listed:?}"
+    );
+    server.stop().await;
+}
