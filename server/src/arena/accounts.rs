@@ -171,6 +171,9 @@ impl Arena {
         let mut st = self.state();
         self.end_seeks_of(&mut st, bot, "the bot's key was revoked");
         self.end_challenges_of(&mut st, bot, now);
+        for t in st.tournaments.values_mut().filter(|t| !t.has_started()) {
+            self.drop_revoked(t);
+        }
         Ok(pb::RevokeBotResponse {
             revoked_unix_ms: at,
         })

@@ -371,3 +371,70 @@ async fn a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock(b
     assert_eq!(gone.code(), Code::NotFound);
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_revoked_during_open_entry_leaves_the_tournament() {
+    let server = TestServer::with(
+        Arc::new(druids_server::MemoryStore::default()),
+        with_operator(),
+    )
+    .await;
+    let mut a = arena(&server).await;
+    let mut bots = Vec::new();
+    for name in ["stays-1", "revoked", "stays-2"] {
+        bots.push(register(&mut a, name).await);
+    }
+    let create = pb::CreateTournamentRequest {
+        name: "open cup".into(),
+        kind: pb::GameKind::Dolmen as i32,
+        players: 2,
+        format: Some(pb::create_tournament_request::Format::Swiss(pb::Swiss {
+            rounds: 1,
+        })),
+        open_entry: Some(pb::OpenEntry {
+            closes_in_secs: 1,
+            max_entrants: 8,
+        }),
+        ..Default::default()
+    };
+    let id = a
+        .create_tournament(authed(OPERATOR_KEY, create))
+        .await
+        .expect("create")
+        .into_inner()
+        .tournament
+        .expect("the tournament")
+        .tournament_id;
+    for (_, key) in &bots {
+        let join = pb::JoinTournamentRequest {
+            tournament_id: id.clone(),
+        };
+        a.join_tournament(authed(key, join)).await.expect("join");
+    }
+    a.revoke_bot(authed(OPERATOR_KEY, revoke(&bots[1].0)))
+        .await
+        .expect("revoke");
+    let entrants = |t: &pb::Tournament| -> Vec<String> {
+        t.entrants.iter().map(|b| b.bot_id.clone()).collect()
+    };
+    let open = crate::arena::wait_tournament(&mut a, &id, |_| true).await;
+    assert!(!entrants(&open).contains(&bots[1].0), "{open:?}");
+    // Entry closes: the revoked bot is in no standing and no match.
+    let started = crate::arena::wait_tournament(&mut a, &id, |t| {
+        t.status != pb::TournamentStatus::Open as i32
+    })
+    .await;
+    assert_eq!(
+        started.status,
+        pb::TournamentStatus::Running as i32,
+        "{started:?}"
+    );
+    let standing: Vec<&str> = started
+        .standings
+        .iter()
+        .filter_map(|s| s.bot.as_ref().map(|b| b.bot_id.as_str()))
+        .collect();
+    assert_eq!(standing.len(), 2, "{started:?}");
+    assert!(!standing.contains(&bots[1].0.as_str()), "{started:?}");
+    server.stop().await;
+}

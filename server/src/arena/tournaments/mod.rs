@@ -182,6 +182,11 @@ impl Tourney {
         self.results.push(finished);
     }
 
+    /// Whether entry closed and its schedule was drawn.
+    pub(in crate::arena) fn has_started(&self) -> bool {
+        self.started
+    }
+
     fn is_over(&self) -> bool {
         self.started && self.round >= self.rounds_total && self.pending.is_empty()
     }

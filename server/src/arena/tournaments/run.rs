@@ -42,6 +42,14 @@ impl Arena {
         });
     }
 
+    /// Takes the bots revoked meanwhile out of `t`'s entrants, as entry
+    /// closes: a revoked bot plays no more (the log's `Started` names who
+    /// is left, so a restart keeps them).
+    pub(in crate::arena) fn drop_revoked(&self, t: &mut Tourney) {
+        let bots = self.bots();
+        t.entrants.retain(|&b| !bots.is_revoked(b));
+    }
+
     /// Logs that `t`'s entry closed and who entered.
     pub(super) fn log_start(&self, t: &Tourney, now: u64) {
         let entrants = {
@@ -75,6 +83,7 @@ impl Arena {
                 if t.closes_ms.is_some_and(|c| now < c) && !full {
                     continue;
                 }
+                self.drop_revoked(t);
                 match t.seal() {
                     Ok(()) => self.log_start(t, now),
                     Err(why) => {
@@ -339,6 +348,9 @@ impl Arena {
             let due = t.closes_ms.is_none_or(|c| now >= c) || !mine.is_empty();
             let cancelled = t.cancelled || (finished && mine.is_empty() && !log.started);
             if !cancelled && (log.started || due) {
+                if !log.started {
+                    self.drop_revoked(&mut t);
+                }
                 match t.seal() {
                     Ok(()) if !log.started => self.log_start(&t, now),
                     Ok(()) => {}
