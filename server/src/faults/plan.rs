@@ -27,6 +27,11 @@ pub enum Method {
     State,
     /// `StreamEvents`.
     Stream,
+    /// `Resign`, `ExportReplay`, `GetReplayViews`: no fault names them, but
+    /// a restart's downtime answers them too, and the ledger notes them.
+    Resign,
+    Replay,
+    ReplayViews,
 }
 
 impl Method {
@@ -37,6 +42,9 @@ impl Method {
             Method::Legal => "GetLegalActions",
             Method::State => "GetState",
             Method::Stream => "StreamEvents",
+            Method::Resign => "Resign",
+            Method::Replay => "ExportReplay",
+            Method::ReplayViews => "GetReplayViews",
         }
     }
 }

@@ -131,36 +131,9 @@ impl DruidsService for Service {
         &self,
         request: Request<pb::ResignRequest>,
     ) -> std::result::Result<Response<pb::ResignResponse>, Status> {
-        let caller = self.caller(&request)?;
-        let request = self.refused(checked(request))?;
-        let room = here_or_forward!(self, request, caller, resign);
-        let seat = self.refused(self.seat(&room, &caller))?;
-        let span = info_span!("resign", game_id = %room.id, seat = seat.0);
-        let now = self.clock.now_ms();
-        let resignation = self.refused(Resignation::parse(request.into_inner().into_inner()))?;
-        let rate = self.limits.max_submits_per_second;
-        self.refused(room.charge_submission(seat, rate, now))?;
-        let (games, rooms) = (Arc::clone(&self.games), Arc::clone(&self.rooms));
-        let reply = if games.queues_appends() {
-            let blocking = self.blocking.clone();
-            let resigning = async move {
-                let answered = room
-                    .resign_queued(seat, &resignation, games.as_ref(), now)
-                    .instrument(span)
-                    .await;
-                settle_queued(&blocking, room, games, rooms, answered, now).await
-            };
-            self.blocking.awaiting(resigning).await?
-        } else {
-            self.off_the_workers(move || {
-                let _enter = span.enter();
-                let reply = room.resign(seat, &resignation, games.as_ref(), now);
-                rooms.settle(&room);
-                reply
-            })
-            .await?
-        };
-        Ok(Response::new(self.refused(reply)?))
+        let id = request.get_ref().game_id.clone();
+        self.under_plan(Method::Resign, id, request, |r| self.resign_here(r))
+            .await
     }
 
     type StreamEventsStream = EventStream;
@@ -265,6 +238,93 @@ impl DruidsService for Service {
         &self,
         request: Request<pb::ExportReplayRequest>,
     ) -> std::result::Result<Response<pb::Replay>, Status> {
+        let id = request.get_ref().game_id.clone();
+        self.under_plan(Method::Replay, id, request, |r| self.export_replay_here(r))
+            .await
+    }
+
+    async fn get_replay_views(
+        &self,
+        request: Request<pb::GetReplayViewsRequest>,
+    ) -> std::result::Result<Response<pb::GetReplayViewsResponse>, Status> {
+        let id = request.get_ref().game_id.clone();
+        self.under_plan(Method::ReplayViews, id, request, |r| {
+            self.get_replay_views_here(r)
+        })
+        .await
+    }
+
+    async fn list_games(
+        &self,
+        request: Request<pb::ListGamesRequest>,
+    ) -> std::result::Result<Response<pb::ListGamesResponse>, Status> {
+        let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
+        self.refused(self.read(Read::List, &caller))?;
+        let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
+        let shared = self.cluster.as_ref().map(|c| Arc::clone(c.leases()));
+        let lobby = Arc::clone(&self.lobby);
+        let tags = self.arena.match_tags();
+        let page = self
+            .off_the_workers(move || {
+                crate::list_games::list(&rooms, shared.as_deref(), lobby.catalog(), &tags, &req)
+            })
+            .await?;
+        Ok(Response::new(self.refused(page)?))
+    }
+
+    async fn list_game_types(
+        &self,
+        request: Request<pb::ListGameTypesRequest>,
+    ) -> std::result::Result<Response<pb::ListGameTypesResponse>, Status> {
+        let caller = self.caller(&request)?;
+        self.refused(self.read(Read::One, &caller))?;
+        Ok(Response::new(self.lobby.catalog().game_types()))
+    }
+}
+
+/// The calls a fault plan may refuse, hold or lose ([`Service::under_plan`]).
+impl Service {
+    async fn resign_here(
+        &self,
+        request: Request<pb::ResignRequest>,
+    ) -> std::result::Result<Response<pb::ResignResponse>, Status> {
+        let caller = self.caller(&request)?;
+        let request = self.refused(checked(request))?;
+        let room = here_or_forward!(self, request, caller, resign);
+        let seat = self.refused(self.seat(&room, &caller))?;
+        let span = info_span!("resign", game_id = %room.id, seat = seat.0);
+        let now = self.clock.now_ms();
+        let resignation = self.refused(Resignation::parse(request.into_inner().into_inner()))?;
+        let rate = self.limits.max_submits_per_second;
+        self.refused(room.charge_submission(seat, rate, now))?;
+        let (games, rooms) = (Arc::clone(&self.games), Arc::clone(&self.rooms));
+        let reply = if games.queues_appends() {
+            let blocking = self.blocking.clone();
+            let resigning = async move {
+                let answered = room
+                    .resign_queued(seat, &resignation, games.as_ref(), now)
+                    .instrument(span)
+                    .await;
+                settle_queued(&blocking, room, games, rooms, answered, now).await
+            };
+            self.blocking.awaiting(resigning).await?
+        } else {
+            self.off_the_workers(move || {
+                let _enter = span.enter();
+                let reply = room.resign(seat, &resignation, games.as_ref(), now);
+                rooms.settle(&room);
+                reply
+            })
+            .await?
+        };
+        Ok(Response::new(self.refused(reply)?))
+    }
+
+    async fn export_replay_here(
+        &self,
+        request: Request<pb::ExportReplayRequest>,
+    ) -> std::result::Result<Response<pb::Replay>, Status> {
         let caller = self.caller(&request)?;
         let request = self.refused(checked(request))?;
         let room = here_or_forward!(self, request, caller, export_replay, read);
@@ -272,7 +332,7 @@ impl DruidsService for Service {
         Ok(Response::new(self.refused(self.replay_of(&room))?))
     }
 
-    async fn get_replay_views(
+    async fn get_replay_views_here(
         &self,
         request: Request<pb::GetReplayViewsRequest>,
     ) -> std::result::Result<Response<pb::GetReplayViewsResponse>, Status> {
@@ -331,37 +391,6 @@ impl DruidsService for Service {
         }))
     }
 
-    async fn list_games(
-        &self,
-        request: Request<pb::ListGamesRequest>,
-    ) -> std::result::Result<Response<pb::ListGamesResponse>, Status> {
-        let caller = self.caller(&request)?;
-        let request = self.refused(checked(request))?;
-        self.refused(self.read(Read::List, &caller))?;
-        let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
-        let shared = self.cluster.as_ref().map(|c| Arc::clone(c.leases()));
-        let lobby = Arc::clone(&self.lobby);
-        let tags = self.arena.match_tags();
-        let page = self
-            .off_the_workers(move || {
-                crate::list_games::list(&rooms, shared.as_deref(), lobby.catalog(), &tags, &req)
-            })
-            .await?;
-        Ok(Response::new(self.refused(page)?))
-    }
-
-    async fn list_game_types(
-        &self,
-        request: Request<pb::ListGameTypesRequest>,
-    ) -> std::result::Result<Response<pb::ListGameTypesResponse>, Status> {
-        let caller = self.caller(&request)?;
-        self.refused(self.read(Read::One, &caller))?;
-        Ok(Response::new(self.lobby.catalog().game_types()))
-    }
-}
-
-/// The calls a fault plan may refuse, hold or lose ([`Service::under_plan`]).
-impl Service {
     async fn get_legal_actions_here(
         &self,
         request: Request<pb::GetLegalActionsRequest>,

@@ -34,10 +34,7 @@ pub(super) trait Noted {
 impl Noted for pb::SubmitActionRequest {
     fn note(&self, call: &mut pb::LedgerCall) {
         call.expected_version = self.expected_version;
-        if !self.idempotency_key.is_empty() {
-            let digest = Sha256::digest(self.idempotency_key.as_bytes());
-            call.key_digest = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-        }
+        call.key_digest = key_digest(&self.idempotency_key);
     }
 }
 
@@ -66,6 +63,44 @@ impl Noted for pb::GetStateResponse {
     fn note(&self, call: &mut pb::LedgerCall) {
         call.answered_version = self.state.as_ref().map(|s| s.version);
     }
+}
+
+impl Noted for pb::ResignRequest {
+    fn note(&self, call: &mut pb::LedgerCall) {
+        call.key_digest = key_digest(&self.idempotency_key);
+    }
+}
+
+impl Noted for pb::ResignResponse {
+    fn note(&self, call: &mut pb::LedgerCall) {
+        call.answered_version = Some(self.version);
+    }
+}
+
+impl Noted for pb::ExportReplayRequest {
+    fn note(&self, _: &mut pb::LedgerCall) {}
+}
+
+impl Noted for pb::Replay {
+    fn note(&self, _: &mut pb::LedgerCall) {}
+}
+
+impl Noted for pb::GetReplayViewsRequest {
+    fn note(&self, _: &mut pb::LedgerCall) {}
+}
+
+impl Noted for pb::GetReplayViewsResponse {
+    fn note(&self, _: &mut pb::LedgerCall) {}
+}
+
+/// The ledger's digest of an idempotency key (empty without one): the
+/// first 8 bytes of its SHA-256, in hex.
+fn key_digest(key: &str) -> String {
+    if key.is_empty() {
+        return String::new();
+    }
+    let digest = Sha256::digest(key.as_bytes());
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The status of an error answer, as the ledger names it.

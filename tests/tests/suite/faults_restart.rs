@@ -1,7 +1,7 @@
 //! The faults that break more than one call (docs/testing-clients.md): a
 //! restart of the game's server at a seat's event (every stream of the game
 //! ends with UNAVAILABLE, every call is refused with RetryInfo until it is
-//! back, then the game goes on where it was, nothing lost), and a connection
+//! back (a resignation and the replays too), then the game goes on where it was, nothing lost), and a connection
 //! reset under a seat's stream (no gRPC status at all; a new connection
 //! resumes).
 
@@ -116,6 +116,26 @@ async fn a_restart_ends_every_stream_refuses_calls_until_back_and_loses_nothing(
         .await
         .expect_err("refused while down");
     assert_eq!(refused.code(), Code::Unavailable);
+    let resign = pb::ResignRequest {
+        game_id: id.clone(),
+        idempotency_key: "r1".into(),
+    };
+    let resigned = client
+        .resign(authed(&tokens[1], resign))
+        .await
+        .expect_err("no resignation while down");
+    assert_eq!(reason(&resigned), "SHUTTING_DOWN", "{resigned:?}");
+    let replay = pb::ExportReplayRequest {
+        game_id: id.clone(),
+    };
+    let exported = client.export_replay(replay).await.expect_err("down");
+    assert_eq!(reason(&exported), "SHUTTING_DOWN", "{exported:?}");
+    let views = pb::GetReplayViewsRequest {
+        game_id: id.clone(),
+        ..Default::default()
+    };
+    let viewed = client.get_replay_views(views).await.expect_err("down");
+    assert_eq!(reason(&viewed), "SHUTTING_DOWN", "{viewed:?}");
 
     // Back after the delay asked: nothing applied while down, nothing lost.
     tokio::time::sleep(wait).await;
@@ -149,6 +169,17 @@ async fn a_restart_ends_every_stream_refuses_calls_until_back_and_loses_nothing(
         })
         .collect();
     assert_eq!(ends.len(), 2, "both seats' streams: {entries:#?}");
+    // The ledger has the refused resignation, with its key's digest.
+    let resignations: Vec<_> = entries
+        .iter()
+        .filter_map(|e| match &e.entry {
+            Some(pb::ledger_entry::Entry::Call(c)) if c.method == "Resign" => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(resignations.len(), 1, "{entries:#?}");
+    assert_eq!(resignations[0].code, "UNAVAILABLE");
+    assert_eq!(resignations[0].key_digest.len(), 16);
 }
 
 #[tokio::test]
