@@ -59,7 +59,9 @@ pub enum ServiceError {
     #[error("no game with id {0}")]
     GameNotFound(String),
     /// No `authorization` metadata where a seat token is required.
-    #[error("missing seat token: send metadata `authorization: Bearer <token>`")]
+    #[error(
+        "missing token: send metadata `authorization: Bearer <token>` (the seat's token, a bot's key or a test key, as the call needs)"
+    )]
     MissingToken,
     /// The token is not one this server issued.
     #[error("the token is not a seat token of game {0}")]
@@ -172,7 +174,7 @@ pub enum ServiceError {
     #[error("no bot with id {0}")]
     BotNotFound(String),
     /// No such pending challenge for the caller (already clipped).
-    #[error("no pending challenge {0} addressed to this bot")]
+    #[error("no pending challenge {0} of this bot (sent or received)")]
     ChallengeNotFound(String),
     /// No such tournament (already clipped).
     #[error("no tournament with id {0}")]
