@@ -26,6 +26,17 @@ fn over_quota<T: std::fmt::Debug>(result: Result<T, tonic::Status>, what: &str) 
     assert!(!delay.is_zero(), "{what}: a delay to wait: {delay:?}");
 }
 
+/// An unrated Die Dolmengötter challenge of `opponent`.
+fn challenge(opponent: &str) -> pb::ChallengeRequest {
+    pb::ChallengeRequest {
+        kind: pb::GameKind::Dolmen as i32,
+        opponents: vec![opponent.to_owned()],
+        rated: false,
+        expires_in_secs: 600,
+        time_control: None,
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_arenas_quotas_answer_with_a_retry_delay() {
     let mut limits = Limits::unthrottled();
@@ -65,13 +76,6 @@ async fn the_arenas_quotas_answer_with_a_retry_delay() {
     drop(open);
 
     // Challenges: one an hour per bot; matches: one at once per bot.
-    let challenge = |opponent: &str| pb::ChallengeRequest {
-        kind: pb::GameKind::Dolmen as i32,
-        opponents: vec![opponent.to_owned()],
-        rated: false,
-        expires_in_secs: 600,
-        time_control: None,
-    };
     let first = a
         .challenge(authed(&key_a, challenge(&id_b)))
         .await
@@ -134,13 +138,6 @@ async fn a_challenge_starts_only_if_its_challenger_has_room_for_the_match() {
     let (id_a, key_a) = register(&mut a, "busy-a").await;
     let (id_b, key_b) = register(&mut a, "busy-b").await;
     let (id_c, key_c) = register(&mut a, "busy-c").await;
-    let challenge = |opponent: &str| pb::ChallengeRequest {
-        kind: pb::GameKind::Dolmen as i32,
-        opponents: vec![opponent.to_owned()],
-        rated: false,
-        expires_in_secs: 600,
-        time_control: None,
-    };
     // a plays its one match, with b.
     crate::arena::challenge_accepted(&mut a, &key_a, &key_b, challenge(&id_b)).await;
     // a may still send a challenge; c's acceptance would start a second
