@@ -348,7 +348,8 @@ impl Arena {
             let due = t.closes_ms.is_none_or(|c| now >= c) || !mine.is_empty();
             let cancelled = t.cancelled || (finished && mine.is_empty() && !log.started);
             if !cancelled && (log.started || due) {
-                if !log.started {
+                // Not once a match was formed from the entrants as they were.
+                if !log.started && mine.is_empty() {
                     self.drop_revoked(&mut t);
                 }
                 match t.seal() {
