@@ -69,8 +69,9 @@ pub fn from_json<M: prost::Name + Default>(json: &serde_json::Value) -> Result<M
     M::decode(dynamic.encode_to_vec().as_slice()).map_err(|e| invalid(clip_quoted(&e.to_string())))
 }
 
-/// Most bytes of one quoted piece of client input kept in an error's words.
-const MAX_QUOTED_BYTES: usize = 64;
+/// Most bytes of one quoted piece of client input kept in an error's words
+/// (the contract's bound, which the server's own messages keep too).
+pub const MAX_QUOTED_BYTES: usize = 64;
 /// Most bytes of an error's words: what a client sent never comes back
 /// unbounded, even quoted in a way [`clip_quoted`] does not see.
 const MAX_REASON_BYTES: usize = 512;
@@ -90,20 +91,17 @@ fn clip_quoted(reason: &str) -> String {
             Some(close) => (&inside[..close], &inside[close..]),
             None => (inside, ""),
         };
-        if quoted.len() > MAX_QUOTED_BYTES {
-            let end = quoted.floor_char_boundary(MAX_QUOTED_BYTES);
-            out.push_str(&quoted[..end]);
+        let kept = &quoted[..quoted.floor_char_boundary(MAX_QUOTED_BYTES)];
+        let closing = after.get(..1).unwrap_or("");
+        out.push_str(kept);
+        if kept.len() < quoted.len() {
             out.push('…');
-            let tail = after.get(..1).unwrap_or("");
-            out.push_str(tail);
+            out.push_str(closing);
             out.push_str(&format!(" ({} bytes)", quoted.len()));
-            rest = &after[tail.len()..];
         } else {
-            out.push_str(quoted);
-            let tail = after.get(..1).unwrap_or("");
-            out.push_str(tail);
-            rest = &after[tail.len()..];
+            out.push_str(closing);
         }
+        rest = &after[closing.len()..];
     }
     out.push_str(rest);
     if out.len() > MAX_REASON_BYTES {

@@ -31,7 +31,7 @@ pub const MOVED_RETRY: Duration = Duration::from_millis(200);
 pub const STORAGE_RETRY: Duration = Duration::from_secs(1);
 
 /// Most bytes of client input quoted back in an error message.
-pub const MAX_QUOTED_BYTES: usize = 64;
+pub use druids_contract::json::MAX_QUOTED_BYTES;
 
 /// `s` quoted for an error message: at most [`MAX_QUOTED_BYTES`] bytes of it
 /// (cut at a character boundary, with `…` when cut), Debug-escaped.

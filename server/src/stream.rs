@@ -163,6 +163,9 @@ impl Drop for StreamSlot {
     }
 }
 
+/// Why a stream opened with a bot's key ends once the key stops working.
+pub const KEY_GONE: &str = "the key this stream was opened with was rotated or revoked";
+
 /// Whether the key a stream was opened with still gives it its view: a bot's
 /// API key, which a rotation or a revocation takes away. Asked before each
 /// event.
@@ -226,9 +229,7 @@ impl Feed {
             {
                 self.ready.clear();
                 self.ended = true;
-                let refusal = ServiceError::BotKeyUnknown(
-                    "the key this stream was opened with was rotated or revoked",
-                );
+                let refusal = ServiceError::BotKeyUnknown(KEY_GONE);
                 return Some((Err(refusal.into()), self));
             }
             if let Some(event) = self.ready.get_mut(self.taken) {

@@ -277,9 +277,7 @@ impl ArenaService for ArenaApi {
         // stream it opened reads nothing more and ends UNAUTHENTICATED.
         let read = move |from: u64| {
             if arena.bot_of(key.as_ref()).ok() != Some(bot) {
-                return Err(ServiceError::BotKeyUnknown(
-                    "the key this stream was opened with was rotated or revoked",
-                ));
+                return Err(ServiceError::BotKeyUnknown(crate::stream::KEY_GONE));
             }
             arena.events_from(bot, from, EVENTS_PER_READ)
         };
