@@ -55,6 +55,11 @@ export async function listPage(root) {
   const first = h('button', { id: 'first-page', hidden: true }, ['first page']);
   const err = h('p', { class: 'error', role: 'alert' });
   let token = '';
+  // Loads started so far: only the newest one's answer is drawn, so a slow
+  // answer to filters changed since never replaces the rows of the new ones.
+  // `answers` counts the answers that arrived, drawn or not.
+  let loads = 0;
+  let answers = 0;
   // The filters set, as the page's query string says them.
   const query = () => {
     const q = new URLSearchParams();
@@ -65,6 +70,7 @@ export async function listPage(root) {
   const load = async (pageToken) => {
     err.textContent = '';
     const asked = query();
+    const mine = ++loads;
     try {
       // A game the contract has no enum value for is named by its number.
       const k = valueOf(kind);
@@ -72,14 +78,17 @@ export async function listPage(root) {
       if (valueOf(who)) body.arena = valueOf(who) === 'arena';
       if (valueOf(rated)) body.rated = valueOf(rated) === 'rated';
       const r = await api.rpc('ListGames', body);
-      token = r.nextPageToken || '';
-      tbody.replaceChildren(...(r.games || []).map((g) => gameRow(g, byKind)));
-      if (!r.games?.length) tbody.append(h('tr', {}, [h('td', { colspan: 5 }, ['no games'])]));
-      more.hidden = !token;
-      first.hidden = !pageToken;
-      // Which filters the rows shown answer (a later answer may be for others).
-      if (asked === query()) document.body.dataset.listQuery = asked;
-    } catch (e) { err.textContent = e.message; }
+      if (mine === loads) {
+        token = r.nextPageToken || '';
+        tbody.replaceChildren(...(r.games || []).map((g) => gameRow(g, byKind)));
+        if (!r.games?.length) tbody.append(h('tr', {}, [h('td', { colspan: 5 }, ['no games'])]));
+        more.hidden = !token;
+        first.hidden = !pageToken;
+        // Which filters the rows shown answer.
+        document.body.dataset.listQuery = asked;
+      }
+    } catch (e) { if (mine === loads) err.textContent = e.message; }
+    document.body.dataset.listAnswers = String(++answers);
   };
   const reload = () => {
     const q = query();

@@ -82,9 +82,14 @@ async function challengeForm(types, key, botId, feed) {
   const bank = h('input', { id: 'challenge-bank', type: 'number', min: 0, max: 3600, value: 60, size: 4, 'aria-label': 'time bank seconds' });
   const err = h('p', { class: 'error', role: 'alert' });
   const send = h('button', { id: 'send-challenge', class: 'primary' }, ['Challenge']);
+  // Only the newest game's bots are drawn (a slower answer for a game
+  // chosen before never replaces them).
+  let fills = 0;
   const fillOpponents = async () => {
+    const mine = ++fills;
     const type = types.find((t) => t.kind === game.value);
     const bots = type ? await opponentsOf(type, botId) : [];
+    if (mine !== fills) return;
     picks.forEach((sel, i) => sel.replaceChildren(
       h('option', { value: '' }, [i ? '(no one more)' : '(pick a bot)']),
       ...bots.map((b) => h('option', { value: b.id, selected: i === 0 && b.id === wanted }, [b.name])),

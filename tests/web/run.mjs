@@ -167,9 +167,29 @@ try {
     await page.selectOption('#status', '');
     await page.selectOption('#who', 'arena');
     results.list.arena = await filtered('who=arena');
+    // The answer for the filters left behind ("everyone") is held until the
+    // one for the filters chosen next ("rated only") is drawn: the late
+    // answer must not replace those rows.
+    let release;
+    const held = new Promise((r) => { release = r; });
+    await page.route('**/api/v1/ListGames', async (route) => {
+      const body = route.request().postDataJSON();
+      if (body.arena !== undefined || body.rated !== undefined) return route.continue();
+      const response = await route.fetch();
+      await held;
+      await route.fulfill({ response });
+    });
     await page.selectOption('#who', '');
     await page.selectOption('#rated', 'rated');
     results.list.rated = await filtered('rated=rated');
+    const answered = Number(await page.getAttribute('body', 'data-list-answers'));
+    release();
+    // Until the page took the late answer in (drawn or not), or its rows changed.
+    await page.waitForFunction(([n, rows]) => Number(document.body.dataset.listAnswers) > n
+      || JSON.stringify([...document.querySelectorAll('#games tbody tr[data-game]')].map((x) => x.dataset.game)) !== JSON.stringify(rows), [answered, results.list.rated]);
+    const afterLate = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
+    if (JSON.stringify(afterLate) !== JSON.stringify(results.list.rated)) problems.push(`a late answer to filters left behind replaced the rows of "rated only": ${JSON.stringify(afterLate)}`);
+    await page.unroute('**/api/v1/ListGames');
     await page.selectOption('#rated', '');
     await page.selectOption('#kind', 'GAME_KIND_MEDURIS');
     results.list.meduris = await filtered('kind=GAME_KIND_MEDURIS');

@@ -327,10 +327,15 @@ async fn list(results: &Value, client: &mut Client) {
             }
             page_token = page.next_page_token;
         }
-        let at = ids
-            .iter()
-            .position(|id| shown[0] == *id)
-            .unwrap_or_else(|| panic!("{what}: {} is no such game", shown[0]));
+        let Some(at) = ids.iter().position(|id| shown[0] == *id) else {
+            let id = shown[0].as_str().unwrap_or_default();
+            panic!(
+                "{what}: the page's first row {id} is not among the {} games ListGames has for it; \
+                 unfiltered, it is {:?}; the page showed {shown:?}",
+                ids.len(),
+                unfiltered(client, id).await
+            );
+        };
         assert_eq!(json!(ids.get(at..at + shown.len())), json!(shown), "{what}");
     }
     let pages = &results["list"]["pages"];
@@ -557,4 +562,27 @@ fn errors(results: &Value, scene: &Scene) {
             .any(|l| *l == json!(format!("/games/{med_id}"))),
         "a spectator link"
     );
+}
+
+/// Game `id` as ListGames without filters has it, read page by page.
+async fn unfiltered(client: &mut Client, id: &str) -> Option<pb::GameSummary> {
+    let mut page_token = String::new();
+    loop {
+        let page = client
+            .list_games(pb::ListGamesRequest {
+                page_size: 1000,
+                page_token,
+                ..Default::default()
+            })
+            .await
+            .expect("list")
+            .into_inner();
+        if let Some(g) = page.games.into_iter().find(|g| g.game_id == id) {
+            return Some(g);
+        }
+        if page.next_page_token.is_empty() {
+            return None;
+        }
+        page_token = page.next_page_token;
+    }
 }

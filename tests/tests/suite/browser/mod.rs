@@ -29,6 +29,25 @@ use druids_tests::http_face;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_viewer_in_a_real_browser() {
+    // Run as a task so that a failure's reason can be said again after its
+    // backtrace: CI shows the end of a long output, and this test's reasons
+    // (what the page showed when a wait hung) are what a reader needs.
+    if let Err(e) = tokio::spawn(in_a_browser()).await {
+        let Ok(payload) = e.try_into_panic() else {
+            panic!("the browser test was cancelled");
+        };
+        let reason = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("(no message)");
+        let end = reason.floor_char_boundary(4000);
+        eprintln!("\nthe browser test failed: {}", &reason[..end]);
+        std::panic::resume_unwind(payload);
+    }
+}
+
+async fn in_a_browser() {
     let (chromium, dir) = tokio::task::spawn_blocking(tools::install)
         .await
         .expect("install task");
