@@ -41,7 +41,6 @@ pub fn new_key() -> (String, TokenHash) {
 /// [`crate::bounds::arena`]): printable, no format characters (zero-width
 /// characters, bidirectional overrides), no spaces around it.
 pub fn check_registration(req: &pb::RegisterBotRequest) -> Result<(), ServiceError> {
-    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
     let name = req.name.as_str();
     if name.trim().is_empty() || name.trim() != name {
         return Err(ServiceError::invalid(
@@ -49,18 +48,7 @@ pub fn check_registration(req: &pb::RegisterBotRequest) -> Result<(), ServiceErr
             "name is required, without leading or trailing spaces",
         ));
     }
-    if name
-        .chars()
-        .any(|c| c.is_control() || c.general_category() == GeneralCategory::Format)
-    {
-        return Err(ServiceError::invalid(
-            "name",
-            format!(
-                "name {} holds control or format characters (zero-width, bidirectional overrides)",
-                clip(name)
-            ),
-        ));
-    }
+    crate::bounds::printable("name", name)?;
     // The house bots' mark (`BotRef.house`): no registered bot may pass for
     // one of the server's own.
     if req.owner_contact.trim() == HOUSE_CONTACT {

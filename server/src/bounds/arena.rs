@@ -7,7 +7,7 @@ use druids_arena::pairing::Seats;
 use druids_contract::{Kind, pb};
 use pb::create_tournament_request::Format as F;
 
-use super::{Bounded, at_most, at_most_bytes, within};
+use super::{Bounded, at_most, at_most_bytes, printable, within};
 use crate::error::ServiceError;
 
 /// Most bytes of a bot's name.
@@ -210,12 +210,7 @@ impl Bounded for pb::AnswerChallengeRequest {
     /// text, and only a decline's.
     fn check(&self) -> Result<(), ServiceError> {
         at_most_bytes("reason", &self.reason, MAX_DECLINE_REASON_BYTES)?;
-        if self.reason.chars().any(char::is_control) {
-            return Err(ServiceError::invalid(
-                "reason",
-                "reason is printable text: no control characters",
-            ));
-        }
+        printable("reason", &self.reason)?;
         if self.accept && !self.reason.is_empty() {
             return Err(ServiceError::invalid(
                 "reason",
@@ -246,6 +241,7 @@ impl Bounded for pb::CreateTournamentRequest {
             return Err(ServiceError::invalid("name", "name is required"));
         }
         at_most_bytes("name", &self.name, MAX_TOURNAMENT_NAME_BYTES)?;
+        printable("name", &self.name)?;
         check_players(game_kind(self.kind)?, self.players, "players")?;
         at_most("entrants", &self.entrants, MAX_ENTRANTS)?;
         for id in &self.entrants {

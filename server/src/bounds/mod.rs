@@ -100,6 +100,25 @@ pub(crate) fn at_most_bytes(field: &'static str, s: &str, max: usize) -> Result<
     Ok(())
 }
 
+/// `field` printable text, else INVALID_ARGUMENT: no control characters and
+/// no format characters (zero-width ones, bidirectional overrides), which
+/// would let a name shown to others hide or reorder what it says.
+pub(crate) fn printable(field: &'static str, s: &str) -> Result<(), ServiceError> {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    if s.chars()
+        .any(|c| c.is_control() || c.general_category() == GeneralCategory::Format)
+    {
+        return Err(ServiceError::invalid(
+            field,
+            format!(
+                "{field} {} holds control or format characters (zero-width, bidirectional overrides)",
+                clip(s)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// A list `field` of at most `max` entries, else INVALID_ARGUMENT.
 pub(crate) fn at_most<T>(field: &'static str, list: &[T], max: usize) -> Result<(), ServiceError> {
     if list.len() > max {

@@ -73,8 +73,9 @@ async fn arena_calls_refuse_bad_input_clearly() {
     assert_eq!(legal.code(), Code::Unauthenticated);
 }
 
-/// Bot ids that are not ids, a gauntlet without its opponent and an open
-/// entry too small for one match are INVALID_ARGUMENT, naming their field.
+/// Bot ids that are not ids, a gauntlet without its opponent, an open
+/// entry too small for one match and a tournament name with control or
+/// format characters are INVALID_ARGUMENT, naming their field.
 #[tokio::test]
 async fn ids_and_tournament_shapes_are_checked_before_anything_is_read() {
     let server = TestServer::with(Arc::new(druids_server::MemoryStore::default()), limits()).await;
@@ -127,6 +128,16 @@ async fn ids_and_tournament_shapes_are_checked_before_anything_is_read() {
         .await
         .expect_err("two entrants cannot fill a match of four");
     invalid(refused, "open_entry.max_entrants");
+    // A name shown to everyone cannot hide or reorder what it says.
+    for name in ["cup\u{202e}puc", "cup\u{200b}", "cup\nfinal"] {
+        let mut named = tournament(Format::Swiss(pb::Swiss { rounds: 1 }), open);
+        named.name = name.into();
+        let refused = a
+            .create_tournament(authed(&key, named))
+            .await
+            .expect_err("a name with control or format characters");
+        invalid(refused, "name");
+    }
     let listed = a
         .list_tournaments(pb::ListTournamentsRequest::default())
         .await
