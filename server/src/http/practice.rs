@@ -50,14 +50,32 @@ struct Practice {
     delay: Duration,
 }
 
+/// The fields of a practice request; any other is refused, as the
+/// contract's JSON refuses unknown fields.
+const FIELDS: [&str; 5] = ["kind", "players", "strategy", "seed", "botDelayMs"];
+
 fn parse(json: &serde_json::Value, games: &Catalog) -> Result<Practice, ApiError> {
     let bad = |m: String| ApiError::bad_json(m);
-    let kind = kind(json["kind"].as_str().unwrap_or(""), games)?;
+    let fields = json
+        .as_object()
+        .ok_or_else(|| bad("the body is not a JSON object".into()))?;
+    if let Some(unknown) = fields.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+        return Err(bad(format!(
+            "unknown field {}: expected {}",
+            clip(unknown),
+            FIELDS.join(", ")
+        )));
+    }
+    let kind = match &json["kind"] {
+        serde_json::Value::String(name) => self::kind(name, games)?,
+        serde_json::Value::Null => self::kind("", games)?,
+        _ => return Err(bad("kind is not a string: a game's name".into())),
+    };
     let players = match &json["players"] {
         serde_json::Value::Null => 2,
         v => v
             .as_u64()
-            .ok_or_else(|| bad("players is not a number".into()))?,
+            .ok_or_else(|| bad("players is not a whole number".into()))?,
     };
     // Bounded before any seat is named (crate::bounds).
     let range = crate::bounds::game::players_of(kind.number())?;
@@ -68,24 +86,26 @@ fn parse(json: &serde_json::Value, games: &Catalog) -> Result<Practice, ApiError
             range.end()
         )));
     }
-    let strategy = json["strategy"]
-        .as_str()
-        .unwrap_or("greedy")
-        .parse::<Strategy>()
-        .map_err(|e| {
-            let names: Vec<_> = Strategy::names().collect();
-            bad(format!(
-                "strategy {}: expected one of {}",
-                clip(&e.given),
-                names.join(", ")
-            ))
-        })?;
+    let strategy = match &json["strategy"] {
+        serde_json::Value::Null => "greedy",
+        serde_json::Value::String(name) => name.as_str(),
+        _ => return Err(bad("strategy is not a string: a strategy's name".into())),
+    };
+    let strategy = strategy.parse::<Strategy>().map_err(|e| {
+        let names: Vec<_> = Strategy::names().collect();
+        bad(format!(
+            "strategy {}: expected one of {}",
+            clip(&e.given),
+            names.join(", ")
+        ))
+    })?;
     // Seeds are 64-bit: like every uint64 of the proto3 JSON mapping, a
     // string, though a plain number is accepted too.
+    let not_a_seed = || bad("seed is not a 64-bit unsigned number (or its decimal string)".into());
     let seed = match &json["seed"] {
         serde_json::Value::Null => None,
-        serde_json::Value::String(s) => Some(s.parse().map_err(|_| bad("seed".into()))?),
-        v => Some(v.as_u64().ok_or_else(|| bad("seed".into()))?),
+        serde_json::Value::String(s) => Some(s.parse().map_err(|_| not_a_seed())?),
+        v => Some(v.as_u64().ok_or_else(not_a_seed)?),
     };
     let delay_ms = match &json["botDelayMs"] {
         serde_json::Value::Null => 0,
@@ -390,8 +410,24 @@ mod tests {
             serde_json::json!({"kind": "dolmen", "botDelayMs": MAX_DELAY_MS + 1}),
             serde_json::json!({"kind": "chess"}),
             serde_json::json!({"kind": "dolmen", "strategy": "x"}),
+            serde_json::json!({"kind": "dolmen", "strategy": 3}),
+            serde_json::json!({"kind": "dolmen", "seats": 3}),
+            serde_json::json!({"kind": "dolmen", "seed": "-1"}),
+            serde_json::json!({"kind": 2}),
+            serde_json::json!(["dolmen"]),
         ] {
             assert!(parse(&bad, &catalog).is_err(), "{bad}");
         }
+        let Err(e) = parse(
+            &serde_json::json!({"kind": "dolmen", "botDelay": 9}),
+            &catalog,
+        ) else {
+            panic!("an unknown field is refused");
+        };
+        assert!(
+            e.message.contains("unknown field \"botDelay\""),
+            "{}",
+            e.message
+        );
     }
 }
