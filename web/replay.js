@@ -21,12 +21,19 @@ export async function replay(ui) {
   // The page of views holding version `v`, once.
   const page = (v) => {
     const from = Math.floor(v / PAGE) * PAGE;
-    const key = `${seat ?? 's'}:${from}`;
+    // The seat asked for, kept: the views are filed under it even if the
+    // reader picks another seat while they load.
+    const who = seat ?? 's';
+    const key = `${who}:${from}`;
     if (!fetching.has(key)) {
       const body = { gameId, fromVersion: from, pageSize: PAGE };
       if (seat !== undefined) body.seat = seat;
       fetching.set(key, api.rpc('GetReplayViews', body).then((r) => {
-        for (const view of r.views || []) cache.set(`${seat ?? 's'}:${num(view.version)}`, view);
+        for (const view of r.views || []) cache.set(`${who}:${num(view.version)}`, view);
+      }, (e) => {
+        // Asked again next time.
+        fetching.delete(key);
+        throw e;
       }));
     }
     return fetching.get(key);
@@ -56,8 +63,14 @@ export async function replay(ui) {
     range.value = v;
     if (!view(v)) {
       where.textContent = `loading action ${v}…`;
-      await page(v);
-      if (wanted !== v) return;
+      try {
+        await page(v);
+      } catch (e) {
+        if (wanted === v) where.textContent = `action ${v} could not be loaded: ${e.message}`;
+        return;
+      }
+      // Another step, or another seat, was asked for meanwhile.
+      if (wanted !== v || !view(v)) return;
     }
     pos = v;
     ui.state = view(v);
@@ -68,7 +81,8 @@ export async function replay(ui) {
     for (const ev of events.filter((e) => num(e.version) <= v).slice(-300)) logLine(ui, ev);
     render(ui);
     // The next page before it is needed.
-    if (v + PAGE / 2 <= last) page(v + PAGE / 2);
+    // (A failure is shown when that step is.)
+    if (v + PAGE / 2 <= last) page(v + PAGE / 2).catch(() => {});
     if (v === last) stop();
   };
   const stop = () => { clearInterval(timer); timer = null; playBtn.textContent = '▶ play'; };
@@ -76,7 +90,7 @@ export async function replay(ui) {
     if (timer) return stop();
     if (pos === last) show(0);
     playBtn.textContent = '❚❚ pause';
-    timer = setInterval(() => { if (view(pos + 1) || pos >= last) show(pos + 1); else page(pos + 1); }, 1000 / Number(speed.value));
+    timer = setInterval(() => { if (view(pos + 1) || pos >= last) show(pos + 1); else page(pos + 1).catch(() => {}); }, 1000 / Number(speed.value));
   };
   const jump = (dir) => {
     stop();

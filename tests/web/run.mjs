@@ -227,10 +227,40 @@ try {
     await page.selectOption('#as-seat', '0');
     await page.waitForFunction(() => document.querySelector('#seats tr[data-seat="0"] .goods, #seats tr[data-seat="0"] .hand'));
     const asSeat = await shown();
+    if (replay === plan.replays[0]) await seatSwitchedWhileLoading();
     await page.locator('#next-score').click();
     await page.waitForFunction((from) => Number(document.body.dataset.replayPos) > from, replay.step);
     const scoreStep = Number(await page.getAttribute('body', 'data-replay-pos'));
     results.replays.push({ gameId: replay.gameId, atEnd, scrubbed, atStep, asSeat, step: replay.step, scoreStep });
+  }
+
+  // A replay's views for a seat picked and left again while they load are
+  // filed under that seat: back as a spectator, the page shows no seat's
+  // hand or goods.
+  async function seatSwitchedWhileLoading() {
+    const secret = '#seats tr[data-seat="1"] .goods, #seats tr[data-seat="1"] .hand';
+    await page.selectOption('#as-seat', '');
+    await page.waitForFunction((s) => !document.querySelector(s), secret);
+    let release;
+    const held = new Promise((r) => { release = r; });
+    await page.route('**/api/v1/GetReplayViews', async (route) => {
+      if (route.request().postDataJSON().seat !== 1) return route.continue();
+      const response = await route.fetch();
+      await held;
+      await route.fulfill({ response });
+    });
+    const answered = page.waitForResponse((r) => r.url().endsWith('/GetReplayViews') && r.request().postDataJSON().seat === 1);
+    await page.selectOption('#as-seat', '1');
+    await page.selectOption('#as-seat', '');
+    release();
+    await answered;
+    const at = await page.getAttribute('body', 'data-replay-pos');
+    await page.locator('#back').click();
+    await page.waitForFunction((p) => document.body.dataset.replayPos !== p, at);
+    await page.locator('#step').click();
+    await page.waitForFunction((p) => document.body.dataset.replayPos === p, at);
+    if (await page.locator(secret).count()) problems.push('a seat\'s views that arrived after the reader went back to the spectator\'s were shown as the spectator\'s');
+    await page.unroute('**/api/v1/GetReplayViews');
   }
 
   // 4. A person plays complete games against the built-in bots, by clicks.
