@@ -47,6 +47,12 @@ export function clockText(state) {
 // Renders the page's moving parts from `ui`.
 export function render(ui) {
   const { board, state, legal } = ui;
+  // The same view as drawn already (another event of the same version, a
+  // refresh that found nothing new): the board and the choices are kept,
+  // so that a click on them in flight still lands on what it was aimed at.
+  const drawn = JSON.stringify([state, legal, ui.picked, ui.error]);
+  if (drawn === ui.drawn) return;
+  ui.drawn = drawn;
   document.body.dataset.status = state.status;
   document.body.dataset.version = String(num(state.version));
   const grouped = groups(board, legal);
