@@ -49,11 +49,13 @@ type Table<K> = (K, bool, u8);
 impl<K: Copy + Eq + std::hash::Hash + Ord> Pool<K> {
     /// The open seeks that could share a game with `seek` (the same kind and
     /// rated flag, player ranges that overlap), `seek` itself included if it
-    /// is open.
+    /// is open. Its bot's other seeks are not counted: a bot never meets
+    /// itself.
     pub fn compatible(&self, seek: &Seek<K>) -> usize {
         self.seeks()
             .filter(|s| {
-                s.kind == seek.kind
+                (s.id == seek.id || s.bot != seek.bot)
+                    && s.kind == seek.kind
                     && s.rated == seek.rated
                     && s.players.start() <= seek.players.end()
                     && seek.players.start() <= s.players.end()
@@ -156,6 +158,9 @@ mod tests {
         let first = w.iter().find(|(id, _)| id.0 == 1).unwrap().1;
         assert_eq!(first.reason, WaitReason::TooFewBots);
         assert_eq!((first.bots, first.needed), (2, 4));
+        assert_eq!(pool.compatible(&seek(1, 10, 4..=4, 0.0)), 3);
+        // Its own second seek is not one it could share a game with.
+        pool.add(seek(5, 10, 2..=4, 1500.0)).unwrap();
         assert_eq!(pool.compatible(&seek(1, 10, 4..=4, 0.0)), 3);
     }
 
