@@ -26,5 +26,12 @@ pub mod wire;
 /// The rules engines, for code that dispatches through [`with_game!`].
 pub use druids_engine as engine;
 
+/// An `ErrorReason`'s name as `ErrorInfo.reason` carries it: the enum
+/// value's name without its `ERROR_REASON_` prefix ("GAME_RUNNING").
+pub fn reason_name(reason: pb::ErrorReason) -> &'static str {
+    let name = reason.as_str_name();
+    name.strip_prefix("ERROR_REASON_").unwrap_or(name)
+}
+
 pub use codec::{DecodeError, ProtoGame};
 pub use registry::Kind;

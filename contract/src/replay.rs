@@ -17,10 +17,9 @@ use crate::pb;
 pub fn withheld(refused: &tonic::Status) -> bool {
     use tonic_types::StatusExt;
     refused.code() == tonic::Code::FailedPrecondition
-        && refused.get_details_error_info().is_some_and(|info| {
-            let running = pb::ErrorReason::GameRunning.as_str_name();
-            running.strip_prefix("ERROR_REASON_") == Some(info.reason.as_str())
-        })
+        && refused
+            .get_details_error_info()
+            .is_some_and(|info| info.reason == crate::reason_name(pb::ErrorReason::GameRunning))
 }
 
 /// Why a replay does not reproduce its game.

@@ -360,11 +360,8 @@ impl ServiceError {
     }
 }
 
-/// The reason's name as sent: the enum value's name without its prefix.
-pub fn reason_name(reason: ErrorReason) -> &'static str {
-    let name = reason.as_str_name();
-    name.strip_prefix("ERROR_REASON_").unwrap_or(name)
-}
+/// The reason's name as sent: the contract's one spelling of it.
+pub use druids_contract::reason_name;
 
 impl From<druids_contract::registry::UnknownKind> for ServiceError {
     /// A request's `kind` that names no game of this server.

@@ -170,26 +170,18 @@ try {
     // The answer for the filters left behind ("everyone") is held until the
     // one for the filters chosen next ("rated only") is drawn: the late
     // answer must not replace those rows.
-    let release;
-    const held = new Promise((r) => { release = r; });
-    await page.route('**/api/v1/ListGames', async (route) => {
-      const body = route.request().postDataJSON();
-      if (body.arena !== undefined || body.rated !== undefined) return route.continue();
-      const response = await route.fetch();
-      await held;
-      await route.fulfill({ response });
-    });
+    const late = await holdAnswers('ListGames', (body) => body.arena === undefined && body.rated === undefined);
     await page.selectOption('#who', '');
     await page.selectOption('#rated', 'rated');
     results.list.rated = await filtered('rated=rated');
     const answered = Number(await page.getAttribute('body', 'data-list-answers'));
-    release();
+    late.release();
     // Until the page took the late answer in (drawn or not), or its rows changed.
     await page.waitForFunction(([n, rows]) => Number(document.body.dataset.listAnswers) > n
       || JSON.stringify([...document.querySelectorAll('#games tbody tr[data-game]')].map((x) => x.dataset.game)) !== JSON.stringify(rows), [answered, results.list.rated]);
     const afterLate = await page.$$eval('#games tbody tr[data-game]', (r) => r.map((x) => x.dataset.game));
     if (JSON.stringify(afterLate) !== JSON.stringify(results.list.rated)) problems.push(`a late answer to filters left behind replaced the rows of "rated only": ${JSON.stringify(afterLate)}`);
-    await page.unroute('**/api/v1/ListGames');
+    await late.done();
     await page.selectOption('#rated', '');
     await page.selectOption('#kind', 'GAME_KIND_MEDURIS');
     results.list.meduris = await filtered('kind=GAME_KIND_MEDURIS');
@@ -234,6 +226,22 @@ try {
     results.replays.push({ gameId: replay.gameId, atEnd, scrubbed, atStep, asSeat, step: replay.step, scoreStep });
   }
 
+  // Holds the answers to the RPC `method` whose request body `which` picks
+  // (fetched, not yet given to the page) until `release()`; `done()` stops
+  // watching the method's requests.
+  async function holdAnswers(method, which) {
+    const path = `**/api/v1/${method}`;
+    let release;
+    const held = new Promise((r) => { release = r; });
+    await page.route(path, async (route) => {
+      if (!which(route.request().postDataJSON())) return route.continue();
+      const response = await route.fetch();
+      await held;
+      await route.fulfill({ response });
+    });
+    return { release, done: () => page.unroute(path) };
+  }
+
   // A replay's views for a seat picked and left again while they load are
   // filed under that seat: back as a spectator, the page shows no seat's
   // hand or goods.
@@ -241,18 +249,11 @@ try {
     const secret = '#seats tr[data-seat="1"] .goods, #seats tr[data-seat="1"] .hand';
     await page.selectOption('#as-seat', '');
     await page.waitForFunction((s) => !document.querySelector(s), secret);
-    let release;
-    const held = new Promise((r) => { release = r; });
-    await page.route('**/api/v1/GetReplayViews', async (route) => {
-      if (route.request().postDataJSON().seat !== 1) return route.continue();
-      const response = await route.fetch();
-      await held;
-      await route.fulfill({ response });
-    });
+    const views = await holdAnswers('GetReplayViews', (body) => body.seat === 1);
     const answered = page.waitForResponse((r) => r.url().endsWith('/GetReplayViews') && r.request().postDataJSON().seat === 1);
     await page.selectOption('#as-seat', '1');
     await page.selectOption('#as-seat', '');
-    release();
+    views.release();
     await answered;
     const at = await page.getAttribute('body', 'data-replay-pos');
     await page.locator('#back').click();
@@ -260,7 +261,7 @@ try {
     await page.locator('#step').click();
     await page.waitForFunction((p) => document.body.dataset.replayPos === p, at);
     if (await page.locator(secret).count()) problems.push('a seat\'s views that arrived after the reader went back to the spectator\'s were shown as the spectator\'s');
-    await page.unroute('**/api/v1/GetReplayViews');
+    await views.done();
   }
 
   // 4. A person plays complete games against the built-in bots, by clicks.

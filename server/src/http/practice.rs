@@ -67,10 +67,11 @@ fn parse(json: &serde_json::Value, games: &Catalog) -> Result<Practice, ApiError
         )));
     }
     let kind = match &json["kind"] {
-        serde_json::Value::String(name) => self::kind(name, games)?,
-        serde_json::Value::Null => self::kind("", games)?,
+        serde_json::Value::String(name) => name.as_str(),
+        serde_json::Value::Null => "",
         _ => return Err(bad("kind is not a string: a game's name".into())),
     };
+    let kind = self::kind(kind, games)?;
     let players = match &json["players"] {
         serde_json::Value::Null => 2,
         v => v

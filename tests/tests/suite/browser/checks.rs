@@ -306,27 +306,14 @@ async fn list(results: &Value, client: &mut Client) {
         // ones played by clicks and the ladder's since, come first in the
         // server's: the page's rows are a run of them, read page by page
         // until it is all there.)
-        let mut ids: Vec<String> = Vec::new();
-        let mut page_token = String::new();
-        loop {
-            let page = client
-                .list_games(pb::ListGamesRequest {
-                    page_size: 100,
-                    page_token,
-                    ..request.clone()
-                })
-                .await
-                .expect("list")
-                .into_inner();
-            ids.extend(page.games.into_iter().map(|g| g.game_id));
-            let found = ids.iter().position(|id| shown[0] == *id);
-            if page.next_page_token.is_empty()
-                || found.is_some_and(|at| ids.len() >= at + shown.len())
-            {
-                break;
-            }
-            page_token = page.next_page_token;
-        }
+        let ids: Vec<String> = games_until(client, request, |games| {
+            let found = games.iter().position(|g| shown[0] == g.game_id);
+            found.is_some_and(|at| games.len() >= at + shown.len())
+        })
+        .await
+        .into_iter()
+        .map(|g| g.game_id)
+        .collect();
         let Some(at) = ids.iter().position(|id| shown[0] == *id) else {
             let id = shown[0].as_str().unwrap_or_default();
             panic!(
@@ -564,24 +551,39 @@ fn errors(results: &Value, scene: &Scene) {
     );
 }
 
-/// Game `id` as ListGames without filters has it, read page by page.
+/// Game `id` as ListGames without filters has it.
 async fn unfiltered(client: &mut Client, id: &str) -> Option<pb::GameSummary> {
+    let is_it = |g: &pb::GameSummary| g.game_id == id;
+    games_until(client, pb::ListGamesRequest::default(), |games| {
+        games.iter().any(is_it)
+    })
+    .await
+    .into_iter()
+    .find(is_it)
+}
+
+/// The games ListGames has for `request`, newest first, read a hundred a
+/// page until `enough` says those read so far are enough, or the pages end.
+async fn games_until(
+    client: &mut Client,
+    request: pb::ListGamesRequest,
+    enough: impl Fn(&[pb::GameSummary]) -> bool,
+) -> Vec<pb::GameSummary> {
+    let mut games = Vec::new();
     let mut page_token = String::new();
     loop {
         let page = client
             .list_games(pb::ListGamesRequest {
-                page_size: 1000,
+                page_size: 100,
                 page_token,
-                ..Default::default()
+                ..request.clone()
             })
             .await
             .expect("list")
             .into_inner();
-        if let Some(g) = page.games.into_iter().find(|g| g.game_id == id) {
-            return Some(g);
-        }
-        if page.next_page_token.is_empty() {
-            return None;
+        games.extend(page.games);
+        if page.next_page_token.is_empty() || enough(&games) {
+            return games;
         }
         page_token = page.next_page_token;
     }
