@@ -38,11 +38,29 @@ pub fn derived_token(
     game_id: &str,
     seat: Seat,
 ) -> (String, TokenHash) {
+    derived(secret, request_id, game_id, &[seat.0])
+}
+
+/// The test key of the game `game_id` made by a CreateTestGame with
+/// `request_id`: like [`derived_token`], with a label where a seat token has
+/// its seat's one byte, so that no seat token is ever a test key.
+pub fn derived_test_key(secret: &[u8; 32], request_id: &str, game_id: &str) -> (String, TokenHash) {
+    derived(secret, request_id, game_id, b"test key")
+}
+
+/// HMAC-SHA256 of `request_id`, `game_id` and `last` under `secret`, as 64
+/// hex digits, and its hash.
+fn derived(secret: &[u8; 32], request_id: &str, game_id: &str, last: &[u8]) -> (String, TokenHash) {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes any key length");
-    for part in [request_id.as_bytes(), b"\0", game_id.as_bytes(), b"\0"] {
+    for part in [
+        request_id.as_bytes(),
+        b"\0",
+        game_id.as_bytes(),
+        b"\0",
+        last,
+    ] {
         mac.update(part);
     }
-    mac.update(&[seat.0]);
     let token = hex(&mac.finalize().into_bytes());
     let hash = TokenHash::of(&token);
     (token, hash)

@@ -214,6 +214,12 @@ pub enum ServiceError {
     /// A TestingService call without the game's test key (already clipped).
     #[error("the bearer token is not the test key of game {0}")]
     TestKeyUnknown(String),
+    /// A retried CreateTestGame whose game another node of the cluster made
+    /// (and holds its plan): its first answer is not kept here.
+    #[error(
+        "the test game {0} of this request id was made by another node of this cluster, which holds its fault plan and ledger: this node cannot answer the retry, and changed nothing"
+    )]
+    TestGameElsewhere(String),
     /// A fault of a test plan answered as from a server that is down.
     #[error("unavailable (a fault of the game's test plan): nothing was applied; retry in {} ms", retry_after.as_millis())]
     FaultUnavailable {
@@ -256,6 +262,7 @@ impl ServiceError {
             | ServiceError::NotStarted(_)
             | ServiceError::Finished(_)
             | ServiceError::AnswerGone(_)
+            | ServiceError::TestGameElsewhere(_)
             | ServiceError::Abandoned(..)
             | ServiceError::NoOpenSeat(_)
             | ServiceError::GameRunning(_)
@@ -306,7 +313,9 @@ impl ServiceError {
             },
             ServiceError::NotStarted(_) => ErrorReason::NotStarted,
             ServiceError::Finished(_) => ErrorReason::GameOver,
-            ServiceError::AnswerGone(_) => ErrorReason::AnswerExpired,
+            ServiceError::AnswerGone(_) | ServiceError::TestGameElsewhere(_) => {
+                ErrorReason::AnswerExpired
+            }
             ServiceError::Abandoned(..) => ErrorReason::GameAbandoned,
             ServiceError::NoOpenSeat(_) => ErrorReason::NoOpenSeat,
             ServiceError::GameRunning(_) | ServiceError::MatchRunning(_) => {

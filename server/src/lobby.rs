@@ -50,6 +50,37 @@ pub struct Lobby {
     stored: Arc<dyn Requests>,
 }
 
+/// The call a keyed create came by. A request id names one request of one
+/// call: a CreateTestGame never answers with a game CreateGame made (which
+/// has no test key), nor a retry with another fault plan.
+#[derive(Clone, Copy)]
+pub enum Maker<'a> {
+    /// CreateGame.
+    CreateGame,
+    /// CreateTestGame with its fault plan, encoded.
+    CreateTestGame {
+        /// The plan as the request carried it.
+        plan: &'a [u8],
+    },
+}
+
+impl Maker<'_> {
+    /// What a keyed request's fingerprint is made of besides the game's
+    /// request: the call, and a test game's plan (its length first, so that
+    /// no plan and request run into each other).
+    fn label(self) -> Vec<u8> {
+        match self {
+            Maker::CreateGame => b"create\0".to_vec(),
+            Maker::CreateTestGame { plan } => {
+                let mut label = b"create test\0".to_vec();
+                label.extend_from_slice(&(plan.len() as u64).to_le_bytes());
+                label.extend_from_slice(plan);
+                label
+            }
+        }
+    }
+}
+
 /// A CreateGame's answer.
 pub enum Created {
     /// Given here.
@@ -219,11 +250,13 @@ impl Lobby {
         }
     }
 
-    /// CreateGame; `forwarded` if a peer node sent the call (a retry whose
-    /// game is elsewhere is then not sent on).
+    /// CreateGame (or CreateTestGame's game, as `maker` says); `forwarded`
+    /// if a peer node sent the call (a retry whose game is elsewhere is then
+    /// not sent on).
     pub fn create(
         &self,
         req: Checked<pb::CreateGameRequest>,
+        maker: Maker<'_>,
         forwarded: bool,
     ) -> Result<Created, ServiceError> {
         let mut req = req.into_inner();
@@ -234,7 +267,7 @@ impl Lobby {
                 .map(|r| Created::Answer(Box::new(r)));
         }
         let key = auth::digest(request_id.as_bytes());
-        let print = fingerprint(b"create\0", req.encode_to_vec());
+        let print = fingerprint(&maker.label(), req.encode_to_vec());
         let mut requests = self.requests();
         let again = |done: &RequestRecord| {
             if done.fingerprint != print || done.seat.is_some() {
@@ -274,6 +307,16 @@ impl Lobby {
             },
         );
         Ok(Created::Answer(Box::new(reply)))
+    }
+
+    /// The test key of a game CreateTestGame made: derived from the request
+    /// id if there is one (a retry gets it again), else random.
+    pub fn test_key(&self, request_id: &str, game_id: &str) -> (String, TokenHash) {
+        if request_id.is_empty() {
+            auth::new_token()
+        } else {
+            auth::derived_test_key(&self.secret, request_id, game_id)
+        }
     }
 
     /// The answer to a retried CreateGame: the same game and tokens, and its

@@ -75,10 +75,17 @@ impl Faults {
         self.enabled && self.lock().contains_key(game_id)
     }
 
-    /// Attaches the first plan of a game just created by its test key's holder.
+    /// Attaches the first plan of a game just created by its test key's
+    /// holder; a retried create (the same key) leaves the plan and its
+    /// ledger as they stand.
     pub fn attach_new(&self, game_id: &str, key: TokenHash, plan: Plan) {
-        self.lock()
-            .insert(game_id.to_owned(), Attached::new(key, plan));
+        let mut games = self.lock();
+        if games
+            .get(game_id)
+            .is_none_or(|attached| attached.key != key)
+        {
+            games.insert(game_id.to_owned(), Attached::new(key, plan));
+        }
     }
 
     /// Replaces the plan of a test game (its ledger starts again).

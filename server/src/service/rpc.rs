@@ -12,10 +12,10 @@ use super::{EventStream, Service};
 use crate::blocking::OffTheWorkers;
 use crate::bounds::{Checked, checked};
 use crate::cluster::Located;
-use crate::error::ServiceError;
+use crate::error::{ServiceError, clip};
 use crate::faults::Method;
 use crate::heartbeat::{before, with_heartbeats};
-use crate::lobby::Created;
+use crate::lobby::{Created, Maker};
 use crate::quota::Read;
 use crate::room::{Answered, Room};
 use crate::rooms::Rooms;
@@ -57,23 +57,35 @@ macro_rules! here_or_forward {
     }};
 }
 
-#[tonic::async_trait]
-impl DruidsService for Service {
-    async fn create_game(
+impl Service {
+    /// CreateGame, or the game of a CreateTestGame whose fault plan, encoded,
+    /// is `test_plan`.
+    pub(super) async fn create_game_by(
         &self,
         request: Request<pb::CreateGameRequest>,
-    ) -> std::result::Result<Response<pb::CreateGameResponse>, Status> {
+        test_plan: Option<Vec<u8>>,
+    ) -> std::result::Result<pb::CreateGameResponse, Status> {
         let caller = self.caller(&request)?;
         let request = self.refused(checked(request))?;
         self.refused(self.setup(&caller))?;
         let (metadata, extensions, req) = request.into_parts();
         let lobby = Arc::clone(&self.lobby);
-        let (again, forwarded) = (req.clone(), caller.forwarded);
+        let (again, forwarded, test) = (req.clone(), caller.forwarded, test_plan.is_some());
         let created = self
-            .off_the_workers(move || lobby.create(req, forwarded))
+            .off_the_workers(move || {
+                let maker = match &test_plan {
+                    None => Maker::CreateGame,
+                    Some(plan) => Maker::CreateTestGame { plan },
+                };
+                lobby.create(req, maker, forwarded)
+            })
             .await?;
         match self.refused(created)? {
-            Created::Answer(reply) => Ok(Response::new(*reply)),
+            Created::Answer(reply) => Ok(*reply),
+            // Its plan and ledger live on the node that made it.
+            Created::Owner { game_id, .. } if test => {
+                Ok(self.refused(Err(ServiceError::TestGameElsewhere(clip(&game_id))))?)
+            }
             // A retry of a create answered by another node, which owns its
             // game: that node answers it.
             Created::Owner { addr, game_id } => {
@@ -86,8 +98,19 @@ impl DruidsService for Service {
                     |mut peer, r| async move { peer.create_game(r).await },
                 )
                 .await
+                .map(Response::into_inner)
             }
         }
+    }
+}
+
+#[tonic::async_trait]
+impl DruidsService for Service {
+    async fn create_game(
+        &self,
+        request: Request<pb::CreateGameRequest>,
+    ) -> std::result::Result<Response<pb::CreateGameResponse>, Status> {
+        self.create_game_by(request, None).await.map(Response::new)
     }
 
     async fn join_game(

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use druids_contract::pb::{self, testing_service_server::TestingService};
 use druids_engine::{Seat, Viewer};
+use prost::Message;
 use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, watch};
 use tokio_stream::StreamExt;
@@ -391,15 +392,17 @@ impl TestingService for Service {
             n => n as usize,
         };
         self.refused(Plan::parse(&plan, players))?;
+        let request_id = game.request_id.clone();
         let (metadata, extensions, _) = request.into_parts();
         let create = Request::from_parts(metadata, extensions, game);
-        let created =
-            druids_contract::pb::druids_service_server::DruidsService::create_game(self, create)
-                .await?
-                .into_inner();
+        let created = self
+            .create_game_by(create, Some(plan.encode_to_vec()))
+            .await?;
         let players = created.state.as_ref().map_or(0, |s| s.seats.len());
         let plan = self.refused(Plan::parse(&plan, players))?;
-        let (key, hash) = crate::auth::new_token();
+        // A retry (the same request id, game and plan) gets the same key and
+        // keeps the plan's ledger as it stands.
+        let (key, hash) = self.lobby.test_key(&request_id, &created.game_id);
         self.faults.attach_new(&created.game_id, hash, plan);
         Ok(Response::new(pb::CreateTestGameResponse {
             game: Some(created),

@@ -39,6 +39,7 @@ mod faults;
 mod faults_goaway;
 mod faults_points;
 mod faults_restart;
+mod faults_retry;
 mod faults_test_clock;
 mod games;
 mod gated_store;
