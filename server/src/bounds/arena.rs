@@ -7,7 +7,7 @@ use druids_arena::pairing::Seats;
 use druids_contract::{Kind, pb};
 use pb::create_tournament_request::Format as F;
 
-use super::{Bounded, at_most, at_most_bytes, printable, within};
+use super::{Bounded, at_most, at_most_bytes, printable, printable_lines, within};
 use crate::error::ServiceError;
 
 /// Most bytes of a bot's name.
@@ -108,11 +108,14 @@ fn check_clock(c: Option<&pb::TimeControl>) -> Result<(), ServiceError> {
 
 impl Bounded for pb::RegisterBotRequest {
     /// The name's form (printable, no look-alike of another) is the bots'
-    /// registry's to judge ([`crate::arena::bots`]).
+    /// registry's to judge ([`crate::arena::bots`]); the description, shown
+    /// on the bot's page, may have several lines.
     fn check(&self) -> Result<(), ServiceError> {
         at_most_bytes("name", &self.name, MAX_BOT_NAME_BYTES)?;
         at_most_bytes("description", &self.description, MAX_DESCRIPTION_BYTES)?;
-        at_most_bytes("owner_contact", &self.owner_contact, MAX_CONTACT_BYTES)
+        printable_lines("description", &self.description)?;
+        at_most_bytes("owner_contact", &self.owner_contact, MAX_CONTACT_BYTES)?;
+        printable("owner_contact", &self.owner_contact)
     }
 }
 

@@ -104,16 +104,40 @@ pub(crate) fn at_most_bytes(field: &'static str, s: &str, max: usize) -> Result<
 /// no format characters (zero-width ones, bidirectional overrides), which
 /// would let a name shown to others hide or reorder what it says.
 pub(crate) fn printable(field: &'static str, s: &str) -> Result<(), ServiceError> {
+    unprintable(
+        field,
+        s,
+        |_| false,
+        "control or format characters (zero-width, bidirectional overrides)",
+    )
+}
+
+/// Like [`printable`], for a text of several lines: line breaks (`\n`) and
+/// tabs are allowed.
+pub(crate) fn printable_lines(field: &'static str, s: &str) -> Result<(), ServiceError> {
+    unprintable(
+        field,
+        s,
+        |c| matches!(c, '\n' | '\t'),
+        "control characters other than line breaks (\\n) and tabs, or format characters (zero-width, bidirectional overrides)",
+    )
+}
+
+/// Refuses `s` if it holds a control or format character that `allowed`
+/// does not allow, saying it holds `what`.
+fn unprintable(
+    field: &'static str,
+    s: &str,
+    allowed: impl Fn(char) -> bool,
+    what: &str,
+) -> Result<(), ServiceError> {
     use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
     if s.chars()
-        .any(|c| c.is_control() || c.general_category() == GeneralCategory::Format)
+        .any(|c| (c.is_control() || c.general_category() == GeneralCategory::Format) && !allowed(c))
     {
         return Err(ServiceError::invalid(
             field,
-            format!(
-                "{field} {} holds control or format characters (zero-width, bidirectional overrides)",
-                clip(s)
-            ),
+            format!("{field} {} holds {what}", clip(s)),
         ));
     }
     Ok(())
@@ -144,5 +168,14 @@ mod tests {
         );
         assert!(at_most_bytes("name", &"x".repeat(65), 64).is_err());
         assert!(at_most("seat_names", &[1, 2, 3], 2).is_err());
+    }
+
+    #[test]
+    fn text_of_several_lines_allows_line_breaks_and_tabs_only() {
+        printable_lines("description", "plays greedily\n\tthen safely").unwrap();
+        for bad in ["a\rb", "a\u{1b}[2Jb", "a\u{202e}b", "a\u{200b}b"] {
+            assert!(printable_lines("description", bad).is_err(), "{bad:?}");
+        }
+        assert!(printable("name", "a\nb").is_err());
     }
 }

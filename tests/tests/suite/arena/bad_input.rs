@@ -31,6 +31,42 @@ async fn arena_calls_refuse_bad_input_clearly() {
         .expect_err("a long name");
     assert_eq!(long.code(), Code::InvalidArgument);
     assert!(long.message().len() < 200, "{}", long.message());
+    // A description may have several lines, but hides nothing; a contact is
+    // one printable line. Nothing is registered.
+    let hidden = [
+        ("plays\u{202e}greedily", ""),
+        ("plays\u{1b}[2Jgreedily", ""),
+        ("plays greedily", "me@example.org\n"),
+    ];
+    for (description, owner_contact) in hidden {
+        let refused = a
+            .register_bot(pb::RegisterBotRequest {
+                name: "delta".into(),
+                description: description.into(),
+                owner_contact: owner_contact.into(),
+            })
+            .await
+            .expect_err("a control or format character");
+        assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+    }
+    let lines = "plays greedily\n\tthen safely";
+    let delta = a
+        .register_bot(pb::RegisterBotRequest {
+            name: "delta".into(),
+            description: lines.into(),
+            owner_contact: "me@example.org".into(),
+        })
+        .await
+        .expect("a description of two lines")
+        .into_inner();
+    let page = a
+        .get_bot(pb::GetBotRequest {
+            bot_id: delta.bot_id,
+        })
+        .await
+        .expect("GetBot")
+        .into_inner();
+    assert_eq!(page.description, lines);
     let no_key = a
         .seek(meduris_seek(2))
         .await
