@@ -29,6 +29,11 @@ use crate::room::{Room, SeatSlot, Setup};
 use crate::rooms::Rooms;
 use crate::store::{Epoch, GameRecord, Games, RequestRecord, Requests, StoreError};
 
+mod fingerprint;
+
+pub use fingerprint::Maker;
+use fingerprint::fingerprint;
+
 /// How long a request id is honoured: 24 hours.
 pub const REQUEST_WINDOW_MS: u64 = 24 * 60 * 60 * 1000;
 
@@ -50,37 +55,6 @@ pub struct Lobby {
     stored: Arc<dyn Requests>,
 }
 
-/// The call a keyed create came by. A request id names one request of one
-/// call: a CreateTestGame never answers with a game CreateGame made (which
-/// has no test key), nor a retry with another fault plan.
-#[derive(Clone, Copy)]
-pub enum Maker<'a> {
-    /// CreateGame.
-    CreateGame,
-    /// CreateTestGame with its fault plan, encoded.
-    CreateTestGame {
-        /// The plan as the request carried it.
-        plan: &'a [u8],
-    },
-}
-
-impl Maker<'_> {
-    /// What a keyed request's fingerprint is made of besides the game's
-    /// request: the call, and a test game's plan (its length first, so that
-    /// no plan and request run into each other).
-    fn label(self) -> Vec<u8> {
-        match self {
-            Maker::CreateGame => b"create\0".to_vec(),
-            Maker::CreateTestGame { plan } => {
-                let mut label = b"create test\0".to_vec();
-                label.extend_from_slice(&(plan.len() as u64).to_le_bytes());
-                label.extend_from_slice(plan);
-                label
-            }
-        }
-    }
-}
-
 /// A CreateGame's answer.
 pub enum Created {
     /// Given here.
@@ -93,12 +67,6 @@ pub enum Created {
         /// The game created by the first call.
         game_id: String,
     },
-}
-
-/// The fingerprint of a keyed request: its encoding without the id, under a
-/// label per call.
-fn fingerprint(label: &[u8], encoded: Vec<u8>) -> [u8; 32] {
-    auth::digest(&[label, &encoded].concat())
 }
 
 /// Takes a `start_from` out of `req`, filling the game's set-up from its
