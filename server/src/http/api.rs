@@ -185,5 +185,5 @@ async fn game_stream(
 ) -> Result<Response, ApiError> {
     let req = grpc_request(ctx.local, peer, headers, msg)?;
     let events: EventStream = ctx.service.stream_events(req).await?.into_inner();
-    Ok(stream_response(events, headers))
+    Ok(stream_response(events, headers, ctx.keepalive()))
 }

@@ -128,7 +128,7 @@ where
         let from_seq = from_seq(query.as_deref(), headers)?;
         let req = grpc_request(ctx.local, peer, headers, request(from_seq))?;
         let events = open(Arc::clone(&ctx.arena), req).await?.into_inner();
-        Ok::<_, ApiError>(stream_response(events, headers))
+        Ok::<_, ApiError>(stream_response(events, headers, ctx.keepalive()))
     };
     stream.await.unwrap_or_else(IntoResponse::into_response)
 }

@@ -17,10 +17,6 @@ use tonic::Status;
 
 use super::ApiError;
 
-/// How often an idle event stream sends a keep-alive line, so that proxies
-/// and browsers do not close a stream of a game where nobody moves.
-const KEEPALIVE: Duration = Duration::from_secs(15);
-
 /// The seq to stream from: after `Last-Event-ID` if sent, else `from_seq` of
 /// the query (default 0: a snapshot first).
 pub(super) fn from_seq(query: Option<&str>, headers: &HeaderMap) -> Result<u64, ApiError> {
@@ -148,13 +144,19 @@ pub(super) type Events<E> =
     std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<E, Status>> + Send>>;
 
 /// A stream of the contract's events as a streaming HTTP body (SSE or
-/// NDJSON, as `headers` accept), with keep-alives.
-pub(super) fn stream_response<E: Sequenced>(events: Events<E>, headers: &HeaderMap) -> Response {
+/// NDJSON, as `headers` accept), with a keep-alive line after each
+/// `keepalive` without a write, so that proxies and browsers do not close a
+/// stream of a game where nobody moves.
+pub(super) fn stream_response<E: Sequenced>(
+    events: Events<E>,
+    headers: &HeaderMap,
+    keepalive: Duration,
+) -> Response {
     let framing = Framing::of(headers);
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(16);
     // A task, not a merged stream: it stops reading the service's stream (and
     // so frees the stream's slot) as soon as the client goes away.
-    tokio::spawn(forward(events, tx, framing));
+    tokio::spawn(forward(events, tx, framing, keepalive));
     (
         [
             (header::CONTENT_TYPE, framing.content_type()),
@@ -171,11 +173,15 @@ async fn forward<E: Sequenced>(
     mut events: Events<E>,
     tx: mpsc::Sender<Result<Bytes, Infallible>>,
     framing: Framing,
+    keepalive: Duration,
 ) {
-    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + KEEPALIVE, KEEPALIVE);
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + keepalive, keepalive);
     let mut newest = 0;
     loop {
         let chunk = tokio::select! {
+            // The client went away (its connection dropped the body): stop
+            // at once, freeing the stream's slot, not at the next write.
+            () = tx.closed() => break,
             item = events.next() => match item {
                 None => break,
                 Some(Ok(event)) => {

@@ -50,6 +50,14 @@ struct Ctx {
     local: Option<SocketAddr>,
 }
 
+impl Ctx {
+    /// How long an event stream stays silent before a keep-alive line: the
+    /// streams' heartbeat (`--stream-heartbeat-ms`).
+    fn keepalive(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.service.limits().stream_heartbeat_ms)
+    }
+}
+
 /// The routes of the HTTP face and the viewer.
 fn router(ctx: Ctx) -> Router {
     Router::new()
