@@ -3,7 +3,8 @@
 //! its challenges end, it leaves the leaderboard) until the operator issues a
 //! new one; only the bot itself or the operator may revoke it. A pending
 //! challenge, with its acceptances and its clock, survives a restart and
-//! becomes a match with its id.
+//! becomes a match with its id. A bot revoked in a running Swiss tournament
+//! is paired no more.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -436,5 +437,102 @@ async fn a_bot_revoked_during_open_entry_leaves_the_tournament() {
         .collect();
     assert_eq!(standing.len(), 2, "{started:?}");
     assert!(!standing.contains(&bots[1].0.as_str()), "{started:?}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_revoked_in_a_running_swiss_tournament_is_paired_no_more() {
+    use druids_contract::pb::tournament_event::Event as T;
+    let server = TestServer::with(
+        Arc::new(druids_server::MemoryStore::default()),
+        with_operator(),
+    )
+    .await;
+    let mut a = arena(&server).await;
+    let mut bots = Vec::new();
+    for name in ["swiss-1", "swiss-2", "swiss-3"] {
+        bots.push(register(&mut a, name).await);
+    }
+    let create = pb::CreateTournamentRequest {
+        name: "withdrawal".into(),
+        kind: pb::GameKind::Dolmen as i32,
+        players: 2,
+        entrants: bots.iter().map(|(id, _)| id.clone()).collect(),
+        format: Some(pb::create_tournament_request::Format::Swiss(pb::Swiss {
+            rounds: 3,
+        })),
+        ..Default::default()
+    };
+    let id = a
+        .create_tournament(authed(OPERATOR_KEY, create))
+        .await
+        .expect("create")
+        .into_inner()
+        .tournament
+        .expect("the tournament")
+        .tournament_id;
+    let mut stream = a
+        .stream_tournament_events(pb::StreamTournamentEventsRequest {
+            tournament_id: id.clone(),
+            from_seq: 1,
+        })
+        .await
+        .expect("tournament events")
+        .into_inner();
+    // The guard is against a hang only.
+    let mut next = async || {
+        let event = druids_tests::heartbeats::next_event(&mut stream);
+        match tokio::time::timeout(Duration::from_secs(120), event).await {
+            Ok(Ok(e)) => e.and_then(|e| e.event),
+            Ok(Err(s)) => panic!("the tournament's stream failed: {s:?}"),
+            Err(_) => panic!("the tournament stood still for two minutes"),
+        }
+    };
+    // Round 1 is drawn, and nobody plays yet: the bot with its bye is
+    // revoked before the round can end.
+    let first = loop {
+        match next().await {
+            Some(T::RoundStarted(r)) => break r,
+            Some(_) => continue,
+            None => panic!("the tournament ended before its first round"),
+        }
+    };
+    assert_eq!(first.byes.len(), 1, "three bots, two seats: {first:?}");
+    let withdrawn = first.byes[0].bot_id.clone();
+    a.revoke_bot(authed(OPERATOR_KEY, revoke(&withdrawn)))
+        .await
+        .expect("revoke");
+    let players: Vec<_> = (bots.iter().enumerate())
+        .filter(|(_, (id, _))| *id != withdrawn)
+        .map(|(i, (_, key))| tokio::spawn(follow_events(server.url(), key.clone(), 31 + i as u64)))
+        .collect();
+
+    // The later rounds pair the two bots left, and the tournament ends.
+    let mut later = Vec::new();
+    let finished = loop {
+        match next().await {
+            Some(T::RoundStarted(r)) => later.push(r),
+            Some(T::Finished(f)) => break f,
+            Some(_) => continue,
+            None => panic!("the tournament's stream ended without its end"),
+        }
+    };
+    assert_eq!(later.len(), 2, "rounds 2 and 3: {later:?}");
+    for round in &later {
+        let seated: Vec<&str> = (round.matches.iter())
+            .flat_map(|m| m.bots.iter().map(|b| b.bot_id.as_str()))
+            .chain(round.byes.iter().map(|b| b.bot_id.as_str()))
+            .collect();
+        assert_eq!(seated.len(), 2, "one match of the two left: {round:?}");
+        assert!(!seated.contains(&withdrawn.as_str()), "{round:?}");
+    }
+    assert_eq!(
+        finished.standings.len(),
+        3,
+        "the withdrawn bot keeps its place in the standings: {finished:?}"
+    );
+    for p in players {
+        p.abort();
+    }
     server.stop().await;
 }

@@ -100,7 +100,21 @@ impl Arena {
             let mut byes = Vec::new();
             let games = match t.format() {
                 Format::Swiss { .. } => {
-                    let ids: Vec<BotId> = t.entrants.iter().map(|&b| BotId(b)).collect();
+                    // A bot revoked since entry closed is withdrawn, as a
+                    // player who leaves a Swiss event: paired no more, its
+                    // results so far kept in the standings.
+                    let ids: Vec<BotId> = {
+                        let bots = self.bots();
+                        (t.entrants.iter())
+                            .filter(|&&b| !bots.is_revoked(b))
+                            .map(|&b| BotId(b))
+                            .collect()
+                    };
+                    if ids.len() < usize::from(t.k) {
+                        tracing::info!(tournament_id = %id, "too few bots left for a game: the tournament ends");
+                        self.conclude(t, now);
+                        continue;
+                    }
                     match schedule::swiss_round(
                         &ids,
                         t.k,
