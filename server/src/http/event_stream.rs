@@ -144,9 +144,9 @@ pub(super) type Events<E> =
     std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<E, Status>> + Send>>;
 
 /// A stream of the contract's events as a streaming HTTP body (SSE or
-/// NDJSON, as `headers` accept), with a keep-alive line after each
-/// `keepalive` without a write, so that proxies and browsers do not close a
-/// stream of a game where nobody moves.
+/// NDJSON, as `headers` accept), with a keep-alive line every `keepalive`,
+/// so that proxies and browsers do not close a stream of a game where nobody
+/// moves.
 pub(super) fn stream_response<E: Sequenced>(
     events: Events<E>,
     headers: &HeaderMap,

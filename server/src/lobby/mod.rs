@@ -6,7 +6,8 @@
 //! and the id instead of drawn at random. A retry with the same id and request
 //! within [`REQUEST_WINDOW_MS`] — also after a restart — is answered again,
 //! tokens included, and changes nothing; the same id with another request is
-//! refused. On a node of a cluster an id this node has not seen is looked up
+//! refused, and so is an id of one call sent with another (CreateGame and
+//! CreateTestGame, [`Maker`]). On a node of a cluster an id this node has not seen is looked up
 //! in the database (another node may have answered it), and a retried create
 //! whose game another node owns is answered by that node ([`Created::Owner`]).
 
