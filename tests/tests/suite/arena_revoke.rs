@@ -3,8 +3,7 @@
 //! its challenges end, it leaves the leaderboard) until the operator issues a
 //! new one; only the bot itself or the operator may revoke it. A pending
 //! challenge, with its acceptances and its clock, survives a restart and
-//! becomes a match with its id. A bot revoked in a running Swiss tournament
-//! is paired no more.
+//! becomes a match with its id.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,15 +20,15 @@ use crate::trust::reason;
 
 on_each_store_threaded!(a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock);
 
-const OPERATOR_KEY: &str = "operator-key-for-tests";
+pub(crate) const OPERATOR_KEY: &str = "operator-key-for-tests";
 
-fn with_operator() -> Limits {
+pub(crate) fn with_operator() -> Limits {
     let mut limits = limits();
     limits.arena.operator_key = Some(OPERATOR_KEY.into());
     limits
 }
 
-fn revoke(bot_id: &str) -> pb::RevokeBotRequest {
+pub(crate) fn revoke(bot_id: &str) -> pb::RevokeBotRequest {
     pb::RevokeBotRequest {
         bot_id: bot_id.to_owned(),
     }
@@ -438,179 +437,4 @@ async fn a_bot_revoked_during_open_entry_leaves_the_tournament() {
     assert_eq!(standing.len(), 2, "{started:?}");
     assert!(!standing.contains(&bots[1].0.as_str()), "{started:?}");
     server.stop().await;
-}
-
-/// A three-bot Swiss tournament of three rounds of two-player Die
-/// Dolmengötter, started at once, and its events' reader.
-struct Swiss {
-    server: TestServer,
-    arena: crate::arena::Arena,
-    bots: Vec<(String, String)>,
-    events: tonic::Streaming<pb::TournamentEvent>,
-}
-
-impl Swiss {
-    async fn start(time_control: Option<pb::TimeControl>) -> Swiss {
-        let server = TestServer::with(
-            Arc::new(druids_server::MemoryStore::default()),
-            with_operator(),
-        )
-        .await;
-        let mut a = arena(&server).await;
-        let mut bots = Vec::new();
-        for name in ["swiss-1", "swiss-2", "swiss-3"] {
-            bots.push(register(&mut a, name).await);
-        }
-        let create = pb::CreateTournamentRequest {
-            name: "withdrawal".into(),
-            kind: pb::GameKind::Dolmen as i32,
-            players: 2,
-            entrants: bots.iter().map(|(id, _)| id.clone()).collect(),
-            format: Some(pb::create_tournament_request::Format::Swiss(pb::Swiss {
-                rounds: 3,
-            })),
-            time_control,
-            ..Default::default()
-        };
-        let id = a
-            .create_tournament(authed(OPERATOR_KEY, create))
-            .await
-            .expect("create")
-            .into_inner()
-            .tournament
-            .expect("the tournament")
-            .tournament_id;
-        let events = a
-            .stream_tournament_events(pb::StreamTournamentEventsRequest {
-                tournament_id: id,
-                from_seq: 1,
-            })
-            .await
-            .expect("tournament events")
-            .into_inner();
-        Swiss {
-            server,
-            arena: a,
-            bots,
-            events,
-        }
-    }
-
-    /// The tournament's next event (the guard is against a hang only).
-    async fn next(&mut self) -> Option<pb::tournament_event::Event> {
-        let event = druids_tests::heartbeats::next_event(&mut self.events);
-        match tokio::time::timeout(Duration::from_secs(120), event).await {
-            Ok(Ok(e)) => e.and_then(|e| e.event),
-            Ok(Err(s)) => panic!("the tournament's stream failed: {s:?}"),
-            Err(_) => panic!("the tournament stood still for two minutes"),
-        }
-    }
-
-    /// The rounds started up to the tournament's end, and its end.
-    async fn rounds_to_the_end(&mut self) -> (Vec<pb::RoundStarted>, pb::TournamentFinished) {
-        use druids_contract::pb::tournament_event::Event as T;
-        let mut rounds = Vec::new();
-        loop {
-            match self.next().await {
-                Some(T::RoundStarted(r)) => rounds.push(r),
-                Some(T::Finished(f)) => return (rounds, f),
-                Some(_) => continue,
-                None => panic!("the tournament's stream ended without its end: {rounds:?}"),
-            }
-        }
-    }
-
-    /// Revokes bot `bot_id` with the operator's key.
-    async fn revoke(&mut self, bot_id: &str) {
-        (self.arena)
-            .revoke_bot(authed(OPERATOR_KEY, revoke(bot_id)))
-            .await
-            .expect("revoke");
-    }
-
-    /// Bots playing every game they are told of, but for `not`.
-    fn play_all_but(&self, not: &[&str]) -> Vec<tokio::task::JoinHandle<()>> {
-        (self.bots.iter().enumerate())
-            .filter(|(_, (id, _))| !not.contains(&id.as_str()))
-            .map(|(i, (_, key))| {
-                tokio::spawn(follow_events(self.server.url(), key.clone(), 31 + i as u64))
-            })
-            .collect()
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_bot_revoked_in_a_running_swiss_tournament_is_paired_no_more() {
-    let mut swiss = Swiss::start(None).await;
-    // Round 1 is drawn, and nobody plays yet: the bot with its bye is
-    // revoked before the round can end.
-    let (first, _) = swiss_first_round(&mut swiss).await;
-    let withdrawn = first.byes[0].bot_id.clone();
-    swiss.revoke(&withdrawn).await;
-    let players = swiss.play_all_but(&[&withdrawn]);
-
-    // The later rounds pair the two bots left, and the tournament ends.
-    let (later, finished) = swiss.rounds_to_the_end().await;
-    assert_eq!(later.len(), 2, "rounds 2 and 3: {later:?}");
-    for round in &later {
-        let seated: Vec<&str> = (round.matches.iter())
-            .flat_map(|m| m.bots.iter().map(|b| b.bot_id.as_str()))
-            .chain(round.byes.iter().map(|b| b.bot_id.as_str()))
-            .collect();
-        assert_eq!(seated.len(), 2, "one match of the two left: {round:?}");
-        assert!(!seated.contains(&withdrawn.as_str()), "{round:?}");
-    }
-    assert_eq!(
-        finished.standings.len(),
-        3,
-        "the withdrawn bot keeps its place in the standings: {finished:?}"
-    );
-    for p in players {
-        p.abort();
-    }
-    swiss.server.stop().await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_swiss_tournament_left_with_too_few_bots_for_a_game_ends_early() {
-    // A short clock: a revoked bot's game of round 1 is played out by it.
-    let mut swiss = Swiss::start(Some(pb::TimeControl {
-        decision_ms: 100,
-        time_bank_ms: 0,
-    }))
-    .await;
-    let (first, in_match) = swiss_first_round(&mut swiss).await;
-    let (bye, seated) = (first.byes[0].bot_id.clone(), in_match[0].clone());
-    swiss.revoke(&bye).await;
-    swiss.revoke(&seated).await;
-    let players = swiss.play_all_but(&[&bye, &seated]);
-
-    // Round 1 is played out; one bot is left, so no round 2: the end.
-    let (later, finished) = swiss.rounds_to_the_end().await;
-    assert!(later.is_empty(), "no round after the first: {later:?}");
-    assert_eq!(finished.standings.len(), 3, "{finished:?}");
-    for p in players {
-        p.abort();
-    }
-    swiss.server.stop().await;
-}
-
-/// Round 1 of `swiss` (one bye, one match of two), and its match's bots.
-async fn swiss_first_round(swiss: &mut Swiss) -> (pb::RoundStarted, Vec<String>) {
-    use druids_contract::pb::tournament_event::Event as T;
-    let first = loop {
-        match swiss.next().await {
-            Some(T::RoundStarted(r)) => break r,
-            Some(_) => continue,
-            None => panic!("the tournament ended before its first round"),
-        }
-    };
-    assert_eq!(first.byes.len(), 1, "three bots, two seats: {first:?}");
-    assert_eq!(first.matches.len(), 1, "{first:?}");
-    let seated = first.matches[0]
-        .bots
-        .iter()
-        .map(|b| b.bot_id.clone())
-        .collect();
-    (first, seated)
 }

@@ -20,6 +20,7 @@ mod arena_sybils;
 mod arena_told_once;
 mod arena_tournaments;
 mod arena_waiting;
+mod arena_withdrawal;
 mod bot_export;
 mod bounds;
 mod browser;
