@@ -46,6 +46,7 @@ function skeleton(root, board, type, gameId, token, state) {
     errorEl: h('p', { id: 'error', class: 'error', role: 'alert' }),
     outcomeEl: h('p', { id: 'outcome', class: 'outcome' }),
     controlsEl: h('section', { id: 'replay', class: 'replay', hidden: true }),
+    resignEl: h('p', { class: 'resign', hidden: true }),
     logEl: h('ul', { id: 'log', class: 'log' }),
   };
   document.title = `${title} — druids`;
@@ -64,6 +65,7 @@ function skeleton(root, board, type, gameId, token, state) {
         h('table', { id: 'seats', class: 'seats' }, [h('thead', {}, [h('tr', {}, [h('th', {}, ['']), h('th', {}, ['player']), h('th', {}, ['score']), h('th', {}, [''])])]), ui.seatsEl]),
         ui.errorEl,
         ui.actionsEl,
+        ui.resignEl,
         rulesPanel(type, board),
         h('h2', {}, ['Events']),
         ui.logEl,
@@ -123,6 +125,22 @@ async function live(ui) {
     }
     refresh();
   };
+  if (token) {
+    // Giving up ends the game at once (the seat ranks last): asked twice.
+    ui.resignEl.replaceChildren(h('button', {
+      type: 'button', id: 'resign',
+      onclick: async () => {
+        if (!confirm('Resign this game? It ends at once, and you are ranked last.')) return;
+        try {
+          await api.rpc('Resign', { gameId, idempotencyKey: key() }, token);
+        } catch (e) {
+          ui.error = `${e.message}${e.reason ? ` (${e.reason})` : ''}`;
+          render(ui);
+        }
+      },
+    }, ['resign']));
+    ui.resignEl.hidden = false;
+  }
   render(ui);
   await refresh();
   const tick = setInterval(() => { ui.clockEl.textContent = clockText(ui.state); }, 1000);
@@ -134,6 +152,7 @@ async function live(ui) {
     if (num(ev.seq) > known) refresh();
   });
   clearInterval(tick);
+  ui.resignEl.hidden = true;
   await refresh();
   ui.legal = null;
   render(ui);

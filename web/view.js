@@ -20,7 +20,8 @@ export function outcomeText(state) {
   const winners = (o.winners || []).map(name);
   const scores = (o.ranking?.length ? o.ranking : (o.scores || []).map((_, i) => i))
     .map((seat) => `${name(seat)} ${o.scores?.[num(seat)] ?? 0}`);
-  return `Game over: ${winners.join(' and ') || 'nobody'} won${winners.length > 1 ? ' (a tie)' : ''}. Scores: ${scores.join(', ')}.${o.bySafeguard ? ' (Ended by the turn safeguard.)' : ''}`;
+  const resigned = (o.resigned || []).map(name);
+  return `Game over: ${winners.join(' and ') || 'nobody'} won${winners.length > 1 ? ' (a tie)' : ''}${resigned.length ? `: ${resigned.join(' and ')} resigned` : ''}. Scores: ${scores.join(', ')}.${o.bySafeguard ? ' (Ended by the turn safeguard.)' : ''}`;
 }
 
 // The status line: whose decision it is and what it means.

@@ -324,6 +324,38 @@ try {
     results.human.push({ kind: game.kind, gameId, clicks, decisions, boardClicks, most, widest, shown: await shown() });
   }
 
+  // 4b. A person resigns a practice game from its page: asked to confirm,
+  // the game ends at once and the page says who resigned.
+  if (plan.resign) {
+    await page.goto(`${plan.base}/`);
+    await page.selectOption('#practice-kind', plan.resign.kind);
+    await page.selectOption('#practice-players', '2');
+    await page.selectOption('#practice-strategy', 'random');
+    await page.selectOption('#practice-delay', '0');
+    await page.locator('#practice-seed').fill(String(plan.resign.seed));
+    await page.locator('#practice').click();
+    await page.waitForURL(/\/games\/[0-9a-f]+#token=/);
+    await page.waitForSelector('#resign');
+    const asked = [];
+    // The first confirmation is declined (nothing happens), the second accepted.
+    page.once('dialog', (d) => { asked.push(d.message()); d.dismiss(); });
+    await page.locator('#resign').click();
+    const afterDecline = await page.getAttribute('body', 'data-status');
+    page.once('dialog', (d) => { asked.push(d.message()); d.accept(); });
+    await page.locator('#resign').click();
+    await page.waitForFunction(() => document.body.dataset.status === 'GAME_STATUS_FINISHED');
+    await page.waitForSelector('#outcome:not(:empty)');
+    // The stream has ended once the replay's link is there.
+    await page.waitForSelector('#to-replay');
+    results.resign = {
+      gameId: page.url().split('/games/')[1].split('#')[0],
+      asked,
+      afterDecline,
+      outcome: await page.textContent('#outcome'),
+      buttonLeft: await page.locator('#resign:visible').count(),
+    };
+  }
+
   // 5. Boards of several sizes (a four-player Meduris): layout at every width.
   for (const board of plan.boards || []) {
     await page.goto(`${plan.base}${board.path}`);

@@ -147,6 +147,7 @@ pub(super) async fn all(results: &Value, scene: &Scene, client: &mut Client, a: 
     list(results, client).await;
     replays(results, scene, client).await;
     human(results, client).await;
+    resigned(results, client).await;
     secrets(results, scene, client).await;
     ladder(results, scene, client, a).await;
     challenge(results, scene, client).await;
@@ -438,6 +439,34 @@ async fn human(results: &Value, client: &mut Client) {
             "on the board: {game}"
         );
     }
+}
+
+/// A person resigned a practice game from its page: asked first (and a
+/// declined question changed nothing), then the game ended at once with
+/// seat 0 resigned, as the page said.
+async fn resigned(results: &Value, client: &mut Client) {
+    let page = &results["resign"];
+    let id = page["gameId"].as_str().expect("the resigned game's id");
+    assert_eq!(page["asked"].as_array().map(Vec::len), Some(2), "{page}");
+    assert_ne!(
+        page["afterDecline"].as_str(),
+        Some("GAME_STATUS_FINISHED"),
+        "a declined question resigns nothing: {page}"
+    );
+    let end = state(client, id, None).await;
+    assert_eq!(end.status, pb::GameStatus::Finished as i32, "{page}");
+    let outcome = end.outcome.expect("an outcome");
+    assert_eq!(outcome.resigned, vec![0], "{page}");
+    let said = page["outcome"].as_str().expect("the outcome shown");
+    assert!(
+        said.contains("resigned"),
+        "the page says who resigned: {said}"
+    );
+    assert_eq!(
+        page["buttonLeft"].as_u64(),
+        Some(0),
+        "no resign button after the end: {page}"
+    );
 }
 
 /// A seat's page shows that seat's secrets and no other seat's.

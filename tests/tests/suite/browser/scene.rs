@@ -144,6 +144,7 @@ impl Scene {
             "spectate": {"gameId": live_id},
             "replays": finished.iter().map(|(name, id)| json!({"name": name, "gameId": id, "step": replay_step})).collect::<Vec<_>>(),
             "human": [{"kind": "meduris", "seed": 7}, {"kind": "dolmen", "seed": 8}],
+            "resign": {"kind": "dolmen", "seed": 9},
             "boards": [
                 {"name": "Meduris, 4 players, seat 0 to decide", "path": format!("/games/{big}#token={}", big_tokens[0])},
                 {"name": "Meduris, 3 players", "path": format!("/games/{med_id}")},
