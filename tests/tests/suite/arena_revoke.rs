@@ -14,7 +14,7 @@ use druids_server::Limits;
 use druids_tests::{TestServer, authed};
 use tonic::Code;
 
-use crate::arena::{arena, bot_events_until, follow_events, limits, register};
+use crate::arena::{Arena, arena, bot_events_until, follow_events, limits, register};
 use crate::stores::{Backend, TestDb, on_each_store_threaded};
 use crate::trust::reason;
 
@@ -26,6 +26,36 @@ pub(crate) fn with_operator() -> Limits {
     let mut limits = limits();
     limits.arena.operator_key = Some(OPERATOR_KEY.into());
     limits
+}
+
+/// A server in memory with the operator key, its arena client and bots of
+/// `names` registered (id, key).
+pub(crate) async fn with_bots(names: &[&str]) -> (TestServer, Arena, Vec<(String, String)>) {
+    let server = TestServer::with(
+        Arc::new(druids_server::MemoryStore::default()),
+        with_operator(),
+    )
+    .await;
+    let mut a = arena(&server).await;
+    let mut bots = Vec::new();
+    for name in names {
+        bots.push(register(&mut a, name).await);
+    }
+    (server, a, bots)
+}
+
+/// Creates tournament `create` with the operator key; its id.
+pub(crate) async fn create_tournament(
+    a: &mut Arena,
+    create: pb::CreateTournamentRequest,
+) -> String {
+    a.create_tournament(authed(OPERATOR_KEY, create))
+        .await
+        .expect("create")
+        .into_inner()
+        .tournament
+        .expect("the tournament")
+        .tournament_id
 }
 
 pub(crate) fn revoke(bot_id: &str) -> pb::RevokeBotRequest {
@@ -374,16 +404,7 @@ async fn a_pending_challenge_survives_a_restart_with_its_acceptances_and_clock(b
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_revoked_during_open_entry_leaves_the_tournament() {
-    let server = TestServer::with(
-        Arc::new(druids_server::MemoryStore::default()),
-        with_operator(),
-    )
-    .await;
-    let mut a = arena(&server).await;
-    let mut bots = Vec::new();
-    for name in ["stays-1", "revoked", "stays-2"] {
-        bots.push(register(&mut a, name).await);
-    }
+    let (server, mut a, bots) = with_bots(&["stays-1", "revoked", "stays-2"]).await;
     let create = pb::CreateTournamentRequest {
         name: "open cup".into(),
         kind: pb::GameKind::Dolmen as i32,
@@ -397,14 +418,7 @@ async fn a_bot_revoked_during_open_entry_leaves_the_tournament() {
         }),
         ..Default::default()
     };
-    let id = a
-        .create_tournament(authed(OPERATOR_KEY, create))
-        .await
-        .expect("create")
-        .into_inner()
-        .tournament
-        .expect("the tournament")
-        .tournament_id;
+    let id = create_tournament(&mut a, create).await;
     for (_, key) in &bots {
         let join = pb::JoinTournamentRequest {
             tournament_id: id.clone(),

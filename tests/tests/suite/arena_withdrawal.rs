@@ -3,14 +3,13 @@
 //! its results stay in the standings, and a tournament left with too few
 //! bots for a game ends early.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use druids_contract::pb;
 use druids_tests::{TestServer, authed};
 
-use crate::arena::{arena, follow_events, register};
-use crate::arena_revoke::{OPERATOR_KEY, revoke, with_operator};
+use crate::arena::follow_events;
+use crate::arena_revoke::{OPERATOR_KEY, create_tournament, revoke, with_bots};
 
 /// A three-bot Swiss tournament of three rounds of two-player Die
 /// Dolmengötter, started at once, and its events' reader.
@@ -23,16 +22,7 @@ struct Swiss {
 
 impl Swiss {
     async fn start(time_control: Option<pb::TimeControl>) -> Swiss {
-        let server = TestServer::with(
-            Arc::new(druids_server::MemoryStore::default()),
-            with_operator(),
-        )
-        .await;
-        let mut a = arena(&server).await;
-        let mut bots = Vec::new();
-        for name in ["swiss-1", "swiss-2", "swiss-3"] {
-            bots.push(register(&mut a, name).await);
-        }
+        let (server, mut a, bots) = with_bots(&["swiss-1", "swiss-2", "swiss-3"]).await;
         let create = pb::CreateTournamentRequest {
             name: "withdrawal".into(),
             kind: pb::GameKind::Dolmen as i32,
@@ -44,14 +34,7 @@ impl Swiss {
             time_control,
             ..Default::default()
         };
-        let id = a
-            .create_tournament(authed(OPERATOR_KEY, create))
-            .await
-            .expect("create")
-            .into_inner()
-            .tournament
-            .expect("the tournament")
-            .tournament_id;
+        let id = create_tournament(&mut a, create).await;
         let events = a
             .stream_tournament_events(pb::StreamTournamentEventsRequest {
                 tournament_id: id,
