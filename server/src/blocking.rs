@@ -179,6 +179,43 @@ where
     }
 }
 
+/// Blocking work run on the blocking pool at every tick of a period (the
+/// referee's passes, the arena's rounds): one pass at a time, a pass that
+/// overruns delays the next, until [`Periodic::stop`].
+pub struct Periodic {
+    stop: tokio::sync::watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Periodic {
+    /// Runs `pass` every `period`, the first at once.
+    pub fn start(period: Duration, pass: impl Fn() + Send + Sync + 'static) -> Periodic {
+        let pass = Arc::new(pass);
+        let (stop, mut stopping) = tokio::sync::watch::channel(false);
+        let task = tokio::spawn(async move {
+            let mut tick = tokio::time::interval(period);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = tick.tick() => {}
+                    _ = stopping.changed() => return,
+                }
+                let pass = Arc::clone(&pass);
+                let _ = tokio::task::spawn_blocking(move || pass()).await;
+            }
+        });
+        Periodic { stop, task }
+    }
+
+    /// Stops the passes and waits (at most `within`) for the one in flight:
+    /// aborting the task would leave that pass writing to the store after
+    /// the server has stopped, behind whatever opens the store next.
+    pub async fn stop(self, within: Duration) {
+        let _ = self.stop.send(true);
+        let _ = tokio::time::timeout(within, self.task).await;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -80,6 +80,9 @@ pub enum ServeError {
 const REFEREE_TICK: Duration = Duration::from_millis(20);
 /// How often the arena forms matches and moves them on.
 const ARENA_TICK: Duration = Duration::from_millis(50);
+/// How long a stopping server waits for a referee pass or arena round in
+/// flight.
+const PASS_AT_STOP: Duration = Duration::from_secs(10);
 
 /// Builds the service over `store` with the system clock and rebuilds the
 /// stored games that are still in play, before anything is served. Returns
@@ -256,15 +259,9 @@ pub async fn serve_service(
         .expect("the embedded descriptor sets are valid");
     let referee = {
         let service = Arc::clone(&service);
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(REFEREE_TICK);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tick.tick().await;
-                let s = Arc::clone(&service);
-                // Timeouts write to the store, which may block on the disk.
-                let _ = tokio::task::spawn_blocking(move || s.expire_due()).await;
-            }
+        // Timeouts write to the store, which may block on the disk.
+        blocking::Periodic::start(REFEREE_TICK, move || {
+            service.expire_due();
         })
     };
     let druids = DruidsServiceServer::from_arc(Arc::clone(&service))
@@ -276,17 +273,9 @@ pub async fn serve_service(
         .max_decoding_message_size(limits.max_message_bytes);
     let arena_round = {
         let host = service.arena_host().clone();
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(ARENA_TICK);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tick.tick().await;
-                let h = host.clone();
-                // The round writes to the store, which may block on the disk;
-                // on a node of several it runs where the arena's lease is.
-                let _ = tokio::task::spawn_blocking(move || h.tick()).await;
-            }
-        })
+        // The round writes to the store, which may block on the disk; on a
+        // node of several it runs where the arena's lease is.
+        blocking::Periodic::start(ARENA_TICK, move || host.tick())
     };
     let house = house_bots::start(&service);
     let incoming = transport::incoming(
@@ -321,8 +310,10 @@ pub async fn serve_service(
         service.shutdown();
     })
     .await;
-    referee.abort();
-    arena_round.abort();
+    // A pass in flight ends before this returns (what opens the store next
+    // must not find this server still writing), unless the store hangs.
+    referee.stop(PASS_AT_STOP).await;
+    arena_round.stop(PASS_AT_STOP).await;
     if let Some(house) = house {
         house.abort();
     }
