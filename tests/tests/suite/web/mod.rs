@@ -80,12 +80,15 @@ pub(crate) async fn http_from(
         .expect("read");
     let raw = String::from_utf8_lossy(&raw).into_owned();
     let (head, body) = raw.split_once("\r\n\r\n").expect("an HTTP answer");
-    let status = head
-        .split(' ')
+    (status_of(head), head.to_lowercase(), body.to_owned())
+}
+
+/// The status code of an HTTP answer's head.
+pub(crate) fn status_of(head: &str) -> u16 {
+    head.split(' ')
         .nth(1)
         .and_then(|s| s.parse().ok())
-        .expect("status");
-    (status, head.to_lowercase(), body.to_owned())
+        .expect("a status")
 }
 
 /// The first `n` Server-Sent Events blocks of a stream that stays open (the

@@ -10,7 +10,7 @@ use druids_tests::{Lcg, TestServer, create, http_face, play_random, state};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::{assert_error, first_sse_blocks, http, json};
+use super::{assert_error, first_sse_blocks, http, json, status_of};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn event_streams_over_http_resume_by_seq() {
@@ -138,12 +138,7 @@ async fn open_stream(base: &str, path: &str, token: &str) -> (u16, TcpStream) {
         assert!(read > 0, "the connection closed before the answer's head");
         head.push(byte[0]);
     }
-    let status = String::from_utf8_lossy(&head)
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("a status");
-    (status, conn)
+    (status_of(&String::from_utf8_lossy(&head)), conn)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
