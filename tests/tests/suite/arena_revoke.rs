@@ -31,11 +31,15 @@ pub(crate) fn with_operator() -> Limits {
 /// A server in memory with the operator key, its arena client and bots of
 /// `names` registered (id, key).
 pub(crate) async fn with_bots(names: &[&str]) -> (TestServer, Arena, Vec<(String, String)>) {
-    let server = TestServer::with(
-        Arc::new(druids_server::MemoryStore::default()),
-        with_operator(),
-    )
-    .await;
+    with_bots_in(Arc::new(druids_server::MemoryStore::default()), names).await
+}
+
+/// [`with_bots`] on `store`.
+pub(crate) async fn with_bots_in(
+    store: Arc<dyn druids_server::Store>,
+    names: &[&str],
+) -> (TestServer, Arena, Vec<(String, String)>) {
+    let server = TestServer::with(store, with_operator()).await;
     let mut a = arena(&server).await;
     let mut bots = Vec::new();
     for name in names {

@@ -1,43 +1,55 @@
-//! A bot revoked in a running Swiss tournament is withdrawn, through the
-//! contract on a real server over TCP: the later rounds pair the bots left,
-//! its results stay in the standings, and a tournament left with too few
-//! bots for a game ends early.
+//! A bot revoked in a running tournament is withdrawn, through the contract
+//! on a real server over TCP. Swiss: the later rounds pair the bots left,
+//! its results stay in the standings (a restart gives it no byes), and a
+//! tournament left with too few bots for a game ends early. A fixed
+//! schedule (round robin, gauntlet): its later games are not played.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use druids_contract::pb;
+use druids_contract::pb::create_tournament_request::Format;
 use druids_tests::{TestServer, authed};
 
 use crate::arena::follow_events;
-use crate::arena_revoke::{OPERATOR_KEY, create_tournament, revoke, with_bots};
+use crate::arena_revoke::{OPERATOR_KEY, create_tournament, revoke, with_bots_in, with_operator};
+use crate::stores::{Backend, TestDb};
 
-/// A three-bot Swiss tournament of three rounds of two-player Die
-/// Dolmengötter, started at once, and its events' reader.
+/// A three-bot tournament of two-player Die Dolmengötter (three rounds of
+/// Swiss unless told otherwise), started at once, and its events' reader.
 struct Swiss {
     server: TestServer,
     arena: crate::arena::Arena,
     bots: Vec<(String, String)>,
+    id: String,
     events: tonic::Streaming<pb::TournamentEvent>,
 }
 
 impl Swiss {
     async fn start(time_control: Option<pb::TimeControl>) -> Swiss {
-        let (server, mut a, bots) = with_bots(&["swiss-1", "swiss-2", "swiss-3"]).await;
+        let store = Arc::new(druids_server::MemoryStore::default());
+        Swiss::start_in(store, Format::Swiss(pb::Swiss { rounds: 3 }), time_control).await
+    }
+
+    async fn start_in(
+        store: Arc<dyn druids_server::Store>,
+        format: Format,
+        time_control: Option<pb::TimeControl>,
+    ) -> Swiss {
+        let (server, mut a, bots) = with_bots_in(store, &["swiss-1", "swiss-2", "swiss-3"]).await;
         let create = pb::CreateTournamentRequest {
             name: "withdrawal".into(),
             kind: pb::GameKind::Dolmen as i32,
             players: 2,
             entrants: bots.iter().map(|(id, _)| id.clone()).collect(),
-            format: Some(pb::create_tournament_request::Format::Swiss(pb::Swiss {
-                rounds: 3,
-            })),
+            format: Some(format),
             time_control,
             ..Default::default()
         };
         let id = create_tournament(&mut a, create).await;
         let events = a
             .stream_tournament_events(pb::StreamTournamentEventsRequest {
-                tournament_id: id,
+                tournament_id: id.clone(),
                 from_seq: 1,
             })
             .await
@@ -47,6 +59,7 @@ impl Swiss {
             server,
             arena: a,
             bots,
+            id,
             events,
         }
     }
@@ -168,4 +181,93 @@ async fn swiss_first_round(swiss: &mut Swiss) -> (pb::RoundStarted, Vec<String>)
         .map(|b| b.bot_id.clone())
         .collect();
     (first, seated)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_withdrawn_bot_gets_no_byes_from_a_restart() {
+    let db = TestDb::new(Backend::Sqlite, "swiss_withdrawal_restart");
+    let swiss = Format::Swiss(pb::Swiss { rounds: 3 });
+    let mut swiss = Swiss::start_in(db.open(), swiss, None).await;
+    let (first, _) = swiss_first_round(&mut swiss).await;
+    let withdrawn = first.byes[0].bot_id.clone();
+    swiss.revoke(&withdrawn).await;
+    let players = swiss.play_all_but(&[&withdrawn]);
+    let (_, finished) = swiss.rounds_to_the_end().await;
+    for p in players {
+        p.abort();
+    }
+    let points = |standings: &[pb::Standing]| -> Vec<(String, f64)> {
+        let mut p: Vec<_> = (standings.iter())
+            .map(|s| (s.bot.as_ref().unwrap().bot_id.clone(), s.points))
+            .collect();
+        p.sort_by(|a, b| a.0.cmp(&b.0));
+        p
+    };
+    let before = points(&finished.standings);
+    let bye = before.iter().find(|(b, _)| *b == withdrawn).unwrap().1;
+    assert_eq!(bye, 0.5, "one bye, half a two-player game: {before:?}");
+
+    // The restarted server rebuilds the standings from the stored matches
+    // and the log: the rounds it sat out after its withdrawal were no byes.
+    swiss.server.stop().await;
+    let server = TestServer::with(db.open(), with_operator()).await;
+    let mut a = crate::arena::arena(&server).await;
+    let kept = a
+        .get_tournament(pb::GetTournamentRequest {
+            tournament_id: swiss.id.clone(),
+        })
+        .await
+        .expect("get")
+        .into_inner()
+        .tournament
+        .expect("the tournament");
+    assert_eq!(kept.status, pb::TournamentStatus::Finished as i32);
+    assert_eq!(points(&kept.standings), before, "{kept:?}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_revoked_in_a_round_robin_plays_none_of_its_later_games() {
+    let store = Arc::new(druids_server::MemoryStore::default());
+    let format = Format::RoundRobin(pb::RoundRobin { games_per_group: 1 });
+    let mut rr = Swiss::start_in(store, format, None).await;
+    use druids_contract::pb::tournament_event::Event as T;
+    let first = loop {
+        match rr.next().await {
+            Some(T::RoundStarted(r)) => break r,
+            Some(_) => continue,
+            None => panic!("the tournament ended before its first round"),
+        }
+    };
+    // Three bots, one game a round: the bot sitting round 1 out meets each
+    // of the others later. Revoked now, it plays neither game (its turn
+    // clock, the default one, would hold each for minutes).
+    assert_eq!(first.matches.len(), 1, "{first:?}");
+    let seated: Vec<&str> = (first.matches[0].bots.iter())
+        .map(|b| b.bot_id.as_str())
+        .collect();
+    let withdrawn = (rr.bots.iter())
+        .map(|(id, _)| id.clone())
+        .find(|id| !seated.contains(&id.as_str()))
+        .expect("a bot sits round 1 out");
+    rr.revoke(&withdrawn).await;
+    let players = rr.play_all_but(&[&withdrawn]);
+
+    let (later, finished) = rr.rounds_to_the_end().await;
+    assert_eq!(later.len(), 2, "rounds 2 and 3 are drawn: {later:?}");
+    for round in &later {
+        assert!(
+            round.matches.is_empty(),
+            "both seat the withdrawn bot: {round:?}"
+        );
+    }
+    let played: u32 = finished.standings.iter().map(|s| s.matches).sum();
+    assert_eq!(
+        played, 2,
+        "round 1's game, one result per seat: {finished:?}"
+    );
+    for p in players {
+        p.abort();
+    }
+    rr.server.stop().await;
 }

@@ -137,7 +137,19 @@ impl Arena {
                         }
                     }
                 }
-                _ => t.schedule.get(round as usize).cloned().unwrap_or_default(),
+                _ => {
+                    // A bot revoked since entry closed is withdrawn from a
+                    // fixed schedule too: the games that seat it are not
+                    // played (no one scores them), the rest of its round is.
+                    let mut games = t.schedule.get(round as usize).cloned().unwrap_or_default();
+                    let bots = self.bots();
+                    let before = games.len();
+                    games.retain(|game| game.iter().all(|b| !bots.is_revoked(b.0)));
+                    if games.len() < before {
+                        tracing::info!(tournament_id = %id, round, dropped = before - games.len(), "games with a revoked bot are not played");
+                    }
+                    games
+                }
             };
             let (kind, rated) = (t.kind, t.settings.rated);
             let clock = self.clock(t.settings.time_control.as_ref());
@@ -339,7 +351,8 @@ impl Arena {
                         log.started = true;
                     }
                     Some(Event::RoundStarted(r)) => {
-                        log.rounds.insert(r.round);
+                        let byes = r.byes.iter().filter_map(|b| parse_id(&b.bot_id));
+                        log.rounds.insert(r.round, byes.map(BotId).collect());
                     }
                     Some(Event::MatchFinished(m)) => {
                         if let Some(r) = &m.result {
@@ -378,15 +391,21 @@ impl Arena {
                 }
             }
             t.cancelled = cancelled;
-            self.replay_matches(&mut t, &mine);
-            self.backfill(&t, &mine, &log, now);
+            let byes = self.replay_matches(&mut t, &mine, &log);
+            self.backfill(&t, &mine, &log, &byes, now);
             st.tournaments.insert(id, t);
         }
     }
 
     /// Puts `t`'s stored matches back: its rounds, Swiss history and byes,
     /// results in the order they finished, matches still being played.
-    fn replay_matches(&self, t: &mut Tourney, mine: &[&StoredMatch]) {
+    /// Returns each round's byes.
+    fn replay_matches(
+        &self,
+        t: &mut Tourney,
+        mine: &[&StoredMatch],
+        log: &Logged,
+    ) -> Vec<Vec<BotId>> {
         let mut rounds: Vec<Vec<&StoredMatch>> = Vec::new();
         for m in mine {
             let Some((_, round)) = &m.record.tournament else {
@@ -398,9 +417,14 @@ impl Arena {
             }
             rounds[r].push(m);
         }
+        // A round whose every game seated a revoked bot opened no match:
+        // only its log says it was drawn.
+        let logged = log.rounds.keys().max().copied().unwrap_or(0) as usize;
+        rounds.resize(rounds.len().max(logged), Vec::new());
         t.round = rounds.len() as u32;
         let mut finished: Vec<&StoredMatch> = Vec::new();
-        for round in &rounds {
+        let mut round_byes = Vec::new();
+        for (r, round) in rounds.iter().enumerate() {
             let mut seated = HashSet::new();
             for m in round {
                 let game: Game = m
@@ -420,12 +444,27 @@ impl Arena {
                 }
             }
             if matches!(t.format(), Format::Swiss { .. }) {
-                for &e in &t.entrants {
-                    if !seated.contains(&BotId(e)) {
-                        t.byes.push(BotId(e));
-                        t.standings.record_bye(BotId(e), t.k);
+                // The byes the round's start logged; a bot withdrawn (revoked)
+                // was not seated either, but had no bye. A round whose start
+                // a crash kept from the log: the bots not seated but for the
+                // revoked ones, as the round was drawn.
+                let byes: Vec<BotId> = match log.rounds.get(&(r as u32 + 1)) {
+                    Some(byes) => byes.clone(),
+                    None => {
+                        let bots = self.bots();
+                        (t.entrants.iter())
+                            .filter(|&&e| !seated.contains(&BotId(e)) && !bots.is_revoked(e))
+                            .map(|&e| BotId(e))
+                            .collect()
                     }
+                };
+                for &b in &byes {
+                    t.byes.push(b);
+                    t.standings.record_bye(b, t.k);
                 }
+                round_byes.push(byes);
+            } else {
+                round_byes.push(Vec::new());
             }
         }
         finished.sort_by_key(|m| m.finished_unix_ms);
@@ -434,14 +473,22 @@ impl Arena {
             let message = self.finished_message(&m.record.id, &placements);
             t.record_result(&m.record.id, message);
         }
+        round_byes
     }
 
     /// Writes the events of `t` its log lacks: a crash came between a step
     /// and its event.
-    fn backfill(&self, t: &Tourney, mine: &[&StoredMatch], log: &Logged, now: u64) {
+    fn backfill(
+        &self,
+        t: &Tourney,
+        mine: &[&StoredMatch],
+        log: &Logged,
+        byes: &[Vec<BotId>],
+        now: u64,
+    ) {
         let id = &t.record.id;
         for round in 0..t.round {
-            if log.rounds.contains(&(round + 1)) {
+            if log.rounds.contains_key(&(round + 1)) {
                 continue;
             }
             let matches: Vec<(String, Vec<BotNo>)> = mine
@@ -457,7 +504,8 @@ impl Arena {
                     (m.record.id.clone(), bots)
                 })
                 .collect();
-            self.log_round(id, round, &matches, &[], now);
+            let byes = byes.get(round as usize).map_or(&[][..], Vec::as_slice);
+            self.log_round(id, round, &matches, byes, now);
         }
         for result in &t.results {
             if log.results.contains(&result.match_id) {
@@ -498,8 +546,8 @@ const LOG_READ_LIMIT: usize = 1_000_000;
 #[derive(Default)]
 struct Logged {
     started: bool,
-    /// Rounds (from 1) whose start is logged.
-    rounds: HashSet<u32>,
+    /// Rounds (from 1) whose start is logged, with their byes.
+    rounds: HashMap<u32, Vec<BotId>>,
     /// Matches whose result is logged.
     results: HashSet<String>,
     ended: bool,
