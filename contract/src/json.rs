@@ -64,8 +64,21 @@ pub fn from_json<M: prost::Name + Default>(json: &serde_json::Value) -> Result<M
         message: name.clone(),
         reason,
     };
-    let dynamic = DynamicMessage::deserialize_with_options(desc, json, &DeserializeOptions::new())
-        .map_err(|e| invalid(clip_quoted(&e.to_string())))?;
+    // The path to what was wrong (`seats[0].name`), so that the words say
+    // which field of a large body they are about; it is quoted, so a long
+    // unknown key in it is clipped like any other piece of input.
+    let mut track = serde_path_to_error::Track::new();
+    let tracked = serde_path_to_error::Deserializer::new(json, &mut track);
+    let dynamic =
+        DynamicMessage::deserialize_with_options(desc, tracked, &DeserializeOptions::new())
+            .map_err(|e| {
+                let path = track.path().to_string();
+                let reason = match path.as_str() {
+                    "." => e.to_string(),
+                    path => format!("at `{path}`: {e}"),
+                };
+                invalid(clip_quoted(&reason))
+            })?;
     M::decode(dynamic.encode_to_vec().as_slice()).map_err(|e| invalid(clip_quoted(&e.to_string())))
 }
 
@@ -178,5 +191,30 @@ mod tests {
     fn bad_json_is_refused_with_the_message_name() {
         let err = from_json::<pb::Outcome>(&serde_json::json!({"scores": "x"})).unwrap_err();
         assert!(err.to_string().contains("druids.v1.Outcome"), "{err}");
+    }
+
+    #[test]
+    fn an_error_names_the_field_it_is_about() {
+        let words = |json| {
+            from_json::<pb::CreateTestGameRequest>(&json)
+                .unwrap_err()
+                .to_string()
+        };
+        let players = words(serde_json::json!({"game": {"players": 4_294_967_297u64}}));
+        assert!(players.contains("at `game.players`: "), "{players}");
+        let unknown = words(serde_json::json!({"game": {"player": 2}}));
+        assert!(
+            unknown.contains("at `game`: unrecognized field name 'player'"),
+            "{unknown}"
+        );
+        let kind = words(serde_json::json!({"game": {"kind": "CHESS"}}));
+        assert!(kind.contains("at `game.kind`: "), "{kind}");
+        // The whole body of the wrong shape: no path to name.
+        let shape = words(serde_json::json!([1]));
+        assert!(!shape.contains(" at `"), "{shape}");
+        // A long unknown key in the path is clipped like any quoted input.
+        let long = "k".repeat(10_000);
+        let clipped = words(serde_json::json!({"game": { long.clone(): 1 }}));
+        assert!(clipped.len() < 400, "{} bytes", clipped.len());
     }
 }

@@ -177,5 +177,16 @@ async fn bad_paths_and_bodies_get_the_json_error_quoting_little_of_them() {
         assert!(message.len() < 300, "{path}: {} bytes", message.len());
         assert!(message.contains("(60000 bytes)"), "{path}: {message}");
     }
+    // A bad field deep in a body is named by its path (docs/http.md).
+    let headers = [("content-type", "application/json")];
+    let body = r#"{"game": {"players": 4294967297}}"#;
+    let answer = http(&base, "POST", "/api/v1/CreateTestGame", &headers, body).await;
+    assert_error(&answer, 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT");
+    let message = json(&answer.2)["message"].as_str().unwrap_or("").to_owned();
+    assert!(
+        message.ends_with("at `game.players`: out of range integral type conversion attempted"),
+        "{message}"
+    );
+    assert_eq!(games_listed(&server).await, 0);
     server.stop().await;
 }
