@@ -107,7 +107,9 @@ impl BotCpu {
             let mine = held.by_owner.get(&owner).copied().unwrap_or(0);
             if mine >= per_address {
                 return Err(ServiceError::Limit(format!(
-                    "at most {per_address} games with the server's bots may be in play for one address"
+                    "at most {per_address} games with the server's bots may be in play for one address: \
+                     finish or resign one first (Resign with its seat's token, or the resign button on \
+                     its seat's page)"
                 )));
             }
             let total = self.limits.total;

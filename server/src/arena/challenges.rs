@@ -11,6 +11,7 @@ use prost::Message;
 
 use super::bots::{BotNo, parse_id, public_id};
 use super::matches::NewMatch;
+use super::outbox::StateGuard;
 use super::{Arena, State, quota};
 use crate::bounds::Checked;
 use crate::error::{ServiceError, clip};
@@ -147,7 +148,8 @@ impl Arena {
             if let Some(busy) = self.busy(&st, &pending.bots[..1]) {
                 return Err(busy);
             }
-            if let Err(e) = self.start_challenge(&mut st, pending, now) {
+            let (mut st, started) = self.start_challenge(st, pending, now);
+            if let Err(e) = started {
                 st.challenges.remove(&info.challenge_id);
                 return Err(e);
             }
@@ -308,7 +310,9 @@ impl Arena {
             .challenges
             .remove(&req.challenge_id)
             .ok_or_else(not_found)?;
-        let match_id = self.start_challenge(&mut st, pending, now)?;
+        let (st, started) = self.start_challenge(st, pending, now);
+        drop(st);
+        let match_id = started?;
         if let Err(e) = self.store.remove_challenge(&match_id) {
             // Harmless: at start-up a stored challenge whose match exists is dropped.
             tracing::warn!(challenge_id = %match_id, "cannot forget a challenge: {e}");
@@ -317,14 +321,16 @@ impl Arena {
     }
 
     /// Starts the match of a challenge every opponent accepted; its house
-    /// bots' games go to the house bots' player. On failure the challenge
-    /// is pending again.
-    fn start_challenge(
-        &self,
-        st: &mut State,
+    /// bots' games go to the house bots' player. The match is formed under
+    /// the lock `st` holds, and recorded without it ([`Arena::open_alone`]):
+    /// the challenge is no longer pending meanwhile, so no other call ends
+    /// or answers it. On failure the challenge is pending again.
+    fn start_challenge<'a>(
+        &'a self,
+        mut st: StateGuard<'a>,
         pending: Pending,
         now: u64,
-    ) -> Result<String, ServiceError> {
+    ) -> (StateGuard<'a>, Result<String, ServiceError>) {
         let new = NewMatch {
             id: Some(pending.info.challenge_id.clone()),
             kind: pending.kind,
@@ -337,14 +343,13 @@ impl Arena {
                 .time_control
                 .unwrap_or_else(|| self.default_clock()),
         };
-        match self.begin_match(st, new, now) {
-            Ok(id) => Ok(id),
-            Err(e) => {
-                st.challenges
-                    .insert(pending.info.challenge_id.clone(), pending);
-                Err(e.into())
-            }
+        let formed = self.form(&mut st, new, now);
+        let (mut st, opened) = self.open_alone(st, formed, now);
+        if opened.is_err() {
+            st.challenges
+                .insert(pending.info.challenge_id.clone(), pending);
         }
+        (st, opened.map_err(ServiceError::from))
     }
 
     /// Ends the pending challenges bot `bot` is in: it was revoked.

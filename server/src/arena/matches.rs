@@ -66,29 +66,6 @@ impl Arena {
         )
     }
 
-    /// Records and starts a match, telling its bots on their event logs and
-    /// Seek streams; its id. Holds the arena's lock throughout (a challenge's
-    /// one match; the pool's and a tournament round's many are opened
-    /// without it, [`super::pass`]).
-    pub(super) fn begin_match(
-        &self,
-        st: &mut State,
-        new: NewMatch,
-        now: u64,
-    ) -> Result<String, StoreError> {
-        let mut run = self.new_running(st, new, now);
-        self.open_match(&mut run, now)?;
-        for &b in &run.bots {
-            *st.playing.entry(b).or_default() += 1;
-        }
-        let id = run.record.id.clone();
-        let seq = st.next_match;
-        st.next_match += 1;
-        self.enter_match(st, seq, run, now);
-        self.progress(st, seq, now, &mut GameRooms::default());
-        Ok(id)
-    }
-
     /// A new match's record (its id, seed, games and whether it is rated),
     /// not recorded yet; reads the ratings, writes nothing.
     pub(super) fn new_running(&self, st: &mut State, new: NewMatch, now: u64) -> Running {

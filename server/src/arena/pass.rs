@@ -7,7 +7,8 @@
 //! exists; each match enters the arena's state under the lock again,
 //! briefly, once it is recorded. A large pass or round (hundreds of games,
 //! each a database write) so never holds the lock across I/O, and every
-//! other arena call (a leaderboard, a new seek) is answered meanwhile.
+//! other arena call (a leaderboard, a new seek) is answered meanwhile. A
+//! challenge's one match is opened the same way ([`Arena::open_alone`]).
 
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -18,9 +19,11 @@ use druids_contract::Kind;
 use tonic::Status;
 
 use super::bots::BotNo;
-use super::matches::NewMatch;
+use super::matches::{GameRooms, NewMatch};
+use super::outbox::StateGuard;
 use super::{Arena, Running, State};
 use crate::error::ServiceError;
+use crate::store::StoreError;
 
 /// Matches of one pass opened at once: enough to keep a database's commits
 /// full (each opening waits on a few round trips), few enough that one pass
@@ -141,15 +144,50 @@ impl Arena {
                 for tx in run.streams.into_iter().flatten() {
                     let _ = tx.try_send(Err(status.clone()));
                 }
-                for &b in &run.bots {
-                    let playing = st.playing.entry(b).or_default();
-                    *playing = playing.saturating_sub(1);
-                    let playing = *playing;
-                    st.pool
-                        .set_load(BotId(b), playing, self.settings.bot_max_games);
-                }
+                self.give_back(&mut st, &run.bots);
                 None
             }
+        }
+    }
+
+    /// Opens one formed match (a challenge's) as [`Arena::open_formed`]
+    /// does, for a caller holding the lock (`st`): lets it go while the
+    /// match is recorded, takes it again to put the match into play (its
+    /// games started, [`Arena::progress`]) and hands it back. If the match
+    /// cannot be recorded, its bots' counts are given back.
+    pub(super) fn open_alone<'a>(
+        &'a self,
+        st: StateGuard<'a>,
+        formed: Formed,
+        now: u64,
+    ) -> (StateGuard<'a>, Result<String, StoreError>) {
+        let Formed { seq, mut run } = formed;
+        drop(st);
+        let opened = self.open_match(&mut run, now);
+        let mut st = self.state();
+        let id = run.record.id.clone();
+        match opened {
+            Ok(()) => {
+                self.enter_match(&mut st, seq, run, now);
+                self.progress(&mut st, seq, now, &mut GameRooms::default());
+                (st, Ok(id))
+            }
+            Err(e) => {
+                self.give_back(&mut st, &run.bots);
+                (st, Err(e))
+            }
+        }
+    }
+
+    /// Gives back the places in their bots' match counts of a match that
+    /// could not be opened.
+    fn give_back(&self, st: &mut State, bots: &[BotNo]) {
+        for &b in bots {
+            let playing = st.playing.entry(b).or_default();
+            *playing = playing.saturating_sub(1);
+            let playing = *playing;
+            st.pool
+                .set_load(BotId(b), playing, self.settings.bot_max_games);
         }
     }
 }

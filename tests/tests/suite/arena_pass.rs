@@ -3,7 +3,8 @@
 //! exists, and no pass holds the arena's lock while it writes, so
 //! `GetLeaderboard` and new seeks are answered while games are still being
 //! created. A tournament's round opens its matches the same way, and a round
-//! tells the ends of games and matches once it has let the lock go. The
+//! tells the ends of games and matches once it has let the lock go; a
+//! challenge's match is recorded without the lock too. The
 //! store under the server is a real in-memory store whose game creations (or
 //! the bots' logs' game ends) wait at a gate the test opens: what is checked
 //! is the order of events, never how long anything took.
@@ -336,5 +337,58 @@ async fn a_round_tells_the_ends_of_games_after_it_lets_the_lock_go() {
         2,
         "each bot told the game's end once"
     );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_challenges_match_is_recorded_while_the_arena_answers() {
+    let (gate, server) = gated_server(Gated::CreateGame).await;
+    let _open = OpenOnDrop(Arc::clone(&gate));
+    let mut a = arena(&server).await;
+    let (_, from) = register(&mut a, "challenger").await;
+    let (to_id, to) = register(&mut a, "challenged").await;
+    let challenge = a
+        .challenge(authed(
+            &from,
+            pb::ChallengeRequest {
+                kind: pb::GameKind::Meduris as i32,
+                opponents: vec![to_id],
+                rated: false,
+                expires_in_secs: 600,
+                time_control: None,
+            },
+        ))
+        .await
+        .expect("challenge")
+        .into_inner()
+        .challenge
+        .expect("the challenge");
+
+    // The acceptance starts the match; its game's creation waits at the gate.
+    let mut b = arena(&server).await;
+    let id = challenge.challenge_id.clone();
+    let accepted = tokio::spawn(async move {
+        let accept = pb::AnswerChallengeRequest {
+            challenge_id: id,
+            accept: true,
+            reason: String::new(),
+        };
+        b.answer_challenge(authed(&to, accept)).await
+    });
+    gate.until("the challenge's game is being created", |c| c.waiting == 1)
+        .await;
+    // Meanwhile the arena answers: the match is recorded without its lock.
+    leaderboard_answers(&mut a, "while a challenge's match is recorded").await;
+    assert!(!accepted.is_finished(), "the acceptance waits for its game");
+
+    gate.open();
+    let answered = tokio::time::timeout(GUARD, accepted)
+        .await
+        .expect("the acceptance is answered once the game exists")
+        .expect("the task")
+        .expect("accepted")
+        .into_inner();
+    assert_eq!(answered.match_id, challenge.challenge_id);
+    assert_eq!(gate.counts(|c| c.done), 1, "one game, created once");
     server.stop().await;
 }

@@ -240,6 +240,8 @@ async fn practice_games_are_bounded_per_address_and_in_all_and_given_back_when_t
     assert_eq!(status, 429, "{refused}");
     assert_eq!(refused["code"], "RESOURCE_EXHAUSTED");
     assert_eq!(refused["reason"], "LIMIT_REACHED");
+    let says = refused["message"].as_str().unwrap_or("");
+    assert!(says.contains("resign one first"), "says what to do: {says}");
     assert_eq!(
         in_play(&mut client).await,
         2,
