@@ -17,7 +17,7 @@ use crate::stores::{Backend, TestDb};
 
 /// A three-bot tournament of two-player Die Dolmengötter (three rounds of
 /// Swiss unless told otherwise), started at once, and its events' reader.
-struct Swiss {
+struct Tournament {
     server: TestServer,
     arena: crate::arena::Arena,
     bots: Vec<(String, String)>,
@@ -25,17 +25,17 @@ struct Swiss {
     events: tonic::Streaming<pb::TournamentEvent>,
 }
 
-impl Swiss {
-    async fn start(time_control: Option<pb::TimeControl>) -> Swiss {
+impl Tournament {
+    async fn start(time_control: Option<pb::TimeControl>) -> Tournament {
         let store = Arc::new(druids_server::MemoryStore::default());
-        Swiss::start_in(store, Format::Swiss(pb::Swiss { rounds: 3 }), time_control).await
+        Tournament::start_in(store, Format::Swiss(pb::Swiss { rounds: 3 }), time_control).await
     }
 
     async fn start_in(
         store: Arc<dyn druids_server::Store>,
         format: Format,
         time_control: Option<pb::TimeControl>,
-    ) -> Swiss {
+    ) -> Tournament {
         let (server, mut a, bots) = with_bots_in(store, &["swiss-1", "swiss-2", "swiss-3"]).await;
         let create = pb::CreateTournamentRequest {
             name: "withdrawal".into(),
@@ -55,7 +55,7 @@ impl Swiss {
             .await
             .expect("tournament events")
             .into_inner();
-        Swiss {
+        Tournament {
             server,
             arena: a,
             bots,
@@ -71,6 +71,18 @@ impl Swiss {
             Ok(Ok(e)) => e.and_then(|e| e.event),
             Ok(Err(s)) => panic!("the tournament's stream failed: {s:?}"),
             Err(_) => panic!("the tournament stood still for two minutes"),
+        }
+    }
+
+    /// The tournament's first round.
+    async fn first_round(&mut self) -> pb::RoundStarted {
+        use druids_contract::pb::tournament_event::Event as T;
+        loop {
+            match self.next().await {
+                Some(T::RoundStarted(r)) => return r,
+                Some(_) => continue,
+                None => panic!("the tournament ended before its first round"),
+            }
         }
     }
 
@@ -109,7 +121,7 @@ impl Swiss {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_revoked_in_a_running_swiss_tournament_is_paired_no_more() {
-    let mut swiss = Swiss::start(None).await;
+    let mut swiss = Tournament::start(None).await;
     // Round 1 is drawn, and nobody plays yet: the bot with its bye is
     // revoked before the round can end.
     let (first, _) = swiss_first_round(&mut swiss).await;
@@ -142,7 +154,7 @@ async fn a_bot_revoked_in_a_running_swiss_tournament_is_paired_no_more() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_swiss_tournament_left_with_too_few_bots_for_a_game_ends_early() {
     // A short clock: a revoked bot's game of round 1 is played out by it.
-    let mut swiss = Swiss::start(Some(pb::TimeControl {
+    let mut swiss = Tournament::start(Some(pb::TimeControl {
         decision_ms: 100,
         time_bank_ms: 0,
     }))
@@ -164,15 +176,8 @@ async fn a_swiss_tournament_left_with_too_few_bots_for_a_game_ends_early() {
 }
 
 /// Round 1 of `swiss` (one bye, one match of two), and its match's bots.
-async fn swiss_first_round(swiss: &mut Swiss) -> (pb::RoundStarted, Vec<String>) {
-    use druids_contract::pb::tournament_event::Event as T;
-    let first = loop {
-        match swiss.next().await {
-            Some(T::RoundStarted(r)) => break r,
-            Some(_) => continue,
-            None => panic!("the tournament ended before its first round"),
-        }
-    };
+async fn swiss_first_round(swiss: &mut Tournament) -> (pb::RoundStarted, Vec<String>) {
+    let first = swiss.first_round().await;
     assert_eq!(first.byes.len(), 1, "three bots, two seats: {first:?}");
     assert_eq!(first.matches.len(), 1, "{first:?}");
     let seated = first.matches[0]
@@ -187,7 +192,7 @@ async fn swiss_first_round(swiss: &mut Swiss) -> (pb::RoundStarted, Vec<String>)
 async fn a_withdrawn_bot_gets_no_byes_from_a_restart() {
     let db = TestDb::new(Backend::Sqlite, "swiss_withdrawal_restart");
     let swiss = Format::Swiss(pb::Swiss { rounds: 3 });
-    let mut swiss = Swiss::start_in(db.open(), swiss, None).await;
+    let mut swiss = Tournament::start_in(db.open(), swiss, None).await;
     let (first, _) = swiss_first_round(&mut swiss).await;
     let withdrawn = first.byes[0].bot_id.clone();
     swiss.revoke(&withdrawn).await;
@@ -230,15 +235,8 @@ async fn a_withdrawn_bot_gets_no_byes_from_a_restart() {
 async fn a_bot_revoked_in_a_round_robin_plays_none_of_its_later_games() {
     let store = Arc::new(druids_server::MemoryStore::default());
     let format = Format::RoundRobin(pb::RoundRobin { games_per_group: 1 });
-    let mut rr = Swiss::start_in(store, format, None).await;
-    use druids_contract::pb::tournament_event::Event as T;
-    let first = loop {
-        match rr.next().await {
-            Some(T::RoundStarted(r)) => break r,
-            Some(_) => continue,
-            None => panic!("the tournament ended before its first round"),
-        }
-    };
+    let mut rr = Tournament::start_in(store, format, None).await;
+    let first = rr.first_round().await;
     // Three bots, one game a round: the bot sitting round 1 out meets each
     // of the others later. Revoked now, it plays neither game (its turn
     // clock, the default one, would hold each for minutes).
