@@ -17,7 +17,7 @@ use druids_server::MemoryStore;
 use druids_tests::{TestServer, authed};
 use tokio::sync::mpsc;
 
-use crate::arena::{Arena, arena, bot_events_until, limits, register};
+use crate::arena::{Arena, arena, bot_events_until, challenge, limits, register};
 use crate::gated_store::{GUARD, Gate, Gated, GatedStore, OpenOnDrop};
 
 /// What a seeking bot's stream said: (bot, its first event) or (bot, the
@@ -347,22 +347,14 @@ async fn a_challenges_match_is_recorded_while_the_arena_answers() {
     let mut a = arena(&server).await;
     let (_, from) = register(&mut a, "challenger").await;
     let (to_id, to) = register(&mut a, "challenged").await;
-    let challenge = a
-        .challenge(authed(
-            &from,
-            pb::ChallengeRequest {
-                kind: pb::GameKind::Meduris as i32,
-                opponents: vec![to_id],
-                rated: false,
-                expires_in_secs: 600,
-                time_control: None,
-            },
-        ))
-        .await
-        .expect("challenge")
-        .into_inner()
-        .challenge
-        .expect("the challenge");
+    let req = pb::ChallengeRequest {
+        kind: pb::GameKind::Meduris as i32,
+        opponents: vec![to_id],
+        rated: false,
+        expires_in_secs: 600,
+        time_control: None,
+    };
+    let challenge = challenge(&mut a, &from, req).await;
 
     // The acceptance starts the match; its game's creation waits at the gate.
     let mut b = arena(&server).await;

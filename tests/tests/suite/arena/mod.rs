@@ -65,6 +65,21 @@ pub(crate) async fn register(arena: &mut Arena, name: &str) -> (String, String) 
     (reply.bot_id, reply.api_key)
 }
 
+/// Bot `from_key` challenges with `req`: the challenge made.
+pub(crate) async fn challenge(
+    arena: &mut Arena,
+    from_key: &str,
+    req: pb::ChallengeRequest,
+) -> pb::ChallengeInfo {
+    arena
+        .challenge(authed(from_key, req))
+        .await
+        .expect("challenge")
+        .into_inner()
+        .challenge
+        .expect("the challenge")
+}
+
 /// Bot `from_key` challenges with `req`, and the bot of `to_key` accepts:
 /// the match starts. The challenge's id.
 pub(crate) async fn challenge_accepted(
@@ -73,13 +88,7 @@ pub(crate) async fn challenge_accepted(
     to_key: &str,
     req: pb::ChallengeRequest,
 ) -> String {
-    let challenge = arena
-        .challenge(authed(from_key, req))
-        .await
-        .expect("challenge")
-        .into_inner()
-        .challenge
-        .expect("the challenge");
+    let challenge = challenge(arena, from_key, req).await;
     let accept = pb::AnswerChallengeRequest {
         challenge_id: challenge.challenge_id.clone(),
         accept: true,
