@@ -34,8 +34,9 @@ impl Arena {
         }
         check_registration(req)?;
         let now = self.clock.now_ms();
-        // The state's lock is held to the end: the quota is spent only by a
-        // registration that is made, and two look-alike names never both pass.
+        // The name is taken and the quota spent under the state's lock, so
+        // two look-alike names never both pass; the store records the bot
+        // without it, and a registration that is not made gives both back.
         let mut st = self.state();
         if !operator {
             let per_hour = self.settings.registrations_per_hour;
@@ -46,7 +47,8 @@ impl Arena {
                     format!("an address may register {per_hour} bots an hour")
                 })?;
         }
-        if self.bots().name_taken(&req.name) {
+        let name = bots::name_key(&req.name);
+        if self.bots().name_taken(&req.name) || st.registering.contains(&name) {
             return Err(ServiceError::BotNameTaken(clip(&req.name)));
         }
         let no: BotNo = rand::random();
@@ -60,11 +62,23 @@ impl Arena {
             registered_unix_ms: now,
             revoked_unix_ms: None,
         };
-        if !self.store.register_bot(&record)? {
-            return Err(ServiceError::BotNameTaken(clip(&req.name)));
-        }
+        st.registering.insert(name.clone());
         if !operator {
             st.registrations.entry(peer).or_default().spend(now);
+        }
+        drop(st);
+        let stored = self.store.register_bot(&record);
+        let mut st = self.state();
+        st.registering.remove(&name);
+        match stored {
+            Ok(true) => {}
+            refused => {
+                if !operator && let Some(quota) = st.registrations.get_mut(&peer) {
+                    quota.give_back(now);
+                }
+                refused?;
+                return Err(ServiceError::BotNameTaken(clip(&req.name)));
+            }
         }
         tracing::info!(bot_id = %record.id, name = %clip(&record.name), "bot registered");
         self.bots

@@ -3,6 +3,11 @@
 //! it. Pending challenges are stored with their acceptances, so a restart
 //! keeps them; the match a challenge becomes has the challenge's id, so a
 //! restart after the match was recorded does not revive the challenge.
+//!
+//! What a call decides about a challenge is decided under the arena's lock
+//! and stored without it: meanwhile the challenge is marked as being
+//! recorded, and other calls about it wait for that to end
+//! ([`super::outbox::StateGuard::wait_while`]), so they see it as stored.
 
 use std::collections::HashSet;
 
@@ -15,7 +20,7 @@ use super::outbox::StateGuard;
 use super::{Arena, State, quota};
 use crate::bounds::Checked;
 use crate::error::{ServiceError, clip};
-use crate::store::{ChallengeRecord, StoredMatch};
+use crate::store::{ChallengeRecord, StoreError, StoredMatch};
 
 /// Expiry when the request does not say, seconds (the longest is
 /// [`crate::bounds::arena::MAX_CHALLENGE_SECS`]).
@@ -29,6 +34,9 @@ pub struct Pending {
     bots: Vec<BotNo>,
     /// Opponents who accepted, in the order they did.
     accepted: Vec<BotNo>,
+    /// A call is storing what it decided about it, without the lock:
+    /// others about it wait, and the round leaves it be.
+    recording: bool,
 }
 
 impl Pending {
@@ -55,6 +63,7 @@ impl Pending {
             kind,
             bots,
             accepted,
+            recording: false,
         })
     }
 
@@ -66,7 +75,7 @@ impl Pending {
 
 impl Arena {
     /// Challenge from bot `from`. Blocks on the store (the opponents' event
-    /// logs).
+    /// logs), without the arena's lock.
     pub fn challenge(
         &self,
         from: BotNo,
@@ -141,6 +150,7 @@ impl Arena {
             kind,
             bots,
             accepted,
+            recording: false,
         };
         if pending.accepted.len() + 1 == pending.bots.len() {
             // Only house bots were challenged: the match starts now, if the
@@ -158,23 +168,103 @@ impl Arena {
                 challenge: Some(info),
             });
         }
-        self.store.save_challenge(&pending.record())?;
-        for &bot in &pending.bots[1..] {
-            if pending.accepted.contains(&bot) {
-                continue;
-            }
-            let event = pb::bot_event::Event::ChallengeReceived(info.clone());
-            if let Err(e) = self.tell_now(bot, now, event) {
-                // Not every opponent could be told: withdraw it.
-                let _ = self.store.remove_challenge(&info.challenge_id);
-                return Err(e.into());
-            }
-        }
-        st.challenges.insert(info.challenge_id.clone(), pending);
+        // Pending from now on (the limits count it), and being recorded: it
+        // is stored and its opponents told without the lock; an answer from
+        // one told waits until all are.
+        let id = info.challenge_id.clone();
+        let record = pending.record();
+        let to_tell: Vec<BotNo> = (pending.bots[1..].iter())
+            .copied()
+            .filter(|b| !pending.accepted.contains(b))
+            .collect();
+        st.challenges.insert(
+            id.clone(),
+            Pending {
+                recording: true,
+                ..pending
+            },
+        );
         st.challenged.entry(from).or_default().spend(now);
+        drop(st);
+        let announced = self.store_and_tell(&record, &info, &to_tell, now);
+        let mut st = self.state();
+        if let Err(e) = announced {
+            // Not stored, or not every opponent could be told: withdrawn,
+            // and not counted.
+            st.challenges.remove(&id);
+            if let Some(quota) = st.challenged.get_mut(&from) {
+                quota.give_back(now);
+            }
+            self.done_recording();
+            drop(st);
+            let _ = self.store.remove_challenge(&id);
+            return Err(e.into());
+        }
+        self.recorded(&mut st, &id, now);
         Ok(pb::ChallengeResponse {
             challenge: Some(info),
         })
+    }
+
+    /// Stores a new challenge (`record`) and tells the opponents `to_tell`
+    /// of it, in that order.
+    fn store_and_tell(
+        &self,
+        record: &ChallengeRecord,
+        info: &pb::ChallengeInfo,
+        to_tell: &[BotNo],
+        now: u64,
+    ) -> Result<(), StoreError> {
+        self.store.save_challenge(record)?;
+        for &bot in to_tell {
+            let event = pb::bot_event::Event::ChallengeReceived(info.clone());
+            self.tell_now(bot, now, event)?;
+        }
+        Ok(())
+    }
+
+    /// Runs `write` (the store's part of a decision about challenge `id`)
+    /// without the lock `st` holds; the challenge is marked as being
+    /// recorded meanwhile. Returns the lock again, the mark still on: the
+    /// caller ends it ([`Arena::recorded`], or removes the challenge and
+    /// wakes the waiters).
+    fn unlocked<'a>(
+        &'a self,
+        mut st: StateGuard<'a>,
+        id: &str,
+        write: impl FnOnce() -> Result<(), StoreError>,
+    ) -> (StateGuard<'a>, Result<(), StoreError>) {
+        if let Some(pending) = st.challenges.get_mut(id) {
+            pending.recording = true;
+        }
+        drop(st);
+        let written = write();
+        (self.state(), written)
+    }
+
+    /// Ends challenge `id`'s recording and wakes the calls waiting on it.
+    /// If a bot of it was revoked meanwhile (the revocation left it be),
+    /// it ends now.
+    fn recorded(&self, st: &mut State, id: &str, now: u64) {
+        let Some(pending) = st.challenges.get_mut(id) else {
+            return;
+        };
+        pending.recording = false;
+        self.done_recording();
+        let revoked = {
+            let bots = self.bots();
+            pending.bots.iter().copied().find(|&b| bots.is_revoked(b))
+        };
+        if let Some(bot) = revoked {
+            let this = |p: &Pending| p.info.challenge_id == id;
+            self.end_where(st, this, &Ending::Revoked { bot }, now);
+        }
+    }
+
+    /// Waits, letting the lock go, until no call is recording challenge
+    /// `id`.
+    fn unless_recording(st: &mut StateGuard<'_>, id: &str) {
+        st.wait_while(|st| st.challenges.get(id).is_some_and(|p| p.recording));
     }
 
     /// RESOURCE_EXHAUSTED naming the first of `bots` that plays as many
@@ -225,37 +315,61 @@ impl Arena {
     }
 
     /// CancelChallenge from bot `bot`: its own pending challenge ends for
-    /// everyone in it. Blocks on the store.
+    /// everyone in it. Blocks on the store, without the arena's lock.
     pub fn cancel_challenge(
         &self,
         bot: BotNo,
         req: &pb::CancelChallengeRequest,
     ) -> Result<pb::CancelChallengeResponse, ServiceError> {
         let now = self.clock.now_ms();
+        let id = &req.challenge_id;
         let mut st = self.state();
-        let not_found = || ServiceError::ChallengeNotFound(clip(&req.challenge_id));
+        Self::unless_recording(&mut st, id);
+        let not_found = || ServiceError::ChallengeNotFound(clip(id));
         // Another bot's challenge is not found: its id tells this bot nothing.
-        match st.challenges.get(&req.challenge_id) {
+        match st.challenges.get(id) {
             Some(pending) if pending.bots[0] == bot => {}
             _ => return Err(not_found()),
         }
-        self.store.remove_challenge(&req.challenge_id)?;
-        let pending = st
-            .challenges
-            .remove(&req.challenge_id)
-            .ok_or_else(not_found)?;
-        self.end(&pending, &Ending::Cancelled { by: bot }, now);
+        let ending = Ending::Cancelled { by: bot };
+        self.forget(st, id, &ending, now)?;
         Ok(pb::CancelChallengeResponse {})
     }
 
-    /// AnswerChallenge from bot `bot`. Blocks on the store.
+    /// Ends pending challenge `id` as `ending` says: forgotten by the store
+    /// without the lock `st` holds, then told to its bots. If the store
+    /// cannot forget it, it stays pending.
+    fn forget(
+        &self,
+        st: StateGuard<'_>,
+        id: &str,
+        ending: &Ending,
+        now: u64,
+    ) -> Result<(), StoreError> {
+        let (mut st, forgotten) = self.unlocked(st, id, || self.store.remove_challenge(id));
+        if let Err(e) = forgotten {
+            self.recorded(&mut st, id, now);
+            return Err(e);
+        }
+        let pending = st.challenges.remove(id);
+        self.done_recording();
+        if let Some(pending) = pending {
+            self.end(&pending, ending, now);
+        }
+        Ok(())
+    }
+
+    /// AnswerChallenge from bot `bot`. Blocks on the store, without the
+    /// arena's lock.
     pub fn answer(
         &self,
         bot: BotNo,
         req: &Checked<pb::AnswerChallengeRequest>,
     ) -> Result<pb::AnswerChallengeResponse, ServiceError> {
         let now = self.clock.now_ms();
+        let id = &req.challenge_id;
         let mut st = self.state();
+        Self::unless_recording(&mut st, id);
         let not_found = || ServiceError::ChallengeNotFound(clip(&req.challenge_id));
         let playing = st.playing.get(&bot).copied().unwrap_or(0);
         let pending = st
@@ -266,16 +380,11 @@ impl Arena {
             return Err(not_found());
         }
         if !req.accept {
-            self.store.remove_challenge(&req.challenge_id)?;
-            let pending = st
-                .challenges
-                .remove(&req.challenge_id)
-                .ok_or_else(not_found)?;
             let ending = Ending::Declined {
                 by: bot,
                 reason: &req.reason,
             };
-            self.end(&pending, &ending, now);
+            self.forget(st, id, &ending, now)?;
             return Ok(pb::AnswerChallengeResponse::default());
         }
         if playing >= self.settings.bot_max_games {
@@ -300,10 +409,15 @@ impl Arena {
         if !last {
             // Not the last acceptance: stored, so a restart keeps it.
             pending.accepted.push(bot);
-            if let Err(e) = self.store.save_challenge(&pending.record()) {
-                pending.accepted.pop();
-                return Err(e.into());
+            let record = pending.record();
+            let (mut st, saved) = self.unlocked(st, id, || self.store.save_challenge(&record));
+            if saved.is_err()
+                && let Some(pending) = st.challenges.get_mut(id)
+            {
+                pending.accepted.retain(|&b| b != bot);
             }
+            self.recorded(&mut st, id, now);
+            saved?;
             return Ok(pb::AnswerChallengeResponse::default());
         }
         let pending = st
@@ -357,26 +471,38 @@ impl Arena {
         self.end_where(st, |p| p.involves(bot), &Ending::Revoked { bot }, now);
     }
 
-    /// Takes back the stored challenges, except those that became matches.
+    /// Takes back the stored challenges, except those that became matches
+    /// or have a revoked bot (the store forgets them: a crash came between
+    /// their end and the store's).
     pub(super) fn resume_challenges(&self, stored: Vec<ChallengeRecord>, matches: &[StoredMatch]) {
         let formed: HashSet<&str> = matches.iter().map(|m| m.record.id.as_str()).collect();
-        let mut st = self.state();
+        let mut pending = Vec::new();
         for record in stored {
-            if formed.contains(record.id.as_str()) {
-                if let Err(e) = self.store.remove_challenge(&record.id) {
-                    tracing::warn!(challenge_id = %record.id, "cannot forget a challenge: {e}");
+            let loaded = if formed.contains(record.id.as_str()) {
+                None
+            } else {
+                match Pending::from_record(&record) {
+                    Some(p) => Some(p),
+                    None => {
+                        tracing::error!(challenge_id = %record.id, "a stored challenge does not load; skipped");
+                        continue;
+                    }
                 }
-                continue;
-            }
-            match Pending::from_record(&record) {
-                Some(pending) => {
-                    st.challenges.insert(record.id.clone(), pending);
-                }
-                None => {
-                    tracing::error!(challenge_id = %record.id, "a stored challenge does not load; skipped")
+            };
+            let revoked = |p: &Pending| {
+                let bots = self.bots();
+                p.bots.iter().any(|&b| bots.is_revoked(b))
+            };
+            match loaded {
+                Some(p) if !revoked(&p) => pending.push((record.id, p)),
+                _ => {
+                    if let Err(e) = self.store.remove_challenge(&record.id) {
+                        tracing::warn!(challenge_id = %record.id, "cannot forget a challenge: {e}");
+                    }
                 }
             }
         }
+        self.state().challenges.extend(pending);
     }
 
     /// Ends the challenges past their expiry.
@@ -384,9 +510,12 @@ impl Arena {
         self.end_where(st, |p| p.info.expires_unix_ms <= now, &Ending::Expired, now);
     }
 
-    /// Ends the pending challenges `which` picks, telling their bots
-    /// how. One the store cannot forget stays pending, to be ended by a
-    /// later round's expiry.
+    /// Ends the pending challenges `which` picks, telling their bots how;
+    /// the store forgets them once the lock is let go ([`super::outbox`]:
+    /// a failure is logged; after a restart, the next round ends an expired
+    /// one again, and the start forgets a revoked one). One being recorded
+    /// is left to a later round, or to the call recording it
+    /// ([`Arena::recorded`]).
     fn end_where(
         &self,
         st: &mut State,
@@ -397,15 +526,12 @@ impl Arena {
         let ids: Vec<String> = st
             .challenges
             .iter()
-            .filter(|(_, p)| which(p))
+            .filter(|(_, p)| !p.recording && which(p))
             .map(|(id, _)| id.clone())
             .collect();
         for id in ids {
-            if let Err(e) = self.store.remove_challenge(&id) {
-                tracing::warn!(challenge_id = %id, "cannot forget a challenge: {e}");
-                continue;
-            }
             if let Some(pending) = st.challenges.remove(&id) {
+                self.forget_later(&id);
                 self.end(&pending, ending, now);
             }
         }

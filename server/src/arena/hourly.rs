@@ -46,6 +46,14 @@ impl Hourly {
     pub fn spend(&mut self, now_ms: u64) {
         self.0.push_back(now_ms);
     }
+
+    /// Takes back a use counted at `now_ms` ([`Hourly::spend`]) by a call
+    /// that failed after all.
+    pub fn give_back(&mut self, now_ms: u64) {
+        if let Some(i) = self.0.iter().rposition(|&t| t == now_ms) {
+            self.0.remove(i);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -64,5 +72,20 @@ mod tests {
             ServiceError::RateLimited { retry_after, .. } if retry_after == Duration::from_millis(HOUR_MS - 9_000)
         ));
         q.check(2, 1_000 + HOUR_MS, String::new).unwrap();
+    }
+
+    #[test]
+    fn a_use_given_back_counts_no_more() {
+        let mut q = Hourly::default();
+        q.spend(1_000);
+        q.spend(2_000);
+        q.give_back(2_000);
+        q.check(2, 3_000, String::new).unwrap();
+        q.give_back(5_000);
+        q.spend(3_000);
+        assert!(
+            q.check(2, 4_000, String::new).is_err(),
+            "nothing else given back"
+        );
     }
 }

@@ -14,6 +14,7 @@ use druids_engine::Viewer;
 
 use super::bots::{self, BotNo, public_id};
 use super::gate;
+use super::outbox::StateGuard;
 use super::{Arena, RECENT_MATCHES, Running, SeekSender, State, ratings};
 use crate::error::ServiceError;
 use crate::room::Room;
@@ -161,18 +162,25 @@ impl Arena {
         st.matches.insert(seq, run);
     }
 
-    /// Moves match `seq` on: starts its games, records the ended ones,
-    /// releases the draws every game has reached (the dice gate), or
-    /// finishes the match once all its games have ended.
+    /// Moves match `seq` on: starts its games, records the ended ones and
+    /// releases the draws every game has reached (the dice gate). True once
+    /// all its games have ended: its end is then recorded by
+    /// [`Arena::finish_matches`].
     /// Its games' rooms are taken from `read` ([`Arena::game_rooms`]); a
     /// game not in it (started since) is read here.
-    pub(super) fn progress(&self, st: &mut State, seq: u64, now: u64, read: &mut GameRooms) {
+    pub(super) fn progress(
+        &self,
+        st: &mut State,
+        seq: u64,
+        now: u64,
+        read: &mut GameRooms,
+    ) -> bool {
         let Some(run) = st.matches.get_mut(&seq) else {
-            return;
+            return false;
         };
         while run.game_ids.len() < run.record.games as usize {
             if !self.start_game(run, now) {
-                return;
+                return false;
             }
         }
         let mut rooms = Vec::with_capacity(run.game_ids.len());
@@ -184,10 +192,10 @@ impl Arena {
             let room = match room {
                 Ok(room) => room,
                 // In play on another node of a cluster: read when it ends.
-                Err(ServiceError::GameNotFound(_)) => return,
+                Err(ServiceError::GameNotFound(_)) => return false,
                 Err(e) => {
                     tracing::warn!(%game_id, "an arena game cannot be read: {e}");
-                    return;
+                    return false;
                 }
             };
             if run.outcomes[index].is_none() && room.ended_ms().is_some() {
@@ -198,11 +206,10 @@ impl Arena {
             rooms.push(room);
         }
         if run.outcomes.iter().all(Option::is_some) {
-            let void = run.outcomes.iter().flatten().any(Vec::is_empty);
-            self.finish(st, seq, now, void);
-        } else {
-            gate::open(&rooms, now);
+            return true;
         }
+        gate::open(&rooms, now);
+        false
     }
 
     /// Starts the next game of `run`; false if it could not be created (tried
@@ -276,26 +283,57 @@ impl Arena {
         }
     }
 
-    /// Records the end of match `seq` (`void`: a game was abandoned), its
-    /// ratings, and tells its bots.
-    pub(super) fn finish(&self, st: &mut State, seq: u64, now: u64, void: bool) {
-        let Some(run) = st.matches.get(&seq) else {
-            return;
-        };
-        let placements = if void { Vec::new() } else { placements(run) };
-        let records: Vec<PlacementRecord> = placements
-            .iter()
-            .map(|p| PlacementRecord {
-                bot_id: public_id(p.bot.0),
-                rank: u32::from(p.rank),
-                score: p.total_score,
-            })
+    /// Records the ends of the matches `over` whose games have all ended
+    /// ([`Arena::progress`]), in that order: their results are decided
+    /// under the lock `st` holds, which is let go while the store records
+    /// them (before the games' ends are told: [`StateGuard::unlock_then`])
+    /// and taken again to enter them ([`Arena::enter_end`]). A match whose
+    /// end cannot be recorded stays in play, tried again next round.
+    pub(super) fn finish_matches<'a>(
+        &'a self,
+        st: StateGuard<'a>,
+        over: Vec<u64>,
+        now: u64,
+    ) -> StateGuard<'a> {
+        let ends: Vec<End> = over
+            .into_iter()
+            .filter_map(|seq| st.matches.get(&seq).map(|run| End::of(seq, run)))
             .collect();
-        if let Err(e) = self.store.finish_match(&run.record.id, &records, now) {
-            // Tried again next round: nothing is recorded before the store has it.
-            tracing::warn!(match_id = %run.record.id, "cannot record a match's result: {e}");
-            return;
+        if ends.is_empty() {
+            return st;
         }
+        let recorded: Vec<End> = st.unlock_then(|| {
+            let recorded = |end: &End| match self.store.finish_match(
+                &end.match_id,
+                &end.records,
+                now,
+            ) {
+                Ok(()) => true,
+                Err(e) => {
+                    // Nothing is entered before the store has it.
+                    tracing::warn!(match_id = %end.match_id, "cannot record a match's result: {e}");
+                    false
+                }
+            };
+            ends.into_iter().filter(recorded).collect()
+        });
+        let mut st = self.state();
+        for end in recorded {
+            self.enter_end(&mut st, end, now);
+        }
+        st
+    }
+
+    /// Enters the recorded end of a match: its ratings, its bots told, its
+    /// tournament's result.
+    fn enter_end(&self, st: &mut State, end: End, now: u64) {
+        let End {
+            seq,
+            records,
+            placements,
+            void,
+            ..
+        } = end;
         let Some(run) = st.matches.remove(&seq) else {
             return;
         };
@@ -466,6 +504,39 @@ fn outcomes(seating: &[BotNo], outcome: &pb::Outcome) -> Vec<Outcome> {
 
 /// A finished match's placements: its one game's ranks, or a duplicate
 /// match's ranking by total score.
+/// A match whose games have all ended: its result, decided under the
+/// arena's lock, to be recorded without it ([`Arena::finish_matches`]).
+struct End {
+    seq: u64,
+    match_id: String,
+    records: Vec<PlacementRecord>,
+    placements: Vec<duplicate::Placing>,
+    /// A game was abandoned: no placements, no ratings.
+    void: bool,
+}
+
+impl End {
+    fn of(seq: u64, run: &Running) -> End {
+        let void = run.outcomes.iter().flatten().any(Vec::is_empty);
+        let placements = if void { Vec::new() } else { placements(run) };
+        let records = placements
+            .iter()
+            .map(|p| PlacementRecord {
+                bot_id: public_id(p.bot.0),
+                rank: u32::from(p.rank),
+                score: p.total_score,
+            })
+            .collect();
+        End {
+            seq,
+            match_id: run.record.id.clone(),
+            records,
+            placements,
+            void,
+        }
+    }
+}
+
 fn placements(run: &Running) -> Vec<duplicate::Placing> {
     let games: Vec<Vec<Outcome>> = run.outcomes.iter().flatten().cloned().collect();
     if games.len() > 1

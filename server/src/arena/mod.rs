@@ -24,6 +24,14 @@
 //! The arena's round ([`Arena::tick`]) forms matches, starts their games
 //! ([`pass`]: many at once, without holding the arena's lock) and records
 //! their results; it blocks on the store and runs off the async workers.
+//!
+//! Once it serves, no call writes to the store while it holds the arena's
+//! lock, which every other call waits on: what it decides under the lock is
+//! stored once the lock is let go, by the outbox, or by the call itself
+//! while what it decided about is marked as being recorded (a formed match,
+//! a challenge, an entry, a bot's name); calls about the same thing wait
+//! for that ([`outbox::StateGuard::wait_while`]). One exception: the round
+//! retries under the lock the start of a match's game that failed before.
 
 mod accounts;
 pub mod api;
@@ -45,7 +53,7 @@ mod waiting;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
 
 use std::num::NonZeroUsize;
 
@@ -158,6 +166,9 @@ struct State {
     recent: HashMap<BotNo, VecDeque<pb::MatchFinished>>,
     /// When each address registered bots, for the hourly quota.
     registrations: HashMap<Option<IpAddr>, Hourly>,
+    /// The names of the bots being registered ([`bots::name_key`]): taken
+    /// while the store records them.
+    registering: HashSet<String>,
     /// Challenges waiting for answers, by id.
     challenges: HashMap<String, challenges::Pending>,
     /// When each bot challenged others, for the hourly quota.
@@ -187,6 +198,10 @@ pub struct Arena {
     state: Mutex<State>,
     /// What was decided under `state`'s lock, told once it is let go.
     outbox: Outbox,
+    /// Woken when a call has recorded what it decided under `state`'s
+    /// lock and let go of it meanwhile (a challenge being answered): calls
+    /// about the same thing wait for it ([`outbox::StateGuard::wait_while`]).
+    recorded: Condvar,
     /// The house bots, once started.
     house: Mutex<house::House>,
     /// Turns true when this arena stops serving because another node of the
@@ -222,6 +237,7 @@ impl Arena {
             events: Events::default(),
             tournament_events: TournamentEvents::default(),
             outbox: Outbox::default(),
+            recorded: Condvar::new(),
             state: Mutex::new(State {
                 pool: Pool::new(POOL, |kind| seats(*kind)),
                 seeks: HashMap::new(),
@@ -232,6 +248,7 @@ impl Arena {
                 playing: HashMap::new(),
                 recent: HashMap::new(),
                 registrations: HashMap::new(),
+                registering: HashSet::new(),
                 challenges: HashMap::new(),
                 challenged: HashMap::new(),
                 created_tournaments: HashMap::new(),
@@ -388,9 +405,9 @@ impl Arena {
 
     /// The arena's round: forgets cancelled seeks, forms matches and draws
     /// tournament rounds, opens them ([`pass`]) and reads the games in play
-    /// ([`Arena::game_rooms`]) without holding the lock across I/O, then
-    /// records finished matches and refits ratings when due. Blocks on the
-    /// store.
+    /// ([`Arena::game_rooms`]) and records finished matches
+    /// ([`Arena::finish_matches`]) without holding the lock across I/O, and
+    /// refits ratings when due. Blocks on the store.
     pub fn tick(&self) {
         let now = self.clock.now_ms();
         let formed = {
@@ -410,13 +427,14 @@ impl Arena {
             self.take_formed(&mut st, formed, now)
         };
         self.open_formed_matches(formed, now);
-        let rounds = {
+        let decided = {
             let mut st = self.state();
             self.tell_waiting(&mut st, now);
             self.expire_challenges(&mut st, now);
             self.run_tournaments(&mut st, now)
         };
-        self.open_rounds(rounds, now);
+        self.open_rounds(decided.rounds, now);
+        self.end_tournaments(decided.ends, now);
         let mut rooms = self.game_rooms(now);
         let mut st = self.state();
         // Results enter the ratings in the order a restart replays them
@@ -429,9 +447,13 @@ impl Arena {
             .map(|(&seq, run)| (run.record.id.clone(), seq))
             .collect();
         running.sort_unstable();
+        let mut over = Vec::new();
         for (_, seq) in running {
-            self.progress(&mut st, seq, now, &mut rooms);
+            if self.progress(&mut st, seq, now, &mut rooms) {
+                over.push(seq);
+            }
         }
+        let mut st = self.finish_matches(st, over, now);
         st.ratings
             .refit(now, self.settings.fit_secs.saturating_mul(1000));
     }

@@ -26,7 +26,7 @@ use super::bots::BotNo;
 use super::{Arena, SeekSender, State};
 use crate::store::StoreError;
 
-/// An event for a log, decided and not stored yet.
+/// A write decided and not stored yet: mostly an event for a log.
 pub(super) enum Notice {
     /// For bot `bot`'s log, and then its Seek stream if it has one open for
     /// the match.
@@ -42,6 +42,8 @@ pub(super) enum Notice {
         at_ms: u64,
         event: pb::tournament_event::Event,
     },
+    /// Challenge `id` ended without a match: the store forgets it.
+    ChallengeOver { id: String },
 }
 
 /// The notices waiting, and whether one taken from them is being stored.
@@ -84,7 +86,7 @@ impl Outbox {
                 return;
             }
         }
-        let _storing = self.storing.lock().unwrap_or_else(|p| p.into_inner());
+        let _storing = self.hold();
         loop {
             let next = {
                 let mut waiting = self.waiting();
@@ -97,6 +99,12 @@ impl Outbox {
                 None => return,
             }
         }
+    }
+
+    /// Holds back every delivery until dropped: for a write that the
+    /// notices waiting must not overtake.
+    fn hold(&self) -> MutexGuard<'_, ()> {
+        self.storing.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn waiting(&self) -> MutexGuard<'_, Waiting> {
@@ -147,6 +155,13 @@ impl Arena {
         self.events.append(self.store.as_ref(), bot, at_ms, event)
     }
 
+    /// Queues the store's forgetting of challenge `id`, which ended without
+    /// a match, behind everything decided before it.
+    pub(super) fn forget_later(&self, id: &str) {
+        self.outbox
+            .push(Notice::ChallengeOver { id: id.to_owned() });
+    }
+
     /// Stores what waits in the outbox, in order: each event in its log
     /// (a failure is logged; the arena goes on), then a bot's on its Seek
     /// stream.
@@ -171,6 +186,11 @@ impl Arena {
                         .append(self.store.as_ref(), &id, at_ms, event)
                 {
                     tracing::warn!(tournament_id = %id, "cannot record a tournament event: {e}");
+                }
+            }
+            Notice::ChallengeOver { id } => {
+                if let Err(e) = self.store.remove_challenge(&id) {
+                    tracing::warn!(challenge_id = %id, "cannot forget a challenge: {e}");
                 }
             }
         });
@@ -203,6 +223,44 @@ impl DerefMut for StateGuard<'_> {
     }
 }
 
+impl StateGuard<'_> {
+    /// Lets the lock go and runs `first` (a write) before anything waiting
+    /// in the outbox is stored, what this guard's holder decided included:
+    /// a match's result is stored before its games' ends are told, as a
+    /// restart expects. Deliveries meanwhile wait for it (calls that decide
+    /// nothing to tell do not).
+    pub(super) fn unlock_then<T>(mut self, first: impl FnOnce() -> T) -> T {
+        // Taken before the state's lock is let go, so no delivery starts
+        // between; a delivery never takes the state's lock.
+        let held = self.arena.outbox.hold();
+        drop(self.state.take());
+        let out = first();
+        drop(held);
+        // Dropping the guard now stores what waits.
+        out
+    }
+
+    /// Lets the lock go until `busy` is false of the state: another call is
+    /// recording something this call is about, without the lock, and wakes
+    /// the waiters once it is done ([`Arena::done_recording`]).
+    pub(super) fn wait_while(&mut self, mut busy: impl FnMut(&mut State) -> bool) {
+        let state = self.state.take().expect("held until dropped");
+        let state = (self.arena.recorded)
+            .wait_while(state, |st| busy(st))
+            .unwrap_or_else(|p| p.into_inner());
+        self.state = Some(state);
+    }
+}
+
+impl Arena {
+    /// Wakes the calls waiting for a recording to end
+    /// ([`StateGuard::wait_while`]); called with the state's lock held
+    /// after the state says it ended, so no waiter misses it.
+    pub(super) fn done_recording(&self) {
+        self.recorded.notify_all();
+    }
+}
+
 impl Drop for StateGuard<'_> {
     fn drop(&mut self) {
         let told = self.arena.outbox.pushed() != self.pushed_before;
@@ -228,7 +286,7 @@ mod tests {
     fn id(n: &Notice) -> String {
         match n {
             Notice::Tournament { id, .. } => id.clone(),
-            Notice::Bot { .. } => unreachable!(),
+            Notice::Bot { .. } | Notice::ChallengeOver { .. } => unreachable!(),
         }
     }
 

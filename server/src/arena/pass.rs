@@ -169,6 +169,7 @@ impl Arena {
         match opened {
             Ok(()) => {
                 self.enter_match(&mut st, seq, run, now);
+                // Its games have just started: the round finishes it.
                 self.progress(&mut st, seq, now, &mut GameRooms::default());
                 (st, Ok(id))
             }

@@ -58,8 +58,42 @@ async fn seek(server: &TestServer, bot: usize, key: String, heard: mpsc::Unbound
     });
 }
 
+/// Two new bots (`name`-0 and -1) seek and are matched, one game; the first
+/// resigns it, which ends the game and its match. Their keys, and the game.
+pub(crate) async fn match_resigned(
+    server: &TestServer,
+    a: &mut Arena,
+    name: &str,
+) -> (Vec<String>, String) {
+    let mut keys = Vec::new();
+    for i in 0..2 {
+        keys.push(register(a, &format!("{name}-{i}")).await.1);
+    }
+    let (tx, mut heard) = mpsc::unbounded_channel();
+    for (bot, key) in keys.iter().enumerate() {
+        seek(server, bot, key.clone(), tx.clone()).await;
+    }
+    let game = loop {
+        if let Heard::Game(_, game) = next(&mut heard).await {
+            break game;
+        }
+    };
+    let mut games = DruidsServiceClient::connect(server.url())
+        .await
+        .expect("connect");
+    let resign = pb::ResignRequest {
+        game_id: game.clone(),
+        idempotency_key: String::new(),
+    };
+    games
+        .resign(authed(&keys[0], resign))
+        .await
+        .expect("resign");
+    (keys, game)
+}
+
 /// A server over a [`GatedStore`] whose `gated` calls wait, and its gate.
-async fn gated_server(gated: Gated) -> (Arc<Gate>, TestServer) {
+pub(crate) async fn gated_server(gated: Gated) -> (Arc<Gate>, TestServer) {
     let gate = Arc::new(Gate::default());
     let store = GatedStore::new(MemoryStore::default(), Arc::clone(&gate), gated);
     (gate, TestServer::with(Arc::new(store), limits()).await)
@@ -68,7 +102,7 @@ async fn gated_server(gated: Gated) -> (Arc<Gate>, TestServer) {
 /// Asks for the two-player Meduris leaderboard, which reads the arena's
 /// state under its lock: it must be answered (`when`, guarded against a
 /// deadlock).
-async fn leaderboard_answers(a: &mut Arena, when: &str) {
+pub(crate) async fn leaderboard_answers(a: &mut Arena, when: &str) {
     tokio::time::timeout(
         GUARD,
         a.get_leaderboard(pb::GetLeaderboardRequest {
@@ -265,34 +299,9 @@ async fn a_round_tells_the_ends_of_games_after_it_lets_the_lock_go() {
     // Dropped before the server is.
     let _open = OpenOnDrop(Arc::clone(&gate));
     let mut a = arena(&server).await;
-    let mut keys = Vec::new();
-    for i in 0..2 {
-        keys.push(register(&mut a, &format!("ends-{i}")).await.1);
-    }
-    let (tx, mut heard) = mpsc::unbounded_channel();
-    for (bot, key) in keys.iter().enumerate() {
-        seek(&server, bot, key.clone(), tx.clone()).await;
-    }
-    let game = loop {
-        if let Heard::Game(_, game) = next(&mut heard).await {
-            break game;
-        }
-    };
-
-    // The first bot resigns: the game, and its match of one game, are over.
     // The round records the match's end and tells both bots; the first
     // write of a game's end to a bot's log waits at the gate.
-    let mut games = DruidsServiceClient::connect(server.url())
-        .await
-        .expect("connect");
-    let resign = pb::ResignRequest {
-        game_id: game.clone(),
-        idempotency_key: String::new(),
-    };
-    games
-        .resign(authed(&keys[0], resign))
-        .await
-        .expect("resign");
+    let (keys, game) = match_resigned(&server, &mut a, "ends").await;
     gate.until("a bot's log is being told the game's end", |c| {
         c.waiting == 1
     })

@@ -103,6 +103,18 @@ pub(crate) enum Gated {
     AppendAction,
     /// A bot's log told a game's end.
     AppendGameEndTold,
+    /// A match's result recorded.
+    FinishMatch,
+    /// A pending challenge stored (new, or with an acceptance more).
+    SaveChallenge,
+    /// A challenge forgotten.
+    RemoveChallenge,
+    /// A tournament stored as created, or an entry in its log.
+    TournamentEntry,
+    /// A tournament's end recorded.
+    FinishTournament,
+    /// A bot registered.
+    RegisterBot,
     /// No wait: once a match's game is recorded as its, every write is
     /// refused, as for a node killed before telling its bots of it.
     WritesAfterMatchGame,
@@ -236,7 +248,7 @@ impl<S: Store> Requests for GatedStore<S> {
 
 impl<S: Store> Accounts for GatedStore<S> {
     fn register_bot(&self, bot: &BotRecord) -> Result<bool, StoreError> {
-        self.write(|| self.inner.register_bot(bot))
+        self.write(|| self.through(Gated::RegisterBot, || self.inner.register_bot(bot)))
     }
     fn set_bot_key(&self, bot_id: &str, key_hash: &TokenHash) -> Result<(), StoreError> {
         self.write(|| self.inner.set_bot_key(bot_id, key_hash))
@@ -264,7 +276,11 @@ impl<S: Store> Matches for GatedStore<S> {
         placements: &[PlacementRecord],
         at_ms: u64,
     ) -> Result<(), StoreError> {
-        self.write(|| self.inner.finish_match(match_id, placements, at_ms))?;
+        self.write(|| {
+            self.through(Gated::FinishMatch, || {
+                self.inner.finish_match(match_id, placements, at_ms)
+            })
+        })?;
         self.darken_after(Gated::WritesAfterMatchEnd);
         Ok(())
     }
@@ -272,10 +288,14 @@ impl<S: Store> Matches for GatedStore<S> {
         self.inner.matches()
     }
     fn save_challenge(&self, challenge: &ChallengeRecord) -> Result<(), StoreError> {
-        self.write(|| self.inner.save_challenge(challenge))
+        self.write(|| {
+            self.through(Gated::SaveChallenge, || {
+                self.inner.save_challenge(challenge)
+            })
+        })
     }
     fn remove_challenge(&self, id: &str) -> Result<(), StoreError> {
-        self.write(|| self.inner.remove_challenge(id))
+        self.write(|| self.through(Gated::RemoveChallenge, || self.inner.remove_challenge(id)))
     }
     fn challenges(&self) -> Result<Vec<ChallengeRecord>, StoreError> {
         self.inner.challenges()
@@ -284,10 +304,14 @@ impl<S: Store> Matches for GatedStore<S> {
 
 impl<S: Store> Tournaments for GatedStore<S> {
     fn create_tournament(&self, t: &TournamentRecord) -> Result<(), StoreError> {
-        self.write(|| self.inner.create_tournament(t))
+        self.write(|| self.through(Gated::TournamentEntry, || self.inner.create_tournament(t)))
     }
     fn finish_tournament(&self, id: &str, at_ms: u64) -> Result<(), StoreError> {
-        self.write(|| self.inner.finish_tournament(id, at_ms))
+        self.write(|| {
+            self.through(Gated::FinishTournament, || {
+                self.inner.finish_tournament(id, at_ms)
+            })
+        })
     }
     fn tournaments(&self) -> Result<Vec<TournamentRecord>, StoreError> {
         self.inner.tournaments()
@@ -307,7 +331,16 @@ impl<S: Store> EventLogs for GatedStore<S> {
             matches!(told, Ok(Some(pb::bot_event::Event::GameFinished(_))))
         };
         let append = || self.inner.append_event(log, owner, seq, event);
-        if game_end {
+        let entry = log == EventLog::Tournament && {
+            let told = pb::TournamentEvent::decode(event).map(|e| e.event);
+            matches!(
+                told,
+                Ok(Some(pb::tournament_event::Event::EntrantJoined(_)))
+            )
+        };
+        if entry {
+            self.write(|| self.through(Gated::TournamentEntry, append))?;
+        } else if game_end {
             self.write(|| self.through(Gated::AppendGameEndTold, append))?;
             self.darken_after(Gated::WritesAfterGameEndTold);
         } else {
@@ -330,7 +363,10 @@ impl<S: Store> EventLogs for GatedStore<S> {
 }
 
 impl<S: Store> Store for GatedStore<S> {
+    /// Its gated calls block until the test opens the gate: the server
+    /// makes its calls off the async workers, as a durable store's, so
+    /// that a call waiting there (or on what it records) holds no worker.
     fn is_durable(&self) -> bool {
-        self.inner.is_durable()
+        true
     }
 }

@@ -19,6 +19,7 @@ mod arena_revoke;
 mod arena_sybils;
 mod arena_told_once;
 mod arena_tournaments;
+mod arena_unlocked;
 mod arena_waiting;
 mod arena_withdrawal;
 mod bot_export;

@@ -21,14 +21,14 @@ const DEFAULT_LIST_PAGE: usize = 50;
 const MAX_LIST_PAGE: usize = 200;
 
 impl Arena {
-    /// CreateTournament with bearer `token`. Blocks on the store.
+    /// CreateTournament with bearer `token`. Blocks on the store, without
+    /// the arena's lock.
     pub fn create_tournament(
         &self,
         req: &Checked<pb::CreateTournamentRequest>,
         token: Option<&TokenHash>,
     ) -> Result<pb::CreateTournamentResponse, ServiceError> {
         let now = self.clock.now_ms();
-        // Held to the end: a refused creation spends no quota.
         let mut st = self.state();
         let creator = if self.is_operator(token) {
             None
@@ -61,16 +61,26 @@ impl Arena {
                 .seal()
                 .map_err(|why| ServiceError::invalid("entrants", why))?;
         }
-        self.store.create_tournament(&record)?;
+        // Counted now and stored without the lock; a creation that cannot
+        // be stored spends no quota.
+        if let Some(bot) = creator {
+            st.created_tournaments.entry(bot).or_default().spend(now);
+        }
+        drop(st);
+        let stored = self.store.create_tournament(&record);
+        let mut st = self.state();
+        if let Err(e) = stored {
+            if let Some(quota) = creator.and_then(|bot| st.created_tournaments.get_mut(&bot)) {
+                quota.give_back(now);
+            }
+            return Err(e.into());
+        }
         tracing::info!(tournament_id = %record.id, rounds = tourney.rounds_total, "tournament created");
         if tourney.started {
             self.log_start(&tourney, now);
         }
         let view = self.view(&tourney);
         st.tournaments.insert(record.id.clone(), tourney);
-        if let Some(bot) = creator {
-            st.created_tournaments.entry(bot).or_default().spend(now);
-        }
         Ok(pb::CreateTournamentResponse {
             tournament: Some(view),
         })
@@ -133,7 +143,8 @@ impl Arena {
         Ok(())
     }
 
-    /// JoinTournament from bot `bot`. Blocks on the store.
+    /// JoinTournament from bot `bot`. Blocks on the store, without the
+    /// arena's lock.
     pub fn join_tournament(
         &self,
         bot: BotNo,
@@ -141,6 +152,10 @@ impl Arena {
     ) -> Result<pb::JoinTournamentResponse, ServiceError> {
         let now = self.clock.now_ms();
         let mut st = self.state();
+        // This bot's entry, if being recorded already, is told first.
+        st.wait_while(|st| {
+            (st.tournaments.get(&req.tournament_id)).is_some_and(|t| t.joining.contains(&bot))
+        });
         let id = clip(&req.tournament_id);
         let t = st
             .tournaments
@@ -157,7 +172,7 @@ impl Arena {
             if t.started || t.cancelled || now >= closes {
                 return Err(closed("its entry has closed"));
             }
-            if t.entrants.len() >= t.max_entrants {
+            if t.entrants.len() + t.joining.len() >= t.max_entrants {
                 return Err(closed("it is full"));
             }
             if let Some(F::Gauntlet(g)) = &t.settings.format
@@ -169,13 +184,32 @@ impl Arena {
                 ));
             }
             let joined = pb::tournament_event::Event::EntrantJoined(self.bots().reference(bot));
-            // The event is the record of the entry: stored before it counts,
-            // and after what the log was told before it.
+            // The event is the record of the entry: stored (without the
+            // lock) before it counts, and after what the log was told
+            // before it.
+            t.joining.push(bot);
+            drop(st);
             self.deliver();
-            self.tournament_events
-                .append(self.store.as_ref(), &t.record.id, now, joined)?;
-            t.entrants.push(bot);
+            let stored = (self.tournament_events).append(
+                self.store.as_ref(),
+                &req.tournament_id,
+                now,
+                joined,
+            );
+            st = self.state();
+            if let Some(t) = st.tournaments.get_mut(&req.tournament_id) {
+                t.joining.retain(|&b| b != bot);
+                if stored.is_ok() {
+                    t.entrants.push(bot);
+                }
+            }
+            self.done_recording();
+            stored?;
         }
+        let t = st
+            .tournaments
+            .get(&req.tournament_id)
+            .ok_or_else(|| ServiceError::TournamentNotFound(id.clone()))?;
         Ok(pb::JoinTournamentResponse {
             tournament: Some(self.view(t)),
         })

@@ -45,6 +45,10 @@ pub struct Tourney {
     k: u8,
     /// In the order they entered: named ones first, then those who joined.
     entrants: Vec<BotNo>,
+    /// Bots whose entry is being recorded (JoinTournament, without the
+    /// arena's lock): they count against the most entrants, and entry does
+    /// not close meanwhile.
+    joining: Vec<BotNo>,
     /// With open entry: when it closes, ms since the Unix epoch.
     closes_ms: Option<u64>,
     /// Entry closes early when this many have entered.
@@ -107,6 +111,7 @@ impl Tourney {
             kind,
             k,
             entrants,
+            joining: Vec::new(),
             closes_ms,
             max_entrants,
             started: false,

@@ -20,6 +20,22 @@ use crate::arena::pass::Formed;
 use crate::arena::{Arena, State};
 use crate::store::{StoredMatch, TournamentRecord};
 
+/// What the round decided for the tournaments under the arena's lock, to
+/// be done without it: rounds to open ([`Arena::open_rounds`]) and ends to
+/// record ([`Arena::end_tournaments`]).
+pub(in crate::arena) struct Decided {
+    pub(in crate::arena) rounds: Vec<DrawnRound>,
+    pub(in crate::arena) ends: Vec<End>,
+}
+
+/// A tournament's end, decided and not recorded yet.
+pub(in crate::arena) struct End {
+    id: String,
+    /// Cancelled (entry closed with too few entrants), and why; else
+    /// finished.
+    cancelled: Option<String>,
+}
+
 /// A tournament's round drawn under the arena's lock: its matches formed
 /// (and pending in the tournament), not opened yet.
 pub(in crate::arena) struct DrawnRound {
@@ -63,15 +79,18 @@ impl Arena {
         self.log_event(&t.record.id, now, Event::Started(started));
     }
 
-    /// Closes entry, draws the next round, or records the end of every
-    /// tournament whose round is over; the rounds drawn are opened by
-    /// [`Arena::open_rounds`] once the lock is let go.
-    pub(in crate::arena) fn run_tournaments(&self, st: &mut State, now: u64) -> Vec<DrawnRound> {
+    /// Closes entry, draws the next round, or ends every tournament whose
+    /// round is over (one with an entry being recorded waits: its entrants
+    /// are not known yet); what it decided is done once the lock is let go.
+    pub(in crate::arena) fn run_tournaments(&self, st: &mut State, now: u64) -> Decided {
         let mut drawn = Vec::new();
+        let mut ends = Vec::new();
         let ids: Vec<String> = st
             .tournaments
             .iter()
-            .filter(|(_, t)| t.record.finished_unix_ms.is_none() && t.pending.is_empty())
+            .filter(|(_, t)| {
+                t.record.finished_unix_ms.is_none() && t.pending.is_empty() && t.joining.is_empty()
+            })
             .map(|(id, _)| id.clone())
             .collect();
         for id in ids {
@@ -87,13 +106,13 @@ impl Arena {
                 match t.seal() {
                     Ok(()) => self.log_start(t, now),
                     Err(why) => {
-                        self.cancel(t, why, now);
+                        ends.push(cancel(t, why));
                         continue;
                     }
                 }
             }
             if t.is_over() {
-                self.conclude(t, now);
+                ends.push(conclude(t));
                 continue;
             }
             let round = t.round;
@@ -112,7 +131,7 @@ impl Arena {
                     };
                     if ids.len() < usize::from(t.k) {
                         tracing::info!(tournament_id = %id, "too few bots left for a game: the tournament ends");
-                        self.conclude(t, now);
+                        ends.push(conclude(t));
                         continue;
                     }
                     match schedule::swiss_round(
@@ -181,7 +200,10 @@ impl Arena {
                 matches,
             });
         }
-        drawn
+        Decided {
+            rounds: drawn,
+            ends,
+        }
     }
 
     /// Opens the matches of the rounds drawn ([`Arena::run_tournaments`])
@@ -244,39 +266,35 @@ impl Arena {
         self.log_event(id, now, Event::RoundStarted(started));
     }
 
-    /// Records that `t` is cancelled (entry closed with too few entrants:
-    /// `why`).
-    fn cancel(&self, t: &mut Tourney, why: String, now: u64) {
-        let id = t.record.id.clone();
-        if let Err(e) = self.store.finish_tournament(&id, now) {
-            tracing::warn!(tournament_id = %id, "cannot record a tournament's end: {e}");
-            return;
+    /// Records the ends decided ([`Arena::run_tournaments`]) without the
+    /// arena's lock, then logs them. One the store cannot record is tried
+    /// again next round.
+    pub(in crate::arena) fn end_tournaments(&self, ends: Vec<End>, now: u64) {
+        for End { id, cancelled } in ends {
+            let recorded = self.store.finish_tournament(&id, now);
+            let mut st = self.state();
+            let Some(t) = st.tournaments.get_mut(&id) else {
+                continue;
+            };
+            if let Err(e) = recorded {
+                tracing::warn!(tournament_id = %id, "cannot record a tournament's end: {e}");
+                t.cancelled = false;
+                continue;
+            }
+            t.record.finished_unix_ms = Some(now);
+            let event = match cancelled {
+                Some(why) => {
+                    tracing::info!(tournament_id = %id, "tournament cancelled: {why}");
+                    Event::Cancelled(pb::TournamentCancelled { reason: why })
+                }
+                None => {
+                    tracing::info!(tournament_id = %id, "tournament finished");
+                    let standings = self.standings(t);
+                    Event::Finished(pb::TournamentFinished { standings })
+                }
+            };
+            self.log_event(&id, now, event);
         }
-        t.record.finished_unix_ms = Some(now);
-        t.cancelled = true;
-        tracing::info!(tournament_id = %id, "tournament cancelled: {why}");
-        self.log_event(
-            &id,
-            now,
-            Event::Cancelled(pb::TournamentCancelled { reason: why }),
-        );
-    }
-
-    /// Records that `t`'s last match is over.
-    fn conclude(&self, t: &mut Tourney, now: u64) {
-        let id = t.record.id.clone();
-        if let Err(e) = self.store.finish_tournament(&id, now) {
-            tracing::warn!(tournament_id = %id, "cannot record a tournament's end: {e}");
-            return;
-        }
-        t.record.finished_unix_ms = Some(now);
-        tracing::info!(tournament_id = %id, "tournament finished");
-        let standings = self.standings(t);
-        self.log_event(
-            &id,
-            now,
-            Event::Finished(pb::TournamentFinished { standings }),
-        );
     }
 
     /// Notes the result of match `match_id` of round `round` (from 0) of
@@ -316,6 +334,7 @@ impl Arena {
             }
         }
         let mut st = self.state();
+        let mut ends = Vec::new();
         for record in stored {
             let id = record.id.clone();
             let mut t = match Tourney::new(record) {
@@ -383,7 +402,7 @@ impl Arena {
                     Ok(()) if !log.started => self.log_start(&t, now),
                     Ok(()) => {}
                     Err(why) if !finished => {
-                        self.cancel(&mut t, why, now);
+                        ends.push(cancel(&mut t, why));
                         st.tournaments.insert(id, t);
                         continue;
                     }
@@ -395,6 +414,8 @@ impl Arena {
             self.backfill(&t, &mine, &log, &byes, now);
             st.tournaments.insert(id, t);
         }
+        drop(st);
+        self.end_tournaments(ends, now);
     }
 
     /// Puts `t`'s stored matches back: its rounds, Swiss history and byes,
@@ -551,4 +572,23 @@ struct Logged {
     /// Matches whose result is logged.
     results: HashSet<String>,
     ended: bool,
+}
+
+/// Cancels `t` (entry closed with too few entrants: `why`): no one joins it
+/// any more; recorded by [`Arena::end_tournaments`] (which reopens it if it
+/// cannot be).
+fn cancel(t: &mut Tourney, why: String) -> End {
+    t.cancelled = true;
+    End {
+        id: t.record.id.clone(),
+        cancelled: Some(why),
+    }
+}
+
+/// Ends `t`: its last match is over, or too few bots are left for a game.
+fn conclude(t: &Tourney) -> End {
+    End {
+        id: t.record.id.clone(),
+        cancelled: None,
+    }
 }
