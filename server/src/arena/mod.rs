@@ -30,8 +30,10 @@
 //! stored once the lock is let go, by the outbox, or by the call itself
 //! while what it decided about is marked as being recorded (a formed match,
 //! a challenge, an entry, a bot's name); calls about the same thing wait
-//! for that ([`outbox::StateGuard::wait_while`]). One exception: the round
-//! retries under the lock the start of a match's game that failed before.
+//! for that ([`outbox::StateGuard::wait_while`]). Exceptions: the round
+//! retries under the lock the start of a match's game that failed before,
+//! and before recording matches' results it waits, holding the lock, for
+//! another call's telling in flight ([`outbox::StateGuard::unlock_then`]).
 
 mod accounts;
 pub mod api;

@@ -231,7 +231,10 @@ impl StateGuard<'_> {
     /// nothing to tell do not).
     pub(super) fn unlock_then<T>(mut self, first: impl FnOnce() -> T) -> T {
         // Taken before the state's lock is let go, so no delivery starts
-        // between; a delivery never takes the state's lock.
+        // between (a delivery never takes the state's lock). If one is in
+        // flight, this waits for it with the lock held: the one wait on
+        // another call's writes under the lock, no longer than what that
+        // call had decided to tell.
         let held = self.arena.outbox.hold();
         drop(self.state.take());
         let out = first();

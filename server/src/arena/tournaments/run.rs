@@ -278,7 +278,10 @@ impl Arena {
             };
             if let Err(e) = recorded {
                 tracing::warn!(tournament_id = %id, "cannot record a tournament's end: {e}");
-                t.cancelled = false;
+                // Entry closes again next round.
+                if cancelled.is_some() {
+                    t.cancelled = false;
+                }
                 continue;
             }
             t.record.finished_unix_ms = Some(now);
