@@ -92,6 +92,34 @@ pub(crate) async fn match_resigned(
     (keys, game)
 }
 
+/// The first event of tournament `id`'s log that `pick` picks (`what`,
+/// guarded against a deadlock).
+pub(crate) async fn tournament_event<T>(
+    a: &mut Arena,
+    id: &str,
+    what: &str,
+    pick: impl Fn(pb::tournament_event::Event) -> Option<T>,
+) -> T {
+    let mut events = a
+        .stream_tournament_events(pb::StreamTournamentEventsRequest {
+            tournament_id: id.to_owned(),
+            from_seq: 1,
+        })
+        .await
+        .expect("the tournament's events")
+        .into_inner();
+    loop {
+        let event = tokio::time::timeout(GUARD, druids_tests::heartbeats::next_event(&mut events))
+            .await
+            .unwrap_or_else(|_| panic!("never happened: {what}"))
+            .expect("the stream stays open")
+            .expect("the stream goes on while the tournament runs");
+        if let Some(picked) = event.event.and_then(&pick) {
+            return picked;
+        }
+    }
+}
+
 /// A server over a [`GatedStore`] whose `gated` calls wait, and its gate.
 pub(crate) async fn gated_server(gated: Gated) -> (Arc<Gate>, TestServer) {
     let gate = Arc::new(Gate::default());
@@ -261,24 +289,16 @@ async fn a_tournament_round_creates_its_games_while_the_arena_answers() {
 
     // Let through, the round starts with both matches, every entrant in one.
     gate.open();
-    let mut events = a
-        .stream_tournament_events(pb::StreamTournamentEventsRequest {
-            tournament_id: id.clone(),
-            from_seq: 1,
-        })
-        .await
-        .expect("the tournament's events")
-        .into_inner();
-    let round = loop {
-        let event = tokio::time::timeout(GUARD, druids_tests::heartbeats::next_event(&mut events))
-            .await
-            .expect("the round starts once its games exist")
-            .expect("the stream stays open")
-            .expect("the stream goes on while the tournament runs");
-        if let Some(pb::tournament_event::Event::RoundStarted(r)) = event.event {
-            break r;
-        }
-    };
+    let round = tournament_event(
+        &mut a,
+        &id,
+        "the round starts once its games exist",
+        |e| match e {
+            pb::tournament_event::Event::RoundStarted(r) => Some(r),
+            _ => None,
+        },
+    )
+    .await;
     assert_eq!(round.round, 1);
     let mut seated: Vec<String> = round
         .matches

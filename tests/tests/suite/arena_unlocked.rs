@@ -15,7 +15,7 @@ use druids_server::{MemoryStore, Store};
 use druids_tests::{TestServer, authed};
 
 use crate::arena::{Arena, OPERATOR, arena, bot_events_until, challenge, limits, register};
-use crate::arena_pass::{leaderboard_answers, match_resigned};
+use crate::arena_pass::{leaderboard_answers, match_resigned, tournament_event};
 use crate::gated_store::{GUARD, Gate, Gated, GatedStore, OpenOnDrop};
 
 /// A server over a [`GatedStore`] whose `gated` writes wait, its gate and
@@ -324,25 +324,17 @@ async fn a_tournaments_end_is_recorded_while_the_arena_answers() {
         .await;
     leaderboard_answers(&mut a, "while a tournament's end is recorded").await;
     gate.open();
-    let mut events = a
-        .stream_tournament_events(pb::StreamTournamentEventsRequest {
-            tournament_id: id.clone(),
-            from_seq: 1,
-        })
-        .await
-        .expect("the tournament's events")
-        .into_inner();
-    loop {
-        let event = tokio::time::timeout(GUARD, druids_tests::heartbeats::next_event(&mut events))
-            .await
-            .expect("the end is logged once recorded")
-            .expect("the stream stays open")
-            .expect("the stream tells the end");
-        if let Some(pb::tournament_event::Event::Cancelled(c)) = event.event {
-            assert!(c.reason.contains("entrants"), "{c:?}");
-            break;
-        }
-    }
+    let cancelled = tournament_event(
+        &mut a,
+        &id,
+        "the end is logged once recorded",
+        |e| match e {
+            pb::tournament_event::Event::Cancelled(c) => Some(c),
+            _ => None,
+        },
+    )
+    .await;
+    assert!(cancelled.reason.contains("entrants"), "{cancelled:?}");
     let t = tournament(&mut a, &id).await;
     assert_eq!(t.status, pb::TournamentStatus::Cancelled as i32);
     assert_eq!(gate.counts(|c| c.done), 1, "recorded once");
