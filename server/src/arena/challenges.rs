@@ -476,26 +476,23 @@ impl Arena {
     /// their end and the store's).
     pub(super) fn resume_challenges(&self, stored: Vec<ChallengeRecord>, matches: &[StoredMatch]) {
         let formed: HashSet<&str> = matches.iter().map(|m| m.record.id.as_str()).collect();
+        let revoked = |p: &Pending| {
+            let bots = self.bots();
+            p.bots.iter().any(|&b| bots.is_revoked(b))
+        };
         let mut pending = Vec::new();
         for record in stored {
-            let loaded = if formed.contains(record.id.as_str()) {
+            let kept = if formed.contains(record.id.as_str()) {
                 None
+            } else if let Some(p) = Pending::from_record(&record) {
+                Some(p).filter(|p| !revoked(p))
             } else {
-                match Pending::from_record(&record) {
-                    Some(p) => Some(p),
-                    None => {
-                        tracing::error!(challenge_id = %record.id, "a stored challenge does not load; skipped");
-                        continue;
-                    }
-                }
+                tracing::error!(challenge_id = %record.id, "a stored challenge does not load; skipped");
+                continue;
             };
-            let revoked = |p: &Pending| {
-                let bots = self.bots();
-                p.bots.iter().any(|&b| bots.is_revoked(b))
-            };
-            match loaded {
-                Some(p) if !revoked(&p) => pending.push((record.id, p)),
-                _ => {
+            match kept {
+                Some(p) => pending.push((record.id, p)),
+                None => {
                     if let Err(e) = self.store.remove_challenge(&record.id) {
                         tracing::warn!(challenge_id = %record.id, "cannot forget a challenge: {e}");
                     }

@@ -17,7 +17,9 @@ use druids_server::MemoryStore;
 use druids_tests::{TestServer, authed};
 use tokio::sync::mpsc;
 
-use crate::arena::{Arena, arena, bot_events_until, challenge, limits, register};
+use crate::arena::{
+    Arena, arena, bot_events_until, challenge, limits, meduris_challenge, register,
+};
 use crate::gated_store::{GUARD, Gate, Gated, GatedStore, OpenOnDrop};
 
 /// What a seeking bot's stream said: (bot, its first event) or (bot, the
@@ -376,14 +378,7 @@ async fn a_challenges_match_is_recorded_while_the_arena_answers() {
     let mut a = arena(&server).await;
     let (_, from) = register(&mut a, "challenger").await;
     let (to_id, to) = register(&mut a, "challenged").await;
-    let req = pb::ChallengeRequest {
-        kind: pb::GameKind::Meduris as i32,
-        opponents: vec![to_id],
-        rated: false,
-        expires_in_secs: 600,
-        time_control: None,
-    };
-    let challenge = challenge(&mut a, &from, req).await;
+    let challenge = challenge(&mut a, &from, meduris_challenge(vec![to_id])).await;
 
     // The acceptance starts the match; its game's creation waits at the gate.
     let mut b = arena(&server).await;

@@ -14,7 +14,9 @@ use druids_contract::pb;
 use druids_server::{MemoryStore, Store};
 use druids_tests::{TestServer, authed};
 
-use crate::arena::{Arena, OPERATOR, arena, bot_events_until, challenge, limits, register};
+use crate::arena::{
+    Arena, OPERATOR, arena, bot_events_until, challenge, limits, meduris_challenge, register,
+};
 use crate::arena_pass::{leaderboard_answers, match_resigned, tournament_event};
 use crate::gated_store::{GUARD, Gate, Gated, GatedStore, OpenOnDrop};
 
@@ -39,38 +41,23 @@ async fn answered<T>(call: tokio::task::JoinHandle<T>, what: &str) -> T {
         .expect("the call's task")
 }
 
-/// A two-player Meduris challenge (one game) of `opponents`.
-fn challenge_of(opponents: Vec<String>) -> pb::ChallengeRequest {
-    pb::ChallengeRequest {
-        kind: pb::GameKind::Meduris as i32,
-        opponents,
-        rated: false,
-        expires_in_secs: 600,
-        time_control: None,
-    }
-}
-
 /// Bot `key` answers challenge `id`, in a task of its own.
-fn answer(
+async fn answer(
     server: &TestServer,
     key: &str,
     id: &str,
     accept: bool,
 ) -> tokio::task::JoinHandle<Result<pb::AnswerChallengeResponse, tonic::Status>> {
-    let (url, key) = (server.url(), key.to_owned());
-    let req = pb::AnswerChallengeRequest {
-        challenge_id: id.to_owned(),
-        accept,
-        reason: if accept { String::new() } else { "busy".into() },
-    };
-    tokio::spawn(async move {
-        let mut a = pb::arena_service_client::ArenaServiceClient::connect(url)
-            .await
-            .expect("connect");
-        a.answer_challenge(authed(&key, req))
-            .await
-            .map(|r| r.into_inner())
-    })
+    let mut a = arena(server).await;
+    let req = authed(
+        key,
+        pb::AnswerChallengeRequest {
+            challenge_id: id.to_owned(),
+            accept,
+            reason: if accept { String::new() } else { "busy".into() },
+        },
+    );
+    tokio::spawn(async move { a.answer_challenge(req).await.map(|r| r.into_inner()) })
 }
 
 /// The `challenge_ended` event of bot `key`'s log, once it is there.
@@ -122,7 +109,7 @@ async fn a_challenge_and_its_answers_are_stored_while_the_arena_answers() {
 
     // The challenge of both is stored at the gate.
     let mut made_by = arena(&server).await;
-    let req = challenge_of(vec![first_id, second_id.clone()]);
+    let req = meduris_challenge(vec![first_id, second_id.clone()]);
     let from_key = from.clone();
     let made = tokio::spawn(async move { challenge(&mut made_by, &from_key, req).await });
     gate.until("the challenge is being stored", |c| c.waiting == 1)
@@ -134,10 +121,10 @@ async fn a_challenge_and_its_answers_are_stored_while_the_arena_answers() {
     // The first opponent accepts (not the last acceptance: stored at the
     // gate). The second declines meanwhile: the decline waits for the
     // acceptance, so the store forgets the challenge after storing it.
-    let accepted = answer(&server, &first, &id, true);
+    let accepted = answer(&server, &first, &id, true).await;
     gate.until("the acceptance is being stored", |c| c.waiting == 1)
         .await;
-    let declined = answer(&server, &second, &id, false);
+    let declined = answer(&server, &second, &id, false).await;
     leaderboard_answers(&mut a, "while an acceptance is stored").await;
     leaderboard_answers(&mut a, "while a decline waits").await;
     assert!(
@@ -180,26 +167,24 @@ async fn a_cancel_is_stored_while_the_arena_answers_and_an_answer_waits_for_it()
     let mut a = arena(&server).await;
     let (_, from) = register(&mut a, "challenger").await;
     let (to_id, to) = register(&mut a, "challenged").await;
-    let id = challenge(&mut a, &from, challenge_of(vec![to_id]))
+    let id = challenge(&mut a, &from, meduris_challenge(vec![to_id]))
         .await
         .challenge_id;
 
     // The challenger cancels: the store forgets the challenge at the gate.
     // The opponent accepts meanwhile: its answer waits, and finds the
     // challenge gone.
-    let (url, from_key, cancel_id) = (server.url(), from.clone(), id.clone());
-    let cancelled = tokio::spawn(async move {
-        let mut a = pb::arena_service_client::ArenaServiceClient::connect(url)
-            .await
-            .expect("connect");
-        let cancel = pb::CancelChallengeRequest {
-            challenge_id: cancel_id,
-        };
-        a.cancel_challenge(authed(&from_key, cancel)).await
-    });
+    let mut by = arena(&server).await;
+    let cancel = authed(
+        &from,
+        pb::CancelChallengeRequest {
+            challenge_id: id.clone(),
+        },
+    );
+    let cancelled = tokio::spawn(async move { by.cancel_challenge(cancel).await });
     gate.until("the challenge is being forgotten", |c| c.waiting == 1)
         .await;
-    let accepted = answer(&server, &to, &id, true);
+    let accepted = answer(&server, &to, &id, true).await;
     leaderboard_answers(&mut a, "while a challenge is forgotten").await;
     leaderboard_answers(&mut a, "while an acceptance waits").await;
     assert!(
@@ -216,6 +201,22 @@ async fn a_cancel_is_stored_while_the_arena_answers_and_an_answer_waits_for_it()
     assert_eq!(ended.cause, pb::ChallengeEndCause::Cancelled as i32);
     assert_eq!(gate.counts(|c| c.done), 1, "forgotten once");
     server.stop().await;
+}
+
+/// Bot `key` joins tournament `id`, in a task of its own.
+async fn join(
+    server: &TestServer,
+    key: &str,
+    id: &str,
+) -> tokio::task::JoinHandle<Result<tonic::Response<pb::JoinTournamentResponse>, tonic::Status>> {
+    let mut a = arena(server).await;
+    let req = authed(
+        key,
+        pb::JoinTournamentRequest {
+            tournament_id: id.to_owned(),
+        },
+    );
+    tokio::spawn(async move { a.join_tournament(req).await })
 }
 
 /// An open-entry two-player Meduris round robin closing in `secs`.
@@ -270,20 +271,10 @@ async fn a_tournament_is_created_and_joined_while_the_arena_answers() {
 
     // A bot joins: its entry is logged at the gate. The same bot joins
     // again meanwhile: that call waits for the first, and enters no one.
-    let join = |a: &TestServer| {
-        let (url, key, id) = (a.url(), key.clone(), id.clone());
-        tokio::spawn(async move {
-            let mut a = pb::arena_service_client::ArenaServiceClient::connect(url)
-                .await
-                .expect("connect");
-            let req = pb::JoinTournamentRequest { tournament_id: id };
-            a.join_tournament(authed(&key, req)).await
-        })
-    };
-    let first = join(&server);
+    let first = join(&server, &key, &id).await;
     gate.until("the entry is being logged", |c| c.waiting == 1)
         .await;
-    let again = join(&server);
+    let again = join(&server, &key, &id).await;
     leaderboard_answers(&mut a, "while an entry is logged").await;
     assert_eq!(
         tournament(&mut a, &id).await.entrants.len(),

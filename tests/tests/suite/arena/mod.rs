@@ -65,6 +65,18 @@ pub(crate) async fn register(arena: &mut Arena, name: &str) -> (String, String) 
     (reply.bot_id, reply.api_key)
 }
 
+/// An unrated two-player Meduris challenge (one game) of `opponents`,
+/// expiring in 10 minutes, on the arena's clock.
+pub(crate) fn meduris_challenge(opponents: Vec<String>) -> pb::ChallengeRequest {
+    pb::ChallengeRequest {
+        kind: pb::GameKind::Meduris as i32,
+        opponents,
+        rated: false,
+        expires_in_secs: 600,
+        time_control: None,
+    }
+}
+
 /// Bot `from_key` challenges with `req`: the challenge made.
 pub(crate) async fn challenge(
     arena: &mut Arena,
