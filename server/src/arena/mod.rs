@@ -44,6 +44,7 @@ mod gate;
 mod hourly;
 pub mod house;
 mod listings;
+mod match_end;
 mod matches;
 mod outbox;
 mod pass;

@@ -18,7 +18,8 @@ use druids_contract::pb;
 use pb::bot_event::Event;
 
 use super::bots::{self, BotNo, public_id};
-use super::matches::{game_finished, game_results, match_game, rating_changed, remember};
+use super::match_end::{rating_changed, remember};
+use super::matches::{game_finished, game_results, match_game};
 use super::{Arena, Running, State, events, rotation};
 use crate::store::{EventLog, StoreError, StoredMatch};
 
