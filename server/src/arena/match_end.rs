@@ -19,9 +19,9 @@ impl Arena {
     /// Records the ends of the matches `over` whose games have all ended
     /// ([`Arena::progress`]), in that order: their results are decided
     /// under the lock `st` holds, which is let go while the store records
-    /// them (before the games' ends are told: [`StateGuard::unlock_then`])
-    /// and taken again to enter them ([`Arena::enter_end`]). A match whose
-    /// end cannot be recorded stays in play, tried again next round.
+    /// them, and taken again to enter them ([`Arena::enter_end`]): only then
+    /// are their last games' ends told. A match whose end cannot be recorded
+    /// stays in play, tried again next round.
     pub(super) fn finish_matches<'a>(
         &'a self,
         st: StateGuard<'a>,
@@ -35,21 +35,16 @@ impl Arena {
         if ends.is_empty() {
             return st;
         }
-        let recorded: Vec<End> = st.unlock_then(|| {
-            let recorded = |end: &End| match self.store.finish_match(
-                &end.match_id,
-                &end.records,
-                now,
-            ) {
-                Ok(()) => true,
-                Err(e) => {
-                    // Nothing is entered before the store has it.
-                    tracing::warn!(match_id = %end.match_id, "cannot record a match's result: {e}");
-                    false
-                }
-            };
-            ends.into_iter().filter(recorded).collect()
-        });
+        drop(st);
+        let recorded = |end: &End| match self.store.finish_match(&end.match_id, &end.records, now) {
+            Ok(()) => true,
+            Err(e) => {
+                // Nothing is entered or told before the store has it.
+                tracing::warn!(match_id = %end.match_id, "cannot record a match's result: {e}");
+                false
+            }
+        };
+        let recorded: Vec<End> = ends.into_iter().filter(recorded).collect();
         let mut st = self.state();
         for end in recorded {
             self.enter_end(&mut st, end, now);
@@ -57,8 +52,8 @@ impl Arena {
         st
     }
 
-    /// Enters the recorded end of a match: its ratings, its bots told, its
-    /// tournament's result.
+    /// Enters the recorded end of a match: its bots told (its last games'
+    /// ends, then its own), its ratings, its tournament's result.
     fn enter_end(&self, st: &mut State, end: End, now: u64) {
         let End {
             seq,
@@ -70,6 +65,9 @@ impl Arena {
         let Some(run) = st.matches.remove(&seq) else {
             return;
         };
+        for (index, by_seat) in &run.untold_ends {
+            self.game_over(&run, *index, by_seat, now);
+        }
         let finished = self.finished_message(&run.record.id, &records);
         for (i, &bot) in run.bots.iter().enumerate() {
             let seek = run

@@ -111,6 +111,7 @@ impl Arena {
         Running {
             outcomes: vec![None; games as usize],
             told_before: HashMap::new(),
+            untold_ends: Vec::new(),
             record,
             bots,
             game_ids: Vec::new(),
@@ -181,6 +182,7 @@ impl Arena {
             }
         }
         let mut rooms = Vec::with_capacity(run.game_ids.len());
+        let mut ended = Vec::new();
         for (index, game_id) in run.game_ids.iter().enumerate() {
             let room = read
                 .0
@@ -197,13 +199,19 @@ impl Arena {
             };
             if run.outcomes[index].is_none() && room.ended_ms().is_some() {
                 let (results, by_seat) = game_results(&room, &run.seating(index));
-                self.game_over(run, game_id, index, &by_seat, now);
+                ended.push((index, by_seat));
                 run.outcomes[index] = Some(results);
             }
             rooms.push(room);
         }
         if run.outcomes.iter().all(Option::is_some) {
+            // The games that end the match are told of after its result is
+            // stored.
+            run.untold_ends.extend(ended);
             return true;
+        }
+        for (index, by_seat) in ended {
+            self.game_over(run, index, &by_seat, now);
         }
         gate::open(&rooms, now);
         false
@@ -255,17 +263,10 @@ impl Arena {
         true
     }
 
-    /// Tells the bots of game `index` (`game_id`) of `run` how it went:
-    /// each seat's rank and score (rank 0: abandoned); not the bots told
-    /// before a restart.
-    fn game_over(
-        &self,
-        run: &Running,
-        game_id: &str,
-        index: usize,
-        by_seat: &[(u32, i64)],
-        now: u64,
-    ) {
+    /// Tells the bots of game `index` of `run` how it went: each seat's rank
+    /// and score (rank 0: abandoned); not the bots told before a restart.
+    pub(super) fn game_over(&self, run: &Running, index: usize, by_seat: &[(u32, i64)], now: u64) {
+        let game_id = &run.game_ids[index];
         let seating = run.seating(index);
         for (seat, (&bot, &(rank, score))) in seating.iter().zip(by_seat).enumerate() {
             if run

@@ -30,10 +30,8 @@
 //! stored once the lock is let go, by the outbox, or by the call itself
 //! while what it decided about is marked as being recorded (a formed match,
 //! a challenge, an entry, a bot's name); calls about the same thing wait
-//! for that ([`outbox::StateGuard::wait_while`]). Exceptions: the round
-//! retries under the lock the start of a match's game that failed before,
-//! and before recording matches' results it waits, holding the lock, for
-//! another call's telling in flight ([`outbox::StateGuard::unlock_then`]).
+//! for that ([`outbox::StateGuard::wait_while`]). One exception: the round
+//! retries under the lock the start of a match's game that failed before.
 
 mod accounts;
 pub mod api;
@@ -133,6 +131,10 @@ struct Running {
     /// The games whose end each of its bots was told before a restart: not
     /// told again (a holder may stop between telling one bot and the next).
     told_before: HashMap<BotNo, HashSet<String>>,
+    /// The games whose end ended the match, by index, with each seat's rank
+    /// and score: told only once the match's result is stored
+    /// ([`Arena::finish_matches`]), as a restart expects ([`resume`]).
+    untold_ends: Vec<(usize, Vec<(u32, i64)>)>,
     /// The bots' Seek streams, by bot (none after a restart, or for a match
     /// not formed by the pool).
     streams: Vec<Option<SeekSender>>,

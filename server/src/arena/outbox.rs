@@ -86,7 +86,7 @@ impl Outbox {
                 return;
             }
         }
-        let _storing = self.hold();
+        let _storing = self.storing.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             let next = {
                 let mut waiting = self.waiting();
@@ -99,12 +99,6 @@ impl Outbox {
                 None => return,
             }
         }
-    }
-
-    /// Holds back every delivery until dropped: for a write that the
-    /// notices waiting must not overtake.
-    fn hold(&self) -> MutexGuard<'_, ()> {
-        self.storing.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn waiting(&self) -> MutexGuard<'_, Waiting> {
@@ -224,25 +218,6 @@ impl DerefMut for StateGuard<'_> {
 }
 
 impl StateGuard<'_> {
-    /// Lets the lock go and runs `first` (a write) before anything waiting
-    /// in the outbox is stored, what this guard's holder decided included:
-    /// a match's result is stored before its games' ends are told, as a
-    /// restart expects. Deliveries meanwhile wait for it (calls that decide
-    /// nothing to tell do not).
-    pub(super) fn unlock_then<T>(mut self, first: impl FnOnce() -> T) -> T {
-        // Taken before the state's lock is let go, so no delivery starts
-        // between (a delivery never takes the state's lock). If one is in
-        // flight, this waits for it with the lock held: the one wait on
-        // another call's writes under the lock, no longer than what that
-        // call had decided to tell.
-        let held = self.arena.outbox.hold();
-        drop(self.state.take());
-        let out = first();
-        drop(held);
-        // Dropping the guard now stores what waits.
-        out
-    }
-
     /// Lets the lock go until `busy` is false of the state: another call is
     /// recording something this call is about, without the lock, and wakes
     /// the waiters once it is done ([`Arena::done_recording`]).

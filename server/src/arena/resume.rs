@@ -5,7 +5,7 @@
 //! A match is stored before its bots are told it started, each game before
 //! its bots are told of it, a match's end before its bots are told of it or
 //! of its last games' ends ([`Arena::open_match`], [`Arena::start_game`],
-//! [`Arena::finish`]; the round tells once it lets the arena's lock go,
+//! [`Arena::finish_matches`]; the round tells once it lets the arena's lock go,
 //! [`super::outbox`]), and a game's bots are told of its end one after
 //! another. A holder killed in between leaves something some bot never
 //! heard. The bots' logs say what they were told, so the next holder tells
@@ -110,6 +110,7 @@ impl Arena {
             bots,
             told_before,
             outcomes: vec![None; m.record.games as usize],
+            untold_ends: Vec::new(),
             game_ids: m.game_ids,
             streams: Vec::new(),
             record: m.record,
