@@ -126,24 +126,35 @@ fn remap(response: Resp) -> Resp {
     if !status.details().is_empty() {
         return response;
     }
+    // A decoder's message can repeat the path of every nested message it
+    // was in: bounded, as everything a refusal says of the request.
+    let said = at_most(status.message(), MAX_DECODER_MESSAGE_BYTES);
     let error = match status.code() {
         // The contract's codec (druids_contract::wire) already calls a
         // malformed body INVALID_ARGUMENT: it gains its ErrorInfo here.
-        Code::InvalidArgument => ServiceError::invalid("request", status.message()),
+        Code::InvalidArgument => ServiceError::invalid("request", said),
         Code::OutOfRange => ServiceError::Limit(format!(
-            "the request is larger than this server accepts (see --max-message-bytes): {}",
-            status.message()
+            "the request is larger than this server accepts (see --max-message-bytes): {said}"
         )),
         Code::Internal if is_decode_failure(status.message()) => ServiceError::invalid(
             "request",
-            format!(
-                "the request is not one message of the method's type: {}",
-                status.message()
-            ),
+            format!("the request is not one message of the method's type: {said}"),
         ),
         _ => return response,
     };
     Status::from(error).into_http()
+}
+
+/// Most bytes of a decoder's own message a refusal repeats.
+const MAX_DECODER_MESSAGE_BYTES: usize = 200;
+
+/// `message` cut to at most `max` bytes (on a character's boundary), with
+/// `…` where it was cut.
+fn at_most(message: &str, max: usize) -> String {
+    if message.len() <= max {
+        return message.to_owned();
+    }
+    format!("{}…", &message[..message.floor_char_boundary(max)])
 }
 
 /// Whether `message` is one of tonic's (and prost's) own for a request it

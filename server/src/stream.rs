@@ -163,6 +163,19 @@ impl Drop for StreamSlot {
     }
 }
 
+/// Refuses (INVALID_ARGUMENT) a stream of a log whose last event is `last`
+/// from `from_seq` past its next event: nothing would ever come. `0` and `1`
+/// are its start, `last + 1` is a resume that waits for what comes next.
+pub fn within_log(from_seq: u64, last: u64) -> Result<(), ServiceError> {
+    if from_seq > last.saturating_add(1) {
+        return Err(ServiceError::invalid(
+            "from_seq",
+            format!("from_seq {from_seq} is beyond the log: the last event is {last}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Why a stream opened with a bot's key ends once the key stops working.
 pub const KEY_GONE: &str = "the key this stream was opened with was rotated or revoked";
 

@@ -124,7 +124,12 @@ impl Arena {
         req: &pb::RotateBotKeyRequest,
         token: Option<&TokenHash>,
     ) -> Result<pb::RotateBotKeyResponse, ServiceError> {
-        let bot = self.target(&req.bot_id, token, "RotateBotKey of another bot", false)?;
+        let bot = self.target(
+            &req.bot_id,
+            token,
+            "RotateBotKey with a bot_id (empty bot_id: the calling bot's own)",
+            false,
+        )?;
         let (key, hash) = new_key();
         self.store.set_bot_key(&public_id(bot), &hash)?;
         self.bots

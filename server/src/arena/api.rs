@@ -82,6 +82,9 @@ impl ArenaApi {
     }
 }
 
+/// A stream of one of the arena's event logs.
+type EventStream<E> = Pin<Box<dyn Stream<Item = Result<E, Status>> + Send>>;
+
 /// The stream of Seek.
 pub type SeekStream = Pin<Box<dyn Stream<Item = Result<pb::SeekEvent, Status>> + Send>>;
 /// The stream of StreamBotEvents.
@@ -98,7 +101,8 @@ impl ArenaApi {
     /// so the stream ends once it has read it all. It ends when the server
     /// stops. A quiet stream sends heartbeats (only here, on the holder: a
     /// forwarded stream passes the holder's on, so their silence shows that
-    /// the holder is gone).
+    /// the holder is gone). A `from_seq` beyond the log's next event is
+    /// refused, as `StreamEvents` refuses it: nothing would ever come.
     fn follow<E, R, F>(
         &self,
         mut moved: watch::Receiver<bool>,
@@ -107,12 +111,13 @@ impl ArenaApi {
         complete: bool,
         read: R,
         seq_and_end: F,
-    ) -> Pin<Box<dyn Stream<Item = Result<E, Status>> + Send>>
+    ) -> Result<EventStream<E>, ServiceError>
     where
         E: Beat<Mark = u64>,
         R: Fn(u64) -> Result<Vec<E>, ServiceError> + Send + Sync + 'static,
         F: Fn(&E) -> (u64, bool) + Send + 'static,
     {
+        crate::stream::within_log(from_seq, *last.borrow())?;
         let (tx, rx) = mpsc::channel(STREAM_BUFFER);
         let blocking = self.blocking.clone();
         let mut stop = self.stop.clone();
@@ -160,11 +165,11 @@ impl ArenaApi {
                 }
             }
         });
-        Box::pin(with_heartbeats(
+        Ok(Box::pin(with_heartbeats(
             ReceiverStream::new(rx),
             self.heartbeat_every,
             before(from_seq),
-        ))
+        )))
     }
 }
 
@@ -288,7 +293,7 @@ impl ArenaService for ArenaApi {
             false,
             read,
             |e: &pb::BotEvent| (e.seq, false),
-        );
+        )?;
         Ok(Response::new(stream))
     }
 
@@ -443,7 +448,7 @@ impl ArenaService for ArenaApi {
                 );
                 (e.seq, last)
             },
-        );
+        )?;
         Ok(Response::new(stream))
     }
 }

@@ -37,9 +37,14 @@ pub fn new_key() -> (String, TokenHash) {
     (key, hash)
 }
 
+/// The prefix of the house bots' names ([`crate::house_levels`]), which no
+/// registered bot may take.
+const HOUSE_PREFIX: &str = "house-";
+
 /// Checks the form of RegisterBot's name (its length is bounded already,
 /// [`crate::bounds::arena`]): printable, no format characters (zero-width
-/// characters, bidirectional overrides), no spaces around it.
+/// characters, bidirectional overrides), nothing that shows nothing (fillers,
+/// blanks, variation selectors), no spaces around it, not a house bot's.
 pub fn check_registration(req: &pb::RegisterBotRequest) -> Result<(), ServiceError> {
     let name = req.name.as_str();
     if name.trim().is_empty() || name.trim() != name {
@@ -49,6 +54,18 @@ pub fn check_registration(req: &pb::RegisterBotRequest) -> Result<(), ServiceErr
         ));
     }
     crate::bounds::printable("name", name)?;
+    if name.chars().any(invisible) {
+        return Err(ServiceError::invalid(
+            "name",
+            "name holds characters that show nothing (fillers, blanks, variation selectors)",
+        ));
+    }
+    if name_key(name).starts_with(&name_key(HOUSE_PREFIX)) {
+        return Err(ServiceError::invalid(
+            "name",
+            format!("names starting with {HOUSE_PREFIX:?} are the server's house bots'"),
+        ));
+    }
     // The house bots' mark (`BotRef.house`): no registered bot may pass for
     // one of the server's own.
     if req.owner_contact.trim() == HOUSE_CONTACT {
@@ -60,20 +77,40 @@ pub fn check_registration(req: &pb::RegisterBotRequest) -> Result<(), ServiceErr
     Ok(())
 }
 
-/// What two bots' names may not share: the name in Unicode compatibility
-/// form (NFKC: full-width letters, ligatures and the like become plain ones),
-/// case-folded, without format characters, so that no bot can pass for
-/// another with a look-alike name.
+/// Whether `c` shows nothing, not even a space: a default-ignorable code
+/// point (Hangul fillers, variation selectors, ...; UTS #39 skeletons drop
+/// them) or the Braille blank.
+fn invisible(c: char) -> bool {
+    let mut one = [0; 4];
+    c == '\u{2800}'
+        || unicode_security::skeleton(c.encode_utf8(&mut one))
+            .next()
+            .is_none()
+}
+
+/// What two bots' names may not share, so that no bot can pass for another
+/// with a look-alike name: the name in Unicode compatibility form (NFKC:
+/// full-width letters, ligatures and the like become plain ones),
+/// case-folded, without format characters or accents, then its UTS #39
+/// skeleton (letters of other scripts that look the same, such as a Cyrillic
+/// `а`, become one).
 pub fn name_key(name: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
-    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    use unicode_properties::{GeneralCategory as G, UnicodeGeneralCategory};
     let plain = |s: &str| -> String {
-        s.nfkc()
-            .filter(|c| c.general_category() != GeneralCategory::Format)
+        s.nfkd()
+            .filter(|c| {
+                !matches!(
+                    c.general_category(),
+                    G::Format | G::NonspacingMark | G::EnclosingMark
+                )
+            })
+            .nfkc()
             .collect()
     };
     // NFKC_Casefold: normalise, fold, normalise again (folding can undo it).
-    plain(&plain(name).to_lowercase())
+    let folded = plain(&plain(name).to_lowercase());
+    unicode_security::skeleton(&folded).collect()
 }
 
 /// The bots, by number, with an index of key hashes.
@@ -191,7 +228,15 @@ mod tests {
     #[test]
     fn look_alike_names_share_a_key() {
         let key = name_key("Alpha");
-        for look_alike in ["alpha", "ALPHA", "\u{ff21}lpha", "Al\u{200b}pha"] {
+        for look_alike in [
+            "alpha",
+            "ALPHA",
+            "\u{ff21}lpha",
+            "Al\u{200b}pha",
+            "Alpha\u{301}",
+            "\u{c1}lpha",
+            "\u{410}lpha",
+        ] {
             assert_eq!(name_key(look_alike), key, "{look_alike:?}");
         }
         assert_ne!(name_key("Alpha2"), key);
@@ -204,6 +249,12 @@ mod tests {
         };
         assert!(refused("evil\u{202e}gnirts"));
         assert!(refused("zero\u{200b}width"));
+        for blank in ['\u{3164}', '\u{2800}', '\u{fe0f}', '\u{115f}', '\u{34f}'] {
+            assert!(refused(&format!("Zed{blank}")), "{blank:?}");
+        }
+        assert!(refused("house-mcts-9999"));
+        assert!(refused("HOUSE-random"));
         assert!(!refused("Dolmen bot 2"));
+        assert!(!refused("household"));
     }
 }

@@ -331,9 +331,16 @@ impl Arena {
     /// The bot whose key is `token`.
     pub fn bot_of(&self, token: Option<&TokenHash>) -> Result<BotNo, ServiceError> {
         let token = token.ok_or(ServiceError::BotKeyUnknown("none was sent"))?;
+        // Someone who sent an operator key learns why it is not one here.
+        let why = match self.settings.operator_key {
+            Some(_) => "the key sent is not a bot's",
+            None => {
+                "the key sent is not a bot's (nor an operator key: this server was started without --operator-key)"
+            }
+        };
         self.bots()
             .by_key(token)
-            .ok_or(ServiceError::BotKeyUnknown("the key sent is not a bot's"))
+            .ok_or(ServiceError::BotKeyUnknown(why))
     }
 
     /// Opens a seek of bot `bot` whose events go to `tx`.

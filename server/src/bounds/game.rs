@@ -7,7 +7,7 @@
 
 use druids_contract::{Kind, pb};
 
-use super::{Bounded, at_most, at_most_bytes, within};
+use super::{Bounded, at_most, at_most_bytes, printable, within};
 use crate::error::ServiceError;
 
 /// Longest display name of a seat.
@@ -134,6 +134,7 @@ impl Bounded for pb::CreateGameRequest {
         at_most("seat_names", &self.seat_names, players as usize)?;
         for name in &self.seat_names {
             at_most_bytes("seat_names", name, MAX_NAME_BYTES)?;
+            printable("seat_names", name)?;
         }
         at_most("open_seats", &self.open_seats, players as usize)?;
         for &s in &self.open_seats {
@@ -150,6 +151,7 @@ impl Bounded for pb::JoinGameRequest {
             some_game_has(s)?;
         }
         at_most_bytes("name", &self.name, MAX_NAME_BYTES)?;
+        printable("name", &self.name)?;
         at_most_bytes("request_id", &self.request_id, MAX_REQUEST_ID_BYTES)
     }
 }

@@ -70,12 +70,27 @@ pub(super) async fn read_json(
     // A body without a length is cut off at the limit while it arrives.
     let bytes = axum::body::to_bytes(body, limit)
         .await
-        .map_err(|_| ApiError::too_large(limit))?;
+        .map_err(|e| unread(&e, limit))?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(serde_json::json!({}));
     }
     serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::bad_json(format!("the body is not JSON: {e}")))
+}
+
+/// Why a body could not be read: it grew past `limit` (413), or it ended
+/// early or was malformed on the way (400: a client's error, not a limit).
+fn unread(e: &axum::Error, limit: usize) -> ApiError {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        if c.is::<http_body_util::LengthLimitError>() {
+            return ApiError::too_large(limit);
+        }
+        cause = c.source();
+    }
+    ApiError::bad_json(
+        "the body could not be read whole: it ended before its length, or its chunked encoding is malformed",
+    )
 }
 
 /// The message `M` in `json`, or INVALID_ARGUMENT.

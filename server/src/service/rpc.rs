@@ -197,19 +197,7 @@ impl DruidsService for Service {
             self.stream_opened(&room, viewer, req.from_seq, peer)?;
         }
         self.refused(self.read(Read::One, &caller))?;
-        let last = room.last_seq();
-        let beyond = if req.from_seq > last + 1 {
-            Err(ServiceError::invalid(
-                "from_seq",
-                format!(
-                    "from_seq {} is beyond the log: the last event is {last}",
-                    req.from_seq
-                ),
-            ))
-        } else {
-            Ok(())
-        };
-        self.refused(beyond)?;
+        self.refused(crate::stream::within_log(req.from_seq, room.last_seq()))?;
         let slot = self.refused(self.streams.open(&room, viewer, caller.peer))?;
         let (first, cursor) = match req.from_seq {
             0 => room.snapshot(viewer),

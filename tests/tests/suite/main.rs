@@ -79,6 +79,7 @@ mod stream_resume;
 mod tls;
 mod trust;
 mod typescript;
+mod untrusted_input;
 mod viewer_api;
 mod web;
 mod wire;
