@@ -32,8 +32,8 @@ pub(super) fn expected(method: &str, label: &str, path: &str) -> Code {
         ) => Code::Ok,
         // Any version may be stale.
         ("SubmitAction", _, "expected_version") => Code::Aborted,
-        // A bot's or a tournament's log is followed past its end.
-        ("StreamBotEvents" | "StreamTournamentEvents", _, "from_seq") => Code::Ok,
+        // A log streamed from past its next event is refused, as the game's
+        // (StreamBotEvents and StreamTournamentEvents fall to the default).
         _ => Code::InvalidArgument,
     }
 }
