@@ -181,6 +181,12 @@ impl Arena {
             .collect()
     }
 
+    /// Whether house bots join lonely seeks here: started, with a level.
+    pub(super) fn house_bots_play(&self) -> bool {
+        let house = self.house.lock().unwrap_or_else(|p| p.into_inner());
+        house.seeks.is_some() && !house.bots.is_empty()
+    }
+
     /// The round's house call (see the module's doc): for each real seek
     /// that has waited long enough for want of bots, idle house bots join
     /// the pool for one formation; those the pool did not use leave it.

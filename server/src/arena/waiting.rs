@@ -35,6 +35,9 @@ impl Arena {
     /// Tells each seek still in the pool after a round why it waits, if it
     /// has not been told that already.
     pub(super) fn tell_waiting(&self, st: &mut State, now: u64) {
+        let house_after_ms = self
+            .house_bots_play()
+            .then_some(self.settings.house_bots_after_ms);
         let State { pool, seeks, .. } = st;
         for (id, waiting) in pool.waiting(now) {
             let (Some(seeker), Some(seek)) = (seeks.get_mut(&id), pool.get(id)) else {
@@ -58,7 +61,14 @@ impl Arena {
                     _ => 0,
                 },
                 other_rated_seeks: other_rated as u32,
-                message: words(seek, &waiting, other_rated, pool.config(), now),
+                message: words(
+                    seek,
+                    &waiting,
+                    other_rated,
+                    pool.config(),
+                    house_after_ms,
+                    now,
+                ),
             };
             let _ = seeker.tx.try_send(Ok(pb::SeekEvent {
                 event: Some(pb::seek_event::Event::Waiting(event)),
@@ -75,12 +85,14 @@ fn reason(r: WaitReason) -> pb::WaitReason {
     }
 }
 
-/// `SeekWaiting.message`: what `seek` waits for and what would help.
+/// `SeekWaiting.message`: what `seek` waits for and what would help
+/// (`house_after_ms`: house bots join a lonely seek after that long).
 fn words(
     seek: &Seek<Kind>,
     w: &Waiting,
     other_rated: usize,
     config: &PoolConfig,
+    house_after_ms: Option<u64>,
     now: u64,
 ) -> String {
     let kind = seek.kind.name();
@@ -112,9 +124,19 @@ fn words(
             }
             help.push("challenge bots by id (Challenge)".to_owned());
             help.push("run more bots of your own".to_owned());
+            let waits = match house_after_ms {
+                Some(after) => {
+                    let secs = after.saturating_sub(now.saturating_sub(seek.since_ms));
+                    format!(
+                        "house bots fill the game in about {} s unless another bot comes first",
+                        secs.div_ceil(1000)
+                    )
+                }
+                None => "the seek waits for them".to_owned(),
+            };
             format!(
                 "{bots} {rated} {kind} games of {players}: a game needs {missing} more; \
-                 the seek waits for them. To play sooner: {}",
+                 {waits}. To play sooner: {}",
                 help.join(", or ")
             )
         }

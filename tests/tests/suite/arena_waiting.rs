@@ -97,3 +97,42 @@ async fn a_lonely_seek_is_told_what_it_waits_for() {
         w.message
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lonely_seek_is_told_when_house_bots_fill_its_game() {
+    let mut l = limits();
+    l.arena.house_bots = "random".parse().expect("a level");
+    // Long enough that they do not come while the test reads the message.
+    l.arena.house_bots_after_ms = 3_600_000;
+    let server = TestServer::with(Arc::new(druids_server::MemoryStore::default()), l).await;
+    let house = Arc::clone(server.service.arena().expect("an arena"));
+    // The house bots register as the server starts.
+    for _ in 0..6_000 {
+        if !house.house_bot_ids().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(!house.house_bot_ids().is_empty(), "a house bot registered");
+    let mut a = arena(&server).await;
+    let (_, alone) = register(&mut a, "alone").await;
+    let mut seeking = a
+        .seek(authed(&alone, seek(4, 4, false)))
+        .await
+        .expect("seek")
+        .into_inner();
+    assert_eq!(pool_size(next(&mut seeking).await), 1);
+    let w = waiting(next(&mut seeking).await);
+    assert_eq!(w.reason, pb::WaitReason::TooFewBots as i32, "{w:?}");
+    let when = w
+        .message
+        .split_once("house bots fill the game in about ")
+        .and_then(|(_, rest)| rest.split_once(" s unless another bot comes first"))
+        .map(|(secs, _)| secs.parse::<u64>());
+    assert!(
+        matches!(when, Some(Ok(secs)) if secs <= 3600),
+        "{}",
+        w.message
+    );
+    server.stop().await;
+}
