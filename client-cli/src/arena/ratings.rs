@@ -96,7 +96,7 @@ pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(
                 ),
             };
             outln!(
-                "{}, {} players: rated bots, best first ({fitted})",
+                "{}, {} players: rated bots, established ones first, each part best first ({fitted})",
                 pool.kind.name(),
                 pool.min_players
             )?;
@@ -119,10 +119,11 @@ pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(
             outln!(
                 "{:>4}  {:<24}  {:<25}  {:<19}  {:>7}  {}",
                 e.rank,
-                if bot.house {
-                    format!("{} (house)", bot.name)
-                } else {
-                    bot.name.clone()
+                match (bot.house, e.provisional) {
+                    (true, true) => format!("{} (house, provisional)", bot.name),
+                    (true, false) => format!("{} (house)", bot.name),
+                    (false, true) => format!("{} (provisional)", bot.name),
+                    (false, false) => bot.name.clone(),
                 },
                 rating_text(e.rating.as_ref()),
                 stale_fit_text(e),

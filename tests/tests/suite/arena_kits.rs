@@ -248,6 +248,13 @@ async fn cli_bots_register_play_a_rated_match_and_reach_the_leaderboard() {
     let board = leaderboard_lists(&url, &[&alpha.name, &beta.name]).await;
     assert!(board.contains(&alpha.id), "{board}");
     assert!(board.contains("±"), "no mu ± sigma: {board}");
+    // One rated match each: neither is established yet.
+    for name in [&alpha.name, &beta.name] {
+        assert!(
+            board.contains(&format!("{name} (provisional)")),
+            "{name} not marked provisional: {board}"
+        );
+    }
 
     let json = run(
         druids(&url, &["leaderboard", "meduris:2", "--json"]),
