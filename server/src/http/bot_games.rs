@@ -47,7 +47,11 @@ fn page(query: Option<&str>) -> Result<Page, ApiError> {
                 let n: u32 = n.parse().map_err(|_| {
                     ApiError::bad_json(format!("max={} is not a count", crate::error::clip(n)))
                 })?;
-                page.max = n.clamp(1, MAX_GAMES);
+                // 0 is the default, as a gRPC page_size of 0 is.
+                page.max = match n {
+                    0 => DEFAULT_GAMES,
+                    n => n.min(MAX_GAMES),
+                };
             }
             Some(("page_token" | "pageToken", t)) => page.page_token = t.to_owned(),
             _ => {

@@ -98,6 +98,9 @@ async fn a_bots_finished_games_export_as_ndjson_in_pages() {
     )
     .await;
     assert_eq!((second.len(), last), (1, None));
+    // `max=0` is the default page (20), as a gRPC page_size of 0 is.
+    let (_, _, whole, none) = page(&base, &format!("/api/v1/bots/{ada}/games?max=0")).await;
+    assert_eq!((whole.len(), none), (3, None));
     let all: Vec<_> = first.iter().chain(&second).collect();
     for replay in &all {
         assert_eq!(replay.status, pb::GameStatus::Finished as i32);
