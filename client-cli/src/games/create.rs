@@ -41,9 +41,10 @@ pub struct CreateArgs {
     #[arg(long)]
     pub max_turns: Option<u32>,
     /// Turn clock: milliseconds per decision [default: 60000, with a bank
-    /// of 120000 and the autopilot after 2 timeouts in a row, unless other
-    /// values are given]; 0: no clock (the game then waits for ever for a
-    /// seat whose player left).
+    /// of 120000 and the autopilot after 2 timeouts in a row, each unless
+    /// given]. Given (N > 0), the clock is only what the flags say: no bank
+    /// without --time-bank-ms, no autopilot without --autopilot-after. 0: no
+    /// clock (the game then waits for ever for a seat whose player left).
     #[arg(long)]
     pub decision_ms: Option<u32>,
     /// Turn clock: reserve per seat, in milliseconds.
