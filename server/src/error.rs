@@ -79,10 +79,11 @@ pub enum ServiceError {
     /// The game is over.
     #[error("game {0} is over")]
     Finished(String),
-    /// An idempotent retry of a submission to a game that ended and left
-    /// memory: its answer is no longer kept, and nothing is applied.
+    /// A keyed submission to a game that ended and left memory: a retry's
+    /// answer is no longer kept (nor which keys were used), and nothing is
+    /// applied.
     #[error(
-        "game {0} is over and the answers to its submissions are no longer kept (they are kept while a game is in play and for a grace period after it ends): this retry applied nothing; GetState or StreamEvents show what was played"
+        "game {0} is over and the answers to its submissions are no longer kept (they are kept while a game is in play and for a grace period after it ends), so whether this key was used is not known either: nothing was applied; GetState or StreamEvents show what was played"
     )]
     AnswerGone(String),
     /// The server gave the game up.
