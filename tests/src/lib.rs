@@ -187,6 +187,21 @@ pub async fn create(
     (reply.game_id, tokens)
 }
 
+/// A 2-player Meduris game whose seat 1 is left open (it waits for a
+/// JoinGame): the reply, with seat 0's token.
+pub async fn create_waiting(client: &mut DruidsServiceClient<Channel>) -> pb::CreateGameResponse {
+    client
+        .create_game(pb::CreateGameRequest {
+            kind: pb::GameKind::Meduris as i32,
+            players: 2,
+            open_seats: vec![1],
+            ..Default::default()
+        })
+        .await
+        .expect("a game with an open seat")
+        .into_inner()
+}
+
 /// The state as the holder of `token` sees it (`None`: spectator).
 pub async fn state(
     client: &mut DruidsServiceClient<Channel>,

@@ -32,16 +32,7 @@ async fn a_restarted_server_carries_on_every_game(backend: Backend) {
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, pb::GameKind::Meduris, 3, 77).await;
     // A second game waits for a player.
-    let waiting = client
-        .create_game(pb::CreateGameRequest {
-            kind: pb::GameKind::Meduris as i32,
-            players: 2,
-            open_seats: vec![1],
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let waiting = druids_tests::create_waiting(&mut client).await;
     let started = std::time::Instant::now();
     let n = play_random(&mut client, &id, &tokens, &mut Lcg(4), 60)
         .await

@@ -153,16 +153,7 @@ async fn a_refused_resignation_changes_nothing() {
     let server = TestServer::start().await;
     let mut client = server.client().await;
     // A game still waiting for a player: NOT_STARTED.
-    let waiting = client
-        .create_game(pb::CreateGameRequest {
-            kind: pb::GameKind::Meduris as i32,
-            players: 2,
-            open_seats: vec![1],
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let waiting = druids_tests::create_waiting(&mut client).await;
     let token = &waiting.seats[0].token;
     let before = state(&mut client, &waiting.game_id, Some(token)).await;
     let early = resign(&mut client, &waiting.game_id, token, "").await;

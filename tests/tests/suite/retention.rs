@@ -101,17 +101,7 @@ async fn games_that_ended_before_the_window_are_deleted_and_nothing_else(backend
     play_random(&mut client, &running, &tokens, &mut Lcg(14), 5)
         .await
         .unwrap();
-    let waiting = client
-        .create_game(pb::CreateGameRequest {
-            kind: pb::GameKind::Meduris as i32,
-            players: 2,
-            open_seats: vec![1],
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .game_id;
+    let waiting = druids_tests::create_waiting(&mut client).await.game_id;
     // Eight days after the first games ended, three after the young one.
     clock.advance(3 * DAY_MS);
     // The referee's round (also run every tick): ended games past their grace

@@ -41,16 +41,7 @@ async fn seat_names_with_control_or_format_characters_are_refused() {
     }
     assert_eq!(games_listed(&server).await, 0, "no game was made");
 
-    let open = client
-        .create_game(pb::CreateGameRequest {
-            kind: pb::GameKind::Meduris as i32,
-            players: 2,
-            open_seats: vec![1],
-            ..Default::default()
-        })
-        .await
-        .expect("a game with an open seat")
-        .into_inner();
+    let open = druids_tests::create_waiting(&mut client).await;
     let join = |name: &str| pb::JoinGameRequest {
         game_id: open.game_id.clone(),
         name: name.into(),

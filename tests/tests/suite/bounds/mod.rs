@@ -123,17 +123,7 @@ async fn every_number_of_every_request_is_bounded_before_anything_is_built() {
     // What the baselines refer to: a running game, one with an open seat,
     // two bots and an open tournament.
     let (game, tokens) = druids_tests::create(&mut games, pb::GameKind::Meduris, 2, 7).await;
-    let open = games
-        .create_game(pb::CreateGameRequest {
-            kind: pb::GameKind::Meduris as i32,
-            players: 2,
-            open_seats: vec![1],
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .game_id;
+    let open = druids_tests::create_waiting(&mut games).await.game_id;
     // A finished game, for the replay's views.
     let (ended, ended_tokens) = druids_tests::create(&mut games, pb::GameKind::Meduris, 2, 8).await;
     druids_tests::play_random(
