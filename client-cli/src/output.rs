@@ -25,6 +25,29 @@ pub fn line(text: impl std::fmt::Display) -> Result<(), CliError> {
     Ok(())
 }
 
+/// `s`, from a server, made safe to print on one line of a terminal: its
+/// control characters (escape sequences, line breaks) and format characters
+/// (bidirectional overrides, zero-width ones) written as `\u{..}` escapes,
+/// so a name or description cannot clear the screen, forge a line or
+/// reorder what is shown. This server refuses them in names; another may not.
+pub fn plain(s: &str) -> std::borrow::Cow<'_, str> {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    let unsafe_char = |c: char| c.is_control() || c.general_category() == GeneralCategory::Format;
+    if !s.chars().any(unsafe_char) {
+        return s.into();
+    }
+    s.chars()
+        .map(|c| {
+            if unsafe_char(c) {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// Writes `text` to stdout as is (no newline) and flushes it: prompts and
 /// multi-line pictures that end with their own newline.
 pub fn text(text: impl std::fmt::Display) -> Result<(), CliError> {
@@ -202,6 +225,15 @@ impl GameLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_from_a_server_prints_without_its_escapes() {
+        assert_eq!(plain("Zoë 2"), "Zoë 2");
+        assert_eq!(
+            plain("\u{1b}[2Jseat 0\nresigned\u{202e}"),
+            "\\u{1b}[2Jseat 0\\u{a}resigned\\u{202e}"
+        );
+    }
 
     #[test]
     fn plain_style_writes_no_escapes() {

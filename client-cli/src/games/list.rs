@@ -112,7 +112,7 @@ fn summary_line(g: &pb::GameSummary) -> String {
             match (s.claimed, unnamed) {
                 (false, _) => format!("{}: open", s.seat),
                 (true, true) => format!("{}: -", s.seat),
-                (true, false) => format!("{}: {}", s.seat, s.name),
+                (true, false) => format!("{}: {}", s.seat, crate::output::plain(&s.name)),
             }
         })
         .collect();

@@ -39,6 +39,7 @@ pub fn state(view: &pb::StateView, style: Style) -> String {
         view.seats
             .iter()
             .map(|s| {
+                let name = crate::output::plain(&s.name);
                 format!(
                     "{}: {}{}",
                     seat_label(view, s.seat, style),
@@ -48,7 +49,7 @@ pub fn state(view: &pb::StateView, style: Style) -> String {
                         // The server names unnamed seats "seat N": said already.
                         "-"
                     } else {
-                        &s.name
+                        &name
                     },
                     if view.viewer_seat == Some(s.seat) {
                         "  <- you"
@@ -101,7 +102,11 @@ fn names(view: &pb::StateView) -> Vec<String> {
     let mut names = vec![String::new(); view.seats.len()];
     for s in &view.seats {
         let named = !s.name.is_empty() && s.name != format!("seat {}", s.seat);
-        let mut text = if named { s.name.clone() } else { String::new() };
+        let mut text = if named {
+            crate::output::plain(&s.name).into_owned()
+        } else {
+            String::new()
+        };
         if !s.claimed {
             text = "(open)".into();
         }
@@ -189,7 +194,7 @@ pub fn event(e: &pb::GameEvent, style: Style) -> String {
     let text = if e.description.is_empty() {
         undescribed(e)
     } else {
-        e.description.clone()
+        crate::output::plain(&e.description).into_owned()
     };
     let mut line = format!("#{} v{} {text}", e.seq, e.version);
     if let Some(Body::Snapshot(s)) = &e.body {
@@ -245,7 +250,9 @@ pub fn ranking(o: &pb::Outcome, seats: &[pb::SeatInfo], viewer: Option<u32>) -> 
         seats
             .iter()
             .find(|s| s.seat == seat && !s.name.is_empty() && s.name != format!("seat {seat}"))
-            .map_or(String::new(), |s| format!(" {}", s.name))
+            .map_or(String::new(), |s| {
+                format!(" {}", crate::output::plain(&s.name))
+            })
     };
     let winners: Vec<String> = o.winners.iter().map(|w| format!("seat {w}")).collect();
     let _ = writeln!(
