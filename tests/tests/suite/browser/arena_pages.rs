@@ -175,7 +175,7 @@ pub(super) async fn challenge(results: &Value, scene: &Scene, client: &mut Clien
         .find(|g| g.game_id == watched)
         .expect("the challenger's game");
     assert!(
-        game.seats.iter().any(|s| s.name == "house-greedy"),
+        game.seats.iter().any(|s| s.name == "greedy-rival"),
         "{game:?}"
     );
     assert!(!game.rated);
@@ -188,7 +188,7 @@ pub(super) async fn challenge(results: &Value, scene: &Scene, client: &mut Clien
         .expect("outcome");
     assert!(
         outcome.contains("my-bot")
-            && outcome.contains("house-greedy")
+            && outcome.contains("greedy-rival")
             && !outcome.contains("seat "),
         "{outcome}"
     );

@@ -34,7 +34,7 @@ pub(super) struct Scene {
     /// challenged bot's id.
     pub bots: Vec<(String, String)>,
     pub me: (String, String),
-    pub house: String,
+    pub rival: String,
     /// The live game a spectator's page follows, and its player.
     pub live: String,
     /// A tournament with a game in play (its bots silent, its clock long).
@@ -75,7 +75,7 @@ impl Scene {
         let bots = ladder(server, a).await;
         let running_tournament = in_play(a, client.clone()).await;
         let (me, me_key) = register(a, "my-bot").await;
-        let (house, house_key) = register(a, "house-greedy").await;
+        let (rival, rival_key) = register(a, "greedy-rival").await;
         // A rated match each, so that both are on the leaderboard the page
         // offers opponents from.
         let seek = pb::SeekRequest {
@@ -86,9 +86,9 @@ impl Scene {
         };
         tokio::join!(
             seek_and_play(server.url(), me_key.clone(), seek, 7),
-            seek_and_play(server.url(), house_key.clone(), seek, 8)
+            seek_and_play(server.url(), rival_key.clone(), seek, 8)
         );
-        let challenged = tokio::spawn(answer_and_play(server.url(), house_key.clone()));
+        let challenged = tokio::spawn(answer_and_play(server.url(), rival_key.clone()));
         let challenger = tokio::spawn(answer_and_play(server.url(), me_key.clone()));
         // A live game, played once the spectator's page follows it.
         let (live_id, live_tokens) = create(&mut client, pb::GameKind::Dolmen, 2, 11).await;
@@ -113,7 +113,7 @@ impl Scene {
             dolmen: (dol_id, dol_tokens),
             bots,
             me: (me, me_key),
-            house,
+            rival,
             live: live_id,
             running_tournament,
             player: Some(player),
@@ -133,7 +133,7 @@ impl Scene {
         let (big, big_tokens) = &self.big;
         let (med_id, med_tokens) = &self.meduris;
         let (dol_id, dol_tokens) = &self.dolmen;
-        let (bots, me_key, house, live_id) = (&self.bots, &self.me.1, &self.house, &self.live);
+        let (bots, me_key, rival, live_id) = (&self.bots, &self.me.1, &self.rival, &self.live);
         json!({
             "base": base,
             "chromium": chromium,
@@ -156,7 +156,7 @@ impl Scene {
             ],
             "ladder": {"game": "dolmen", "players": 2, "botId": bots[0].0, "tournament": LADDER_CUP},
             "runningTournament": self.running_tournament,
-            "challenge": {"key": me_key, "kind": "GAME_KIND_DOLMEN", "opponentId": house},
+            "challenge": {"key": me_key, "kind": "GAME_KIND_DOLMEN", "opponentId": rival},
             "errors": [
                 {"name": "unknown game", "path": "/games/0123456789abcdef"},
                 {"name": "bad token", "path": format!("/games/{med_id}#token=00ff")},
