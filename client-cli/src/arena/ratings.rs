@@ -119,12 +119,12 @@ pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(
             outln!(
                 "{:>4}  {:<24}  {:<25}  {:<19}  {:>7}  {}",
                 e.rank,
-                match (bot.house, e.provisional) {
-                    (true, true) => format!("{} (house, provisional)", bot.name),
-                    (true, false) => format!("{} (house)", bot.name),
-                    (false, true) => format!("{} (provisional)", bot.name),
-                    (false, false) => bot.name.clone(),
-                },
+                format!(
+                    "{}{}{}",
+                    bot.name,
+                    if bot.house { " (house)" } else { "" },
+                    if e.provisional { " (provisional)" } else { "" }
+                ),
                 rating_text(e.rating.as_ref()),
                 stale_fit_text(e),
                 e.matches,
