@@ -39,8 +39,12 @@ pub fn clip(s: &str) -> String {
     if s.len() <= MAX_QUOTED_BYTES {
         return format!("{s:?}");
     }
-    let end = s.floor_char_boundary(MAX_QUOTED_BYTES);
-    format!("{:?}… ({} bytes)", &s[..end], s.len())
+    format!("{:?}… ({} bytes)", cut(s, MAX_QUOTED_BYTES), s.len())
+}
+
+/// The first `max` bytes of `s` at most, cut at a character boundary.
+pub fn cut(s: &str, max: usize) -> &str {
+    &s[..s.floor_char_boundary(max)]
 }
 
 /// A request the server refuses. The message says what was wrong; the state is

@@ -128,7 +128,11 @@ fn remap(response: Resp) -> Resp {
     }
     // A decoder's message can repeat the path of every nested message it
     // was in: bounded, as everything a refusal says of the request.
-    let said = at_most(status.message(), MAX_DECODER_MESSAGE_BYTES);
+    let message = status.message();
+    let said = match crate::error::cut(message, MAX_DECODER_MESSAGE_BYTES) {
+        whole if whole.len() == message.len() => whole.to_owned(),
+        part => format!("{part}…"),
+    };
     let error = match status.code() {
         // The contract's codec (druids_contract::wire) already calls a
         // malformed body INVALID_ARGUMENT: it gains its ErrorInfo here.
@@ -147,15 +151,6 @@ fn remap(response: Resp) -> Resp {
 
 /// Most bytes of a decoder's own message a refusal repeats.
 const MAX_DECODER_MESSAGE_BYTES: usize = 200;
-
-/// `message` cut to at most `max` bytes (on a character's boundary), with
-/// `…` where it was cut.
-fn at_most(message: &str, max: usize) -> String {
-    if message.len() <= max {
-        return message.to_owned();
-    }
-    format!("{}…", &message[..message.floor_char_boundary(max)])
-}
 
 /// Whether `message` is one of tonic's (and prost's) own for a request it
 /// could not decode: its other `INTERNAL`s, and the server's, stay what they

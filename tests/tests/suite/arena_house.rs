@@ -3,30 +3,19 @@
 //! server, and the match ends with a result, through the contract only.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use druids_contract::pb;
 use druids_server::MemoryStore;
 use druids_tests::{TestServer, authed};
 
-use crate::arena::{arena, bot_events, follow_events, limits, register};
+use crate::arena::{arena, bot_events, follow_events, house_bots, limits, register};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_house_bot_accepts_a_challenge_at_once_and_plays_its_match() {
     let mut l = limits();
     l.arena.house_bots = "random".parse().expect("a level");
     let server = TestServer::with(Arc::new(MemoryStore::default()), l).await;
-    let house = Arc::clone(server.service.arena().expect("an arena"));
-    // The house bots register as the server starts.
-    let mut ids = house.house_bot_ids();
-    for _ in 0..6_000 {
-        if !ids.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        ids = house.house_bot_ids();
-    }
-    let house_bot = ids.pop().expect("a house bot registered");
+    let house_bot = house_bots(&server).await.pop().expect("a house bot");
     let mut a = arena(&server).await;
     let (_, key) = register(&mut a, "challenger").await;
     let player = tokio::spawn(follow_events(server.url(), key.clone(), 5));

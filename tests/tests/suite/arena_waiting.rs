@@ -10,7 +10,7 @@ use druids_contract::pb;
 use druids_tests::{TestServer, authed};
 use tonic::Streaming;
 
-use crate::arena::{arena, limits, register};
+use crate::arena::{arena, house_bots, limits, register};
 
 fn seek(min: u32, max: u32, rated: bool) -> pb::SeekRequest {
     pb::SeekRequest {
@@ -105,15 +105,7 @@ async fn a_lonely_seek_is_told_when_house_bots_fill_its_game() {
     // Long enough that they do not come while the test reads the message.
     l.arena.house_bots_after_ms = 3_600_000;
     let server = TestServer::with(Arc::new(druids_server::MemoryStore::default()), l).await;
-    let house = Arc::clone(server.service.arena().expect("an arena"));
-    // The house bots register as the server starts.
-    for _ in 0..6_000 {
-        if !house.house_bot_ids().is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert!(!house.house_bot_ids().is_empty(), "a house bot registered");
+    house_bots(&server).await;
     let mut a = arena(&server).await;
     let (_, alone) = register(&mut a, "alone").await;
     let mut seeking = a

@@ -468,3 +468,18 @@ pub(crate) async fn bot_events_until(
     }
     out
 }
+
+/// The ids of the house bots of `server`, once they have registered (they
+/// do as the server starts, in a task of their own); panics if none has
+/// after 6,000 looks.
+pub(crate) async fn house_bots(server: &TestServer) -> Vec<String> {
+    let house = server.service.arena().expect("an arena");
+    for _ in 0..6_000 {
+        let ids = house.house_bot_ids();
+        if !ids.is_empty() {
+            return ids;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("no house bot registered")
+}
