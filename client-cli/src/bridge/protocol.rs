@@ -212,7 +212,8 @@ fn quote(v: &Value) -> String {
 }
 
 fn parse_answer(text: &str) -> Answer {
-    let value: Value = match serde_json::from_str(text) {
+    // A key given twice (`{"id": 1, "id": 2}`) is refused, not guessed at.
+    let value: Value = match druids_contract::json::parse(text.as_bytes()) {
         Ok(v) => v,
         Err(e) => {
             return Answer {
@@ -300,6 +301,11 @@ mod tests {
         assert!(matches!(
             answer(r#"{"id": 1, "version": true}"#).choice,
             Err(AnswerError::BadVersion(_))
+        ));
+        // Which of two ids was meant cannot be known.
+        assert!(matches!(
+            answer(r#"{"id": 1, "id": 2}"#).choice,
+            Err(AnswerError::NotJson(e)) if e.contains("twice")
         ));
     }
 

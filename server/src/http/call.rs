@@ -74,7 +74,8 @@ pub(super) async fn read_json(
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(serde_json::json!({}));
     }
-    serde_json::from_slice(&bytes)
+    // A key given twice is refused, not read as its last value.
+    druids_contract::json::parse(&bytes)
         .map_err(|e| ApiError::bad_json(format!("the body is not JSON: {e}")))
 }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use druids_tests::{TestServer, http_face, state};
+use druids_tests::{TestServer, games_listed, http_face, state};
 
 use super::{assert_error, http, json};
 
@@ -143,6 +143,61 @@ async fn rpcs_over_http_fail_as_over_grpc() {
     // The same request over gRPC sees the same game.
     let mut client = server.client().await;
     assert_eq!(state(&mut client, &game, None).await.version, 1);
+}
+
+/// A body naming one field twice (the same key twice, or its JSON name and
+/// its proto name) is refused: which value was meant cannot be known.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_field_given_twice_is_refused_and_changes_nothing() {
+    let server = TestServer::start().await;
+    let base = http_face(&server).await;
+    for body in [
+        r#"{"kind": "GAME_KIND_DOLMEN", "players": 2, "players": 5}"#,
+        r#"{"kind": "GAME_KIND_DOLMEN", "players": 2, "seatNames": ["a", "b"], "seat_names": ["c", "d"]}"#,
+        r#"{"kind": "GAME_KIND_DOLMEN", "players": 2, "options": {"maxTurns": 9, "max_turns": 900}}"#,
+    ] {
+        let refused = http(&base, "POST", "/api/v1/CreateGame", &[], body).await;
+        assert_error(&refused, 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT");
+        assert!(
+            json(&refused.2)["message"]
+                .as_str()
+                .unwrap()
+                .contains("twice"),
+            "{refused:?}"
+        );
+    }
+    assert_eq!(games_listed(&server).await, 0, "no game was made");
+
+    let created = http(
+        &base,
+        "POST",
+        "/api/v1/CreateGame",
+        &[],
+        r#"{"kind": "GAME_KIND_DOLMEN", "players": 2}"#,
+    )
+    .await;
+    let created = json(&created.2);
+    let game = created["gameId"].as_str().expect("game id").to_owned();
+    let bearer = format!("Bearer {}", created["seats"][0]["token"].as_str().unwrap());
+    let auth = [("authorization", bearer.as_str())];
+    for body in [
+        format!(
+            r#"{{"gameId": "{game}", "legalActionId": 0, "legalActionId": 1, "expectedVersion": "0", "idempotencyKey": "a"}}"#
+        ),
+        format!(
+            r#"{{"gameId": "{game}", "legalActionId": 0, "legal_action_id": 1, "expectedVersion": "0", "idempotencyKey": "b"}}"#
+        ),
+    ] {
+        let refused = http(&base, "POST", "/api/v1/SubmitAction", &auth, &body).await;
+        assert_error(&refused, 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT");
+    }
+    let mut client = server.client().await;
+    assert_eq!(
+        state(&mut client, &game, None).await.version,
+        0,
+        "no action was applied"
+    );
+    server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -14,6 +14,9 @@ use prost_reflect::{DescriptorPool, DeserializeOptions, DynamicMessage, Serializ
 
 use crate::pb;
 
+mod once;
+pub use once::parse;
+
 /// The contract's descriptors, decoded once.
 static POOL: LazyLock<DescriptorPool> = LazyLock::new(|| {
     DescriptorPool::decode(pb::FILE_DESCRIPTOR_SET).expect("the embedded descriptor set is valid")
@@ -54,7 +57,9 @@ pub fn to_json<M: prost::Name>(msg: &M) -> serde_json::Value {
 }
 
 /// The message of type `M` that `json` holds (proto3 JSON mapping; both
-/// lowerCamelCase and the proto's own field names are accepted).
+/// lowerCamelCase and the proto's own field names are accepted, but not
+/// both for one field). Read client bytes with [`parse`], which refuses a
+/// repeated key that a `serde_json::Value` would have kept only once.
 pub fn from_json<M: prost::Name + Default>(json: &serde_json::Value) -> Result<M, JsonError> {
     let name = M::full_name();
     let desc = POOL
@@ -64,6 +69,7 @@ pub fn from_json<M: prost::Name + Default>(json: &serde_json::Value) -> Result<M
         message: name.clone(),
         reason,
     };
+    once::each_field_once(&desc, json).map_err(invalid)?;
     // The path to what was wrong (`seats[0].name`), so that the words say
     // which field of a large body they are about; it is quoted, so a long
     // unknown key in it is clipped like any other piece of input.
