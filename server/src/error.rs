@@ -73,6 +73,9 @@ pub enum ServiceError {
     /// The token is a seat token, but of another game.
     #[error("this token belongs to another game, not to game {0}")]
     TokenOfOtherGame(String),
+    /// The token is a working bot key, but its bot has no seat here.
+    #[error("this is a bot's API key, and the bot has no seat in game {0}")]
+    BotNotSeated(String),
     /// The engine refused the action: its own error, which says why and
     /// classifies itself (illegal, not your turn, over, malformed).
     #[error("{0}")]
@@ -211,13 +214,21 @@ pub enum ServiceError {
         clip(.0)
     )]
     NotEstablished(String),
+    /// RotateBotKey or RevokeBot naming a house bot this server plays
+    /// (`what`: the call).
+    #[error(
+        "{0} cannot act on a house bot of this server: the server plays it and holds its key; restart the server without its level in --house-bots to take it out of play"
+    )]
+    HouseBot(&'static str),
     /// A TestingService call on a server without `--test-faults`.
     #[error(
         "fault plans and ledgers need a server started with --test-faults (or DRUIDS_TEST_FAULTS=true); this one was not"
     )]
     TestFaultsOff,
     /// A TestingService call without the game's test key (already clipped).
-    #[error("the bearer token is not the test key of game {0}")]
+    #[error(
+        "the bearer token is not the test key of game {0} (only a game CreateTestGame made on this server process has one)"
+    )]
     TestKeyUnknown(String),
     /// A retried CreateTestGame whose game another node of the cluster made
     /// (and holds its plan): its first answer is not kept here.
@@ -261,7 +272,9 @@ impl ServiceError {
             ServiceError::Invalid { .. } => Code::InvalidArgument,
             ServiceError::GameNotFound(_) => Code::NotFound,
             ServiceError::MissingToken | ServiceError::UnknownToken(_) => Code::Unauthenticated,
-            ServiceError::TokenOfOtherGame(_) => Code::PermissionDenied,
+            ServiceError::TokenOfOtherGame(_) | ServiceError::BotNotSeated(_) => {
+                Code::PermissionDenied
+            }
             ServiceError::Rule(e) if e.rejection() == Rejection::Malformed => Code::InvalidArgument,
             ServiceError::Rule(_)
             | ServiceError::NotStarted(_)
@@ -293,7 +306,7 @@ impl ServiceError {
             ServiceError::OperatorKeyRequired(_) | ServiceError::TournamentsByOperator => {
                 Code::PermissionDenied
             }
-            ServiceError::NotEstablished(_) => Code::FailedPrecondition,
+            ServiceError::NotEstablished(_) | ServiceError::HouseBot(_) => Code::FailedPrecondition,
             ServiceError::TestFaultsOff => Code::FailedPrecondition,
             ServiceError::TestKeyUnknown(_) => Code::Unauthenticated,
             ServiceError::FaultUnavailable { .. }
@@ -309,7 +322,9 @@ impl ServiceError {
             ServiceError::GameNotFound(_) => ErrorReason::GameNotFound,
             ServiceError::MissingToken => ErrorReason::TokenMissing,
             ServiceError::UnknownToken(_) => ErrorReason::TokenUnknown,
-            ServiceError::TokenOfOtherGame(_) => ErrorReason::TokenOfOtherGame,
+            ServiceError::TokenOfOtherGame(_) | ServiceError::BotNotSeated(_) => {
+                ErrorReason::TokenOfOtherGame
+            }
             ServiceError::Rule(e) => match e.rejection() {
                 Rejection::GameOver => ErrorReason::GameOver,
                 Rejection::NotYourTurn => ErrorReason::NotYourTurn,
@@ -349,6 +364,7 @@ impl ServiceError {
                 ErrorReason::OperatorKeyRequired
             }
             ServiceError::NotEstablished(_) => ErrorReason::NotEstablished,
+            ServiceError::HouseBot(_) => ErrorReason::HouseBot,
             ServiceError::ShuttingDown | ServiceError::FaultRestarting { .. } => {
                 ErrorReason::ShuttingDown
             }

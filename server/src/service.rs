@@ -500,6 +500,8 @@ impl Service {
         }
         if self.rooms.knows_token(hash) {
             Err(ServiceError::TokenOfOtherGame(room.id.clone()))
+        } else if self.arena.is_bot_key(hash) {
+            Err(ServiceError::BotNotSeated(room.id.clone()))
         } else {
             Err(ServiceError::UnknownToken(room.id.clone()))
         }

@@ -118,6 +118,16 @@ impl Arena {
         Ok(no)
     }
 
+    /// Refuses call `what` on a house bot this server plays: its player
+    /// holds the key in memory, so a new key or none would leave the house
+    /// calling the bot into games it can no longer play.
+    fn not_house(&self, bot: BotNo, what: &'static str) -> Result<(), ServiceError> {
+        if self.is_house(bot) {
+            return Err(ServiceError::HouseBot(what));
+        }
+        Ok(())
+    }
+
     /// RotateBotKey with bearer `token`: the new key. Blocks on the store.
     pub fn rotate_key(
         &self,
@@ -130,6 +140,7 @@ impl Arena {
             "RotateBotKey with a bot_id (empty bot_id: the calling bot's own)",
             false,
         )?;
+        self.not_house(bot, "RotateBotKey")?;
         let (key, hash) = new_key();
         self.store.set_bot_key(&public_id(bot), &hash)?;
         self.bots
@@ -178,6 +189,7 @@ impl Arena {
         token: Option<&TokenHash>,
     ) -> Result<pb::RevokeBotResponse, ServiceError> {
         let bot = self.target(&req.bot_id, token, "RevokeBot of another bot", true)?;
+        self.not_house(bot, "RevokeBot")?;
         let now = self.clock.now_ms();
         self.store.revoke_bot(&public_id(bot), now)?;
         let at = self

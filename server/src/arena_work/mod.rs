@@ -94,6 +94,19 @@ impl ArenaHost {
         }
     }
 
+    /// Whether `token` is a working bot key. On a node not holding the
+    /// arena, as [`ArenaHost::look_up`] last read it (a key not read lately
+    /// is not known to be one).
+    pub fn is_bot_key(&self, token: &TokenHash) -> bool {
+        match self {
+            ArenaHost::Single(arena) => arena.knows_key(token),
+            ArenaHost::Node(work) => match work.here() {
+                Some(arena) => arena.knows_key(token),
+                None => work.seats.known_live(token),
+            },
+        }
+    }
+
     /// Whether game `game_id`'s seed must stay secret (its match is still
     /// being played). On a node not holding the arena, unknown is secret.
     pub fn hides_seed(&self, game_id: &str) -> bool {

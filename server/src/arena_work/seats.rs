@@ -87,6 +87,11 @@ impl Seats {
         Some(Seat(seat as u8))
     }
 
+    /// Whether key `token` was last read as a bot's.
+    pub(super) fn known_live(&self, token: &TokenHash) -> bool {
+        self.keys.get(token).is_some_and(|k| k.0.is_some())
+    }
+
     /// Whether key `token` was last read as no bot's (rotated or revoked).
     pub(super) fn known_dead(&self, token: &TokenHash) -> bool {
         self.keys.get(token).is_some_and(|k| k.0.is_none())

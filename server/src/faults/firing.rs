@@ -197,10 +197,11 @@ impl Faults {
     }
 }
 
-/// `d` rounded up to the next ms, so that a client waiting what it is told
-/// is never early.
+/// `d` rounded up to a whole ms (at least one), so that a client waiting
+/// what it is told is never early, and a plan's whole delay is told as is.
 fn rounded_up(d: Duration) -> Duration {
-    Duration::from_millis(d.as_millis().max(1) as u64 + 1)
+    let ms = d.as_nanos().div_ceil(1_000_000).max(1);
+    Duration::from_millis(u64::try_from(ms).unwrap_or(u64::MAX))
 }
 
 /// The error of a refusing fault, with what is left of its delay.

@@ -98,7 +98,20 @@ impl Faults {
         };
         let mut games = self.lock();
         let attached = Self::owned(&mut games, game_id, key)?;
-        let start = (from as usize).min(attached.ledger.len());
+        let held = attached.ledger.len();
+        // Past the end is a client's mistake (its next page would skip the
+        // entries in between), as a stream's from_seq past its log is.
+        let start = usize::try_from(from)
+            .ok()
+            .filter(|&start| start <= held)
+            .ok_or_else(|| {
+                ServiceError::invalid(
+                    "from_index",
+                    format!(
+                        "from_index {from} is past the ledger's end: it holds {held} entries; resume from the next_index last answered"
+                    ),
+                )
+            })?;
         let entries: Vec<_> = attached.ledger[start..]
             .iter()
             .take(size)

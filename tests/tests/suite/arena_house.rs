@@ -8,7 +8,10 @@ use druids_contract::pb;
 use druids_server::MemoryStore;
 use druids_tests::{TestServer, authed};
 
-use crate::arena::{arena, bot_events, follow_events, house_bots, limits, register};
+use tonic::Code;
+
+use crate::arena::{OPERATOR, arena, bot_events, follow_events, house_bots, limits, register};
+use crate::trust::refused;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_house_bot_accepts_a_challenge_at_once_and_plays_its_match() {
@@ -60,4 +63,48 @@ async fn a_house_bot_accepts_a_challenge_at_once_and_plays_its_match() {
         .filter_map(|p| p.bot.as_ref().map(|b| b.bot_id.as_str()))
         .collect();
     assert!(placed.contains(&house_bot.as_str()), "{f:?}");
+}
+
+/// The server plays its house bots with keys it holds: the operator can
+/// neither revoke one nor give it a new key (it would be called into games
+/// it can no longer play), and the house bot stays as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_house_bot_cannot_be_revoked_or_rekeyed() {
+    let mut l = limits();
+    l.arena.house_bots = "random".parse().expect("a level");
+    let server = TestServer::with(Arc::new(MemoryStore::default()), l).await;
+    let house_bot = house_bots(&server).await.pop().expect("a house bot");
+    let mut a = arena(&server).await;
+    let status = refused(
+        a.revoke_bot(authed(
+            OPERATOR,
+            pb::RevokeBotRequest {
+                bot_id: house_bot.clone(),
+            },
+        ))
+        .await,
+        Code::FailedPrecondition,
+        "HOUSE_BOT",
+    );
+    assert!(status.message().contains("--house-bots"), "{status:?}");
+    refused(
+        a.rotate_bot_key(authed(
+            OPERATOR,
+            pb::RotateBotKeyRequest {
+                bot_id: house_bot.clone(),
+            },
+        ))
+        .await,
+        Code::FailedPrecondition,
+        "HOUSE_BOT",
+    );
+    let bot = a
+        .get_bot(pb::GetBotRequest {
+            bot_id: house_bot.clone(),
+        })
+        .await
+        .expect("the house bot")
+        .into_inner();
+    assert!(!bot.revoked, "{bot:?}");
+    server.stop().await;
 }

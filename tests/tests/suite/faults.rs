@@ -305,7 +305,8 @@ async fn a_refused_submit_applies_nothing_and_only_its_game_sees_the_fault() {
         .unwrap()
         .retry_delay
         .unwrap();
-    assert!(retry >= Duration::from_millis(300), "{retry:?}");
+    // The plan's delay, as the plan says it (testing.proto).
+    assert_eq!(retry, Duration::from_millis(300), "{retry:?}");
     assert_eq!(
         state(&mut client, &id, None).await.version,
         0,
@@ -328,11 +329,46 @@ async fn a_refused_submit_applies_nothing_and_only_its_game_sees_the_fault() {
 
     let entries = ledger(&mut testing, &id, &key).await;
     assert_eq!(fired(&entries), vec![seat as u32], "{entries:#?}");
+    // A page from the end is empty and says where to resume; one from past
+    // the end is refused (its next page would skip what comes between).
+    let page = |from_index| {
+        authed(
+            &key,
+            pb::GetLedgerRequest {
+                game_id: id.clone(),
+                from_index,
+                page_size: 0,
+            },
+        )
+    };
+    let held = entries.len() as u64;
+    let end = testing.get_ledger(page(held)).await.unwrap().into_inner();
+    assert!(end.entries.is_empty(), "{end:?}");
+    assert_eq!(end.next_index, held);
+    for past in [held + 1, u64::MAX] {
+        let refused = testing.get_ledger(page(past)).await.unwrap_err();
+        assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+        assert!(refused.message().contains("from_index"), "{refused:?}");
+    }
+    // No game, or a game without a plan: one answer, so a token learns
+    // nothing of which games are test games.
+    for (game, token) in [
+        ("nope", key.as_str()),
+        (other.as_str(), other_tokens[0].as_str()),
+    ] {
+        let msg = pb::GetLedgerRequest {
+            game_id: game.to_owned(),
+            ..Default::default()
+        };
+        let refused = testing.get_ledger(authed(token, msg)).await.unwrap_err();
+        assert_eq!(refused.code(), Code::Unauthenticated, "{refused:?}");
+        assert_eq!(reason(&refused), "TOKEN_UNKNOWN", "{refused:?}");
+    }
     let submits = calls(&entries, "SubmitAction");
     let codes: Vec<_> = submits.iter().map(|c| c.code.as_str()).collect();
     assert_eq!(codes, ["UNAVAILABLE", "UNAVAILABLE", "OK"], "{submits:#?}");
     assert_eq!(submits[0].fault, Some(seat as u32));
-    assert!(submits[0].retry_after_ms.unwrap() >= 300);
+    assert_eq!(submits[0].retry_after_ms, Some(300));
     assert_eq!(submits[2].answered_version, Some(1));
     assert!(
         submits

@@ -185,3 +185,36 @@ async fn an_http_body_cut_off_on_the_way_is_a_bad_request_not_a_large_one() {
     assert_eq!(games_listed(&server).await, 0, "no game was made");
     server.stop().await;
 }
+
+/// A working bot key sent to a game its bot has no seat in is told that
+/// (PERMISSION_DENIED), not that the key is unknown: a bot that takes
+/// TOKEN_UNKNOWN for a dead key would register again for nothing.
+#[tokio::test]
+async fn a_bot_key_on_a_game_without_its_bot_is_not_an_unknown_token() {
+    let server = TestServer::start().await;
+    let mut client = server.client().await;
+    let mut a = arena(&server).await;
+    let (_, key) = register(&mut a, "wanderer").await;
+    let game = druids_tests::create_waiting(&mut client).await.game_id;
+    let status = crate::trust::refused(
+        client
+            .get_state(authed(
+                &key,
+                pb::GetStateRequest {
+                    game_id: game.clone(),
+                },
+            ))
+            .await,
+        Code::PermissionDenied,
+        "TOKEN_OF_OTHER_GAME",
+    );
+    assert!(status.message().contains("bot's API key"), "{status:?}");
+    crate::trust::refused(
+        client
+            .get_state(authed("not-a-key", pb::GetStateRequest { game_id: game }))
+            .await,
+        Code::Unauthenticated,
+        "TOKEN_UNKNOWN",
+    );
+    server.stop().await;
+}
