@@ -20,7 +20,8 @@ use crate::error::clip;
 /// Checks a POST's headers before its body is read.
 pub(super) fn check_post(headers: &HeaderMap, allowed: &[String]) -> Result<(), ApiError> {
     check_origin(headers, allowed)?;
-    check_content_type(headers)
+    check_content_type(headers)?;
+    check_content_encoding(headers)
 }
 
 fn check_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), ApiError> {
@@ -51,6 +52,28 @@ fn check_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), ApiError>
         ),
         "ORIGIN_NOT_ALLOWED",
     ))
+}
+
+/// A compressed body would be read as bytes that are not JSON: say why.
+fn check_content_encoding(headers: &HeaderMap) -> Result<(), ApiError> {
+    let encodings = headers.get_all(header::CONTENT_ENCODING);
+    let Some(other) = encodings
+        .iter()
+        .find(|v| !v.as_bytes().is_empty() && !v.as_bytes().eq_ignore_ascii_case(b"identity"))
+    else {
+        return Ok(());
+    };
+    Err(ApiError {
+        http_status: Some(StatusCode::UNSUPPORTED_MEDIA_TYPE),
+        ..ApiError::new(
+            Code::InvalidArgument,
+            format!(
+                "content-encoding {} is not read here: send the body uncompressed",
+                clip(&String::from_utf8_lossy(other.as_bytes()))
+            ),
+            "INVALID_ARGUMENT",
+        )
+    })
 }
 
 fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {

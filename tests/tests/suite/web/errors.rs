@@ -43,11 +43,12 @@ async fn rpcs_over_http_fail_as_over_grpc() {
         "NOT_FOUND",
         "GAME_NOT_FOUND",
     );
-    assert_error(
-        &http(&base, "POST", "/api/v1/GetLegalActions", &[], &body).await,
-        401,
-        "UNAUTHENTICATED",
-        "TOKEN_MISSING",
+    let missing = http(&base, "POST", "/api/v1/GetLegalActions", &[], &body).await;
+    assert_error(&missing, 401, "UNAUTHENTICATED", "TOKEN_MISSING");
+    assert!(
+        missing.1.contains("\r\nwww-authenticate: bearer"),
+        "{}",
+        missing.1
     );
     assert_error(
         &http(
@@ -166,6 +167,17 @@ async fn a_field_given_twice_is_refused_and_changes_nothing() {
             "{refused:?}"
         );
     }
+    // A compressed body is refused for what it is, not as "not JSON".
+    let gzipped = http(
+        &base,
+        "POST",
+        "/api/v1/CreateGame",
+        &[("content-encoding", "gzip")],
+        "\u{1f}\u{8b}",
+    )
+    .await;
+    assert_eq!(gzipped.0, 415, "{gzipped:?}");
+    assert!(gzipped.2.contains("content-encoding \\\"gzip\\\" is not read"), "{gzipped:?}");
     assert_eq!(games_listed(&server).await, 0, "no game was made");
 
     let created = http(
