@@ -14,11 +14,11 @@ view and an explicit chance mode.
   server's messages turned into the same observation and mask.
 """
 
-from ._core import Game, VectorEnv, mask_from_legal_actions, observation_from_state_view
+from ._core import Game, VectorEnv, games, mask_from_legal_actions, observation_from_state_view
 from .evaluate import Agent, Policy, Result, Standing, evaluate
 
-GAMES = ("meduris", "dolmen")
-"""The games, by the registry's names."""
+GAMES = tuple(g["name"] for g in games())
+"""The games, by the registry's names (:func:`games` describes each)."""
 
 __all__ = [
     "Agent",
@@ -29,6 +29,7 @@ __all__ = [
     "Game",
     "VectorEnv",
     "evaluate",
+    "games",
     "mask_from_legal_actions",
     "observation_from_state_view",
 ]

@@ -19,14 +19,14 @@ from typing import Callable, Optional, Sequence, TextIO, Union
 import numpy as np
 import numpy.typing as npt
 
-from ._core import Game, evaluation_summary
+from ._core import Game, evaluation_summary, games
 
 Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], int]
 Agent = Union[str, Policy]
 
-DICE_DRIVEN = {"meduris": True, "dolmen": False}
+DICE_DRIVEN = {g["name"]: bool(g["dice_driven"]) for g in games()}
 """Whether a game's result depends so much on the dice that evaluation plays
-each seed once per seat rotation (duplicate games)."""
+each seed once per seat rotation (duplicate games): the registry's word."""
 
 
 @dataclass
@@ -100,7 +100,7 @@ def evaluate(
     standings = [Standing(_name(a, i)) for i, a in enumerate(agents)]
     records: list[dict[str, object]] = []
     seats_played: list[list[tuple[int, float, int]]] = []
-    duplicate = DICE_DRIVEN.get(game, False)
+    duplicate = DICE_DRIVEN[game]
     for g in range(games):
         shift = g % n
         game_seed = seed + (g // n if duplicate else g)

@@ -19,35 +19,41 @@ from typing import Any, Optional
 import numpy as np
 import pyspiel
 
-from ._core import Game
+from ._core import Game, games
 
-_MAX_PLAYERS = {"meduris": 4, "dolmen": 5}
-_DEFAULT_PLAYERS = {"meduris": 4, "dolmen": 4}
+# Each game as the registry describes it (players, dice, display name).
+_GAMES = {g["name"]: g for g in games()}
+
+
+def _default_players(game: str) -> int:
+    """As many players as the game takes, up to four."""
+    return min(4, int(_GAMES[game]["max_players"]))
 # The most decisions a game can take (the max_turns safeguard, 1,000 turns,
 # times the decisions one turn can hold), for OpenSpiel's GameInfo.
 _MAX_GAME_LENGTH = 1000 * 60
 
 
 def _game_type(game: str) -> Any:
+    about = _GAMES[game]
     return pyspiel.GameType(
         short_name=f"druids_{game}",
-        long_name={"meduris": "Meduris", "dolmen": "Die Dolmengötter"}[game] + " (druids engine)",
+        long_name=f"{about['display_name']} (druids engine)",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=(
             pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
-            if game == "meduris"
+            if about["dice_driven"]
             else pyspiel.GameType.ChanceMode.DETERMINISTIC
         ),
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.CONSTANT_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=_MAX_PLAYERS[game],
-        min_num_players=2,
+        max_num_players=about["max_players"],
+        min_num_players=about["min_players"],
         provides_information_state_string=True,
         provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={"players": _DEFAULT_PLAYERS[game], "seed": 0},
+        parameter_specification={"players": _default_players(game), "seed": 0},
     )
 
 
@@ -58,7 +64,7 @@ class DruidsGame(pyspiel.Game):  # type: ignore[misc]
 
     def __init__(self, params: Optional[dict[str, Any]] = None) -> None:
         params = dict(params or {})
-        players = int(params.get("players", _DEFAULT_PLAYERS[self.NAME]))
+        players = int(params.get("players", _default_players(self.NAME)))
         probe = Game(self.NAME, players)
         info = pyspiel.GameInfo(
             num_distinct_actions=probe.num_actions,
@@ -170,10 +176,13 @@ _registered = False
 
 
 def register() -> None:
-    """Registers ``druids_meduris`` and ``druids_dolmen`` with ``pyspiel`` (once)."""
+    """Registers every game of the engine with ``pyspiel`` (once), as
+    ``druids_<name>``: ``druids_meduris``, ``druids_dolmen``."""
     global _registered
     if _registered:
         return
-    pyspiel.register_game(_game_type("meduris"), MedurisGame)
-    pyspiel.register_game(_game_type("dolmen"), DolmenGame)
+    named = {cls.NAME: cls for cls in (MedurisGame, DolmenGame)}
+    for game in _GAMES:
+        cls = named.get(game) or type(f"{game.title()}Game", (DruidsGame,), {"NAME": game})
+        pyspiel.register_game(_game_type(game), cls)
     _registered = True

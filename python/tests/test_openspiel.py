@@ -6,6 +6,7 @@ import pytest
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
+from druids_engine import GAMES, games
 from druids_engine.openspiel import register
 
 register()
@@ -36,6 +37,17 @@ def test_the_games_are_registered_with_their_types() -> None:
     resampled = dolmen.new_initial_state().resample_from_infostate(
         0, pyspiel.UniformProbabilitySampler(0.0, 1.0))
     assert resampled.information_state_tensor(0) == dolmen.new_initial_state().information_state_tensor(0)
+
+
+def test_the_registered_types_are_the_registrys_descriptors() -> None:
+    described = {g["name"]: g for g in games()}
+    assert set(described) == set(GAMES) == {"meduris", "dolmen"}
+    assert (described["meduris"]["dice_driven"], described["dolmen"]["dice_driven"]) == (True, False)
+    for name, about in described.items():
+        t = pyspiel.load_game(f"druids_{name}").get_type()
+        assert (t.min_num_players, t.max_num_players) == (about["min_players"], about["max_players"])
+        assert t.long_name == f"{about['display_name']} (druids engine)"
+    assert pyspiel.load_game("druids_dolmen").get_type().max_num_players == 5
 
 
 def play(game: pyspiel.Game, bots: list[object], rng: np.random.Generator) -> list[float]:

@@ -17,7 +17,7 @@ import grpc
 from ._pb import arena_pb2, arena_pb2_grpc, druids_pb2_grpc
 from ._pb import druids_pb2 as pb
 from .address import default_server, open_channel
-from .retry_info import retry_delay
+from .retry_info import PATIENCE, Failures, retry_delay
 
 #: Status codes after which the same request may simply be sent again.
 RETRYABLE = frozenset(
@@ -61,8 +61,10 @@ class Client:
     ``server`` is ``host:port``, ``http://host:port`` or ``https://host:port``
     (default: ``$DRUIDS_SERVER``, else ``http://127.0.0.1:50051``). Calls that
     fail with UNAVAILABLE, DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED are sent
-    again (up to ``retries`` times, backing off exponentially from ``backoff``
-    seconds); each call waits at most ``timeout`` seconds.
+    again: after the delay the server asks for (a RetryInfo), for at most
+    ``patience`` seconds in a row (a game moving to another node takes about
+    a lease); else up to ``retries`` times, backing off exponentially from
+    ``backoff`` seconds. Each call waits at most ``timeout`` seconds.
     """
 
     def __init__(
@@ -73,6 +75,7 @@ class Client:
         retries: int = 5,
         backoff: float = 0.2,
         timeout: float = 30.0,
+        patience: float = PATIENCE,
     ) -> None:
         self.server = server or default_server()
         self.channel = open_channel(self.server, ca_cert)
@@ -82,6 +85,7 @@ class Client:
         self.retries = retries
         self.backoff = backoff
         self.timeout = timeout
+        self.patience = patience
 
     def close(self) -> None:
         """Closes the channel."""
@@ -102,16 +106,18 @@ class Client:
 
     def call(self, method: Callable[..., Reply], request: object, token: str | None = None) -> Reply:
         """Calls a unary method, retrying the same request on retryable codes."""
-        for attempt in range(self.retries + 1):
+        failures = Failures(self.retries, self.patience)
+        while True:
             try:
                 return method(request, metadata=self.metadata(token), timeout=self.timeout)
             except grpc.RpcError as e:
-                if e.code() not in RETRYABLE or attempt == self.retries:
+                if e.code() not in RETRYABLE:
                     raise
                 # As long as the server asks (RetryInfo), else backing off.
-                asked = retry_delay(e)
-                time.sleep(self.backoff * 2**attempt if asked is None else asked)
-        raise AssertionError("unreachable")
+                pause = failures.next(retry_delay(e), lambda n: self.backoff * 2 ** (n - 1))
+                if pause is None:
+                    raise
+                time.sleep(pause)
 
     # --- games ----------------------------------------------------------------
 

@@ -22,14 +22,15 @@ from collections.abc import Callable
 from typing import Any
 
 from ._pb import druids_pb2 as pb
-from .client import BotError
+from .client import KINDS, BotError
 from .seat import Chooser
 
 #: A policy: the seat's observation (float32) and legal-action mask (bool)
 #: over the fixed action space, to the index of the action to take.
 Policy = Callable[[Any, Any], int]
 
-GAME_NAMES = {pb.GAME_KIND_MEDURIS: "meduris", pb.GAME_KIND_DOLMEN: "dolmen"}
+#: The engine's name of each game of the contract's GameKind.
+GAME_NAMES = {value: name for name, value in KINDS.items()}
 
 
 def observe(state: pb.StateView, legal: list[pb.LegalAction]) -> tuple[Any, Any, Any]:

@@ -10,10 +10,17 @@ by hand.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 
 import grpc
 from google.protobuf import any_pb2, duration_pb2
+
+#: How long, in seconds, retries the server asks for (its refusal carries a
+#: RetryInfo) go on in a row. A game moving to another node after its owner
+#: died waits for the owner's lease to lapse (10 s by default); the server
+#: says to retry all along.
+PATIENCE = 60.0
 
 _DETAILS = "grpc-status-details-bin"
 _RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
@@ -32,6 +39,40 @@ def retry_delay(error: grpc.RpcError) -> float | None:
             for raw in _length_delimited(packed.value, 1):  # RetryInfo.retry_delay
                 return float(duration_pb2.Duration.FromString(raw).ToTimedelta().total_seconds())
     return None
+
+
+class Failures:
+    """Failures in a row of one call or stream, and when to give up on it.
+
+    A retry the server asked for waits what it asked, for at most
+    ``patience`` seconds from the first such failure; any other failure
+    counts, at most ``limit`` in a row.
+    """
+
+    def __init__(self, limit: int, patience: float = PATIENCE) -> None:
+        self.limit = limit
+        self.patience = patience
+        self.unasked = 0
+        self._asked_since: float | None = None
+
+    def cleared(self) -> None:
+        """The call or stream went on: the count starts again."""
+        self.unasked = 0
+        self._asked_since = None
+
+    def next(self, asked: float | None, unasked_pause: Callable[[int], float]) -> float | None:
+        """One more failure, ``asked`` the delay its RetryInfo asked for: the
+        pause before trying again (``unasked_pause`` of the count of unasked
+        failures, for one that asked nothing), or None to give up."""
+        if asked is not None:
+            now = time.monotonic()
+            if self._asked_since is None:
+                self._asked_since = now
+            return asked if now - self._asked_since + asked <= self.patience else None
+        if self.unasked >= self.limit:
+            return None
+        self.unasked += 1
+        return unasked_pause(self.unasked)
 
 
 def _varint(data: bytes, i: int) -> tuple[int, int]:

@@ -34,7 +34,7 @@ import grpc
 
 from ._pb import druids_pb2 as pb
 from .client import RETRYABLE, BotError, Client, new_key
-from .retry_info import retry_delay
+from .retry_info import Failures, retry_delay
 
 #: What a strategy returns: one of the LegalAction entries it was given, its
 #: id, or an Action of its own.
@@ -95,7 +95,9 @@ class SeatPlayer:
         the game is over; returns its Outcome. Raises BotError when the game is
         abandoned or the stream cannot be kept open."""
         next_seq = 0  # 0: start with a snapshot
-        failures = 0
+        # Breaks the server asks to wait out (a game moving to another node)
+        # go on for the client's patience; others count.
+        failures = Failures(self.max_reconnects, self.client.patience)
         while True:
             asked: float | None = None
             try:
@@ -103,7 +105,8 @@ class SeatPlayer:
                     # Resuming: a decision announced before the break may be pending.
                     self.decide_if_pending(-1)
                 for event in self.client.events(self.game_id, self.token, next_seq):
-                    next_seq, failures = event.seq + 1, 0
+                    next_seq = event.seq + 1
+                    failures.cleared()
                     outcome = self.on_event(event)
                     if outcome is not None:
                         return outcome
@@ -117,11 +120,11 @@ class SeatPlayer:
                 if e.code() not in RETRYABLE:
                     raise
                 asked = retry_delay(e)
-            failures += 1
-            if failures > self.max_reconnects:
-                raise BotError("the event stream keeps breaking before the game is over")
             # As long as the server asks (RetryInfo), else backing off.
-            time.sleep(self.client.backoff * 2**failures if asked is None else asked)
+            pause = failures.next(asked, lambda n: self.client.backoff * 2**n)
+            if pause is None:
+                raise BotError("the event stream keeps breaking before the game is over")
+            time.sleep(pause)
 
     def on_event(self, event: pb.GameEvent) -> pb.Outcome | None:
         """Reacts to one event; returns the Outcome once the game is over."""

@@ -28,7 +28,7 @@ import {
   type SubmitActionResponse,
   newServiceClient,
 } from "./contract";
-import { retryDelayMs } from "./retryInfo";
+import { Failures, PATIENCE_MS, retryDelayMs } from "./retryInfo";
 
 /** Status codes after which the same request may simply be sent again. */
 export const RETRYABLE: ReadonlySet<grpc.status> = new Set([
@@ -72,6 +72,11 @@ export interface ClientOptions {
   backoffMs?: number;
   /** Longest wait for one unary call (default 30 s). */
   timeoutMs?: number;
+  /**
+   * How long retries the server asks for (RetryInfo) go on in a row, beside
+   * `retries` (default 60 s: a game moving to another node takes about a lease).
+   */
+  patienceMs?: number;
 }
 
 /** What {@link DruidsClient.createGame} may set besides the game and the number of players. */
@@ -105,6 +110,7 @@ export class DruidsClient {
   readonly retries: number;
   readonly backoffMs: number;
   readonly timeoutMs: number;
+  readonly patienceMs: number;
 
   constructor(server?: string, options: ClientOptions = {}) {
     this.server = server || defaultServer();
@@ -113,6 +119,7 @@ export class DruidsClient {
     this.retries = options.retries ?? 5;
     this.backoffMs = options.backoffMs ?? 200;
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.patienceMs = options.patienceMs ?? PATIENCE_MS;
   }
 
   /** Closes the channel. */
@@ -131,7 +138,8 @@ export class DruidsClient {
 
   /** Makes a unary call, sending the same request again on retryable errors. */
   async call<Res>(invoke: Invoke<Res>, token?: string): Promise<Res> {
-    for (let attempt = 0; ; attempt++) {
+    const failures = new Failures(this.retries, this.patienceMs);
+    for (;;) {
       try {
         return await new Promise<Res>((resolve, reject) => {
           invoke(DruidsClient.metadata(token), { deadline: Date.now() + this.timeoutMs }, (error, reply) =>
@@ -140,11 +148,15 @@ export class DruidsClient {
         });
       } catch (error) {
         const code = (error as grpc.ServiceError).code;
-        if (!RETRYABLE.has(code) || attempt >= this.retries) {
+        if (!RETRYABLE.has(code)) {
           throw error;
         }
         // As long as the server asks (RetryInfo), else backing off.
-        await sleep(retryDelayMs(error) ?? this.backoffMs * 2 ** attempt);
+        const pause = failures.next(retryDelayMs(error), (n) => this.backoffMs * 2 ** (n - 1));
+        if (pause === undefined) {
+          throw error;
+        }
+        await sleep(pause);
       }
     }
   }

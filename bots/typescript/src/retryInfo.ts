@@ -11,6 +11,53 @@ import type * as grpc from "@grpc/grpc-js";
 
 const RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo";
 
+/**
+ * How long, in ms, retries the server asks for (its refusal carries a
+ * RetryInfo) go on in a row. A game moving to another node after its owner
+ * died waits for the owner's lease to lapse (10 s by default); the server
+ * says to retry all along.
+ */
+export const PATIENCE_MS = 60_000;
+
+/**
+ * Failures in a row of one call or stream, and when to give up on it: a retry
+ * the server asked for waits what it asked, for at most `patienceMs` from the
+ * first such failure; any other failure counts, at most `limit` in a row.
+ */
+export class Failures {
+  private unasked = 0;
+  private askedSince: number | undefined;
+
+  constructor(
+    private readonly limit: number,
+    private readonly patienceMs: number = PATIENCE_MS,
+  ) {}
+
+  /** The call or stream went on: the count starts again. */
+  cleared(): void {
+    this.unasked = 0;
+    this.askedSince = undefined;
+  }
+
+  /**
+   * One more failure, `askedMs` the delay its RetryInfo asked for: the pause
+   * in ms before trying again (`unaskedPause` of the count of unasked
+   * failures, for one that asked nothing), or undefined to give up.
+   */
+  next(askedMs: number | undefined, unaskedPause: (n: number) => number): number | undefined {
+    if (askedMs !== undefined) {
+      const now = performance.now();
+      this.askedSince ??= now;
+      return now - this.askedSince + askedMs <= this.patienceMs ? askedMs : undefined;
+    }
+    if (this.unasked >= this.limit) {
+      return undefined;
+    }
+    this.unasked += 1;
+    return unaskedPause(this.unasked);
+  }
+}
+
 /** The delay of the error's `google.rpc.RetryInfo` in ms, if it has one. */
 export function retryDelayMs(error: unknown): number | undefined {
   const metadata = (error as Partial<grpc.ServiceError> | undefined)?.metadata;

@@ -26,7 +26,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import * as grpc from "@grpc/grpc-js";
 
 import { BotError, type DruidsClient, hasCode, newKey, RETRYABLE } from "./client";
-import { retryDelayMs } from "./retryInfo";
+import { Failures, retryDelayMs } from "./retryInfo";
 import type { Action, GameEvent, GetLegalActionsResponse, LegalAction, Outcome, StateView } from "./contract";
 
 /** What a strategy returns: one of the legal actions it was given, its id, or an Action of its own. */
@@ -43,7 +43,10 @@ export type Chooser = (legalActions: LegalAction[], state: StateView) => Choice 
 export interface PlayOptions {
   /** Choose among every distinct payment (Meduris), not one default payment per target. */
   allPayments?: boolean;
-  /** How often a broken stream is resumed in a row before giving up (default 5). */
+  /**
+   * How often a broken stream is resumed in a row before giving up (default 5),
+   * besides the resumptions the server asks for (the client's `patienceMs`).
+   */
   maxReconnects?: number;
 }
 
@@ -91,7 +94,9 @@ export class SeatPlayer {
     }
     this.seat = own.viewerSeat;
     let nextSeq = 0; // 0: start with a snapshot
-    let failures = 0;
+    // Breaks the server asks to wait out (a game moving to another node) go on
+    // for the client's patience; others count.
+    const failures = new Failures(this.options.maxReconnects ?? 5, this.client.patienceMs);
     for (;;) {
       let asked: number | undefined;
       try {
@@ -102,7 +107,7 @@ export class SeatPlayer {
         try {
           for await (const event of stream as AsyncIterable<GameEvent>) {
             nextSeq = Number(event.seq) + 1;
-            failures = 0;
+            failures.cleared();
             const outcome = await this.onEvent(event);
             if (outcome) {
               return outcome;
@@ -126,12 +131,12 @@ export class SeatPlayer {
         }
         asked = retryDelayMs(error);
       }
-      failures += 1;
-      if (failures > (this.options.maxReconnects ?? 5)) {
+      // As long as the server asks (RetryInfo), else backing off.
+      const pause = failures.next(asked, (n) => this.client.backoffMs * 2 ** n);
+      if (pause === undefined) {
         throw new BotError("the event stream keeps breaking before the game is over");
       }
-      // As long as the server asks (RetryInfo), else backing off.
-      await sleep(asked ?? this.client.backoffMs * 2 ** failures);
+      await sleep(pause);
     }
   }
 

@@ -240,7 +240,7 @@ pub fn all(choice: Choice) -> Vec<Scenario> {
         "clock/answer-after-deadline".into(),
         format!(
             "a {DECISION_MS} ms turn clock; the 2nd SubmitAction is held {HOLD_PAST_DEADLINE_MS} ms, \
-             so the clock's default lands first (TimedOut, then STALE_VERSION)"
+             so the clock's default lands first (TimedOut, then ABORTED, DEADLINE_PASSED)"
         ),
         at,
         vec![pb::fault::Kind::HoldAnswer(pb::HoldAnswerFault {

@@ -2,13 +2,16 @@
 //! break from the last event seen, until the game ends or the handler has
 //! seen enough. `watch`, a person playing and every bot are built on it.
 
+use std::time::Duration;
+
 use druids_contract::pb;
 use tokio_stream::StreamExt;
 
 use crate::connect::{CliError, Client, authed};
-use crate::retry::{asked_delay, patiently, transient};
+use crate::retry::{Failures, asked_delay, patiently, transient};
 
-/// Stream reconnections a bot or watcher tries before giving up.
+/// Stream reconnections a bot or watcher tries in a row before giving up,
+/// besides those the server asks for (`retry::PATIENCE`).
 const RECONNECTS: u32 = 20;
 
 /// The state of a game as `token`'s seat (or a spectator) sees it.
@@ -59,7 +62,7 @@ where
     F: AsyncEventFn,
 {
     let mut next = from_seq;
-    let mut failures = 0;
+    let mut failures = Failures::new(RECONNECTS);
     loop {
         let req = authed(
             token,
@@ -70,11 +73,13 @@ where
         )?;
         let mut stream = match client.stream_events(req).await {
             Ok(s) => s.into_inner(),
-            Err(s) if transient(&s) && failures < RECONNECTS => {
-                failures += 1;
+            Err(s) if transient(&s) => {
                 // As long as the server asks (RetryInfo), else a growing pause.
-                let pause = asked_delay(&s)
-                    .unwrap_or(std::time::Duration::from_millis(100 * u64::from(failures)));
+                let Some(pause) = failures.next(asked_delay(&s), |n| {
+                    Duration::from_millis(100 * u64::from(n))
+                }) else {
+                    return Err(s.into());
+                };
                 tokio::time::sleep(pause).await;
                 continue;
             }
@@ -85,21 +90,23 @@ where
                 // The server is alive and the game quiet: nothing to show.
                 Some(Ok(e)) if matches!(e.body, Some(pb::game_event::Body::Heartbeat(_))) => {}
                 Some(Ok(e)) => {
-                    failures = 0;
+                    failures.cleared();
                     next = e.seq + 1;
                     if !on_event.call(client, e).await? {
                         return Ok(());
                     }
                 }
-                Some(Err(s)) if failures < RECONNECTS => {
-                    failures += 1;
+                Some(Err(s)) => {
+                    let Some(pause) = failures.next(asked_delay(&s), |_| Duration::ZERO) else {
+                        return Err(s.into());
+                    };
                     eprintln!(
                         "stream interrupted ({}); resuming from #{next}",
                         s.message()
                     );
+                    tokio::time::sleep(pause).await;
                     break;
                 }
-                Some(Err(s)) => return Err(s.into()),
                 // The server ends a stream cleanly when the game is over,
                 // but a stream may also end with the game going on (a proxy,
                 // a server moving it): resume then.
@@ -108,10 +115,9 @@ where
                     let over = [pb::GameStatus::Finished, pb::GameStatus::Abandoned]
                         .map(|s| s as i32)
                         .contains(&state.status);
-                    if over || failures >= RECONNECTS {
+                    if over || failures.next(None, |_| Duration::ZERO).is_none() {
                         return Ok(());
                     }
-                    failures += 1;
                     break;
                 }
             }

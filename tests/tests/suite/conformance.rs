@@ -270,5 +270,13 @@ fn known_failing_scenarios_must_fail_and_junit_says_which() {
         "{}",
         run.done.stdout
     );
+    // The summary, the last line, says why too.
+    assert!(
+        run.done
+            .stdout
+            .contains("(1 known failing, 1 of them passed: take them off the list)"),
+        "{}",
+        run.done.stdout
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -98,19 +98,18 @@ fn node_bot(
     seat: u32,
 ) -> Result<pb::Outcome, String> {
     let kit = built_kit()?;
-    let mut cmd = Command::new("node");
+    let mut cmd = match player {
+        // The package's bin run as `npx druids-bot` runs it: by its `#!`
+        // line, so the build must have left it executable.
+        Player::Cli(_) => Command::new(kit.join("dist").join("src").join("cli.js")),
+        _ => Command::new("node"),
+    };
     cmd.current_dir(&kit);
     match player {
         Player::Cli(strategy) => {
-            cmd.args([
-                "dist/src/cli.js",
-                "--strategy",
-                strategy,
-                "--game-id",
-                &game_id,
-            ])
-            .env("DRUIDS_SERVER", addr.to_string())
-            .env("DRUIDS_TOKEN", &token);
+            cmd.args(["--strategy", strategy, "--game-id", &game_id])
+                .env("DRUIDS_SERVER", addr.to_string())
+                .env("DRUIDS_TOKEN", &token);
         }
         Player::Example(script) => {
             cmd.arg(kit.join("dist").join("examples").join(script))

@@ -39,6 +39,7 @@ macro_rules! on_some_node {
 }
 
 mod creating;
+mod default_lease;
 mod forwarding;
 mod keyed_retries;
 mod killed_node;
@@ -77,6 +78,8 @@ struct Nodes {
     moved: Arc<AtomicUsize>,
     /// Environment of every node, over the defaults (no rate limits).
     envs: Vec<(&'static str, &'static str)>,
+    /// `--lease-secs` of every node (None: the server's default).
+    lease_secs: Option<&'static str>,
 }
 
 impl Nodes {
@@ -86,6 +89,17 @@ impl Nodes {
 
     /// `n` nodes with environment `envs` over the defaults.
     fn start_with(name: &str, n: usize, envs: &[(&'static str, &'static str)]) -> Nodes {
+        Nodes::start_leased(name, n, envs, Some(LEASE_SECS))
+    }
+
+    /// `n` nodes with environment `envs` and `--lease-secs` `lease_secs`
+    /// (None: the server's default).
+    fn start_leased(
+        name: &str,
+        n: usize,
+        envs: &[(&'static str, &'static str)],
+        lease_secs: Option<&'static str>,
+    ) -> Nodes {
         let db = PgCluster::shared().database(name);
         let dir = std::env::temp_dir().join(format!("druids-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -97,6 +111,7 @@ impl Nodes {
             urls: Arc::new(Mutex::new(Vec::new())),
             moved: Arc::new(AtomicUsize::new(0)),
             envs: envs.to_vec(),
+            lease_secs,
         };
         for i in 0..n {
             let node = nodes.spawn(i);
@@ -108,7 +123,7 @@ impl Nodes {
 
     fn spawn(&self, i: usize) -> ServerProcess {
         let id = format!("node-{i}");
-        let args = [
+        let mut args = vec![
             "--listen",
             "127.0.0.1:0",
             "--metrics-listen",
@@ -119,9 +134,10 @@ impl Nodes {
             &self.db,
             "--node-id",
             &id,
-            "--lease-secs",
-            LEASE_SECS,
         ];
+        if let Some(lease) = self.lease_secs {
+            args.extend(["--lease-secs", lease]);
+        }
         let mut envs = vec![
             ("DRUIDS_MAX_READS_PER_SECOND", "0"),
             ("DRUIDS_MAX_ANONYMOUS_READS_PER_SECOND", "0"),

@@ -177,7 +177,12 @@ async fn a_field_given_twice_is_refused_and_changes_nothing() {
     )
     .await;
     assert_eq!(gzipped.0, 415, "{gzipped:?}");
-    assert!(gzipped.2.contains("content-encoding \\\"gzip\\\" is not read"), "{gzipped:?}");
+    assert!(
+        gzipped
+            .2
+            .contains("content-encoding \\\"gzip\\\" is not read"),
+        "{gzipped:?}"
+    );
     assert_eq!(games_listed(&server).await, 0, "no game was made");
 
     let created = http(
