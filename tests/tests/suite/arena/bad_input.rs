@@ -93,7 +93,8 @@ async fn arena_calls_refuse_bad_input_clearly() {
         .await
         .expect_err("no pool of 9");
     assert_eq!(board.code(), Code::InvalidArgument);
-    // A bot's key is no seat token of a game it does not play.
+    // A bot's key is no seat token of a game it does not play: a working
+    // key, so not TOKEN_UNKNOWN (which a bot may take for a dead key).
     let mut client = server.client().await;
     let (game, _) = druids_tests::create(&mut client, pb::GameKind::Meduris, 2, 1).await;
     let legal = client
@@ -106,7 +107,8 @@ async fn arena_calls_refuse_bad_input_clearly() {
         ))
         .await
         .expect_err("not its game");
-    assert_eq!(legal.code(), Code::Unauthenticated);
+    assert_eq!(legal.code(), Code::PermissionDenied, "{legal:?}");
+    assert!(legal.message().contains("bot's API key"), "{legal:?}");
 }
 
 /// Bot ids that are not ids, a gauntlet without its opponent, an open
