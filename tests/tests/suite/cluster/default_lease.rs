@@ -36,7 +36,8 @@ async fn a_bot_rides_out_a_takeover_at_the_default_lease() {
     // nobody plays yet.
     let first = tokio::spawn(run(bot(1, 0), BOT_TIMEOUT));
     let mut watcher = nodes.client(1);
-    loop {
+    for look in 0.. {
+        assert!(look < 6_000, "seat 0's bot never got to wait for seat 1");
         let state = watcher
             .get_state(pb::GetStateRequest {
                 game_id: game.game_id.clone(),
