@@ -102,7 +102,9 @@ pub(super) fn each_field_once(desc: &MessageDescriptor, json: &Value) -> Result<
     if desc.package_name() == "google.protobuf" {
         return Ok(());
     }
-    let mut named: Vec<(u32, &str)> = Vec::new();
+    // The Value holds each key once, so a field met twice was named once by
+    // its JSON name and once by its proto name.
+    let mut seen: Vec<u32> = Vec::new();
     for (key, value) in object {
         let Some(field) = desc
             .get_field_by_json_name(key)
@@ -110,43 +112,37 @@ pub(super) fn each_field_once(desc: &MessageDescriptor, json: &Value) -> Result<
         else {
             continue;
         };
-        if let Some((_, first)) = named.iter().find(|(n, _)| *n == field.number()) {
-            let (first, second) = if *first == field.json_name() {
-                (field.json_name(), field.name())
-            } else {
-                (field.name(), field.json_name())
-            };
+        if seen.contains(&field.number()) {
             return Err(format!(
-                "the field `{}` of {} is given twice, as `{first}` and as `{second}`",
+                "the field `{}` of {} is given twice, as `{}` and as `{}`",
                 field.name(),
-                desc.full_name()
+                desc.full_name(),
+                field.json_name(),
+                field.name()
             ));
         }
-        named.push((field.number(), key));
-        let inner = if field.is_map() {
-            match field.kind() {
-                Kind::Message(entry) => entry.map_entry_value_field().kind(),
-                _ => continue,
-            }
-        } else {
-            field.kind()
-        };
-        let Kind::Message(inner) = inner else {
+        seen.push(field.number());
+        let Kind::Message(inner) = field.kind() else {
             continue;
         };
-        match value {
-            Value::Array(items) if field.is_list() => {
+        if field.is_map() {
+            // A map's entries are messages of a key and a value.
+            let Kind::Message(entry) = inner.map_entry_value_field().kind() else {
+                continue;
+            };
+            if let Value::Object(entries) = value {
+                for item in entries.values() {
+                    each_field_once(&entry, item)?;
+                }
+            }
+        } else if field.is_list() {
+            if let Value::Array(items) = value {
                 for item in items {
                     each_field_once(&inner, item)?;
                 }
             }
-            Value::Object(entries) if field.is_map() => {
-                for entry in entries.values() {
-                    each_field_once(&inner, entry)?;
-                }
-            }
-            _ if !field.is_list() && !field.is_map() => each_field_once(&inner, value)?,
-            _ => {}
+        } else {
+            each_field_once(&inner, value)?;
         }
     }
     Ok(())

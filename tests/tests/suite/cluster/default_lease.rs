@@ -35,23 +35,32 @@ async fn a_bot_rides_out_a_takeover_at_the_default_lease() {
     // Seat 0's bot plays through node 1 until it waits for seat 1, which
     // nobody plays yet.
     let first = tokio::spawn(run(bot(1, 0), BOT_TIMEOUT));
-    let mut watcher = nodes.client(1);
-    for look in 0.. {
-        assert!(look < 6_000, "seat 0's bot never got to wait for seat 1");
-        let state = watcher
-            .get_state(pb::GetStateRequest {
-                game_id: game.game_id.clone(),
-            })
-            .await
-            .expect("the game, through node 1")
-            .into_inner()
-            .state
-            .expect("a state");
-        if state.to_act == Some(1) {
-            break;
+    let mut events = nodes
+        .client(1)
+        .stream_events(pb::StreamEventsRequest {
+            game_id: game.game_id.clone(),
+            from_seq: 0,
+        })
+        .await
+        .expect("the game's events, through node 1")
+        .into_inner();
+    let waits_for_seat_1 = async {
+        while let Some(event) = events.message().await.expect("an event") {
+            let to_act = match event.body {
+                Some(pb::game_event::Body::Snapshot(s)) => s.state.and_then(|s| s.to_act),
+                Some(pb::game_event::Body::DecisionNeeded(d)) => Some(d.seat),
+                _ => None,
+            };
+            if to_act == Some(1) {
+                return;
+            }
         }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        panic!("the stream ended before seat 1 was asked");
+    };
+    tokio::time::timeout(HANG, waits_for_seat_1)
+        .await
+        .expect("seat 0's bot gets to wait for seat 1");
+    drop(events);
     // Its owner dies; the bot's stream through node 1 breaks, and node 1
     // answers GAME_MOVED until another node takes the game over, a lease
     // later.
