@@ -100,16 +100,20 @@ fn refused(req: &Req) -> Option<Resp> {
         *answer.status_mut() = http::StatusCode::UNSUPPORTED_MEDIA_TYPE;
         return Some(answer);
     }
-    let metadata: usize = req
-        .headers()
+    oversized_metadata(req.headers()).map(|e| Status::from(e).into_http())
+}
+
+/// The refusal of request headers over [`MAX_METADATA_BYTES`] (names and
+/// values, summed), on either face.
+pub(crate) fn oversized_metadata(headers: &http::HeaderMap) -> Option<ServiceError> {
+    let metadata: usize = headers
         .iter()
         .map(|(k, v)| k.as_str().len() + v.len())
         .sum();
     (metadata > MAX_METADATA_BYTES).then(|| {
-        Status::from(ServiceError::Limit(format!(
+        ServiceError::Limit(format!(
             "the request's metadata is {metadata} bytes, more than the {MAX_METADATA_BYTES} this server accepts"
-        )))
-        .into_http()
+        ))
     })
 }
 

@@ -37,32 +37,24 @@ struct Page {
 }
 
 fn page(query: Option<&str>) -> Result<Page, ApiError> {
-    let mut page = Page {
-        max: DEFAULT_GAMES,
-        page_token: String::new(),
+    let [max, page_token] =
+        super::query::read(query, [("max", "max"), ("page_token", "pageToken")])?;
+    let max = match max {
+        None => DEFAULT_GAMES,
+        Some(n) => match n.parse::<u32>() {
+            // 0 is the default, as a gRPC page_size of 0 is.
+            Ok(0) => DEFAULT_GAMES,
+            Ok(n) => n.min(MAX_GAMES),
+            Err(_) => {
+                let n = crate::error::clip(&n);
+                return Err(ApiError::bad_json(format!("max={n} is not a count")));
+            }
+        },
     };
-    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
-        match pair.split_once('=') {
-            Some(("max", n)) => {
-                let n: u32 = n.parse().map_err(|_| {
-                    ApiError::bad_json(format!("max={} is not a count", crate::error::clip(n)))
-                })?;
-                // 0 is the default, as a gRPC page_size of 0 is.
-                page.max = match n {
-                    0 => DEFAULT_GAMES,
-                    n => n.min(MAX_GAMES),
-                };
-            }
-            Some(("page_token" | "pageToken", t)) => page.page_token = t.to_owned(),
-            _ => {
-                return Err(ApiError::bad_json(format!(
-                    "unknown query parameter {} (max, page_token)",
-                    crate::error::clip(pair)
-                )));
-            }
-        }
-    }
-    Ok(page)
+    Ok(Page {
+        max,
+        page_token: page_token.unwrap_or_default(),
+    })
 }
 
 /// One page of the bot's finished games, newest first; a game whose

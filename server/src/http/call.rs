@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::http::{HeaderMap, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use druids_contract::json::{from_json, to_json};
 use tonic::metadata::AsciiMetadataValue;
@@ -20,13 +20,20 @@ use crate::service::Service;
 
 /// `msg` as a request of the gRPC face: the `authorization` header becomes
 /// metadata and the peer address goes where tonic puts it, so per-address
-/// limits see HTTP clients as they see gRPC clients.
+/// limits see HTTP clients as they see gRPC clients. Headers over the gRPC
+/// port's metadata limit are refused as there (431 here).
 pub(super) fn grpc_request<T>(
     local: Option<SocketAddr>,
     peer: SocketAddr,
     headers: &HeaderMap,
     msg: T,
 ) -> Result<Request<T>, ApiError> {
+    if let Some(e) = crate::grpc_edge::oversized_metadata(headers) {
+        return Err(ApiError {
+            http_status: Some(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE),
+            ..e.into()
+        });
+    }
     let mut req = Request::new(msg);
     if let Some(value) = headers.get(header::AUTHORIZATION) {
         let value = value

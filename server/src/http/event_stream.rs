@@ -21,6 +21,7 @@ use super::ApiError;
 /// the query (default 0: a snapshot first).
 pub(super) fn from_seq(query: Option<&str>, headers: &HeaderMap) -> Result<u64, ApiError> {
     let bad = |what: &str| ApiError::bad_json(format!("{what} is not a sequence number"));
+    let [from_seq] = super::query::read(query, [("from_seq", "fromSeq")])?;
     if let Some(last) = headers.get("last-event-id") {
         // Any seq the server gave out; the seq after the largest u64 is none.
         return last
@@ -30,12 +31,7 @@ pub(super) fn from_seq(query: Option<&str>, headers: &HeaderMap) -> Result<u64, 
             .and_then(|last| last.checked_add(1))
             .ok_or_else(|| bad("Last-Event-ID"));
     }
-    for pair in query.unwrap_or("").split('&') {
-        if let Some(("from_seq" | "fromSeq", value)) = pair.split_once('=') {
-            return value.parse().map_err(|_| bad("from_seq"));
-        }
-    }
-    Ok(0)
+    from_seq.map_or(Ok(0), |v| v.parse().map_err(|_| bad("from_seq")))
 }
 
 /// How the events of a stream are framed.
@@ -211,8 +207,12 @@ mod tests {
         let mut headers = HeaderMap::new();
         assert_eq!(from_seq(None, &headers).unwrap(), 0);
         assert_eq!(from_seq(Some("from_seq=7"), &headers).unwrap(), 7);
-        assert_eq!(from_seq(Some("x=1&fromSeq=3"), &headers).unwrap(), 3);
+        assert_eq!(from_seq(Some("fromSeq=3"), &headers).unwrap(), 3);
         assert!(from_seq(Some("from_seq=x"), &headers).is_err());
+        // A misspelt or repeated parameter is refused, not read as 0 or
+        // as its first value.
+        assert!(from_seq(Some("x=1&fromSeq=3"), &headers).is_err());
+        assert!(from_seq(Some("from_seq=1&fromSeq=3"), &headers).is_err());
         headers.insert("last-event-id", "41".parse().unwrap());
         assert_eq!(from_seq(Some("from_seq=7"), &headers).unwrap(), 42);
         headers.insert("last-event-id", u64::MAX.to_string().parse().unwrap());

@@ -23,6 +23,7 @@ mod cross_site;
 mod error;
 mod event_stream;
 pub(crate) mod practice;
+mod query;
 mod segment;
 
 use std::future::Future;
@@ -115,7 +116,11 @@ pub async fn serve_http(
     let mut http1 = hyper::server::conn::http1::Builder::new();
     http1
         .timer(TokioTimer::new())
-        .header_read_timeout(crate::transport::handshake_timeout(&limits));
+        .header_read_timeout(crate::transport::handshake_timeout(&limits))
+        // A request head past what the gRPC port's HTTP/2 takes is answered
+        // by hyper (431, 414) before it is all buffered (hyper's own bound
+        // is about 400 KB); below it, over the metadata limit, by the call.
+        .max_buf_size(crate::grpc_edge::HTTP2_MAX_HEADER_LIST as usize);
     // Each connection holds a receiver; all are gone once they all closed.
     let (stopping, stop) = tokio::sync::watch::channel(false);
     tokio::pin!(shutdown);

@@ -149,7 +149,13 @@ async fn docs_http_md_cross_site_examples_answer_as_shown() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_paths_and_bodies_get_the_json_error_quoting_little_of_them() {
-    let server = TestServer::with(Arc::new(MemoryStore::default()), Limits::unthrottled()).await;
+    // Messages up to 1 MiB, so that a body longer than a request head may
+    // be can be sent.
+    let limits = Limits {
+        max_message_bytes: 1 << 20,
+        ..Limits::unthrottled()
+    };
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
     let base = http_face(&server).await;
     // A path segment that is not UTF-8 once percent-decoded.
     for (method, path) in [
@@ -187,6 +193,28 @@ async fn bad_paths_and_bodies_get_the_json_error_quoting_little_of_them() {
         message.ends_with("at `game.players`: out of range integral type conversion attempted"),
         "{message}"
     );
+    // Headers are bounded as the gRPC port bounds metadata (16 KiB, names
+    // and values summed), refused in the JSON error; a body is not bounded
+    // by that, nor by the head's buffer (64 KiB): 200 KB of it is read whole.
+    let pad = "p".repeat(20_000);
+    let padded = [
+        ("content-type", "application/json"),
+        ("x-pad", pad.as_str()),
+    ];
+    for (path, body) in [
+        (
+            "/api/v1/CreateGame",
+            r#"{"kind": "GAME_KIND_MEDURIS", "players": 2}"#,
+        ),
+        ("/api/v1/ListGameTypes", "{}"),
+    ] {
+        let answer = http(&base, "POST", path, &padded, body).await;
+        assert_error(&answer, 431, "RESOURCE_EXHAUSTED", "LIMIT_REACHED");
+        assert!(answer.2.contains("more than the 16384"), "{answer:?}");
+    }
+    let body = format!("{}{{}}", " ".repeat(200_000));
+    let answer = http(&base, "POST", "/api/v1/ListGameTypes", &headers, &body).await;
+    assert_eq!(answer.0, 200, "{answer:?}");
     assert_eq!(games_listed(&server).await, 0);
     server.stop().await;
 }

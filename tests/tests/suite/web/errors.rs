@@ -147,7 +147,8 @@ async fn rpcs_over_http_fail_as_over_grpc() {
 }
 
 /// A body naming one field twice (the same key twice, or its JSON name and
-/// its proto name) is refused: which value was meant cannot be known.
+/// its proto name) is refused: which value was meant cannot be known. So
+/// is a query parameter given twice, or one the route does not read.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_field_given_twice_is_refused_and_changes_nothing() {
     let server = TestServer::start().await;
@@ -208,6 +209,21 @@ async fn a_field_given_twice_is_refused_and_changes_nothing() {
         let refused = http(&base, "POST", "/api/v1/SubmitAction", &auth, &body).await;
         assert_error(&refused, 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT");
     }
+    // So is a query parameter given twice, or one the route does not read
+    // (which would otherwise be read as its default).
+    for (query, says) in [
+        ("from_seq=1&from_seq=5", "from_seq is given more than once"),
+        ("from_seq=1&fromSeq=5", "from_seq is given more than once"),
+        ("from_sq=5", "unknown query parameter \\\"from_sq\\\""),
+    ] {
+        let path = format!("/api/v1/games/{game}/events?{query}");
+        let refused = http(&base, "GET", &path, &auth, "").await;
+        assert_error(&refused, 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT");
+        assert!(refused.2.contains(says), "{query}: {refused:?}");
+    }
+    let path = "/api/v1/bots/any/games?max=1&max=100";
+    let refused = http(&base, "GET", path, &[], "").await;
+    assert_error(&refused, 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT");
     let mut client = server.client().await;
     assert_eq!(
         state(&mut client, &game, None).await.version,
