@@ -73,9 +73,14 @@ pub async fn export_games(server: &ServerAddr, bot_id: String, max: usize) -> Re
 /// message in proto3 JSON (ExportReplay over HTTP, `druids match
 /// --replays`, a line of `druids-server export-all`).
 fn read_replay(bytes: &[u8]) -> Result<pb::Replay, String> {
+    // An empty message decodes (every field at its default); an empty file
+    // is no replay.
+    if bytes.trim_ascii().is_empty() {
+        return Err("the file is empty".into());
+    }
     if bytes.trim_ascii_start().starts_with(b"{") {
-        let json: serde_json::Value =
-            serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
+        // A field given twice is refused, as the server refuses it.
+        let json = druids_contract::json::parse(bytes).map_err(|e| format!("not JSON: {e}"))?;
         return druids_contract::json::from_json(&json).map_err(|e| e.to_string());
     }
     pb::Replay::decode(bytes).map_err(|e| e.to_string())
@@ -107,5 +112,19 @@ pub fn replay(path: &Path) -> Result<(), CliError> {
             path: path.to_owned(),
             source,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_replay;
+
+    #[test]
+    fn an_empty_file_or_a_field_given_twice_is_no_replay() {
+        assert_eq!(read_replay(b"").unwrap_err(), "the file is empty");
+        assert_eq!(read_replay(b" \n").unwrap_err(), "the file is empty");
+        let twice = read_replay(br#"{"kind": "GAME_KIND_MEDURIS", "kind": "GAME_KIND_DOLMEN"}"#);
+        assert!(twice.unwrap_err().contains("twice"));
+        assert!(read_replay(br#"{"kind": "GAME_KIND_DOLMEN"}"#).is_ok());
     }
 }
