@@ -203,6 +203,96 @@ fn states_that_are_no_position_are_refused_with_the_reason() {
     assert!(err.contains("pieces are not conserved"), "{err}");
 }
 
+/// Meduris positions no game reaches are refused: two of them the rules
+/// cannot play to an end (the last round walks from hut to hut until it
+/// comes back to its end, or to the druid's field, so these must hold
+/// huts), the others contradict how the set-up and the rules leave the
+/// board (the chips' mix, chips used or forbidden under a building, the
+/// end's trigger, the safeguard).
+#[test]
+fn unreachable_meduris_positions_are_refused() {
+    use serde_json::{Value, json};
+    // (The seed's stream holds numbers past what a `Value` holds, so the
+    // text is edited field by field: `key`'s value runs to `,"next"`.)
+    fn range(text: &str, key: &str, next: &str) -> std::ops::Range<usize> {
+        let start = text.find(&format!("\"{key}\":")).expect(key) + key.len() + 3;
+        start..start + text[start..].find(&format!(",\"{next}\":")).expect(next)
+    }
+    fn read(text: &str, key: &str, next: &str) -> Value {
+        serde_json::from_str(&text[range(text, key, next)]).unwrap()
+    }
+    fn set(text: &str, key: &str, next: &str, to: &Value) -> String {
+        let r = range(text, key, next);
+        format!("{}{to}{}", &text[..r.start], &text[r.end..])
+    }
+    let text = serde_json::to_string(&position::<Meduris>(2, 3, 120, false, None)).unwrap();
+    let phase = read(&text, "phase", "active");
+    assert!(phase.get("LastRound").is_none() && phase != json!("Over"));
+    assert!(read(&text, "end_trigger", "last_turns_left").is_null());
+    assert_ne!(read(&text, "seats", "runes")[0]["huts_left"], json!(0));
+    let buildings = read(&text, "buildings", "chips");
+    let chips: Value = {
+        let r = range(&text, "chips", "plateaus");
+        serde_json::from_str(&text[r.start..r.end - 1]).unwrap()
+    };
+    let fields = buildings.as_array().unwrap();
+    let hut = fields.iter().position(|b| b.get("Hut").is_some()).unwrap();
+    let temple = fields
+        .iter()
+        .position(|b| b.get("Temple").is_some())
+        .unwrap();
+    let empty: Vec<usize> = (0..fields.len())
+        .filter(|&i| fields[i].is_null() && chips[i].is_null())
+        .collect();
+    let with_chips = |at: &[usize], chip: &str| {
+        let mut c = chips.clone();
+        for &f in at {
+            c[f] = json!(chip);
+        }
+        let r = range(&text, "chips", "plateaus");
+        format!("{}{c}}}{}", &text[..r.start], &text[r.end..])
+    };
+    for (bad, reason) in [
+        (
+            set(
+                &set(&text, "druid", "phase", &json!({ "Field": hut })),
+                "phase",
+                "active",
+                &json!({"LastRound": {"field": hut, "end": empty[0]}}),
+            ),
+            "a field without a hut or the druid",
+        ),
+        (
+            set(&text, "druid", "phase", &json!({ "Field": empty[0] })),
+            "the druid stands by no hut",
+        ),
+        (
+            with_chips(&empty[..3], "PlusTwo"),
+            "more bonus chips of a kind",
+        ),
+        (with_chips(&[hut], "FreeHut"), "under a building"),
+        (with_chips(&[temple], "DruidOffering"), "under a building"),
+        (
+            set(
+                &set(&text, "end_trigger", "last_turns_left", &json!(0)),
+                "last_turns_left",
+                "by_safeguard",
+                &json!(1),
+            ),
+            "triggered by a seat with buildings left",
+        ),
+        (
+            set(&text, "by_safeguard", "built", &json!(true)),
+            "the safeguard ended a game",
+        ),
+    ] {
+        let err = serde_json::from_str::<Meduris>(&bad)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(reason), "{reason}: {err}");
+    }
+}
+
 /// Where the numbers of a JSON text are (byte ranges; keys hold no digits).
 fn numbers(text: &str) -> Vec<std::ops::Range<usize>> {
     let bytes = text.as_bytes();

@@ -76,6 +76,28 @@ fn material(players: usize) -> (u8, u8, u8) {
     if players == 2 { (12, 2, 3) } else { (8, 2, 2) }
 }
 
+/// Why the bonus chips on `state`'s ring are none the set-up and the rules
+/// could leave: at most the set-up's mix of each kind (2 + 2 + 2), and under a
+/// building only a druid chip under a hut (the others are used when a hut is
+/// built on them; no temple stands on a chip).
+fn check_chips(state: &State) -> Result<(), &'static str> {
+    let mut count = [0u8; 3];
+    for i in 0..state.len() {
+        let Some(chip) = state.ring.chip(i) else {
+            continue;
+        };
+        count[chip as usize] += 1;
+        match (chip, state.ring.building(i)) {
+            (_, None) | (Chip::DruidOffering, Some(Building::Hut(_))) => {}
+            _ => return Err("a bonus chip under a building that uses or forbids it"),
+        }
+    }
+    if count.iter().any(|&c| c > 2) {
+        return Err("more bonus chips of a kind than the set-up's 2");
+    }
+    Ok(())
+}
+
 /// Why `state` is no position the rules can play on, if it is not.
 fn check(state: &State) -> Result<(), &'static str> {
     let n = state.players as usize;
@@ -137,14 +159,36 @@ fn check(state: &State) -> Result<(), &'static str> {
     if state.runes.iter().flatten().any(|&s| !seat_ok(s)) {
         return Err("a rune stone of no seat");
     }
+    let hut_at = |f: u8| {
+        (f as usize) < len && matches!(state.ring.building(f as usize), Some(Building::Hut(_)))
+    };
     match state.druid {
         DruidPos::Temple => {}
         DruidPos::StoneField(k) if (1..=3).contains(&k) => {}
-        DruidPos::Field(f) if (f as usize) < len => {}
+        // He only ever stops beside a hut (huts stay): the last round ends
+        // when it comes back to his field, so it must hold one.
+        DruidPos::Field(f) if hut_at(f) => {}
+        DruidPos::Field(f) if (f as usize) < len => return Err("the druid stands by no hut"),
         _ => return Err("the druid stands nowhere on this board"),
     }
+    check_chips(state)?;
     if !seat_ok(state.active) || state.end_trigger.is_some_and(|s| !seat_ok(s)) {
         return Err("the active seat or the end's trigger is no seat");
+    }
+    // The end is triggered by a seat that has built everything; the
+    // safeguard ends a game only while no end was triggered, by its last
+    // round.
+    if let Some(s) = state.end_trigger {
+        let seat = &state.seats[s.index()];
+        if seat.huts_left != 0 || seat.temples_left != 0 {
+            return Err("the end was triggered by a seat with buildings left");
+        }
+    }
+    if state.by_safeguard
+        && (state.end_trigger.is_some()
+            || !matches!(state.phase, Phase::LastRound { .. } | Phase::Over))
+    {
+        return Err("the safeguard ended a game that is not in its last round");
     }
     let draws = setup_draws(len);
     if state.setup_draws[..draws]
@@ -157,9 +201,7 @@ fn check(state: &State) -> Result<(), &'static str> {
     {
         return Err("a set-up draw out of range");
     }
-    let hut_at = |f: u8| {
-        (f as usize) < len && matches!(state.ring.building(f as usize), Some(Building::Hut(_)))
-    };
+    let druid_at = |f: u8| state.druid == DruidPos::Field(f);
     let regular = match state.phase {
         Phase::PlaceWorkers { seat } | Phase::TakeGood { seat } | Phase::ReturnGood { seat } => {
             if !seat_ok(seat) {
@@ -173,15 +215,18 @@ fn check(state: &State) -> Result<(), &'static str> {
             !matches!(state.phase, Phase::PlaceWorkers { .. })
         }
         Phase::Turn | Phase::Roll => true,
+        // An offering is made at the hut the druid stands beside; a ritual
+        // started at a hut, and the last round ends at one (it walks from
+        // hut to hut until it reaches `end`).
         Phase::Ritual { field, start } => {
-            if !hut_at(field) || start as usize >= len {
-                return Err("an offering at a field without a hut");
+            if !hut_at(field) || !hut_at(start) || !druid_at(field) {
+                return Err("an offering at a field without a hut or the druid");
             }
             true
         }
         Phase::LastRound { field, end } => {
-            if !hut_at(field) || end as usize >= len {
-                return Err("an offering at a field without a hut");
+            if !hut_at(field) || !hut_at(end) || !druid_at(field) {
+                return Err("an offering at a field without a hut or the druid");
             }
             false
         }
