@@ -293,6 +293,77 @@ fn unreachable_meduris_positions_are_refused() {
     }
 }
 
+/// Die Dolmengötter positions no game reaches, on which the rules would
+/// panic or break a rule, are refused: a set-up decision by a seat with no
+/// druid left, a stone owed by a seat with none, a dolmen decision on a
+/// full stack.
+#[test]
+fn unreachable_dolmen_positions_are_refused() {
+    use serde_json::{Value, json};
+    let refused = |bad: Value, reason: &str| {
+        let err = serde_json::from_value::<Dolmen>(bad)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(reason), "{reason}: {err}");
+    };
+    // Right after the set-up (3 druids each), and later a turn of a seat
+    // whose stones are all placed.
+    let started = serde_json::to_value(position::<Dolmen>(2, 1, 6, false, None)).unwrap();
+    assert_eq!(started["phase"], json!("Turn"));
+    let stoneless = (0..40u64)
+        .flat_map(|seed| (20..300).step_by(5).map(move |steps| (seed, steps)))
+        .map(|(seed, steps)| serde_json::to_value(position::<Dolmen>(2, seed, steps, false, None)))
+        .map(Result::unwrap)
+        .find(|v| {
+            let active = v["active"].as_u64().unwrap() as usize;
+            v["phase"] == json!("Turn") && v["seats"][active]["stones_left"] == json!(0)
+        })
+        .expect("a turn of a seat without stones");
+
+    let mut bad = started.clone();
+    bad["phase"] = json!({"PlaceDruid": {"seat": 0}});
+    refused(bad, "a druid to place by a seat that has none left");
+
+    let free = stoneless["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(Value::is_null)
+        .unwrap();
+    let mut bad = stoneless.clone();
+    bad["phase"] = json!({"Stone": {"site": free}});
+    refused(bad, "a stone owed by a seat that has none left");
+
+    // Square F (circle 5) full with 3 of seat 1's dolmens, and a decision
+    // to place a fourth pending on it; then with a fourth placed.
+    let hand = started["seats"][1]["hand"].as_array().unwrap();
+    let value = hand
+        .iter()
+        .position(|k| k.as_u64() >= Some(4))
+        .expect("4 alike")
+        + 1;
+    let full = |dolmens: usize| {
+        let mut s = started.clone();
+        for i in 0..dolmens {
+            s["circles"][5]["stack"][i] = json!({"owner": 1, "value": value});
+        }
+        s["circles"][5]["len"] = json!(dolmens);
+        let held = s["seats"][1]["hand"][value - 1].as_u64().unwrap();
+        s["seats"][1]["hand"][value - 1] = json!(held - dolmens as u64);
+        s["seats"][1]["placed"] = json!(dolmens);
+        s
+    };
+    let mut bad = full(3);
+    bad["queue"]["items"][0] = json!({"circle": 5, "seat": 0, "on_top": true});
+    bad["queue"]["len"] = json!(1);
+    bad["phase"] = json!("Dolmen");
+    refused(bad, "a dolmen decision on a full stack");
+    // (A stack past its shape's limit counts as pieces not conserved.)
+    refused(full(4), "pieces are not conserved");
+    // The full stack alone is a position.
+    assert!(serde_json::from_value::<Dolmen>(full(3)).is_ok());
+}
+
 /// Where the numbers of a JSON text are (byte ranges; keys hold no digits).
 fn numbers(text: &str) -> Vec<std::ops::Range<usize>> {
     let bytes = text.as_bytes();

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::Dolmen;
-use super::board::{CIRCLES, SITES};
+use super::board::{self, CIRCLES, SITES};
 use super::state::{MAX_QUEUE, Pending, Phase, SeatState, State};
 use crate::Seat;
 
@@ -74,8 +74,29 @@ fn check(state: &State) -> Result<(), &'static str> {
     if state.last_turns_left as usize >= n {
         return Err("the last turns owed are out of range");
     }
+    // Druids are placed at the set-up only; a stone is owed only by a seat
+    // that has one (else the turn ends); the decision due is one the rules
+    // let come up (others are dropped when they would).
+    let setting_up = matches!(state.phase, Phase::PlaceDruid { .. });
+    if !setting_up && state.seats[..n].iter().any(|s| s.druids_to_place != 0) {
+        return Err("druids left to place after the set-up");
+    }
     match state.phase {
         Phase::PlaceDruid { seat } if !seat_ok(seat) => Err("the seat to decide is no seat"),
+        Phase::PlaceDruid { seat } if state.seats[seat.index()].druids_to_place == 0 => {
+            Err("a druid to place by a seat that has none left")
+        }
+        Phase::Stone { .. } if state.seats[state.active.index()].stones_left == 0 => {
+            Err("a stone owed by a seat that has none left")
+        }
+        Phase::Dolmen
+            if queue.front().is_some_and(|p| {
+                state.circles[p.circle.index()].len as usize >= board::shape(p.circle).max_dolmens()
+                    || state.seats[p.seat.index()].dolmens_left() == 0
+            }) =>
+        {
+            Err("a dolmen decision on a full stack or by a seat without dolmens")
+        }
         Phase::Stone { site } if site.index() >= SITES || !state.is_free(site) => {
             Err("a stone owed on a site that is not free")
         }
