@@ -32,6 +32,8 @@ pub struct Outcome {
     pub score: i64,
     /// 1 for the winner; tied bots share a rank.
     pub rank: u8,
+    /// The bot resigned this game: it concedes the match (see [`combine`]).
+    pub resigned: bool,
 }
 
 /// A bot's place in the combined match.
@@ -74,9 +76,12 @@ fn check_bots(bots: &[BotId], seats: Seats) -> Result<(), DuplicateError> {
 
 /// Combines the k games of a duplicate match into one ranking: by total
 /// score across the games (higher first), then by the total of the ranks
-/// (lower first); bots equal on both share a rank. The result is sorted by
-/// rank, then bot id, and does not depend on the order of the games or of
-/// the outcomes within a game.
+/// (lower first); bots equal on both share a rank. A bot that resigned any
+/// game of the match is placed after every bot that resigned none: a
+/// resignation is a loss to every other seat, and a resigned game keeps the
+/// resigner's score so far, which must not let it freeze a lead. The result
+/// is sorted by rank, then bot id, and does not depend on the order of the
+/// games or of the outcomes within a game.
 pub fn combine(games: &[Vec<Outcome>], seats: Seats) -> Result<Vec<Placing>, DuplicateError> {
     let first = games.first().ok_or(DuplicateError::GameCount {
         expected: usize::from(seats.min()),
@@ -92,6 +97,7 @@ pub fn combine(games: &[Vec<Outcome>], seats: Seats) -> Result<Vec<Placing>, Dup
     }
     let members: BTreeSet<BotId> = bots.iter().copied().collect();
     let mut totals: BTreeMap<BotId, (i64, u32)> = BTreeMap::new();
+    let mut resigned: BTreeSet<BotId> = BTreeSet::new();
     for (g, game) in games.iter().enumerate() {
         let seated: BTreeSet<BotId> = game.iter().map(|o| o.bot).collect();
         if seated != members || game.len() != members.len() {
@@ -101,6 +107,9 @@ pub fn combine(games: &[Vec<Outcome>], seats: Seats) -> Result<Vec<Placing>, Dup
             let t = totals.entry(o.bot).or_default();
             t.0 = t.0.saturating_add(o.score);
             t.1 += u32::from(o.rank);
+            if o.resigned {
+                resigned.insert(o.bot);
+            }
         }
     }
     let mut placings: Vec<Placing> = totals
@@ -112,7 +121,13 @@ pub fn combine(games: &[Vec<Outcome>], seats: Seats) -> Result<Vec<Placing>, Dup
             total_rank,
         })
         .collect();
-    let key = |p: &Placing| (std::cmp::Reverse(p.total_score), p.total_rank);
+    let key = |p: &Placing| {
+        (
+            resigned.contains(&p.bot),
+            std::cmp::Reverse(p.total_score),
+            p.total_rank,
+        )
+    };
     placings.sort_by_key(|p| (key(p), p.bot));
     for i in 0..placings.len() {
         placings[i].rank = if i > 0 && key(&placings[i]) == key(&placings[i - 1]) {
@@ -175,7 +190,27 @@ mod tests {
             bot: BotId(bot),
             score,
             rank,
+            resigned: false,
         }
+    }
+
+    #[test]
+    fn a_bot_that_resigned_a_game_is_placed_after_those_that_did_not() {
+        // Bot 1 resigned the second game while ahead on the total: it still
+        // comes after bot 2, whatever the totals.
+        let games = vec![
+            vec![outcome(1, 30, 1), outcome(2, 10, 2)],
+            vec![
+                Outcome {
+                    resigned: true,
+                    ..outcome(1, 12, 2)
+                },
+                outcome(2, 11, 1),
+            ],
+        ];
+        let placed = combine(&games, SEATS).unwrap();
+        assert_eq!(ranks(&placed), vec![(BotId(2), 1), (BotId(1), 2)]);
+        assert_eq!(placed[1].total_score, 42);
     }
 
     fn three_games() -> Vec<Vec<Outcome>> {

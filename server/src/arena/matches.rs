@@ -353,28 +353,35 @@ pub(super) fn game_finished(
     })
 }
 
-/// A game's result by bot: score and rank (the engine's ranking; the winners
-/// share first place).
+/// A game's result by bot: score and rank. A seat's rank is 1 + the seats
+/// ahead of it by the rules' order (not resigned, then score, then the
+/// tie-break keys), so seats equal on all of them share a place at every
+/// place, not only the first (`Outcome.ranking` lists equal seats in seat
+/// order, which says nothing of who was better).
 fn outcomes(seating: &[BotNo], outcome: &pb::Outcome) -> Vec<Outcome> {
+    let key = |seat: usize| {
+        let seat32 = seat as u32;
+        (
+            !outcome.resigned.contains(&seat32),
+            outcome.scores.get(seat).copied().unwrap_or(0),
+            outcome
+                .tie_breaks
+                .get(seat)
+                .map(|t| t.keys.clone())
+                .unwrap_or_default(),
+        )
+    };
+    let keys: Vec<_> = (0..seating.len()).map(key).collect();
     seating
         .iter()
         .enumerate()
         .map(|(seat, &bot)| {
-            let seat = seat as u32;
-            let place = outcome
-                .ranking
-                .iter()
-                .position(|&s| s == seat)
-                .unwrap_or(seating.len() - 1);
-            let rank = if outcome.winners.contains(&seat) {
-                1
-            } else {
-                place as u8 + 1
-            };
+            let ahead = keys.iter().filter(|k| **k > keys[seat]).count();
             Outcome {
                 bot: BotId(bot),
-                score: i64::from(outcome.scores.get(seat as usize).copied().unwrap_or(0)),
-                rank,
+                score: i64::from(keys[seat].1),
+                rank: ahead as u8 + 1,
+                resigned: !keys[seat].0,
             }
         })
         .collect()
@@ -401,5 +408,51 @@ pub(super) fn match_games(kind: Kind, players: u32, counted: bool) -> u32 {
         players
     } else {
         1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(k: &[i32]) -> pb::TieBreakKeys {
+        pb::TieBreakKeys { keys: k.to_vec() }
+    }
+
+    #[test]
+    fn seats_equal_by_the_rules_share_their_place_at_every_place() {
+        // Seats 1 and 2 are equal on score and keys below the winner; seat 3
+        // resigned with the best score.
+        let outcome = pb::Outcome {
+            scores: vec![9, 4, 4, 12],
+            ranking: vec![0, 1, 2, 3],
+            winners: vec![0],
+            tie_breaks: vec![keys(&[3]), keys(&[0]), keys(&[0]), keys(&[5])],
+            resigned: vec![3],
+            ..Default::default()
+        };
+        let got: Vec<(u64, u8, bool)> = outcomes(&[10, 11, 12, 13], &outcome)
+            .iter()
+            .map(|o| (o.bot.0, o.rank, o.resigned))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (10, 1, false),
+                (11, 2, false),
+                (12, 2, false),
+                (13, 4, true)
+            ]
+        );
+        // A tie-break key tells equal scores apart.
+        let outcome = pb::Outcome {
+            tie_breaks: vec![keys(&[3]), keys(&[1]), keys(&[0]), keys(&[5])],
+            ..outcome
+        };
+        let ranks: Vec<u8> = outcomes(&[10, 11, 12, 13], &outcome)
+            .iter()
+            .map(|o| o.rank)
+            .collect();
+        assert_eq!(ranks, vec![1, 2, 3, 4]);
     }
 }

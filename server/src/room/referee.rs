@@ -5,7 +5,7 @@ use super::Room;
 use super::play::Act;
 use crate::clock::Expiry;
 use crate::error::ServiceError;
-use crate::hosted_game::Choice;
+use crate::hosted_game::{Choice, GatePosition};
 use crate::store::{Games, Origin};
 
 /// A decision of a room that is due: what the referee's pass sorts by.
@@ -103,10 +103,18 @@ impl Room {
         now_ms: u64,
     ) -> Result<bool, ServiceError> {
         let mut state = self.lock();
+        // A decision on a turn clock is taken by the clock (then the
+        // autopilot), and a game waiting at its match's dice gate moves when
+        // the match's other games, on their clocks, reach the draw: neither
+        // is idle, and abandoning one would void a rated match for the
+        // seat that stalls.
+        let moved_by_clocks = state.deadline_ms().is_some()
+            || matches!(state.game.gate(), Some(GatePosition::Waiting { .. }));
         if idle_ms == 0
             || state.appending
             || state.abandoned.is_some()
             || state.game.is_over()
+            || moved_by_clocks
             || now_ms.saturating_sub(state.last_activity_ms) < idle_ms
         {
             return Ok(false);

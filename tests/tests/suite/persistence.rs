@@ -161,6 +161,23 @@ async fn idle_games_are_abandoned_and_kept(backend: Backend) {
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, pb::GameKind::Meduris, 2, 31).await;
     let (busy, busy_tokens) = create(&mut client, pb::GameKind::Meduris, 2, 32).await;
+    // A game whose pending decision runs on a turn clock (10 minutes) is
+    // moved by the clock, never idle.
+    let clocked = client
+        .create_game(pb::CreateGameRequest {
+            kind: pb::GameKind::Meduris as i32,
+            players: 2,
+            options: Some(pb::GameOptions {
+                decision_ms: Some(600_000),
+                time_bank_ms: Some(0),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .game_id;
     play_random(&mut client, &id, &tokens, &mut Lcg(1), 2)
         .await
         .unwrap();
@@ -181,6 +198,13 @@ async fn idle_games_are_abandoned_and_kept(backend: Backend) {
         state(&mut client, &busy, None).await.status,
         pb::GameStatus::Running as i32,
         "a game with recent activity is kept going"
+    );
+    clock.advance(120_000);
+    server.service.expire_due();
+    assert_eq!(
+        state(&mut client, &clocked, None).await.status,
+        pb::GameStatus::Running as i32,
+        "a decision on a turn clock is the clock's to take"
     );
     let err = play_random(&mut client, &id, &tokens, &mut Lcg(2), 1)
         .await
@@ -215,7 +239,11 @@ async fn idle_games_are_abandoned_and_kept(backend: Backend) {
         .unwrap()
         .into_inner()
         .games;
-    assert_eq!(listed.len(), 1);
-    assert_eq!(listed[0].game_id, id);
+    // (The busy game went idle too in the 2 minutes the clocked one waited.)
+    let mut abandoned: Vec<&str> = listed.iter().map(|g| g.game_id.as_str()).collect();
+    abandoned.sort_unstable();
+    let mut expected = [id.as_str(), busy.as_str()];
+    expected.sort_unstable();
+    assert_eq!(abandoned, expected);
     server.stop().await;
 }

@@ -78,8 +78,9 @@ pub struct CreateArgs {
     /// Which game.
     #[arg(long, value_parser = game_kind())]
     pub game: druids_contract::Kind,
-    /// Players per game (2 to 4).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=4))]
+    /// Players per game (2 or more; the server holds each game to its own
+    /// bounds, as `GET /api/v1/games` lists them).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..))]
     pub players: u32,
     /// An entrant's bot id (repeatable; at least --players of them unless
     /// entry is open).
