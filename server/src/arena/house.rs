@@ -18,6 +18,7 @@
 use druids_arena::pairing::BotId;
 use druids_arena::pairing::pool::{Match, Seek};
 use druids_arena::pairing::waiting::WaitReason;
+use druids_arena::ratings::LiveRating;
 use druids_bots::Strategy;
 use druids_contract::Kind;
 use tokio::sync::mpsc;
@@ -215,15 +216,24 @@ impl Arena {
         let mut called = Vec::new();
         for seek in lonely {
             // Idle house bots (not playing as many matches as they may, not
-            // called for this round yet), as many as its largest game lacks.
+            // called for this round yet), as many as its largest game lacks:
+            // those rated nearest the seeker in its pool first (then the
+            // least known), so that a seeker meets the house bots of its
+            // strength and every level gets to play, not the first levels
+            // of `--house-bots` always. Each joins at the seeker's rating,
+            // so that the pool forms the game it was called for.
             let wanted = usize::from(*seek.players.end()).saturating_sub(1);
-            let idle: Vec<BotNo> = bots
+            let key = (seek.kind, u32::from(*seek.players.end()));
+            let idle = bots
                 .iter()
                 .copied()
                 .filter(|b| {
                     st.playing.get(b).copied().unwrap_or(0) < self.settings.bot_max_games
                         && !called.iter().any(|(_, c)| c == b)
                 })
+                .map(|b| (b, st.ratings.live(key, b)));
+            let idle: Vec<BotNo> = nearest_first(seek.rating, idle)
+                .into_iter()
                 .take(wanted)
                 .collect();
             for bot in idle {
@@ -271,9 +281,51 @@ impl Arena {
     }
 }
 
+/// `bots` with their live ratings, those rated nearest `rating` (the display
+/// scale) first, then the least known (largest σ), then by number.
+fn nearest_first(rating: f64, bots: impl Iterator<Item = (BotNo, LiveRating)>) -> Vec<BotNo> {
+    let mut bots: Vec<(f64, f64, BotNo)> = bots
+        .map(|(b, live)| ((super::pool_rating(live.mu) - rating).abs(), live.sigma, b))
+        .collect();
+    bots.sort_by(|x, y| {
+        x.0.total_cmp(&y.0)
+            .then(y.1.total_cmp(&x.1))
+            .then(x.2.cmp(&y.2))
+    });
+    bots.into_iter().map(|(_, _, b)| b).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn house_bots_rated_nearest_the_seeker_come_first() {
+        let live = |mu: f64, sigma: f64| LiveRating {
+            mu,
+            sigma,
+            games: 0,
+        };
+        // Levels as `--house-bots random,greedy,mcts-100` would number them.
+        let (random, greedy, mcts) = (1, 2, 3);
+        let bots = || {
+            [
+                (random, live(20.0, 2.0)),
+                (greedy, live(25.0, 2.0)),
+                (mcts, live(31.0, 2.0)),
+            ]
+            .into_iter()
+        };
+        let at = |mu| super::super::pool_rating(mu);
+        assert_eq!(nearest_first(at(30.0), bots()), vec![mcts, greedy, random]);
+        assert_eq!(nearest_first(at(19.0), bots()), vec![random, greedy, mcts]);
+        // Equally near: the least known first.
+        let tied = [(random, live(25.0, 3.0)), (greedy, live(25.0, 5.0))];
+        assert_eq!(
+            nearest_first(at(25.0), tied.into_iter()),
+            vec![greedy, random]
+        );
+    }
 
     #[test]
     fn levels_read_and_name_themselves() {
