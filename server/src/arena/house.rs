@@ -20,7 +20,7 @@ use druids_arena::pairing::pool::{Match, Seek};
 use druids_arena::pairing::waiting::WaitReason;
 use druids_arena::ratings::LiveRating;
 use druids_bots::Strategy;
-use druids_contract::Kind;
+use druids_contract::{Kind, pb};
 use tokio::sync::mpsc;
 
 use super::bots::{BotNo, HOUSE_CONTACT, new_key, public_id};
@@ -131,9 +131,12 @@ impl Arena {
             };
             ready.push(HouseBot { no, level, key });
         }
-        let mut house = self.house.lock().unwrap_or_else(|p| p.into_inner());
-        house.bots = ready.iter().map(|b| b.no).collect();
-        house.seeks = Some(seeks);
+        {
+            let mut house = self.house.lock().unwrap_or_else(|p| p.into_inner());
+            house.bots = ready.iter().map(|b| b.no).collect();
+            house.seeks = Some(seeks.clone());
+        }
+        self.play_resumed_house_seats(&seeks);
         tracing::info!(
             // Names and ids: what a challenge names.
             bots = %ready
@@ -144,6 +147,46 @@ impl Arena {
             "house bots ready"
         );
         Ok(ready)
+    }
+
+    /// Hands the house bots' player the seats of house bots in matches a
+    /// restart put back into play ([`super::resume`]): those have no Seek
+    /// streams, and their bots (real ones) come back through their event
+    /// logs, which house bots do not read. Each such seat gets a stream now,
+    /// told the starts of the match's games still running, so that the
+    /// house bot plays them instead of leaving them to the turn clock's
+    /// autopilot.
+    fn play_resumed_house_seats(&self, seeks: &mpsc::UnboundedSender<HouseSeek>) {
+        let mut st = self.state();
+        for run in st.matches.values_mut() {
+            run.streams.resize(run.bots.len(), None);
+            for i in 0..run.bots.len() {
+                let bot = run.bots[i];
+                if run.streams[i].is_some() || !self.is_house(bot) {
+                    continue;
+                }
+                let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+                for (index, game_id) in run.game_ids.iter().enumerate() {
+                    let over = run.outcomes.get(index).is_some_and(Option::is_some);
+                    let seat = run.seating(index).iter().position(|&s| s == bot);
+                    if let (false, Some(seat)) = (over, seat) {
+                        let game = super::matches::match_game(run, index, game_id, seat);
+                        let started = pb::seek_event::Event::GameStarted(game);
+                        let _ = tx.try_send(Ok(pb::SeekEvent {
+                            event: Some(started),
+                        }));
+                    }
+                }
+                let seek = HouseSeek {
+                    bot,
+                    kind: run.record.kind,
+                    events: rx,
+                };
+                if seeks.send(seek).is_ok() {
+                    run.streams[i] = Some(tx);
+                }
+            }
+        }
     }
 
     /// The public ids of this server's house bots, once registered (what

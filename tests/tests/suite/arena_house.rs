@@ -3,14 +3,19 @@
 //! server, and the match ends with a result, through the contract only.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use druids_contract::pb;
+use druids_contract::pb::druids_service_client::DruidsServiceClient;
 use druids_server::MemoryStore;
 use druids_tests::{TestServer, authed};
 
 use tonic::Code;
 
-use crate::arena::{OPERATOR, arena, bot_events, follow_events, house_bots, limits, register};
+use crate::arena::{
+    OPERATOR, arena, bot_events, follow_events, house_bots, limits, register, submit_pick,
+};
+use crate::stores::{Backend, TestDb};
 use crate::trust::refused;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -107,4 +112,109 @@ async fn a_house_bot_cannot_be_revoked_or_rekeyed() {
         .into_inner();
     assert!(!bot.revoked, "{bot:?}");
     server.stop().await;
+}
+
+/// A restart puts a house bot's match back into play, and the house bot
+/// plays its seat on at once. Real bots come back through their event logs;
+/// house bots read none, and their seats used to wait for the turn clock
+/// and then play on autopilot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_house_bot_plays_on_after_a_restart() {
+    let db = TestDb::new(Backend::Sqlite, "house_restart");
+    let mut l = limits();
+    l.arena.house_bots = "greedy".parse().expect("a level");
+    let server = TestServer::with(db.open(), l.clone()).await;
+    let house_bot = house_bots(&server).await.pop().expect("a house bot");
+    let mut a = arena(&server).await;
+    let (_, key) = register(&mut a, "patient").await;
+    // Die Dolmengötter (no dice gate), 10 minutes a decision: within the
+    // test nothing but the house bot moves its seat.
+    a.challenge(authed(
+        &key,
+        pb::ChallengeRequest {
+            kind: pb::GameKind::Dolmen as i32,
+            opponents: vec![house_bot],
+            rated: false,
+            expires_in_secs: 60,
+            time_control: Some(pb::TimeControl {
+                decision_ms: 600_000,
+                time_bank_ms: 0,
+            }),
+        },
+    ))
+    .await
+    .expect("challenge");
+    let game_started = |e: &pb::BotEvent| match &e.event {
+        Some(pb::bot_event::Event::GameStarted(g)) => Some(g.clone()),
+        _ => None,
+    };
+    let events = bot_events(&mut a, &key, 1, |es| {
+        es.iter().any(|e| game_started(e).is_some())
+    })
+    .await;
+    let game = events.iter().find_map(game_started).expect("a game");
+    // Whoever began, the house bot answers until it is this seat's turn.
+    let mut client = server.client().await;
+    seat_decides(&mut client, &game.game_id, game.seat, 0).await;
+    server.stop().await;
+
+    let server = TestServer::with(db.open(), l).await;
+    house_bots(&server).await;
+    let mut client = server.client().await;
+    let legal = client
+        .get_legal_actions(authed(
+            &key,
+            pb::GetLegalActionsRequest {
+                game_id: game.game_id.clone(),
+                ..Default::default()
+            },
+        ))
+        .await
+        .expect("the seat's actions")
+        .into_inner();
+    submit_pick(&mut client, &key, &game.game_id, 0, legal.version)
+        .await
+        .expect("the seat's move");
+    // The house bot moves at once: this seat decides again.
+    seat_decides(&mut client, &game.game_id, game.seat, legal.version + 1).await;
+    server.stop().await;
+}
+
+/// Waits on game `id`'s stream until `seat` must decide at version `from`
+/// or later (bounded: the turn clock's 10 minutes would be a failure).
+async fn seat_decides(
+    client: &mut DruidsServiceClient<tonic::transport::Channel>,
+    id: &str,
+    seat: u32,
+    from: u64,
+) {
+    let mut events = client
+        .stream_events(pb::StreamEventsRequest {
+            game_id: id.to_owned(),
+            from_seq: 0,
+        })
+        .await
+        .expect("the game's stream")
+        .into_inner();
+    let decided = async {
+        loop {
+            let e = druids_tests::heartbeats::next_event(&mut events)
+                .await
+                .expect("an event")
+                .expect("the game goes on");
+            let decides = match &e.body {
+                Some(pb::game_event::Body::Snapshot(s)) => {
+                    s.state.as_ref().and_then(|s| s.to_act) == Some(seat)
+                }
+                Some(pb::game_event::Body::DecisionNeeded(d)) => d.seat == seat,
+                _ => false,
+            };
+            if decides && e.version >= from {
+                return;
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(120), decided)
+        .await
+        .unwrap_or_else(|_| panic!("seat {seat} was never asked from version {from} on"));
 }
