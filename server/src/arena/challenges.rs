@@ -124,6 +124,18 @@ impl Arena {
                 return Err(ServiceError::NotEstablished(known.reference(b).name));
             }
         }
+        // A pair past its rated matches of the day plays unrated: say so
+        // now (the match plays as announced).
+        let rated = req.rated
+            && st
+                .ratings
+                .pair_over(
+                    (kind, bots.len() as u32),
+                    &bots,
+                    self.settings.pair_matches_per_day,
+                    now,
+                )
+                .is_none();
         let info = {
             let known = self.bots();
             pb::ChallengeInfo {
@@ -131,7 +143,7 @@ impl Arena {
                 from: Some(known.reference(from)),
                 opponents: bots[1..].iter().map(|&b| known.reference(b)).collect(),
                 kind: kind.number(),
-                rated: req.rated,
+                rated,
                 expires_unix_ms: now + secs * 1000,
                 time_control: Some(clock),
             }

@@ -7,7 +7,10 @@ use druids_contract::pb;
 use druids_tests::{TestServer, authed};
 use tonic::Code;
 
-use super::{arena, bot_events, bot_events_until, follow_events, limits, register};
+use super::{
+    arena, bot_events, bot_events_until, challenge, follow_events, limits, meduris_challenge,
+    register,
+};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn challenges_start_matches_or_end_declined_or_expired() {
@@ -114,4 +117,39 @@ async fn challenges_start_matches_or_end_declined_or_expired() {
     for p in players {
         p.abort();
     }
+}
+
+/// A rated challenge of a pair that started its rated matches of the day
+/// together already says, when sent, that it will be played unrated
+/// (`ChallengeInfo.rated`), as its match then is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_challenge_the_pair_rule_makes_unrated_says_so_when_sent() {
+    let mut l = limits();
+    l.arena.pair_matches_per_day = 1;
+    let server = TestServer::with(Arc::new(druids_server::MemoryStore::default()), l).await;
+    let mut a = arena(&server).await;
+    let (_, challenger) = register(&mut a, "challenger").await;
+    let (opponent, opponent_key) = register(&mut a, "opponent").await;
+    let rated = pb::ChallengeRequest {
+        rated: true,
+        ..meduris_challenge(vec![opponent])
+    };
+    let first = challenge(&mut a, &challenger, rated.clone()).await;
+    assert!(first.rated, "{first:?}");
+    a.answer_challenge(authed(
+        &opponent_key,
+        pb::AnswerChallengeRequest {
+            challenge_id: first.challenge_id,
+            accept: true,
+            reason: String::new(),
+        },
+    ))
+    .await
+    .expect("accept");
+    let second = challenge(&mut a, &challenger, rated).await;
+    assert!(
+        !second.rated,
+        "the pair's second rated match today: {second:?}"
+    );
+    server.stop().await;
 }
