@@ -65,6 +65,18 @@ fn stale_fit_text(e: &pb::LeaderboardEntry) -> String {
     }
 }
 
+/// A leaderboard entry's bot as the table shows it: its name, marked
+/// `(house)` and `(provisional)` where it is.
+fn label(e: &pb::LeaderboardEntry) -> String {
+    let bot = e.bot.clone().unwrap_or_default();
+    format!(
+        "{}{}{}",
+        bot.name,
+        if bot.house { " (house)" } else { "" },
+        if e.provisional { " (provisional)" } else { "" }
+    )
+}
+
 /// `druids leaderboard`: a table (or JSON lines) of a pool's rated bots.
 pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(), CliError> {
     let mut client = arena(server).await?;
@@ -82,6 +94,14 @@ pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(
             .await
             .map_err(|s| arena_error(server, s))?
             .into_inner();
+        // Wide enough for the page's longest name with its marks.
+        let width = page
+            .entries
+            .iter()
+            .map(|e| label(e).chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(24);
         if first && !args.json {
             let fitted = match (page.fitted_unix_ms, page.results_since_fit) {
                 (0, 0) => "no fit yet".to_owned(),
@@ -101,7 +121,7 @@ pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(
                 pool.min_players
             )?;
             outln!(
-                "{:>4}  {:<24}  {:<25}  {:<19}  {:>7}  bot id",
+                "{:>4}  {:<width$}  {:<25}  {:<19}  {:>7}  bot id",
                 "rank",
                 "bot",
                 "rating (mu ± sigma)",
@@ -117,14 +137,9 @@ pub async fn leaderboard(server: &ServerAddr, args: LeaderboardArgs) -> Result<(
             }
             let bot = e.bot.clone().unwrap_or_default();
             outln!(
-                "{:>4}  {:<24}  {:<25}  {:<19}  {:>7}  {}",
+                "{:>4}  {:<width$}  {:<25}  {:<19}  {:>7}  {}",
                 e.rank,
-                format!(
-                    "{}{}{}",
-                    bot.name,
-                    if bot.house { " (house)" } else { "" },
-                    if e.provisional { " (provisional)" } else { "" }
-                ),
+                label(e),
                 rating_text(e.rating.as_ref()),
                 stale_fit_text(e),
                 e.matches,
@@ -217,6 +232,20 @@ pub(crate) fn match_text(m: &pb::MatchFinished, me: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bot_is_shown_with_its_marks() {
+        let entry = pb::LeaderboardEntry {
+            bot: Some(pb::BotRef {
+                name: "house-mcts-400".into(),
+                house: true,
+                ..Default::default()
+            }),
+            provisional: true,
+            ..Default::default()
+        };
+        assert_eq!(label(&entry), "house-mcts-400 (house) (provisional)");
+    }
 
     #[test]
     fn a_leaderboard_is_of_one_player_count() {

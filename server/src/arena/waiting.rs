@@ -156,8 +156,9 @@ fn words(
             };
             format!(
                 "enough bots seek {rated} {kind} games of {players}, but none near enough \
-                 in rating yet: the window is ±{window:.0} points of the pool's scale \
-                 (±{:.0} mu) and widens while the seek waits{opens}",
+                 in rating yet: the window is ±{:.1} in mu (the live rating's skill, as \
+                 GetLeaderboard and `druids leaderboard` show it) and widens while the seek \
+                 waits{opens}",
                 window / POINTS_PER_MU
             )
         }
