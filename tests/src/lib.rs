@@ -202,6 +202,26 @@ pub async fn create_waiting(client: &mut DruidsServiceClient<Channel>) -> pb::Cr
         .into_inner()
 }
 
+/// Reads `events`, a game's stream, until `seat` is asked to decide at
+/// version `from` or later (a snapshot naming it, or its DecisionNeeded).
+/// Panics if the stream fails or ends first; bound it with a timeout.
+pub async fn seat_asked(events: &mut tonic::Streaming<pb::GameEvent>, seat: u32, from: u64) {
+    loop {
+        let e = heartbeats::next_event(events)
+            .await
+            .expect("an event")
+            .expect("the stream ended before the seat was asked");
+        let to_act = match &e.body {
+            Some(pb::game_event::Body::Snapshot(s)) => s.state.as_ref().and_then(|s| s.to_act),
+            Some(pb::game_event::Body::DecisionNeeded(d)) => Some(d.seat),
+            _ => None,
+        };
+        if to_act == Some(seat) && e.version >= from {
+            return;
+        }
+    }
+}
+
 /// The state as the holder of `token` sees it (`None`: spectator).
 pub async fn state(
     client: &mut DruidsServiceClient<Channel>,

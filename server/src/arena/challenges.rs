@@ -126,16 +126,7 @@ impl Arena {
         }
         // A pair past its rated matches of the day plays unrated: say so
         // now (the match plays as announced).
-        let rated = req.rated
-            && st
-                .ratings
-                .pair_over(
-                    (kind, bots.len() as u32),
-                    &bots,
-                    self.settings.pair_matches_per_day,
-                    now,
-                )
-                .is_none();
+        let rated = req.rated && self.challenge_may_be_rated(&mut st, kind, &bots, now);
         let info = {
             let known = self.bots();
             pb::ChallengeInfo {

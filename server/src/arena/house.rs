@@ -134,9 +134,9 @@ impl Arena {
         {
             let mut house = self.house.lock().unwrap_or_else(|p| p.into_inner());
             house.bots = ready.iter().map(|b| b.no).collect();
-            house.seeks = Some(seeks.clone());
+            house.seeks = Some(seeks);
         }
-        self.play_resumed_house_seats(&seeks);
+        self.play_resumed_house_seats();
         tracing::info!(
             // Names and ids: what a challenge names.
             bots = %ready
@@ -156,34 +156,26 @@ impl Arena {
     /// told the starts of the match's games still running, so that the
     /// house bot plays them instead of leaving them to the turn clock's
     /// autopilot.
-    fn play_resumed_house_seats(&self, seeks: &mpsc::UnboundedSender<HouseSeek>) {
+    fn play_resumed_house_seats(&self) {
         let mut st = self.state();
         for run in st.matches.values_mut() {
-            run.streams.resize(run.bots.len(), None);
-            for i in 0..run.bots.len() {
-                let bot = run.bots[i];
-                if run.streams[i].is_some() || !self.is_house(bot) {
+            // A match in play since this start has the streams it needs.
+            if run.streams.iter().any(Option::is_some) {
+                continue;
+            }
+            run.streams = self.house_streams(run.record.kind, &run.bots);
+            for (index, game_id) in run.game_ids.iter().enumerate() {
+                if run.outcomes.get(index).is_some_and(Option::is_some) {
                     continue;
                 }
-                let (tx, rx) = mpsc::channel(STREAM_BUFFER);
-                for (index, game_id) in run.game_ids.iter().enumerate() {
-                    let over = run.outcomes.get(index).is_some_and(Option::is_some);
-                    let seat = run.seating(index).iter().position(|&s| s == bot);
-                    if let (false, Some(seat)) = (over, seat) {
+                for (seat, bot) in run.seating(index).into_iter().enumerate() {
+                    let i = run.bots.iter().position(|&b| b == bot);
+                    if let Some(Some(tx)) = i.and_then(|i| run.streams.get(i)) {
                         let game = super::matches::match_game(run, index, game_id, seat);
-                        let started = pb::seek_event::Event::GameStarted(game);
                         let _ = tx.try_send(Ok(pb::SeekEvent {
-                            event: Some(started),
+                            event: Some(pb::seek_event::Event::GameStarted(game)),
                         }));
                     }
-                }
-                let seek = HouseSeek {
-                    bot,
-                    kind: run.record.kind,
-                    events: rx,
-                };
-                if seeks.send(seek).is_ok() {
-                    run.streams[i] = Some(tx);
                 }
             }
         }

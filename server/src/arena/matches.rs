@@ -81,18 +81,8 @@ impl Arena {
         // the day together already is played unrated (docs/ratings.md,
         // "Cheap identities"); matchmaking and the operator's tournaments
         // choose pairings themselves.
-        let key = (kind, bots.len() as u32);
-        let per_day = self.settings.pair_matches_per_day;
         let chosen_by_bots = id.is_some();
-        let rated = rated
-            && (!chosen_by_bots
-                || {
-                    let over = st.ratings.pair_over(key, &bots, per_day, now);
-                    if let Some((a, b)) = over {
-                        tracing::info!(a = %public_id(a), b = %public_id(b), "a challenge of a pair past its rated matches of the day is played unrated");
-                    }
-                    over.is_none()
-                });
+        let rated = rated && (!chosen_by_bots || self.challenge_may_be_rated(st, kind, &bots, now));
         let games = match_games(kind, bots.len() as u32, rated || tournament.is_some());
         let mut options = self.options(&clock);
         // A duplicate match's games share their dice through the gate.
@@ -312,6 +302,27 @@ impl Arena {
         {
             let _ = tx.try_send(Ok(pb::SeekEvent { event: Some(seek) }));
         }
+    }
+}
+
+impl Arena {
+    /// Whether a challenge of `bots` may be rated: not when a pair of them
+    /// started its rated matches of the day together already
+    /// (`--arena-pair-matches-per-day`; docs/ratings.md, "Cheap identities").
+    pub(super) fn challenge_may_be_rated(
+        &self,
+        st: &mut State,
+        kind: Kind,
+        bots: &[BotNo],
+        now: u64,
+    ) -> bool {
+        let key = (kind, bots.len() as u32);
+        let per_day = self.settings.pair_matches_per_day;
+        let over = st.ratings.pair_over(key, bots, per_day, now);
+        if let Some((a, b)) = over {
+            tracing::info!(a = %public_id(a), b = %public_id(b), "a challenge of a pair past its rated matches of the day is played unrated");
+        }
+        over.is_none()
     }
 }
 

@@ -108,14 +108,13 @@ impl Room {
         // the match's other games, on their clocks, reach the draw: neither
         // is idle, and abandoning one would void a rated match for the
         // seat that stalls.
-        let moved_by_clocks = state.deadline_ms().is_some()
-            || matches!(state.game.gate(), Some(GatePosition::Waiting { .. }));
         if idle_ms == 0
             || state.appending
             || state.abandoned.is_some()
             || state.game.is_over()
-            || moved_by_clocks
             || now_ms.saturating_sub(state.last_activity_ms) < idle_ms
+            || state.deadline_ms().is_some()
+            || matches!(state.game.gate(), Some(GatePosition::Waiting { .. }))
         {
             return Ok(false);
         }

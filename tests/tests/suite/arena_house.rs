@@ -196,25 +196,10 @@ async fn seat_decides(
         .await
         .expect("the game's stream")
         .into_inner();
-    let decided = async {
-        loop {
-            let e = druids_tests::heartbeats::next_event(&mut events)
-                .await
-                .expect("an event")
-                .expect("the game goes on");
-            let decides = match &e.body {
-                Some(pb::game_event::Body::Snapshot(s)) => {
-                    s.state.as_ref().and_then(|s| s.to_act) == Some(seat)
-                }
-                Some(pb::game_event::Body::DecisionNeeded(d)) => d.seat == seat,
-                _ => false,
-            };
-            if decides && e.version >= from {
-                return;
-            }
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(120), decided)
-        .await
-        .unwrap_or_else(|_| panic!("seat {seat} was never asked from version {from} on"));
+    tokio::time::timeout(
+        Duration::from_secs(120),
+        druids_tests::seat_asked(&mut events, seat, from),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("seat {seat} was never asked from version {from} on"));
 }

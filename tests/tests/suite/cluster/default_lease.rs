@@ -44,20 +44,7 @@ async fn a_bot_rides_out_a_takeover_at_the_default_lease() {
         .await
         .expect("the game's events, through node 1")
         .into_inner();
-    let waits_for_seat_1 = async {
-        while let Some(event) = events.message().await.expect("an event") {
-            let to_act = match event.body {
-                Some(pb::game_event::Body::Snapshot(s)) => s.state.and_then(|s| s.to_act),
-                Some(pb::game_event::Body::DecisionNeeded(d)) => Some(d.seat),
-                _ => None,
-            };
-            if to_act == Some(1) {
-                return;
-            }
-        }
-        panic!("the stream ended before seat 1 was asked");
-    };
-    tokio::time::timeout(HANG, waits_for_seat_1)
+    tokio::time::timeout(HANG, druids_tests::seat_asked(&mut events, 1, 0))
         .await
         .expect("seat 0's bot gets to wait for seat 1");
     drop(events);
