@@ -172,6 +172,10 @@ pub enum ServiceError {
         "registration is closed on this server: RegisterBot needs the operator key as its bearer token"
     )]
     RegistrationClosed,
+    /// RegisterBot with a bearer that is not the operator key (`why`: what
+    /// to do instead).
+    #[error("the bearer token sent with RegisterBot is not the operator key; {0}")]
+    NotOperatorKey(&'static str),
     /// RegisterBot with a name in use (already clipped).
     #[error("a bot named {0} exists already")]
     BotNameTaken(String),
@@ -296,7 +300,9 @@ impl ServiceError {
             | ServiceError::ArenaMoved => Code::Unavailable,
             ServiceError::RegistrationClosed => Code::PermissionDenied,
             ServiceError::BotNameTaken(_) => Code::AlreadyExists,
-            ServiceError::BotKeyUnknown(_) => Code::Unauthenticated,
+            ServiceError::BotKeyUnknown(_) | ServiceError::NotOperatorKey(_) => {
+                Code::Unauthenticated
+            }
             ServiceError::BotNotFound(_)
             | ServiceError::ChallengeNotFound(_)
             | ServiceError::TournamentNotFound(_) => Code::NotFound,
@@ -355,6 +361,7 @@ impl ServiceError {
             ServiceError::RegistrationClosed => ErrorReason::RegistrationClosed,
             ServiceError::BotNameTaken(_) => ErrorReason::BotNameTaken,
             ServiceError::BotKeyUnknown(_) => ErrorReason::BotKeyUnknown,
+            ServiceError::NotOperatorKey(_) => ErrorReason::NotOperatorKey,
             ServiceError::BotNotFound(_) => ErrorReason::BotNotFound,
             ServiceError::ChallengeNotFound(_) => ErrorReason::ChallengeNotFound,
             ServiceError::TournamentNotFound(_) => ErrorReason::TournamentNotFound,

@@ -29,6 +29,19 @@ impl Arena {
         token: Option<&TokenHash>,
     ) -> Result<pb::RegisterBotResponse, ServiceError> {
         let operator = self.is_operator(token);
+        // A bearer is sent only to register as the operator: on an open
+        // server a wrong one is a mistake to be told of, not an anonymous
+        // registration (a closed server refuses it as REGISTRATION_CLOSED).
+        if token.is_some() && !operator && self.settings.registration == Registration::Open {
+            return Err(ServiceError::NotOperatorKey(
+                match self.settings.operator_key {
+                    None => {
+                        "this server was started without --operator-key; send no bearer to register"
+                    }
+                    Some(_) => "registration is open: send no bearer to register without it",
+                },
+            ));
+        }
         if self.settings.registration == Registration::Closed && !operator {
             return Err(ServiceError::RegistrationClosed);
         }

@@ -221,6 +221,48 @@ async fn a_closed_registration_takes_only_the_operator_key() {
     server.stop().await;
 }
 
+/// With open registration, a bearer is read as the operator key or refused:
+/// a bot's key or a mistyped operator key is `UNAUTHENTICATED`
+/// `NOT_OPERATOR_KEY`, registers nothing and spends none of the address's
+/// quota; no bearer registers as anyone.
+#[tokio::test]
+async fn an_open_registration_refuses_a_bearer_that_is_not_the_operator_key() {
+    let mut limits = Limits::unthrottled();
+    limits.arena.registrations_per_hour = 2;
+    limits.arena.operator_key = Some("the-operator-key".into());
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
+    let mut a = arena(&server).await;
+    let request = |name: &str| pb::RegisterBotRequest {
+        name: name.to_owned(),
+        ..Default::default()
+    };
+    let (_, bot_key) = register(&mut a, "first").await;
+    for bearer in [bot_key.as_str(), "the-operator-kee"] {
+        let status = refused(
+            a.register_bot(authed(bearer, request("second"))).await,
+            Code::Unauthenticated,
+            "NOT_OPERATOR_KEY",
+        );
+        assert!(
+            status.message().contains("send no bearer"),
+            "says what to do: {status:?}"
+        );
+    }
+    // Nothing was registered and no quota spent: the name is free, and the
+    // address's second registration of the hour is still open.
+    a.register_bot(request("second"))
+        .await
+        .expect("the name is free and the quota unspent");
+    over_quota(
+        a.register_bot(request("third")).await,
+        "a third registration",
+    );
+    a.register_bot(authed("the-operator-key", request("by-the-operator")))
+        .await
+        .expect("the operator key registers past the quota");
+    server.stop().await;
+}
+
 /// A challenge's bounds (arena.proto): 1 to 3 opponents for Meduris, 1 to 4
 /// for Die Dolmengötter; an answer within 600 s; a decision clock of 100 ms
 /// to 600 s and a bank of at most an hour. Just inside each bound is taken,
