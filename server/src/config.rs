@@ -16,6 +16,12 @@ pub struct Limits {
     /// RESOURCE_EXHAUSTED.
     #[arg(long, env = "DRUIDS_MAX_GAMES", default_value_t = 100_000)]
     pub max_games: usize,
+    /// Most games in play that one client address has made (CreateGame,
+    /// CreateTestGame, practice games; an IPv6 address counts by its /64);
+    /// 0: no limit.
+    /// Beyond it, CreateGame fails with RESOURCE_EXHAUSTED until some end.
+    #[arg(long, env = "DRUIDS_MAX_GAMES_PER_ADDRESS", default_value_t = 1_000)]
+    pub max_games_per_address: usize,
     /// Most spectator (no token) StreamEvents open on one game at once. Seats'
     /// own streams never count against it.
     #[arg(
@@ -64,6 +70,15 @@ pub struct Limits {
     /// Most client connections open at once; more are closed at once.
     #[arg(long, env = "DRUIDS_MAX_CONNECTIONS", default_value_t = 10_000)]
     pub max_connections: usize,
+    /// Most connections open at once from one client address (an IPv6
+    /// address counts by its /64), on each listener; more are closed at
+    /// once. 0: no limit.
+    #[arg(
+        long,
+        env = "DRUIDS_MAX_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 500
+    )]
+    pub max_connections_per_address: usize,
     /// A new connection that sends nothing for this many seconds is closed.
     #[arg(long, env = "DRUIDS_HANDSHAKE_TIMEOUT_SECS", default_value_t = 10)]
     pub handshake_timeout_secs: u64,
@@ -269,6 +284,8 @@ impl Limits {
             max_setups_per_second: 0,
             max_reads_per_second: 0,
             max_anonymous_reads_per_second: 0,
+            max_games_per_address: 0,
+            max_connections_per_address: 0,
             ..Limits::default()
         }
     }

@@ -3,14 +3,78 @@
 //! the games of everyone else. A refused call is told when to retry
 //! (`google.rpc.RetryInfo`).
 
+use std::collections::HashMap;
 use std::hash::Hash;
 use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dashmap::DashMap;
 
 use crate::auth::TokenHash;
 use crate::error::ServiceError;
+
+/// The address a client's quotas and shares are kept under: an IPv4 address
+/// as it is (also when it comes IPv4-mapped), an IPv6 address by its /64, the
+/// block one subscriber is usually given, so that moving within its own
+/// block gives a client no fresh quota.
+pub fn client_address(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6((u128::from(v6) & !u128::from(u64::MAX)).into()),
+        },
+    }
+}
+
+/// What each client address holds of something the server has a fixed
+/// amount of (connections, games in play): at most a share each, so that one
+/// client cannot take it all.
+#[derive(Debug, Default)]
+pub struct Shares(Arc<Mutex<HashMap<IpAddr, usize>>>);
+
+impl Shares {
+    /// One more for `address` (a [`client_address`]), if it holds fewer
+    /// than `max`; given back when the result is dropped.
+    pub fn take(&self, address: IpAddr, max: usize) -> Option<Share> {
+        let mut held = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let n = held.entry(address).or_insert(0);
+        if *n >= max {
+            return None;
+        }
+        *n += 1;
+        Some(Share {
+            address,
+            shares: Arc::clone(&self.0),
+        })
+    }
+
+    /// What `address` holds now.
+    pub fn held(&self, address: IpAddr) -> usize {
+        let held = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        held.get(&address).copied().unwrap_or(0)
+    }
+}
+
+/// One of an address's [`Shares`], given back when dropped.
+#[derive(Debug)]
+pub struct Share {
+    address: IpAddr,
+    shares: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        let mut held = self.shares.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = held.get_mut(&self.address) {
+            *n -= 1;
+            if *n == 0 {
+                held.remove(&self.address);
+            }
+        }
+    }
+}
 
 /// A token bucket: `rate` units per second, bursts of up to `rate`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -216,5 +280,14 @@ mod tests {
         for _ in 0..100 {
             q.setup(Some(a), 1).unwrap();
         }
+    }
+
+    #[test]
+    fn an_ipv6_client_counts_by_its_64_block() {
+        let key = |s: &str| client_address(s.parse().unwrap());
+        assert_eq!(key("2001:db8:1:2::1"), key("2001:db8:1:2:ffff::9"));
+        assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
+        assert_eq!(key("::ffff:192.0.2.7"), key("192.0.2.7"));
+        assert_ne!(key("192.0.2.7"), key("192.0.2.8"));
     }
 }

@@ -9,6 +9,7 @@
 //! of recently read games (`--recent-games`), with the same answers as before.
 //! A game holds a [`PlaySlot`] while it is in play (see [`crate::play_slots`]).
 
+use std::net::IpAddr;
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
 
@@ -18,7 +19,7 @@ use lru::LruCache;
 
 use crate::auth::TokenHash;
 use crate::error::{ServiceError, clip};
-use crate::play_slots::{PlaySlot, PlaySlots};
+use crate::play_slots::{Full, PlaySlot, PlaySlots};
 use crate::recover::{Rebuild, recover};
 use crate::room::Room;
 use crate::store::{self, StoreError};
@@ -28,6 +29,9 @@ use crate::store::{self, StoreError};
 pub struct Lifecycle {
     /// Games in play at most (`--max-games`).
     pub max_in_play: usize,
+    /// Games in play one client address may have made (0: no limit;
+    /// `--max-games-per-address`).
+    pub max_in_play_per_address: usize,
     /// Whether every live game is watched by the referee (idle games expire),
     /// not only those with a clock.
     pub watch_all_live: bool,
@@ -93,14 +97,27 @@ impl Rooms {
         }
     }
 
-    /// A place for a new game in play, if the limit allows one.
-    pub fn reserve(&self) -> Result<PlaySlot, ServiceError> {
+    /// A place for a new game in play made by `address` (none: by the
+    /// server itself), if the limits allow one.
+    pub fn reserve(&self, address: Option<IpAddr>) -> Result<PlaySlot, ServiceError> {
         let max = self.lifecycle.max_in_play;
-        self.in_play.reserve(max).ok_or_else(|| {
+        let server_full = || {
             ServiceError::Limit(format!(
                 "this server holds at most {max} games in play (waiting or running)"
             ))
-        })
+        };
+        let Some(address) = address else {
+            return self.in_play.reserve(max).ok_or_else(server_full);
+        };
+        let per_address = self.lifecycle.max_in_play_per_address;
+        self.in_play
+            .reserve_for(max, address, per_address)
+            .map_err(|full| match full {
+                Full::Server => server_full(),
+                Full::Address => ServiceError::Limit(format!(
+                    "one client address may have at most {per_address} games in play (waiting or running) on this server; finish or resign some first"
+                )),
+            })
     }
 
     /// A place for a recovered game in play: granted whatever the limit, since
@@ -295,6 +312,7 @@ mod tests {
             Arc::new(crate::MemoryStore::default()),
             Lifecycle {
                 max_in_play: max,
+                max_in_play_per_address: 0,
                 watch_all_live: false,
                 evict_after_ms: 1000,
                 recent_games: 4,
@@ -306,11 +324,11 @@ mod tests {
     #[test]
     fn slots_are_bounded_and_given_back() {
         let rooms = rooms(2);
-        let a = rooms.reserve().unwrap();
-        let _b = rooms.reserve().unwrap();
-        assert!(rooms.reserve().is_err());
+        let a = rooms.reserve(None).unwrap();
+        let _b = rooms.reserve(None).unwrap();
+        assert!(rooms.reserve(None).is_err());
         drop(a);
-        let _c = rooms.reserve().unwrap();
+        let _c = rooms.reserve(None).unwrap();
         let _d = rooms.reserve_recovered();
         assert_eq!(rooms.in_play(), 3);
     }
@@ -321,7 +339,9 @@ mod tests {
         let handles: Vec<_> = (0..8)
             .map(|_| {
                 let rooms = Arc::clone(&rooms);
-                std::thread::spawn(move || (0..12).filter_map(|_| rooms.reserve().ok()).collect())
+                std::thread::spawn(move || {
+                    (0..12).filter_map(|_| rooms.reserve(None).ok()).collect()
+                })
             })
             .collect();
         let slots: Vec<Vec<PlaySlot>> = handles.into_iter().map(|h| h.join().unwrap()).collect();

@@ -123,6 +123,7 @@ impl Service {
             Arc::clone(&store) as _,
             Lifecycle {
                 max_in_play: limits.max_games,
+                max_in_play_per_address: limits.max_games_per_address,
                 watch_all_live: limits.idle_game_secs > 0,
                 evict_after_ms: limits.evict_after_secs.saturating_mul(1000),
                 recent_games: limits.recent_games,
@@ -261,7 +262,8 @@ impl Service {
             peer: match forwarded_for {
                 Some(client) => client,
                 None => req.remote_addr().map(|a| a.ip()),
-            },
+            }
+            .map(crate::quota::client_address),
             token: bearer(req.metadata())?,
             forwarded: forwarded_for.is_some(),
         })

@@ -4,8 +4,11 @@
 //! out of file descriptors, and the status codes of gRPC requests refused
 //! before a handler runs.
 //!
-//! * Each listener takes at most `--max-connections` connections; one beyond
-//!   is closed as soon as it is accepted. A connection that sends nothing
+//! * Each listener takes at most `--max-connections` connections, and at
+//!   most `--max-connections-per-address` from one client address (an IPv6
+//!   address by its /64, [`crate::quota::client_address`]), so that one
+//!   client holding connections open cannot lock everyone else out; one
+//!   beyond is closed as soon as it is accepted. A connection that sends nothing
 //!   within `--handshake-timeout-secs`, or nothing at all for
 //!   `--idle-connection-secs`, is closed (gRPC: the server pings idle
 //!   connections, so a live client always answers; HTTP: what the server
@@ -44,6 +47,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use crate::config::Limits;
+use crate::quota::{Share, Shares, client_address};
 use crate::resets::{Armed, Cued, ReadGate, Resets, WriteGate};
 
 /// Most often a listener logs the same trouble (refused connections, failed
@@ -65,6 +69,8 @@ pub enum Liveness {
 /// given back.
 struct Slot {
     _permit: OwnedSemaphorePermit,
+    /// The client address's share, if shares are limited.
+    _share: Option<Share>,
     closed: Arc<Notify>,
 }
 
@@ -290,6 +296,9 @@ fn one_connection(e: &io::Error) -> bool {
 pub struct Acceptor {
     listener: TcpListener,
     slots: Arc<Semaphore>,
+    /// Each client address's connections (when `per_address` > 0).
+    by_address: Shares,
+    per_address: usize,
     closed: Arc<Notify>,
     handshake: Duration,
     idle: Duration,
@@ -308,6 +317,8 @@ impl Acceptor {
         Acceptor {
             listener,
             slots: Arc::new(Semaphore::new(limits.max_connections)),
+            by_address: Shares::default(),
+            per_address: limits.max_connections_per_address,
             closed: Arc::new(Notify::new()),
             handshake: handshake_timeout(limits),
             idle: Duration::from_secs(limits.idle_connection_secs.max(1)),
@@ -355,6 +366,23 @@ impl Acceptor {
                     continue;
                 }
             };
+            let share = match self.per_address {
+                0 => None,
+                per_address => {
+                    let Some(share) = self.by_address.take(client_address(peer.ip()), per_address)
+                    else {
+                        self.refused.note(|unlogged| {
+                            tracing::warn!(
+                                per_address,
+                                unlogged,
+                                "connection refused: too many connections from one address"
+                            )
+                        });
+                        continue;
+                    };
+                    Some(share)
+                }
+            };
             let Ok(permit) = Arc::clone(&self.slots).try_acquire_owned() else {
                 let max = self.max;
                 self.refused.note(|unlogged| {
@@ -368,6 +396,7 @@ impl Acceptor {
                 inner: stream,
                 _slot: Slot {
                     _permit: permit,
+                    _share: share,
                     closed: Arc::clone(&self.closed),
                 },
                 deadline: Box::pin(tokio::time::sleep(self.handshake)),

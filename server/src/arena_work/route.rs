@@ -85,10 +85,12 @@ pub async fn route<T>(
     blocking: &OffTheWorkers,
     request: &Request<T>,
 ) -> Result<Routed, Status> {
-    let here = request.remote_addr().map(|a| a.ip());
+    let here = request
+        .remote_addr()
+        .map(|a| crate::quota::client_address(a.ip()));
     let (forwarded, peer) = match cluster.and_then(|c| c.peers().forwarded_for(request.metadata()))
     {
-        Some(client) => (true, client),
+        Some(client) => (true, client.map(crate::quota::client_address)),
         None => (false, here),
     };
     let work = match host {

@@ -191,7 +191,11 @@ async fn start(
     };
     // The game's place in the bots' CPU budget, within its address's quota,
     // before anything is made.
-    let lease = Arc::new(ctx.service.bot_cpu().lease(Owner::Address(peer.ip()))?);
+    let lease = Arc::new(
+        ctx.service
+            .bot_cpu()
+            .lease(Owner::Address(crate::quota::client_address(peer.ip())))?,
+    );
     // The request of the person's browser: its address counts for limits.
     let req = grpc_request(ctx.local, peer, &HeaderMap::new(), create)?;
     let created = ctx.service.create_game(req).await?.into_inner();

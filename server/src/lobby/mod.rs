@@ -12,6 +12,7 @@
 //! whose game another node owns is answered by that node ([`Created::Owner`]).
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
 use druids_contract::{Kind, pb};
@@ -68,6 +69,14 @@ pub enum Created {
         /// The game created by the first call.
         game_id: String,
     },
+}
+
+/// Who makes a game: a client (at its address, whose share of the games in
+/// play is limited), or the arena (with a secret seed, a duplicate match's).
+#[derive(Clone, Copy)]
+enum Creator {
+    Client(Option<IpAddr>),
+    Arena { seed: u64 },
 }
 
 /// Takes a `start_from` out of `req`, filling the game's set-up from its
@@ -219,20 +228,22 @@ impl Lobby {
         }
     }
 
-    /// CreateGame (or CreateTestGame's game, as `maker` says); `forwarded`
+    /// CreateGame (or CreateTestGame's game, as `maker` says) by a client at
+    /// `address` (its share of the games in play is limited); `forwarded`
     /// if a peer node sent the call (a retry whose game is elsewhere is then
     /// not sent on).
     pub fn create(
         &self,
         req: Checked<pb::CreateGameRequest>,
         maker: Maker<'_>,
+        address: Option<IpAddr>,
         forwarded: bool,
     ) -> Result<Created, ServiceError> {
         let mut req = req.into_inner();
         let request_id = std::mem::take(&mut req.request_id);
         if request_id.is_empty() {
             return self
-                .create_new(req, "", None, None)
+                .create_new(req, "", None, Creator::Client(address))
                 .map(|r| Created::Answer(Box::new(r)));
         }
         let key = auth::digest(request_id.as_bytes());
@@ -258,7 +269,12 @@ impl Lobby {
             started: false,
             at_ms: self.clock.now_ms(),
         };
-        let reply = match self.create_new(req.clone(), &request_id, Some(record.clone()), None) {
+        let reply = match self.create_new(
+            req.clone(),
+            &request_id,
+            Some(record.clone()),
+            Creator::Client(address),
+        ) {
             Ok(reply) => reply,
             // Another node may have answered the same id meanwhile (its
             // record took the key first): answer as it did.
@@ -336,7 +352,7 @@ impl Lobby {
         req: Checked<pb::CreateGameRequest>,
         seed: u64,
     ) -> Result<pb::CreateGameResponse, ServiceError> {
-        self.create_new(req.into_inner(), "", None, Some(seed))
+        self.create_new(req.into_inner(), "", None, Creator::Arena { seed })
     }
 
     /// Creates the game of `req`, which is within its bounds
@@ -346,8 +362,12 @@ impl Lobby {
         mut req: pb::CreateGameRequest,
         request_id: &str,
         request: Option<RequestRecord>,
-        secret_seed: Option<u64>,
+        creator: Creator,
     ) -> Result<pb::CreateGameResponse, ServiceError> {
+        let secret_seed = match creator {
+            Creator::Arena { seed } => Some(seed),
+            Creator::Client(_) => None,
+        };
         let prefix = start_from(&mut req)?;
         let kind = self.catalog.parse(req.kind)?;
         let players = req.players as usize;
@@ -433,7 +453,10 @@ impl Lobby {
         if !prefix.is_empty() {
             check_prefix(kind, players, seed, &options, &prefix)?;
         }
-        let play = self.rooms.reserve()?;
+        let play = self.rooms.reserve(match creator {
+            Creator::Client(address) => address,
+            Creator::Arena { .. } => None,
+        })?;
         let id = auth::new_game_id();
         let mut seats = Vec::with_capacity(players);
         let mut tokens = Vec::new();

@@ -71,13 +71,14 @@ impl Service {
         let (metadata, extensions, req) = request.into_parts();
         let lobby = Arc::clone(&self.lobby);
         let (again, forwarded, test) = (req.clone(), caller.forwarded, test_plan.is_some());
+        let address = caller.peer;
         let created = self
             .off_the_workers(move || {
                 let maker = match &test_plan {
                     None => Maker::CreateGame,
                     Some(plan) => Maker::CreateTestGame { plan },
                 };
-                lobby.create(req, maker, forwarded)
+                lobby.create(req, maker, address, forwarded)
             })
             .await?;
         match self.refused(created)? {

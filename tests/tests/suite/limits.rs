@@ -544,3 +544,69 @@ async fn the_server_wide_stream_budget_is_kept() {
     assert_eq!(server.service.open_streams(), 3 + tokens.len());
     server.stop().await;
 }
+
+/// One client address holds at most its share of the games in play
+/// (`--max-games-per-address`) and of the connections
+/// (`--max-connections-per-address`), though the server has room for more:
+/// a client that never finishes its games or holds connections open cannot
+/// lock everyone else out. A game that ends gives its place back.
+#[tokio::test]
+async fn one_address_holds_only_its_share_of_games_and_connections() {
+    let limits = Limits {
+        max_games: 100,
+        max_games_per_address: 2,
+        max_connections: 100,
+        max_connections_per_address: 2,
+        ..Limits::unthrottled()
+    };
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
+    let mut client = server.client().await;
+    let (first, tokens) = create(&mut client, MEDURIS, 2, 1).await;
+    create(&mut client, MEDURIS, 2, 2).await;
+    let third = pb::CreateGameRequest {
+        kind: MEDURIS as i32,
+        players: 2,
+        ..Default::default()
+    };
+    let status = refused(
+        client.create_game(third.clone()).await,
+        Code::ResourceExhausted,
+        "LIMIT_REACHED",
+    );
+    assert!(
+        status.message().contains("one client address may have at most 2 games"),
+        "{status:?}"
+    );
+    assert_eq!(server.service.games_in_play(), 2, "nothing was made");
+    // The first game ends: its place is the address's again.
+    client
+        .resign(authed(
+            &tokens[0],
+            pb::ResignRequest {
+                game_id: first,
+                idempotency_key: String::new(),
+            },
+        ))
+        .await
+        .expect("seat 0 resigns");
+    client
+        .create_game(third)
+        .await
+        .expect("an ended game gives its place back");
+    // Connections: `client` holds one, one more fits, the next is closed.
+    let mut second = server.client().await;
+    second
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .expect("a second connection");
+    let mut extra = DruidsServiceClient::connect(server.url()).await.unwrap();
+    let err = extra
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .expect_err("a third connection from the address is closed");
+    assert!(
+        matches!(err.code(), Code::Unavailable | Code::Cancelled),
+        "{err:?}"
+    );
+    server.stop().await;
+}
