@@ -208,7 +208,10 @@ fn states_that_are_no_position_are_refused_with_the_reason() {
 /// comes back to its end, or to the druid's field, so these must hold
 /// huts), the others contradict how the set-up and the rules leave the
 /// board (the chips' mix, chips used or forbidden under a building, the
-/// end's trigger, the safeguard).
+/// end's trigger, the safeguard), and some would panic or leave a seat to
+/// act with nothing legal: the set-up's phases after play began, play before
+/// every worker is placed, a die to supply without explicit chance, a good
+/// to give back by a seat holding none.
 #[test]
 fn unreachable_meduris_positions_are_refused() {
     use serde_json::{Value, json};
@@ -252,6 +255,25 @@ fn unreachable_meduris_positions_are_refused() {
         let r = range(&text, "chips", "plateaus");
         format!("{}{c}}}{}", &text[..r.start], &text[r.end..])
     };
+    // The set-up's worker placement, and a turn at which a seat holds no good.
+    let early = serde_json::to_string(&position::<Meduris>(2, 3, 0, false, None)).unwrap();
+    assert!(
+        read(&early, "phase", "active")
+            .get("PlaceWorkers")
+            .is_some()
+    );
+    let (poor, poor_seat) = (0..2000)
+        .find_map(|steps| {
+            let t = serde_json::to_string(&position::<Meduris>(4, 7, steps, false, None)).unwrap();
+            if read(&t, "phase", "active") != json!("Turn") {
+                return None;
+            }
+            let seats = read(&t, "seats", "runes");
+            (0..4)
+                .find(|&s| seats[s]["goods"] == json!([0, 0, 0, 0]))
+                .map(|s| (t, s))
+        })
+        .expect("a seat without goods at a turn");
     for (bad, reason) in [
         (
             set(
@@ -284,6 +306,31 @@ fn unreachable_meduris_positions_are_refused() {
         (
             set(&text, "by_safeguard", "built", &json!(true)),
             "the safeguard ended a game",
+        ),
+        (
+            set(&text, "phase", "active", &json!({"Chips": {"drawn": 0}})),
+            "a set-up after turns were played",
+        ),
+        (
+            set(&early, "phase", "active", &json!({"Chips": {"drawn": 0}})),
+            "the chips' draws after the chips or workers were placed",
+        ),
+        (
+            set(&early, "phase", "active", &json!({"TakeGood": {"seat": 0}})),
+            "turns while workers are still to be placed",
+        ),
+        (
+            set(&text, "phase", "active", &json!("Roll")),
+            "a die to supply in a game without explicit chance",
+        ),
+        (
+            set(
+                &poor,
+                "phase",
+                "active",
+                &json!({"ReturnGood": {"seat": poor_seat}}),
+            ),
+            "a good to give back by a seat that holds none",
         ),
     ] {
         let err = serde_json::from_str::<Meduris>(&bad)

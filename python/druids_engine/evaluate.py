@@ -6,7 +6,7 @@ An agent is a built-in bot by name — ``"random"``, ``"greedy"``, ``"mcts"``
 (200 iterations) or ``"mcts:N"`` (N iterations) — run in Rust, or a Python
 callable ``agent(observation, mask) -> index`` over the seat's observation
 and legal-action mask (the same policy plays on the server through
-``druids_bot.run_policy``).
+``druids_bot.policy_chooser``).
 """
 
 from __future__ import annotations

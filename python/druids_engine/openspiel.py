@@ -9,6 +9,13 @@ information-state and observation tensors (the seat's view, see
 sampler. Limits of open-spiel 2.0.2 for every game registered from Python:
 ``random_sim_test(serialize=True)`` fails for a sampled-stochastic game, and
 the C++ ``pyspiel.ISMCTSBot`` crashes; use the Python ``ISMCTSBot``.
+
+``action_to_string`` words the actions legal in the state; any other index
+reads ``action N``. An index is one of a fixed action space and may stand
+for different payments in different states (a hut on field 5, paid as the
+state allows), so its words are the state's: to log a game, keep them
+before applying (``state.action_to_string(player, action)``, or
+``state.core.legal_actions_text()``).
 """
 
 from __future__ import annotations

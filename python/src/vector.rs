@@ -5,8 +5,10 @@
 //! ends is reported (reward, termination) and replaced at once by the next
 //! game of its slot: the arrays then show the new game (same-step reset).
 //!
-//! The arrays belong to the env: read them, never write them (a row's mask
-//! is updated where it changed).
+//! The arrays belong to the env: Python gets read-only views of them (a
+//! row's mask is updated only where it changed, so a write would outlive
+//! the step), which the next step or reset changes in place: copy what is
+//! kept.
 //!
 //! Seeds: the k-th game (from 0) of slot i is played from seed
 //! `seed + i + k * num_envs`, whatever the number of threads.
@@ -239,7 +241,12 @@ impl<G: Chance + Tensors> Batch for Games<G> {
     }
 }
 
-/// N games of one kind stepped by one call (see the module).
+/// N games of one kind stepped by one call. `observations`, `masks`,
+/// `rewards`, `terminations` and `to_act` are read-only views of arrays
+/// the env writes in place at every `step` and `reset` (no copy): copy
+/// what you keep. A game that ends is reported (reward, termination) and
+/// replaced at once by the next game of its slot, slot i's k-th game
+/// played from seed `seed + i + k * num_envs`.
 #[pyclass(module = "druids_engine._core", name = "VectorEnv")]
 pub struct PyVectorEnv {
     batch: Box<dyn Batch>,
@@ -275,6 +282,13 @@ fn batch<G: Chance + Tensors>(
     };
     let (o, a) = (games.obs_len, games.actions);
     (Box::new(games), o, a)
+}
+
+/// A read-only view of one of the env's arrays (same memory).
+fn read_only<'py, A: pyo3::PyTypeCheck>(array: &Bound<'py, A>) -> PyResult<Bound<'py, A>> {
+    let view = array.as_any().call_method0("view")?;
+    view.getattr("flags")?.setattr("writeable", false)?;
+    Ok(view.cast_into::<A>()?)
 }
 
 impl PyVectorEnv {
@@ -367,33 +381,33 @@ impl PyVectorEnv {
     /// (num_envs, observation size) float32: the observation of each slot's
     /// seat to act.
     #[getter]
-    fn observations<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f32>> {
-        self.observations.bind(py).clone()
+    fn observations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        read_only(self.observations.bind(py))
     }
 
     /// (num_envs, actions) bool: each slot's legal-action mask.
     #[getter]
-    fn masks<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<bool>> {
-        self.masks.bind(py).clone()
+    fn masks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<bool>>> {
+        read_only(self.masks.bind(py))
     }
 
     /// (num_envs, players) float32: what each seat got from the last step
     /// (the winners share 1 when a game ended, else 0).
     #[getter]
-    fn rewards<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f32>> {
-        self.rewards.bind(py).clone()
+    fn rewards<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        read_only(self.rewards.bind(py))
     }
 
     /// (num_envs,) bool: whether the last step ended the slot's game.
     #[getter]
-    fn terminations<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
-        self.terminations.bind(py).clone()
+    fn terminations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<bool>>> {
+        read_only(self.terminations.bind(py))
     }
 
     /// (num_envs,) int32: each slot's seat to act.
     #[getter]
-    fn to_act<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
-        self.to_act.bind(py).clone()
+    fn to_act<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i32>>> {
+        read_only(self.to_act.bind(py))
     }
 
     #[getter]

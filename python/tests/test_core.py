@@ -200,3 +200,18 @@ def test_the_vector_env_plays_the_games_the_core_plays(name: str, players: int) 
             assert ended > 0
         with pytest.raises(ValueError, match="not legal"):
             env.step(np.full(num, -1, np.int64))
+
+
+def test_the_vector_envs_arrays_are_read_only_views_written_in_place() -> None:
+    env = VectorEnv("dolmen", 3, 4, seed=5)
+    masks = env.masks
+    for array in (env.observations, masks, env.rewards, env.terminations, env.to_act):
+        assert not array.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 1
+    # A write would have outlived the step (a row's mask is written only
+    # where it changed); the views show each step, as the docstring says.
+    before = masks.copy()
+    env.step(np.array([int(np.flatnonzero(m)[0]) for m in masks], np.int64))
+    assert not np.array_equal(masks, before)
+    assert "read-only views" in (VectorEnv.__doc__ or "")

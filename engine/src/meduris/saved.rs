@@ -202,17 +202,43 @@ fn check(state: &State) -> Result<(), &'static str> {
         return Err("a set-up draw out of range");
     }
     let druid_at = |f: u8| state.druid == DruidPos::Field(f);
+    // Set-up (the chips' draws, then the workers) comes before every turn
+    // and every building; turns come once every worker is placed.
+    let placing = state.seats[..n].iter().any(|s| s.workers_to_place > 0);
+    let setting_up = matches!(
+        state.phase,
+        Phase::Chips { .. } | Phase::PlaceWorkers { .. }
+    );
+    if setting_up && (state.turn != 0 || state.built[..n].iter().any(|&b| b != 0)) {
+        return Err("a set-up after turns were played");
+    }
+    if !setting_up && state.phase != Phase::Over && placing {
+        return Err("turns while workers are still to be placed");
+    }
     let regular = match state.phase {
         Phase::PlaceWorkers { seat } | Phase::TakeGood { seat } | Phase::ReturnGood { seat } => {
             if !seat_ok(seat) {
                 return Err("the seat to decide is no seat");
             }
-            if matches!(state.phase, Phase::PlaceWorkers { .. })
-                && state.seats[seat.index()].workers_to_place == 0
-            {
-                return Err("a worker to place by a seat that has none left");
+            let held = &state.seats[seat.index()];
+            match state.phase {
+                Phase::PlaceWorkers { .. } if held.workers_to_place == 0 => {
+                    return Err("a worker to place by a seat that has none left");
+                }
+                // Nobody is asked to take from an empty supply, nor to give
+                // back what it does not hold.
+                Phase::TakeGood { .. } if state.supply.is_empty() => {
+                    return Err("a good to take from an empty supply");
+                }
+                Phase::ReturnGood { .. } if held.goods.is_empty() => {
+                    return Err("a good to give back by a seat that holds none");
+                }
+                _ => {}
             }
             !matches!(state.phase, Phase::PlaceWorkers { .. })
+        }
+        Phase::Roll if !state.explicit => {
+            return Err("a die to supply in a game without explicit chance");
         }
         Phase::Turn | Phase::Roll => true,
         // An offering is made at the hut the druid stands beside; a ritual
@@ -230,9 +256,20 @@ fn check(state: &State) -> Result<(), &'static str> {
             }
             false
         }
+        // Only explicit chance waits for the chips' draws; they are laid
+        // once all are drawn, before any worker.
         Phase::Chips { drawn } => {
-            if drawn as usize >= draws {
+            if drawn as usize >= draws
+                || state.setup_draws[drawn as usize..].iter().any(|&o| o != 0)
+            {
                 return Err("a set-up draw beyond the set-up's");
+            }
+            let workers_out = state.seats[..n]
+                .iter()
+                .any(|s| s.workers_to_place != workers0);
+            let chips_out = (0..len).any(|i| state.ring.chip(i).is_some());
+            if !state.explicit || workers_out || chips_out {
+                return Err("the chips' draws after the chips or workers were placed");
             }
             false
         }

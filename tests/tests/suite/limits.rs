@@ -574,7 +574,9 @@ async fn one_address_holds_only_its_share_of_games_and_connections() {
         "LIMIT_REACHED",
     );
     assert!(
-        status.message().contains("one client address may have at most 2 games"),
+        status
+            .message()
+            .contains("one client address may have at most 2 games"),
         "{status:?}"
     );
     assert_eq!(server.service.games_in_play(), 2, "nothing was made");
