@@ -141,6 +141,11 @@ fn answer(c: &pb::LedgerCall) -> String {
 
 /// Decisions sent twice, lost answers retried with a new key, refused
 /// stale answers sent again, illegal actions.
+/// A key's digest as a finding names it.
+fn shown(key: &str) -> &str {
+    if key.is_empty() { "none" } else { key }
+}
+
 fn submits(sc: &Scenario, calls: &[(&pb::LedgerEntry, &pb::LedgerCall)]) -> Vec<Finding> {
     let mut out = Vec::new();
     // version -> (key applied there, its answer was lost)
@@ -158,15 +163,22 @@ fn submits(sc: &Scenario, calls: &[(&pb::LedgerEntry, &pb::LedgerCall)]) -> Vec<
             continue;
         }
         let version = c.expected_version;
+        // Only the same key makes a second call a retry: two calls without
+        // one are two decisions, as two with different keys are.
         if let Some(v) = version
             && let Some((key, lost)) = applied.get(&v)
-            && *key != c.key_digest
+            && (*key != c.key_digest || key.is_empty())
         {
+            let (first, then) = (shown(key), shown(&c.key_digest));
             twice.push(if *lost {
                 format!(
-                    "retried a lost answer (version {v}) with a new idempotency key ({key} \
-                     then {}; answered {}): only expected_version kept it from being applied twice",
-                    c.key_digest,
+                    "retried a lost answer (version {v}) {} ({first} then {then}; answered {}): \
+                     only expected_version kept it from being applied twice",
+                    if c.key_digest.is_empty() {
+                        "without an idempotency key"
+                    } else {
+                        "with a new idempotency key"
+                    },
                     answer(c)
                 )
             } else {
@@ -175,9 +187,8 @@ fn submits(sc: &Scenario, calls: &[(&pb::LedgerEntry, &pb::LedgerCall)]) -> Vec<
                     .map(|f| format!("resumed from seq {f} and "))
                     .unwrap_or_default();
                 format!(
-                    "{resumed}submitted its decision at version {v} twice (keys {key} and {}; \
-                     the second answered {})",
-                    c.key_digest,
+                    "{resumed}submitted its decision at version {v} twice (keys {first} and \
+                     {then}; the second answered {})",
                     answer(c)
                 )
             });

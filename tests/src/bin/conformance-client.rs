@@ -29,6 +29,9 @@ enum Break {
     RestartsFromStart,
     /// Retries a lost answer with a new idempotency key.
     NewKeyOnLostAnswer,
+    /// Sends no idempotency key at all (so a retry of a lost answer is a
+    /// second decision).
+    NoKeys,
     /// Gives up when an answer is refused as STALE_VERSION.
     StaleIsFatal,
     /// Takes no notice that its decision timed out: sends the refused
@@ -47,6 +50,7 @@ impl Break {
             "ignores-retry-info" => Break::IgnoresRetryInfo,
             "restarts-from-start" => Break::RestartsFromStart,
             "new-key-on-lost-answer" => Break::NewKeyOnLostAnswer,
+            "no-keys" => Break::NoKeys,
             "stale-is-fatal" => Break::StaleIsFatal,
             "ignores-timed-out" => Break::IgnoresTimedOut,
             "never-reconnects" => Break::NeverReconnects,
@@ -95,6 +99,9 @@ impl Seat {
     }
 
     fn key(&mut self, version: u64) -> String {
+        if self.broken == Break::NoKeys {
+            return String::new();
+        }
         self.keys += 1;
         format!(
             "{}-{}-v{version}-{}",

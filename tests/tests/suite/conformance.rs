@@ -191,6 +191,7 @@ const BROKEN: &[(&str, &[&str])] = &[
     ),
     ("restarts-from-start", &["stream/", "goaway/", "restart/"]),
     ("new-key-on-lost-answer", &["submit/lost/"]),
+    ("no-keys", &["submit/lost/"]),
     ("stale-is-fatal", &["clock/"]),
     ("ignores-timed-out", &["clock/"]),
     ("never-reconnects", &["stream/", "goaway/", "restart/"]),
