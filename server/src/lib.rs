@@ -80,6 +80,9 @@ pub enum ServeError {
 const REFEREE_TICK: Duration = Duration::from_millis(20);
 /// How often the arena forms matches and moves them on.
 const ARENA_TICK: Duration = Duration::from_millis(50);
+/// How often a node of several opens the dice gate of the match games it
+/// owns, whose other games may be on other nodes.
+const SPREAD_GATE_EVERY: Duration = Duration::from_millis(200);
 /// How long a stopping server waits for a referee pass or arena round in
 /// flight.
 const PASS_AT_STOP: Duration = Duration::from_secs(10);
@@ -143,6 +146,10 @@ pub fn spawn_upkeep(service: &Arc<Service>) {
     every_round(service, every, |s| {
         s.upkeep()
             .map_err(|e| format!("cannot look after this node's games: {e}"))
+    });
+    every_round(service, SPREAD_GATE_EVERY, |s| {
+        s.open_spread_gates()
+            .map_err(|e| format!("cannot open the dice gate of this node's match games: {e}"))
     });
 }
 

@@ -252,6 +252,17 @@ impl Service {
         }
     }
 
+    /// On a node of several, releases to the games here that wait at their
+    /// duplicate match's dice gate the draws every game of the match reached,
+    /// wherever those games are ([`crate::arena_work`]); nothing on a single
+    /// server. Blocks on the database: call it off the async workers.
+    pub fn open_spread_gates(&self) -> std::result::Result<(), StoreError> {
+        match &self.arena {
+            ArenaHost::Node(work) => work.open_spread_gates(&self.rooms, self.clock.now_ms()),
+            ArenaHost::Single(_) => Ok(()),
+        }
+    }
+
     /// Who is calling: a forwarded call names its client.
     fn caller<T>(&self, req: &Request<T>) -> Result<Caller> {
         let forwarded_for = self

@@ -29,6 +29,10 @@ pub struct MatchGame {
     pub index: u32,
     /// Whether the match is over.
     pub finished: bool,
+    /// How many games the match has.
+    pub games: u32,
+    /// The ids of its games started so far, by index (this one among them).
+    pub game_ids: Vec<String>,
 }
 
 /// The arena's lease. Calls block.

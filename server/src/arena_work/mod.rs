@@ -12,10 +12,12 @@
 //!
 //! A game of an arena match may be served by a node that does not hold the
 //! arena (its first owner died): there a bot's key finds its seat through the
-//! database ([`seats`]).
+//! database ([`seats`]), and the node opens its duplicate match's dice gate
+//! itself ([`spread_gate`]).
 
 pub mod route;
 mod seats;
+mod spread_gate;
 
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
@@ -29,6 +31,7 @@ use crate::cluster::Cluster;
 use crate::error::ServiceError;
 use crate::store::{ArenaLease, Epoch, StoreError};
 use seats::Seats;
+use spread_gate::SpreadGate;
 
 /// Builds the arena from the store (when this node takes the lease).
 pub type BuildArena = Box<dyn Fn() -> Result<Arena, StoreError> + Send + Sync>;
@@ -160,6 +163,7 @@ pub struct ArenaWork {
     /// the database again for a third of a lease.
     holder: Mutex<Option<(String, Instant)>>,
     seats: Seats,
+    spread: SpreadGate,
     takeovers: IntCounter,
 }
 
@@ -174,6 +178,7 @@ impl ArenaWork {
     ) -> ArenaWork {
         ArenaWork {
             seats: Seats::new(Arc::clone(&lease)),
+            spread: SpreadGate::new(Arc::clone(&lease)),
             cluster,
             lease,
             build,
@@ -332,6 +337,17 @@ impl ArenaWork {
                 self.take_over(holder.epoch, node.as_deref()).map(|_| ())
             }
         }
+    }
+
+    /// Opens the dice gate of the duplicate matches' games in `rooms` (this
+    /// node's) whose other games may be elsewhere ([`spread_gate`]). Blocks
+    /// on the database.
+    pub fn open_spread_gates(
+        &self,
+        rooms: &crate::rooms::Rooms,
+        now_ms: u64,
+    ) -> Result<(), StoreError> {
+        self.spread.open(rooms, now_ms)
     }
 
     /// The arena's round, if this node holds it.

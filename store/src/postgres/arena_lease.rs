@@ -116,7 +116,9 @@ impl ArenaLease for PostgresStore {
                 let client = self.pool.get().await?;
                 Ok(client
                     .query_opt(
-                        "SELECT m.bots, mg.idx, m.finished_unix_ms IS NOT NULL
+                        "SELECT m.bots, mg.idx, m.finished_unix_ms IS NOT NULL, m.games,
+                                ARRAY(SELECT o.game_id FROM match_games o
+                                       WHERE o.match_id = mg.match_id ORDER BY o.idx)
                            FROM match_games mg JOIN matches m ON m.id = mg.match_id
                           WHERE mg.game_id = $1",
                         &[&game_id],
@@ -129,6 +131,8 @@ impl ArenaLease for PostgresStore {
                 bots: decode_bots(r.get(0))?,
                 index: r.get::<_, i32>(1) as u32,
                 finished: r.get(2),
+                games: r.get::<_, i32>(3) as u32,
+                game_ids: r.get(4),
             })
         })
         .transpose()

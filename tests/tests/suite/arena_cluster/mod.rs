@@ -10,6 +10,8 @@
 //!   completes, and the ratings equal a recomputation from the stored
 //!   results (a second takeover, which replays them from scratch). The
 //!   failover time (kill to the first arena call answered) is printed.
+//! * A rated duplicate match whose games land on a node that does not hold
+//!   the arena plays to its end and is recorded once.
 //!
 //! The scenarios are submodules; the nodes, clients and bots they share
 //! live here.
@@ -37,6 +39,7 @@ macro_rules! on_any_node {
 mod any_node;
 mod deposed_holder;
 mod holder_killed;
+mod spread_match;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
