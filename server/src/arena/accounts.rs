@@ -10,7 +10,7 @@ use super::ratings::rating;
 use super::{Arena, State};
 use crate::auth::TokenHash;
 use crate::bounds::Checked;
-use crate::config::Registration;
+use crate::config::{ArenaSettings, Registration};
 use crate::error::{ServiceError, clip};
 use crate::store::{BotRecord, EventLog};
 
@@ -18,6 +18,39 @@ use crate::store::{BotRecord, EventLog};
 const DEFAULT_PAGE: usize = 50;
 /// Most entries of a leaderboard page.
 const MAX_PAGE: usize = 500;
+
+/// Whether `token` is the operator key of `settings`.
+pub(super) fn is_operator_key(settings: &ArenaSettings, token: Option<&TokenHash>) -> bool {
+    settings
+        .operator_key
+        .as_deref()
+        .zip(token)
+        .is_some_and(|(key, token)| TokenHash::of(key).matches(token))
+}
+
+/// Whether `settings` admit a RegisterBot with bearer `token`: true for the
+/// operator key. Checked by the node a call reaches and again by the arena's
+/// holder, so that a node started with `--registration closed` refuses
+/// whatever the holder's setting.
+pub fn admits_registration(
+    settings: &ArenaSettings,
+    token: Option<&TokenHash>,
+) -> Result<bool, ServiceError> {
+    let operator = is_operator_key(settings, token);
+    // A bearer is sent only to register as the operator: on an open server
+    // a wrong one is a mistake to be told of, not an anonymous registration
+    // (a closed server refuses it as REGISTRATION_CLOSED).
+    if token.is_some() && !operator && settings.registration == Registration::Open {
+        return Err(ServiceError::NotOperatorKey(match settings.operator_key {
+            None => "this server was started without --operator-key; send no bearer to register",
+            Some(_) => "registration is open: send no bearer to register without it",
+        }));
+    }
+    if settings.registration == Registration::Closed && !operator {
+        return Err(ServiceError::RegistrationClosed);
+    }
+    Ok(operator)
+}
 
 impl Arena {
     /// RegisterBot from `peer`, with bearer `token` (the operator key, when
@@ -28,23 +61,7 @@ impl Arena {
         peer: Option<IpAddr>,
         token: Option<&TokenHash>,
     ) -> Result<pb::RegisterBotResponse, ServiceError> {
-        let operator = self.is_operator(token);
-        // A bearer is sent only to register as the operator: on an open
-        // server a wrong one is a mistake to be told of, not an anonymous
-        // registration (a closed server refuses it as REGISTRATION_CLOSED).
-        if token.is_some() && !operator && self.settings.registration == Registration::Open {
-            return Err(ServiceError::NotOperatorKey(
-                match self.settings.operator_key {
-                    None => {
-                        "this server was started without --operator-key; send no bearer to register"
-                    }
-                    Some(_) => "registration is open: send no bearer to register without it",
-                },
-            ));
-        }
-        if self.settings.registration == Registration::Closed && !operator {
-            return Err(ServiceError::RegistrationClosed);
-        }
+        let operator = admits_registration(&self.settings, token)?;
         check_registration(req)?;
         let now = self.clock.now_ms();
         // The name is taken and the quota spent under the state's lock, so

@@ -37,6 +37,8 @@ pub struct ArenaApi {
     stop: watch::Receiver<bool>,
     /// How long a stream may send nothing before it sends a heartbeat.
     heartbeat_every: Duration,
+    /// This node's arena settings (its `--registration`, its operator key).
+    settings: crate::config::ArenaSettings,
 }
 
 impl ArenaApi {
@@ -48,6 +50,7 @@ impl ArenaApi {
             blocking: service.blocking().clone(),
             stop: service.stop_signal(),
             heartbeat_every: Duration::from_millis(service.limits().stream_heartbeat_ms),
+            settings: service.limits().arena.clone(),
         }
     }
 
@@ -179,9 +182,12 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::RegisterBotRequest>,
     ) -> Result<Response<pb::RegisterBotResponse>, Status> {
+        // This node's setting first: on a cluster a node started with
+        // `--registration closed` refuses, whatever the holder's.
+        let token: Option<TokenHash> = crate::auth::bearer(request.metadata())?;
+        super::accounts::admits_registration(&self.settings, token.as_ref())?;
         let (arena, peer) = here_or_forward!(self, request, register_bot);
         let request = crate::bounds::checked(request)?;
-        let token: Option<TokenHash> = crate::auth::bearer(request.metadata())?;
         let req = request.into_inner();
         let reply = self
             .blocking

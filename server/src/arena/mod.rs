@@ -316,11 +316,7 @@ impl Arena {
 
     /// Whether `token` is the operator key.
     fn is_operator(&self, token: Option<&TokenHash>) -> bool {
-        self.settings
-            .operator_key
-            .as_deref()
-            .zip(token)
-            .is_some_and(|(key, token)| TokenHash::of(key).matches(token))
+        accounts::is_operator_key(&self.settings, token)
     }
 
     /// Whether `token` is a bot's key now (not rotated away nor revoked).

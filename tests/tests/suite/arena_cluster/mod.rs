@@ -10,6 +10,8 @@
 //!   completes, and the ratings equal a recomputation from the stored
 //!   results (a second takeover, which replays them from scratch). The
 //!   failover time (kill to the first arena call answered) is printed.
+//! * A node started with `--registration closed` refuses an anonymous
+//!   RegisterBot, though the arena's holder is open.
 //! * A rated duplicate match whose games land on a node that does not hold
 //!   the arena plays to its end and is recorded once.
 //!
@@ -39,6 +41,7 @@ macro_rules! on_any_node {
 mod any_node;
 mod deposed_holder;
 mod holder_killed;
+mod registration;
 mod spread_match;
 
 use std::path::PathBuf;
@@ -75,6 +78,15 @@ struct Nodes {
 
 impl Nodes {
     fn start(name: &str, n: usize) -> Nodes {
+        Nodes::start_with(name, n, |_| Vec::new())
+    }
+
+    /// `n` nodes, node `i` also given the environment `extra(i)`.
+    fn start_with(
+        name: &str,
+        n: usize,
+        extra: impl Fn(usize) -> Vec<(&'static str, &'static str)>,
+    ) -> Nodes {
         let db = PgCluster::shared().database(name);
         let dir = std::env::temp_dir().join(format!("druids-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -82,7 +94,8 @@ impl Nodes {
         let mut running = Vec::new();
         for i in 0..n {
             // One after another: the first takes the arena's lease.
-            running.push(Some(spawn(&db, &dir.join(format!("node-{i}.log")), i)));
+            let log = dir.join(format!("node-{i}.log"));
+            running.push(Some(spawn(&db, &log, i, &extra(i))));
         }
         let urls = Arc::new(running.iter().map(|n| n.as_ref().unwrap().url()).collect());
         Nodes {
@@ -129,7 +142,12 @@ impl Drop for Nodes {
     }
 }
 
-fn spawn(db: &str, log: &std::path::Path, i: usize) -> ServerProcess {
+fn spawn(
+    db: &str,
+    log: &std::path::Path,
+    i: usize,
+    extra: &[(&'static str, &'static str)],
+) -> ServerProcess {
     let id = format!("node-{i}");
     let args = [
         "--listen",
@@ -159,6 +177,7 @@ fn spawn(db: &str, log: &std::path::Path, i: usize) -> ServerProcess {
         ("DRUIDS_ARENA_DECISION_MS", "5000"),
         ("DRUIDS_ARENA_TIME_BANK_MS", "0"),
     ];
+    let envs: Vec<_> = envs.iter().chain(extra).copied().collect();
     ServerProcess::start(&args, &envs, log)
 }
 
