@@ -93,6 +93,13 @@ fn check(entrants: &[BotId], k: u8, seats: Seats, needed: usize) -> Result<(), S
     Ok(())
 }
 
+/// The games of a round robin of `n` entrants in groups of `k`, each group
+/// playing `games_per_group` (saturating; [`MAX_ROUND_ROBIN_GAMES`] at most
+/// are scheduled).
+pub fn round_robin_games(n: usize, k: u8, games_per_group: u32) -> u128 {
+    choose(n, usize::from(k).min(n)).saturating_mul(u128::from(games_per_group))
+}
+
 /// C(n, k), saturating.
 fn choose(n: usize, k: usize) -> u128 {
     (0..k).fold(1u128, |acc, i| {
@@ -120,7 +127,7 @@ pub fn round_robin(
 ) -> Result<Vec<Round>, ScheduleError> {
     check(entrants, k, seats, usize::from(k))?;
     let (n, ku) = (entrants.len(), usize::from(k));
-    let games = choose(n, ku).saturating_mul(u128::from(games_per_group));
+    let games = round_robin_games(n, k, games_per_group);
     if games > MAX_ROUND_ROBIN_GAMES as u128 {
         return Err(ScheduleError::TooManyGames {
             games,

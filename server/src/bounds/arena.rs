@@ -3,7 +3,7 @@
 //! is drawn (a round-robin's product of groups and games is bounded again by
 //! the schedule itself, `druids_arena::pairing::schedule`).
 
-use druids_arena::pairing::Seats;
+use druids_arena::pairing::{Seats, schedule};
 use druids_contract::{Kind, pb};
 use pb::create_tournament_request::Format as F;
 
@@ -264,6 +264,9 @@ impl Bounded for pb::CreateTournamentRequest {
             }
         }
         check_clock(self.time_control.as_ref())?;
+        if self.open_entry.is_none() {
+            round_robin_fits(self, self.entrants.len())?;
+        }
         if let Some(open) = &self.open_entry {
             within(
                 "open_entry.closes_in_secs",
@@ -281,6 +284,10 @@ impl Bounded for pb::CreateTournamentRequest {
                 Some(F::Gauntlet(_)) => self.players.saturating_sub(1),
                 _ => self.players,
             };
+            // (No limit on entrants: checked when the entry closes.)
+            if open.max_entrants != 0 {
+                round_robin_fits(self, open.max_entrants as usize)?;
+            }
             if open.max_entrants != 0 && open.max_entrants < seated_by_entrants {
                 return Err(ServiceError::invalid(
                     "open_entry.max_entrants",
@@ -293,6 +300,36 @@ impl Bounded for pb::CreateTournamentRequest {
         }
         Ok(())
     }
+}
+
+/// Refuses a round robin that would be more than the schedule takes
+/// ([`schedule::MAX_ROUND_ROBIN_GAMES`]) with `entrants`, at creation
+/// rather than once its entry has closed.
+fn round_robin_fits(
+    req: &pb::CreateTournamentRequest,
+    entrants: usize,
+) -> Result<(), ServiceError> {
+    let Some(F::RoundRobin(r)) = &req.format else {
+        return Ok(());
+    };
+    let entrants = if entrants == 0 {
+        MAX_ENTRANTS
+    } else {
+        entrants
+    };
+    let per_group = r.games_per_group.max(1);
+    let games = schedule::round_robin_games(entrants, req.players as u8, per_group);
+    if games > schedule::MAX_ROUND_ROBIN_GAMES as u128 {
+        return Err(ServiceError::invalid(
+            "format.round_robin.games_per_group",
+            format!(
+                "a round robin of {entrants} entrants in groups of {} playing {per_group} games each is {games} games, more than the {} a tournament may have: take fewer entrants (open_entry.max_entrants) or games per group",
+                req.players,
+                schedule::MAX_ROUND_ROBIN_GAMES
+            ),
+        ));
+    }
+    Ok(())
 }
 
 impl Bounded for pb::GetTournamentRequest {

@@ -480,3 +480,42 @@ async fn swiss_rounds_give_byes_and_a_gauntlet_meets_its_opponent() {
     }
     server.stop().await;
 }
+
+/// An open round robin whose entry, once full, would need more games than a
+/// tournament may have (10,000) is refused when it is created, saying how
+/// many, not cancelled once bots have joined it.
+#[tokio::test]
+async fn a_round_robin_too_large_to_schedule_is_refused_at_creation() {
+    let server = TestServer::with(Arc::new(druids_server::MemoryStore::default()), limits()).await;
+    let mut a = arena(&server).await;
+    let (_, key) = register(&mut a, "organiser").await;
+    let request = |max_entrants: u32, games_per_group: u32| pb::CreateTournamentRequest {
+        name: "huge cup".into(),
+        kind: pb::GameKind::Dolmen as i32,
+        players: 2,
+        format: Some(pb::create_tournament_request::Format::RoundRobin(
+            pb::RoundRobin { games_per_group },
+        )),
+        open_entry: Some(pb::OpenEntry {
+            closes_in_secs: 60,
+            max_entrants,
+        }),
+        ..Default::default()
+    };
+    // C(256, 2) groups of 100 games: 3,264,000.
+    let huge = a
+        .create_tournament(authed(&key, request(256, 100)))
+        .await
+        .expect_err("too many games");
+    assert_eq!(huge.code(), Code::InvalidArgument);
+    assert!(
+        huge.message()
+            .contains("3264000 games, more than the 10000"),
+        "{}",
+        huge.message()
+    );
+    // C(100, 2) = 4,950 groups of 2 games fit.
+    a.create_tournament(authed(&key, request(100, 2)))
+        .await
+        .expect("9,900 games fit");
+}
