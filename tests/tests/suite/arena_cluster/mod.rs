@@ -222,23 +222,24 @@ async fn register(picker: &Picker, name: &str) -> (String, String) {
 }
 
 /// Plays the key's seat of `game_id` at random until the game ends, through
-/// any node.
+/// any node (at most 60,000 looks: a hang guard; a game waiting at its
+/// match's dice gate has nobody to act, and is not over).
 async fn play_seat(picker: Picker, game_id: String, key: String, seat: u32, seed: u64) {
     let mut rng = Lcg(seed);
-    loop {
+    for _ in 0..60_000 {
         let state = on_any_node!(picker, game_client, c => c
             .get_state(authed(&key, pb::GetStateRequest { game_id: game_id.clone() }))
             .await)
         .state
         .unwrap();
         assert_eq!(state.viewer_seat, Some(seat), "the key acts for its seat");
-        match state.to_act {
-            None => return,
-            Some(s) if s != seat => {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-                continue;
-            }
-            Some(_) => {}
+        if state.status != pb::GameStatus::Running as i32 {
+            assert_eq!(state.status, pb::GameStatus::Finished as i32, "{game_id}");
+            return;
+        }
+        if state.to_act != Some(seat) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            continue;
         }
         let legal = on_any_node!(picker, game_client, c => c
             .get_legal_actions(authed(&key, pb::GetLegalActionsRequest {
@@ -269,15 +270,21 @@ async fn play_seat(picker: Picker, game_id: String, key: String, seat: u32, seed
             );
         }
     }
+    panic!("game {game_id}: seat {seat} never saw it end");
 }
 
-fn dolmen_seek() -> pb::SeekRequest {
+/// A rated seek of a 2-player game of `kind`.
+fn rated_seek(kind: pb::GameKind) -> pb::SeekRequest {
     pb::SeekRequest {
-        kind: pb::GameKind::Dolmen as i32,
+        kind: kind as i32,
         min_players: 2,
         max_players: 2,
         rated: true,
     }
+}
+
+fn dolmen_seek() -> pb::SeekRequest {
+    rated_seek(pb::GameKind::Dolmen)
 }
 
 fn leaderboard_request() -> pb::GetLeaderboardRequest {

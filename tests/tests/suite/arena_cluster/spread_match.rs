@@ -10,20 +10,11 @@ use std::time::Duration;
 use druids_contract::pb;
 use druids_store::Matches;
 use druids_tests::postgres::PgCluster;
-use druids_tests::{Lcg, authed, retry_allowed};
+use druids_tests::{authed, retry_allowed};
 
-use super::{Nodes, Picker, arena, game_client, register};
+use super::{Nodes, Picker, arena, game_client, play_seat, rated_seek, register};
 
 const GAMES: usize = 2;
-
-fn meduris_seek() -> pb::SeekRequest {
-    pb::SeekRequest {
-        kind: pb::GameKind::Meduris as i32,
-        min_players: 2,
-        max_players: 2,
-        rated: true,
-    }
-}
 
 /// The games (id, seat) a bot's event log announced: the match's two.
 async fn games_of(url: &str, key: &str) -> Vec<(String, u32)> {
@@ -62,62 +53,6 @@ macro_rules! until_answered {
         }
         answered.expect(stringify!($call))
     }};
-}
-
-/// Plays `key`'s seat of `game_id` at random through `picker`'s nodes
-/// until the game is over (at most 30,000 looks: a hang guard).
-async fn play_to_the_end(picker: Picker, game_id: String, key: String, seat: u32, seed: u64) {
-    let mut rng = Lcg(seed);
-    for _ in 0..30_000 {
-        let url = picker.url();
-        let state = until_answered!(
-            game_client(&url)
-                .get_state(authed(
-                    &key,
-                    pb::GetStateRequest {
-                        game_id: game_id.clone()
-                    }
-                ))
-                .await
-        )
-        .state
-        .unwrap();
-        if state.status != pb::GameStatus::Running as i32 {
-            assert_eq!(state.status, pb::GameStatus::Finished as i32, "{game_id}");
-            return;
-        }
-        if state.to_act != Some(seat) {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            continue;
-        }
-        let legal = until_answered!(
-            game_client(&url)
-                .get_legal_actions(authed(
-                    &key,
-                    pb::GetLegalActionsRequest {
-                        game_id: game_id.clone(),
-                        ..Default::default()
-                    }
-                ))
-                .await
-        );
-        if legal.actions.is_empty() {
-            continue;
-        }
-        let pick = rng.below(legal.actions.len()) as u32;
-        let _ = game_client(&url)
-            .submit_action(authed(
-                &key,
-                pb::SubmitActionRequest {
-                    game_id: game_id.clone(),
-                    choice: Some(pb::submit_action_request::Choice::LegalActionId(pick)),
-                    expected_version: Some(legal.version),
-                    idempotency_key: format!("v{}", legal.version),
-                },
-            ))
-            .await;
-    }
-    panic!("game {game_id} did not end: its dice never came?");
 }
 
 /// Where the nodes stand after the holder (node 0, owner of the match's
@@ -173,7 +108,7 @@ async fn a_duplicate_match_whose_games_are_not_on_the_arenas_node_plays_to_its_e
         let mut seeks = Vec::new();
         for (_, key) in [&a, &b] {
             let stream = arena(&nodes.url(0))
-                .seek(authed(key, meduris_seek()))
+                .seek(authed(key, rated_seek(pb::GameKind::Meduris)))
                 .await
                 .expect("seek")
                 .into_inner();
@@ -191,7 +126,7 @@ async fn a_duplicate_match_whose_games_are_not_on_the_arenas_node_plays_to_its_e
         let survivors = std::sync::Arc::new(vec![nodes.url(1), nodes.url(2)]);
         let mut players = tokio::task::JoinSet::new();
         for (i, (game_id, seat)) in games_a.iter().enumerate() {
-            players.spawn(play_to_the_end(
+            players.spawn(play_seat(
                 Picker::new(&survivors, 10 + i as u64),
                 game_id.clone(),
                 a.1.clone(),
@@ -200,7 +135,7 @@ async fn a_duplicate_match_whose_games_are_not_on_the_arenas_node_plays_to_its_e
             ));
         }
         for (i, (game_id, seat)) in games_b.iter().enumerate() {
-            players.spawn(play_to_the_end(
+            players.spawn(play_seat(
                 Picker::new(&survivors, 20 + i as u64),
                 game_id.clone(),
                 b.1.clone(),
