@@ -17,9 +17,9 @@ pub struct Limits {
     #[arg(long, env = "DRUIDS_MAX_GAMES", default_value_t = 100_000)]
     pub max_games: usize,
     /// Most games in play that one client address has made (CreateGame,
-    /// CreateTestGame, practice games; an IPv6 address counts by its /64);
-    /// 0: no limit.
+    /// CreateTestGame, practice games; an IPv6 address counts by its /64).
     /// Beyond it, CreateGame fails with RESOURCE_EXHAUSTED until some end.
+    /// 0: no limit.
     #[arg(long, env = "DRUIDS_MAX_GAMES_PER_ADDRESS", default_value_t = 1_000)]
     pub max_games_per_address: usize,
     /// Most spectator (no token) StreamEvents open on one game at once. Seats'

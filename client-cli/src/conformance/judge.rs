@@ -139,13 +139,13 @@ fn answer(c: &pb::LedgerCall) -> String {
     }
 }
 
-/// Decisions sent twice, lost answers retried with a new key, refused
-/// stale answers sent again, illegal actions.
 /// A key's digest as a finding names it.
 fn shown(key: &str) -> &str {
     if key.is_empty() { "none" } else { key }
 }
 
+/// Decisions sent twice, lost answers retried with a new key or none,
+/// refused stale answers sent again, illegal actions.
 fn submits(sc: &Scenario, calls: &[(&pb::LedgerEntry, &pb::LedgerCall)]) -> Vec<Finding> {
     let mut out = Vec::new();
     // version -> (key applied there, its answer was lost)

@@ -312,11 +312,6 @@ fn round_robin_fits(
     let Some(F::RoundRobin(r)) = &req.format else {
         return Ok(());
     };
-    let entrants = if entrants == 0 {
-        MAX_ENTRANTS
-    } else {
-        entrants
-    };
     let per_group = r.games_per_group.max(1);
     let games = schedule::round_robin_games(entrants, req.players as u8, per_group);
     if games > schedule::MAX_ROUND_ROBIN_GAMES as u128 {
