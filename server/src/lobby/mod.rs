@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
-use druids_contract::{Kind, pb};
+use druids_contract::pb;
 use druids_engine::{Seat, SetupError, Viewer};
 use prost::Message;
 use tracing::info;
@@ -26,15 +26,17 @@ use crate::catalog::Catalog;
 use crate::clock::{Clock, ClockRules, SeatClocks};
 use crate::cluster::{Cluster, Located};
 use crate::error::{ServiceError, clip};
-use crate::hosted_game::{Choice, CreateError};
+use crate::hosted_game::CreateError;
 use crate::room::{Room, SeatSlot, Setup};
 use crate::rooms::Rooms;
 use crate::store::{Epoch, GameRecord, Games, RequestRecord, Requests, StoreError};
 
 mod fingerprint;
+mod start_from;
 
 pub use fingerprint::Maker;
 use fingerprint::fingerprint;
+use start_from::{check_prefix, start_from};
 
 /// How long a request id is honoured: 24 hours.
 pub const REQUEST_WINDOW_MS: u64 = 24 * 60 * 60 * 1000;
@@ -77,78 +79,6 @@ pub enum Created {
 enum Creator {
     Client(Option<IpAddr>),
     Arena { seed: u64 },
-}
-
-/// Takes a `start_from` out of `req`, filling the game's set-up from its
-/// replay; returns the actions to apply (none without `start_from`).
-fn start_from(req: &mut pb::CreateGameRequest) -> Result<Vec<pb::ReplayAction>, ServiceError> {
-    let Some(start) = req.start_from.take() else {
-        return Ok(Vec::new());
-    };
-    let replay = start.replay.ok_or_else(|| {
-        ServiceError::invalid("start_from.replay", "start_from.replay is required")
-    })?;
-    let clash = |field: &'static str| {
-        ServiceError::invalid(
-            field,
-            format!("{field} differs from the replay's: leave it unset with start_from"),
-        )
-    };
-    if req.kind != 0 && req.kind != replay.kind {
-        return Err(clash("kind"));
-    }
-    if req.players != 0 && req.players != replay.players {
-        return Err(clash("players"));
-    }
-    if req.seed.is_some_and(|s| s != replay.seed) {
-        return Err(clash("seed"));
-    }
-    if !req.open_seats.is_empty() {
-        return Err(ServiceError::invalid(
-            "open_seats",
-            "a game started from a replay has every seat claimed: leave open_seats empty",
-        ));
-    }
-    // Within the replay's actions ([`crate::bounds`]).
-    let n = start.actions as usize;
-    req.kind = replay.kind;
-    req.players = replay.players;
-    req.seed = Some(replay.seed);
-    req.options = req.options.take().or(replay.options);
-    let mut actions = replay.actions;
-    actions.truncate(n);
-    Ok(actions)
-}
-
-/// Checks that `prefix` plays on a fresh game of this set-up, before anything
-/// is stored, so that a bad replay creates nothing.
-fn check_prefix(
-    kind: Kind,
-    players: usize,
-    seed: u64,
-    options: &pb::GameOptions,
-    prefix: &[pb::ReplayAction],
-) -> Result<(), ServiceError> {
-    let mut game = crate::hosted_game::new_game(kind, players, seed, options)?;
-    game.start();
-    for (i, a) in prefix.iter().enumerate() {
-        let action = a.action.as_ref().ok_or_else(|| {
-            ServiceError::invalid(
-                "start_from.replay",
-                format!("replay action {i} has no action"),
-            )
-        })?;
-        let seat = u8::try_from(a.seat)
-            .map_err(|_| ServiceError::invalid("start_from.replay", "a seat is out of range"))?;
-        game.apply(Seat(seat), &Choice::Action(action.clone()), None)
-            .map_err(|e| {
-                ServiceError::invalid(
-                    "start_from.replay",
-                    format!("replay action {i} does not apply: {e}"),
-                )
-            })?;
-    }
-    Ok(())
 }
 
 impl Lobby {
