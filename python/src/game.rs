@@ -9,6 +9,7 @@ use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 use crate::core::{Play, PlayError, Setup, deserialize, new_game, short};
 use crate::saved::Step;
+use crate::unsigned::Unsigned;
 
 impl From<PlayError> for PyErr {
     fn from(e: PlayError) -> PyErr {
@@ -66,15 +67,22 @@ impl PyGame {
 #[pymethods]
 impl PyGame {
     #[new]
-    #[pyo3(signature = (game, players, seed=0, chance="seeded", start_seat=0, max_turns=1000))]
+    #[pyo3(
+        signature = (game, players, seed=Unsigned(0), chance="seeded", start_seat=Unsigned(0), max_turns=Unsigned(1000)),
+        text_signature = "(game, players, seed=0, chance='seeded', start_seat=0, max_turns=1000)"
+    )]
     fn new(
         game: &str,
-        players: usize,
-        seed: u64,
+        players: Unsigned<usize>,
+        seed: Unsigned<u64>,
         chance: &str,
-        start_seat: u32,
-        max_turns: u32,
+        start_seat: Unsigned<u32>,
+        max_turns: Unsigned<u32>,
     ) -> PyResult<Self> {
+        let players = players.0;
+        let seed = seed.0;
+        let start_seat = start_seat.0;
+        let max_turns = max_turns.0;
         let setup = Setup {
             game,
             players,
@@ -155,14 +163,16 @@ impl PyGame {
     }
 
     /// A legal action in plain English.
-    fn action_text(&mut self, index: usize) -> PyResult<String> {
+    fn action_text(&mut self, index: Unsigned<usize>) -> PyResult<String> {
+        let index = index.0;
         self.inner
             .action_text(index)
             .ok_or_else(|| PlayError::NotLegal(index).into())
     }
 
     /// Applies the legal action `index` for the seat to act.
-    fn apply(&mut self, index: usize) -> PyResult<()> {
+    fn apply(&mut self, index: Unsigned<usize>) -> PyResult<()> {
+        let index = index.0;
         Ok(self.inner.apply(index)?)
     }
 
@@ -178,9 +188,9 @@ impl PyGame {
     fn observation<'py>(
         &self,
         py: Python<'py>,
-        seat: Option<usize>,
+        seat: Option<Unsigned<usize>>,
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
-        let viewer = viewer(self.inner.players(), seat)?;
+        let viewer = viewer(self.inner.players(), seat.map(|s| s.0))?;
         let out = PyArray1::<f32>::zeros(py, self.inner.observation_len(), false);
         {
             let mut rw = out.readwrite();
@@ -199,14 +209,16 @@ impl PyGame {
     }
 
     /// An outcome of the pending draw in plain English.
-    fn chance_text(&self, outcome: usize) -> PyResult<String> {
+    fn chance_text(&self, outcome: Unsigned<usize>) -> PyResult<String> {
+        let outcome = outcome.0;
         self.inner.chance_text(outcome).ok_or_else(|| {
             PyValueError::new_err(format!("{outcome} is not an outcome of a pending draw"))
         })
     }
 
     /// Supplies the pending draw's outcome.
-    fn apply_chance(&mut self, outcome: usize) -> PyResult<()> {
+    fn apply_chance(&mut self, outcome: Unsigned<usize>) -> PyResult<()> {
+        let outcome = outcome.0;
         Ok(self.inner.apply_chance(outcome)?)
     }
 
@@ -252,7 +264,8 @@ impl PyGame {
     }
 
     /// The game's own heuristic worth of the position to `seat`, in points.
-    fn heuristic(&self, seat: usize) -> PyResult<f64> {
+    fn heuristic(&self, seat: Unsigned<usize>) -> PyResult<f64> {
+        let seat = seat.0;
         let Viewer::Seat(s) = viewer(self.inner.players(), Some(seat))? else {
             unreachable!("a seat")
         };
@@ -296,7 +309,9 @@ impl PyGame {
     /// public state and that seat's secrets kept, everything hidden from it
     /// dealt at random from `seed`, future draws from `seed`.
     #[pyo3(signature = (seat, seed))]
-    fn resample(&self, seat: Option<usize>, seed: u64) -> PyResult<PyGame> {
+    fn resample(&self, seat: Option<Unsigned<usize>>, seed: Unsigned<u64>) -> PyResult<PyGame> {
+        let seed = seed.0;
+        let seat = seat.map(|s| s.0);
         if self.inner.pending_draw().is_some() {
             return Err(PyValueError::new_err(
                 "a game waiting for a chance draw cannot be resampled: supply the draw first",
@@ -312,22 +327,27 @@ impl PyGame {
     fn state_view<'py>(
         &self,
         py: Python<'py>,
-        seat: Option<usize>,
+        seat: Option<Unsigned<usize>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let viewer = viewer(self.inner.players(), seat)?;
+        let viewer = viewer(self.inner.players(), seat.map(|s| s.0))?;
         Ok(PyBytes::new(py, &self.inner.state_view(viewer)))
     }
 
     /// The index a built-in bot ("random", "greedy", "mcts") picks for the
     /// seat to act, seeing only that seat's view; `iterations` is MCTS's budget.
-    #[pyo3(signature = (bot, seed=0, iterations=200))]
+    #[pyo3(
+        signature = (bot, seed=Unsigned(0), iterations=Unsigned(200)),
+        text_signature = "($self, bot, seed=0, iterations=200)"
+    )]
     fn bot_action(
         &mut self,
         py: Python<'_>,
         bot: &str,
-        seed: u64,
-        iterations: u32,
+        seed: Unsigned<u64>,
+        iterations: Unsigned<u32>,
     ) -> PyResult<usize> {
+        let seed = seed.0;
+        let iterations = iterations.0;
         let strategy: druids_bots::Strategy = bot
             .parse()
             .map_err(|e: druids_bots::UnknownStrategy| PyValueError::new_err(e.to_string()))?;

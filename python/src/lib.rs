@@ -9,6 +9,7 @@ mod core;
 mod game;
 mod saved;
 mod stats;
+mod unsigned;
 mod vector;
 mod wire;
 

@@ -6,6 +6,8 @@
 use druids_arena::evaluation::{self, Interval, SeatResult};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+
+use crate::unsigned::Unsigned;
 use pyo3::types::PyDict;
 
 fn put(d: &Bound<'_, PyDict>, name: &str, i: Interval) -> PyResult<()> {
@@ -22,20 +24,21 @@ fn put(d: &Bound<'_, PyDict>, name: &str, i: Interval) -> PyResult<()> {
 #[pyfunction]
 pub fn evaluation_summary<'py>(
     py: Python<'py>,
-    programs: usize,
-    games: Vec<Vec<(usize, f64, u32)>>,
+    programs: Unsigned<usize>,
+    games: Vec<Vec<(Unsigned<usize>, f64, Unsigned<u32>)>>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    if let Some(bad) = games.iter().flatten().find(|s| s.0 >= programs) {
+    let programs = programs.0;
+    if let Some(bad) = games.iter().flatten().find(|s| s.0.0 >= programs) {
         return Err(PyValueError::new_err(format!(
             "program {} is not one of the {programs} programs",
-            bad.0
+            bad.0.0
         )));
     }
     let games: Vec<Vec<SeatResult>> = games
         .into_iter()
         .map(|g| {
             g.into_iter()
-                .map(|(program, score, place)| SeatResult {
+                .map(|(Unsigned(program), score, Unsigned(place))| SeatResult {
                     program,
                     score,
                     place,

@@ -20,6 +20,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::core::kind_named;
+use crate::unsigned::Unsigned;
 
 /// The arrays of a range of slots, row by row.
 struct Rows<'a> {
@@ -320,15 +321,22 @@ impl PyVectorEnv {
 #[pymethods]
 impl PyVectorEnv {
     #[new]
-    #[pyo3(signature = (game, players, num_envs, seed=0, threads=1))]
+    #[pyo3(
+        signature = (game, players, num_envs, seed=Unsigned(0), threads=Unsigned(1)),
+        text_signature = "(game, players, num_envs, seed=0, threads=1)"
+    )]
     fn new(
         py: Python<'_>,
         game: &str,
-        players: usize,
-        num_envs: usize,
-        seed: u64,
-        threads: usize,
+        players: Unsigned<usize>,
+        num_envs: Unsigned<usize>,
+        seed: Unsigned<u64>,
+        threads: Unsigned<usize>,
     ) -> PyResult<Self> {
+        let players = players.0;
+        let num_envs = num_envs.0;
+        let seed = seed.0;
+        let threads = threads.0;
         let kind = kind_named(game).map_err(PyValueError::new_err)?;
         let (min, max) = with_game!(kind, |G| (G::MIN_PLAYERS, G::MAX_PLAYERS));
         if !(min..=max).contains(&players) {
@@ -363,8 +371,9 @@ impl PyVectorEnv {
     }
 
     /// Starts every slot's game again, slot i from `seed + i`.
-    #[pyo3(signature = (seed=0))]
-    fn reset(&mut self, py: Python<'_>, seed: u64) {
+    #[pyo3(signature = (seed=Unsigned(0)), text_signature = "($self, seed=0)")]
+    fn reset(&mut self, py: Python<'_>, seed: Unsigned<u64>) {
+        let seed = seed.0;
         self.with_rows(py, |b, rows, threads| b.reset(seed, rows, threads));
     }
 

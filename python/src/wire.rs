@@ -12,6 +12,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::core::kind_named;
+use crate::unsigned::Unsigned;
 use druids_contract::Kind;
 
 fn kind_of(name: &str) -> PyResult<Kind> {
@@ -54,9 +55,10 @@ type MaskAndIds<'py> = (Bound<'py, PyArray1<bool>>, Bound<'py, PyArray1<i64>>);
 pub fn mask_from_legal_actions<'py>(
     py: Python<'py>,
     game: &str,
-    players: usize,
+    players: Unsigned<usize>,
     response: &[u8],
 ) -> PyResult<MaskAndIds<'py>> {
+    let players = players.0;
     let kind = kind_of(game)?;
     let wire = pb::GetLegalActionsResponse::decode(response).map_err(|e| {
         PyValueError::new_err(format!("not a serialised GetLegalActionsResponse: {e}"))

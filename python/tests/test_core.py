@@ -164,6 +164,15 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
         Game("x" * 200, 2)
     with pytest.raises(ValueError, match="2 to 5 players"):
         Game("dolmen", 6)
+    # Negative or huge numbers are ValueErrors too (not OverflowError).
+    for call in (lambda: g.apply(-1), lambda: g.action_text(-1), lambda: g.observation(-1),
+                 lambda: g.heuristic(2**70), lambda: g.resample(0, -5),
+                 lambda: Game("dolmen", 3, seed=-1), lambda: Game("dolmen", -3),
+                 lambda: VectorEnv("dolmen", players=3, num_envs=-1)):
+        with pytest.raises(ValueError, match="expected a whole number from 0 to"):
+            call()
+    with pytest.raises(TypeError, match="index"):
+        g.apply("1")  # type: ignore[arg-type]
     assert g.serialize() == before
 
 
