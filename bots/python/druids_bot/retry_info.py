@@ -22,6 +22,9 @@ from google.protobuf import any_pb2, duration_pb2
 #: says to retry all along.
 PATIENCE = 60.0
 
+#: The shortest pause before a retry the server asked for, in seconds.
+MIN_ASKED = 0.001
+
 _DETAILS = "grpc-status-details-bin"
 _RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
 
@@ -65,6 +68,9 @@ class Failures:
         pause before trying again (``unasked_pause`` of the count of unasked
         failures, for one that asked nothing), or None to give up."""
         if asked is not None:
+            # A zero or negative delay (a proxy's, a scripted fault's) must
+            # not turn into a busy loop for the whole patience.
+            asked = max(asked, MIN_ASKED)
             now = time.monotonic()
             if self._asked_since is None:
                 self._asked_since = now

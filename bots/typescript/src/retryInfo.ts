@@ -19,6 +19,9 @@ const RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo";
  */
 export const PATIENCE_MS = 60_000;
 
+/** The shortest pause, in ms, before a retry the server asked for. */
+export const MIN_ASKED_MS = 1;
+
 /**
  * Failures in a row of one call or stream, and when to give up on it: a retry
  * the server asked for waits what it asked, for at most `patienceMs` from the
@@ -46,6 +49,9 @@ export class Failures {
    */
   next(askedMs: number | undefined, unaskedPause: (n: number) => number): number | undefined {
     if (askedMs !== undefined) {
+      // A zero or negative delay (a proxy's, a scripted fault's) must not
+      // turn into a busy loop for the whole patience.
+      askedMs = Math.max(askedMs, MIN_ASKED_MS);
       const now = performance.now();
       this.askedSince ??= now;
       return now - this.askedSince + askedMs <= this.patienceMs ? askedMs : undefined;
