@@ -2,7 +2,9 @@
 ``druids_dolmen`` with ``pyspiel`` (parameters ``players`` and ``seed``).
 
 Meduris is sampled-stochastic (the die is rolled from the state's seed;
-``chance_mode`` explicit lives in :class:`druids_engine.Game`), Die
+``chance_mode`` explicit lives in :class:`druids_engine.Game`; a clone keeps
+the seed's stream, as ``random_sim_test`` requires, so search over plain
+clones sees the true coming dice: resample, as ISMCTS does), Die
 Dolmengötter deterministic; both are imperfect-information games with
 information-state and observation tensors (the seat's view, see
 ``docs/observations.md``) and ``resample_from_infostate`` taking OpenSpiel's
