@@ -30,6 +30,10 @@ pub trait Chooser {
         version: u64,
         legal: &[pb::LegalAction],
     ) -> impl std::future::Future<Output = Result<Option<Choice>, CliError>>;
+
+    /// Told when the seat starts deciding (its legal list is read next) and
+    /// when it is done (its choice submitted, or none).
+    fn deciding(&mut self, _now: bool) {}
 }
 
 /// The id of entry `i` of the default list (ids number it from 0; an entry

@@ -10,6 +10,7 @@ use crate::output::{self, Style};
 use crate::render;
 use crate::retry::patiently;
 use crate::seat::human::HumanChooser;
+use crate::seat::keyboard;
 use crate::seat::player::play_seat;
 use crate::seat::result::outcome_line;
 use crate::seat::strategy::SeatStrategy;
@@ -32,8 +33,21 @@ pub async fn play(server: &ServerAddr, game: GameArgs, compact: bool) -> Result<
         compact,
         ..Style::for_stdout()
     };
-    let human = HumanChooser::new(client.clone(), &game.game_id, &token, style);
-    let r = play_seat(&mut client, &game.game_id, &token, human, Some(style)).await?;
+    let (keys, left) = keyboard::start();
+    let human = HumanChooser::new(client.clone(), &game.game_id, &token, style, keys);
+    let r = tokio::select! {
+        r = play_seat(&mut client, &game.game_id, &token, human, Some(style)) => r?,
+        () = left.wait() => {
+            // Left while another seat decides: there is no decision of this
+            // seat's to describe, so the words cover both kinds of game.
+            output::line(
+                "you left the game. If it has a turn clock, the clock plays your seat when it \
+                 must decide; if not, the game waits for it. Come back with `druids play` and \
+                 the same --game-id and --token.",
+            )?;
+            return Ok(());
+        }
+    };
     outln!("you made {} decisions", r.actions)
 }
 

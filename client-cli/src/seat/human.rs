@@ -3,10 +3,9 @@
 //! for an action that is paid for (Meduris), a further question: how to pay.
 //!
 //! No key both quits and chooses: every letter is a choice, and leaving is
-//! the word `quit` or the end of input (Ctrl-D), as the prompt says. A seat
+//! the word `quit` or the end of input (Ctrl-D), as the prompt says, at a
+//! prompt or while another seat decides ([`crate::seat::keyboard`]). A seat
 //! left alone is played by the game's turn clock, which the person is told.
-
-use std::io::BufRead;
 
 use druids_contract::pb;
 
@@ -15,6 +14,7 @@ use crate::output::{self, Style};
 use crate::render;
 use crate::render::time::now_ms;
 use crate::seat::choice::{Choice, Chooser, choice_of};
+use crate::seat::keyboard::{Line, Prompted, QUIT};
 use crate::seat::menu::{self, label, parse_label};
 
 /// Largest page of `GetLegalActions` the contract allows.
@@ -27,16 +27,47 @@ pub struct HumanChooser {
     game_id: String,
     token: String,
     style: Style,
+    keys: Prompted,
 }
 
 impl HumanChooser {
-    /// A person playing `token`'s seat of `game_id`.
-    pub fn new(client: Client, game_id: &str, token: &str, style: Style) -> HumanChooser {
+    /// A person playing `token`'s seat of `game_id`, typing on `keys`.
+    pub fn new(
+        client: Client,
+        game_id: &str,
+        token: &str,
+        style: Style,
+        keys: Prompted,
+    ) -> HumanChooser {
         HumanChooser {
             client,
             game_id: game_id.to_owned(),
             token: token.to_owned(),
             style,
+            keys,
+        }
+    }
+
+    /// Asks until one of `n` labels is typed; `None`: the person leaves
+    /// (`quit` or the end of input).
+    async fn ask(&mut self, n: usize) -> Result<Option<usize>, CliError> {
+        loop {
+            output::text(prompt(n))?;
+            let line = match self.keys.next().await {
+                Line::End => {
+                    output::line("")?;
+                    return Ok(None);
+                }
+                line if line.leaves() => return Ok(None),
+                Line::Text(line) => line,
+            };
+            match parse_label(&line, n) {
+                Some(i) => return Ok(Some(i)),
+                None => output::line(format!(
+                    "please type one of the letters a to {} (or {QUIT} to leave)",
+                    label(n - 1)
+                ))?,
+            }
         }
     }
 
@@ -94,43 +125,12 @@ impl HumanChooser {
     }
 }
 
-/// The word that leaves the game (never a label: those have at most three
-/// letters for the lists the contract allows).
-const QUIT: &str = "quit";
-
 /// The prompt for one of `n` choices.
 pub fn prompt(n: usize) -> String {
     format!(
         "your choice (a-{}; {QUIT} or Ctrl-D to leave): ",
         label(n - 1)
     )
-}
-
-/// Asks until one of `n` labels is typed; `None`: the person leaves (`quit`
-/// or the end of input).
-async fn ask(n: usize) -> Result<Option<usize>, CliError> {
-    tokio::task::spawn_blocking(move || {
-        let stdin = std::io::stdin();
-        loop {
-            output::text(prompt(n))?;
-            let mut line = String::new();
-            if stdin.lock().read_line(&mut line)? == 0 {
-                output::line("")?;
-                return Ok(None);
-            }
-            if line.trim().eq_ignore_ascii_case(QUIT) {
-                return Ok(None);
-            }
-            match parse_label(&line, n) {
-                Some(i) => return Ok(Some(i)),
-                None => output::line(format!(
-                    "please type one of the letters a to {} (or {QUIT} to leave)",
-                    label(n - 1)
-                ))?,
-            }
-        }
-    })
-    .await?
 }
 
 /// What happens to a seat its person leaves, in words.
@@ -152,6 +152,10 @@ pub fn leaving(state: &pb::StateView) -> String {
 impl Chooser for HumanChooser {
     const NEEDS_STATE: bool = true;
 
+    fn deciding(&mut self, now: bool) {
+        self.keys.set_deciding(now);
+    }
+
     async fn choose(
         &mut self,
         state: &pb::StateView,
@@ -169,7 +173,7 @@ impl Chooser for HumanChooser {
         for line in menu::layout(&texts) {
             output::line(line)?;
         }
-        let Some(g) = ask(groups.len()).await? else {
+        let Some(g) = self.ask(groups.len()).await? else {
             output::line(leaving(state))?;
             return Ok(None);
         };
@@ -180,7 +184,7 @@ impl Chooser for HumanChooser {
                 for (k, &m) in members.iter().enumerate() {
                     output::line(format!("  [{}] {}", label(k), legal[m].description))?;
                 }
-                let Some(k) = ask(members.len()).await? else {
+                let Some(k) = self.ask(members.len()).await? else {
                     output::line(leaving(state))?;
                     return Ok(None);
                 };
@@ -199,7 +203,7 @@ impl Chooser for HumanChooser {
             };
             output::line(format!("  [{}] {}{default}", label(k), p.description))?;
         }
-        let Some(k) = ask(payments.len()).await? else {
+        let Some(k) = self.ask(payments.len()).await? else {
             output::line(leaving(state))?;
             return Ok(None);
         };

@@ -10,6 +10,7 @@ pub mod choosers;
 pub mod commands;
 pub mod follow;
 pub mod human;
+pub mod keyboard;
 pub mod menu;
 pub mod player;
 pub mod result;

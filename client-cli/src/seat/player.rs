@@ -43,6 +43,13 @@ struct SeatPlayer<'a, C> {
 impl<C: Chooser> SeatPlayer<'_, C> {
     /// Decides once if it is this seat's decision: legal actions, choose, submit.
     async fn decide(&mut self, client: &mut Client) -> Result<(), CliError> {
+        self.chooser.deciding(true);
+        let decided = self.decide_now(client).await;
+        self.chooser.deciding(false);
+        decided
+    }
+
+    async fn decide_now(&mut self, client: &mut Client) -> Result<(), CliError> {
         let legal_request = || {
             authed(
                 Some(self.token),
