@@ -78,10 +78,14 @@ pub fn wilson(successes: f64, n: u64) -> Interval {
     let denom = 1.0 + z2 / n;
     let centre = (p + z2 / (2.0 * n)) / denom;
     let half = Z95 * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    // At p = 0 (p = 1) the bound is exactly 0 (1); rounding would print
+    // 2.8e-17 instead.
+    let low = (centre - half).max(0.0);
+    let high = (centre + half).min(1.0);
     Interval {
         value: p,
-        low: (centre - half).max(0.0),
-        high: (centre + half).min(1.0),
+        low: if p == 0.0 { 0.0 } else { low },
+        high: if p == 1.0 { 1.0 } else { high },
     }
 }
 
@@ -191,7 +195,9 @@ mod tests {
         assert!((i.value - 0.97).abs() < 1e-12);
         assert!((i.low - 0.9155).abs() < 1e-3 && (i.high - 0.9897).abs() < 1e-3);
         let none = wilson(0.0, 200);
-        assert!(none.low.abs() < 1e-12, "{none:?}");
+        assert_eq!(none.low, 0.0, "{none:?}");
+        assert_eq!(wilson(3.0, 3).high, 1.0);
+        assert_eq!(wilson(0.0, 6).low, 0.0, "exactly 0, not 2.8e-17");
         assert!(none.high < 0.02, "{none:?}");
         assert_eq!(wilson(0.0, 0).high, 1.0);
     }

@@ -176,8 +176,12 @@ pub enum ServiceError {
     /// to do instead).
     #[error("the bearer token sent with RegisterBot is not the operator key; {0}")]
     NotOperatorKey(&'static str),
-    /// RegisterBot with a name in use (already clipped).
-    #[error("a bot named {0} exists already")]
+    /// RegisterBot with a name in use, or one that counts as the same
+    /// (already clipped).
+    #[error(
+        "the name {0} is taken: a bot has it, or one differing only in case or \
+         look-alike characters, which count as the same name"
+    )]
     BotNameTaken(String),
     /// An arena call without a bot's key, or with an unknown one.
     #[error("this call needs a bot's API key (metadata `authorization: Bearer <key>`); {0}")]

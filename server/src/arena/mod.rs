@@ -329,9 +329,14 @@ impl Arena {
         let token = token.ok_or(ServiceError::BotKeyUnknown("none was sent"))?;
         // Someone who sent an operator key learns why it is not one here.
         let why = match self.settings.operator_key {
-            Some(_) => "the key sent is not a bot's",
+            Some(_) => {
+                "the key sent is not a bot's (a bot's key is the whole `druids_bot_…` string \
+                 RegisterBot answered, and stops working once rotated or revoked)"
+            }
             None => {
-                "the key sent is not a bot's (nor an operator key: this server was started without --operator-key)"
+                "the key sent is not a bot's (a bot's key is the whole `druids_bot_…` string \
+                 RegisterBot answered, and stops working once rotated or revoked), nor an \
+                 operator key: this server was started without --operator-key"
             }
         };
         self.bots()

@@ -50,8 +50,8 @@ fn some_game_has(seat: u32) -> Result<(), ServiceError> {
     Err(ServiceError::invalid(
         "seat",
         format!(
-            "seat {seat} does not exist: no game has more than {max} seats (0 to {})",
-            max.saturating_sub(1)
+            "seat {seat} does not exist in any game (no game has more than {max} seats); \
+             a game's seats are numbered from 0 to its number of players minus one"
         ),
     ))
 }
