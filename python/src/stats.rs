@@ -16,6 +16,9 @@ fn put(d: &Bound<'_, PyDict>, name: &str, i: Interval) -> PyResult<()> {
     d.set_item(format!("{name}_high"), i.high)
 }
 
+/// One seat of a game as Python gives it: (program, score, place).
+type Seated = (Unsigned<usize>, f64, Unsigned<u32>);
+
 /// One summary per program: games, wins, win rate and mean score with their
 /// 95 % intervals (`win_rate`, `win_rate_low`, `win_rate_high`, the same for
 /// `mean_score`), and with more than two programs the fitted strength
@@ -25,7 +28,7 @@ fn put(d: &Bound<'_, PyDict>, name: &str, i: Interval) -> PyResult<()> {
 pub fn evaluation_summary<'py>(
     py: Python<'py>,
     programs: Unsigned<usize>,
-    games: Vec<Vec<(Unsigned<usize>, f64, Unsigned<u32>)>>,
+    games: Vec<Vec<Seated>>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let programs = programs.0;
     if let Some(bad) = games.iter().flatten().find(|s| s.0.0 >= programs) {
