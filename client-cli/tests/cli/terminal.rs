@@ -202,3 +202,55 @@ fn a_letter_always_chooses_and_a_left_seat_is_played_by_the_clock() {
         .count();
     assert!(timed_out >= 1, "the clock decided for the left seat");
 }
+
+/// Leaving while another seat decides: `quit`, then Ctrl-D, end `druids
+/// play` at once (not at the seat's next prompt, which in a game without a
+/// clock may never come), and leave the game as it was.
+#[test]
+fn quit_and_ctrl_d_leave_while_another_seat_decides() {
+    let url = server();
+    let (ok, out, err) = druids(
+        &url,
+        &[
+            "create",
+            "--game",
+            "dolmen",
+            "--players",
+            "2",
+            "--decision-ms",
+            "0",
+            "--json",
+        ],
+    );
+    assert!(ok, "{err}");
+    let created: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let id = created["game_id"].as_str().unwrap().to_owned();
+    let seat1 = created["seats"][1]["token"].as_str().unwrap().to_owned();
+    let state = || {
+        let (ok, out, err) = druids(&url, &["state", "--game-id", &id]);
+        assert!(ok, "{err}");
+        out
+    };
+    let before = state();
+    for leave in [&b"quit\n"[..], &[4]] {
+        let mut person = Terminal::start(&url, &["play", "--game-id", &id, "--token", &seat1]);
+        assert!(
+            person.until(0, |s| s.contains("seat 0 must decide")),
+            "{}",
+            person.screen
+        );
+        let at = person.screen.len();
+        person.type_in(leave);
+        // Fails (after the guard) rather than hangs if the input is ignored.
+        assert!(
+            person.until(at, |s| s.contains("you left the game")),
+            "{:?} did not leave: {}",
+            String::from_utf8_lossy(leave),
+            person.screen
+        );
+        let (ok, screen) = person.end();
+        assert!(ok, "{screen}");
+        assert!(screen.contains("you left the game"), "{screen}");
+    }
+    assert_eq!(state(), before, "leaving changed nothing");
+}

@@ -239,58 +239,6 @@ fn join_claims_an_open_seat_whose_token_plays_it() {
     }
 }
 
-/// `druids play` leaves at once on `quit` or the end of input (Ctrl-D) while
-/// another seat decides, as the README says, and leaves the game as it was.
-#[test]
-fn play_leaves_on_quit_or_end_of_input_while_another_seat_decides() {
-    use std::io::Write;
-    let server = server("play-quit");
-    let url = server.url();
-    let created = json(&ok(
-        &url,
-        &[
-            "create",
-            "--game",
-            "dolmen",
-            "--players",
-            "2",
-            "--decision-ms",
-            "0",
-            "--json",
-        ],
-    ));
-    let id = created["game_id"].as_str().unwrap().to_owned();
-    let seat1 = created["seats"][1]["token"].as_str().unwrap().to_owned();
-    let before = ok(&url, &["state", "--game-id", &id]);
-    for typed in [Some("quit\n"), None] {
-        let mut person = command(&url, &["play", "--game-id", &id, "--token", &seat1])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("druids play");
-        let mut stdin = person.stdin.take().unwrap();
-        if let Some(typed) = typed {
-            stdin.write_all(typed.as_bytes()).unwrap();
-            // Kept open: only the word leaves, not the end of input.
-            let status = wait_exit(&mut person, "druids play typed quit");
-            drop(stdin);
-            assert!(status.success(), "{typed:?}");
-        } else {
-            drop(stdin);
-            assert!(wait_exit(&mut person, "druids play at Ctrl-D").success());
-        }
-        let mut out = String::new();
-        std::io::Read::read_to_string(person.stdout.as_mut().unwrap(), &mut out).unwrap();
-        assert!(out.contains("you left the game"), "{typed:?}: {out}");
-    }
-    assert_eq!(
-        ok(&url, &["state", "--game-id", &id]),
-        before,
-        "leaving changed nothing"
-    );
-}
-
 /// `answer-challenge` accepts (the match starts) or declines (the
 /// challenge ends); `rotate-key` replaces a key at once; `revoke-bot` takes
 /// it away (by the bot, or by the operator as a ban) and ends the bot's
