@@ -32,7 +32,10 @@ where
 }
 
 fn out_of_range<T: num_bounds::Largest>(got: Option<i128>) -> PyErr {
-    let got = got.map_or_else(|| "a larger number".to_string(), |n| n.to_string());
+    let got = got.map_or_else(
+        || "one far out of that range".to_string(),
+        |n| n.to_string(),
+    );
     PyValueError::new_err(format!(
         "expected a whole number from 0 to {}, got {got}",
         T::LARGEST

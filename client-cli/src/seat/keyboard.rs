@@ -35,10 +35,11 @@ impl Line {
     }
 }
 
-/// What the prompt side holds: the lines, and the flag saying it is asking.
+/// What the prompt side holds: the lines, and the flag saying the seat is
+/// deciding.
 pub struct Prompted {
     lines: mpsc::Receiver<Line>,
-    asking: Arc<AtomicBool>,
+    deciding: Arc<AtomicBool>,
 }
 
 impl Prompted {
@@ -50,7 +51,7 @@ impl Prompted {
     /// Marks the seat as deciding (from its legal list to its submission):
     /// meanwhile a `quit` goes to the prompt instead of leaving at once.
     pub fn set_deciding(&self, deciding: bool) {
-        self.asking.store(deciding, Ordering::SeqCst);
+        self.deciding.store(deciding, Ordering::SeqCst);
     }
 }
 
@@ -83,9 +84,9 @@ pub fn start() -> (Prompted, Left) {
         }
     });
     let (to_prompt, lines) = mpsc::channel::<Line>(1);
-    let asking = Arc::new(AtomicBool::new(false));
+    let deciding = Arc::new(AtomicBool::new(false));
     let left = Arc::new(Notify::new());
-    let (deciding, leave) = (Arc::clone(&asking), Arc::clone(&left));
+    let (is_deciding, leave) = (Arc::clone(&deciding), Arc::clone(&left));
     tokio::spawn(async move {
         loop {
             let line = read.recv().await.unwrap_or(Line::End);
@@ -93,7 +94,7 @@ pub fn start() -> (Prompted, Left) {
             let Ok(permit) = to_prompt.reserve().await else {
                 return;
             };
-            if line.leaves() && !deciding.load(Ordering::SeqCst) {
+            if line.leaves() && !is_deciding.load(Ordering::SeqCst) {
                 leave.notify_one();
                 return;
             }
@@ -104,5 +105,5 @@ pub fn start() -> (Prompted, Left) {
             }
         }
     });
-    (Prompted { lines, asking }, Left(left))
+    (Prompted { lines, deciding }, Left(left))
 }
