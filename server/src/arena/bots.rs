@@ -108,9 +108,13 @@ pub fn name_key(name: &str) -> String {
             .nfkc()
             .collect()
     };
-    // NFKC_Casefold: normalise, fold, normalise again (folding can undo it).
-    let folded = plain(&plain(name).to_lowercase());
-    unicode_security::skeleton(&folded).collect()
+    // The skeleton first: a capital of another script (Greek `Β`, Cyrillic
+    // `Н`) looks like a Latin capital, but its lower case (`β`, `н`) looks
+    // like no Latin letter. Then NFKC_Casefold (normalise, fold, normalise
+    // again: folding can undo it), then the skeleton of what folding made.
+    let skeleton = |s: &str| -> String { unicode_security::skeleton(s).collect() };
+    let folded = plain(&skeleton(&plain(name)).to_lowercase());
+    skeleton(&folded)
 }
 
 /// The bots, by number, with an index of key hashes.
@@ -239,6 +243,22 @@ mod tests {
         ] {
             assert_eq!(name_key(look_alike), key, "{look_alike:?}");
         }
+        // Capitals of other scripts whose lower case looks like no Latin
+        // letter (Greek Β Ν Μ Η Κ, Cyrillic В М Н Т К).
+        for (latin, other) in [
+            ("Bob", "\u{392}ob"),
+            ("Bob", "\u{412}ob"),
+            ("Nick", "\u{39d}ick"),
+            ("Mike", "\u{39c}ike"),
+            ("Mike", "\u{41c}ike"),
+            ("Hank", "\u{397}ank"),
+            ("Hank", "\u{41d}ank"),
+            ("Tom", "\u{422}om"),
+            ("Kim", "\u{41a}im"),
+            ("Kim", "\u{39a}im"),
+        ] {
+            assert_eq!(name_key(other), name_key(latin), "{other:?}");
+        }
         assert_ne!(name_key("Alpha2"), key);
         let refused = |name: &str| {
             check_registration(&pb::RegisterBotRequest {
@@ -254,6 +274,13 @@ mod tests {
         }
         assert!(refused("house-mcts-9999"));
         assert!(refused("HOUSE-random"));
+        for fake in [
+            "\u{397}ouse-random",
+            "\u{41d}OUSE-GREEDY",
+            "\u{397}ouse-mcts-400",
+        ] {
+            assert!(refused(fake), "{fake:?}");
+        }
         assert!(!refused("Dolmen bot 2"));
         assert!(!refused("household"));
     }

@@ -140,13 +140,10 @@ impl Arena {
         }
     }
 
-    /// Puts recorded match `run` (whose bots' `playing` counts include it)
-    /// into play as match `seq`; the round's [`Arena::progress`] follows it
-    /// from there.
-    pub(super) fn enter_match(&self, st: &mut State, seq: u64, run: Running, now: u64) {
-        if run.record.rated {
-            st.ratings.started(run.pool(), &run.bots, now);
-        }
+    /// Puts recorded match `run` (whose bots' `playing` counts and pairs'
+    /// rated starts include it, [`Arena::form`]) into play as match `seq`;
+    /// the round's [`Arena::progress`] follows it from there.
+    pub(super) fn enter_match(&self, st: &mut State, seq: u64, run: Running) {
         st.matches.insert(seq, run);
     }
 

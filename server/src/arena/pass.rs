@@ -119,6 +119,13 @@ impl Arena {
             *st.playing.entry(b).or_default() += 1;
         }
         let run = self.new_running(st, new, now);
+        // Counted against the pair's rated matches of the day at once, under
+        // the lock that decided it is rated: two challenges of one pair
+        // accepted together cannot both pass the check before either counts.
+        if run.record.rated {
+            let at = run.record.created_unix_ms;
+            st.ratings.started(run.pool(), &run.bots, at);
+        }
         let seq = st.next_match;
         st.next_match += 1;
         Formed { seq, run }
@@ -135,16 +142,16 @@ impl Arena {
         match opened {
             Ok(()) => {
                 let id = run.record.id.clone();
-                self.enter_match(&mut st, seq, run, now);
+                self.enter_match(&mut st, seq, run);
                 Some(id)
             }
             Err(e) => {
                 tracing::warn!("cannot record a match: {e}");
                 let status: Status = ServiceError::Storage(e).into();
-                for tx in run.streams.into_iter().flatten() {
+                for tx in run.streams.iter().flatten() {
                     let _ = tx.try_send(Err(status.clone()));
                 }
-                self.give_back(&mut st, &run.bots);
+                self.give_back(&mut st, &run);
                 None
             }
         }
@@ -168,13 +175,13 @@ impl Arena {
         let id = run.record.id.clone();
         match opened {
             Ok(()) => {
-                self.enter_match(&mut st, seq, run, now);
+                self.enter_match(&mut st, seq, run);
                 // Its games have just started: the round finishes it.
                 self.progress(&mut st, seq, now, &mut GameRooms::default());
                 (st, Ok(id))
             }
             Err(e) => {
-                self.give_back(&mut st, &run.bots);
+                self.give_back(&mut st, &run);
                 (st, Err(e))
             }
         }
@@ -182,8 +189,12 @@ impl Arena {
 
     /// Gives back the places in their bots' match counts of a match that
     /// could not be opened.
-    fn give_back(&self, st: &mut State, bots: &[BotNo]) {
-        for &b in bots {
+    fn give_back(&self, st: &mut State, run: &Running) {
+        if run.record.rated {
+            let at = run.record.created_unix_ms;
+            st.ratings.not_started(run.pool(), &run.bots, at);
+        }
+        for &b in &run.bots {
             let playing = st.playing.entry(b).or_default();
             *playing = playing.saturating_sub(1);
             let playing = *playing;

@@ -119,6 +119,20 @@ impl Ratings {
         }
     }
 
+    /// Takes back [`Ratings::started`] of a match that could not be opened.
+    pub fn not_started(&mut self, key: PoolKey, bots: &[BotNo], at_ms: u64) {
+        let Some(pool) = self.pools.get_mut(&key) else {
+            return;
+        };
+        for pair in pairs(bots) {
+            if let Some(times) = pool.pairs.get_mut(&pair)
+                && let Some(i) = times.iter().position(|&t| t == at_ms)
+            {
+                times.remove(i);
+            }
+        }
+    }
+
     /// A pair of `bots` that started `per_day` rated matches of pool `key`
     /// together in the day before `now_ms`, if one did: their next match is
     /// played unrated.
@@ -394,5 +408,14 @@ mod tests {
         // The next fit takes them all.
         assert_eq!(ratings.refit(61_000, 60_000), 1);
         assert_eq!(ratings.leaderboard(key, OPEN).results_since_fit, 0);
+    }
+
+    #[test]
+    fn a_start_taken_back_no_longer_counts_for_the_pair() {
+        let mut r = Ratings::default();
+        r.started(DOLMEN_2, &[1, 2], 10);
+        assert_eq!(r.pair_over(DOLMEN_2, &[1, 2], 1, 20), Some((1, 2)));
+        r.not_started(DOLMEN_2, &[1, 2], 10);
+        assert_eq!(r.pair_over(DOLMEN_2, &[1, 2], 1, 20), None);
     }
 }
