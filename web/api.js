@@ -68,8 +68,10 @@ export async function gameType(kind) {
 // from `fromSeq` as Server-Sent Events, calling `onEvent(event)` for each
 // (proto3 JSON). A dropped connection is resumed after the last seq seen, as
 // `Last-Event-ID` would; the promise resolves when the server ends the
-// stream after a last event (`isLast(event)`), or `signal` aborts it.
-export async function follow(path, fromSeq, token, onEvent, { signal, isLast = () => false } = {}) {
+// stream after a last event (`isLast(event)`), or `signal` aborts it. A
+// stream that ends before any event is over if `ended()` says so (without
+// it: always; a game's log can be ended by a restart or a test fault too).
+export async function follow(path, fromSeq, token, onEvent, { signal, isLast = () => false, ended } = {}) {
   let next = fromSeq;
   for (let attempt = 0; !signal?.aborted; attempt++) {
     try {
@@ -86,7 +88,7 @@ export async function follow(path, fromSeq, token, onEvent, { signal, isLast = (
         const { value, done } = await reader.read();
         // The server ends a stream only after the log's last event; a
         // connection cut before that (a proxy, a restart) is resumed.
-        if (done && (over || seen === 0)) return;
+        if (done && (over || (seen === 0 && (!ended || (await ended()))))) return;
         if (done) throw new Error('the stream was cut');
         buf += value;
         let cut;
@@ -118,7 +120,11 @@ export async function follow(path, fromSeq, token, onEvent, { signal, isLast = (
 // A game's events (StreamEvents), ending with the game.
 export function gameEvents(gameId, fromSeq, token, onEvent, signal) {
   const isLast = (e) => Boolean(e.gameFinished || e.gameAbandoned);
-  return follow(`/api/v1/games/${encodeURIComponent(gameId)}/events`, fromSeq, token, onEvent, { signal, isLast });
+  const ended = async () => {
+    const { state } = await rpc('GetState', { gameId }, token);
+    return ['GAME_STATUS_FINISHED', 'GAME_STATUS_ABANDONED'].includes(state?.status);
+  };
+  return follow(`/api/v1/games/${encodeURIComponent(gameId)}/events`, fromSeq, token, onEvent, { signal, isLast, ended });
 }
 
 // One SSE block as `{event, data}`; comments (keep-alives) give null.
