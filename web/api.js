@@ -19,6 +19,9 @@ export const setBotKey = (key) => sessionStorage.setItem(KEY, key);
 export const forgetBotKey = () => sessionStorage.removeItem(KEY);
 
 // An error of the HTTP face: `{code, message, reason}` and the HTTP status.
+// `transient` when trying again later may succeed (the server is down or
+// busy), as the contract's retry rules say of UNAVAILABLE and
+// RESOURCE_EXHAUSTED.
 export class ApiError extends Error {
   constructor(status, body) {
     super(body.message || `HTTP ${status}`);
@@ -26,7 +29,13 @@ export class ApiError extends Error {
     this.code = body.code || '';
     this.reason = body.reason || '';
   }
+
+  get transient() { return this.status >= 500 || this.status === 429; }
 }
+
+// Whether trying again later may succeed: the server answered so, or it
+// could not be reached at all (fetch's own TypeError).
+export const transient = (e) => !(e instanceof ApiError) || e.transient;
 
 function headers(token, extra) {
   const h = { 'content-type': 'application/json', ...extra };
@@ -71,7 +80,10 @@ export async function gameType(kind) {
 // stream after a last event (`isLast(event)`), or `signal` aborts it. A
 // stream that ends before any event is over if `ended()` says so (without
 // it: always; a game's log can be ended by a restart or a test fault too).
-export async function follow(path, fromSeq, token, onEvent, { signal, isLast = () => false, ended } = {}) {
+// `onLink(up)` hears when the stream is open (true) and when it was lost
+// and is about to be tried again (false), so that a page can say so and
+// catch up once it is back.
+export async function follow(path, fromSeq, token, onEvent, { signal, isLast = () => false, ended, onLink = () => {} } = {}) {
   let next = fromSeq;
   for (let attempt = 0; !signal?.aborted; attempt++) {
     try {
@@ -80,6 +92,7 @@ export async function follow(path, fromSeq, token, onEvent, { signal, isLast = (
         signal,
       });
       if (!r.ok) throw new ApiError(r.status, await r.json().catch(() => ({})));
+      onLink(true);
       const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
       let buf = '';
       let seen = 0;
@@ -111,20 +124,21 @@ export async function follow(path, fromSeq, token, onEvent, { signal, isLast = (
     } catch (e) {
       if (signal?.aborted) return;
       // Errors of the request itself (unknown game, bad token) do not heal.
-      if (e instanceof ApiError && e.status < 500 && e.status !== 429) throw e;
+      if (!transient(e)) throw e;
+      onLink(false);
       await new Promise((ok) => setTimeout(ok, Math.min(500 * 2 ** attempt, 8000)));
     }
   }
 }
 
 // A game's events (StreamEvents), ending with the game.
-export function gameEvents(gameId, fromSeq, token, onEvent, signal) {
+export function gameEvents(gameId, fromSeq, token, onEvent, { signal, onLink } = {}) {
   const isLast = (e) => Boolean(e.gameFinished || e.gameAbandoned);
   const ended = async () => {
     const { state } = await rpc('GetState', { gameId }, token);
     return ['GAME_STATUS_FINISHED', 'GAME_STATUS_ABANDONED'].includes(state?.status);
   };
-  return follow(`/api/v1/games/${encodeURIComponent(gameId)}/events`, fromSeq, token, onEvent, { signal, isLast, ended });
+  return follow(`/api/v1/games/${encodeURIComponent(gameId)}/events`, fromSeq, token, onEvent, { signal, isLast, ended, onLink });
 }
 
 // One SSE block as `{event, data}`; comments (keep-alives) give null.

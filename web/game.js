@@ -44,6 +44,7 @@ function skeleton(root, board, type, gameId, token, state) {
     seatsEl: h('tbody'),
     actionsEl: h('section', { id: 'actions', class: 'actions', hidden: true, 'aria-live': 'polite' }),
     errorEl: h('p', { id: 'error', class: 'error', role: 'alert' }),
+    troubleEl: h('p', { id: 'trouble', class: 'trouble', role: 'status' }),
     outcomeEl: h('p', { id: 'outcome', class: 'outcome' }),
     controlsEl: h('section', { id: 'replay', class: 'replay', hidden: true }),
     resignEl: h('p', { class: 'resign', hidden: true }),
@@ -56,6 +57,7 @@ function skeleton(root, board, type, gameId, token, state) {
       h('p', { class: 'role' }, [you, state.seedChosenByCreator ? ' · the creator chose the seed (the dice are not secret)' : '']),
       ui.statusEl,
       ui.clockEl,
+      ui.troubleEl,
       ui.outcomeEl,
     ]),
     h('div', { class: 'game-body' }, [
@@ -81,7 +83,7 @@ export async function gamePage(root, gameId) {
   const board = boardFor(state.kind);
   const type = await api.gameType(state.kind).catch(() => undefined);
   const ui = skeleton(root, board, type, gameId, token, state);
-  Object.assign(ui, { board, state, legal: null, picked: null, error: null, gameId, token });
+  Object.assign(ui, { board, state, legal: null, picked: null, error: null, trouble: null, gameId, token });
   if (isOver(state)) return replay(ui);
   return live(ui);
 }
@@ -91,11 +93,17 @@ async function live(ui) {
   let pending = false;
   const later = () => { if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; render(ui); }); } };
   // The server's view, asked again after events: one request at a time,
-  // and one more if events came meanwhile.
+  // and one more if events came meanwhile. While the server cannot be
+  // reached, the page says so and asks again (backing off), so that the
+  // seat's choices come back by themselves once it is up: a game waiting
+  // on this seat sends no event that would ask for them.
   let asking = null;
   let again = false;
+  let retry = null;
+  let backoff = 500;
   const refresh = async () => {
     if (asking) { again = true; return asking; }
+    clearTimeout(retry);
     asking = (async () => {
       do {
         again = false;
@@ -106,7 +114,20 @@ async function live(ui) {
           const fresh = legal?.actions?.length && num(legal.version) === num(ui.state.version) ? legal : null;
           if (num(fresh?.version) !== num(ui.legal?.version)) ui.picked = null;
           ui.legal = fresh;
-        } catch (e) { ui.error = e.message; }
+          ui.trouble = null;
+          backoff = 500;
+          // A refused choice is news only until the game moves on.
+          if (ui.error && ui.errorVersion !== num(ui.state.version)) ui.error = null;
+        } catch (e) {
+          if (api.transient(e)) {
+            ui.trouble = `The server cannot be reached (${e.message}): trying again…`;
+            retry = setTimeout(refresh, backoff);
+            backoff = Math.min(backoff * 2, 8000);
+          } else {
+            ui.error = e.message;
+            ui.errorVersion = num(ui.state.version);
+          }
+        }
         later();
       } while (again);
       asking = null;
@@ -121,9 +142,16 @@ async function live(ui) {
     try {
       await api.rpc('SubmitAction', { gameId, legalActionId: a.id, expectedVersion: legal.version, idempotencyKey: key() }, token);
     } catch (e) {
-      ui.error = `${e.message}${e.reason ? ` (${e.reason})` : ''}`;
+      ui.error = `Your choice was not played: ${e.message}${e.reason ? ` (${e.reason})` : ''}${api.transient(e) ? '. Choose again once the server is back.' : ''}`;
+      ui.errorVersion = num(legal.version);
     }
     refresh();
+  };
+  // The event stream's link: lost (the page says so) and back (the page
+  // catches up on what it missed meanwhile).
+  const onLink = (up) => {
+    if (up && ui.trouble) refresh();
+    if (!up && !ui.trouble) { ui.trouble = 'The connection to the server was lost: reconnecting…'; later(); }
   };
   if (token) {
     // Giving up ends the game at once (the seat ranks last): asked twice.
@@ -135,6 +163,7 @@ async function live(ui) {
           await api.rpc('Resign', { gameId, idempotencyKey: key() }, token);
         } catch (e) {
           ui.error = `${e.message}${e.reason ? ` (${e.reason})` : ''}`;
+          ui.errorVersion = num(ui.state.version);
           render(ui);
         }
       },
@@ -150,7 +179,8 @@ async function live(ui) {
   await api.gameEvents(gameId, Math.max(1, known - HISTORY), token, (ev) => {
     logLine(ui, ev);
     if (num(ev.seq) > known) refresh();
-  });
+  }, { onLink });
+  clearTimeout(retry);
   clearInterval(tick);
   ui.resignEl.hidden = true;
   await refresh();

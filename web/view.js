@@ -51,7 +51,7 @@ export function render(ui) {
   // The same view as drawn already (another event of the same version, a
   // refresh that found nothing new): the board and the choices are kept,
   // so that a click on them in flight still lands on what it was aimed at.
-  const drawn = JSON.stringify([state, legal, ui.picked, ui.error]);
+  const drawn = JSON.stringify([state, legal, ui.picked, ui.error, ui.trouble]);
   if (drawn === ui.drawn) return;
   ui.drawn = drawn;
   document.body.dataset.status = state.status;
@@ -92,6 +92,7 @@ export function render(ui) {
     ui.actionsEl.hidden = true;
   }
   ui.errorEl.textContent = ui.error || '';
+  if (ui.troubleEl) ui.troubleEl.textContent = ui.trouble || '';
 }
 
 // One line of the events log (newest on top).

@@ -13,7 +13,8 @@
 //         spectate: {gameId}, replays: [{name, gameId, step}], human: [{kind, seed}],
 //         secrets: [{name, gameId, token, seat}], boards: [{name, path}],
 //         ladder: {game, players, botId}, challenge: {key, opponentId},
-//         errors: [{name, path}], list: bool, generic: {kind, seed} }
+//         errors: [{name, path}], list: bool, generic: {kind, seed},
+//         faults: {restart: {gameId, token}, cleanEnds: {gameId, token, other, decisions}} }
 // (every part but `base`, `chromium`, `screenshots`, `userDataDir` and
 // `widths` may be left out).
 
@@ -40,9 +41,12 @@ const problems = [];
 page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
 // The requests an error page is about fail on purpose; any other error is a problem.
 let expectingErrors = false;
+let expectingOutage = false;
 page.on('console', (m) => {
   if (m.type() !== 'error') return;
   if (expectingErrors && /Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) return;
+  // So do the calls a server that is down (a restart fault) refuses.
+  if (expectingOutage && /Failed to load resource: the server responded with a status of 503/.test(m.text())) return;
   problems.push(`console: ${m.text()} (${page.url()})`);
 });
 // The page must load nothing from anywhere but the server under test.
@@ -494,6 +498,81 @@ try {
     await page.locator('#to-replay').click();
     await page.waitForFunction(() => document.body.dataset.replayEnd === 'true');
     results.generic = { gameId, offered, rules, clicks, steps, replay: await genericShown() };
+  }
+
+  // 11. A seat's page rides out faults on cue (browser/outages.rs): a
+  // restart of the server while the seat's choices are shown, clicked
+  // while it is down; and a stream ended cleanly twice before the seat's
+  // second decision, while the other seat is played here over HTTP.
+  if (plan.faults) {
+    const call = async (method, body, token) => {
+      const r = await fetch(`${plan.base}/api/v1/${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      });
+      return { status: r.status, body: await r.json().catch(() => ({})) };
+    };
+    const text = (sel) => page.evaluate((s) => document.querySelector(s)?.textContent ?? null, sel);
+    // The first choice (and the first of its list, if it opens one).
+    const choose = async () => {
+      const version = await page.getAttribute('body', 'data-version');
+      await page.locator('#actions button.choice').first().click();
+      await page.waitForFunction((v) => document.body.dataset.version !== v || document.querySelector('#actions ol.filtered button.choice') || !document.querySelector('#actions:not([hidden])'), version);
+      const second = page.locator('#actions ol.filtered button.choice').first();
+      if (await second.count()) await second.click();
+    };
+    const choicesShown = '#actions:not([hidden]) button.choice';
+    results.faults = {};
+    expectingOutage = true;
+
+    const { restart } = plan.faults;
+    await page.goto(`${plan.base}/games/${restart.gameId}#token=${restart.token}`);
+    await page.waitForSelector(choicesShown);
+    // The restart fires once the page's stream has sent the game's last
+    // event: wait until the game answers as a server that is down.
+    for (let tries = 0; (await call('GetState', { gameId: restart.gameId }, restart.token)).status !== 503; tries++) {
+      if (tries > 10_000) throw new Error('the restart never came');
+      await page.waitForTimeout(20);
+    }
+    const before = await page.getAttribute('body', 'data-version');
+    await choose();
+    await page.waitForSelector('#error:not(:empty)');
+    results.faults.restart = { refused: await text('#error') };
+    await page.waitForSelector('#trouble:not(:empty)');
+    results.faults.restart.troubleWhileDown = await text('#trouble');
+    // Back by itself: the choices again, and nothing said of trouble.
+    await page.waitForFunction((s) => document.querySelector(s) && document.querySelector('#trouble').textContent === '', choicesShown);
+    await choose();
+    await page.waitForFunction((v) => document.body.dataset.version !== v, before);
+    Object.assign(results.faults.restart, {
+      versionAfter: await page.getAttribute('body', 'data-version'),
+      troubleAfter: await text('#trouble'),
+      errorAfter: await text('#error'),
+    });
+
+    const ends = plan.faults.cleanEnds;
+    await page.goto(`${plan.base}/games/${ends.gameId}#token=${ends.token}`);
+    let played = 0;
+    while (played < ends.decisions) {
+      // The other seat plays until this page's seat is to decide.
+      let st;
+      for (let moves = 0; ; moves++) {
+        st = (await call('GetState', { gameId: ends.gameId }, ends.other)).body.state;
+        if (st.status !== 'GAME_STATUS_RUNNING' || Number(st.toAct ?? -1) === 0) break;
+        if (moves > 1000) throw new Error('seat 1 never let seat 0 decide');
+        const legal = (await call('GetLegalActions', { gameId: ends.gameId }, ends.other)).body;
+        const done = await call('SubmitAction', { gameId: ends.gameId, legalActionId: legal.actions[0].id, expectedVersion: legal.version, idempotencyKey: `other-${legal.version}` }, ends.other);
+        if (done.status !== 200) throw new Error(`seat 1's move was refused: ${JSON.stringify(done.body)}`);
+      }
+      if (st.status !== 'GAME_STATUS_RUNNING') throw new Error(`the game ended: ${st.status}`);
+      await page.waitForFunction(([s, v]) => document.body.dataset.version === v && document.querySelector(s), [choicesShown, String(st.version)]);
+      await choose();
+      await page.waitForFunction((v) => document.body.dataset.version !== v, String(st.version));
+      played++;
+    }
+    results.faults.cleanEnds = { played, replayLink: await page.locator('#to-replay').count() };
+    expectingOutage = false;
   }
 } catch (e) {
   results.error = `${e.stack || e}`;

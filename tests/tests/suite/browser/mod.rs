@@ -14,6 +14,7 @@
 mod arena_pages;
 mod checks;
 mod generic;
+mod outages;
 mod scene;
 mod tools;
 
