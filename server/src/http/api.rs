@@ -143,9 +143,12 @@ pub(super) async fn rpc(
 pub(super) async fn game_types(
     State(ctx): State<Ctx>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
     let answer = async {
+        // It reads no parameter: one given is a mistake, refused.
+        let [] = super::query::read(query.as_deref(), [])?;
         let req = grpc_request(ctx.local, peer, &headers, pb::ListGameTypesRequest {})?;
         let resp = ctx.service.list_game_types(req).await?;
         Ok::<_, ApiError>(ok(resp.get_ref()))

@@ -2,7 +2,7 @@
 //! files on disk and the page loads nothing from anywhere else (no CDN, no
 //! build step: plain ES modules, CSS and SVG drawn by the modules).
 
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use tonic::Code;
 
@@ -109,7 +109,16 @@ pub(super) async fn not_found(headers: HeaderMap) -> Response {
 
 /// A known path with the wrong method (e.g. `GET /api/v1/CreateGame`): 405,
 /// with the `Allow` header the router adds (the methods the path takes).
-pub(super) async fn wrong_method() -> Response {
+/// `/api/v1/<name>` is a path only for the contract's methods: another name
+/// is an unknown path (404), as its POST is.
+pub(super) async fn wrong_method(uri: Uri, headers: HeaderMap) -> Response {
+    if uri.path() != super::GAME_TYPES
+        && let Some(name) = uri.path().strip_prefix("/api/v1/")
+        && !name.contains('/')
+        && !is_contract_method(name)
+    {
+        return not_found(headers).await;
+    }
     ApiError {
         http_status: Some(StatusCode::METHOD_NOT_ALLOWED),
         ..ApiError::new(
@@ -119,4 +128,12 @@ pub(super) async fn wrong_method() -> Response {
         )
     }
     .into_response()
+}
+
+/// Whether `name` is a method of one of the contract's services, as the
+/// contract's own descriptors say.
+fn is_contract_method(name: &str) -> bool {
+    druids_contract::json::pool()
+        .services()
+        .any(|service| service.methods().any(|m| m.name() == name))
 }

@@ -59,10 +59,14 @@ impl Ctx {
     }
 }
 
+/// ListGameTypes for clients that only read: a route of its own beside
+/// `POST /api/v1/<Method>`.
+const GAME_TYPES: &str = "/api/v1/games";
+
 /// The routes of the HTTP face and the viewer.
 fn router(ctx: Ctx) -> Router {
     Router::new()
-        .route("/api/v1/games", get(api::game_types))
+        .route(GAME_TYPES, get(api::game_types))
         .route("/api/v1/games/{id}/events", get(api::events))
         .route("/api/v1/bot/events", get(arena::bot_events))
         .route("/api/v1/bots/{id}/games", get(bot_games::export))

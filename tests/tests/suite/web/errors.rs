@@ -221,6 +221,9 @@ async fn a_field_given_twice_is_refused_and_changes_nothing() {
         assert_error(&refused, 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT");
         assert!(refused.2.contains(says), "{query}: {refused:?}");
     }
+    let refused = http(&base, "GET", "/api/v1/games?x=1", &[], "").await;
+    assert_error(&refused, 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT");
+    assert!(refused.2.contains("this route reads: none"), "{refused:?}");
     let path = "/api/v1/bots/any/games?max=1&max=100";
     let refused = http(&base, "GET", path, &[], "").await;
     assert_error(&refused, 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT");
