@@ -38,7 +38,7 @@ const WHAT = {
 export function errorPage(root, error) {
   const [title, explain] = WHAT[error.reason] || (error.notFound
     ? ['No such page', 'This address is not a page of the viewer.']
-    : error.status === undefined
+    : unreachable(error)
       ? ['The server cannot be reached', 'The viewer could not talk to the server: it may be stopped or restarting. Try again in a moment.']
       : ['Something went wrong', '']);
   document.title = `${title} — druids`;
@@ -52,6 +52,19 @@ export function errorPage(root, error) {
   ]));
 }
 
+// A path segment, percent-decoded; a malformed one (`%E0%A4%A`) names no page.
+function decoded(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw Object.assign(new Error(''), { notFound: true });
+  }
+}
+
+// Whether `error` is fetch() failing to reach the server at all (no answer),
+// rather than an answer or a fault of the page.
+const unreachable = (error) => error instanceof TypeError && /fetch|network/i.test(error.message);
+
 async function main() {
   const root = document.getElementById('main');
   for (const a of document.querySelectorAll('header.top nav a')) {
@@ -61,7 +74,7 @@ async function main() {
     const route = ROUTES.map(([re, page]) => [re.exec(location.pathname), page]).find(([m]) => m);
     if (!route) throw Object.assign(new Error(''), { notFound: true });
     const [m, page] = route;
-    await page(root, ...m.slice(1).map(decodeURIComponent));
+    await page(root, ...m.slice(1).map(decoded));
   } catch (e) {
     console.warn(e);
     errorPage(root, e);

@@ -54,7 +54,7 @@ function skeleton(root, board, type, gameId, token, state) {
   root.replaceChildren(h('article', { class: 'game' }, [
     h('header', { class: 'game-head' }, [
       h('h1', {}, [title, ' ', h('small', {}, [`${state.seats?.length || 0} players · game ${gameId}`])]),
-      h('p', { class: 'role' }, [you, state.seedChosenByCreator ? ' · the creator chose the seed (the dice are not secret)' : '']),
+      h('p', { class: 'role' }, [you, state.seedChosenByCreator && type?.diceDriven ? ' · the creator chose the seed (the dice are not secret)' : '']),
       ui.statusEl,
       ui.clockEl,
       ui.troubleEl,
@@ -83,7 +83,9 @@ export async function gamePage(root, gameId) {
   const board = boardFor(state.kind);
   const type = await api.gameType(state.kind).catch(() => undefined);
   const ui = skeleton(root, board, type, gameId, token, state);
-  Object.assign(ui, { board, state, legal: null, picked: null, error: null, trouble: null, gameId, token });
+  // The seat of the page's token (the server says which), for the page's life.
+  const ownSeat = token ? state.viewerSeat : undefined;
+  Object.assign(ui, { board, state, legal: null, picked: null, error: null, trouble: null, gameId, token, ownSeat });
   if (isOver(state)) return replay(ui);
   return live(ui);
 }

@@ -11,9 +11,12 @@ export const PROVISIONAL = 5;
 
 export async function ladderPage(root, game, players) {
   const types = await api.gameTypes();
-  const type = types.find((t) => t.name === game) || types[0];
-  if (!type) throw new Error('this server hosts no game');
-  const n = Number(players) || type.minPlayers;
+  const type = game === undefined ? types[0] : types.find((t) => t.name === game);
+  if (!types.length) throw new Error('this server hosts no game');
+  const n = players === undefined ? type.minPlayers : Number(players);
+  // A game this server does not host, or a player count it is not played
+  // with, has no leaderboard: no such page, rather than another pool's.
+  if (!type || n < type.minPlayers || n > type.maxPlayers) throw Object.assign(new Error(''), { notFound: true });
   document.title = `${type.displayName}, ${n} players: leaderboard — druids`;
   const pools = types.flatMap((t) => Array.from({ length: t.maxPlayers - t.minPlayers + 1 }, (_, i) => [t, t.minPlayers + i]));
   const nav = h('nav', { class: 'pools', 'aria-label': 'pools' }, pools.map(([t, k]) => h('a', {

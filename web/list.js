@@ -26,9 +26,10 @@ export function resultCells(g) {
   if (!o) return [g.status === 'GAME_STATUS_FINISHED' ? 'finished' : '', ''];
   const name = (seat) => g.seats?.[seat]?.name || `seat ${seat}`;
   const winners = (o.winners || []).map((w) => name(num(w)));
+  const resigned = (o.resigned || []).map((s) => name(num(s)));
   return [
     h('strong', { class: 'winner' }, [winners.join(' and ') || '—']),
-    (o.scores || []).map((sc, i) => `${name(i)} ${sc}`).join(' · '),
+    [(o.scores || []).map((sc, i) => `${name(i)} ${sc}`).join(' · '), resigned.length ? ` (${resigned.join(' and ')} resigned)` : ''].join(''),
   ];
 }
 

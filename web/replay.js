@@ -13,6 +13,7 @@ const PAGE = 20;
 
 export async function replay(ui) {
   const { gameId, board } = ui;
+  ui.replaying = true;
   const last = num(ui.state.version);
   const final = ui.state;
   let seat = ui.token ? ui.state.viewerSeat : undefined;

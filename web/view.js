@@ -32,7 +32,7 @@ function statusText(ui) {
   if (state.status === 'GAME_STATUS_WAITING_FOR_PLAYERS') return 'waiting for players to join';
   // A duplicate match's game: its next die waits for the match's other games.
   if (state.waitingForMatch) return [board.status(state), 'waiting for the other games of its match to reach the next die'].filter(Boolean).join(' — ');
-  if (state.toAct !== undefined && state.toAct === state.viewerSeat) return [board.status(state), 'your decision (see below)'].filter(Boolean).join(' — ');
+  if (!ui.replaying && state.toAct !== undefined && state.toAct === state.viewerSeat) return [board.status(state), 'your decision (see below)'].filter(Boolean).join(' — ');
   const who = state.toAct === undefined ? '' : `${seatName(state, num(state.toAct))} to decide`;
   const what = state.decisionDescription ? `: ${named(state.decisionDescription, state.seats)}` : '';
   return [board.status(state), who + what].filter(Boolean).join(' — ');
@@ -43,6 +43,13 @@ export function clockText(state) {
   if (state.deadlineUnixMs === undefined || state.toAct === undefined || isOver(state)) return '';
   const left = Math.max(0, Math.ceil((num(state.deadlineUnixMs) - Date.now()) / 1000));
   return `${seatName(state, num(state.toAct))}'s clock: ${left} s left`;
+}
+
+// The mark after a seat's name: the page's own seat (its token's) is "you";
+// the seat a replay is seen as, when another, is marked so.
+function seatMark(ui, seat) {
+  if (ui.token && seat === ui.ownSeat) return ' (you)';
+  return ui.replaying && seat === ui.state.viewerSeat ? ' (seen as)' : '';
 }
 
 // Renders the page's moving parts from `ui`.
@@ -75,7 +82,7 @@ export function render(ui) {
   ui.clockEl.textContent = clockText(state);
   ui.seatsEl.replaceChildren(...board.seatRows(state).map((r) => h('tr', { 'data-seat': r.seat, class: num(state.toAct) === r.seat && state.toAct !== undefined ? 'to-act' : '' }, [
     h('td', {}, [h('span', { class: 'pill', css: { background: board.colour(r.seat) } }, [String(r.seat)])]),
-    h('td', { class: 'name' }, [seatName(state, r.seat), r.seat === state.viewerSeat ? ' (you)' : '', (state.autopilotSeats || []).map(num).includes(r.seat) ? ' (autopilot)' : '']),
+    h('td', { class: 'name' }, [seatName(state, r.seat), seatMark(ui, r.seat), (state.autopilotSeats || []).map(num).includes(r.seat) ? ' (autopilot)' : '']),
     h('td', { class: 'score' }, [String(r.score)]),
     h('td', { class: 'details' }, r.details.flatMap((d, i) => (i ? [' · ', d] : [d]))),
   ])));

@@ -325,7 +325,7 @@ try {
     }
     await page.waitForSelector('#outcome:not(:empty)');
     const gameId = page.url().split('/games/')[1].split('#')[0];
-    results.human.push({ kind: game.kind, gameId, clicks, decisions, boardClicks, most, widest, shown: await shown() });
+    results.human.push({ kind: game.kind, gameId, clicks, decisions, boardClicks, most, widest, shown: await shown(), role: await page.textContent('.role') });
   }
 
   // 4b. A person resigns a practice game from its page: asked to confirm,
@@ -358,6 +358,11 @@ try {
       outcome: await page.textContent('#outcome'),
       buttonLeft: await page.locator('#resign:visible').count(),
     };
+    // The games list says so too.
+    await page.goto(`${plan.base}/`);
+    const row = page.locator(`#games tr[data-game="${results.resign.gameId}"] td.scores`);
+    await row.waitFor();
+    results.resign.listed = await row.textContent();
   }
 
   // 5. Boards of several sizes (a four-player Meduris): layout at every width.

@@ -376,6 +376,20 @@ async fn replays(results: &Value, scene: &Scene, client: &mut Client) {
             [0],
             "{name}: seat 0's view shows its secrets only"
         );
+        // Seen as a seat by a spectator: that seat is marked as the one seen
+        // through, not as the reader's, and a replay offers no decision.
+        let names: Vec<&str> = shown["asSeat"]["seats"]
+            .as_array()
+            .expect("seats")
+            .iter()
+            .map(|r| r["name"].as_str().unwrap_or_default())
+            .collect();
+        assert!(
+            names[0].ends_with(" (seen as)") && !names.iter().any(|n| n.contains("(you)")),
+            "{name}: {names:?}"
+        );
+        let status = shown["asSeat"]["status_line"].as_str().unwrap_or_default();
+        assert!(!status.contains("your decision"), "{name}: {status}");
         let events = all_events(client, id, None).await;
         let next_score = events
             .iter()
@@ -419,6 +433,11 @@ async fn human(results: &Value, client: &mut Client) {
             .await
             .expect("export")
             .into_inner();
+        // The seed was chosen: that makes a dice game's dice known, and is
+        // nothing to say of a game without chance (Die Dolmengötter).
+        let role = game["role"].as_str().unwrap_or_default();
+        let dice = game["kind"] == "meduris";
+        assert_eq!(role.contains("dice are not secret"), dice, "{role}");
         let mine = replay.actions.iter().filter(|a| a.seat == 0).count() as u64;
         assert_eq!(
             game["decisions"].as_u64(),
@@ -466,6 +485,11 @@ async fn resigned(results: &Value, client: &mut Client) {
         page["buttonLeft"].as_u64(),
         Some(0),
         "no resign button after the end: {page}"
+    );
+    let listed = page["listed"].as_str().unwrap_or_default();
+    assert!(
+        listed.ends_with("(player resigned)"),
+        "the games list says who resigned: {page}"
     );
 }
 
@@ -561,7 +585,12 @@ fn errors(results: &Value, scene: &Scene) {
             "No such game",
             "This seat link is not valid",
             "No such page",
-            "No such bot"
+            "No such bot",
+            // Not another pool's leaderboard, nor "the server cannot be
+            // reached" for an address that cannot be decoded.
+            "No such page",
+            "No such page",
+            "No such page",
         ]
     );
     for e in errors {

@@ -162,6 +162,9 @@ impl Scene {
                 {"name": "bad token", "path": format!("/games/{med_id}#token=00ff")},
                 {"name": "unknown page", "path": "/no/such/page"},
                 {"name": "unknown bot", "path": "/bots/00000000000000ff"},
+                {"name": "unknown pool", "path": "/ladder/chess/2"},
+                {"name": "pool of too many players", "path": "/ladder/meduris/9"},
+                {"name": "malformed address", "path": "/games/%E0%A4%A"},
             ],
         })
     }
