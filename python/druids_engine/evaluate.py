@@ -12,6 +12,7 @@ and legal-action mask (the same policy plays on the server through
 from __future__ import annotations
 
 import json
+import operator
 import sys
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, TextIO, Union
@@ -61,11 +62,35 @@ class Result:
         return self.standings[a].summary["win_rate_low"] > rate
 
 
-def _bot(agent: str) -> tuple[str, int]:
-    name, _, budget = agent.partition(":")
-    if name not in ("random", "greedy", "mcts"):
+SEEDS = 1 << 64
+"""Seeds are 64-bit: a game's seed and its bots' are taken modulo this."""
+
+MAX_ITERATIONS = 1_000_000
+"""The most iterations ``"mcts:N"`` may ask for."""
+
+
+def _bot(agent: Agent) -> Optional[tuple[str, int]]:
+    """A built-in bot's name and iterations, or None for a callable policy."""
+    if callable(agent):
+        return None
+    if not isinstance(agent, str):
+        raise TypeError(f"an agent is a built-in bot's name or a callable policy, not {type(agent).__name__}")
+    name, colon, budget = agent.partition(":")
+    if name not in ("random", "greedy", "mcts") or (colon and name != "mcts"):
         raise ValueError(f"unknown built-in bot {agent[:64]!r} (random, greedy, mcts, mcts:N)")
-    return name, int(budget) if budget else 200
+    if not colon:
+        return name, 200
+    if not budget.isdigit() or not 1 <= int(budget) <= MAX_ITERATIONS:
+        raise ValueError(f"{agent[:64]!r}: N in mcts:N is a whole number from 1 to {MAX_ITERATIONS}")
+    return name, int(budget)
+
+
+def _whole(value: object, what: str) -> int:
+    """``value`` as an int (Python's or numpy's), never a float rounded."""
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{what} is a whole number, not {type(value).__name__}") from None
 
 
 def _name(agent: Agent, i: int) -> str:
@@ -86,24 +111,34 @@ def evaluate(
     """Plays ``games`` games of ``game`` between ``agents`` (one per seat;
     ``players`` defaults to their number) and returns their standings.
 
-    Seats rotate every game so each agent plays each seat equally often. For a
-    dice-driven game (Meduris) each seed is played once per rotation before the
-    next (duplicate games), so luck evens out; otherwise each game has its own
-    seed. One JSON line per game goes to ``log``; a progress bar to stderr.
+    Seats rotate every game, so with ``games`` a multiple of the players each
+    agent plays each seat equally often (otherwise the first seat rotations
+    get one game more). For a dice-driven game (Meduris) each seed is played
+    once per rotation before the next (duplicate games), so luck evens out;
+    otherwise each game has its own seed. Seeds are 64-bit (taken modulo
+    2**64). One JSON line per game goes to ``log``; a progress bar to stderr.
+
+    Bad arguments raise ``ValueError`` or ``TypeError`` before any game; a
+    policy's illegal choice raises ``ValueError`` naming the agent and game.
     """
-    n = players if players is not None else len(agents)
+    if game not in DICE_DRIVEN:
+        raise ValueError(f"no game is called {game[:64]!r} here (games: {', '.join(DICE_DRIVEN)})")
+    games, seed = _whole(games, "games"), _whole(seed, "seed")
+    n = _whole(players, "players") if players is not None else len(agents)
     if len(agents) != n:
         raise ValueError(f"{len(agents)} agents for {n} seats: give one per seat")
     if games < 1:
         raise ValueError("games must be at least 1")
-    bots = [None if callable(a) else _bot(a) for a in agents]
+    if not 0 <= seed < SEEDS:
+        raise ValueError(f"seed must be from 0 to {SEEDS - 1}")
+    bots = [_bot(a) for a in agents]
     standings = [Standing(_name(a, i)) for i, a in enumerate(agents)]
     records: list[dict[str, object]] = []
     seats_played: list[list[tuple[int, float, int]]] = []
     duplicate = DICE_DRIVEN[game]
     for g in range(games):
         shift = g % n
-        game_seed = seed + (g // n if duplicate else g)
+        game_seed = (seed + (g // n if duplicate else g)) % SEEDS
         entry_of_seat = [(s + shift) % n for s in range(n)]
         state = Game(game, n, seed=game_seed)
         while not state.is_over:
@@ -115,9 +150,13 @@ def evaluate(
                 policy = agents[entry]
                 assert callable(policy)
                 index = int(policy(state.observation(seat), state.legal_mask()))
+                try:
+                    state.apply(index)
+                except ValueError as e:
+                    raise ValueError(f"{standings[entry].name} (agent {entry}, seat {seat}) in game {g} of {game}: {e}") from None
             else:
-                index = state.bot_action(bot[0], seed=game_seed * 1000 + len(state.history), iterations=bot[1])
-            state.apply(index)
+                bot_seed = (game_seed * 1000 + len(state.history)) % SEEDS
+                state.apply(state.bot_action(bot[0], seed=bot_seed, iterations=bot[1]))
         outcome = state.outcome
         assert outcome is not None
         winners: list[int] = outcome["winners"]

@@ -10,6 +10,7 @@ with seed S.
 
 from __future__ import annotations
 
+import operator
 import random
 from typing import Any, Optional
 
@@ -28,6 +29,8 @@ class DruidsEnv(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
 
     def __init__(self, game: str, players: int, render_mode: Optional[str] = None) -> None:
         super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {str(render_mode)[:32]!r} is not one of {self.metadata['render_modes']} (or None)")
         probe = Game(game, players)
         self.game_name = game
         self.players = players
@@ -84,7 +87,13 @@ class DruidsEnv(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._game.apply(int(action))
+        # An index, never a number rounded to one: a policy's 2.9 is a bug,
+        # not action 2.
+        try:
+            index = operator.index(action)
+        except TypeError:
+            raise TypeError(f"an action is an integer index of the action space, not {type(action).__name__}") from None
+        self._game.apply(index)
         self._cumulative_rewards[agent] = 0.0
         if self._game.is_over:
             for a, r in zip(self.possible_agents, self._game.returns()):

@@ -4,8 +4,9 @@ REINFORCE on a linear softmax policy (``policy.py``), numpy only, over the
 engine's vector env: in every game one seat is the learner (a different seat
 in each slot, so it learns every seat) and the others play uniformly random
 legal actions; the learner's reward is its share of the win. Then
-``druids_engine.evaluate`` plays the greedy policy against random with
-rotated seats and duplicate seeds, and the policy is saved for ``ladder.py``.
+``druids_engine.evaluate`` plays the trained policy (sampling its choices,
+as it plays on the ladder) against random with rotated seats and duplicate
+seeds, and the policy is saved for ``ladder.py``.
 
     python python/examples/train.py --minutes 8 --out policy.npz
     python python/examples/train.py --games 1200 --out policy.npz   # a budget of games

@@ -8,7 +8,8 @@
 //! The arrays belong to the env: Python gets read-only views of them (a
 //! row's mask is updated only where it changed, so a write would outlive
 //! the step), which the next step or reset changes in place: copy what is
-//! kept.
+//! kept. The arrays themselves are writable only while Rust writes into
+//! them, so no view of them can be made writable either.
 //!
 //! Seeds: the k-th game (from 0) of slot i is played from seed
 //! `seed + i + k * num_envs`, whatever the number of threads.
@@ -16,7 +17,7 @@
 use druids_contract::with_game;
 use druids_engine::{Chance, Game, Seat, Tensors, Viewer};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::core::kind_named;
@@ -254,6 +255,8 @@ pub struct PyVectorEnv {
     threads: usize,
     players: usize,
     num_envs: usize,
+    /// The seed given when the env was made: `reset()`'s default.
+    seed: u64,
     observations: Py<PyArray2<f32>>,
     masks: Py<PyArray2<bool>>,
     rewards: Py<PyArray2<f32>>,
@@ -285,6 +288,25 @@ fn batch<G: Chance + Tensors>(
     (Box::new(games), o, a)
 }
 
+/// `actions` as whole numbers: any integer array-like (a float is refused,
+/// never rounded).
+fn integers(py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    let array = py.import("numpy")?.call_method1("asarray", (actions,))?;
+    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+    if kind != "i" && kind != "u" {
+        let dtype = array.getattr("dtype")?.str()?.to_string();
+        return Err(PyTypeError::new_err(format!(
+            "actions are integer indices of the action space, not {dtype}"
+        )));
+    }
+    // A uint64 beyond i64 wraps to a negative number: no action, refused.
+    let array = array.call_method1("astype", ("int64",))?;
+    let array: PyReadonlyArray1<'_, i64> = array.extract().map_err(|_| {
+        PyValueError::new_err("actions are one integer per slot (a one-dimensional sequence)")
+    })?;
+    Ok(array.as_array().iter().copied().collect())
+}
+
 /// A read-only view of one of the env's arrays (same memory).
 fn read_only<'py, A: pyo3::PyTypeCheck>(array: &Bound<'py, A>) -> PyResult<Bound<'py, A>> {
     let view = array.as_any().call_method0("view")?;
@@ -301,20 +323,41 @@ impl PyVectorEnv {
     where
         R: Send,
     {
-        let mut o = self.observations.bind(py).readwrite();
-        let mut m = self.masks.bind(py).readwrite();
-        let mut r = self.rewards.bind(py).readwrite();
-        let mut t = self.terminations.bind(py).readwrite();
-        let mut a = self.to_act.bind(py).readwrite();
-        let rows = Rows {
-            observations: o.as_slice_mut().expect("contiguous"),
-            masks: m.as_slice_mut().expect("contiguous"),
-            rewards: r.as_slice_mut().expect("contiguous"),
-            terminations: t.as_slice_mut().expect("contiguous"),
-            to_act: a.as_slice_mut().expect("contiguous"),
+        let arrays = [
+            self.observations.bind(py).as_any().clone(),
+            self.masks.bind(py).as_any().clone(),
+            self.rewards.bind(py).as_any().clone(),
+            self.terminations.bind(py).as_any().clone(),
+            self.to_act.bind(py).as_any().clone(),
+        ];
+        let writeable = |on: bool| {
+            for array in &arrays {
+                // The env owns these arrays' memory: numpy lets it flip them.
+                array
+                    .getattr("flags")
+                    .and_then(|f| f.setattr("writeable", on))
+                    .expect("the env's own arrays can be made writable");
+            }
         };
-        let (batch, threads) = (&mut self.batch, self.threads);
-        py.detach(move || work(batch.as_mut(), rows, threads))
+        writeable(true);
+        let done = {
+            let mut o = self.observations.bind(py).readwrite();
+            let mut m = self.masks.bind(py).readwrite();
+            let mut r = self.rewards.bind(py).readwrite();
+            let mut t = self.terminations.bind(py).readwrite();
+            let mut a = self.to_act.bind(py).readwrite();
+            let rows = Rows {
+                observations: o.as_slice_mut().expect("contiguous"),
+                masks: m.as_slice_mut().expect("contiguous"),
+                rewards: r.as_slice_mut().expect("contiguous"),
+                terminations: t.as_slice_mut().expect("contiguous"),
+                to_act: a.as_slice_mut().expect("contiguous"),
+            };
+            let (batch, threads) = (&mut self.batch, self.threads);
+            py.detach(move || work(batch.as_mut(), rows, threads))
+        };
+        writeable(false);
+        done
     }
 }
 
@@ -360,6 +403,7 @@ impl PyVectorEnv {
             threads,
             players,
             num_envs,
+            seed,
             observations: PyArray2::zeros(py, [num_envs, obs_len], false).unbind(),
             masks: PyArray2::zeros(py, [num_envs, actions], false).unbind(),
             rewards: PyArray2::zeros(py, [num_envs, players], false).unbind(),
@@ -370,18 +414,21 @@ impl PyVectorEnv {
         Ok(env)
     }
 
-    /// Starts every slot's game again, slot i from `seed + i`.
-    #[pyo3(signature = (seed=Unsigned(0)), text_signature = "($self, seed=0)")]
-    fn reset(&mut self, py: Python<'_>, seed: Unsigned<u64>) {
-        let seed = seed.0;
+    /// Starts every slot's game again, slot i from `seed + i` (`seed`: the
+    /// env's own, given when it was made, if None).
+    #[pyo3(signature = (seed=None), text_signature = "($self, seed=None)")]
+    fn reset(&mut self, py: Python<'_>, seed: Option<Unsigned<u64>>) {
+        let seed = seed.map_or(self.seed, |s| s.0);
         self.with_rows(py, |b, rows, threads| b.reset(seed, rows, threads));
     }
 
     /// Applies `actions[i]` (an index of the fixed action space, legal in
-    /// slot i) in every slot; the arrays then show the result. An illegal
-    /// action is refused before any is applied.
-    fn step(&mut self, py: Python<'_>, actions: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
-        let actions: Vec<i64> = actions.as_array().iter().copied().collect();
+    /// slot i) in every slot; the arrays then show the result. `actions` is
+    /// any one-dimensional sequence of integers (a list, a numpy array of
+    /// any integer type); floats are refused, not rounded. An illegal action
+    /// is refused before any is applied.
+    fn step(&mut self, py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<()> {
+        let actions = integers(py, actions)?;
         self.batch.check(&actions).map_err(PyValueError::new_err)?;
         self.with_rows(py, |b, rows, threads| b.step(&actions, rows, threads));
         Ok(())

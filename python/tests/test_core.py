@@ -224,3 +224,49 @@ def test_the_vector_envs_arrays_are_read_only_views_written_in_place() -> None:
     env.step(np.array([int(np.flatnonzero(m)[0]) for m in masks], np.int64))
     assert not np.array_equal(masks, before)
     assert "read-only views" in (VectorEnv.__doc__ or "")
+
+
+def test_the_vector_envs_arrays_cannot_be_made_writable() -> None:
+    # Flipping the flag back (as people do to quiet torch.from_numpy's
+    # warning) would let a write outlive the step: numpy refuses it.
+    env = VectorEnv("meduris", 2, 3, seed=9)
+    for array in (env.observations, env.masks, env.rewards, env.terminations, env.to_act):
+        with pytest.raises(ValueError):
+            array.flags.writeable = True
+    # Rust still writes into them.
+    before = env.observations.copy()
+    env.step([int(np.flatnonzero(m)[0]) for m in env.masks])
+    assert not np.array_equal(env.observations, before)
+
+
+def test_the_vector_env_takes_any_integer_actions_and_refuses_floats() -> None:
+    def first_legal(env: VectorEnv) -> list[int]:
+        return [int(np.flatnonzero(m)[0]) for m in env.masks]
+
+    envs = [VectorEnv("dolmen", 2, 3, seed=4) for _ in range(4)]
+    for env, convert in zip(envs, (list, np.int32, np.uint8, np.int64)):
+        actions = first_legal(env)
+        env.step(actions if convert is list else np.array(actions, convert))
+    for env in envs[1:]:
+        assert np.array_equal(env.observations, envs[0].observations)
+    env = envs[0]
+    before = env.observations.copy()
+    with pytest.raises(TypeError, match="integer indices"):
+        env.step(np.array(first_legal(env), np.float64) + 0.5)
+    with pytest.raises(TypeError, match="integer indices"):
+        env.step(["1", "2", "3"])
+    with pytest.raises(ValueError, match="one-dimensional"):
+        env.step([[1, 2, 3]])
+    assert np.array_equal(env.observations, before)
+
+
+def test_the_vector_env_resets_to_its_own_seed_unless_told() -> None:
+    env = VectorEnv("meduris", 3, 2, seed=77)
+    first = env.observations.copy()
+    env.step([int(np.flatnonzero(m)[0]) for m in env.masks])
+    env.reset()
+    assert np.array_equal(env.observations, first)
+    env.reset(None)
+    assert np.array_equal(env.observations, first)
+    env.reset(78)
+    assert np.array_equal(env.observations[0], VectorEnv("meduris", 3, 1, seed=78).observations[0])

@@ -44,3 +44,32 @@ def test_python_callables_and_mcts_play_dolmen_with_a_seed_per_game() -> None:
         evaluate(["random", "alphazero"], "dolmen", games=1, progress=False)
     with pytest.raises(ValueError, match="one per seat"):
         evaluate(["random"], "dolmen", players=2, games=1, progress=False)
+
+
+def test_any_64_bit_seed_plays_and_bad_arguments_are_refused_before_any_game() -> None:
+    top = (1 << 64) - 1
+    result = evaluate(["greedy", "random"], "meduris", games=4, seed=top, progress=False)
+    assert [g["seed"] for g in result.games] == [top, top, 0, 0]
+    refused = [
+        (ValueError, "no game is called", dict(agents=["random", "random"], game="chess")),
+        (ValueError, "seed must be", dict(agents=["random", "random"], game="dolmen", seed=1 << 64)),
+        (TypeError, "games is a whole number", dict(agents=["random", "random"], game="dolmen", games="4")),
+        (TypeError, "seed is a whole number", dict(agents=["random", "random"], game="dolmen", seed=1.5)),
+        (ValueError, "unknown built-in bot", dict(agents=["random:5", "random"], game="dolmen")),
+        (ValueError, "mcts:N", dict(agents=["mcts:abc", "random"], game="dolmen")),
+        (ValueError, "mcts:N", dict(agents=["mcts:-5", "random"], game="dolmen")),
+        (TypeError, "callable policy", dict(agents=[5, "random"], game="dolmen")),
+    ]
+    for error, says, kwargs in refused:
+        log = io.StringIO()
+        with pytest.raises(error, match=says):
+            evaluate(**kwargs, log=log, progress=False)  # type: ignore[arg-type]
+        assert log.getvalue() == "", "no game was played"
+
+
+def test_a_policys_illegal_choice_names_the_agent_and_game() -> None:
+    def stubborn(observation: np.ndarray, mask: np.ndarray) -> int:
+        return int(np.flatnonzero(~mask)[0])
+
+    with pytest.raises(ValueError, match=r"stubborn \(agent 1, seat 1\) in game 0 of dolmen: action \d+ is not legal"):
+        evaluate(["random", stubborn], "dolmen", games=2, progress=False)

@@ -41,3 +41,21 @@ def test_reset_with_a_seed_is_the_engines_game(game: str, players: int) -> None:
         g.apply(a)
         e.step(a)
     assert g.is_over
+
+
+def test_an_action_is_an_index_never_a_rounded_number() -> None:
+    e = env("dolmen", 2)
+    e.reset(seed=3)
+    version = len(e.game.history)
+    legal = int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0])
+    for bad in (legal + 0.9, str(legal), float(legal)):
+        with pytest.raises(TypeError, match="integer index"):
+            e.step(bad)  # type: ignore[arg-type]
+    assert len(e.game.history) == version, "nothing was played"
+    e.step(np.int64(legal))
+    assert len(e.game.history) == version + 1
+
+
+def test_an_unknown_render_mode_is_refused() -> None:
+    with pytest.raises(ValueError, match="render_mode"):
+        env("meduris", 2, render_mode="human")
