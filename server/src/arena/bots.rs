@@ -93,8 +93,14 @@ fn invisible(c: char) -> bool {
 /// full-width letters, ligatures and the like become plain ones),
 /// case-folded, without format characters or accents, then its UTS #39
 /// skeleton (letters of other scripts that look the same, such as a Cyrillic
-/// `а`, become one).
+/// `а`, become one). Latin small capitals (`ʜᴏᴜsᴇ`), which neither NFKC nor
+/// the skeleton maps, count as their letters.
 pub fn name_key(name: &str) -> String {
+    let name: String = name
+        .chars()
+        .map(|c| small_capital(c).unwrap_or(c))
+        .collect();
+    let name = name.as_str();
     use unicode_normalization::UnicodeNormalization;
     use unicode_properties::{GeneralCategory as G, UnicodeGeneralCategory};
     let plain = |s: &str| -> String {
@@ -115,6 +121,39 @@ pub fn name_key(name: &str) -> String {
     let skeleton = |s: &str| -> String { unicode_security::skeleton(s).collect() };
     let folded = plain(&skeleton(&plain(name)).to_lowercase());
     skeleton(&folded)
+}
+
+/// The Latin letter a small capital stands for (IPA and phonetic
+/// extensions: U+0262 to U+0299, U+1D00 to U+1D22, U+A730 to U+A7AF).
+fn small_capital(c: char) -> Option<char> {
+    Some(match c {
+        '\u{1d00}' => 'a',
+        '\u{299}' => 'b',
+        '\u{1d04}' => 'c',
+        '\u{1d05}' => 'd',
+        '\u{1d07}' => 'e',
+        '\u{a730}' => 'f',
+        '\u{262}' => 'g',
+        '\u{29c}' => 'h',
+        '\u{26a}' => 'i',
+        '\u{1d0a}' => 'j',
+        '\u{1d0b}' => 'k',
+        '\u{29f}' => 'l',
+        '\u{1d0d}' => 'm',
+        '\u{274}' => 'n',
+        '\u{1d0f}' => 'o',
+        '\u{1d18}' => 'p',
+        '\u{a7af}' => 'q',
+        '\u{280}' => 'r',
+        '\u{a731}' => 's',
+        '\u{1d1b}' => 't',
+        '\u{1d1c}' => 'u',
+        '\u{1d20}' => 'v',
+        '\u{1d21}' => 'w',
+        '\u{28f}' => 'y',
+        '\u{1d22}' => 'z',
+        _ => return None,
+    })
 }
 
 /// The bots, by number, with an index of key hashes.
@@ -259,6 +298,11 @@ mod tests {
         ] {
             assert_eq!(name_key(other), name_key(latin), "{other:?}");
         }
+        assert_eq!(
+            name_key("\u{1d00}\u{29f}\u{1d18}\u{29c}\u{1d00}"),
+            key,
+            "small capitals"
+        );
         assert_ne!(name_key("Alpha2"), key);
         let refused = |name: &str| {
             check_registration(&pb::RegisterBotRequest {
@@ -278,6 +322,8 @@ mod tests {
             "\u{397}ouse-random",
             "\u{41d}OUSE-GREEDY",
             "\u{397}ouse-mcts-400",
+            "\u{29c}\u{1d0f}\u{1d1c}s\u{1d07}-random",
+            "\u{29c}\u{1d0f}\u{1d1c}\u{a731}\u{1d07}-z",
         ] {
             assert!(refused(fake), "{fake:?}");
         }
