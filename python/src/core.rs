@@ -156,6 +156,19 @@ impl<G: Engine> Core<G> {
                 record.players
             )));
         }
+        // The record's chance mode is the state's, unless the game has no
+        // draws to make explicit (then the record keeps what was asked).
+        let mode = game.chance_mode();
+        if record.chance != mode {
+            let mut probe = game.clone();
+            probe.set_chance_mode(record.chance, &mut Vec::new());
+            if probe.chance_mode() == record.chance {
+                return Err(PlayError::Setup(format!(
+                    "a serialised game whose record says its chance is {:?} while its state's is {:?}",
+                    record.chance, mode
+                )));
+            }
+        }
         Ok(Core::wrap(game, record))
     }
 

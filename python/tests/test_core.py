@@ -3,6 +3,7 @@ are the same game, explicit chance fed the seed's draws is the seeded game,
 and a seat's observation is the same whatever the others' secrets are."""
 
 import copy
+import json
 import pickle
 
 import numpy as np
@@ -174,6 +175,17 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
     with pytest.raises(TypeError, match="index"):
         g.apply("1")  # type: ignore[arg-type]
     assert g.serialize() == before
+
+
+def test_a_serialised_game_whose_record_contradicts_its_state_is_refused() -> None:
+    meduris = json.loads(Game("meduris", 2, seed=3).serialize())
+    meduris["record"]["chance"] = "explicit"
+    with pytest.raises(ValueError, match="record says its chance is Explicit while its state's is Seeded"):
+        Game.deserialize(json.dumps(meduris))
+    # A game without draws keeps the mode asked for: nothing contradicts it.
+    dolmen = Game("dolmen", 2, seed=3)
+    dolmen.set_chance_mode("explicit")
+    assert Game.deserialize(dolmen.serialize()).chance_mode == "explicit"
 
 
 @pytest.mark.parametrize("name,players", [("meduris", 4), ("dolmen", 3)])
