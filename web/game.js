@@ -123,6 +123,7 @@ async function live(ui) {
         } catch (e) {
           if (api.transient(e)) {
             ui.trouble = `The server cannot be reached (${e.message}): trying again…`;
+            clearTimeout(retry);
             retry = setTimeout(refresh, backoff);
             backoff = Math.min(backoff * 2, 8000);
           } else {
