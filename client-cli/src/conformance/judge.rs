@@ -45,6 +45,8 @@ pub struct ClientEnd {
     pub killed: Option<String>,
     /// Whether the game was over when it exited.
     pub game_over: bool,
+    /// Whether the client's seat resigned.
+    pub resigned: bool,
     /// The game's last seq then.
     pub last_seq: u64,
     /// Its last line on stderr.
@@ -92,6 +94,26 @@ pub fn judge(sc: &Scenario, entries: &[pb::LedgerEntry], end: &ClientEnd) -> Vec
             _ => None,
         })
         .collect();
+    // Every scenario grades a client playing its game to the end: a game
+    // over by its resignation, or with none of its own actions (the clock
+    // or the autopilot played for it), shows none of what is graded.
+    if end.resigned {
+        found(
+            Verdict::Failed,
+            "resigned instead of playing the game to its end (every scenario grades play)".into(),
+        );
+    } else if end.game_over
+        && !calls
+            .iter()
+            .any(|(_, c)| c.method == "SubmitAction" && c.code == "OK")
+    {
+        found(
+            Verdict::Failed,
+            "played no action of its own: the game ended with every decision of its seat \
+             taken by the server (turn clock, autopilot)"
+                .into(),
+        );
+    }
     for f in submits(sc, &calls) {
         found(f.verdict, f.evidence);
     }
@@ -320,7 +342,16 @@ fn reconnects(
             }),
             Some((_, c)) => {
                 let from = c.from_seq.unwrap_or(0);
-                if !reset && from >= 1 && from <= s.last_sent_seq {
+                if from > s.last_sent_seq + 1 {
+                    out.push(Finding {
+                        verdict: Verdict::Failed,
+                        evidence: format!(
+                            "resumed from seq {from} though it had been sent only up to seq {} \
+                             (skipped the events in between; resume from the last seq seen + 1)",
+                            s.last_sent_seq
+                        ),
+                    });
+                } else if !reset && from >= 1 && from <= s.last_sent_seq {
                     out.push(Finding {
                         verdict: Verdict::NonStrict,
                         evidence: format!(

@@ -182,22 +182,39 @@ async fn run_client(
         last
     });
     let mut killed = None;
+    let stuck = |p: Progress| {
+        if p.over {
+            format!(
+                "still running {} s after the game ended; killed",
+                STUCK.as_secs()
+            )
+        } else {
+            format!(
+                "the game stood still at seq {} for {} s with the client running; killed",
+                p.last_seq,
+                STUCK.as_secs()
+            )
+        }
+    };
     let code = loop {
         tokio::select! {
             status = child.wait() => break status?.code(),
             changed = progress.changed() => {
                 if changed.is_err() {
-                    // The spectator's stream is gone; only the client is left to wait on.
-                    break child.wait().await?.code();
+                    // The spectator's stream is gone (the game ended): the
+                    // client has as long again to finish as it had to move.
+                    match tokio::time::timeout(STUCK, child.wait()).await {
+                        Ok(status) => break status?.code(),
+                        Err(_) => {
+                            killed = Some(stuck(*progress.borrow()));
+                            let _ = child.kill().await;
+                            break None;
+                        }
+                    }
                 }
             }
             () = tokio::time::sleep(STUCK) => {
-                let p = *progress.borrow();
-                killed = Some(if p.over {
-                    format!("still running {} s after the game ended; killed", STUCK.as_secs())
-                } else {
-                    format!("the game stood still at seq {} for {} s with the client running; killed", p.last_seq, STUCK.as_secs())
-                });
+                killed = Some(stuck(*progress.borrow()));
                 let _ = child.kill().await;
                 break None;
             }
@@ -209,10 +226,14 @@ async fn run_client(
     let state = get_state(&mut c, game_id, None).await?;
     let game_over = state.status == pb::GameStatus::Finished as i32
         || state.status == pb::GameStatus::Abandoned as i32;
+    let resigned = state
+        .outcome
+        .is_some_and(|o| o.resigned.contains(&CLIENT_SEAT));
     Ok(ClientEnd {
         code,
         killed,
         game_over,
+        resigned,
         last_seq: state.last_seq,
         last_words,
     })

@@ -41,6 +41,13 @@ enum Break {
     NeverReconnects,
     /// Sends an action that is not listed at its 3rd decision.
     SendsIllegal,
+    /// Resigns at its first decision, then follows the game to its end.
+    Resigns,
+    /// Resumes a broken stream five events after the last one it had (and
+    /// reads the state to decide, so that the game goes on).
+    SkipsOnResume,
+    /// Stays running long after the game ended.
+    Lingers,
 }
 
 impl Break {
@@ -55,6 +62,9 @@ impl Break {
             "ignores-timed-out" => Break::IgnoresTimedOut,
             "never-reconnects" => Break::NeverReconnects,
             "sends-illegal" => Break::SendsIllegal,
+            "resigns" => Break::Resigns,
+            "skips-on-resume" => Break::SkipsOnResume,
+            "lingers" => Break::Lingers,
             _ => return None,
         })
     }
@@ -149,6 +159,17 @@ impl Seat {
 
     /// Acts on a DecisionNeeded (or a snapshot) at `event_version`.
     async fn decide(&mut self, event_version: u64) -> Result<(), Status> {
+        if self.broken == Break::Resigns {
+            let msg = pb::ResignRequest {
+                game_id: self.game_id.clone(),
+                idempotency_key: "resigns".into(),
+            };
+            return self
+                .client
+                .resign(authed(&self.token, msg))
+                .await
+                .map(|_| ());
+        }
         let legal = self.legal().await?;
         // An old decision: a correct client lets it be; one that replays
         // the game from its start answers it again.
@@ -277,13 +298,18 @@ impl Seat {
                     next = 1;
                     self.replaying = true;
                 }
+                Break::SkipsOnResume => next += 5,
                 _ => {}
             }
-            let status = self.state().await?.status;
-            if status == pb::GameStatus::Finished as i32
-                || status == pb::GameStatus::Abandoned as i32
+            let state = self.state().await?;
+            if state.status == pb::GameStatus::Finished as i32
+                || state.status == pb::GameStatus::Abandoned as i32
             {
                 return Ok(());
+            }
+            // What the skipped events would have asked of it.
+            if self.broken == Break::SkipsOnResume && state.to_act == Some(self.seat) {
+                self.decide(state.version).await?;
             }
             opened += 1;
             if opened > TRIES {
@@ -328,5 +354,8 @@ async fn main() {
     if let Err(s) = result {
         eprintln!("error: {:?}: {}", s.code(), s.message());
         std::process::exit(1);
+    }
+    if broken == Break::Lingers {
+        tokio::time::sleep(Duration::from_secs(600)).await;
     }
 }

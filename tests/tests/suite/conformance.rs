@@ -196,6 +196,9 @@ const BROKEN: &[(&str, &[&str])] = &[
     ("ignores-timed-out", &["clock/"]),
     ("never-reconnects", &["stream/", "goaway/", "restart/"]),
     ("sends-illegal", &["illegal/"]),
+    ("skips-on-resume", &["stream/", "goaway/", "restart/"]),
+    // Every scenario grades play: a client that resigns shows none of it.
+    ("resigns", &[""]),
 ];
 
 #[test]
@@ -237,6 +240,28 @@ fn each_broken_client_fails_its_scenarios_and_passes_the_others() {
                 .map(|(_, _, e)| e.first())
         );
     }
+}
+
+/// A client still running long after its game ended is killed and FAILED
+/// (the run does not wait on it for ever).
+#[test]
+fn a_client_that_lingers_after_the_game_is_killed_and_fails() {
+    let client = broken_client().to_string_lossy().into_owned();
+    let only = ["--only", "game/meduris/2"];
+    let run = conformance(&only, &[client.as_str(), "--break", "lingers"]);
+    assert_eq!(
+        run.with("FAILED"),
+        ["game/meduris/2"],
+        "{}",
+        run.done.stdout
+    );
+    let evidence = &run.verdicts[0].2;
+    assert!(
+        evidence
+            .iter()
+            .any(|e| e.starts_with("still running 90 s after the game ended")),
+        "{evidence:?}"
+    );
 }
 
 #[test]
