@@ -175,6 +175,7 @@ fn submits(sc: &Scenario, calls: &[(&pb::LedgerEntry, &pb::LedgerCall)]) -> Vec<
     let mut stale_keys: HashMap<String, u64> = HashMap::new();
     let mut twice = Vec::new();
     let mut resent = 0;
+    let mut illegal: Vec<String> = Vec::new();
     let mut last_stream_from: Option<u64> = None;
     for (_, c) in calls {
         if c.method == "StreamEvents" {
@@ -230,20 +231,28 @@ fn submits(sc: &Scenario, calls: &[(&pb::LedgerEntry, &pb::LedgerCall)]) -> Vec<
             stale_keys.entry(c.key_digest.clone()).or_insert(0);
         }
         if c.reason == "ILLEGAL_ACTION" || c.code == "INVALID_ARGUMENT" {
-            let verdict = if sc.duty == Duty::Legal {
-                Verdict::Failed
-            } else {
-                Verdict::NonStrict
-            };
-            out.push(Finding {
-                verdict,
-                evidence: format!(
-                    "sent an action the server refused as {} at version {}",
-                    answer(c),
-                    version.map_or("?".into(), |v| v.to_string())
-                ),
-            });
+            illegal.push(format!(
+                "sent an action the server refused as {} at version {}",
+                answer(c),
+                version.map_or("?".into(), |v| v.to_string())
+            ));
         }
+    }
+    // One finding, however many (a client in a loop sends thousands).
+    if let Some(first) = illegal.first() {
+        let verdict = if sc.duty == Duty::Legal {
+            Verdict::Failed
+        } else {
+            Verdict::NonStrict
+        };
+        let more = match illegal.len() {
+            1 => String::new(),
+            n => format!(" ({n} refused actions in all)"),
+        };
+        out.push(Finding {
+            verdict,
+            evidence: format!("{first}{more}"),
+        });
     }
     if let Some(first) = twice.first() {
         let more = if twice.len() > 1 {

@@ -147,15 +147,15 @@ impl Faults {
         Some(self.lock().get(game_id)?.restarts.subscribe())
     }
 
-    /// Records that end-stream fault `index` fired `at` (the point, in
-    /// words) on a stream of `seat` from `peer` whose last event sent was
-    /// `seq`; a restart takes the game "down" and ends its other streams.
+    /// Records that end-stream fault `index` fired at `point` (in words) on
+    /// a stream of `seat` from `peer`, when the game's last seq and version
+    /// were `at`; a restart takes the game "down" and ends its other streams.
     pub fn stream_fault_fired(
         &self,
         game_id: &str,
-        (index, at): (u32, &str),
+        (index, point): (u32, &str),
         seat: Seat,
-        seq: u64,
+        at: (u64, u64),
         how: StreamEnd,
         peer: &str,
     ) {
@@ -166,20 +166,22 @@ impl Faults {
         let s = seat.0;
         let words = match how {
             StreamEnd::Unavailable => {
-                format!("ended the stream of seat {s} {at} with UNAVAILABLE")
+                format!("ended the stream of seat {s} {point} with UNAVAILABLE")
             }
             StreamEnd::Clean => {
-                format!("ended the stream of seat {s} {at} with OK (a clean end)")
+                format!("ended the stream of seat {s} {point} with OK (a clean end)")
             }
             StreamEnd::Reset => {
-                format!("reset the connection ({peer}) of the stream of seat {s} {at}: no status")
+                format!(
+                    "reset the connection ({peer}) of the stream of seat {s} {point}: no status"
+                )
             }
             StreamEnd::Goaway => format!(
-                "sent GOAWAY on the connection ({peer}) of the stream of seat {s} {at}, \
+                "sent GOAWAY on the connection ({peer}) of the stream of seat {s} {point}, \
                  then ended the stream with UNAVAILABLE"
             ),
             StreamEnd::GoawayUnprocessed => format!(
-                "sent GOAWAY on the connection ({peer}) of the stream of seat {s} {at} with \
+                "sent GOAWAY on the connection ({peer}) of the stream of seat {s} {point} with \
                  a last stream id below every call open on it (reported not processed), \
                  then closed the connection"
             ),
@@ -187,13 +189,13 @@ impl Faults {
                 a.down = Some((Instant::now() + down, index));
                 a.restarts.send_modify(|n| *n += 1);
                 format!(
-                    "restarted the server {at} of the stream of seat {s}: every stream \
+                    "restarted the server {point} of the stream of seat {s}: every stream \
                      of the game ended with UNAVAILABLE, its calls refused for {} ms",
                     down.as_millis()
                 )
             }
         };
-        a.fired(index, seat, (seq, 0), words);
+        a.fired(index, seat, at, words);
     }
 }
 

@@ -184,8 +184,9 @@ fn kind(kind: &Option<pb::fault::Kind>) -> Result<Kind, ServiceError> {
                 _ => {
                     return Err(ServiceError::invalid(
                         "plan.faults.end_stream.how",
-                        "how must be STREAM_END_UNAVAILABLE, STREAM_END_CLEAN, STREAM_END_RESET, \
-                         STREAM_END_GOAWAY or STREAM_END_GOAWAY_UNPROCESSED",
+                        "plan.faults.end_stream.how must be STREAM_END_UNAVAILABLE, \
+                         STREAM_END_CLEAN, STREAM_END_RESET, STREAM_END_GOAWAY or \
+                         STREAM_END_GOAWAY_UNPROCESSED",
                     ));
                 }
             };
@@ -215,7 +216,12 @@ fn kind(kind: &Option<pb::fault::Kind>) -> Result<Kind, ServiceError> {
                 _ => {
                     return Err(ServiceError::invalid(
                         "plan.faults.exhaust.method",
-                        format!("method {} names no method", x.method),
+                        format!(
+                            "plan.faults.exhaust.method {} names no method: FAULT_METHOD_SUBMIT_ACTION, \
+                             FAULT_METHOD_GET_LEGAL_ACTIONS, FAULT_METHOD_GET_STATE or \
+                             FAULT_METHOD_STREAM_EVENTS",
+                            x.method
+                        ),
                     ));
                 }
             },

@@ -325,14 +325,10 @@ impl Service {
                             fired = point(true);
                         }
                         if let Some((fault, words, seat, how)) = fired {
-                            faults.stream_fault_fired(
-                                &id,
-                                (fault, &words),
-                                seat,
-                                last_sent,
-                                how,
-                                &peer,
-                            );
+                            // Stamped with the game's seq and version, as
+                            // every entry is (the words say the stream's).
+                            let at = room().map_or((last_sent, 0), |r| (r.last_seq(), r.version()));
+                            faults.stream_fault_fired(&id, (fault, &words), seat, at, how, &peer);
                             break end_stream(&tx, how, &peer, resets.as_deref()).await;
                         }
                     }

@@ -161,6 +161,17 @@ async fn a_restart_ends_every_stream_refuses_calls_until_back_and_loses_nothing(
 
     let entries = ledger(&mut testing, &id, &key).await;
     assert_eq!(fired(&entries), vec![0], "{entries:#?}");
+    // The fault's entry is stamped with the game's seq and version then, as
+    // every entry is (not the stream's seq and version 0).
+    let fault = entries
+        .iter()
+        .find(|e| matches!(e.entry, Some(pb::ledger_entry::Entry::Fault(_))))
+        .expect("the fault's entry");
+    assert_eq!(
+        (fault.last_seq, fault.version),
+        (before.last_seq, before.version),
+        "{fault:?}"
+    );
     let ends: Vec<_> = entries
         .iter()
         .filter_map(|e| match &e.entry {
