@@ -230,7 +230,10 @@ fn submits(sc: &Scenario, calls: &[(&pb::LedgerEntry, &pb::LedgerCall)]) -> Vec<
         if c.code == "ABORTED" && !c.key_digest.is_empty() {
             stale_keys.entry(c.key_digest.clone()).or_insert(0);
         }
-        if c.reason == "ILLEGAL_ACTION" || c.code == "INVALID_ARGUMENT" {
+        // Out of turn, without a clock that could have taken the turn
+        // meanwhile, is sending what was never asked: graded with legality.
+        let out_of_turn = c.reason == "NOT_YOUR_TURN" && sc.duty == Duty::Legal;
+        if c.reason == "ILLEGAL_ACTION" || c.code == "INVALID_ARGUMENT" || out_of_turn {
             illegal.push(format!(
                 "sent an action the server refused as {} at version {}",
                 answer(c),

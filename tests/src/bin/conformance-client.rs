@@ -48,6 +48,9 @@ enum Break {
     SkipsOnResume,
     /// Stays running long after the game ended.
     Lingers,
+    /// Once, after its 6th decision (past the submits the plans count),
+    /// sends an action while it is another seat's turn.
+    SendsOutOfTurn,
 }
 
 impl Break {
@@ -65,6 +68,7 @@ impl Break {
             "resigns" => Break::Resigns,
             "skips-on-resume" => Break::SkipsOnResume,
             "lingers" => Break::Lingers,
+            "sends-out-of-turn" => Break::SendsOutOfTurn,
             _ => return None,
         })
     }
@@ -203,7 +207,7 @@ impl Seat {
                 .submit_action(authed(&self.token, msg.clone()))
                 .await
             {
-                Ok(_) => return Ok(()),
+                Ok(_) => return self.out_of_turn().await,
                 Err(s) => s,
             };
             let reason = s
@@ -250,6 +254,25 @@ impl Seat {
             }
         }
         Err(Status::unavailable("SubmitAction kept failing"))
+    }
+
+    /// SendsOutOfTurn: after its 6th decision, one action while another
+    /// seat is to act (when one is).
+    async fn out_of_turn(&mut self) -> Result<(), Status> {
+        if self.broken != Break::SendsOutOfTurn || self.decisions != 6 {
+            return Ok(());
+        }
+        let state = self.state().await?;
+        if state.to_act.is_some_and(|s| s != self.seat) {
+            let msg = pb::SubmitActionRequest {
+                game_id: self.game_id.clone(),
+                choice: Some(pb::submit_action_request::Choice::LegalActionId(0)),
+                expected_version: Some(state.version),
+                idempotency_key: self.key(state.version),
+            };
+            let _ = self.client.submit_action(authed(&self.token, msg)).await;
+        }
+        Ok(())
     }
 
     /// Follows the game and decides; returns when it is over.

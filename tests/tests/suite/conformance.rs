@@ -196,6 +196,7 @@ const BROKEN: &[(&str, &[&str])] = &[
     ("ignores-timed-out", &["clock/"]),
     ("never-reconnects", &["stream/", "goaway/", "restart/"]),
     ("sends-illegal", &["illegal/"]),
+    ("sends-out-of-turn", &["illegal/"]),
     ("skips-on-resume", &["stream/", "goaway/", "restart/"]),
     // Every scenario grades play: a client that resigns shows none of it.
     ("resigns", &[""]),
