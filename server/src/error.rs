@@ -105,8 +105,10 @@ pub enum ServiceError {
         "game {0} belongs to a duplicate match still being played, whose games share its seed: its replay is available once the match is over"
     )]
     MatchRunning(String),
-    /// ExportReplay of a game still being played.
-    #[error("game {0} is still being played: only finished or abandoned games can be exported")]
+    /// The replay (ExportReplay, GetReplayViews) of a game still being played.
+    #[error(
+        "game {0} is still being played: its replay is available once it is finished or abandoned"
+    )]
     GameRunning(String),
     /// `expected_version` is not the current version.
     #[error("stale expected_version {expected}: the game is at version {current}")]
