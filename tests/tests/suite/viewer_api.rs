@@ -111,6 +111,11 @@ async fn replay_views_are_what_get_state_showed_after_each_action() {
                     .expect_err("running");
                 assert_eq!(refused.code(), Code::FailedPrecondition);
                 assert_eq!(reason(&refused), "GAME_RUNNING");
+                assert!(
+                    refused.message().contains("its replay is available once")
+                        && !refused.message().contains("export"),
+                    "{refused:?}"
+                );
             }
             play_random(&mut client, &id, &tokens, &mut rng, 1)
                 .await
