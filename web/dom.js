@@ -72,9 +72,12 @@ export function words(name) {
   return String(name).replace(/([A-Z])/g, ' $1').toLowerCase();
 }
 
-// A seat's name ("seat 2" while it has none).
+// A seat's name ("seat 2" while it has none, "open seat 2" while unclaimed).
 export function seatName(state, seat) {
-  return state?.seats?.[seat]?.name || `seat ${seat}`;
+  const info = state?.seats?.[seat];
+  if (info?.name) return info.name;
+  // Unclaimed (a game waiting for players): said so, as the games list does.
+  return info && !info.claimed ? `open seat ${seat}` : `seat ${seat}`;
 }
 
 // The server's wording ("seat 1 placed a stone ...") with the seats' names.

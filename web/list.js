@@ -5,7 +5,7 @@
 // strategies come from the server's descriptions (ListGameTypes).
 
 import * as api from './api.js';
-import { h, num, enumWords, when } from './dom.js';
+import { h, num, enumWords, when, seatName } from './dom.js';
 
 // Games per page; `?page_size=N` in the address asks for another size.
 const PAGE = Math.min(1000, Math.max(1, Number(new URLSearchParams(location.search).get('page_size')) || 20));
@@ -24,7 +24,7 @@ export function resultCells(g) {
   if (g.status === 'GAME_STATUS_ABANDONED') return ['abandoned', ''];
   const o = g.outcome;
   if (!o) return [g.status === 'GAME_STATUS_FINISHED' ? 'finished' : '', ''];
-  const name = (seat) => g.seats?.[seat]?.name || `seat ${seat}`;
+  const name = (seat) => seatName(g, seat);
   const winners = (o.winners || []).map((w) => name(num(w)));
   const resigned = (o.resigned || []).map((s) => name(num(s)));
   return [
@@ -125,7 +125,7 @@ function gameRow(g, byKind) {
       h('br'),
       h('small', { class: 'note' }, [over ? 'replay' : 'watch', ' · ', when(g.createdUnixMs), g.rated ? ' · rated' : '']),
     ]),
-    h('td', {}, [(g.seats || []).map((st) => st.name || 'open seat').join(', ')]),
+    h('td', {}, [(g.seats || []).map((_, i) => seatName(g, i)).join(', ')]),
     h('td', { class: 'status-cell' }, [STATUSES[g.status] || enumWords(g.status, 'GAME_STATUS_')]),
     h('td', {}, [winner]),
     h('td', { class: 'scores' }, [scores]),

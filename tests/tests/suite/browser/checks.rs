@@ -277,6 +277,23 @@ async fn list(results: &Value, client: &mut Client) {
         with_results > 0,
         "finished games among the first rows: {rows:?}"
     );
+    // An unclaimed seat is an open seat, by number (as on the game's page).
+    let mut open_seats = 0;
+    for row in rows {
+        let Some(g) = listed.iter().find(|g| row["id"] == g.game_id) else {
+            continue;
+        };
+        let cells = row["cells"].to_string();
+        for open in g.seats.iter().filter(|s| !s.claimed) {
+            open_seats += 1;
+            assert!(
+                cells.contains(&format!("open seat {}", open.seat)),
+                "{cells} lacks open seat {}",
+                open.seat
+            );
+        }
+    }
+    assert!(open_seats > 0, "the waiting game is listed: {rows:?}");
     // Each filter shows what ListGames has for it.
     for (what, request) in [
         (

@@ -71,6 +71,8 @@ impl Scene {
             .expect("play");
         let (dol_id, dol_tokens) = create(&mut client, pb::GameKind::Dolmen, 5, 5).await;
         until_foreign_dolmen(&mut client, &dol_id, &dol_tokens, 0).await;
+        // A game waiting for a player: its open seat, in the list.
+        druids_tests::create_waiting(&mut client).await;
         // The ladder, and a bot ready to be challenged from the browser.
         let bots = ladder(server, a).await;
         let running_tournament = in_play(a, client.clone()).await;
