@@ -121,8 +121,15 @@ def evaluate(
     Bad arguments raise ``ValueError`` or ``TypeError`` before any game; a
     policy's illegal choice raises ``ValueError`` naming the agent and game.
     """
+    if not isinstance(game, str):
+        raise TypeError(f"game is a game's name, not {type(game).__name__}")
     if game not in DICE_DRIVEN:
         raise ValueError(f"no game is called {game[:64]!r} here (games: {', '.join(DICE_DRIVEN)})")
+    if isinstance(agents, str):
+        raise TypeError("agents is a list of agents (one per seat), not one string")
+    agents = list(agents)
+    if not agents:
+        raise ValueError("no agents: give one per seat")
     games, seed = _whole(games, "games"), _whole(seed, "seed")
     n = _whole(players, "players") if players is not None else len(agents)
     if len(agents) != n:
@@ -149,11 +156,17 @@ def evaluate(
             if bot is None:
                 policy = agents[entry]
                 assert callable(policy)
-                index = int(policy(state.observation(seat), state.legal_mask()))
+                who = f"{standings[entry].name} (agent {entry}, seat {seat}) in game {g} of {game}"
+                choice = policy(state.observation(seat), state.legal_mask())
+                # An index, never a number rounded to one (as PettingZoo's step).
+                if isinstance(choice, (bool, np.bool_)):
+                    raise TypeError(f"{who}: a policy returns an action's index, not {type(choice).__name__}")
                 try:
-                    state.apply(index)
+                    state.apply(operator.index(choice))
+                except TypeError:
+                    raise TypeError(f"{who}: a policy returns an action's index, not {type(choice).__name__}") from None
                 except ValueError as e:
-                    raise ValueError(f"{standings[entry].name} (agent {entry}, seat {seat}) in game {g} of {game}: {e}") from None
+                    raise ValueError(f"{who}: {e}") from None
             else:
                 bot_seed = (game_seed * 1000 + len(state.history)) % SEEDS
                 state.apply(state.bot_action(bot[0], seed=bot_seed, iterations=bot[1]))

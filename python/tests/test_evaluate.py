@@ -59,6 +59,9 @@ def test_any_64_bit_seed_plays_and_bad_arguments_are_refused_before_any_game() -
         (ValueError, "mcts:N", dict(agents=["mcts:abc", "random"], game="dolmen")),
         (ValueError, "mcts:N", dict(agents=["mcts:-5", "random"], game="dolmen")),
         (TypeError, "callable policy", dict(agents=[5, "random"], game="dolmen")),
+        (ValueError, "no agents", dict(agents=[], game="dolmen")),
+        (TypeError, "not one string", dict(agents="random", game="dolmen")),
+        (TypeError, "game is a game's name", dict(agents=["random", "random"], game=None)),
     ]
     for error, says, kwargs in refused:
         log = io.StringIO()
@@ -73,3 +76,9 @@ def test_a_policys_illegal_choice_names_the_agent_and_game() -> None:
 
     with pytest.raises(ValueError, match=r"stubborn \(agent 1, seat 1\) in game 0 of dolmen: action \d+ is not legal"):
         evaluate(["random", stubborn], "dolmen", games=2, progress=False)
+
+
+def test_a_policys_choice_is_an_index_never_a_rounded_number() -> None:
+    for choice in (1.5, "3", True, None):
+        with pytest.raises(TypeError, match=r"agent 1, seat 1\) in game 0 of dolmen: a policy returns an action's index"):
+            evaluate(["random", lambda o, m, c=choice: c], "dolmen", games=1, progress=False)
