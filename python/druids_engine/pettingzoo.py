@@ -90,6 +90,8 @@ class DruidsEnv(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         # An index, never a number rounded to one: a policy's 2.9 is a bug,
         # not action 2.
         try:
+            if isinstance(action, (bool, np.bool_)):
+                raise TypeError
             index = operator.index(action)
         except TypeError:
             raise TypeError(f"an action is an integer index of the action space, not {type(action).__name__}") from None

@@ -292,6 +292,11 @@ fn batch<G: Chance + Tensors>(
 /// never rounded).
 fn integers(py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
     let array = py.import("numpy")?.call_method1("asarray", (actions,))?;
+    if array.getattr("size")?.extract::<usize>()? == 0 {
+        return Err(PyValueError::new_err(
+            "actions are one integer per slot: got none",
+        ));
+    }
     let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
     if kind != "i" && kind != "u" {
         let dtype = array.getattr("dtype")?.str()?.to_string();
@@ -299,7 +304,16 @@ fn integers(py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
             "actions are integer indices of the action space, not {dtype}"
         )));
     }
-    // A uint64 beyond i64 wraps to a negative number: no action, refused.
+    if kind == "u"
+        && array
+            .call_method1("__gt__", (i64::MAX as u64,))?
+            .call_method0("any")?
+            .is_truthy()?
+    {
+        return Err(PyValueError::new_err(
+            "an action beyond the action space (above 2**63 - 1)",
+        ));
+    }
     let array = array.call_method1("astype", ("int64",))?;
     let array: PyReadonlyArray1<'_, i64> = array.extract().map_err(|_| {
         PyValueError::new_err("actions are one integer per slot (a one-dimensional sequence)")

@@ -269,6 +269,10 @@ def test_the_vector_env_takes_any_integer_actions_and_refuses_floats() -> None:
         env.step(["1", "2", "3"])
     with pytest.raises(ValueError, match="one-dimensional"):
         env.step([[1, 2, 3]])
+    with pytest.raises(ValueError, match="got none"):
+        env.step([])
+    with pytest.raises(ValueError, match="beyond the action space"):
+        env.step(np.array([2**64 - 1] * 3, np.uint64))
     assert np.array_equal(env.observations, before)
 
 

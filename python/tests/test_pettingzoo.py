@@ -48,7 +48,7 @@ def test_an_action_is_an_index_never_a_rounded_number() -> None:
     e.reset(seed=3)
     version = len(e.game.history)
     legal = int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0])
-    for bad in (legal + 0.9, str(legal), float(legal)):
+    for bad in (legal + 0.9, str(legal), float(legal), True):
         with pytest.raises(TypeError, match="integer index"):
             e.step(bad)  # type: ignore[arg-type]
     assert len(e.game.history) == version, "nothing was played"
