@@ -1,10 +1,12 @@
 //! Whole-number arguments: a negative or too large Python `int` given for an
 //! index, a seat, a count or a seed is a `ValueError` saying the range, as
 //! any other value the game cannot take is (PyO3's own unsigned conversions
-//! raise `OverflowError`, which a caller checking `ValueError` misses).
+//! raise `OverflowError`, which a caller checking `ValueError` misses); a
+//! bool, which Python counts as an int, is a `TypeError`.
 
-use pyo3::exceptions::{PyOverflowError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyBool;
 
 /// A whole number from 0 to `T`'s largest, taken from any Python `int`.
 #[derive(Clone, Copy, Debug)]
@@ -17,6 +19,10 @@ where
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        // A bool is an int to Python, but `True` players or seeds is a bug.
+        if obj.is_instance_of::<PyBool>() {
+            return Err(PyTypeError::new_err("expected a whole number, got a bool"));
+        }
         // Not an int at all stays PyO3's TypeError, naming the argument.
         let wide: i128 = match obj.extract() {
             Ok(wide) => wide,

@@ -174,6 +174,9 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
             call()
     with pytest.raises(TypeError, match="index"):
         g.apply("1")  # type: ignore[arg-type]
+    for call in (lambda: g.apply(True), lambda: VectorEnv("dolmen", 3, num_envs=True)):
+        with pytest.raises(TypeError, match="got a bool"):
+            call()
     assert g.serialize() == before
 
 
