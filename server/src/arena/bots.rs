@@ -96,13 +96,13 @@ fn invisible(c: char) -> bool {
 /// `а`, become one). Latin small capitals (`ʜᴏᴜsᴇ`), which neither NFKC nor
 /// the skeleton maps, count as their letters.
 pub fn name_key(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_properties::{GeneralCategory as G, UnicodeGeneralCategory};
     let name: String = name
         .chars()
         .map(|c| small_capital(c).unwrap_or(c))
         .collect();
     let name = name.as_str();
-    use unicode_normalization::UnicodeNormalization;
-    use unicode_properties::{GeneralCategory as G, UnicodeGeneralCategory};
     let plain = |s: &str| -> String {
         s.nfkd()
             .filter(|c| {
