@@ -48,8 +48,9 @@ enum Break {
     SkipsOnResume,
     /// Stays running long after the game ended.
     Lingers,
-    /// Once, after its 6th decision (past the submits the plans count),
-    /// sends an action while it is another seat's turn.
+    /// From its 6th decision on (past the submits the plans count), after
+    /// each of its actions, sends one while another seat is to act, until
+    /// one is refused as NOT_YOUR_TURN (the other seat may have moved first).
     SendsOutOfTurn,
 }
 
@@ -84,6 +85,8 @@ struct Seat {
     keys: u64,
     /// Reading the game again from its first event (RestartsFromStart).
     replaying: bool,
+    /// An action sent out of turn was refused so (SendsOutOfTurn).
+    sent_out_of_turn: bool,
 }
 
 /// Calls made again at most this often before the client gives up.
@@ -256,10 +259,10 @@ impl Seat {
         Err(Status::unavailable("SubmitAction kept failing"))
     }
 
-    /// SendsOutOfTurn: after its 6th decision, one action while another
-    /// seat is to act (when one is).
+    /// SendsOutOfTurn: an action while another seat is to act (when one
+    /// is), until one was refused as out of turn.
     async fn out_of_turn(&mut self) -> Result<(), Status> {
-        if self.broken != Break::SendsOutOfTurn || self.decisions != 6 {
+        if self.broken != Break::SendsOutOfTurn || self.decisions < 6 || self.sent_out_of_turn {
             return Ok(());
         }
         let state = self.state().await?;
@@ -270,7 +273,11 @@ impl Seat {
                 expected_version: Some(state.version),
                 idempotency_key: self.key(state.version),
             };
-            let _ = self.client.submit_action(authed(&self.token, msg)).await;
+            if let Err(s) = self.client.submit_action(authed(&self.token, msg)).await {
+                self.sent_out_of_turn = s
+                    .get_details_error_info()
+                    .is_some_and(|i| i.reason == "NOT_YOUR_TURN");
+            }
         }
         Ok(())
     }
@@ -368,6 +375,7 @@ async fn main() {
         decisions: 0,
         keys: 0,
         replaying: false,
+        sent_out_of_turn: false,
     };
     let result = async {
         seat.seat = seat.state().await?.viewer_seat.unwrap_or_default();
