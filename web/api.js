@@ -19,9 +19,6 @@ export const setBotKey = (key) => sessionStorage.setItem(KEY, key);
 export const forgetBotKey = () => sessionStorage.removeItem(KEY);
 
 // An error of the HTTP face: `{code, message, reason}` and the HTTP status.
-// `transient` when trying again later may succeed (the server is down or
-// busy), as the contract's retry rules say of UNAVAILABLE and
-// RESOURCE_EXHAUSTED.
 export class ApiError extends Error {
   constructor(status, body) {
     super(body.message || `HTTP ${status}`);
@@ -29,13 +26,12 @@ export class ApiError extends Error {
     this.code = body.code || '';
     this.reason = body.reason || '';
   }
-
-  get transient() { return this.status >= 500 || this.status === 429; }
 }
 
-// Whether trying again later may succeed: the server answered so, or it
-// could not be reached at all (fetch's own TypeError).
-export const transient = (e) => !(e instanceof ApiError) || e.transient;
+// Whether trying again later may succeed: the server is down or busy (5xx,
+// 429: UNAVAILABLE and RESOURCE_EXHAUSTED, as the contract's retry rules
+// say), or it could not be reached at all (fetch's own TypeError).
+export const transient = (e) => !(e instanceof ApiError) || e.status >= 500 || e.status === 429;
 
 function headers(token, extra) {
   const h = { 'content-type': 'application/json', ...extra };

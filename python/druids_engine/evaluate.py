@@ -158,11 +158,9 @@ def evaluate(
                 assert callable(policy)
                 who = f"{standings[entry].name} (agent {entry}, seat {seat}) in game {g} of {game}"
                 choice = policy(state.observation(seat), state.legal_mask())
-                # An index, never a number rounded to one (as PettingZoo's step).
-                if isinstance(choice, (bool, np.bool_)):
-                    raise TypeError(f"{who}: a policy returns an action's index, not {type(choice).__name__}")
+                # The engine takes an index, never a number rounded to one.
                 try:
-                    state.apply(operator.index(choice))
+                    state.apply(choice)
                 except TypeError:
                     raise TypeError(f"{who}: a policy returns an action's index, not {type(choice).__name__}") from None
                 except ValueError as e:

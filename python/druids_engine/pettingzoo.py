@@ -10,7 +10,6 @@ with seed S.
 
 from __future__ import annotations
 
-import operator
 import random
 from typing import Any, Optional
 
@@ -87,15 +86,12 @@ class DruidsEnv(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        # An index, never a number rounded to one: a policy's 2.9 is a bug,
-        # not action 2.
+        # The engine takes an index, never a number rounded to one: a
+        # policy's 2.9 is a bug, not action 2.
         try:
-            if isinstance(action, (bool, np.bool_)):
-                raise TypeError
-            index = operator.index(action)
+            self._game.apply(action)
         except TypeError:
             raise TypeError(f"an action is an integer index of the action space, not {type(action).__name__}") from None
-        self._game.apply(index)
         self._cumulative_rewards[agent] = 0.0
         if self._game.is_over:
             for a, r in zip(self.possible_agents, self._game.returns()):

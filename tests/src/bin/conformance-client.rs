@@ -46,7 +46,7 @@ enum Break {
     /// Resumes a broken stream five events after the last one it had (and
     /// reads the state to decide, so that the game goes on).
     SkipsOnResume,
-    /// Stays running long after the game ended.
+    /// Stays running after the game ended, until killed.
     Lingers,
     /// From its 6th decision on (past the submits the plans count), after
     /// each of its actions, sends one while another seat is to act, until
@@ -387,6 +387,7 @@ async fn main() {
         std::process::exit(1);
     }
     if broken == Break::Lingers {
-        tokio::time::sleep(Duration::from_secs(600)).await;
+        // Until the runner kills it.
+        std::future::pending::<()>().await;
     }
 }
