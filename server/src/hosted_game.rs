@@ -274,9 +274,6 @@ pub trait LegalList: Send + Sync {
     }
     /// The entries in `range` (clamped to the list), as the contract sends them.
     fn entries(&self, range: Range<usize>) -> Vec<pb::LegalAction>;
-    /// Entries the engine generated to build this list (the list itself,
-    /// and the default list its ids come from).
-    fn generated(&self) -> usize;
 }
 
 /// Builds a legal-action list from a copy of a position

@@ -31,9 +31,9 @@ pub struct Listing {
     pub actions: Option<Arc<dyn LegalList>>,
     /// The pending decision's deadline, with a clock.
     pub deadline_unix_ms: Option<u64>,
-    /// Entries the engine generated for this call (0 when the list was
-    /// built for an earlier page).
-    pub generated: usize,
+    /// Whether the engine built the list for this call (not when it was
+    /// kept from an earlier page of the same version).
+    pub built: bool,
 }
 
 impl Listing {
@@ -159,10 +159,6 @@ mod tests {
                 })
                 .collect()
         }
-
-        fn generated(&self) -> usize {
-            self.0
-        }
     }
 
     fn listing(n: usize) -> Listing {
@@ -172,7 +168,7 @@ mod tests {
             decision_description: String::new(),
             actions: Some(Arc::new(Numbered(n))),
             deadline_unix_ms: None,
-            generated: n,
+            built: true,
         }
     }
 

@@ -1,7 +1,7 @@
 //! Prometheus metrics on a port of their own: games by kind and status,
 //! actions applied (by origin) and rejected (by status code), SubmitAction
-//! latency, persistence latency, open streams, the legal-action entries
-//! generated for `GetLegalActions`, the database's failures and, on a node of
+//! latency, persistence latency, open streams, the legal-action lists
+//! built for `GetLegalActions`, the database's failures and, on a node of
 //! a cluster, its leases, forwards, takeovers and fenced writes.
 //!
 //! Counters and histograms are updated where things happen; the gauges (and
@@ -34,10 +34,11 @@ pub struct Metrics {
     pub submit_latency: Histogram,
     /// Time to make one action durable, seconds.
     pub persist_latency: Histogram,
-    /// Legal-action entries the engines generated for `GetLegalActions`: a
-    /// list is built once per version and list, and its pages are cut from
-    /// it, so reading a list page by page generates it about once.
-    pub legal_entries: IntCounter,
+    /// Legal-action lists the engines built for `GetLegalActions`: a list is
+    /// built once per version and list, and its pages are cut from it, so
+    /// reading a list page by page builds it once. Lists, not entries: a
+    /// list's length follows the acting seat's hidden goods or dolmens.
+    pub legal_lists: IntCounter,
     games: IntGaugeVec,
     streams: IntGaugeVec,
     /// 1 on a server started with `--test-faults`, else 0.
@@ -90,9 +91,9 @@ impl Metrics {
         .expect("valid metric");
         let streams = IntGaugeVec::new(Opts::new("open_streams", "StreamEvents open"), &[])
             .expect("valid metric");
-        let legal_entries = IntCounter::new(
-            "legal_entries_total",
-            "Legal-action entries generated for GetLegalActions (once per version and list)",
+        let legal_lists = IntCounter::new(
+            "legal_lists_total",
+            "Legal-action lists built for GetLegalActions (once per version and list)",
         )
         .expect("valid metric");
         let test_faults = IntGauge::new(
@@ -110,7 +111,7 @@ impl Metrics {
             Box::new(rejected.clone()),
             Box::new(submit_latency.clone()),
             Box::new(persist_latency.clone()),
-            Box::new(legal_entries.clone()),
+            Box::new(legal_lists.clone()),
             Box::new(games.clone()),
             Box::new(streams.clone()),
             Box::new(test_faults.clone()),
@@ -124,7 +125,7 @@ impl Metrics {
             rejected,
             submit_latency,
             persist_latency,
-            legal_entries,
+            legal_lists,
             games,
             streams,
             test_faults,

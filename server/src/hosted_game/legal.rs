@@ -21,7 +21,6 @@ pub(super) struct Built<G: ProtoGame> {
     /// for the default list (`None`), looked up in it for the list with
     /// every payment.
     ids: Option<Vec<Option<u32>>>,
-    generated: usize,
 }
 
 impl<G: ProtoGame> Built<G> {
@@ -29,22 +28,12 @@ impl<G: ProtoGame> Built<G> {
     pub(super) fn of(position: Option<&G>, all_payments: bool) -> Self {
         let mut actions = Vec::new();
         let Some(game) = position else {
-            return Built {
-                actions,
-                ids: None,
-                generated: 0,
-            };
+            return Built { actions, ids: None };
         };
         game.legal_actions(&mut actions);
         if !all_payments {
-            let generated = actions.len();
-            return Built {
-                actions,
-                ids: None,
-                generated,
-            };
+            return Built { actions, ids: None };
         }
-        let defaults = actions.len();
         let default: HashMap<Vec<u8>, u32> = actions
             .iter()
             .enumerate()
@@ -57,7 +46,6 @@ impl<G: ProtoGame> Built<G> {
             .map(|a| default.get(&G::encode_action(a).encode_to_vec()).copied())
             .collect();
         Built {
-            generated: defaults + all.len(),
             actions: all,
             ids: Some(ids),
         }
@@ -85,10 +73,6 @@ impl<G: ProtoGame> LegalList for Built<G> {
                 }
             })
             .collect()
-    }
-
-    fn generated(&self) -> usize {
-        self.generated
     }
 }
 

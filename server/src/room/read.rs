@@ -73,7 +73,7 @@ impl Room {
                     decision_description: String::new(),
                     actions: None,
                     deadline_unix_ms: None,
-                    generated: 0,
+                    built: false,
                 };
             }
             let kept = state
@@ -90,13 +90,13 @@ impl Room {
                 decision_description: state.game.decision_description(),
                 actions: kept,
                 deadline_unix_ms: state.deadline_ms(),
-                generated: 0,
+                built: false,
             };
             (listing, source)
         };
         if let Some(source) = source {
             let list = source();
-            listing.generated = list.generated();
+            listing.built = true;
             let mut state = self.lock();
             if state.game.version() == listing.version {
                 let kept = state.legal.get_or_insert_with(|| {

@@ -423,7 +423,9 @@ impl Service {
         } else {
             room.legal_actions(seat, false)
         };
-        self.metrics.legal_entries.inc_by(listing.generated as u64);
+        if listing.built {
+            self.metrics.legal_lists.inc();
+        }
         let page = crate::legal_pages::page(listing, seat.0 as u32, &req);
         Ok(Response::new(self.refused(page)?))
     }
