@@ -114,7 +114,9 @@ pub struct Limits {
     #[arg(long, env = "DRUIDS_MAX_READS_PER_SECOND", default_value_t = 200)]
     pub max_reads_per_second: u32,
     /// Read budget per second of each client address for calls without a
-    /// token (spectators), costed as above. 0: no limit.
+    /// token this server knows (spectators; a made-up token buys no budget),
+    /// costed as above, and 1 for each refused token or game read back from
+    /// the store. 0: no limit.
     #[arg(
         long,
         env = "DRUIDS_MAX_ANONYMOUS_READS_PER_SECOND",

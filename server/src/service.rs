@@ -266,13 +266,14 @@ impl Service {
 
     async fn locate_game(&self, id: &str, caller: &Caller) -> std::result::Result<Located, Status> {
         let Some(cluster) = &self.cluster else {
-            return Ok(Located::Here(self.room(id).await?));
+            return Ok(Located::Here(self.room(id, caller).await?));
         };
         if let Some(room) = self.refused(self.rooms.in_memory(id))?
             && (!room.is_live() || cluster.holds_leases())
         {
             return Ok(Located::Here(room));
         }
+        self.refused(self.lookup(caller))?;
         let (cluster, rooms, id) = (Arc::clone(cluster), Arc::clone(&self.rooms), id.to_owned());
         let (now, forwarded) = (self.clock.now_ms(), caller.forwarded);
         let located = self
@@ -338,10 +339,11 @@ impl Service {
 
     /// The room of game `id`: in memory, or read back from the store (off the
     /// async workers) if it ended and left.
-    async fn room(&self, id: &str) -> std::result::Result<Arc<Room>, Status> {
+    async fn room(&self, id: &str, caller: &Caller) -> std::result::Result<Arc<Room>, Status> {
         if let Some(room) = self.refused(self.rooms.in_memory(id))? {
             return Ok(room);
         }
+        self.refused(self.lookup(caller))?;
         let (rooms, id, now) = (Arc::clone(&self.rooms), id.to_owned(), self.clock.now_ms());
         let loaded = self.off_the_workers(move || rooms.load(&id, now)).await?;
         Ok(self.refused(loaded)?)
@@ -475,6 +477,9 @@ impl Service {
         if let Some(seat) = self.arena.seat_in(&room.id, hash) {
             return Ok(Viewer::Seat(seat));
         }
+        // A refusal costs the caller's address a read, so that guessing
+        // tokens is as limited as reading.
+        self.lookup(caller)?;
         if self.rooms.knows_token(hash) {
             Err(ServiceError::TokenOfOtherGame(room.id.clone()))
         } else if self.arena.is_bot_key(hash) {
@@ -492,17 +497,33 @@ impl Service {
     }
 
     /// Charges a read to `caller` (a forwarded call was charged where it
-    /// arrived).
+    /// arrived): to its token's budget if the token is one this node knows
+    /// (a seat's, or a bot's key), else to its address's, so that a made-up
+    /// token buys no budget of its own.
     fn read(&self, read: Read, caller: &Caller) -> Result<()> {
+        let known = |t: &&TokenHash| self.rooms.knows_token(t) || self.arena.is_bot_key(t);
+        self.charge(read, caller, caller.token.as_ref().filter(known))
+    }
+
+    /// Charges a read of a game served by another node to `caller`'s token
+    /// as it stands: that node checks the token.
+    fn read_elsewhere(&self, read: Read, caller: &Caller) -> Result<()> {
+        self.charge(read, caller, caller.token.as_ref())
+    }
+
+    /// Charges the address of `caller` a read for work done before its
+    /// token or game is known to be real: a game read back from the store,
+    /// or a token refused.
+    fn lookup(&self, caller: &Caller) -> Result<()> {
+        self.charge(Read::One, caller, None)
+    }
+
+    fn charge(&self, read: Read, caller: &Caller, token: Option<&TokenHash>) -> Result<()> {
         if caller.forwarded {
             return Ok(());
         }
-        self.quotas.read(
-            read,
-            caller.peer,
-            caller.token.as_ref(),
-            self.clock.now_ms(),
-        )
+        self.quotas
+            .read(read, caller.peer, token, self.clock.now_ms())
     }
 
     /// Charges a CreateGame or JoinGame to `caller`.

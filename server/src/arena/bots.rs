@@ -120,7 +120,10 @@ pub fn name_key(name: &str) -> String {
     // again: folding can undo it), then the skeleton of what folding made.
     let skeleton = |s: &str| -> String { unicode_security::skeleton(s).collect() };
     let folded = plain(&skeleton(&plain(name)).to_lowercase());
-    skeleton(&folded)
+    // The skeleton makes a capital `I` an `l` (they look alike), its lower
+    // case stays `i`: one letter for the three, so that case never tells
+    // two names apart.
+    skeleton(&folded).replace('i', "l")
 }
 
 /// The Latin letter a small capital stands for (IPA and phonetic
@@ -304,6 +307,20 @@ mod tests {
             "small capitals"
         );
         assert_ne!(name_key("Alpha2"), key);
+        // Case never tells names apart, whatever the skeleton makes of a
+        // capital (`I` looks like `l`).
+        for (upper, lower) in ('A'..='Z').zip('a'..='z') {
+            let (up, low) = (format!("{upper}van{upper}"), format!("{lower}van{lower}"));
+            assert_eq!(name_key(&up), name_key(&low), "{up:?} {low:?}");
+        }
+        for (a, b) in [
+            ("Ivan", "ivan"),
+            ("IVAN", "lvan"),
+            ("Lily", "LILY"),
+            ("victim", "VICTIM"),
+        ] {
+            assert_eq!(name_key(a), name_key(b), "{a:?} {b:?}");
+        }
         let refused = |name: &str| {
             check_registration(&pb::RegisterBotRequest {
                 name: name.into(),

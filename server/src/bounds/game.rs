@@ -56,11 +56,24 @@ fn some_game_has(seat: u32) -> Result<(), ServiceError> {
     ))
 }
 
-/// A game id is required (ids are strings, bounded by the message size and
-/// quoted clipped; an unknown one is NOT_FOUND).
+/// The longest game id looked up: the server's ids are 16 hex digits, so a
+/// longer one is refused before any store is asked.
+pub const MAX_GAME_ID: usize = 64;
+
+/// A game id is required and at most [`MAX_GAME_ID`] bytes (an unknown one
+/// is NOT_FOUND).
 pub fn check_game_id(id: &str) -> Result<(), ServiceError> {
     if id.is_empty() {
         return Err(ServiceError::invalid("game_id", "game_id is required"));
+    }
+    if id.len() > MAX_GAME_ID {
+        return Err(ServiceError::invalid(
+            "game_id",
+            format!(
+                "game_id is {} bytes, longer than any game's id (at most {MAX_GAME_ID})",
+                id.len()
+            ),
+        ));
     }
     Ok(())
 }

@@ -41,7 +41,7 @@ macro_rules! here_or_forward {
             Located::There(addr) => {
                 let read: Option<Read> = $read;
                 if let Some(read) = read {
-                    $service.refused($service.read(read, &$caller))?;
+                    $service.refused($service.read_elsewhere(read, &$caller))?;
                 }
                 return $service
                     .forward(
@@ -172,7 +172,7 @@ impl DruidsService for Service {
         let room = match self.locate(&id, &caller).await? {
             Located::Here(room) => room,
             Located::There(addr) => {
-                self.refused(self.read(Read::One, &caller))?;
+                self.refused(self.read_elsewhere(Read::One, &caller))?;
                 let upstream = self
                     .forward(
                         &addr,

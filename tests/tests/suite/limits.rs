@@ -404,6 +404,83 @@ async fn setups_and_reads_are_rate_limited_with_a_retry_delay() {
     server.stop().await;
 }
 
+/// A made-up token buys no budget of its own: its reads, and every refusal
+/// of a token or a game id, are charged to the address.
+#[tokio::test]
+async fn made_up_tokens_and_refusals_spend_the_address_budget() {
+    let limits = Limits {
+        max_reads_per_second: 100,
+        max_anonymous_reads_per_second: 20,
+        ..Limits::default()
+    };
+    let clock = Arc::new(ManualClock::at(1_000_000));
+    let server = TestServer::with_clock(
+        Arc::new(MemoryStore::default()),
+        limits,
+        Arc::clone(&clock) as Arc<dyn druids_server::Clock>,
+    )
+    .await;
+    let mut client = server.client().await;
+    let (id, tokens) = create(&mut client, MEDURIS, 2, 1).await;
+    let made_up = |n: usize| format!("{n:064x}");
+    // ListGames costs 10: a fresh token each time still spends the address's
+    // 20.
+    for n in 0..2 {
+        client
+            .list_games(authed(&made_up(n), pb::ListGamesRequest::default()))
+            .await
+            .unwrap();
+    }
+    refused(
+        client
+            .list_games(authed(&made_up(2), pb::ListGamesRequest::default()))
+            .await,
+        Code::ResourceExhausted,
+        "RATE_LIMITED",
+    );
+    // A real seat's token has its own budget.
+    client
+        .list_games(authed(&tokens[0], pb::ListGamesRequest::default()))
+        .await
+        .unwrap();
+    clock.advance(1_000);
+    // Refusals cost a read each: 20 unknown tokens, or unknown games, then
+    // the address is told to wait rather than told no.
+    let get = |token: Option<String>, game: String| {
+        let mut c = client.clone();
+        async move {
+            let req = pb::GetStateRequest { game_id: game };
+            match token {
+                Some(t) => c.get_state(authed(&t, req)).await,
+                None => c.get_state(req).await,
+            }
+        }
+    };
+    for n in 0..10 {
+        let e = get(Some(made_up(n)), id.clone()).await.unwrap_err();
+        assert_eq!(e.code(), Code::Unauthenticated, "{e:?}");
+        let e = get(None, format!("{n:016x}")).await.unwrap_err();
+        assert_eq!(e.code(), Code::NotFound, "{e:?}");
+    }
+    refused(
+        get(Some(made_up(99)), id.clone()).await,
+        Code::ResourceExhausted,
+        "RATE_LIMITED",
+    );
+    refused(
+        get(None, "feedfeedfeedfeed".into()).await,
+        Code::ResourceExhausted,
+        "RATE_LIMITED",
+    );
+    // The seat's own reads are not the address's.
+    get(Some(tokens[1].clone()), id.clone()).await.unwrap();
+    // An id longer than any game's is refused before any lookup.
+    let e = get(None, "a".repeat(10_000)).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(e.message().len() < 200, "{}", e.message());
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn calls_per_connection_and_connections_are_bounded() {
     let limits = Limits {
