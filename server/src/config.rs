@@ -79,7 +79,9 @@ pub struct Limits {
         default_value_t = 500
     )]
     pub max_connections_per_address: usize,
-    /// A new connection that sends nothing for this many seconds is closed.
+    /// A new connection that sends nothing for this many seconds is closed
+    /// (and one whose HTTP request head takes longer); an HTTP request body
+    /// not whole within three times this is answered 408.
     #[arg(long, env = "DRUIDS_HANDSHAKE_TIMEOUT_SECS", default_value_t = 10)]
     pub handshake_timeout_secs: u64,
     /// A connection that sends nothing (not even a keep-alive answer) for this

@@ -57,6 +57,21 @@ impl ApiError {
         }
     }
 
+    /// The body did not arrive whole within `deadline`: 408.
+    pub fn slow_body(deadline: std::time::Duration) -> ApiError {
+        ApiError {
+            http_status: Some(StatusCode::REQUEST_TIMEOUT),
+            ..ApiError::new(
+                Code::DeadlineExceeded,
+                format!(
+                    "the body did not arrive within {} s of its request",
+                    deadline.as_secs()
+                ),
+                "DEADLINE_EXCEEDED",
+            )
+        }
+    }
+
     /// The JSON body of the error.
     pub fn body(&self) -> serde_json::Value {
         serde_json::json!({

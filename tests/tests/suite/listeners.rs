@@ -126,6 +126,49 @@ async fn the_http_listener_bounds_connections_like_the_grpc_one() {
     server.stop().await;
 }
 
+/// A body trickled in a byte at a time is cut off at its deadline (three
+/// handshake timeouts) with a 408, long before it would be whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trickled_body_is_cut_off_at_its_deadline() {
+    let limits = Limits {
+        handshake_timeout_secs: 1,
+        ..Limits::unthrottled()
+    };
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
+    let addr = http_face(&server).await;
+    let mut conn = TcpStream::connect(&addr).await.unwrap();
+    // 1,000 bytes announced; one sent every 100 ms would take 100 s.
+    let head = format!(
+        "POST /api/v1/ListGames HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{{"
+    );
+    conn.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    let mut sent = 1;
+    while sent < 1000 && !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+        match tokio::time::timeout(Duration::from_millis(100), conn.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => break,
+            Ok(Ok(n)) => answer.extend_from_slice(&buf[..n]),
+            Err(_) => {
+                if conn.write_all(b" ").await.is_err() {
+                    break;
+                }
+                sent += 1;
+            }
+        }
+    }
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.starts_with("HTTP/1.1 408"),
+        "after {sent} of 1000 bytes: {answer:?}"
+    );
+    assert!(sent < 1000, "the body was sent whole before any answer");
+    // Other clients are served meanwhile and after.
+    let mut other = TcpStream::connect(&addr).await.unwrap();
+    assert!(answered(&mut other).await);
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn out_of_file_descriptors_the_server_serves_its_open_connections() {
     let dir = std::env::temp_dir().join(format!("druids-fds-{}", std::process::id()));
