@@ -163,6 +163,10 @@ async fn a_trickled_body_is_cut_off_at_its_deadline() {
         "after {sent} of 1000 bytes: {answer:?}"
     );
     assert!(sent < 1000, "the body was sent whole before any answer");
+    assert!(
+        closed_by_server(&mut conn, 100).await,
+        "the connection stays open: {answer:?}"
+    );
     // Other clients are served meanwhile and after.
     let mut other = TcpStream::connect(&addr).await.unwrap();
     assert!(answered(&mut other).await);
