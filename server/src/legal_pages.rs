@@ -75,7 +75,8 @@ impl Cursor {
             },
             offset: parts.next()?.parse().ok()?,
         };
-        parts.next().is_none().then_some(cursor)
+        // Only the very string given out: no sign, no leading zero.
+        (parts.next().is_none() && cursor.token() == token).then_some(cursor)
     }
 }
 
@@ -93,17 +94,25 @@ pub fn page(
     let offset = if req.page_token.is_empty() {
         0
     } else {
-        let cursor = Cursor::parse(&req.page_token).ok_or_else(|| {
+        let forged = || {
             ServiceError::invalid(
                 "page_token",
                 "page_token is not a token this server gave out: send next_page_token as received",
             )
-        })?;
+        };
+        let cursor = Cursor::parse(&req.page_token).ok_or_else(forged)?;
         if cursor.all_payments != req.all_payments {
             return Err(ServiceError::invalid(
                 "page_token",
                 "page_token belongs to the other list: keep all_payments as on the first page",
             ));
+        }
+        // A later version, or a page of this one past its last entry, was
+        // never given out.
+        if cursor.version > listing.version
+            || (cursor.version == listing.version && !(1..len).contains(&cursor.offset))
+        {
+            return Err(forged());
         }
         if cursor.version != listing.version {
             return Err(ServiceError::StalePageToken(format!(
@@ -111,7 +120,7 @@ pub fn page(
                 cursor.version, listing.version
             )));
         }
-        cursor.offset.min(len)
+        cursor.offset
     };
     let end = offset.saturating_add(size).min(len);
     let next_page_token = if end < len {
@@ -210,6 +219,24 @@ mod tests {
             page(listing(2), 0, &req("v1.6.0.1", false)),
             Err(ServiceError::StalePageToken(_))
         ));
+        // Never given out: a later version, a page past the end or the
+        // first page's, another spelling of a number.
+        for forged in [
+            "v1.8.0.1",
+            "v1.7.0.2",
+            "v1.7.0.0",
+            "v1.7.0.+1",
+            "v1.07.0.1",
+            "v1.7.0.1.x",
+        ] {
+            assert!(
+                matches!(
+                    page(listing(2), 0, &req(forged, false)),
+                    Err(ServiceError::Invalid { .. })
+                ),
+                "{forged}"
+            );
+        }
         assert_eq!(
             page(listing(2), 0, &req("v1.7.0.1", false))
                 .unwrap()

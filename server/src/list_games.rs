@@ -57,6 +57,14 @@ impl Cursor {
     }
 
     fn parse(token: &str) -> Option<Cursor> {
+        let cursor = Cursor::read(token)?;
+        // Only the very string given out (no sign, no leading zero), after a
+        // game whose id could be one.
+        (cursor.token() == token && cursor.game_id.len() <= crate::bounds::game::MAX_GAME_ID)
+            .then_some(cursor)
+    }
+
+    fn read(token: &str) -> Option<Cursor> {
         let (filtered, rest) = match token.split_once('.')? {
             ("v1", rest) => (false, rest),
             ("v2", rest) => (true, rest),
@@ -283,6 +291,12 @@ mod tests {
         assert!(filtered.token().starts_with("v2."));
         assert_eq!(Cursor::parse(&filtered.token()), Some(filtered));
         assert_eq!(Cursor::parse("v2.1"), None);
+        assert_eq!(Cursor::parse("v1.01.0.42.a"), None);
+        assert_eq!(Cursor::parse("v1.1.0.+42.a"), None);
+        assert_eq!(
+            Cursor::parse(&format!("v1.1.0.42.{}", "a".repeat(65))),
+            None
+        );
         assert_eq!(Cursor::parse("v3.1.0.42.a"), None);
     }
 
