@@ -47,6 +47,15 @@ pub fn cut(s: &str, max: usize) -> &str {
     &s[..s.floor_char_boundary(max)]
 }
 
+/// Which of a bot's challenges a call is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChallengeSide {
+    /// One it was sent (AnswerChallenge).
+    Received,
+    /// One it sent (CancelChallenge).
+    Sent,
+}
+
 /// A request the server refuses. The message says what was wrong; the state is
 /// unchanged whenever one of these is returned.
 #[derive(Debug, thiserror::Error)]
@@ -191,9 +200,15 @@ pub enum ServiceError {
     /// No bot with this id (already clipped).
     #[error("no bot with id {0}")]
     BotNotFound(String),
-    /// No such pending challenge for the caller (already clipped).
-    #[error("no pending challenge {0} of this bot (sent or received)")]
-    ChallengeNotFound(String),
+    /// No such pending challenge for the caller (its id already clipped):
+    /// one it received (to answer) or one it sent (to withdraw).
+    #[error("{}", match .1 {
+        ChallengeSide::Received => format!(
+            "no pending challenge {} to this bot: a challenge is answered by the bots it challenges (its sender withdraws it with CancelChallenge)", .0),
+        ChallengeSide::Sent => format!(
+            "no pending challenge {} sent by this bot: only its sender withdraws a challenge", .0),
+    })]
+    ChallengeNotFound(String, ChallengeSide),
     /// No such tournament (already clipped).
     #[error("no tournament with id {0}")]
     TournamentNotFound(String),
@@ -310,7 +325,7 @@ impl ServiceError {
                 Code::Unauthenticated
             }
             ServiceError::BotNotFound(_)
-            | ServiceError::ChallengeNotFound(_)
+            | ServiceError::ChallengeNotFound(..)
             | ServiceError::TournamentNotFound(_) => Code::NotFound,
             ServiceError::ArenaUnavailable | ServiceError::EntryClosed { .. } => {
                 Code::FailedPrecondition
@@ -369,7 +384,7 @@ impl ServiceError {
             ServiceError::BotKeyUnknown(_) => ErrorReason::BotKeyUnknown,
             ServiceError::NotOperatorKey(_) => ErrorReason::NotOperatorKey,
             ServiceError::BotNotFound(_) => ErrorReason::BotNotFound,
-            ServiceError::ChallengeNotFound(_) => ErrorReason::ChallengeNotFound,
+            ServiceError::ChallengeNotFound(..) => ErrorReason::ChallengeNotFound,
             ServiceError::TournamentNotFound(_) => ErrorReason::TournamentNotFound,
             ServiceError::ArenaUnavailable => ErrorReason::ArenaUnavailable,
             ServiceError::EntryClosed { .. } => ErrorReason::EntryClosed,

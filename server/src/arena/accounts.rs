@@ -386,6 +386,6 @@ impl Arena {
 
 /// The bot number of the public id in field `bot_id`.
 pub(super) fn bot_no(id: &str) -> Result<BotNo, ServiceError> {
-    crate::bounds::arena::check_bot_id("bot_id", id)?;
+    crate::bounds::arena::check_id("bot_id", id)?;
     parse_id(id).ok_or_else(|| ServiceError::invalid("bot_id", "bot_id is not a bot's id"))
 }

@@ -19,7 +19,7 @@ use super::matches::NewMatch;
 use super::outbox::StateGuard;
 use super::{Arena, State, quota};
 use crate::bounds::Checked;
-use crate::error::{ServiceError, clip};
+use crate::error::{ChallengeSide, ServiceError, clip};
 use crate::store::{ChallengeRecord, StoreError, StoredMatch};
 
 /// Expiry when the request does not say, seconds (the longest is
@@ -328,7 +328,7 @@ impl Arena {
         let id = &req.challenge_id;
         let mut st = self.state();
         Self::unless_recording(&mut st, id);
-        let not_found = || ServiceError::ChallengeNotFound(clip(id));
+        let not_found = || ServiceError::ChallengeNotFound(clip(id), ChallengeSide::Sent);
         // Another bot's challenge is not found: its id tells this bot nothing.
         match st.challenges.get(id) {
             Some(pending) if pending.bots[0] == bot => {}
@@ -373,7 +373,8 @@ impl Arena {
         let id = &req.challenge_id;
         let mut st = self.state();
         Self::unless_recording(&mut st, id);
-        let not_found = || ServiceError::ChallengeNotFound(clip(&req.challenge_id));
+        let not_found =
+            || ServiceError::ChallengeNotFound(clip(&req.challenge_id), ChallengeSide::Received);
         let playing = st.playing.get(&bot).copied().unwrap_or(0);
         let pending = st
             .challenges

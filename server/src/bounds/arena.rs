@@ -75,9 +75,10 @@ pub fn check_players(kind: Kind, players: u32, field: &'static str) -> Result<()
     ))
 }
 
-/// A bot's public id in field `field`: 16 hex digits, else INVALID_ARGUMENT
-/// (a well-formed id of no bot is the call's NOT_FOUND).
-pub fn check_bot_id(field: &'static str, id: &str) -> Result<(), ServiceError> {
+/// An arena id (a bot's public id, a challenge's, a tournament's) in field
+/// `field`: 16 hex digits, else INVALID_ARGUMENT (a well-formed id of
+/// nothing is the call's NOT_FOUND).
+pub fn check_id(field: &'static str, id: &str) -> Result<(), ServiceError> {
     if id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Ok(());
     }
@@ -184,7 +185,7 @@ impl Bounded for pb::ChallengeRequest {
         }
         at_most("opponents", &self.opponents, most)?;
         for id in &self.opponents {
-            check_bot_id("opponents", id)?;
+            check_id("opponents", id)?;
         }
         let seated = self.opponents.len() as u32 + 1;
         check_players(kind, seated, "opponents").map_err(|_| {
@@ -209,9 +210,10 @@ impl Bounded for pb::ChallengeRequest {
 }
 
 impl Bounded for pb::AnswerChallengeRequest {
-    /// The id is a string (an unknown one is NOT_FOUND); a reason is short
-    /// text, and only a decline's.
+    /// The id is 16 hex digits (an unknown one is NOT_FOUND); a reason is
+    /// short text, and only a decline's.
     fn check(&self) -> Result<(), ServiceError> {
+        check_id("challenge_id", &self.challenge_id)?;
         at_most_bytes("reason", &self.reason, MAX_DECLINE_REASON_BYTES)?;
         printable("reason", &self.reason)?;
         if self.accept && !self.reason.is_empty() {
@@ -232,9 +234,9 @@ impl Bounded for pb::ListPoolsRequest {
 }
 
 impl Bounded for pb::CancelChallengeRequest {
-    /// No number; an id is a string (an unknown one is NOT_FOUND).
+    /// No number; the id is 16 hex digits (an unknown one is NOT_FOUND).
     fn check(&self) -> Result<(), ServiceError> {
-        Ok(())
+        check_id("challenge_id", &self.challenge_id)
     }
 }
 
@@ -248,7 +250,7 @@ impl Bounded for pb::CreateTournamentRequest {
         check_players(game_kind(self.kind)?, self.players, "players")?;
         at_most("entrants", &self.entrants, MAX_ENTRANTS)?;
         for id in &self.entrants {
-            check_bot_id("entrants", id)?;
+            check_id("entrants", id)?;
         }
         match &self.format {
             None => return Err(ServiceError::invalid("format", "a format is required")),
@@ -260,7 +262,7 @@ impl Bounded for pb::CreateTournamentRequest {
             Some(F::Swiss(s)) => within("format.swiss.rounds", s.rounds, 1..=MAX_ROUNDS)?,
             Some(F::Gauntlet(g)) => {
                 within("format.gauntlet.games", g.games, 0..=MAX_GAUNTLET_GAMES)?;
-                check_bot_id("format.gauntlet.opponent", &g.opponent)?;
+                check_id("format.gauntlet.opponent", &g.opponent)?;
             }
         }
         check_clock(self.time_control.as_ref())?;
@@ -328,23 +330,24 @@ fn round_robin_fits(
 }
 
 impl Bounded for pb::GetTournamentRequest {
-    /// No number; an id is a string (an unknown one is NOT_FOUND).
+    /// No number; the id is 16 hex digits (an unknown one is NOT_FOUND).
     fn check(&self) -> Result<(), ServiceError> {
-        Ok(())
+        check_id("tournament_id", &self.tournament_id)
     }
 }
 
 impl Bounded for pb::JoinTournamentRequest {
-    /// No number; an id is a string (an unknown one is NOT_FOUND).
+    /// No number; the id is 16 hex digits (an unknown one is NOT_FOUND).
     fn check(&self) -> Result<(), ServiceError> {
-        Ok(())
+        check_id("tournament_id", &self.tournament_id)
     }
 }
 
 impl Bounded for pb::StreamTournamentEventsRequest {
-    /// `from_seq` past the log's end waits for the log to grow.
+    /// The id is 16 hex digits; `from_seq` past the log's end waits for the
+    /// log to grow.
     fn check(&self) -> Result<(), ServiceError> {
-        Ok(())
+        check_id("tournament_id", &self.tournament_id)
     }
 }
 

@@ -78,7 +78,33 @@ async fn a_challenger_cancels_and_a_decliner_says_why() {
             },
         ))
         .await;
-    refused(not_mine, Code::NotFound, "CHALLENGE_NOT_FOUND");
+    let not_mine = refused(not_mine, Code::NotFound, "CHALLENGE_NOT_FOUND");
+    assert!(
+        not_mine.message().contains("only its sender withdraws"),
+        "{}",
+        not_mine.message()
+    );
+    // Its sender does not answer it: the bots it challenges do.
+    let own = a
+        .answer_challenge(authed(&key_a, answer(&id, true, "")))
+        .await;
+    let own = refused(own, Code::NotFound, "CHALLENGE_NOT_FOUND");
+    assert!(
+        own.message().contains("answered by the bots it challenges"),
+        "{}",
+        own.message()
+    );
+    for malformed in ["", "nope"] {
+        let bad = a
+            .cancel_challenge(authed(
+                &key_a,
+                pb::CancelChallengeRequest {
+                    challenge_id: malformed.into(),
+                },
+            ))
+            .await;
+        refused(bad, Code::InvalidArgument, "INVALID_ARGUMENT");
+    }
     a.cancel_challenge(authed(
         &key_a,
         pb::CancelChallengeRequest {

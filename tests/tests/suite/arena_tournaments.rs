@@ -365,13 +365,31 @@ async fn too_few_entrants_cancel_a_tournament_and_bad_requests_are_refused() {
     assert_eq!(reason(&not_open), "ENTRY_CLOSED");
     let unknown = a
         .stream_tournament_events(pb::StreamTournamentEventsRequest {
-            tournament_id: "x".repeat(1000),
+            tournament_id: "0123456789abcdef".into(),
             from_seq: 0,
         })
         .await
         .expect_err("no such tournament");
     assert_eq!(unknown.code(), Code::NotFound);
-    assert!(unknown.message().len() < 200, "{}", unknown.message());
+    // An id no tournament could have (ids are 16 hex digits) is malformed.
+    for id in ["", "x", &"x".repeat(1000)] {
+        let bad = a
+            .stream_tournament_events(pb::StreamTournamentEventsRequest {
+                tournament_id: id.into(),
+                from_seq: 0,
+            })
+            .await
+            .expect_err("not an id");
+        assert_eq!(bad.code(), Code::InvalidArgument, "{id:?}");
+        assert!(bad.message().len() < 200, "{}", bad.message());
+        let bad = a
+            .get_tournament(pb::GetTournamentRequest {
+                tournament_id: id.into(),
+            })
+            .await
+            .expect_err("not an id");
+        assert_eq!(bad.code(), Code::InvalidArgument, "{id:?}");
+    }
     server.stop().await;
 }
 
