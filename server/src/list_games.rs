@@ -154,8 +154,8 @@ pub fn list(
             .ok_or_else(|| {
                 ServiceError::invalid(
                     "page_token",
-                    "page_token is not a next_page_token of this query (same kind, status and \
-                     arena filters)",
+                    "page_token is not a next_page_token given to this query: send it back as \
+                     received, with the same filters",
                 )
             })?;
         Some(pb::GameSummary {

@@ -63,7 +63,7 @@ pub fn check_registration(req: &pb::RegisterBotRequest) -> Result<(), ServiceErr
     if name_key(name).starts_with(&name_key(HOUSE_PREFIX)) {
         return Err(ServiceError::invalid(
             "name",
-            format!("names starting with {HOUSE_PREFIX:?} are the server's house bots'"),
+            format!("names starting with {HOUSE_PREFIX:?} are kept for the server's house bots"),
         ));
     }
     // The house bots' mark (`BotRef.house`): no registered bot may pass for

@@ -123,7 +123,7 @@ pub(super) async fn wrong_method(uri: Uri, headers: HeaderMap) -> Response {
         http_status: Some(StatusCode::METHOD_NOT_ALLOWED),
         ..ApiError::new(
             Code::Unimplemented,
-            "wrong method: RPCs are POST /api/v1/<Method>, streams GET /api/v1/games/<id>/events",
+            "wrong method for this path: its Allow header says which it takes (RPCs are POST /api/v1/<Method>, event streams GET)",
             "",
         )
     }

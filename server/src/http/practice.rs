@@ -51,8 +51,16 @@ struct Practice {
 }
 
 /// The fields of a practice request; any other is refused, as the
-/// contract's JSON refuses unknown fields.
-const FIELDS: [&str; 5] = ["kind", "players", "strategy", "seed", "botDelayMs"];
+/// contract's JSON refuses unknown fields (and, as it, takes
+/// `bot_delay_ms` for `botDelayMs`).
+const FIELDS: [&str; 6] = [
+    "kind",
+    "players",
+    "strategy",
+    "seed",
+    "botDelayMs",
+    "bot_delay_ms",
+];
 
 fn parse(json: &serde_json::Value, games: &Catalog) -> Result<Practice, ApiError> {
     let bad = |m: String| ApiError::bad_json(m);
@@ -108,7 +116,13 @@ fn parse(json: &serde_json::Value, games: &Catalog) -> Result<Practice, ApiError
         serde_json::Value::String(s) => Some(s.parse().map_err(|_| not_a_seed())?),
         v => Some(v.as_u64().ok_or_else(not_a_seed)?),
     };
-    let delay_ms = match &json["botDelayMs"] {
+    if fields.contains_key("botDelayMs") && fields.contains_key("bot_delay_ms") {
+        return Err(bad("botDelayMs is given twice (as bot_delay_ms too)".into()));
+    }
+    let delay = fields
+        .get("botDelayMs")
+        .or_else(|| fields.get("bot_delay_ms"));
+    let delay_ms = match delay.unwrap_or(&serde_json::Value::Null) {
         serde_json::Value::Null => 0,
         v => v
             .as_u64()
@@ -409,7 +423,13 @@ mod tests {
         .unwrap();
         assert_eq!(p.seed, Some(u64::MAX));
         assert_eq!(p.delay, Duration::from_millis(MAX_DELAY_MS));
+        let snake = serde_json::json!({"kind": "dolmen", "bot_delay_ms": 7});
+        assert_eq!(
+            parse(&snake, &catalog).unwrap().delay,
+            Duration::from_millis(7)
+        );
         for bad in [
+            serde_json::json!({"kind": "dolmen", "botDelayMs": 7, "bot_delay_ms": 7}),
             serde_json::json!({"kind": "meduris", "players": 5}),
             serde_json::json!({"kind": "dolmen", "players": u64::MAX}),
             serde_json::json!({"kind": "dolmen", "botDelayMs": MAX_DELAY_MS + 1}),

@@ -338,7 +338,19 @@ impl Lobby {
         // named by JoinGame).
         let names: Vec<Option<String>> = match req.seat_names.len() {
             0 => vec![None; players],
-            n if n == players => req.seat_names.iter().cloned().map(Some).collect(),
+            n if n == players => {
+                // A name for an open seat would be lost when the seat is
+                // joined: refused rather than dropped.
+                if let Some(s) = (0..players).find(|&s| open[s] && !req.seat_names[s].is_empty()) {
+                    return Err(ServiceError::invalid(
+                        "seat_names",
+                        format!(
+                            "seat_names[{s}] names open seat {s}: an open seat is named by the JoinGame that takes it (leave its name empty)"
+                        ),
+                    ));
+                }
+                req.seat_names.iter().cloned().map(Some).collect()
+            }
             n if n == claimed.len() => {
                 let mut names = vec![None; players];
                 for (&seat, name) in claimed.iter().zip(&req.seat_names) {

@@ -93,6 +93,18 @@ async fn create_and_join_validate_their_input() {
     );
 
     // Open seats: the game waits, then starts with the last join.
+    // A name for an open seat would be lost at its JoinGame: refused.
+    assert_code(
+        client
+            .create_game(pb::CreateGameRequest {
+                open_seats: vec![1, 2],
+                seat_names: vec!["ann".into(), "bob".into(), String::new()],
+                ..base.clone()
+            })
+            .await,
+        Code::InvalidArgument,
+        "seat_names",
+    );
     let reply = client
         .create_game(pb::CreateGameRequest {
             open_seats: vec![1, 2],
