@@ -65,8 +65,11 @@ fn document(status: StatusCode) -> Response {
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
             (
                 header::CONTENT_SECURITY_POLICY,
-                "default-src 'self'; style-src 'self'; img-src 'self' data:",
+                "default-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
             ),
+            // No other site may frame a seat's page (clickjacking a choice).
+            (header::X_FRAME_OPTIONS, "DENY"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
             (header::REFERRER_POLICY, "no-referrer"),
             (header::CACHE_CONTROL, "no-cache"),
         ],
@@ -81,6 +84,7 @@ pub(super) async fn file(Segment(name): Segment) -> Response {
         Some((_, content_type, body)) => (
             [
                 (header::CONTENT_TYPE, *content_type),
+                (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
                 (header::CACHE_CONTROL, "no-cache"),
             ],
             *body,

@@ -30,6 +30,10 @@ async fn the_arena_and_the_pages_over_http() {
         let (status, head, body) = http(&base, "GET", page, &[], "").await;
         assert_eq!(status, 200, "{page}");
         assert!(head.contains("content-type: text/html"), "{page}: {head}");
+        assert!(
+            head.contains("x-frame-options: deny") && head.contains("frame-ancestors 'none'"),
+            "{page}: no other site may frame it: {head}"
+        );
         assert!(body.contains("/static/app.js"), "{page}");
     }
     let html = [("accept", "text/html,application/xhtml+xml")];
