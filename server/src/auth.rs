@@ -104,6 +104,13 @@ pub(crate) fn bearer(metadata: &MetadataMap) -> Result<Option<TokenHash>, Servic
     if token.is_empty() {
         return Err(ServiceError::MissingToken);
     }
+    // Another scheme (`Basic …`, `Token …`) is no token of this server.
+    if token.contains(char::is_whitespace) {
+        return Err(ServiceError::invalid(
+            "authorization",
+            "authorization is not `Bearer <token>` (a token or key holds no space)",
+        ));
+    }
     Ok(Some(TokenHash::of(token)))
 }
 
@@ -119,6 +126,8 @@ mod tests {
         assert_eq!(bearer(&md).unwrap(), Some(TokenHash::of("abc")));
         md.insert("authorization", "Bearer ".parse().unwrap());
         assert!(matches!(bearer(&md), Err(ServiceError::MissingToken)));
+        md.insert("authorization", "Basic YWxhZGRpbjpvcGVu".parse().unwrap());
+        assert!(matches!(bearer(&md), Err(ServiceError::Invalid { .. })));
     }
 
     #[test]
