@@ -15,6 +15,7 @@ use std::time::Duration;
 use crate::hosted_game::{ApplyError, CreateError};
 use druids_contract::pb::ErrorReason;
 use druids_engine::{Rejection, RuleViolation};
+use tonic::metadata::MetadataValue;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
@@ -447,31 +448,47 @@ impl From<ServiceError> for Status {
             ERROR_DOMAIN,
             HashMap::<String, String>::new(),
         );
-        match &e {
+        let retry = match &e {
             ServiceError::Invalid { field, message } => {
                 details.add_bad_request_violation(*field, message.clone());
+                None
             }
             ServiceError::Rule(e) if e.rejection() == Rejection::Malformed => {
                 details.add_bad_request_violation("action", e.to_string());
+                None
             }
             ServiceError::RateLimited { retry_after, .. }
             | ServiceError::FaultUnavailable { retry_after }
-            | ServiceError::FaultRestarting { retry_after } => {
-                details.set_retry_info(Some(*retry_after));
-            }
+            | ServiceError::FaultRestarting { retry_after } => Some(*retry_after),
             ServiceError::Moved(_)
             | ServiceError::ArenaMoved
-            | ServiceError::Storage(StoreError::Fenced { .. }) => {
-                details.set_retry_info(Some(MOVED_RETRY));
-            }
-            ServiceError::Storage(_) | ServiceError::StorageLate => {
-                details.set_retry_info(Some(STORAGE_RETRY));
-            }
-            _ => {}
+            | ServiceError::Storage(StoreError::Fenced { .. }) => Some(MOVED_RETRY),
+            ServiceError::Storage(_) | ServiceError::StorageLate => Some(STORAGE_RETRY),
+            _ => None,
+        };
+        if retry.is_some() {
+            details.set_retry_info(retry);
         }
-        Status::with_error_details(e.code(), e.to_string(), details)
+        let mut status = Status::with_error_details(e.code(), e.to_string(), details);
+        // The reason and the delay as plain trailers too, for a client built
+        // from this contract's protos alone (google.rpc's are not among them).
+        let trailers = status.metadata_mut();
+        trailers.insert(
+            REASON_TRAILER,
+            MetadataValue::from_static(reason_name(e.reason())),
+        );
+        if let Some(delay) = retry {
+            trailers.insert(RETRY_TRAILER, MetadataValue::from(delay.as_millis() as u64));
+        }
+        status
     }
 }
+
+/// The trailer naming an error's reason (as its `google.rpc.ErrorInfo`).
+pub const REASON_TRAILER: &str = "druids-reason";
+/// The trailer giving an error's retry delay in milliseconds (as its
+/// `google.rpc.RetryInfo`).
+pub const RETRY_TRAILER: &str = "druids-retry-after-ms";
 
 #[cfg(test)]
 mod tests {

@@ -359,6 +359,20 @@ async fn setups_and_reads_are_rate_limited_with_a_retry_delay() {
         delay > Duration::ZERO && delay <= Duration::from_secs(1),
         "{delay:?}"
     );
+    // The same as plain trailers, for a client without google.rpc's protos.
+    let trailer = |s: &tonic::Status, key: &str| {
+        s.metadata()
+            .get(key)
+            .map(|v| v.to_str().unwrap().to_owned())
+    };
+    assert_eq!(
+        trailer(&status, "druids-reason").as_deref(),
+        Some("RATE_LIMITED")
+    );
+    assert_eq!(
+        trailer(&status, "druids-retry-after-ms"),
+        Some(delay.as_millis().to_string())
+    );
     // Reads with a token: the token's budget.
     let read = |c: &mut DruidsServiceClient<_>, t: &str| {
         let req = authed(
@@ -401,6 +415,20 @@ async fn setups_and_reads_are_rate_limited_with_a_retry_delay() {
         .expect("a retry delay");
     clock.advance(delay.as_millis() as u64);
     read(&mut client, &tokens[0]).await.unwrap();
+    // A refusal with no delay: its reason alone.
+    clock.advance(1_000);
+    let unknown = client
+        .get_state(pb::GetStateRequest {
+            game_id: "0000000000000000".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        trailer(&unknown, "druids-reason").as_deref(),
+        Some("GAME_NOT_FOUND")
+    );
+    assert_eq!(trailer(&unknown, "druids-retry-after-ms"), None);
+    assert!(unknown.get_details_retry_info().is_none());
     server.stop().await;
 }
 
