@@ -163,7 +163,9 @@ pub enum Command {
     /// Grade a client against a server in test-faults mode: scenarios with
     /// faults on cue, the client started once per scenario with its seat
     /// (`-- CMD ARGS…`, or `--exec CMD` for a line-protocol bot), judged from
-    /// the server's ledger: OK, NON-STRICT or FAILED with evidence.
+    /// the server's ledger: OK, NON-STRICT or FAILED with evidence. It starts
+    /// a test-faults server of its own unless `--server` is typed (here
+    /// `DRUIDS_SERVER` is not read: it is what the client is given).
     Conformance(ConformanceArgs),
 }
 

@@ -4,6 +4,11 @@ play against), seeks rated matches and plays them.
 
     python python/examples/ladder.py --server 127.0.0.1:50051 --policy policy.npz --matches 1 --sparring
 
+The first run registers the bot (``--name``, "trained-policy" by default) and
+prints its API key on stderr, once: keep it, and come back to the ladder as
+the same bot with ``--key KEY`` (or ``$DRUIDS_BOT_KEY``), its rating and
+history with it.
+
 What the server sends the seat becomes the engine's observation and mask
 (``druids_bot.policy_chooser``, over ``druids_engine``'s wire functions), so
 the policy plays exactly as it did in training. Prints one JSON line per
@@ -14,10 +19,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import secrets
 import sys
 import threading
 from pathlib import Path
+
+import grpc
 
 from druids_bot import GameResult, MatchResult, pb, policy_chooser, register_bot, run_ladder
 from policy import LinearPolicy
@@ -31,10 +40,24 @@ def main() -> int:
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--matches", type=int, default=1)
     ap.add_argument("--sparring", action="store_true", help="also register and run a random bot to play against")
+    ap.add_argument("--name", default="trained-policy", help="the name to register the policy's bot under")
+    ap.add_argument("--key", default=os.environ.get("DRUIDS_BOT_KEY"),
+                    help="play as the bot registered earlier with this API key (default $DRUIDS_BOT_KEY)")
     args = ap.parse_args()
 
     policy = LinearPolicy.load(args.policy)
-    _, key = register_bot("trained-policy", "a linear policy trained in-process", server=args.server)
+    key = args.key
+    if not key:
+        try:
+            _, key = register_bot(args.name, "a linear policy trained in-process", server=args.server)
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.ALREADY_EXISTS:
+                raise
+            print(f"ladder.py: the name {args.name!r} is taken: pass the key it was registered with "
+                  "(--key or $DRUIDS_BOT_KEY), or another --name", file=sys.stderr)
+            return 2
+        print(f"ladder.py: registered {args.name!r}; its API key, shown once (keep it, and pass it "
+              f"as --key next time): {key}", file=sys.stderr, flush=True)
     results: list[MatchResult] = []
 
     def on_game(game: GameResult) -> None:
@@ -50,7 +73,9 @@ def main() -> int:
 
     sparring = None
     if args.sparring:
-        _, sparring_key = register_bot("random-sparring", "uniformly random", server=args.server)
+        # A throwaway opponent: a fresh name each run.
+        name = f"random-sparring-{secrets.token_hex(3)}"
+        _, sparring_key = register_bot(name, "uniformly random", server=args.server)
         sparring = threading.Thread(
             target=run_ladder,
             args=(random_choice,),

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use druids_tests::TestServer;
 
 use crate::arena_kits::{assert_ok, run};
-use crate::cross_language::{fresh_venv, kits_dir, repo_root, run_ok, run_with_timeout};
+use crate::cross_language::{Finished, fresh_venv, kits_dir, repo_root, run_ok, run_with_timeout};
 
 /// Making the venv, installing from PyPI (or the cache) and building the
 /// extension on a busy 2-core machine.
@@ -206,9 +206,10 @@ async fn a_policy_trained_in_python_beats_random_and_plays_on_the_ladder() {
     );
     let server = TestServer::start().await;
     let url = server.url();
-    let ladder = run(
-        python(&[
-            &path("python/examples/ladder.py"),
+    let ladder_py = path("python/examples/ladder.py");
+    let ladder_run = |extra: &[&str]| {
+        let mut args = vec![
+            ladder_py.as_str(),
             "--server",
             &url,
             "--policy",
@@ -216,22 +217,49 @@ async fn a_policy_trained_in_python_beats_random_and_plays_on_the_ladder() {
             "--matches",
             "1",
             "--sparring",
-        ]),
-        CHECK_TIMEOUT,
-    )
-    .await;
-    assert_ok("examples/ladder.py", &ladder);
-    let last: serde_json::Value =
-        serde_json::from_str(ladder.stdout.lines().last().unwrap_or_default())
-            .unwrap_or_else(|e| panic!("{e}: {}", ladder.stdout));
-    let names: Vec<&str> = last["placements"]
-        .as_array()
-        .map(|p| p.iter().filter_map(|x| x["name"].as_str()).collect())
-        .unwrap_or_default();
+        ];
+        args.extend_from_slice(extra);
+        run(python(&args), CHECK_TIMEOUT)
+    };
+    let placed = |ladder: &Finished| -> Vec<String> {
+        let last: serde_json::Value =
+            serde_json::from_str(ladder.stdout.lines().last().unwrap_or_default())
+                .unwrap_or_else(|e| panic!("{e}: {}", ladder.stdout));
+        last["placements"]
+            .as_array()
+            .map(|p| {
+                p.iter()
+                    .filter_map(|x| x["name"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let first = ladder_run(&[]).await;
+    assert_ok("examples/ladder.py", &first);
+    let names = placed(&first);
     assert!(
-        names.contains(&"trained-policy") && names.contains(&"random-sparring"),
+        names.iter().any(|n| n == "trained-policy")
+            && names.iter().any(|n| n.starts_with("random-sparring-")),
         "{}",
-        ladder.stdout
+        first.stdout
+    );
+    // Again: the name is taken, said in a line; with the key the first run
+    // printed, the same bot plays on.
+    let taken = ladder_run(&[]).await;
+    assert_eq!(taken.status.code(), Some(2), "{}", taken.stderr);
+    assert!(taken.stderr.contains("is taken"), "{}", taken.stderr);
+    let key = first
+        .stderr
+        .split_whitespace()
+        .find(|w| w.starts_with("druids_bot_"))
+        .unwrap_or_else(|| panic!("no key printed: {}", first.stderr))
+        .to_owned();
+    let again = ladder_run(&["--key", &key]).await;
+    assert_ok("examples/ladder.py --key", &again);
+    assert!(
+        placed(&again).iter().any(|n| n == "trained-policy"),
+        "{}",
+        again.stdout
     );
     server.stop().await;
 }
