@@ -26,7 +26,7 @@ import sys
 import threading
 from pathlib import Path
 
-import grpc
+import grpc  # type: ignore[import-untyped]  # grpcio ships no type hints
 
 from druids_bot import GameResult, MatchResult, pb, policy_chooser, register_bot, run_ladder
 from policy import LinearPolicy
