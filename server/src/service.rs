@@ -273,7 +273,11 @@ impl Service {
         {
             return Ok(Located::Here(room));
         }
-        self.refused(self.lookup(caller))?;
+        // Asking the database where a game is costs the address a read (a
+        // game forwarded to its known owner does not).
+        if cluster.known_owner(id).is_none() {
+            self.refused(self.lookup(caller))?;
+        }
         let (cluster, rooms, id) = (Arc::clone(cluster), Arc::clone(&self.rooms), id.to_owned());
         let (now, forwarded) = (self.clock.now_ms(), caller.forwarded);
         let located = self

@@ -130,6 +130,14 @@ impl Cluster {
         renewed.is_some_and(|t| t.elapsed() < Duration::from_millis(self.config.lease_ms))
     }
 
+    /// The node that owned game `id` when this node last looked, if that is
+    /// recent enough to forward to it without asking the database.
+    pub fn known_owner(&self, id: &str) -> Option<String> {
+        let fresh = Duration::from_millis(self.config.lease_ms / 3);
+        let owner = self.owners.get(id)?;
+        (owner.1.elapsed() < fresh).then(|| owner.0.clone())
+    }
+
     /// Where game `id` is served: here (taken over first if it needs an
     /// owner), or on its owner. A call `forwarded` by a peer is never sent on:
     /// if the owner changed on the way, the client is told to retry. Blocks on
@@ -147,13 +155,11 @@ impl Cluster {
         {
             return Ok(Located::Here(Arc::clone(room)));
         }
-        let fresh = Duration::from_millis(self.config.lease_ms / 3);
         if local.is_none()
             && !forwarded
-            && let Some(owner) = self.owners.get(id)
-            && owner.1.elapsed() < fresh
+            && let Some(owner) = self.known_owner(id)
         {
-            return Ok(Located::There(owner.0.clone()));
+            return Ok(Located::There(owner));
         }
         let whereabouts = self.leases.whereabouts(id)?;
         if let Some(room) = local {
