@@ -323,6 +323,19 @@ async fn max_games_counts_games_in_play_and_cannot_be_raced() {
     server.stop().await;
 }
 
+/// A server within `limits` whose time moves only when the test says, so
+/// that budgets do not refill between two calls on a slow machine.
+async fn on_manual_clock(limits: Limits) -> (TestServer, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::at(1_000_000));
+    let server = TestServer::with_clock(
+        Arc::new(MemoryStore::default()),
+        limits,
+        Arc::clone(&clock) as Arc<dyn druids_server::Clock>,
+    )
+    .await;
+    (server, clock)
+}
+
 #[tokio::test]
 async fn setups_and_reads_are_rate_limited_with_a_retry_delay() {
     let limits = Limits {
@@ -331,15 +344,7 @@ async fn setups_and_reads_are_rate_limited_with_a_retry_delay() {
         max_anonymous_reads_per_second: 20,
         ..Limits::default()
     };
-    // Time moves only when the test says: the budgets do not refill between
-    // two calls on a slow machine.
-    let clock = Arc::new(ManualClock::at(1_000_000));
-    let server = TestServer::with_clock(
-        Arc::new(MemoryStore::default()),
-        limits,
-        Arc::clone(&clock) as Arc<dyn druids_server::Clock>,
-    )
-    .await;
+    let (server, clock) = on_manual_clock(limits).await;
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, MEDURIS, 2, 1).await;
     create(&mut client, MEDURIS, 2, 2).await;
@@ -441,13 +446,7 @@ async fn made_up_tokens_and_refusals_spend_the_address_budget() {
         max_anonymous_reads_per_second: 20,
         ..Limits::default()
     };
-    let clock = Arc::new(ManualClock::at(1_000_000));
-    let server = TestServer::with_clock(
-        Arc::new(MemoryStore::default()),
-        limits,
-        Arc::clone(&clock) as Arc<dyn druids_server::Clock>,
-    )
-    .await;
+    let (server, clock) = on_manual_clock(limits).await;
     let mut client = server.client().await;
     let (id, tokens) = create(&mut client, MEDURIS, 2, 1).await;
     let made_up = |n: usize| format!("{n:064x}");
