@@ -114,16 +114,27 @@ pub fn name_key(name: &str) -> String {
             .nfkc()
             .collect()
     };
-    // The skeleton first: a capital of another script (Greek `Β`, Cyrillic
-    // `Н`) looks like a Latin capital, but its lower case (`β`, `н`) looks
-    // like no Latin letter. Then NFKC_Casefold (normalise, fold, normalise
-    // again: folding can undo it), then the skeleton of what folding made.
+    // Case, letter by letter, through the capital: a capital with a Latin
+    // look-alike (Greek `Β`, Cyrillic `В`, Latin `I`) stands for that Latin
+    // letter, and so does its lower case (`β`, `в`, `i`), though that looks
+    // like no Latin letter; any other letter is its capital's lower case. Then the
+    // skeleton of the whole (look-alike sequences such as `rn`).
     let skeleton = |s: &str| -> String { unicode_security::skeleton(s).collect() };
-    let folded = plain(&skeleton(&plain(name)).to_lowercase());
-    // The skeleton makes a capital `I` an `l` (they look alike), its lower
-    // case stays `i`: one letter for the three, so that case never tells
-    // two names apart.
-    skeleton(&folded).replace('i', "l")
+    let folded: String = plain(name)
+        .chars()
+        .map(|c| {
+            // The capital, or the lower case's (`ẞ` is `ß`, whose capital
+            // is `SS`).
+            let capital = c.to_uppercase().to_string();
+            let capitals = [capital.clone(), c.to_lowercase().to_string().to_uppercase()];
+            match capitals.iter().map(|k| skeleton(k)).find(|k| k.is_ascii()) {
+                Some(latin) => latin.to_lowercase(),
+                // The capital's lower case: a final `ς` is a `σ`.
+                None => skeleton(&capital.to_lowercase()).to_lowercase(),
+            }
+        })
+        .collect();
+    skeleton(&plain(&folded)).to_lowercase()
 }
 
 /// The Latin letter a small capital stands for (IPA and phonetic
@@ -318,8 +329,34 @@ mod tests {
             ("IVAN", "lvan"),
             ("Lily", "LILY"),
             ("victim", "VICTIM"),
+            // Other scripts: a capital with a Latin look-alike and its lower
+            // case, and full case folding.
+            (
+                "\u{432}\u{435}\u{43a}\u{442}\u{43e}\u{440}",
+                "\u{412}\u{415}\u{41a}\u{422}\u{41e}\u{420}",
+            ),
+            (
+                "\u{3c3}\u{3bf}\u{3c6}\u{3af}\u{3b1}",
+                "\u{3a3}\u{3bf}\u{3c6}\u{3af}\u{3b1}",
+            ),
+            ("\u{f0}an", "\u{d0}an"),
+            ("stra\u{df}e", "STRASSE"),
         ] {
             assert_eq!(name_key(a), name_key(b), "{a:?} {b:?}");
+        }
+        // Every letter of the scripts names are written in: its capital and
+        // its lower case share a key.
+        use unicode_properties::{GeneralCategory as G, UnicodeGeneralCategory};
+        // (A letter whose case takes two letters, `ᾀ` to `ἈΙ`, is left out.)
+        let letter = |c: &char| {
+            c.is_alphabetic()
+                && !matches!(c.general_category(), G::NonspacingMark | G::SpacingMark)
+                && c.to_uppercase().count() == 1
+                && c.to_lowercase().count() == 1
+        };
+        for c in ('\u{20}'..='\u{24ff}').filter(letter) {
+            let (up, low) = (c.to_uppercase().to_string(), c.to_lowercase().to_string());
+            assert_eq!(name_key(&up), name_key(&low), "{c:?}: {up:?} {low:?}");
         }
         let refused = |name: &str| {
             check_registration(&pb::RegisterBotRequest {
