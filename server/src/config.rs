@@ -110,14 +110,15 @@ pub struct Limits {
     /// (a burst of as many); 0: no limit.
     #[arg(long, env = "DRUIDS_MAX_SETUPS_PER_SECOND", default_value_t = 50)]
     pub max_setups_per_second: u32,
-    /// Read budget per second of each seat token (a burst of as much):
-    /// GetState, GetLegalActions, ExportReplay, ListGameTypes and opening a
-    /// stream cost 1, ListGames 10. 0: no limit.
+    /// Read budget per second of each seat token for its game (a burst of as
+    /// much): GetState, GetLegalActions, ExportReplay and opening a stream
+    /// cost 1. 0: no limit.
     #[arg(long, env = "DRUIDS_MAX_READS_PER_SECOND", default_value_t = 200)]
     pub max_reads_per_second: u32,
     /// Read budget per second of each client address for calls without a
     /// token this server knows (spectators; a made-up token buys no budget),
-    /// costed as above, and 1 for each refused token or game read back from
+    /// costed as above, for ListGames (10) and ListGameTypes (1) whatever
+    /// token they send, and 1 for each refused token or game read back from
     /// the store. 0: no limit.
     #[arg(
         long,

@@ -221,7 +221,7 @@ impl Quotas {
             (None, Some(peer)) => {
                 let rate = self.anonymous_reads_per_second;
                 let r = self.reads_by_address.take(&peer, rate, read.cost(), now_ms);
-                (r, rate, "address without a token")
+                (r, rate, "address (calls without a seat's token, and lists)")
             }
             (None, None) => return Ok(()),
         };

@@ -509,6 +509,13 @@ impl Service {
         self.charge(read, caller, caller.token.as_ref().filter(known))
     }
 
+    /// Charges a read of no game in particular (ListGames, ListGameTypes) to
+    /// `caller`'s address, whatever token it sends: a seat's budget is for
+    /// its game, and tokens are cheap to make by creating games.
+    fn read_of_no_game(&self, read: Read, caller: &Caller) -> Result<()> {
+        self.charge(read, caller, None)
+    }
+
     /// Charges a read of a game served by another node to `caller`'s token
     /// as it stands: that node checks the token.
     fn read_elsewhere(&self, read: Read, caller: &Caller) -> Result<()> {

@@ -272,7 +272,7 @@ impl DruidsService for Service {
     ) -> std::result::Result<Response<pb::ListGamesResponse>, Status> {
         let caller = self.caller(&request)?;
         let request = self.refused(checked(request))?;
-        self.refused(self.read(Read::List, &caller))?;
+        self.refused(self.read_of_no_game(Read::List, &caller))?;
         let (rooms, req) = (Arc::clone(&self.rooms), request.into_inner());
         let shared = self.cluster.as_ref().map(|c| Arc::clone(c.leases()));
         let lobby = Arc::clone(&self.lobby);
@@ -290,7 +290,7 @@ impl DruidsService for Service {
         request: Request<pb::ListGameTypesRequest>,
     ) -> std::result::Result<Response<pb::ListGameTypesResponse>, Status> {
         let caller = self.caller(&request)?;
-        self.refused(self.read(Read::One, &caller))?;
+        self.refused(self.read_of_no_game(Read::One, &caller))?;
         Ok(Response::new(self.lobby.catalog().game_types()))
     }
 }

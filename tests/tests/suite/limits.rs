@@ -437,8 +437,9 @@ async fn setups_and_reads_are_rate_limited_with_a_retry_delay() {
     server.stop().await;
 }
 
-/// A made-up token buys no budget of its own: its reads, and every refusal
-/// of a token or a game id, are charged to the address.
+/// A made-up token buys no budget of its own: its reads, every refusal of a
+/// token or a game id, and every list of games (whatever token it sends)
+/// are charged to the address.
 #[tokio::test]
 async fn made_up_tokens_and_refusals_spend_the_address_budget() {
     let limits = Limits {
@@ -465,9 +466,23 @@ async fn made_up_tokens_and_refusals_spend_the_address_budget() {
         Code::ResourceExhausted,
         "RATE_LIMITED",
     );
-    // A real seat's token has its own budget.
+    // A list of games is no seat's read: a real seat's token (made by the
+    // dozen with CreateGame) lists on the address's budget too, while its
+    // own game's reads are its own.
+    refused(
+        client
+            .list_games(authed(&tokens[0], pb::ListGamesRequest::default()))
+            .await,
+        Code::ResourceExhausted,
+        "RATE_LIMITED",
+    );
     client
-        .list_games(authed(&tokens[0], pb::ListGamesRequest::default()))
+        .get_state(authed(
+            &tokens[0],
+            pb::GetStateRequest {
+                game_id: id.clone(),
+            },
+        ))
         .await
         .unwrap();
     clock.advance(1_000);
