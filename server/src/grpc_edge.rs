@@ -12,13 +12,17 @@
 //!   `RESOURCE_EXHAUSTED` (`LIMIT_REACHED`); HTTP/2 itself lets up to
 //!   [`HTTP2_MAX_HEADER_LIST`] through so that the refusal is a gRPC answer;
 //! * refuses a second request message with `INVALID_ARGUMENT` (every method
-//!   of the port takes one, but reflection's stream);
+//!   of the port takes one, but reflection's stream), and a request message
+//!   that has not arrived whole within its deadline (three handshake
+//!   timeouts, as the HTTP face's bodies), so that a call trickled a byte at
+//!   a time holds no stream for long;
 //! * gives tonic's decode and size refusals the contract's code and an
 //!   `ErrorInfo` (`INVALID_ARGUMENT`, `RESOURCE_EXHAUSTED` with
 //!   `LIMIT_REACHED`).
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
@@ -33,14 +37,20 @@ pub const MAX_METADATA_BYTES: usize = 16 * 1024;
 pub const HTTP2_MAX_HEADER_LIST: u32 = 64 * 1024;
 
 /// The layer ([`tower::Layer`]) putting [`GrpcEdge`] around the port's services.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct GrpcEdgeLayer;
+#[derive(Clone, Copy, Debug)]
+pub struct GrpcEdgeLayer {
+    /// How long a request message may take to arrive whole.
+    pub body_deadline: Duration,
+}
 
 impl<S> tower::Layer<S> for GrpcEdgeLayer {
     type Service = GrpcEdge<S>;
 
     fn layer(&self, inner: S) -> GrpcEdge<S> {
-        GrpcEdge { inner }
+        GrpcEdge {
+            inner,
+            body_deadline: self.body_deadline,
+        }
     }
 }
 
@@ -48,6 +58,7 @@ impl<S> tower::Layer<S> for GrpcEdgeLayer {
 #[derive(Clone, Debug)]
 pub struct GrpcEdge<S> {
     inner: S,
+    body_deadline: Duration,
 }
 
 type Req = http::Request<tonic::body::Body>;
@@ -71,10 +82,11 @@ where
             return Box::pin(async move { Ok(refusal) });
         }
         let streaming = req.uri().path().starts_with("/grpc.reflection.");
+        let deadline = self.body_deadline;
         let req = if streaming {
             req
         } else {
-            req.map(|body| tonic::body::Body::new(OneMessage::new(body)))
+            req.map(|body| tonic::body::Body::new(OneMessage::new(body, deadline)))
         };
         let answer = self.inner.call(req);
         Box::pin(async move { answer.await.map(remap) })
@@ -174,9 +186,16 @@ fn is_decode_failure(message: &str) -> bool {
 }
 
 /// A request body that ends in an error at the start of a second gRPC
-/// message: a unary or server-streaming call takes exactly one.
+/// message (a unary or server-streaming call takes exactly one), or when it
+/// is still awaited at its deadline.
 struct OneMessage {
     inner: tonic::body::Body,
+    /// When the request came, and how long its body may take.
+    since: tokio::time::Instant,
+    within: Duration,
+    /// The timer of that deadline, set once the body is first awaited (most
+    /// bodies are whole at once).
+    deadline: Option<Pin<Box<tokio::time::Sleep>>>,
     /// Messages begun so far.
     begun: u32,
     /// Bytes of the current message's 5-byte prefix read so far.
@@ -187,9 +206,12 @@ struct OneMessage {
 }
 
 impl OneMessage {
-    fn new(inner: tonic::body::Body) -> OneMessage {
+    fn new(inner: tonic::body::Body, within: Duration) -> OneMessage {
         OneMessage {
             inner,
+            since: tokio::time::Instant::now(),
+            within,
+            deadline: None,
             begun: 0,
             prefix: [0; 5],
             prefix_read: 0,
@@ -241,7 +263,23 @@ impl Body for OneMessage {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
-        let frame = std::task::ready!(Pin::new(&mut self.inner).poll_frame(cx));
+        let frame = match Pin::new(&mut self.inner).poll_frame(cx) {
+            Poll::Ready(frame) => frame,
+            Poll::Pending => {
+                let until = self.since + self.within;
+                let deadline = self
+                    .deadline
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(until)));
+                if deadline.as_mut().poll(cx).is_ready() {
+                    let within = self.within.as_secs();
+                    return Poll::Ready(Some(Err(Status::from(ServiceError::invalid(
+                        "request",
+                        format!("the request message did not arrive whole within {within} s"),
+                    )))));
+                }
+                return Poll::Pending;
+            }
+        };
         if let Some(Ok(frame)) = &frame
             && let Some(data) = frame.data_ref()
             && !self.follow(data)
@@ -282,12 +320,12 @@ mod tests {
         let one = framed(&[b"abc"]);
         let two = framed(&[b"abc", b""]);
         for split in 0..=two.len() {
-            let mut body = OneMessage::new(tonic::body::Body::empty());
+            let mut body = OneMessage::new(tonic::body::Body::empty(), Duration::from_secs(30));
             let (a, b) = two.split_at(split);
             assert!(!(body.follow(a) && body.follow(b)), "split at {split}");
         }
         for split in 0..=one.len() {
-            let mut body = OneMessage::new(tonic::body::Body::empty());
+            let mut body = OneMessage::new(tonic::body::Body::empty(), Duration::from_secs(30));
             let (a, b) = one.split_at(split);
             assert!(body.follow(a) && body.follow(b), "split at {split}");
         }

@@ -303,7 +303,9 @@ pub async fn serve_service(
             builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
     }
     let router = builder
-        .layer(grpc_edge::GrpcEdgeLayer)
+        .layer(grpc_edge::GrpcEdgeLayer {
+            body_deadline: transport::body_deadline(&limits),
+        })
         .layer(blocking::CallDeadlineLayer)
         .add_service(health_service)
         .add_service(reflection_v1)

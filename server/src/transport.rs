@@ -416,6 +416,12 @@ pub fn handshake_timeout(limits: &Limits) -> Duration {
     Duration::from_secs(limits.handshake_timeout_secs.max(1))
 }
 
+/// How long a request's body may take to arrive, on either face: three
+/// times what its head may take.
+pub fn body_deadline(limits: &Limits) -> Duration {
+    3 * handshake_timeout(limits)
+}
+
 /// The gRPC connections accepted on `listener`, within the limits (and
 /// armed for `resets`, on a test-faults server); the accepting stops when
 /// the stream is dropped; `frames`: no TLS, the connections' bytes are

@@ -77,7 +77,7 @@ pub(super) async fn read_json(
     // A body without a length is cut off at the limit while it arrives, and
     // a body trickled in is cut off at its deadline: a connection is not
     // held for days by a byte every few seconds.
-    let deadline = body_deadline(service.limits());
+    let deadline = crate::transport::body_deadline(service.limits());
     let bytes = tokio::time::timeout(deadline, axum::body::to_bytes(body, limit))
         .await
         .map_err(|_| ApiError::slow_body(deadline))?
@@ -88,12 +88,6 @@ pub(super) async fn read_json(
     // A key given twice is refused, not read as its last value.
     druids_contract::json::parse(&bytes)
         .map_err(|e| ApiError::bad_json(format!("the body is not JSON: {e}")))
-}
-
-/// How long a request's body may take to arrive: three times what its head
-/// may take (`--handshake-timeout-secs`).
-pub(super) fn body_deadline(limits: &crate::Limits) -> std::time::Duration {
-    3 * crate::transport::handshake_timeout(limits)
 }
 
 /// Why a body could not be read: it grew past `limit` (413), or it ended

@@ -173,6 +173,53 @@ async fn a_trickled_body_is_cut_off_at_its_deadline() {
     server.stop().await;
 }
 
+/// The same on the gRPC port: a request message trickled (here: one byte of
+/// a hundred, then nothing) is refused at its deadline, INVALID_ARGUMENT,
+/// rather than holding its stream for as long as the client answers pings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trickled_grpc_request_is_refused_at_its_deadline() {
+    let limits = Limits {
+        handshake_timeout_secs: 1,
+        ..Limits::unthrottled()
+    };
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
+    let tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (send, connection) = h2::client::handshake(tcp).await.unwrap();
+    tokio::spawn(connection);
+    let mut send = send.ready().await.unwrap();
+    let request = http::Request::post(format!(
+        "http://{}/druids.v1.DruidsService/GetState",
+        server.addr
+    ))
+    .header("content-type", "application/grpc")
+    .header("te", "trailers")
+    .body(())
+    .unwrap();
+    let (response, mut body) = send.send_request(request, false).unwrap();
+    body.send_data(bytes::Bytes::from_static(&[0, 0, 0, 0, 100, 10]), false)
+        .unwrap();
+    // A guard against hanging, far beyond the three seconds' deadline.
+    let response = tokio::time::timeout(Duration::from_secs(120), response)
+        .await
+        .expect("an answer before the guard")
+        .unwrap();
+    let code = match response.headers().get("grpc-status") {
+        Some(code) => code.clone(),
+        None => {
+            let mut answer = response.into_body();
+            let trailers = tokio::time::timeout(Duration::from_secs(120), answer.trailers())
+                .await
+                .expect("trailers before the guard")
+                .unwrap()
+                .expect("trailers");
+            trailers.get("grpc-status").expect("a grpc-status").clone()
+        }
+    };
+    assert_eq!(code, "3", "INVALID_ARGUMENT");
+    drop(body);
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn out_of_file_descriptors_the_server_serves_its_open_connections() {
     let dir = std::env::temp_dir().join(format!("druids-fds-{}", std::process::id()));
@@ -237,14 +284,17 @@ async fn out_of_file_descriptors_the_server_serves_its_open_connections() {
     }
     assert!(failures > 0, "the listeners ran out of descriptors");
     // Two listeners, each at most one line per 10 s, however long this took.
-    let at = logged_at();
-    for (i, t) in at.iter().enumerate() {
-        let within = at[i..].iter().filter(|&&u| u - t < 9.9).count();
-        assert!(
-            within <= 2,
-            "{within} lines about failed accepts within 10 s: {at:?}"
-        );
-    }
+    let rate_kept = || {
+        let at = logged_at();
+        for (i, t) in at.iter().enumerate() {
+            let within = at[i..].iter().filter(|&&u| u - t < 9.9).count();
+            assert!(
+                within <= 2,
+                "{within} lines about failed accepts within 10 s: {at:?}"
+            );
+        }
+    };
+    rate_kept();
     // Once the flood is gone, new connections are taken again.
     drop(flood);
     let mut again = None;
@@ -270,10 +320,7 @@ async fn out_of_file_descriptors_the_server_serves_its_open_connections() {
         again.is_some(),
         "a new connection is served once descriptors are free"
     );
-    assert!(
-        log_lines() <= 4,
-        "{} log lines about failed accepts",
-        log_lines()
-    );
+    // And so on to the end, on a slow machine too (more lines, no faster).
+    rate_kept();
     drop(server);
 }

@@ -566,7 +566,7 @@ async fn every_number_of_every_request_is_bounded_before_anything_is_built() {
         serde_json::json!({"kind": "dolmen", "players": u64::MAX}),
         serde_json::json!({"kind": "meduris", "players": u32::MAX}),
         serde_json::json!({"kind": "dolmen", "botDelayMs": u64::MAX}),
-        serde_json::json!({"kind": "dolmen", "bot_delay_ms": 5}),
+        serde_json::json!({"kind": "dolmen", "bot_delay_ms": u64::MAX}),
     ];
     for body in practice {
         let (status, _, answer) = crate::web::http(

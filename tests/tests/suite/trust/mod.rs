@@ -324,6 +324,17 @@ async fn client_input_is_never_echoed_at_length() {
         .get_state(pb::GetStateRequest { game_id: long })
         .await
         .unwrap_err();
+    // Longer than any game's id: refused before any lookup.
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().len() < 200, "{} bytes", err.message().len());
+    assert_eq!(reason(&err), "INVALID_ARGUMENT");
+    // As long as an id may be, unknown: not found, quoted clipped.
+    let err = client
+        .get_state(pb::GetStateRequest {
+            game_id: "g".repeat(64),
+        })
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Code::NotFound);
     assert!(err.message().len() < 200, "{} bytes", err.message().len());
     assert_eq!(reason(&err), "GAME_NOT_FOUND");
