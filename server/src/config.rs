@@ -117,9 +117,10 @@ pub struct Limits {
     pub max_reads_per_second: u32,
     /// Read budget per second of each client address for calls without a
     /// token this server knows (spectators; a made-up token buys no budget),
-    /// costed as above, for ListGames (10) and ListGameTypes (1) whatever
-    /// token they send, and 1 for each refused token or game read back from
-    /// the store. 0: no limit.
+    /// costed as above, for ListGames (10), ListGameTypes (1) and the
+    /// arena's public reads (leaderboards, rating histories and tournament
+    /// lists 10, the rest 1) whatever token they send, and 1 for each refused
+    /// token or game read back from the store. 0: no limit.
     #[arg(
         long,
         env = "DRUIDS_MAX_ANONYMOUS_READS_PER_SECOND",

@@ -160,6 +160,26 @@ impl Read {
     }
 }
 
+/// The read budgets of client addresses, for calls of no seat (the arena's
+/// public reads): the service's own quotas, and its clock.
+#[derive(Clone)]
+pub struct AddressReads {
+    quotas: Arc<Quotas>,
+    clock: Arc<dyn crate::clock::Clock>,
+}
+
+impl AddressReads {
+    /// The budgets of `quotas`, telling time by `clock`.
+    pub fn new(quotas: Arc<Quotas>, clock: Arc<dyn crate::clock::Clock>) -> AddressReads {
+        AddressReads { quotas, clock }
+    }
+
+    /// Charges `read` to the address `peer` (none: an in-process caller).
+    pub fn charge(&self, read: Read, peer: Option<IpAddr>) -> Result<(), ServiceError> {
+        self.quotas.read(read, peer, None, self.clock.now_ms())
+    }
+}
+
 /// Every rate limit of the server but SubmitAction's (which belongs to the seat,
 /// in its room).
 pub struct Quotas {

@@ -47,7 +47,7 @@ pub struct Service {
     rooms: Arc<Rooms>,
     lobby: Arc<Lobby>,
     streams: Arc<Streams>,
-    quotas: Quotas,
+    quotas: Arc<Quotas>,
     store: Arc<dyn Store>,
     /// The store's games and logs, their appends timed: what rooms write to.
     games: Arc<dyn Games>,
@@ -175,11 +175,11 @@ impl Service {
             metrics,
             lobby,
             streams: Arc::new(Streams::new(limits.clone())),
-            quotas: Quotas::new(
+            quotas: Arc::new(Quotas::new(
                 limits.max_setups_per_second,
                 limits.max_reads_per_second,
                 limits.max_anonymous_reads_per_second,
-            ),
+            )),
             rooms,
             store,
             games,
@@ -430,6 +430,11 @@ impl Service {
     /// The clock the service tells time by.
     pub fn clock(&self) -> &dyn Clock {
         self.clock.as_ref()
+    }
+
+    /// The read budgets of client addresses, for the arena's public reads.
+    pub fn address_reads(&self) -> crate::quota::AddressReads {
+        crate::quota::AddressReads::new(Arc::clone(&self.quotas), Arc::clone(&self.clock))
     }
 
     /// The referee's round: applies the turn clocks (one decision per game

@@ -3,6 +3,7 @@
 //! workers. On a node of several, a call is served by the node holding the
 //! arena's lease, forwarded there from any other ([`crate::arena_work`]).
 
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,6 +24,7 @@ use crate::bounds::{Bounded, Checked};
 use crate::cluster::Cluster;
 use crate::error::ServiceError;
 use crate::heartbeat::{Beat, before, with_heartbeats};
+use crate::quota::{AddressReads, Read};
 
 use super::house::STREAM_BUFFER;
 
@@ -39,6 +41,9 @@ pub struct ArenaApi {
     heartbeat_every: Duration,
     /// This node's arena settings (its `--registration`, its operator key).
     settings: crate::config::ArenaSettings,
+    /// The read budgets the public reads (leaderboards, profiles,
+    /// tournaments, pools, rating histories) are charged to, by address.
+    reads: AddressReads,
 }
 
 impl ArenaApi {
@@ -51,7 +56,14 @@ impl ArenaApi {
             stop: service.stop_signal(),
             heartbeat_every: Duration::from_millis(service.limits().stream_heartbeat_ms),
             settings: service.limits().arena.clone(),
+            reads: service.address_reads(),
         }
+    }
+
+    /// Charges a public read to the client at `peer` (on the arena's
+    /// holder, which knows the client of a forwarded call).
+    fn read(&self, read: Read, peer: Option<IpAddr>) -> Result<(), Status> {
+        Ok(self.reads.charge(read, peer)?)
     }
 
     /// Where `request` is served ([`route`]).
@@ -307,7 +319,8 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::GetLeaderboardRequest>,
     ) -> Result<Response<pb::GetLeaderboardResponse>, Status> {
-        let (arena, _) = here_or_forward!(self, request, get_leaderboard);
+        let (arena, peer) = here_or_forward!(self, request, get_leaderboard);
+        self.read(Read::List, peer)?;
         let request = crate::bounds::checked(request)?;
         Ok(Response::new(arena.leaderboard(request.get_ref())?))
     }
@@ -316,7 +329,8 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::GetBotRequest>,
     ) -> Result<Response<pb::GetBotResponse>, Status> {
-        let (arena, _) = here_or_forward!(self, request, get_bot);
+        let (arena, peer) = here_or_forward!(self, request, get_bot);
+        self.read(Read::One, peer)?;
         let request = crate::bounds::checked(request)?;
         if !request.get_ref().bot_id.is_empty() {
             return Ok(Response::new(arena.profile(request.get_ref())?));
@@ -330,7 +344,8 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::GetRatingHistoryRequest>,
     ) -> Result<Response<pb::GetRatingHistoryResponse>, Status> {
-        let (arena, _) = here_or_forward!(self, request, get_rating_history);
+        let (arena, peer) = here_or_forward!(self, request, get_rating_history);
+        self.read(Read::List, peer)?;
         let req = crate::bounds::checked(request)?.into_inner().into_inner();
         let reply = self
             .blocking
@@ -343,7 +358,8 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::ListTournamentsRequest>,
     ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
-        let (arena, _) = here_or_forward!(self, request, list_tournaments);
+        let (arena, peer) = here_or_forward!(self, request, list_tournaments);
+        self.read(Read::List, peer)?;
         let request = crate::bounds::checked(request)?;
         Ok(Response::new(arena.list_tournaments(request.get_ref())?))
     }
@@ -352,7 +368,8 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::ListPoolsRequest>,
     ) -> Result<Response<pb::ListPoolsResponse>, Status> {
-        let (arena, _) = here_or_forward!(self, request, list_pools);
+        let (arena, peer) = here_or_forward!(self, request, list_pools);
+        self.read(Read::One, peer)?;
         let request = crate::bounds::checked(request)?;
         Ok(Response::new(arena.list_pools(request.get_ref())?))
     }
@@ -405,7 +422,8 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::GetTournamentRequest>,
     ) -> Result<Response<pb::GetTournamentResponse>, Status> {
-        let (arena, _) = here_or_forward!(self, request, get_tournament);
+        let (arena, peer) = here_or_forward!(self, request, get_tournament);
+        self.read(Read::One, peer)?;
         let request = crate::bounds::checked(request)?;
         Ok(Response::new(arena.tournament(request.get_ref())?))
     }
@@ -427,7 +445,8 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::StreamTournamentEventsRequest>,
     ) -> Result<Response<TournamentEventStream>, Status> {
-        let (arena, _) = here_or_forward!(self, request, stream_tournament_events, stream);
+        let (arena, peer) = here_or_forward!(self, request, stream_tournament_events, stream);
+        self.read(Read::One, peer)?;
         let request = crate::bounds::checked(request)?;
         let moved = arena.moved();
         let req = request.into_inner().into_inner();

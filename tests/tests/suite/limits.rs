@@ -523,6 +523,39 @@ async fn made_up_tokens_and_refusals_spend_the_address_budget() {
     server.stop().await;
 }
 
+/// The arena's public reads are charged to the address too: a leaderboard
+/// or a rating history costs 10, a profile, a pool list or a tournament 1.
+#[tokio::test]
+async fn the_arenas_public_reads_spend_the_address_budget() {
+    let limits = Limits {
+        max_anonymous_reads_per_second: 20,
+        ..Limits::default()
+    };
+    let (server, clock) = on_manual_clock(limits).await;
+    let mut arena = crate::arena::arena(&server).await;
+    let board = || pb::GetLeaderboardRequest {
+        kind: pb::GameKind::Meduris as i32,
+        players: 2,
+        ..Default::default()
+    };
+    for _ in 0..2 {
+        arena.get_leaderboard(board()).await.unwrap();
+    }
+    refused(
+        arena.get_leaderboard(board()).await,
+        Code::ResourceExhausted,
+        "RATE_LIMITED",
+    );
+    refused(
+        arena.list_pools(pb::ListPoolsRequest::default()).await,
+        Code::ResourceExhausted,
+        "RATE_LIMITED",
+    );
+    clock.advance(1_000);
+    arena.get_leaderboard(board()).await.unwrap();
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn calls_per_connection_and_connections_are_bounded() {
     let limits = Limits {
