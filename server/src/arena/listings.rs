@@ -44,7 +44,7 @@ impl Arena {
         } else {
             req.page_token
                 .strip_prefix(&prefix)
-                .and_then(|seq| seq.parse::<u64>().ok())
+                .and_then(|seq| seq.parse::<u64>().ok().filter(|n| n.to_string() == seq))
                 .ok_or_else(|| {
                     ServiceError::invalid(
                         "page_token",
