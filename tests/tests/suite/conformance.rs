@@ -202,6 +202,13 @@ const BROKEN: &[(&str, &[&str])] = &[
     ("resigns", &[""]),
 ];
 
+/// Scenarios where a broken duty may go unseen, as docs/testing-clients.md
+/// says: after a reset or an unprocessed GOAWAY the ledger knows what was
+/// sent, not what arrived, so a skip within the events lost in flight (how
+/// many were, a busy machine decides) looks like a resume at the right seq.
+const MAY_GO_UNSEEN: &[(&str, &[&str])] =
+    &[("skips-on-resume", &["stream/reset/", "goaway/unprocessed/"])];
+
 #[test]
 fn each_broken_client_fails_its_scenarios_and_passes_the_others() {
     let client = broken_client().to_string_lossy().into_owned();
@@ -212,8 +219,16 @@ fn each_broken_client_fails_its_scenarios_and_passes_the_others() {
     for (duty, theirs) in BROKEN {
         let run = conformance(&flags, &[&client, "--break", duty]);
         assert!(!run.done.status.success(), "{duty}: exit status 0");
+        let unseen = MAY_GO_UNSEEN
+            .iter()
+            .filter(|(d, _)| d == duty)
+            .flat_map(|(_, s)| s.iter());
+        let unseen: Vec<&str> = unseen.copied().collect();
         for (name, verdict, evidence) in &run.verdicts {
             let expected = theirs.iter().any(|p| name.starts_with(p));
+            if expected && verdict == "OK" && unseen.iter().any(|p| name.starts_with(p)) {
+                continue;
+            }
             assert_eq!(
                 verdict == "FAILED",
                 expected,
