@@ -67,7 +67,8 @@ impl ApiError {
                     "the body did not arrive within {} s of its request",
                     deadline.as_secs()
                 ),
-                "DEADLINE_EXCEEDED",
+                // No ErrorReason: the call never reached the contract.
+                "",
             )
         }
     }
