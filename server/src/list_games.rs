@@ -19,7 +19,7 @@ use druids_contract::pb;
 use sha2::{Digest, Sha256};
 
 use crate::catalog::Catalog;
-use crate::error::{ServiceError, clip};
+use crate::error::ServiceError;
 use crate::rooms::Rooms;
 use crate::store::Leases;
 use crate::store::{ArenaFilter, EndedQuery, MatchTag};
@@ -92,12 +92,7 @@ fn arena_filter(req: &pb::ListGamesRequest) -> Result<ArenaFilter, ServiceError>
         if value.is_empty() {
             return Ok(None);
         }
-        if value.len() != 16 || !value.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(ServiceError::invalid(
-                field,
-                format!("{field} {} is not 16 hex digits", clip(value)),
-            ));
-        }
+        crate::bounds::arena::check_id(field, value)?;
         Ok(Some(value.to_ascii_lowercase()))
     };
     Ok(ArenaFilter {

@@ -30,7 +30,7 @@ use crate::error::ServiceError;
 use crate::faults::Faults;
 use crate::lobby::Lobby;
 use crate::metrics::{Metrics, TimedGames};
-use crate::quota::{Quotas, Read};
+use crate::quota::Quotas;
 use crate::recover::Rebuild;
 use crate::room::Room;
 use crate::rooms::{Lifecycle, Rooms};
@@ -38,6 +38,7 @@ use crate::store::Leases;
 use crate::store::{ArenaLease, ArenaStore, Epoch, Games, Store, StoreError};
 use crate::stream::{STREAM_BUFFER, Streams};
 
+mod charges;
 mod rounds;
 mod rpc;
 mod testing;
@@ -503,51 +504,6 @@ impl Service {
             Viewer::Seat(s) => Ok(s),
             Viewer::Spectator => Err(ServiceError::MissingToken),
         }
-    }
-
-    /// Charges a read to `caller` (a forwarded call was charged where it
-    /// arrived): to its token's budget if the token is one this node knows
-    /// (a seat's, or a bot's key), else to its address's, so that a made-up
-    /// token buys no budget of its own.
-    fn read(&self, read: Read, caller: &Caller) -> Result<()> {
-        let known = |t: &&TokenHash| self.rooms.knows_token(t) || self.arena.is_bot_key(t);
-        self.charge(read, caller, caller.token.as_ref().filter(known))
-    }
-
-    /// Charges a read of no game in particular (ListGames, ListGameTypes) to
-    /// `caller`'s address, whatever token it sends: a seat's budget is for
-    /// its game, and tokens are cheap to make by creating games.
-    fn read_of_no_game(&self, read: Read, caller: &Caller) -> Result<()> {
-        self.charge(read, caller, None)
-    }
-
-    /// Charges a read of a game served by another node to `caller`'s token
-    /// as it stands: that node checks the token.
-    fn read_elsewhere(&self, read: Read, caller: &Caller) -> Result<()> {
-        self.charge(read, caller, caller.token.as_ref())
-    }
-
-    /// Charges the address of `caller` a read for work done before its
-    /// token or game is known to be real: a game read back from the store,
-    /// or a token refused.
-    fn lookup(&self, caller: &Caller) -> Result<()> {
-        self.charge(Read::One, caller, None)
-    }
-
-    fn charge(&self, read: Read, caller: &Caller, token: Option<&TokenHash>) -> Result<()> {
-        if caller.forwarded {
-            return Ok(());
-        }
-        self.quotas
-            .read(read, caller.peer, token, self.clock.now_ms())
-    }
-
-    /// Charges a CreateGame or JoinGame to `caller`.
-    fn setup(&self, caller: &Caller) -> Result<()> {
-        if caller.forwarded {
-            return Ok(());
-        }
-        self.quotas.setup(caller.peer, self.clock.now_ms())
     }
 
     /// A stream relayed from the owner of game `id`, ended like this node's
