@@ -48,6 +48,20 @@ pub fn derived_test_key(secret: &[u8; 32], request_id: &str, game_id: &str) -> (
     derived(secret, request_id, game_id, b"test key")
 }
 
+/// The token of a server-run bot's `seat` in practice game `game_id`: like
+/// [`derived_token`], with no request id (a client's is never empty) and a
+/// label of its own. The server can derive it again after a restart or a
+/// takeover and play the seat on; and since only the server knows the secret,
+/// a seat holding it is proof that the server made the game for its bots.
+pub fn practice_bot_token(secret: &[u8; 32], game_id: &str, seat: Seat) -> (String, TokenHash) {
+    derived(
+        secret,
+        "",
+        game_id,
+        &[b"practice bot ".as_slice(), &[seat.0]].concat(),
+    )
+}
+
 /// HMAC-SHA256 of `request_id`, `game_id` and `last` under `secret`, as 64
 /// hex digits, and its hash.
 fn derived(secret: &[u8; 32], request_id: &str, game_id: &str, last: &[u8]) -> (String, TokenHash) {
@@ -152,6 +166,23 @@ mod tests {
             derived_token(&secret, "r2", "g", Seat(0)).0,
             derived_token(&secret, "r1", "h", Seat(0)).0,
             derived_token(&secret, "r1", "g", Seat(1)).0,
+        ] {
+            assert_ne!(other, a);
+        }
+    }
+
+    #[test]
+    fn practice_bot_tokens_are_no_other_token() {
+        let secret = [7; 32];
+        let (a, ha) = practice_bot_token(&secret, "g", Seat(1));
+        assert!(ha.matches(&TokenHash::of(&a)));
+        assert_eq!(practice_bot_token(&secret, "g", Seat(1)).0, a);
+        for other in [
+            practice_bot_token(&[8; 32], "g", Seat(1)).0,
+            practice_bot_token(&secret, "h", Seat(1)).0,
+            practice_bot_token(&secret, "g", Seat(2)).0,
+            derived_token(&secret, "", "g", Seat(1)).0,
+            derived_test_key(&secret, "", "g").0,
         ] {
             assert_ne!(other, a);
         }

@@ -20,7 +20,7 @@
 //! game is made (keep it with the bots, e.g. in an `Arc`), then
 //! `lease.think(move || bot.choose(..)).await` for each decision.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 
@@ -35,6 +35,11 @@ pub enum Owner {
     Unknown,
     /// The server's own bots (the arena's house bots).
     House,
+    /// A practice game rebuilt from the store (after a restart, or taken
+    /// over from another node), whose person's address was not kept: it was
+    /// admitted when it was made, so it is never refused now, but it counts
+    /// among the practice games in play.
+    Resumed,
 }
 
 /// The budget's size (the flags of [`crate::config::Limits`]).
@@ -63,6 +68,9 @@ struct Held {
     by_owner: HashMap<Owner, usize>,
     /// Leases of clients (every owner but the house).
     clients: usize,
+    /// The games whose leases say which game they are ([`Lease::bind`]):
+    /// their bots play in this process.
+    games: HashSet<String>,
 }
 
 impl BotCpu {
@@ -102,7 +110,7 @@ impl BotCpu {
     /// module's doc).
     pub fn lease(self: &Arc<Self>, owner: Owner) -> Result<Lease, ServiceError> {
         let mut held = self.held();
-        if owner != Owner::House {
+        if !matches!(owner, Owner::House | Owner::Resumed) {
             let per_address = self.limits.per_address;
             let mine = held.by_owner.get(&owner).copied().unwrap_or(0);
             if mine >= per_address {
@@ -118,13 +126,24 @@ impl BotCpu {
                     "at most {total} games with the server's bots may be in play at once"
                 )));
             }
+        }
+        if owner != Owner::House {
             held.clients += 1;
         }
         *held.by_owner.entry(owner).or_insert(0) += 1;
         Ok(Lease {
             cpu: Arc::clone(self),
             owner,
+            game: None,
         })
+    }
+
+    /// A lease for the bots of practice game `game_id`, rebuilt from the
+    /// store ([`Owner::Resumed`]), unless bots of this process already play
+    /// it (then none: they play on).
+    pub fn resume(self: &Arc<Self>, game_id: &str) -> Option<Lease> {
+        let mut lease = self.lease(Owner::Resumed).ok()?;
+        lease.bind(game_id).then_some(lease)
     }
 
     /// Leases held by `owner` now.
@@ -137,9 +156,22 @@ impl BotCpu {
 pub struct Lease {
     cpu: Arc<BotCpu>,
     owner: Owner,
+    /// The game it is for, once bound.
+    game: Option<String>,
 }
 
 impl Lease {
+    /// Says which game this lease's bots play, so that nothing starts a
+    /// second set of bots for it in this process ([`BotCpu::resume`]);
+    /// false if another lease is bound to it already.
+    pub fn bind(&mut self, game_id: &str) -> bool {
+        if self.game.is_some() || !self.cpu.held().games.insert(game_id.to_owned()) {
+            return false;
+        }
+        self.game = Some(game_id.to_owned());
+        true
+    }
+
     /// Runs `decide` (a bot's decision) on the budget's threads when its turn
     /// comes; the calling task waits without holding a thread.
     pub async fn think<T: Send + 'static>(
@@ -175,6 +207,9 @@ impl Drop for Lease {
         }
         if self.owner != Owner::House {
             held.clients -= 1;
+        }
+        if let Some(game) = &self.game {
+            held.games.remove(game);
         }
     }
 }

@@ -4,8 +4,8 @@
 //! house bot's level through the contract (its API key as the seat's token,
 //! exactly as a remote bot plays), in this process.
 //!
-//! Their thinking runs where every server-run bot's does: the practice
-//! games' [`SeatBot`], on the shared bounded CPU budget of server-run bots
+//! Each is a [`SeatBot`], as practice games' bots are; its thinking runs
+//! where every server-run bot's does, on the shared bounded CPU budget
 //! ([`crate::bot_cpu`]), each house game holding the budget's house lease,
 //! off the async workers.
 
@@ -19,7 +19,7 @@ use tokio::task::JoinHandle;
 
 use crate::arena::house::{HouseSeek, Level};
 use crate::bot_cpu::Owner;
-use crate::http::practice::SeatBot;
+use crate::seat_bot::SeatBot;
 use crate::service::Service;
 
 /// Starts the house bots of `service`'s arena (none without an arena, or

@@ -33,6 +33,7 @@ pub mod lobby;
 pub mod metrics;
 pub mod per_connection;
 pub mod play_slots;
+pub mod practice_bots;
 pub mod quota;
 pub mod recover;
 pub mod referee;
@@ -40,6 +41,7 @@ pub mod resets;
 pub mod retention;
 pub mod room;
 pub mod rooms;
+pub mod seat_bot;
 pub mod service;
 pub mod stream;
 pub mod submission;
@@ -285,6 +287,7 @@ pub async fn serve_service(
         blocking::Periodic::start(ARENA_TICK, move || host.tick())
     };
     let house = house_bots::start(&service);
+    let practice = practice_bots::start(&service);
     let incoming = transport::incoming(
         listener,
         &limits,
@@ -326,5 +329,6 @@ pub async fn serve_service(
     if let Some(house) = house {
         house.abort();
     }
+    practice.abort();
     Ok(())
 }

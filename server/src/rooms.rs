@@ -11,11 +11,12 @@
 
 use std::net::IpAddr;
 use std::num::NonZeroUsize;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use dashmap::{DashMap, DashSet};
 use druids_contract::{Kind, pb};
 use lru::LruCache;
+use tokio::sync::mpsc;
 
 use crate::auth::TokenHash;
 use crate::error::{ServiceError, clip};
@@ -65,6 +66,9 @@ pub struct Rooms {
     in_play: PlaySlots,
     store: Arc<dyn store::Lifecycle>,
     lifecycle: Lifecycle,
+    /// Told the id of every game in play rebuilt from the store once someone
+    /// listens ([`Rooms::rebuilt_games`]): the server's own bots play on.
+    rebuilt: OnceLock<mpsc::UnboundedSender<String>>,
 }
 
 /// A game being created ([`Rooms::creating`]) until this is dropped, which
@@ -94,6 +98,7 @@ impl Rooms {
             in_play: PlaySlots::default(),
             store,
             lifecycle,
+            rebuilt: OnceLock::new(),
         }
     }
 
@@ -159,6 +164,23 @@ impl Rooms {
         }
         self.games.insert(room.id.clone(), Arc::clone(&room));
         self.settle(&room);
+    }
+
+    /// Adds the room of a game in play rebuilt from the store (at start-up,
+    /// or taken over from another node), and tells whoever listens.
+    pub fn insert_rebuilt(&self, room: Arc<Room>) {
+        let id = room.id.clone();
+        self.insert(room);
+        if let Some(tx) = self.rebuilt.get() {
+            let _ = tx.send(id);
+        }
+    }
+
+    /// The ids of the games in play rebuilt from the store from now on (a
+    /// takeover); only the first caller is told, later ones get `None`.
+    pub fn rebuilt_games(&self) -> Option<mpsc::UnboundedReceiver<String>> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.rebuilt.set(tx).ok().map(|()| rx)
     }
 
     /// Notes a change to `room`: once its game has ended, its grace period

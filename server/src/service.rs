@@ -39,6 +39,7 @@ use crate::store::{ArenaLease, ArenaStore, Epoch, Games, Store, StoreError};
 use crate::stream::{STREAM_BUFFER, Streams};
 
 mod charges;
+mod practice;
 mod rounds;
 mod rpc;
 mod testing;
@@ -67,6 +68,8 @@ pub struct Service {
     /// The fault plans of test games (`--test-faults`).
     faults: Arc<Faults>,
 }
+
+pub use practice::{PracticeBot, PracticeGame};
 
 type Result<T> = std::result::Result<T, ServiceError>;
 
@@ -337,7 +340,7 @@ impl Service {
                 let outcome = room.summary().outcome.unwrap_or_default();
                 self.store.finish(&room.id, room.version(), &outcome, now)?;
             }
-            self.rooms.insert(Arc::new(room));
+            self.rooms.insert_rebuilt(Arc::new(room));
         }
         Ok(n)
     }

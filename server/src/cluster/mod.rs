@@ -256,7 +256,7 @@ impl Cluster {
                 .finish(&room.id, room.version(), &outcome, now_ms)?;
         }
         let room = Arc::new(room);
-        rooms.insert(Arc::clone(&room));
+        rooms.insert_rebuilt(Arc::clone(&room));
         self.metrics.takeovers.inc();
         tracing::info!(
             game_id = %id,

@@ -2,10 +2,10 @@
 //! browser, who has no bot of their own to run.
 //!
 //! The game is created through the contract like any other, and each bot
-//! plays its seat through the contract too (stream the seat's events, and on
-//! its `DecisionNeeded`: GetState, GetLegalActions, SubmitAction), as
+//! plays its seat through the contract too ([`crate::seat_bot`]), as
 //! `druids bot` does over the network; here the calls go to the in-process
-//! [`Service`] from tokio tasks. A bot sees only what its seat may see.
+//! service from tokio tasks. A bot sees only what its seat may see. The bots
+//! play on after a restart ([`crate::practice_bots`]).
 //! Its decisions are taken on the server's bots' shared CPU budget, and one
 //! address has at most `--practice-games-per-address` practice games in play
 //! ([`crate::bot_cpu`]).
@@ -18,23 +18,18 @@ use axum::body::Body;
 use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
-use druids_bots::{Bot, Budget, Searchable, Strategy};
-use druids_contract::pb::{self, druids_service_server::DruidsService, game_event::Body as Ev};
-use druids_contract::{Kind, ProtoGame};
-use druids_engine::Seat;
-use tokio_stream::StreamExt;
-use tonic::{Code, Request};
+use druids_bots::Strategy;
+use druids_contract::Kind;
+use druids_contract::pb;
+use tonic::Code;
 
 use super::call::{grpc_request, read_json};
 use super::{ApiError, Ctx};
-use crate::bot_cpu::{Lease, Owner};
+use crate::bot_cpu::Owner;
 use crate::catalog::Catalog;
 use crate::error::clip;
-use crate::service::Service;
+use crate::practice_bots;
 
-/// MCTS thinking time per decision: enough to play sensibly, short enough
-/// that a person does not wait.
-const MCTS_THINK: Duration = Duration::from_millis(300);
 /// The person's (and the bots') time per decision: a person who leaves the
 /// game is replaced by the autopilot once this runs out.
 const PERSON_DECISION_MS: u32 = 600_000;
@@ -182,11 +177,10 @@ async fn start(
         &read_json(&ctx.service, headers, body).await?,
         ctx.service.catalog(),
     )?;
-    let name = p.strategy.name();
     let seat_names = (0..p.players)
         .map(|s| match s {
             0 => "player".to_owned(),
-            s => format!("{name} bot {s}"),
+            s => practice_bots::seat_name(p.strategy, s),
         })
         .collect();
     let create = pb::CreateGameRequest {
@@ -205,32 +199,27 @@ async fn start(
     };
     // The game's place in the bots' CPU budget, within its address's quota,
     // before anything is made.
-    let lease = Arc::new(
-        ctx.service
-            .bot_cpu()
-            .lease(Owner::Address(crate::quota::client_address(peer.ip())))?,
-    );
+    let mut lease = ctx
+        .service
+        .bot_cpu()
+        .lease(Owner::Address(crate::quota::client_address(peer.ip())))?;
     // The request of the person's browser: its address counts for limits.
     let req = grpc_request(ctx.local, peer, &HeaderMap::new(), create)?;
-    let created = ctx.service.create_game(req).await?.into_inner();
+    let created = ctx.service.create_practice_game(req).await?;
+    lease.bind(&created.game_id);
     let mut seats = created.seats.into_iter();
     let human = seats
         .next()
         .ok_or_else(|| ApiError::new(Code::Internal, "the game has no seat", ""))?;
-    for (i, seat) in seats.enumerate() {
-        let bot = SeatBot::new(
-            Arc::clone(&ctx.service),
-            created.game_id.clone(),
-            seat.token,
-            p.delay,
-            Arc::clone(&lease),
-        );
-        let seed = bot_seed(p.seed, i as u64 + 1);
-        let budget = Budget::Time(MCTS_THINK);
-        druids_contract::with_game!(p.kind, |G| {
-            tokio::spawn(bot.run::<G>(p.strategy.build(seed, budget)));
-        });
-    }
+    let bots = practice_bots::Bots {
+        game_id: created.game_id.clone(),
+        kind: p.kind,
+        seats: seats
+            .map(|seat| (seat.token, p.strategy, bot_seed(p.seed, seat.seat.into())))
+            .collect(),
+        delay: p.delay,
+    };
+    practice_bots::play(&ctx.service, bots, Arc::new(lease));
     Ok(serde_json::json!({
         "gameId": created.game_id,
         "seat": human.seat,
@@ -252,153 +241,6 @@ fn bot_seed(game_seed: Option<u64>, seat: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)
-}
-
-/// A built-in bot playing one seat through the contract (also a house bot's
-/// seat in the arena: `crate::house_bots`).
-pub(crate) struct SeatBot {
-    service: Arc<Service>,
-    game_id: String,
-    token: String,
-    delay: Duration,
-    /// The game's place in the bots' CPU budget, held while a bot plays.
-    lease: Arc<Lease>,
-}
-
-impl SeatBot {
-    /// A bot for the seat `token` holds in game `game_id`, pausing `delay`
-    /// before each action, thinking on the CPU budget `lease` holds.
-    pub(crate) fn new(
-        service: Arc<Service>,
-        game_id: String,
-        token: String,
-        delay: Duration,
-        lease: Arc<Lease>,
-    ) -> SeatBot {
-        SeatBot {
-            service,
-            game_id,
-            token,
-            delay,
-            lease,
-        }
-    }
-
-    fn authed<T>(&self, msg: T) -> Request<T> {
-        let mut req = Request::new(msg);
-        let value = format!("Bearer {}", self.token)
-            .parse()
-            .expect("tokens are hex digits");
-        req.metadata_mut().insert("authorization", value);
-        req
-    }
-
-    /// Follows the seat's events and acts on each of its decisions, until the
-    /// game ends or the server shuts down.
-    pub(crate) async fn run<G: Searchable + ProtoGame>(self, mut bot: Box<dyn Bot<G>>) {
-        let req = self.authed(pb::StreamEventsRequest {
-            game_id: self.game_id.clone(),
-            from_seq: 0,
-        });
-        let mut events = match self.service.stream_events(req).await {
-            Ok(s) => s.into_inner(),
-            Err(e) => {
-                tracing::warn!(game_id = %self.game_id, "practice bot cannot follow its game: {e}");
-                return;
-            }
-        };
-        // The seat this token holds: learnt from the first state it sees.
-        let mut me: Option<u32> = None;
-        while let Some(Ok(event)) = events.next().await {
-            match event.body {
-                Some(Ev::Snapshot(s)) => me = s.state.and_then(|s| s.viewer_seat),
-                Some(Ev::DecisionNeeded(d)) if Some(d.seat) == me => {
-                    if !self.delay.is_zero() {
-                        tokio::time::sleep(self.delay).await;
-                    }
-                    bot = match self.act(bot).await {
-                        Ok(bot) => bot,
-                        Err(e) => {
-                            tracing::warn!(game_id = %self.game_id, "practice bot stopped: {e}");
-                            return;
-                        }
-                    };
-                }
-                Some(Ev::GameFinished(_) | Ev::GameAbandoned(_)) => return,
-                _ => {}
-            }
-        }
-    }
-
-    /// Takes one decision. A submission refused because the game moved on
-    /// (stale version, over) is not an error: the stream says what is next.
-    async fn act<G: Searchable + ProtoGame>(
-        &self,
-        bot: Box<dyn Bot<G>>,
-    ) -> Result<Box<dyn Bot<G>>, String> {
-        let game_id = self.game_id.clone();
-        let state = self
-            .service
-            .get_state(self.authed(pb::GetStateRequest {
-                game_id: game_id.clone(),
-            }))
-            .await
-            .map_err(|e| e.to_string())?
-            .into_inner()
-            .state
-            .ok_or("GetState returned no state")?;
-        let legal = self
-            .service
-            .get_legal_actions(self.authed(pb::GetLegalActionsRequest {
-                game_id: game_id.clone(),
-                ..Default::default()
-            }))
-            .await
-            .map_err(|e| e.to_string())?
-            .into_inner();
-        if legal.actions.is_empty() {
-            return Ok(bot);
-        }
-        let view = G::decode_view(&state).map_err(|e| e.to_string())?;
-        let seat = Seat(legal.seat as u8);
-        let actions = legal
-            .actions
-            .iter()
-            .map(|la| {
-                la.action
-                    .as_ref()
-                    .ok_or_else(|| "a legal action without its action".to_owned())
-                    .and_then(|a| G::decode_action(a).map_err(|e| e.to_string()))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        // Searching may take a while (MCTS): on the bots' shared CPU budget.
-        let (bot, pick) = self
-            .lease
-            .think(move || {
-                let mut bot = bot;
-                let chosen = bot.choose(seat, &view, &actions);
-                let pick = actions.iter().position(|a| *a == chosen);
-                (bot, pick)
-            })
-            .await
-            .map_err(|e| e.to_string())?;
-        let pick = pick.ok_or("the bot chose an action that is not legal")?;
-        let id = legal.actions[pick].id.unwrap_or(pick as u32);
-        let submitted = self
-            .service
-            .submit_action(self.authed(pb::SubmitActionRequest {
-                game_id,
-                choice: Some(pb::submit_action_request::Choice::LegalActionId(id)),
-                expected_version: Some(legal.version),
-                idempotency_key: format!("practice-{}", legal.version),
-            }))
-            .await;
-        match submitted {
-            Ok(_) => Ok(bot),
-            Err(e) if matches!(e.code(), Code::Aborted | Code::FailedPrecondition) => Ok(bot),
-            Err(e) => Err(e.to_string()),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -74,11 +74,14 @@ pub enum Created {
 }
 
 /// Who makes a game: a client (at its address, whose share of the games in
-/// play is limited), or the arena (with a secret seed, a duplicate match's).
+/// play is limited), the arena (with a secret seed, a duplicate match's), or
+/// a practice game's request (a client's game whose seats but the first
+/// are the server's bots', with tokens the server can derive again).
 #[derive(Clone, Copy)]
 enum Creator {
     Client(Option<IpAddr>),
     Arena { seed: u64 },
+    Practice(Option<IpAddr>),
 }
 
 impl Lobby {
@@ -285,6 +288,35 @@ impl Lobby {
         self.create_new(req.into_inner(), "", None, Creator::Arena { seed })
     }
 
+    /// Creates a practice game for a person at `address`: seat 0 is theirs,
+    /// with a random token; every other seat's token is derived from the
+    /// server secret ([`auth::practice_bot_token`]), so that the server's
+    /// bots can play on after a restart or a takeover.
+    pub fn create_practice(
+        &self,
+        req: Checked<pb::CreateGameRequest>,
+        address: Option<IpAddr>,
+    ) -> Result<pb::CreateGameResponse, ServiceError> {
+        self.create_new(req.into_inner(), "", None, Creator::Practice(address))
+    }
+
+    /// The seats of the server's bots in game `room`, with their tokens, if
+    /// the server made it as a practice game (its seats but the first hold
+    /// tokens only the server can derive); else none.
+    pub fn practice_bot_seats(&self, room: &Room) -> Vec<(Seat, String)> {
+        let players = room.summary().players;
+        let bots: Vec<_> = (1..players as u8)
+            .map(|s| {
+                let (token, hash) = auth::practice_bot_token(&self.secret, &room.id, Seat(s));
+                (Seat(s), token, hash)
+            })
+            .collect();
+        if bots.is_empty() || bots.iter().any(|(s, _, h)| room.seat_of(h) != Some(*s)) {
+            return Vec::new();
+        }
+        bots.into_iter().map(|(s, t, _)| (s, t)).collect()
+    }
+
     /// Creates the game of `req`, which is within its bounds
     /// ([`crate::bounds`]): no count in it is larger than a game's seats.
     fn create_new(
@@ -296,7 +328,7 @@ impl Lobby {
     ) -> Result<pb::CreateGameResponse, ServiceError> {
         let secret_seed = match creator {
             Creator::Arena { seed } => Some(seed),
-            Creator::Client(_) => None,
+            Creator::Client(_) | Creator::Practice(_) => None,
         };
         let prefix = start_from(&mut req)?;
         let kind = self.catalog.parse(req.kind)?;
@@ -396,7 +428,7 @@ impl Lobby {
             check_prefix(kind, players, seed, &options, &prefix)?;
         }
         let play = self.rooms.reserve(match creator {
-            Creator::Client(address) => address,
+            Creator::Client(address) | Creator::Practice(address) => address,
             Creator::Arena { .. } => None,
         })?;
         let id = auth::new_game_id();
@@ -413,7 +445,12 @@ impl Lobby {
             if is_open {
                 seats.push(SeatSlot { name, token: None });
             } else {
-                let (token, hash) = self.token(request_id, &id, Seat(i as u8));
+                let (token, hash) = match creator {
+                    Creator::Practice(_) if i > 0 => {
+                        auth::practice_bot_token(&self.secret, &id, Seat(i as u8))
+                    }
+                    _ => self.token(request_id, &id, Seat(i as u8)),
+                };
                 tokens.push(pb::SeatToken {
                     seat: i as u32,
                     name: name.clone(),

@@ -61,6 +61,7 @@ mod node_metrics;
 mod outcome_keys;
 mod persistence;
 mod postgres;
+mod practice_restart;
 mod practice_seed;
 mod proto;
 mod python_engine;
