@@ -203,14 +203,18 @@ impl RoomState {
 
     /// The action the server takes for the seat whose clock ran out (`Timeout`:
     /// the engine's documented default) or who is on autopilot (a random legal
-    /// action, drawn from the version so that it is reproducible).
-    fn server_choice(&self, origin: Origin) -> Option<pb::Action> {
+    /// action, drawn from the game's `seed` and the version: reproducible, and
+    /// as secret as the seed while the game runs, so that the pick does not
+    /// tell a watcher how long the seat's list was, which its hidden holdings
+    /// decide).
+    fn server_choice(&self, origin: Origin, seed: u64) -> Option<pb::Action> {
         match origin {
             Origin::Timeout => self.game.timeout_action(),
             Origin::Autopilot => {
                 let legal = self.game.legal_actions(false);
-                let mut x = self.game.version().wrapping_add(0x9e37_79b9_7f4a_7c15);
+                let mut x = (seed ^ self.game.version()).wrapping_add(0x9e37_79b9_7f4a_7c15);
                 x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
                 x ^= x >> 31;
                 legal
                     .get((x % legal.len().max(1) as u64) as usize)?

@@ -72,7 +72,7 @@ impl Room {
             Expiry::TimedOut(s) => (s, Origin::Timeout),
             Expiry::Autopilot(s) => (s, Origin::Autopilot),
         };
-        let Some(action) = state.server_choice(origin) else {
+        let Some(action) = state.server_choice(origin, self.setup.seed) else {
             return Ok(false);
         };
         let act = Act {
