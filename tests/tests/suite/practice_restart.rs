@@ -22,7 +22,7 @@ use druids_tests::postgres::PgCluster;
 use crate::stores::{Backend, TestDb, on_each_store_threaded};
 
 type Client = DruidsServiceClient<tonic::transport::Channel>;
-use crate::web::http;
+use crate::web::practice;
 
 on_each_store_threaded!(a_practice_game_s_bots_play_on_after_a_sigkill);
 
@@ -85,21 +85,9 @@ async fn state_of(client: &mut Client, id: &str, token: &str) -> pb::StateView {
 async fn until_a_bot_decides(base: &str, client: &mut Client) -> (String, String, u64) {
     let body = serde_json::json!({
         "kind": "meduris", "players": 3, "strategy": "greedy", "botDelayMs": 5000
-    })
-    .to_string();
-    let (status, _, answer) = http(
-        base,
-        "POST",
-        "/web/v1/practice",
-        &[("content-type", "application/json")],
-        &body,
-    )
-    .await;
-    assert_eq!(status, 200, "{answer}");
-    let json: serde_json::Value = serde_json::from_str(&answer).expect("JSON");
-    let id = json["gameId"].as_str().expect("gameId").to_owned();
-    let token = json["token"].as_str().expect("token").to_owned();
-    assert_eq!(json["seat"], 0);
+    });
+    let (id, token, seat) = practice(base, body).await;
+    assert_eq!(seat, 0);
     let mut state = state_of(client, &id, &token).await;
     assert_eq!(state.to_act, Some(0), "the person starts");
     while state.to_act == Some(0) {

@@ -8,28 +8,15 @@ use druids_contract::pb::game_event::Body;
 use druids_tests::{TestServer, authed, http_face};
 use tokio_stream::StreamExt;
 
-use crate::web::http;
+use crate::web::practice;
 
 /// Starts a practice game of `strategy` bots and plays the person's seat
 /// with the first legal action each time; returns the finished game's
 /// actions (seat, action) from its replay.
 async fn practice_game(server: &TestServer, base: &str, strategy: &str) -> Vec<(u32, pb::Action)> {
     let body =
-        serde_json::json!({"kind": "dolmen", "players": 3, "strategy": strategy, "seed": "77"})
-            .to_string();
-    let (status, _, answer) = http(
-        base,
-        "POST",
-        "/web/v1/practice",
-        &[("content-type", "application/json")],
-        &body,
-    )
-    .await;
-    assert_eq!(status, 200, "{answer}");
-    let json: serde_json::Value = serde_json::from_str(&answer).expect("JSON");
-    let id = json["gameId"].as_str().expect("gameId").to_owned();
-    let token = json["token"].as_str().expect("token").to_owned();
-    let seat = json["seat"].as_u64().expect("seat") as u32;
+        serde_json::json!({"kind": "dolmen", "players": 3, "strategy": strategy, "seed": "77"});
+    let (id, token, seat) = practice(base, body).await;
     let mut client = server.client().await;
     let mut events = client
         .stream_events(authed(

@@ -34,6 +34,26 @@ pub(crate) async fn http(
     http_from(None, base, method, path, headers, body).await
 }
 
+/// A practice game made by `POST /web/v1/practice` with `body` (the
+/// request's JSON) on the HTTP face at `base`: its id, the person's token
+/// and seat.
+pub(crate) async fn practice(base: &str, body: serde_json::Value) -> (String, String, u32) {
+    let (status, _, answer) = http(
+        base,
+        "POST",
+        "/web/v1/practice",
+        &[("content-type", "application/json")],
+        &body.to_string(),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    let json: serde_json::Value = serde_json::from_str(&answer).expect("JSON");
+    let id = json["gameId"].as_str().expect("gameId").to_owned();
+    let token = json["token"].as_str().expect("token").to_owned();
+    let seat = json["seat"].as_u64().expect("seat") as u32;
+    (id, token, seat)
+}
+
 /// [`http`] from local address `from` (any address of 127/8 reaches the
 /// loopback interface, so per-address limits see another client).
 pub(crate) async fn http_from(
