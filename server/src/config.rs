@@ -149,7 +149,7 @@ pub struct Limits {
     /// plans (streams ended, calls refused or their answers lost, on cue) and
     /// ledgers of what their clients did (docs/testing-clients.md). Never on
     /// a server real players use. Off: every TestingService call is refused.
-    #[arg(long, env = "DRUIDS_TEST_FAULTS")]
+    #[arg(long, env = "DRUIDS_TEST_FAULTS", value_parser = clap::builder::BoolishValueParser::new())]
     pub test_faults: bool,
     /// The arena's settings.
     #[command(flatten)]
@@ -319,12 +319,13 @@ pub struct Config {
     /// Address to listen on.
     #[arg(long, env = "DRUIDS_LISTEN", default_value = "127.0.0.1:50051")]
     pub listen: SocketAddr,
-    /// Serve Prometheus metrics (`GET /metrics`) on this address; off when unset.
-    #[arg(long, env = "DRUIDS_METRICS_LISTEN")]
-    pub metrics_listen: Option<SocketAddr>,
+    /// Serve Prometheus metrics (`GET /metrics`) on this address; `off` (or
+    /// unset): don't.
+    #[arg(long, env = "DRUIDS_METRICS_LISTEN", default_value = "off", value_parser = parse_listen)]
+    pub metrics_listen: ListenOn,
     /// Serve the HTTP/JSON face and the web viewer on this address; `off`: don't.
-    #[arg(long, env = "DRUIDS_HTTP_LISTEN", default_value = "127.0.0.1:8080", value_parser = parse_http_listen)]
-    pub http_listen: HttpListen,
+    #[arg(long, env = "DRUIDS_HTTP_LISTEN", default_value = "127.0.0.1:8080", value_parser = parse_listen)]
+    pub http_listen: ListenOn,
     /// TLS certificate chain (PEM). With --tls-key, the server speaks only TLS.
     #[arg(long, env = "DRUIDS_TLS_CERT", requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
@@ -346,7 +347,7 @@ pub struct Config {
     #[arg(long, env = "DRUIDS_DB", default_value = "druids-data/druids.db")]
     pub db: PathBuf,
     /// Keep games in memory only: nothing survives a restart.
-    #[arg(long, env = "DRUIDS_IN_MEMORY", conflicts_with = "db")]
+    #[arg(long, env = "DRUIDS_IN_MEMORY", conflicts_with = "db", value_parser = clap::builder::BoolishValueParser::new())]
     pub in_memory: bool,
     /// How each committed action reaches the disk.
     #[arg(long, env = "DRUIDS_SYNC", value_enum, default_value = "full")]
@@ -392,16 +393,16 @@ fn parse_node_id(s: &str) -> Result<String, String> {
     Ok(s.to_owned())
 }
 
-/// Where the HTTP face listens, if anywhere.
+/// Where a face of the server (HTTP, metrics) listens, if anywhere.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HttpListen(pub Option<SocketAddr>);
+pub struct ListenOn(pub Option<SocketAddr>);
 
-fn parse_http_listen(s: &str) -> Result<HttpListen, String> {
+fn parse_listen(s: &str) -> Result<ListenOn, String> {
     match s {
-        "off" => Ok(HttpListen(None)),
+        "off" => Ok(ListenOn(None)),
         addr => addr
             .parse()
-            .map(|a| HttpListen(Some(a)))
+            .map(|a| ListenOn(Some(a)))
             .map_err(|e| format!("{e} (an address such as 127.0.0.1:8080, or off)")),
     }
 }

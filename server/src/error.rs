@@ -9,6 +9,7 @@
 //! a message is clipped ([`clip`]) so that a hostile request can never make an
 //! error larger than a client's header limit.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -64,8 +65,9 @@ pub enum ServiceError {
     /// A field of the request is missing, malformed or out of range.
     #[error("{message}")]
     Invalid {
-        /// The field, as named in the proto (`game_id`, `action`, ...).
-        field: &'static str,
+        /// The field, as named in the proto (`game_id`, `action`, ...): its
+        /// path from the request's top (`plan.faults[2].seat`).
+        field: Cow<'static, str>,
         /// What is wrong with it.
         message: String,
     },
@@ -285,10 +287,49 @@ pub enum ServiceError {
 
 impl ServiceError {
     /// A malformed `field`.
-    pub fn invalid(field: &'static str, message: impl Into<String>) -> ServiceError {
+    pub fn invalid(
+        field: impl Into<Cow<'static, str>>,
+        message: impl Into<String>,
+    ) -> ServiceError {
         ServiceError::Invalid {
-            field,
+            field: field.into(),
             message: message.into(),
+        }
+    }
+
+    /// The field an invalid request names.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            ServiceError::Invalid { field, .. } => Some(field),
+            _ => None,
+        }
+    }
+
+    /// This error of a message that a request carries at `to` (a
+    /// CreateTestGame's `game`: `from` empty), or of one part of a repeated
+    /// field (`from` `plan.faults`, `to` `plan.faults[2]`): its field's
+    /// path, and the message's words for it, start with `to` instead.
+    pub fn nested(self, from: &str, to: &str) -> ServiceError {
+        let ServiceError::Invalid { field, message } = self else {
+            return self;
+        };
+        let renamed = if from.is_empty() {
+            format!("{to}.{field}")
+        } else {
+            match field.strip_prefix(from) {
+                Some(rest) if rest.is_empty() || rest.starts_with(['.', '[']) => {
+                    format!("{to}{rest}")
+                }
+                _ => return ServiceError::Invalid { field, message },
+            }
+        };
+        let message = match message.strip_prefix(field.as_ref()) {
+            Some(said) => format!("{renamed}{said}"),
+            None => format!("{renamed}: {message}"),
+        };
+        ServiceError::Invalid {
+            field: renamed.into(),
+            message,
         }
     }
 
@@ -450,7 +491,7 @@ impl From<ServiceError> for Status {
         );
         let retry = match &e {
             ServiceError::Invalid { field, message } => {
-                details.add_bad_request_violation(*field, message.clone());
+                details.add_bad_request_violation(field.as_ref(), message.clone());
                 None
             }
             ServiceError::Rule(e) if e.rejection() == Rejection::Malformed => {

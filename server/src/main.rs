@@ -176,7 +176,7 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    let metrics = match config.metrics_listen {
+    let metrics = match config.metrics_listen.0 {
         Some(addr) => match tokio::net::TcpListener::bind(addr).await {
             Ok(l) => Some(l),
             Err(e) => {

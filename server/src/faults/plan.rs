@@ -244,16 +244,18 @@ impl Plan {
             ));
         }
         let mut faults = Vec::with_capacity(plan.faults.len());
-        for f in &plan.faults {
+        for (i, f) in plan.faults.iter().enumerate() {
+            // The refusal names the fault: plan.faults[i].
+            let at = |e: ServiceError| e.nested("plan.faults", &format!("plan.faults[{i}]"));
             if f.seat as usize >= players {
-                return Err(ServiceError::invalid(
+                return Err(at(ServiceError::invalid(
                     "plan.faults.seat",
                     format!("seat {} is not below the game's {players} players", f.seat),
-                ));
+                )));
             }
             faults.push(Fault {
                 seat: Seat(f.seat as u8),
-                kind: kind(&f.kind)?,
+                kind: kind(&f.kind).map_err(at)?,
                 fired: false,
             });
         }

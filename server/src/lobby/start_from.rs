@@ -45,7 +45,18 @@ pub(super) fn start_from(
     req.kind = replay.kind;
     req.players = replay.players;
     req.seed = Some(replay.seed);
-    req.options = req.options.take().or(replay.options);
+    // Options given replace the replay's, but its dice script is the
+    // replay's dice: kept unless the options give one of their own.
+    let replayed = replay.options.unwrap_or_default();
+    req.options = Some(match req.options.take() {
+        Some(mut options) => {
+            if options.chance_script.is_empty() {
+                options.chance_script = replayed.chance_script;
+            }
+            options
+        }
+        None => replayed,
+    });
     let mut actions = replay.actions;
     actions.truncate(n);
     Ok(actions)
@@ -75,7 +86,9 @@ pub(super) fn check_prefix(
             .map_err(|e| {
                 ServiceError::invalid(
                     "start_from.replay",
-                    format!("replay action {i} does not apply: {e}"),
+                    format!(
+                        "replay action {i} does not apply: {e} (the replay is played on a game set up with its seed and the options in effect: options that change the rules or the dice make its actions differ)"
+                    ),
                 )
             })?;
     }

@@ -66,11 +66,14 @@ impl Service {
         test_plan: Option<Vec<u8>>,
     ) -> std::result::Result<pb::CreateGameResponse, Status> {
         let caller = self.caller(&request)?;
-        let request = self.refused(checked(request))?;
+        let test = test_plan.is_some();
+        // CreateTestGame's game is its field `game`: its refusals say so.
+        let nest = move |e: ServiceError| if test { e.nested("", "game") } else { e };
+        let request = self.refused(checked(request).map_err(nest))?;
         self.refused(self.setup(&caller))?;
         let (metadata, extensions, req) = request.into_parts();
         let lobby = Arc::clone(&self.lobby);
-        let (again, forwarded, test) = (req.clone(), caller.forwarded, test_plan.is_some());
+        let (again, forwarded) = (req.clone(), caller.forwarded);
         let address = caller.peer;
         let created = self
             .off_the_workers(move || {
@@ -81,7 +84,7 @@ impl Service {
                 lobby.create(req, maker, address, forwarded)
             })
             .await?;
-        match self.refused(created)? {
+        match self.refused(created.map_err(nest))? {
             Created::Answer(reply) => Ok(*reply),
             // Its plan and ledger live on the node that made it.
             Created::Owner { game_id, .. } if test => {

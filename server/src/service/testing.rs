@@ -359,6 +359,17 @@ impl Service {
         self.refused(bearer(request.metadata()))?
             .ok_or_else(|| self.refusal(ServiceError::MissingToken))
     }
+
+    /// A testing call's `game_id`, which it requires.
+    fn test_game_id(&self, game_id: &str) -> Result<(), Status> {
+        if game_id.is_empty() {
+            return Err(self.refusal(ServiceError::invalid(
+                "game_id",
+                "game_id is required: the game CreateTestGame made",
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// Completes at the game's next restart (never without a plan).
@@ -412,6 +423,7 @@ impl TestingService for Service {
     ) -> Result<Response<pb::AttachFaultPlanResponse>, Status> {
         let key = self.test_key(&request)?;
         let req = request.into_inner();
+        self.test_game_id(&req.game_id)?;
         let room = self.rooms.in_memory(&req.game_id).ok().flatten();
         let players = room.as_ref().map_or(0, |r| r.summary().players as usize);
         let plan = self.refused(Plan::parse(&req.plan.unwrap_or_default(), players))?;
@@ -427,6 +439,7 @@ impl TestingService for Service {
     ) -> Result<Response<pb::AdvanceClockResponse>, Status> {
         let key = self.test_key(&request)?;
         let req = request.into_inner();
+        self.test_game_id(&req.game_id)?;
         self.refused(self.faults.check_key(&req.game_id, &key))?;
         if !(1..=MAX_ADVANCE_MS).contains(&req.by_ms) {
             return Err(self.refusal(ServiceError::invalid(
@@ -473,6 +486,7 @@ impl TestingService for Service {
     ) -> Result<Response<pb::GetLedgerResponse>, Status> {
         let key = self.test_key(&request)?;
         let req = request.into_inner();
+        self.test_game_id(&req.game_id)?;
         let page = self
             .faults
             .ledger(&req.game_id, &key, req.from_index, req.page_size);

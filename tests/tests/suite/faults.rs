@@ -227,6 +227,8 @@ async fn the_flag_and_its_variable_turn_the_mode_on_and_metrics_say_so() {
     for (args, envs, on) in [
         (&with_flag[..], &[][..], true),
         (&base[..], &[("DRUIDS_TEST_FAULTS", "true")][..], true),
+        (&base[..], &[("DRUIDS_TEST_FAULTS", "1")][..], true),
+        (&base[..], &[("DRUIDS_TEST_FAULTS", "0")][..], false),
         (&base[..], &[][..], false),
     ] {
         let server = ServerProcess::start(args, envs, &dir.join("server.log"));
@@ -252,7 +254,23 @@ async fn the_flag_and_its_variable_turn_the_mode_on_and_metrics_say_so() {
         server.kill();
     }
     let log = std::fs::read_to_string(dir.join("server.log")).unwrap();
-    assert_eq!(log.matches("test-faults mode").count(), 2, "{log}");
+    assert_eq!(log.matches("test-faults mode").count(), 3, "{log}");
+    // Metrics are off with `off`, as the HTTP face is.
+    let server = ServerProcess::start(
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "off",
+            "--http-listen",
+            "off",
+            "--in-memory",
+        ],
+        &[],
+        &dir.join("server.log"),
+    );
+    assert_eq!(server.metrics, None);
+    server.kill();
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -209,25 +209,25 @@ async fn bad_points_are_refused_and_change_nothing() {
     let cases = [
         (
             end_stream(P::BeforeDecision(0), pb::StreamEnd::Reset),
-            "plan.faults.end_stream.at.before_decision",
+            "plan.faults[0].end_stream.at.before_decision",
         ),
         (
             end_stream(P::AfterSubmit(0), pb::StreamEnd::Goaway),
-            "plan.faults.end_stream.at.after_submit",
+            "plan.faults[0].end_stream.at.after_submit",
         ),
         (
             restart(point(P::AfterSubmit(0))),
-            "plan.faults.restart.at.after_submit",
+            "plan.faults[0].restart.at.after_submit",
         ),
         (
             restart(point(P::BeforeDecision(100_001))),
-            "plan.faults.restart.at.before_decision",
+            "plan.faults[0].restart.at.before_decision",
         ),
         (
             restart(Some(pb::StreamPoint { point: None })),
-            "plan.faults.restart.at needs a point",
+            "plan.faults[0].restart.at needs a point",
         ),
-        (restart(None), "plan.faults.restart.at needs a point"),
+        (restart(None), "plan.faults[0].restart.at needs a point"),
     ];
     let listed = games_listed(&server).await;
     let before = ledger(&mut testing, &id, &key).await;
@@ -258,6 +258,45 @@ async fn bad_points_are_refused_and_change_nothing() {
         assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
         assert!(refused.message().contains(words), "{refused:?}");
     }
+    // A refusal names the fault of the plan, and the game's fields as the
+    // request's `game`.
+    let lose = |nth| pb::Fault {
+        seat: 0,
+        kind: Some(pb::fault::Kind::LoseAnswer(pb::LoseAnswerFault { nth })),
+    };
+    let bad_third = pb::CreateTestGameRequest {
+        game: Some(pb::CreateGameRequest {
+            kind: pb::GameKind::Meduris as i32,
+            players: 2,
+            ..Default::default()
+        }),
+        plan: Some(pb::FaultPlan {
+            faults: vec![lose(1), lose(2), lose(0)],
+        }),
+    };
+    let refused = testing.create_test_game(bad_third).await.unwrap_err();
+    assert_eq!(
+        refused.message(),
+        "plan.faults[2].lose_answer.nth must be at least 1"
+    );
+    assert_eq!(violated_field(&refused), "plan.faults[2].lose_answer.nth");
+    let no_kind = pb::CreateTestGameRequest {
+        game: Some(pb::CreateGameRequest::default()),
+        plan: None,
+    };
+    let refused = testing.create_test_game(no_kind).await.unwrap_err();
+    assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+    assert!(refused.message().starts_with("game.kind "), "{refused:?}");
+    assert_eq!(violated_field(&refused), "game.kind");
     assert_eq!(games_listed(&server).await, listed);
     assert_eq!(ledger(&mut testing, &id, &key).await, before);
+}
+
+/// The field a refusal's BadRequest detail names.
+fn violated_field(refused: &tonic::Status) -> String {
+    use tonic_types::StatusExt;
+    let bad = refused
+        .get_details_bad_request()
+        .expect("a BadRequest detail");
+    bad.field_violations[0].field.clone()
 }

@@ -95,6 +95,27 @@ async fn advancing_a_test_games_clock_lands_its_default_without_waiting() {
     assert_eq!(stranger.code(), Code::Unauthenticated, "{stranger:?}");
     let zero = testing.advance_clock(advance(0, &key)).await.unwrap_err();
     assert_eq!(zero.code(), Code::InvalidArgument, "{zero:?}");
+    // A missing game id is a missing field, not a wrong key.
+    let no_game = |key: &str| {
+        authed(
+            key,
+            pb::AdvanceClockRequest {
+                game_id: String::new(),
+                by_ms: 1_000,
+            },
+        )
+    };
+    let unnamed = testing.advance_clock(no_game(&key)).await.unwrap_err();
+    assert_eq!(unnamed.code(), Code::InvalidArgument, "{unnamed:?}");
+    assert_eq!(
+        unnamed.message(),
+        "game_id is required: the game CreateTestGame made"
+    );
+    let ledger = testing
+        .get_ledger(authed(&key, pb::GetLedgerRequest::default()))
+        .await
+        .unwrap_err();
+    assert_eq!(ledger.code(), Code::InvalidArgument, "{ledger:?}");
     assert_eq!(
         state(&mut client, &id, None).await.version,
         after.version,

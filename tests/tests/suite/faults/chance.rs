@@ -78,6 +78,27 @@ async fn scripted_dice_come_first_and_the_game_says_its_seed_was_chosen() {
     assert_eq!(replay.options.as_ref().unwrap().chance_script.len(), 17);
     let outcome = druids_contract::replay::verify(&replay).expect("the replay re-runs");
     assert_eq!(outcome, replay.outcome, "the scripted dice replay exactly");
+    // Started from its replay with options of its own (a clock), a game
+    // keeps the replay's dice script, so the replay's actions apply.
+    let n = replay.actions.len() as u32 - 1;
+    let started = client
+        .create_game(pb::CreateGameRequest {
+            start_from: Some(pb::StartFrom {
+                replay: Some(replay.clone()),
+                actions: n,
+            }),
+            options: Some(pb::GameOptions {
+                decision_ms: Some(5000),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .expect("started from the scripted replay, with a clock")
+        .into_inner();
+    let state = started.state.expect("a state");
+    assert_eq!(state.version, u64::from(n), "{state:?}");
+    assert!(state.deadline_unix_ms.is_some(), "the clock given runs");
 
     // A game without draws takes no script.
     let refused = client
