@@ -169,28 +169,80 @@ pub enum Command {
     Conformance(ConformanceArgs),
 }
 
+/// The command line as `main` parses it: [`Cli`], with `conformance`'s own
+/// `--server`. That one reads no `DRUIDS_SERVER` (it is what the client
+/// under test is given), so its help must not show the variable as the
+/// global flag's does; the value still reaches [`ServerArgs::server`], and
+/// `main` uses it only when typed.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let global = Cli::command();
+    let server = global
+        .get_arguments()
+        .find(|a| a.get_id() == "server")
+        .expect("the global --server")
+        .clone()
+        .env(None)
+        .help(
+            "A server in test-faults mode to grade the client against, instead of one \
+             started for the run: host:port, http://host:port or https://host:port \
+             (DRUIDS_SERVER is not read here)",
+        );
+    global.mut_subcommand("conformance", |c| c.arg(server))
+}
+
 /// Parses `args` as on a machine where no `DRUIDS_*` variable is set: every
 /// flag's `env` fallback is dropped, so that a test's outcome does not depend
 /// on the environment it runs in.
 #[cfg(test)]
 pub fn parse_without_env<'a>(args: impl IntoIterator<Item = &'a str>) -> Result<Cli, clap::Error> {
-    use clap::{CommandFactory, FromArgMatches};
+    use clap::FromArgMatches;
     fn no_env(cmd: clap::Command) -> clap::Command {
         cmd.mut_args(|a| a.env(None)).mut_subcommands(no_env)
     }
-    Cli::from_arg_matches(&no_env(Cli::command()).try_get_matches_from(args)?)
+    Cli::from_arg_matches(&no_env(command()).try_get_matches_from(args)?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::args::StrategyArg;
-    use clap::CommandFactory;
+    use clap::{CommandFactory, FromArgMatches};
     use druids_contract::pb;
 
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+        command().debug_assert();
+    }
+
+    #[test]
+    fn conformance_shows_and_reads_no_druids_server() {
+        let help = |sub: &str| {
+            let e = command()
+                .try_get_matches_from(["druids", sub, "--help"])
+                .expect_err("help");
+            assert_eq!(e.kind(), clap::error::ErrorKind::DisplayHelp);
+            e.to_string()
+        };
+        let shown = help("conformance");
+        assert!(shown.contains("--server <SERVER>"), "{shown}");
+        assert!(!shown.contains("[env: DRUIDS_SERVER="), "{shown}");
+        let shown = help("create");
+        assert!(shown.contains("[env: DRUIDS_SERVER="), "{shown}");
+        // Typed after or before the subcommand, it reaches ServerArgs.
+        for args in [
+            ["druids", "conformance", "--server", "h:1", "--list"],
+            ["druids", "--server", "h:1", "conformance", "--list"],
+        ] {
+            let m = command().try_get_matches_from(args).unwrap();
+            assert_eq!(
+                m.value_source("server"),
+                Some(clap::parser::ValueSource::CommandLine)
+            );
+            let cli = Cli::from_arg_matches(&m).unwrap();
+            assert_eq!(cli.server.server.as_deref(), Some("h:1"));
+        }
     }
 
     #[test]

@@ -113,6 +113,19 @@ pub enum CliError {
         /// What it said.
         message: String,
     },
+    /// `druids conformance --server URL` names a server that does not serve
+    /// the testing calls: nothing can be graded there.
+    #[error(
+        "the server at {url} does not serve test faults ({why}): start it with --test-faults \
+         (never where people play), or leave out --server and `druids conformance` starts one \
+         of its own"
+    )]
+    NoTestFaults {
+        /// The server.
+        url: String,
+        /// What it answered.
+        why: String,
+    },
     /// Stopped by a second Ctrl-C.
     #[error("interrupted")]
     Interrupted,

@@ -14,6 +14,11 @@
 //! beneath them all [`args`], [`connect`], [`retry`], [`output`] and
 //! [`lines`].
 
+// stdout is written through `output` only, whose writes return the error
+// of a closed pipe (`druids … | head`) that `main` ends quietly on:
+// `print!` would panic there.
+#![deny(clippy::print_stdout)]
+
 mod arena;
 mod args;
 mod bridge;
@@ -31,13 +36,13 @@ mod selfplay;
 
 use std::process::ExitCode;
 
+use clap::FromArgMatches;
 use clap::parser::ValueSource;
-use clap::{CommandFactory, FromArgMatches};
 use cli::{Cli, Command};
 use connect::{CliError, ServerAddr};
 
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    let matches = cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
@@ -59,7 +64,10 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: {e}");
             match e {
-                CliError::Usage(_) | CliError::BadAddress { .. } => ExitCode::from(2),
+                // A set-up that cannot work, as a usage error: nothing ran.
+                CliError::Usage(_)
+                | CliError::BadAddress { .. }
+                | CliError::NoTestFaults { .. } => ExitCode::from(2),
                 CliError::Interrupted => ExitCode::from(130),
                 _ => ExitCode::FAILURE,
             }

@@ -3,7 +3,7 @@
 //! alone. A MUST broken is FAILED, a SHOULD missed NON-STRICT (Autobahn's
 //! words), each with the ledger's evidence.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use druids_contract::pb;
 use druids_contract::pb::ledger_entry::Entry;
@@ -49,8 +49,49 @@ pub struct ClientEnd {
     pub resigned: bool,
     /// The game's last seq then.
     pub last_seq: u64,
-    /// Its last line on stderr.
-    pub last_words: String,
+    /// Its last few non-empty lines on stderr ([`LastWords`]).
+    pub last_words: Vec<String>,
+}
+
+/// The client's last non-empty lines on stderr, kept while it runs: enough
+/// of them to show a traceback's exception line (Python's last line may be
+/// a `^^^` marker), each clipped, all of them bounded.
+#[derive(Clone, Debug, Default)]
+pub struct LastWords(VecDeque<String>);
+
+impl LastWords {
+    /// Lines kept.
+    pub const LINES: usize = 5;
+    /// Characters kept of one line.
+    pub const LINE_CHARS: usize = 200;
+    /// Characters kept of all of them (the earliest lines go first).
+    pub const TOTAL_CHARS: usize = 600;
+
+    /// One more line from the client's stderr.
+    pub fn hear(&mut self, line: &str) {
+        let line = line.trim_end();
+        if line.trim().is_empty() {
+            return;
+        }
+        let mut kept: String = line.chars().take(Self::LINE_CHARS).collect();
+        if kept.len() < line.len() {
+            kept.push('…');
+        }
+        if self.0.len() == Self::LINES {
+            self.0.pop_front();
+        }
+        self.0.push_back(kept);
+    }
+
+    /// The lines kept, oldest first, at most [`Self::TOTAL_CHARS`] in all
+    /// (the last line always).
+    pub fn lines(mut self) -> Vec<String> {
+        let total = |l: &VecDeque<String>| l.iter().map(|s| s.chars().count()).sum::<usize>();
+        while self.0.len() > 1 && total(&self.0) > Self::TOTAL_CHARS {
+            self.0.pop_front();
+        }
+        self.0.into()
+    }
 }
 
 /// A retry earlier than RetryInfo asked by less than this is within the
@@ -145,12 +186,12 @@ fn status(code: Option<i32>) -> String {
     code.map_or("killed by a signal".into(), |c| c.to_string())
 }
 
-fn words(last: &str) -> String {
+fn words(last: &[String]) -> String {
     if last.is_empty() {
-        String::new()
-    } else {
-        format!("; its last words: {last:?}")
+        return String::new();
     }
+    let quoted: Vec<String> = last.iter().map(|l| format!("{l:?}")).collect();
+    format!("; its last words: {}", quoted.join(" / "))
 }
 
 fn answer(c: &pb::LedgerCall) -> String {
@@ -377,4 +418,60 @@ fn reconnects(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn heard(text: &str) -> Vec<String> {
+        let mut w = LastWords::default();
+        text.lines().for_each(|l| w.hear(l));
+        w.lines()
+    }
+
+    #[test]
+    fn last_words_show_a_tracebacks_exception_line() {
+        let traceback = "starting\nTraceback (most recent call last):\n  File \"bot.py\", line 9, in <module>\n    main()\n\n  File \"bot.py\", line 5, in main\n    raise ValueError(\"boom\")\nValueError: boom\n";
+        let lines = heard(traceback);
+        assert_eq!(lines.len(), LastWords::LINES);
+        assert_eq!(lines.last().map(String::as_str), Some("ValueError: boom"));
+        // The five last non-empty lines: "Traceback" itself is one too many.
+        assert_eq!(lines[0], "  File \"bot.py\", line 9, in <module>");
+        let end = ClientEnd {
+            code: Some(1),
+            game_over: true,
+            last_words: lines,
+            ..Default::default()
+        };
+        let sc = crate::conformance::scenarios::all(crate::conformance::scenarios::Choice {
+            kind: None,
+            players: None,
+        })
+        .remove(0);
+        let evidence = &judge(&sc, &[], &end)[0].evidence;
+        assert!(
+            evidence.ends_with(
+                "its last words: \"  File \\\"bot.py\\\", line 9, in <module>\" / \
+                 \"    main()\" / \"  File \\\"bot.py\\\", line 5, in main\" / \
+                 \"    raise ValueError(\\\"boom\\\")\" / \"ValueError: boom\""
+            ),
+            "{evidence}"
+        );
+    }
+
+    #[test]
+    fn last_words_are_clipped_and_bounded() {
+        let long = "x".repeat(1000);
+        let lines = heard(&format!("{long}\n{long}\n{long}\n{long}\nthe end"));
+        assert!(
+            lines
+                .iter()
+                .all(|l| l.chars().count() <= LastWords::LINE_CHARS + 1)
+        );
+        let total: usize = lines.iter().map(|l| l.chars().count()).sum();
+        assert!(total <= LastWords::TOTAL_CHARS, "{total}");
+        assert_eq!(lines.last().map(String::as_str), Some("the end"));
+        assert!(heard("\n  \n").is_empty());
+    }
 }

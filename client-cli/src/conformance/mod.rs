@@ -18,6 +18,7 @@ use clap::Args;
 
 use crate::args::game_kind;
 use crate::connect::{CliError, ServerAddr};
+use crate::output::{self, outln};
 use report::{Row, shell_quote};
 use run::ClientCommand;
 use scenarios::{Choice, Scenario};
@@ -94,8 +95,9 @@ pub async fn conformance(
         })
         .collect();
     if args.list {
+        // A closed stdout (`--list | head`) ends the command quietly (main).
         for s in &scenarios {
-            println!("{:<38} {}", s.name, s.about);
+            outln!("{:<38} {}", s.name, s.about)?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -104,12 +106,22 @@ pub async fn conformance(
     }
     let client = client_command(&args)?;
     let known = match &args.known_failing {
-        Some(path) => report::known_failing(path)?,
+        Some(path) => {
+            let every = scenarios::all(Choice {
+                kind: None,
+                players: None,
+            });
+            let names: Vec<String> = every.into_iter().map(|s| s.name).collect();
+            report::known_failing(path, &names)?
+        }
         None => vec![],
     };
     let own;
     let addr = match server.clone() {
-        Some(a) => a,
+        Some(a) => {
+            server::probe(&a).await?;
+            a
+        }
         None => {
             own = server::start(server::binary(args.server_bin.clone())).await?;
             own.addr.clone()
@@ -126,9 +138,7 @@ pub async fn conformance(
         let seed = scenario_seed(args.seed, &sc.name);
         running.spawn(async move {
             let _slot = gate.acquire_owned().await.expect("never closed");
-            let graded = run::run(&addr, &sc, seed, &client)
-                .await
-                .map_err(|e| e.to_string());
+            let graded = run::run(&addr, &sc, seed, &client).await;
             (i, seed, graded)
         });
     }
@@ -137,6 +147,12 @@ pub async fn conformance(
     let mut done = 0;
     while let Some(finished) = running.join_next().await {
         let (i, seed, graded) = finished?;
+        // A server that does not serve test faults grades nothing: stop
+        // (the other scenarios end with `running`).
+        let graded = match graded {
+            Err(e @ CliError::NoTestFaults { .. }) => return Err(e),
+            graded => graded.map_err(|e| e.to_string()),
+        };
         done += 1;
         let row = Row {
             scenario: &scenarios[i],
@@ -152,7 +168,11 @@ pub async fn conformance(
         .map(|r| r.expect("every scenario ran"))
         .collect();
     let rerun = |name: &str| rerun_command(server.as_ref(), &args, name);
-    print!("{}", report::table(&rows, rerun));
+    // A closed stdout (`| head`) still leaves the files and the exit status.
+    match output::text(report::table(&rows, rerun)) {
+        Err(e) if !e.is_broken_pipe() => return Err(e),
+        _ => {}
+    }
     if let Some(path) = &args.junit {
         std::fs::write(path, report::junit(&rows)).map_err(|e| CliError::file(path, e))?;
     }

@@ -62,13 +62,30 @@ impl Row<'_> {
 }
 
 /// The patterns of a `--known-failing` file: one a line, `#` comments.
-pub fn known_failing(path: &Path) -> Result<Vec<String>, CliError> {
+/// Every one must select a scenario of `names` (every scenario there is,
+/// not only this run's): a typo would otherwise list nothing, silently.
+pub fn known_failing(path: &Path, names: &[String]) -> Result<Vec<String>, CliError> {
     let text = std::fs::read_to_string(path).map_err(|e| CliError::file(path, e))?;
-    Ok(text
+    let entries: Vec<(usize, String)> = text
         .lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim().to_owned())
-        .filter(|l| !l.is_empty())
-        .collect())
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.split('#').next().unwrap_or("").trim().to_owned()))
+        .filter(|(_, l)| !l.is_empty())
+        .collect();
+    let unknown: Vec<String> = entries
+        .iter()
+        .filter(|(_, p)| !names.iter().any(|n| matches(p, n)))
+        .map(|(line, p)| format!("{p:?} (line {line})"))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(CliError::Usage(format!(
+            "--known-failing {}: {} {} no scenario; `druids conformance --list` lists their names",
+            path.display(),
+            unknown.join(", "),
+            if unknown.len() == 1 { "names" } else { "name" },
+        )));
+    }
+    Ok(entries.into_iter().map(|(_, p)| p).collect())
 }
 
 /// Whether `name` is on the list.
@@ -133,12 +150,14 @@ pub fn json(rows: &[Row], seed: u64, client: &[String]) -> serde_json::Value {
                 "evidence": r.evidence(),
                 "known_failing": r.known_failing,
                 "game_id": r.graded.as_ref().map(|g| g.game_id.clone()).unwrap_or_default(),
-                "seed": r.seed,
+                // As proto3 JSON writes a uint64: a JSON number loses digits
+                // above 2^53 in JavaScript (and in many other parsers).
+                "seed": r.seed.to_string(),
                 "seconds": r.seconds(),
             })
         })
         .collect();
-    serde_json::json!({ "seed": seed, "client": client, "scenarios": scenarios })
+    serde_json::json!({ "seed": seed.to_string(), "client": client, "scenarios": scenarios })
 }
 
 /// The run as JUnit XML: one test case per scenario, FAILED as a failure,
@@ -190,5 +209,71 @@ pub fn shell_quote(arg: &str) -> String {
         arg.to_owned()
     } else {
         format!("'{}'", arg.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::scenarios::{Choice, all};
+
+    fn every_name() -> Vec<String> {
+        all(Choice {
+            kind: None,
+            players: None,
+        })
+        .into_iter()
+        .map(|s| s.name)
+        .collect()
+    }
+
+    #[test]
+    fn a_known_failing_entry_that_names_no_scenario_is_refused() {
+        let dir = std::env::temp_dir().join(format!("druids-known-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("known.txt");
+        let names = every_name();
+        std::fs::write(
+            &file,
+            "# ok\n\nstream/clean  # a prefix\n*/lost/*\ngame/dolmen/3\n",
+        )
+        .unwrap();
+        assert_eq!(
+            known_failing(&file, &names).unwrap(),
+            ["stream/clean", "*/lost/*", "game/dolmen/3"]
+        );
+        std::fs::write(
+            &file,
+            "stream/clean\nnosuch/scenario\nsubmit/lost/2nd # typo\n",
+        )
+        .unwrap();
+        let err = known_failing(&file, &names).unwrap_err();
+        assert!(matches!(err, CliError::Usage(_)), "{err:?}");
+        let said = err.to_string();
+        assert!(
+            said.contains(
+                "\"nosuch/scenario\" (line 2), \"submit/lost/2nd\" (line 3) name no scenario"
+            ) && said.contains("`druids conformance --list`"),
+            "{said}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn seeds_are_written_as_decimal_strings() {
+        let sc = all(Choice {
+            kind: None,
+            players: None,
+        })
+        .remove(0);
+        let rows = [Row {
+            scenario: &sc,
+            seed: 4_303_646_935_004_610_148,
+            graded: Err("not run".into()),
+            known_failing: false,
+        }];
+        let doc = json(&rows, u64::MAX, &["client".into()]);
+        assert_eq!(doc["seed"], "18446744073709551615");
+        assert_eq!(doc["scenarios"][0]["seed"], "4303646935004610148");
     }
 }

@@ -13,8 +13,9 @@ use tokio::io::AsyncBufReadExt;
 use tokio::sync::watch;
 use tonic::transport::Channel;
 
-use crate::conformance::judge::{self, ClientEnd, Finding, Verdict};
+use crate::conformance::judge::{self, ClientEnd, Finding, LastWords, Verdict};
 use crate::conformance::scenarios::{CLIENT_SEAT, Scenario};
+use crate::conformance::server;
 use crate::connect::{CliError, Client, ServerAddr, authed, channel};
 use crate::seat::follow::{AsyncEventFn, follow, get_state};
 use crate::seat::strategy::play_bot;
@@ -90,7 +91,8 @@ pub async fn run(
             game: Some(game),
             plan: Some(sc.plan()),
         })
-        .await?
+        .await
+        .map_err(|s| server::not_serving(server, &s).unwrap_or(CliError::Status(s)))?
         .into_inner();
     let game = made.game.unwrap_or_default();
     let game_id = game.game_id.clone();
@@ -172,14 +174,15 @@ async fn run_client(
         .map_err(|e| CliError::Usage(format!("cannot start the client {program:?}: {e}")))?;
     let stderr = child.stderr.take().expect("piped");
     let last_words = tokio::spawn(async move {
-        let mut lines = tokio::io::BufReader::new(stderr).lines();
-        let mut last = String::new();
-        while let Ok(Some(l)) = lines.next_line().await {
-            if !l.trim().is_empty() {
-                last = l.chars().take(200).collect();
-            }
+        // Read to the end, bytes that are not UTF-8 too (a client that
+        // blocks on a full pipe would look stuck).
+        let mut stderr = tokio::io::BufReader::new(stderr);
+        let (mut last, mut line) = (LastWords::default(), Vec::new());
+        while let Ok(1..) = stderr.read_until(b'\n', &mut line).await {
+            last.hear(&String::from_utf8_lossy(&line));
+            line.clear();
         }
-        last
+        last.lines()
     });
     let mut killed = None;
     let stuck = |p: Progress| {

@@ -465,3 +465,33 @@ fn arena_tournament_follow_prints_every_event_and_exits_at_the_end() {
     assert_eq!(events[0]["seq"].to_string().trim_matches('"'), "2", "{out}");
     assert!(events.last().unwrap().get("finished").is_some(), "{out}");
 }
+
+/// `druids conformance --help` does not show `--server` reading
+/// `DRUIDS_SERVER` (it does not: that is what the client under test is
+/// given), while the commands that read it still say so.
+#[test]
+fn conformance_help_shows_no_druids_server_it_does_not_read() {
+    let help = |sub: &str| {
+        let out = Command::new(druids_binary())
+            .args([sub, "--help"])
+            .env("DRUIDS_SERVER", "http://127.0.0.1:1")
+            .output()
+            .expect("run druids");
+        assert!(out.status.success(), "{sub} --help: {:?}", out.status);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let conformance = help("conformance");
+    let server = conformance
+        .lines()
+        .find(|l| l.trim_start().starts_with("--server <"))
+        .unwrap_or_else(|| panic!("no --server in:\n{conformance}"));
+    assert!(
+        !server.contains("[env: DRUIDS_SERVER") && server.contains("DRUIDS_SERVER is not read"),
+        "{server}"
+    );
+    let create = help("create");
+    assert!(
+        create.contains("[env: DRUIDS_SERVER=http://127.0.0.1:1]"),
+        "{create}"
+    );
+}

@@ -3,14 +3,16 @@
 //! the TypeScript kit) FAIL no scenario, and each deliberately broken
 //! client (`tests/src/bin/conformance-client.rs --break DUTY`) FAILS the
 //! scenarios grading its duty and no other. Plus `--known-failing` in
-//! Connect's manner and the JUnit output.
+//! Connect's manner, the JUnit and JSON output, a client's last words, and
+//! the runs refused before anything runs (a typo in `--known-failing`, a
+//! server without `--test-faults`).
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use druids_tests::process::{cargo_binary, server_binary};
+use druids_tests::process::{ServerProcess, cargo_binary, server_binary};
 
 use crate::cross_language::{Finished, repo_root, run_with_timeout, venv_bin};
 use crate::typescript::built_kit;
@@ -30,10 +32,12 @@ fn broken_client() -> &'static PathBuf {
     })
 }
 
-/// What one run said: its exit status, output, and verdicts by scenario.
+/// What one run said: its exit status, output, verdicts by scenario, and
+/// its `--json` document.
 struct Run {
     done: Finished,
     verdicts: Vec<(String, String, Vec<String>)>,
+    doc: serde_json::Value,
 }
 
 impl Run {
@@ -95,7 +99,11 @@ fn conformance(flags: &[&str], client: &[&str]) -> Run {
             )
         })
         .collect();
-    Run { done, verdicts }
+    Run {
+        done,
+        verdicts,
+        doc,
+    }
 }
 
 fn rand_suffix() -> u64 {
@@ -320,5 +328,180 @@ fn known_failing_scenarios_must_fail_and_junit_says_which() {
         "{}",
         run.done.stdout
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `druids conformance ARGS` as is (no `--json`, no `--server-bin` added),
+/// with no `DRUIDS_SERVER` from the environment.
+fn conformance_as_is(args: &[&str]) -> Finished {
+    let mut cmd = Command::new(druids());
+    cmd.arg("conformance")
+        .args(args)
+        .env_remove("DRUIDS_SERVER")
+        .current_dir(repo_root());
+    run_with_timeout(cmd, RUN_GUARD).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A line of `--known-failing` that selects no scenario is a typo that
+/// would list nothing: the run is refused as a usage error (exit status 2)
+/// before anything runs, here before it starts its server (whose binary
+/// does not exist).
+#[test]
+fn a_known_failing_entry_that_names_no_scenario_is_refused_before_anything_runs() {
+    let dir = std::env::temp_dir().join(format!("druids-known-typo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let list = dir.join("known.txt");
+    std::fs::write(
+        &list,
+        "# comments and blank lines stay allowed\n\nstream/clean\nnosuch/scenario\n",
+    )
+    .unwrap();
+    let no_server = dir.join("no-such-druids-server");
+    let done = conformance_as_is(&[
+        "--known-failing",
+        list.to_str().unwrap(),
+        "--server-bin",
+        no_server.to_str().unwrap(),
+        "--",
+        "true",
+    ]);
+    assert_eq!(
+        done.status.code(),
+        Some(2),
+        "{}{}",
+        done.stdout,
+        done.stderr
+    );
+    assert!(
+        done.stderr
+            .contains("\"nosuch/scenario\" (line 4) names no scenario")
+            && done.stderr.contains("`druids conformance --list`"),
+        "{}",
+        done.stderr
+    );
+    assert!(
+        !done.stderr.contains("no-such-druids-server") && done.stdout.is_empty(),
+        "something ran: {}{}",
+        done.stdout,
+        done.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--server` naming a server without `--test-faults`: the run stops at
+/// once with one message saying how to start it (exit status 2), rather
+/// than grading the client FAILED in every scenario.
+#[test]
+fn a_server_without_test_faults_stops_the_run_with_one_message() {
+    let log = std::env::temp_dir().join(format!(
+        "druids-conformance-no-faults-{}.log",
+        std::process::id()
+    ));
+    let server = ServerProcess::start(
+        &[
+            "--in-memory",
+            "--listen",
+            "127.0.0.1:0",
+            "--http-listen",
+            "off",
+        ],
+        &[],
+        &log,
+    );
+    let url = server.url();
+    let done = conformance_as_is(&["--server", &url, "--", "true"]);
+    assert_eq!(
+        done.status.code(),
+        Some(2),
+        "{}{}",
+        done.stdout,
+        done.stderr
+    );
+    assert!(
+        done.stderr
+            .contains(&format!("the server at {url} does not serve test faults"))
+            && done
+                .stderr
+                .contains("start it with --test-faults (never where people play)"),
+        "{}",
+        done.stderr
+    );
+    // One message, no verdicts.
+    assert_eq!(done.stderr.lines().count(), 1, "{}", done.stderr);
+    assert!(done.stdout.is_empty(), "{}", done.stdout);
+    let _ = std::fs::remove_file(&log);
+}
+
+/// A client that dies quoting a traceback: its FAILED evidence shows the
+/// last lines of its stderr, the exception among them, not a lone last
+/// line. And the JSON writes the 64-bit seeds as decimal strings.
+#[test]
+fn a_failed_client_is_quoted_by_its_last_lines_and_seeds_are_strings() {
+    let traceback = "printf '%s\\n' 'Traceback (most recent call last):' \
+        '  File \"bot.py\", line 7, in <module>' '    main()' \
+        '  File \"bot.py\", line 5, in main' '    raise ValueError(\"boom\")' \
+        'ValueError: boom' '>' >&2; exit 1";
+    let run = conformance(&["--only", "game/meduris/2"], &["sh", "-c", traceback]);
+    assert_eq!(
+        run.with("FAILED"),
+        ["game/meduris/2"],
+        "{}",
+        run.done.stdout
+    );
+    assert_eq!(run.done.status.code(), Some(1));
+    let evidence = run.verdicts[0].2.join("\n");
+    assert!(
+        evidence.contains(
+            "its last words: \"    main()\" / \"  File \\\"bot.py\\\", line 5, in main\" / "
+        ) && evidence.ends_with("/ \"ValueError: boom\" / \">\""),
+        "{evidence}"
+    );
+    // Seeds as proto3 JSON writes a uint64: a string, every digit kept.
+    assert_eq!(run.doc["seed"], "1", "{}", run.doc);
+    let seed = &run.doc["scenarios"][0]["seed"];
+    assert!(
+        seed.as_str().and_then(|s| s.parse::<u64>().ok()).is_some(),
+        "{seed}"
+    );
+}
+
+/// `druids conformance … | head`: a closed stdout ends `--list` quietly
+/// (exit status 0, no panic), and a run still writes its files and exits
+/// with its verdicts' status.
+#[test]
+fn a_closed_stdout_ends_the_output_quietly() {
+    let closed = || {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        writer
+    };
+    let mut list = Command::new(druids());
+    list.args(["conformance", "--list"]).stdout(closed());
+    let out = list.output().expect("druids runs");
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = std::env::temp_dir().join(format!("druids-closed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("run.json");
+    let mut run = Command::new(druids());
+    run.arg("conformance")
+        .args(["--only", "game/meduris/2", "--json"])
+        .arg(&json)
+        .arg("--server-bin")
+        .arg(server_binary())
+        .args(["--", "sh", "-c", "exit 3"])
+        .env_remove("DRUIDS_SERVER")
+        .stdout(closed());
+    let out = run.output().expect("druids runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("the JSON file")).unwrap();
+    assert_eq!(doc["scenarios"][0]["verdict"], "FAILED", "{doc}");
     let _ = std::fs::remove_dir_all(&dir);
 }
