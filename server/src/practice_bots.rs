@@ -4,9 +4,9 @@
 //! when it takes a game over from another node — so that a person's game
 //! never waits on bots that are gone.
 //!
-//! A practice game is known by its bots' seat tokens, which only the server
-//! can derive ([`crate::auth::practice_bot_token`]), and its bots' strategy
-//! by their seats' names, which the server gave them ([`seat_name`]). Bots
+//! A practice game is known by its bots' seat names, which say their
+//! strategy ([`crate::service::seat_name`]), and their seat tokens, which
+//! only the server can derive ([`crate::auth::practice_bot_token`]). Bots
 //! started again draw a fresh seed and play without the pause the person
 //! asked for (neither is stored); at most one set of bots plays a game in
 //! one process ([`crate::bot_cpu::Lease::bind`]).
@@ -16,7 +16,6 @@ use std::time::Duration;
 
 use druids_bots::{Budget, Strategy};
 use druids_contract::Kind;
-use druids_engine::Seat;
 use tokio::task::JoinHandle;
 
 use crate::bot_cpu::Lease;
@@ -26,16 +25,6 @@ use crate::service::{PracticeGame, Service};
 /// MCTS thinking time per decision: enough to play sensibly, short enough
 /// that a person does not wait.
 const MCTS_THINK: Duration = Duration::from_millis(300);
-
-/// The name of the bot on `seat` (seat 0 is the person's).
-pub(crate) fn seat_name(strategy: Strategy, seat: u32) -> String {
-    format!("{} bot {seat}", strategy.name())
-}
-
-/// The strategy a bot's seat name says ([`seat_name`]).
-fn strategy_of(name: &str, seat: Seat) -> Option<Strategy> {
-    name.strip_suffix(&format!(" bot {}", seat.0))?.parse().ok()
-}
 
 /// The bots of one practice game.
 pub(crate) struct Bots {
@@ -96,13 +85,7 @@ fn resume(service: &Arc<Service>, game: PracticeGame) {
     let seats = game
         .bots
         .into_iter()
-        .map(|b| {
-            let strategy = strategy_of(&b.name, b.seat).unwrap_or_else(|| {
-                tracing::warn!(game_id = %game.id, seat = b.seat.0, "a practice bot's name names no strategy: it plays at random");
-                Strategy::Random
-            });
-            (b.token, strategy, rand::random())
-        })
+        .map(|b| (b.token, b.strategy, rand::random()))
         .collect();
     tracing::info!(game_id = %game.id, "a practice game's bots play on");
     let bots = Bots {
@@ -112,21 +95,4 @@ fn resume(service: &Arc<Service>, game: PracticeGame) {
         delay: Duration::ZERO,
     };
     play(service, bots, Arc::new(lease));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_bot_s_name_says_its_strategy() {
-        for strategy in Strategy::ALL {
-            for seat in 1..4 {
-                let name = seat_name(strategy, seat);
-                assert_eq!(strategy_of(&name, Seat(seat as u8)), Some(strategy));
-                assert_eq!(strategy_of(&name, Seat(seat as u8 + 1)), None);
-            }
-        }
-        assert_eq!(strategy_of("player", Seat(1)), None);
-    }
 }

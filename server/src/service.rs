@@ -69,7 +69,7 @@ pub struct Service {
     faults: Arc<Faults>,
 }
 
-pub use practice::{PracticeBot, PracticeGame};
+pub use practice::{PracticeBot, PracticeGame, seat_name};
 
 type Result<T> = std::result::Result<T, ServiceError>;
 

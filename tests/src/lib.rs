@@ -303,6 +303,15 @@ pub fn retry_allowed(s: &Status) -> bool {
     }
 }
 
+/// How long to wait before retrying after `s` ([`retry_allowed`]): the
+/// delay its `RetryInfo` asks for, as the README tells clients, else 100 ms.
+pub fn retry_delay(s: &Status) -> std::time::Duration {
+    use tonic_types::StatusExt;
+    s.get_details_retry_info()
+        .and_then(|r| r.retry_delay)
+        .unwrap_or(std::time::Duration::from_millis(100))
+}
+
 /// A tiny deterministic RNG, so failures reproduce.
 pub struct Lcg(pub u64);
 

@@ -180,7 +180,7 @@ async fn start(
     let seat_names = (0..p.players)
         .map(|s| match s {
             0 => "player".to_owned(),
-            s => practice_bots::seat_name(p.strategy, s),
+            s => crate::service::seat_name(p.strategy, s),
         })
         .collect();
     let create = pb::CreateGameRequest {

@@ -300,21 +300,10 @@ impl Lobby {
         self.create_new(req.into_inner(), "", None, Creator::Practice(address))
     }
 
-    /// The seats of the server's bots in game `room`, with their tokens, if
-    /// the server made it as a practice game (its seats but the first hold
-    /// tokens only the server can derive); else none.
-    pub fn practice_bot_seats(&self, room: &Room) -> Vec<(Seat, String)> {
-        let players = room.summary().players;
-        let bots: Vec<_> = (1..players as u8)
-            .map(|s| {
-                let (token, hash) = auth::practice_bot_token(&self.secret, &room.id, Seat(s));
-                (Seat(s), token, hash)
-            })
-            .collect();
-        if bots.is_empty() || bots.iter().any(|(s, _, h)| room.seat_of(h) != Some(*s)) {
-            return Vec::new();
-        }
-        bots.into_iter().map(|(s, t, _)| (s, t)).collect()
+    /// The token of the server's bot on `seat` of practice game `game_id`
+    /// ([`auth::practice_bot_token`]), and its hash.
+    pub fn practice_bot_token(&self, game_id: &str, seat: Seat) -> (String, TokenHash) {
+        auth::practice_bot_token(&self.secret, game_id, seat)
     }
 
     /// Creates the game of `req`, which is within its bounds

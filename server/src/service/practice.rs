@@ -1,8 +1,10 @@
 //! The games of the viewer's practice page, made and found again: a practice
 //! game is a client's game like any other, except that the seats of the
-//! server's bots hold tokens the server can derive again, so that its bots
-//! play on after a restart or a takeover (`crate::practice_bots`).
+//! server's bots hold tokens the server can derive again and names that say
+//! their strategy, so that its bots play on after a restart or a takeover
+//! (`crate::practice_bots`).
 
+use druids_bots::Strategy;
 use druids_contract::{Kind, pb};
 use druids_engine::Seat;
 use std::sync::Arc;
@@ -53,32 +55,42 @@ impl Service {
         self.rooms.rebuilt_games()
     }
 
+    /// `room`'s game if it is a practice game in play: its seats but the
+    /// first are named as the server names its bots ([`seat_name`]), a
+    /// cheap test passed first, and hold the tokens it derives for them.
     fn practice_game_of(&self, room: &Room) -> Option<PracticeGame> {
         if !room.is_live() {
             return None;
         }
-        let bots = self.lobby.practice_bot_seats(room);
-        if bots.is_empty() {
-            return None;
-        }
-        let names = room.summary().seats;
-        let bots = bots
+        let bots = room
+            .summary()
+            .seats
             .into_iter()
-            .map(|(seat, token)| {
-                let name = names
-                    .iter()
-                    .find(|s| s.seat == u32::from(seat.0))
-                    .map(|s| s.name.clone())
-                    .unwrap_or_default();
-                PracticeBot { seat, token, name }
+            .skip(1)
+            .map(|s| {
+                let seat = Seat(u8::try_from(s.seat).ok()?);
+                let strategy = strategy_of(&s.name, seat)?;
+                let (token, hash) = self.lobby.practice_bot_token(&room.id, seat);
+                (room.seat_of(&hash) == Some(seat)).then_some(PracticeBot { token, strategy })
             })
-            .collect();
-        Some(PracticeGame {
+            .collect::<Option<Vec<_>>>()?;
+        (!bots.is_empty()).then(|| PracticeGame {
             id: room.id.clone(),
             kind: room.kind(),
             bots,
         })
     }
+}
+
+/// The name of the server's bot on `seat` of a practice game (seat 0 is the
+/// person's).
+pub fn seat_name(strategy: Strategy, seat: u32) -> String {
+    format!("{} bot {seat}", strategy.name())
+}
+
+/// The strategy a bot's seat name says ([`seat_name`]).
+fn strategy_of(name: &str, seat: Seat) -> Option<Strategy> {
+    name.strip_suffix(&format!(" bot {}", seat.0))?.parse().ok()
 }
 
 /// A practice game in play: the seats the server's bots play.
@@ -93,10 +105,25 @@ pub struct PracticeGame {
 
 /// One of the server's bots' seats in a practice game.
 pub struct PracticeBot {
-    /// Its seat.
-    pub seat: Seat,
     /// Its token (derived from the server secret).
     pub token: String,
-    /// Its name, as the game was made with it.
-    pub name: String,
+    /// Its strategy, as its seat's name says.
+    pub strategy: Strategy,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bot_s_name_says_its_strategy() {
+        for strategy in Strategy::ALL {
+            for seat in 1..4 {
+                let name = seat_name(strategy, seat);
+                assert_eq!(strategy_of(&name, Seat(seat as u8)), Some(strategy));
+                assert_eq!(strategy_of(&name, Seat(seat as u8 + 1)), None);
+            }
+        }
+        assert_eq!(strategy_of("player", Seat(1)), None);
+    }
 }

@@ -19,15 +19,11 @@ on_each_store_threaded!(a_duplicate_match_resumes_where_it_was_after_a_sigkill);
 
 /// `druids-server` on `db`, listening on `listen`: an arena where every bot
 /// is established and no house bot joins.
-fn start(backend: Backend, db: &TestDb, listen: &str, log: &std::path::Path) -> ServerProcess {
-    let location = match backend {
-        Backend::Postgres => db.pg_url().to_owned(),
-        _ => db.sqlite_path().display().to_string(),
-    };
+fn start(db: &TestDb, listen: &str, log: &std::path::Path) -> ServerProcess {
     ServerProcess::start(
         &[
             "--db",
-            &location,
+            db.db_arg(),
             "--listen",
             listen,
             "--http-listen",
@@ -63,7 +59,7 @@ async fn a_duplicate_match_resumes_where_it_was_after_a_sigkill(backend: Backend
         "druids-duplicate-restart-{backend:?}-{}.log",
         std::process::id()
     ));
-    let server = start(backend, &db, "127.0.0.1:0", &log);
+    let server = start(&db, "127.0.0.1:0", &log);
     let addr = server.addr.clone();
     let url = server.url();
     let mut arena = ArenaServiceClient::connect(url.clone()).await.unwrap();
@@ -137,7 +133,7 @@ async fn a_duplicate_match_resumes_where_it_was_after_a_sigkill(backend: Backend
     for s in seeks {
         let _ = s.await;
     }
-    let server = start(backend, &db, &addr, &log);
+    let server = start(&db, &addr, &log);
     let mut arena = ArenaServiceClient::connect(server.url()).await.unwrap();
     let done = bot_events(&mut arena, &keys[0], 1, |e| {
         e.iter()

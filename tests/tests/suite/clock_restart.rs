@@ -14,11 +14,7 @@ use crate::stores::{Backend, TestDb, on_each_store};
 on_each_store!(a_retried_answer_after_a_restart_carries_the_same_deadline);
 
 /// The real server on `db`, on a free port, without a submission limit.
-fn start(db: &TestDb, backend: Backend, log: &std::path::Path) -> ServerProcess {
-    let location = match backend {
-        Backend::Sqlite => db.sqlite_path().display().to_string(),
-        _ => db.pg_url().to_owned(),
-    };
+fn start(db: &TestDb, log: &std::path::Path) -> ServerProcess {
     ServerProcess::start(
         &[
             "--listen",
@@ -26,7 +22,7 @@ fn start(db: &TestDb, backend: Backend, log: &std::path::Path) -> ServerProcess 
             "--http-listen",
             "off",
             "--db",
-            &location,
+            db.db_arg(),
         ],
         &[("DRUIDS_MAX_SUBMITS_PER_SECOND", "0")],
         log,
@@ -56,7 +52,7 @@ async fn a_retried_answer_after_a_restart_carries_the_same_deadline(backend: Bac
     let dir = std::env::temp_dir().join(format!("druids-clock-restart-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join(format!("{backend:?}.log"));
-    let server = start(&db, backend, &log);
+    let server = start(&db, &log);
     let mut client = connect(&server).await;
     // A clock long enough never to run out during the test (a deadlock guard
     // only), with a bank that a refill would show.
@@ -101,7 +97,7 @@ async fn a_retried_answer_after_a_restart_carries_the_same_deadline(backend: Bac
     assert_eq!(pending.deadline_unix_ms, Some(deadline));
     server.kill();
 
-    let server = start(&db, backend, &log);
+    let server = start(&db, &log);
     let mut client = connect(&server).await;
     let again = client
         .submit_action(authed(&tokens[seat], submit))

@@ -26,15 +26,11 @@ use crate::web::practice;
 
 on_each_store_threaded!(a_practice_game_s_bots_play_on_after_a_sigkill);
 
-fn start(backend: Backend, db: &TestDb, listen: &str, log: &std::path::Path) -> ServerProcess {
-    let location = match backend {
-        Backend::Postgres => db.pg_url().to_owned(),
-        _ => db.sqlite_path().display().to_string(),
-    };
+fn start(db: &TestDb, listen: &str, log: &std::path::Path) -> ServerProcess {
     ServerProcess::start(
         &[
             "--db",
-            &location,
+            db.db_arg(),
             "--listen",
             listen,
             "--http-listen",
@@ -169,14 +165,14 @@ async fn a_practice_game_s_bots_play_on_after_a_sigkill(backend: Backend) {
         "druids-practice-restart-{backend:?}-{}.log",
         std::process::id()
     ));
-    let server = start(backend, &db, "127.0.0.1:0", &log);
+    let server = start(&db, "127.0.0.1:0", &log);
     let addr = server.addr.clone();
     let base = format!("http://{}", server.http.clone().expect("an HTTP face"));
     let mut client = Client::connect(server.url()).await.unwrap();
     let (id, token, killed_at) = until_a_bot_decides(&base, &mut client).await;
     server.kill();
 
-    let server = start(backend, &db, &addr, &log);
+    let server = start(&db, &addr, &log);
     let mut client = Client::connect(server.url()).await.unwrap();
     // (A bot may have acted already.)
     let state = state_of(&mut client, &id, &token).await;
@@ -222,7 +218,8 @@ async fn a_practice_game_s_bots_play_on_where_it_is_taken_over() {
     a.kill();
 
     // B answers once it has taken the game over (UNAVAILABLE until then:
-    // the dead owner cannot answer, and the README says to retry).
+    // the dead owner cannot answer; retried as the README says, after the
+    // delay the refusal asks for).
     let mut to_b = Client::connect(b.url()).await.unwrap();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
     loop {
@@ -240,14 +237,15 @@ async fn a_practice_game_s_bots_play_on_where_it_is_taken_over() {
                 assert!(state.version >= killed_at, "an action was lost");
                 break;
             }
-            Err(s) if s.code() == tonic::Code::Unavailable => {}
+            Err(s) if druids_tests::retry_allowed(&s) => {
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "B takes the game over"
+                );
+                tokio::time::sleep(druids_tests::retry_delay(&s)).await;
+            }
             Err(s) => panic!("GetState: {s:?}"),
         }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "B takes the game over"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     play_on(&mut to_b, &id, &token, killed_at).await;
     b.kill();

@@ -99,6 +99,13 @@ impl TestDb {
         PostgresStore::open(&self.location, Sync::Full).unwrap()
     }
 
+    /// What `druids-server --db` takes for it: the SQLite file or the
+    /// PostgreSQL URL (panics for memory).
+    pub fn db_arg(&self) -> &str {
+        assert_ne!(self.backend, Backend::Memory);
+        &self.location
+    }
+
     /// PostgreSQL: the database's URL.
     pub fn pg_url(&self) -> &str {
         assert_eq!(self.backend, Backend::Postgres);
