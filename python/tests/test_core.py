@@ -289,3 +289,32 @@ def test_the_vector_env_resets_to_its_own_seed_unless_told() -> None:
     assert np.array_equal(env.observations, first)
     env.reset(78)
     assert np.array_equal(env.observations[0], VectorEnv("meduris", 3, 1, seed=78).observations[0])
+
+
+def test_a_game_touched_from_a_second_thread_while_a_bot_thinks_is_refused_and_unchanged():
+    """bot_action lets go of the GIL; the same Game from another thread
+    meanwhile is a RuntimeError, and the game is as it was (README)."""
+    import threading
+
+    game = Game("meduris", 2, seed=7)
+    before = game.serialize()
+    iterations = 2_000
+    refused = []
+    # An iteration budget, not a clock: a bot that finished before the other
+    # thread touched the game is asked again with a larger budget.
+    while not refused and iterations <= 2_000_000:
+        picked = []
+        worker = threading.Thread(
+            target=lambda: picked.append(game.bot_action("mcts", seed=1, iterations=iterations))
+        )
+        worker.start()
+        while worker.is_alive() and not refused:
+            try:
+                game.legal_actions()
+            except RuntimeError as e:
+                refused.append(str(e))
+        worker.join()
+        assert len(picked) == 1 and picked[0] in game.legal_actions()
+        iterations *= 10
+    assert refused and "borrowed" in refused[0], refused
+    assert game.serialize() == before

@@ -37,12 +37,13 @@ pub struct Limits {
     /// the other budgets: they count only against --max-streams-per-seat.
     #[arg(long, env = "DRUIDS_RESERVED_STREAMS_PER_SEAT", default_value_t = 2)]
     pub reserved_streams_per_seat: usize,
-    /// Most StreamEvents open from one client address (all games): every
-    /// spectator's, and seats' beyond their reserved ones.
+    /// Most streams open from one client address: StreamEvents (all games:
+    /// every spectator's, and seats' beyond their reserved ones),
+    /// StreamBotEvents and StreamTournamentEvents.
     #[arg(long, env = "DRUIDS_MAX_STREAMS_PER_ADDRESS", default_value_t = 64)]
     pub max_streams_per_address: usize,
-    /// Most StreamEvents open on the whole server, besides the seats'
-    /// reserved ones.
+    /// Most streams (StreamEvents, StreamBotEvents, StreamTournamentEvents)
+    /// open on the whole server, besides the seats' reserved ones.
     #[arg(long, env = "DRUIDS_MAX_OPEN_STREAMS", default_value_t = 20_000)]
     pub max_open_streams: usize,
     /// A StreamEvents, Seek, StreamBotEvents or StreamTournamentEvents
@@ -67,6 +68,18 @@ pub struct Limits {
     /// Most concurrent calls (HTTP/2 streams) on one connection; more wait.
     #[arg(long, env = "DRUIDS_MAX_CALLS_PER_CONNECTION", default_value_t = 128)]
     pub max_calls_per_connection: u32,
+    /// Most calls from one client address (an IPv6 address by its /64) whose
+    /// request message was not whole when the server first read it, at once;
+    /// more are refused with RESOURCE_EXHAUSTED. 0: no limit.
+    #[arg(
+        long,
+        env = "DRUIDS_MAX_WAITING_CALLS_PER_ADDRESS",
+        default_value_t = 1_024
+    )]
+    pub max_waiting_calls_per_address: usize,
+    /// The same, for all addresses together. 0: no limit.
+    #[arg(long, env = "DRUIDS_MAX_WAITING_CALLS", default_value_t = 8_192)]
+    pub max_waiting_calls: usize,
     /// Most client connections open at once; more are closed at once.
     #[arg(long, env = "DRUIDS_MAX_CONNECTIONS", default_value_t = 10_000)]
     pub max_connections: usize,
@@ -292,6 +305,7 @@ impl Limits {
             max_anonymous_reads_per_second: 0,
             max_games_per_address: 0,
             max_connections_per_address: 0,
+            max_waiting_calls_per_address: 0,
             ..Limits::default()
         }
     }
@@ -405,4 +419,50 @@ fn parse_listen(s: &str) -> Result<ListenOn, String> {
             .map(|a| ListenOn(Some(a)))
             .map_err(|e| format!("{e} (an address such as 127.0.0.1:8080, or off)")),
     }
+}
+
+impl Config {
+    /// Parses the command line and the environment, as `Config::parse` does,
+    /// but a refused value that came from an environment variable is said to
+    /// have come from it: clap names only the flag (`--test-faults`), which
+    /// an operator who set `DRUIDS_TEST_FAULTS` never typed.
+    pub fn parse_or_exit() -> Config {
+        use clap::CommandFactory;
+        let err = match Config::try_parse() {
+            Ok(config) => return config,
+            Err(err) => err,
+        };
+        let argv: Vec<String> = std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        match env_source(&Config::command(), &err, &argv) {
+            Some(var) => {
+                eprint!("{}", err.render());
+                eprintln!("note: that value came from the environment variable {var}");
+                std::process::exit(err.exit_code());
+            }
+            None => err.exit(),
+        }
+    }
+}
+
+/// The environment variable a refused value came from: the refused flag's
+/// variable, when it is set and the flag is not on the command line.
+fn env_source(command: &clap::Command, err: &clap::Error, argv: &[String]) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue};
+    let Some(ContextValue::String(flag)) = err.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    // "--max-games <MAX_GAMES>" or "--test-faults".
+    let long = flag.split_whitespace().next()?.strip_prefix("--")?;
+    let arg = command
+        .get_arguments()
+        .find(|a| a.get_long() == Some(long))?;
+    let var = arg.get_env()?.to_str()?;
+    let typed = argv.iter().skip(1).any(|a| {
+        a.strip_prefix("--")
+            .and_then(|a| a.strip_prefix(long))
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+    });
+    (!typed && std::env::var_os(var).is_some()).then(|| var.to_owned())
 }

@@ -71,6 +71,10 @@ pub enum ServiceError {
         /// What is wrong with it.
         message: String,
     },
+    /// A method this server does not serve, or a request compressed in an
+    /// encoding it does not take (gRPC's `UNIMPLEMENTED`).
+    #[error("{0}")]
+    Unimplemented(String),
     /// No game with this id (already clipped).
     #[error("no game with id {0}")]
     GameNotFound(String),
@@ -175,6 +179,12 @@ pub enum ServiceError {
     /// The game is moving between nodes (already clipped); nothing was applied.
     #[error("game {0} is moving to another node: nothing was applied; retry")]
     Moved(String),
+    /// A game of a duplicate match waits at a die for the other games of its
+    /// match (already clipped); nothing was applied.
+    #[error(
+        "game {0} waits for the other games of its match to reach this die, so no seat can act in it yet: nothing was applied; retry"
+    )]
+    WaitingForMatch(String),
     /// The arena's work is moving to another node (its holder died or
     /// stalled); nothing was applied.
     #[error(
@@ -337,6 +347,7 @@ impl ServiceError {
     pub fn code(&self) -> Code {
         match self {
             ServiceError::Invalid { .. } => Code::InvalidArgument,
+            ServiceError::Unimplemented(_) => Code::Unimplemented,
             ServiceError::GameNotFound(_) => Code::NotFound,
             ServiceError::MissingToken | ServiceError::UnknownToken(_) => Code::Unauthenticated,
             ServiceError::TokenOfOtherGame(_) | ServiceError::BotNotSeated(_) => {
@@ -360,6 +371,7 @@ impl ServiceError {
             ServiceError::Storage(_)
             | ServiceError::ShuttingDown
             | ServiceError::Moved(_)
+            | ServiceError::WaitingForMatch(_)
             | ServiceError::ArenaMoved => Code::Unavailable,
             ServiceError::RegistrationClosed => Code::PermissionDenied,
             ServiceError::BotNameTaken(_) => Code::AlreadyExists,
@@ -387,7 +399,9 @@ impl ServiceError {
     /// The stable reason of each error, one of the contract's `ErrorReason`s.
     pub fn reason(&self) -> ErrorReason {
         match self {
-            ServiceError::Invalid { .. } => ErrorReason::InvalidArgument,
+            ServiceError::Invalid { .. } | ServiceError::Unimplemented(_) => {
+                ErrorReason::InvalidArgument
+            }
             ServiceError::GameNotFound(_) => ErrorReason::GameNotFound,
             ServiceError::MissingToken => ErrorReason::TokenMissing,
             ServiceError::UnknownToken(_) => ErrorReason::TokenUnknown,
@@ -425,6 +439,7 @@ impl ServiceError {
             ServiceError::BotNameTaken(_) => ErrorReason::BotNameTaken,
             ServiceError::BotKeyUnknown(_) => ErrorReason::BotKeyUnknown,
             ServiceError::NotOperatorKey(_) => ErrorReason::NotOperatorKey,
+            ServiceError::WaitingForMatch(_) => ErrorReason::WaitingForMatch,
             ServiceError::BotNotFound(_) => ErrorReason::BotNotFound,
             ServiceError::ChallengeNotFound(..) => ErrorReason::ChallengeNotFound,
             ServiceError::TournamentNotFound(_) => ErrorReason::TournamentNotFound,
@@ -502,6 +517,7 @@ impl From<ServiceError> for Status {
             | ServiceError::FaultUnavailable { retry_after }
             | ServiceError::FaultRestarting { retry_after } => Some(*retry_after),
             ServiceError::Moved(_)
+            | ServiceError::WaitingForMatch(_)
             | ServiceError::ArenaMoved
             | ServiceError::Storage(StoreError::Fenced { .. }) => Some(MOVED_RETRY),
             ServiceError::Storage(_) | ServiceError::StorageLate => Some(STORAGE_RETRY),

@@ -16,19 +16,35 @@
 //!   that has not arrived whole within its deadline (three handshake
 //!   timeouts, as the HTTP face's bodies), so that a call trickled a byte at
 //!   a time holds no stream for long;
+//! * counts the calls whose request is not whole when the server first
+//!   reads it (a client's message almost always comes with its headers) and
+//!   refuses one beyond `--max-waiting-calls-per-address` from its client's
+//!   address, or beyond `--max-waiting-calls` in all, with
+//!   `RESOURCE_EXHAUSTED` (`LIMIT_REACHED`): each such call holds its
+//!   headers and its handler's state until its request ends, so calls
+//!   opened without ever sending one would otherwise hold memory bounded
+//!   only by the connections and the calls per connection (gigabytes from
+//!   one address);
 //! * gives tonic's decode and size refusals the contract's code and an
 //!   `ErrorInfo` (`INVALID_ARGUMENT`, `RESOURCE_EXHAUSTED` with
-//!   `LIMIT_REACHED`).
+//!   `LIMIT_REACHED`), and its `UNIMPLEMENTED` (an unknown method, an
+//!   unsupported `grpc-encoding`) an `ErrorInfo` (`INVALID_ARGUMENT`).
 
+use std::net::IpAddr;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
 use tonic::{Code, Status};
 
+use crate::config::Limits;
 use crate::error::ServiceError;
+use crate::quota::{Share, Shares, client_address};
 
 /// Largest request metadata (header names and values, summed) a call may
 /// carry: gRPC's usual 8 KiB and then some.
@@ -37,10 +53,30 @@ pub const MAX_METADATA_BYTES: usize = 16 * 1024;
 pub const HTTP2_MAX_HEADER_LIST: u32 = 64 * 1024;
 
 /// The layer ([`tower::Layer`]) putting [`GrpcEdge`] around the port's services.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct GrpcEdgeLayer {
     /// How long a request message may take to arrive whole.
-    pub body_deadline: Duration,
+    body_deadline: Duration,
+    waiting: Arc<Waiting>,
+}
+
+impl GrpcEdgeLayer {
+    /// The edge as `limits` set it.
+    pub fn new(limits: &Limits) -> GrpcEdgeLayer {
+        GrpcEdgeLayer {
+            body_deadline: crate::transport::body_deadline(limits),
+            waiting: Arc::new(Waiting {
+                by_address: Shares::default(),
+                per_address: limits.max_waiting_calls_per_address,
+                all: (limits.max_waiting_calls > 0).then(|| {
+                    Arc::new(Semaphore::new(
+                        limits.max_waiting_calls.min(Semaphore::MAX_PERMITS),
+                    ))
+                }),
+                max: limits.max_waiting_calls,
+            }),
+        }
+    }
 }
 
 impl<S> tower::Layer<S> for GrpcEdgeLayer {
@@ -50,6 +86,7 @@ impl<S> tower::Layer<S> for GrpcEdgeLayer {
         GrpcEdge {
             inner,
             body_deadline: self.body_deadline,
+            waiting: Arc::clone(&self.waiting),
         }
     }
 }
@@ -59,6 +96,69 @@ impl<S> tower::Layer<S> for GrpcEdgeLayer {
 pub struct GrpcEdge<S> {
     inner: S,
     body_deadline: Duration,
+    waiting: Arc<Waiting>,
+}
+
+/// The budgets of calls waiting for their request: by client address
+/// (`0`: none) and in all (`None`: none).
+#[derive(Debug)]
+struct Waiting {
+    by_address: Shares,
+    per_address: usize,
+    all: Option<Arc<Semaphore>>,
+    max: usize,
+}
+
+/// A waiting call's place in [`Waiting`]'s budgets, given back when dropped.
+struct WaitingPlace {
+    _all: Option<OwnedSemaphorePermit>,
+    _address: Option<Share>,
+}
+
+impl Waiting {
+    /// A place for one more waiting call from `peer`, or the refusal.
+    fn take(&self, peer: Option<IpAddr>) -> Result<WaitingPlace, ServiceError> {
+        let all = match &self.all {
+            None => None,
+            Some(all) => Some(Arc::clone(all).try_acquire_owned().map_err(|_| {
+                ServiceError::Limit(format!(
+                    "this server has {} calls waiting for their request message, its most; \
+                     send each call's message with it",
+                    self.max
+                ))
+            })?),
+        };
+        let address = match peer {
+            Some(peer) if self.per_address > 0 => Some(
+                self.by_address
+                    .take(peer, self.per_address)
+                    .ok_or_else(|| {
+                        ServiceError::Limit(format!(
+                            "at most {} calls from one address may wait for their request message \
+                         at once; send each call's message with it",
+                            self.per_address
+                        ))
+                    })?,
+            ),
+            _ => None,
+        };
+        Ok(WaitingPlace {
+            _all: all,
+            _address: address,
+        })
+    }
+}
+
+/// The client address of a request, as its connection says.
+fn client_of(req: &Req) -> Option<IpAddr> {
+    let ext = req.extensions();
+    ext.get::<TcpConnectInfo>()
+        .and_then(TcpConnectInfo::remote_addr)
+        .or_else(|| {
+            ext.get::<TlsConnectInfo<TcpConnectInfo>>()
+                .and_then(|tls| tls.get_ref().remote_addr())
+        })
+        .map(|a| client_address(a.ip()))
 }
 
 type Req = http::Request<tonic::body::Body>;
@@ -86,7 +186,8 @@ where
         let req = if streaming {
             req
         } else {
-            req.map(|body| tonic::body::Body::new(OneMessage::new(body, deadline)))
+            let waiting = Some((Arc::clone(&self.waiting), client_of(&req)));
+            req.map(|body| tonic::body::Body::new(OneMessage::new(body, deadline, waiting)))
         };
         let answer = self.inner.call(req);
         Box::pin(async move { answer.await.map(remap) })
@@ -136,8 +237,18 @@ pub(crate) fn oversized_metadata(headers: &http::HeaderMap) -> Option<ServiceErr
 /// `INVALID_ARGUMENT` (`INVALID_ARGUMENT`). Refusals before a
 /// handler runs are trailers-only responses carrying their `Status`.
 fn remap(response: Resp) -> Resp {
-    let Some(status) = response.extensions().get::<Status>() else {
-        return response;
+    // tonic keeps a refusal's `Status` with its answer, but for an unknown
+    // method, whose trailers-only answer carries it in its headers alone.
+    let from_headers;
+    let status = match response.extensions().get::<Status>() {
+        Some(status) => status,
+        None => match Status::from_header_map(response.headers()) {
+            Some(status) => {
+                from_headers = status;
+                &from_headers
+            }
+            None => return response,
+        },
     };
     if !status.details().is_empty() {
         return response;
@@ -160,6 +271,12 @@ fn remap(response: Resp) -> Resp {
             "request",
             format!("the request is not one message of the method's type: {said}"),
         ),
+        // An unknown method (tonic says nothing), or a `grpc-encoding` this
+        // server does not take.
+        Code::Unimplemented if message.is_empty() => {
+            ServiceError::Unimplemented("this server has no such method".into())
+        }
+        Code::Unimplemented => ServiceError::Unimplemented(said),
         _ => return response,
     };
     Status::from(error).into_http()
@@ -187,9 +304,14 @@ fn is_decode_failure(message: &str) -> bool {
 
 /// A request body that ends in an error at the start of a second gRPC
 /// message (a unary or server-streaming call takes exactly one), or when it
-/// is still awaited at its deadline.
+/// is still awaited at its deadline, or when it is not whole at once and the
+/// budgets of waiting calls are spent.
 struct OneMessage {
     inner: tonic::body::Body,
+    /// The budgets and the client, while the body has not been awaited.
+    waiting: Option<(Arc<Waiting>, Option<IpAddr>)>,
+    /// The place taken in them once the body was awaited, until it ends.
+    place: Option<WaitingPlace>,
     /// When the request came, and how long its body may take.
     since: tokio::time::Instant,
     within: Duration,
@@ -206,9 +328,15 @@ struct OneMessage {
 }
 
 impl OneMessage {
-    fn new(inner: tonic::body::Body, within: Duration) -> OneMessage {
+    fn new(
+        inner: tonic::body::Body,
+        within: Duration,
+        waiting: Option<(Arc<Waiting>, Option<IpAddr>)>,
+    ) -> OneMessage {
         OneMessage {
             inner,
+            waiting,
+            place: None,
             since: tokio::time::Instant::now(),
             within,
             deadline: None,
@@ -266,6 +394,12 @@ impl Body for OneMessage {
         let frame = match Pin::new(&mut self.inner).poll_frame(cx) {
             Poll::Ready(frame) => frame,
             Poll::Pending => {
+                if let Some((waiting, peer)) = self.waiting.take() {
+                    match waiting.take(peer) {
+                        Ok(place) => self.place = Some(place),
+                        Err(refusal) => return Poll::Ready(Some(Err(Status::from(refusal)))),
+                    }
+                }
                 let until = self.since + self.within;
                 let deadline = self
                     .deadline
@@ -280,6 +414,10 @@ impl Body for OneMessage {
                 return Poll::Pending;
             }
         };
+        if !matches!(frame, Some(Ok(_))) {
+            // The request has ended (or failed): it waits no more.
+            self.place = None;
+        }
         if let Some(Ok(frame)) = &frame
             && let Some(data) = frame.data_ref()
             && !self.follow(data)
@@ -320,12 +458,14 @@ mod tests {
         let one = framed(&[b"abc"]);
         let two = framed(&[b"abc", b""]);
         for split in 0..=two.len() {
-            let mut body = OneMessage::new(tonic::body::Body::empty(), Duration::from_secs(30));
+            let mut body =
+                OneMessage::new(tonic::body::Body::empty(), Duration::from_secs(30), None);
             let (a, b) = two.split_at(split);
             assert!(!(body.follow(a) && body.follow(b)), "split at {split}");
         }
         for split in 0..=one.len() {
-            let mut body = OneMessage::new(tonic::body::Body::empty(), Duration::from_secs(30));
+            let mut body =
+                OneMessage::new(tonic::body::Body::empty(), Duration::from_secs(30), None);
             let (a, b) = one.split_at(split);
             assert!(body.follow(a) && body.follow(b), "split at {split}");
         }

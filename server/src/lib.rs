@@ -306,9 +306,7 @@ pub async fn serve_service(
             builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
     }
     let router = builder
-        .layer(grpc_edge::GrpcEdgeLayer {
-            body_deadline: transport::body_deadline(&limits),
-        })
+        .layer(grpc_edge::GrpcEdgeLayer::new(&limits))
         .layer(blocking::CallDeadlineLayer)
         .add_service(health_service)
         .add_service(reflection_v1)

@@ -96,7 +96,7 @@ async fn main() -> std::process::ExitCode {
             .await
             .unwrap_or(std::process::ExitCode::FAILURE);
     }
-    let config = Config::parse();
+    let config = Config::parse_or_exit();
     let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|e| {
         eprintln!(
             "druids-server: bad --log filter {:?} ({e}); using info",

@@ -399,6 +399,11 @@ impl Service {
         self.streams.open_count()
     }
 
+    /// The stream budgets, which the arena's log streams draw on too.
+    pub fn streams(&self) -> &Arc<Streams> {
+        &self.streams
+    }
+
     /// Counts a refused request.
     fn refused<T>(&self, result: Result<T>) -> Result<T> {
         if let Err(e) = &result {

@@ -1,5 +1,5 @@
-//! `StreamEvents`: the budgets a stream is opened within, and the feed that
-//! reads its events from the room's log.
+//! `StreamEvents`: the budgets a stream is opened within (the arena's log
+//! streams' too), and the feed that reads its events from the room's log.
 //!
 //! The promise: a seat of a game in play can always open its stream,
 //! whatever others hold. Each seat of a game in play has
@@ -11,6 +11,14 @@
 //! client address across all games, and the server's total. A
 //! [`StreamSlot`] holds a stream's place in every budget and frees it when
 //! dropped.
+//!
+//! The arena's log streams (`StreamBotEvents`, `StreamTournamentEvents`)
+//! hold memory and a task each as long as they are open, so they draw on the
+//! same per-address and server-wide budgets (one client cannot open
+//! thousands), and a bot's event streams on a cap of their own,
+//! [`MAX_BOT_EVENT_STREAMS`], so that one bot's key holds few, from however
+//! many addresses. They have no reserved places: an [`ArenaStreamSlot`]
+//! holds such a stream's places and frees them when dropped.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -24,6 +32,7 @@ use tokio_stream::Stream;
 use tonic::Status;
 use tracing::Instrument;
 
+use crate::arena::bots::BotNo;
 use crate::config::Limits;
 use crate::error::ServiceError;
 use crate::room::{Room, StreamLimits, StreamPlace};
@@ -36,15 +45,24 @@ pub const STREAM_BUFFER: usize = 64;
 /// Room for events a stream keeps between reads: a longer batch (history)
 /// is not held on to once it is yielded.
 const KEPT_READY: usize = 8;
+/// `StreamBotEvents` one bot may have open at once, from any addresses: a
+/// bot needs one (a few while it reconnects).
+pub const MAX_BOT_EVENT_STREAMS: usize = 8;
 
 /// The server-wide stream budgets.
 pub struct Streams {
-    /// Streams in the shared budget.
+    /// Streams in the shared budget: games' (besides seats' reserved ones)
+    /// and the arena's.
     shared: AtomicUsize,
+    /// Games' streams in the shared budget: with `reserved`, the streams
+    /// [`Streams::open_count`] reports (the arena's are not games' streams).
+    games_shared: AtomicUsize,
     /// Seats' reserved streams.
     reserved: AtomicUsize,
     /// Shared streams by client address.
     by_address: Mutex<HashMap<IpAddr, usize>>,
+    /// Open `StreamBotEvents` by bot.
+    by_bot: Mutex<HashMap<BotNo, usize>>,
     limits: Limits,
 }
 
@@ -53,8 +71,10 @@ impl Streams {
     pub fn new(limits: Limits) -> Streams {
         Streams {
             shared: AtomicUsize::new(0),
+            games_shared: AtomicUsize::new(0),
             reserved: AtomicUsize::new(0),
             by_address: Mutex::new(HashMap::new()),
+            by_bot: Mutex::new(HashMap::new()),
             limits,
         }
     }
@@ -64,9 +84,9 @@ impl Streams {
         std::time::Duration::from_millis(self.limits.stream_heartbeat_ms)
     }
 
-    /// Streams open on the whole server.
+    /// `StreamEvents` open on the whole server (not the arena's streams).
     pub fn open_count(&self) -> usize {
-        self.shared.load(Ordering::Acquire) + self.reserved.load(Ordering::Acquire)
+        self.games_shared.load(Ordering::Acquire) + self.reserved.load(Ordering::Acquire)
     }
 
     /// A place for a stream on `room` for `viewer` from `peer`, in every budget
@@ -91,14 +111,49 @@ impl Streams {
             room: Arc::clone(room),
             viewer,
             place,
-            counted: false,
-            address: None,
+            shared: None,
         };
         if place == StreamPlace::Reserved {
             self.reserved.fetch_add(1, Ordering::AcqRel);
-            slot.counted = true;
             return Ok(slot);
         }
+        slot.shared = Some(self.take_shared(peer)?);
+        self.games_shared.fetch_add(1, Ordering::AcqRel);
+        Ok(slot)
+    }
+
+    /// A place for an arena log stream (`StreamBotEvents` of `bot`, or
+    /// `StreamTournamentEvents`: `None`) from `peer`, in every budget or in
+    /// none: the bot's cap, the server's total and the address's.
+    pub fn open_arena(
+        self: &Arc<Self>,
+        bot: Option<BotNo>,
+        peer: Option<IpAddr>,
+    ) -> Result<ArenaStreamSlot, ServiceError> {
+        // From here on, dropping the slot undoes whatever was taken.
+        let mut slot = ArenaStreamSlot {
+            streams: Arc::clone(self),
+            bot: None,
+            _shared: None,
+        };
+        if let Some(bot) = bot {
+            let mut by_bot = self.by_bot.lock().unwrap_or_else(|p| p.into_inner());
+            let open = by_bot.entry(bot).or_insert(0);
+            if *open >= MAX_BOT_EVENT_STREAMS {
+                return Err(ServiceError::Limit(format!(
+                    "a bot may have at most {MAX_BOT_EVENT_STREAMS} StreamBotEvents open at once"
+                )));
+            }
+            *open += 1;
+            slot.bot = Some(bot);
+        }
+        slot._shared = Some(self.take_shared(peer)?);
+        Ok(slot)
+    }
+
+    /// A place in the shared budgets, the server's total and `peer`'s, in
+    /// both or in none.
+    fn take_shared(self: &Arc<Self>, peer: Option<IpAddr>) -> Result<SharedPlace, ServiceError> {
         let max = self.limits.max_open_streams;
         self.shared
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
@@ -109,20 +164,27 @@ impl Streams {
                     "this server serves at most {max} open streams (besides each seat's reserved ones)"
                 ))
             })?;
-        slot.counted = true;
+        // From here on, dropping the place undoes whatever was taken.
+        let mut place = SharedPlace {
+            streams: Arc::clone(self),
+            address: None,
+        };
         if let Some(peer) = peer {
             let per_address = self.limits.max_streams_per_address;
             let mut by_address = self.by_address.lock().unwrap_or_else(|p| p.into_inner());
             let open = by_address.entry(peer).or_insert(0);
             if *open >= per_address {
+                if *open == 0 {
+                    by_address.remove(&peer);
+                }
                 return Err(ServiceError::Limit(format!(
-                    "at most {per_address} streams may be open from one address (besides each seat's reserved ones)"
+                    "at most {per_address} streams (StreamEvents, StreamBotEvents, StreamTournamentEvents) may be open from one address (besides each seat's reserved ones)"
                 )));
             }
             *open += 1;
-            slot.address = Some(peer);
+            place.address = Some(peer);
         }
-        Ok(slot)
+        Ok(place)
     }
 }
 
@@ -132,14 +194,35 @@ pub struct StreamSlot {
     room: Arc<Room>,
     viewer: Viewer,
     place: StreamPlace,
-    /// Whether the server-wide count (shared or reserved) was taken.
-    counted: bool,
-    address: Option<IpAddr>,
+    /// Its place in the shared budgets, if taken (a shared place).
+    shared: Option<SharedPlace>,
 }
 
 impl Drop for StreamSlot {
     fn drop(&mut self) {
         self.room.close_stream(self.viewer, self.place);
+        match self.place {
+            StreamPlace::Reserved => {
+                self.streams.reserved.fetch_sub(1, Ordering::AcqRel);
+            }
+            // The shared place itself is freed with the field.
+            StreamPlace::Shared if self.shared.is_some() => {
+                self.streams.games_shared.fetch_sub(1, Ordering::AcqRel);
+            }
+            StreamPlace::Shared => {}
+        }
+    }
+}
+
+/// A stream's place in the shared budgets: the server's total and its
+/// client address's; freed when dropped.
+struct SharedPlace {
+    streams: Arc<Streams>,
+    address: Option<IpAddr>,
+}
+
+impl Drop for SharedPlace {
+    fn drop(&mut self) {
         if let Some(peer) = self.address {
             let mut by_address = self
                 .streams
@@ -153,12 +236,34 @@ impl Drop for StreamSlot {
                 }
             }
         }
-        if self.counted {
-            let count = match self.place {
-                StreamPlace::Reserved => &self.streams.reserved,
-                StreamPlace::Shared => &self.streams.shared,
-            };
-            count.fetch_sub(1, Ordering::AcqRel);
+        self.streams.shared.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// An arena log stream's place in the budgets (no room: it reads the
+/// arena's log); freed when dropped, so it lives exactly as long as the
+/// stream that holds it.
+pub struct ArenaStreamSlot {
+    streams: Arc<Streams>,
+    /// The bot whose `StreamBotEvents` count was taken.
+    bot: Option<BotNo>,
+    _shared: Option<SharedPlace>,
+}
+
+impl Drop for ArenaStreamSlot {
+    fn drop(&mut self) {
+        if let Some(bot) = self.bot {
+            let mut by_bot = self
+                .streams
+                .by_bot
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            if let Some(open) = by_bot.get_mut(&bot) {
+                *open -= 1;
+                if *open == 0 {
+                    by_bot.remove(&bot);
+                }
+            }
         }
     }
 }

@@ -1,11 +1,21 @@
 //! `druids.v1.ArenaService` over the [`Arena`]: authentication by bot key,
-//! the streams (Seek, StreamBotEvents), and blocking work off the async
-//! workers. On a node of several, a call is served by the node holding the
-//! arena's lease, forwarded there from any other ([`crate::arena_work`]).
+//! the streams (Seek, StreamBotEvents, StreamTournamentEvents), and blocking
+//! work off the async workers. On a node of several, a call is served by the
+//! node holding the arena's lease, forwarded there from any other
+//! ([`crate::arena_work`]).
+//!
+//! An open log stream (StreamBotEvents, StreamTournamentEvents) holds memory
+//! and a task, so it takes a place in the stream budgets `StreamEvents`
+//! draws on (per client address and server-wide, and StreamBotEvents per
+//! bot: [`crate::stream::Streams::open_arena`]) for as long as it is open,
+//! once its key (if any) is known good: a bad key is UNAUTHENTICATED and
+//! takes nothing. A forwarded stream is counted on the holder, which serves
+//! it, for the client the forwarding node names.
 
 use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use druids_contract::pb::{self, arena_service_server::ArenaService};
@@ -25,6 +35,7 @@ use crate::cluster::Cluster;
 use crate::error::ServiceError;
 use crate::heartbeat::{Beat, before, with_heartbeats};
 use crate::quota::{AddressReads, Read};
+use crate::stream::{ArenaStreamSlot, Streams};
 
 use super::house::STREAM_BUFFER;
 
@@ -44,6 +55,10 @@ pub struct ArenaApi {
     /// The read budgets the public reads (leaderboards, profiles,
     /// tournaments, pools, rating histories) are charged to, by address.
     reads: AddressReads,
+    /// The stream budgets the log streams take a place in (the service's,
+    /// shared with `StreamEvents` and with this API's other face, gRPC or
+    /// HTTP).
+    streams: Arc<Streams>,
 }
 
 impl ArenaApi {
@@ -57,6 +72,7 @@ impl ArenaApi {
             heartbeat_every: Duration::from_millis(service.limits().stream_heartbeat_ms),
             settings: service.limits().arena.clone(),
             reads: service.address_reads(),
+            streams: Arc::clone(service.streams()),
         }
     }
 
@@ -99,6 +115,35 @@ impl ArenaApi {
 
 /// A stream of one of the arena's event logs.
 type EventStream<E> = Pin<Box<dyn Stream<Item = Result<E, Status>> + Send>>;
+
+/// A stream holding its place in the budgets: freed when the stream is
+/// dropped (the client went away, or it ended), or with the call if it is
+/// refused before.
+struct Slotted<S> {
+    stream: S,
+    _slot: ArenaStreamSlot,
+}
+
+impl<S> Slotted<S> {
+    fn new(stream: S, slot: ArenaStreamSlot) -> Slotted<S> {
+        Slotted {
+            stream,
+            _slot: slot,
+        }
+    }
+}
+
+impl<S: Stream + Unpin> Stream for Slotted<S> {
+    type Item = S::Item;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<S::Item>> {
+        Pin::new(&mut self.stream).poll_next(cx)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.stream.size_hint()
+    }
+}
 
 /// The stream of Seek.
 pub type SeekStream = Pin<Box<dyn Stream<Item = Result<pb::SeekEvent, Status>> + Send>>;
@@ -285,11 +330,14 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::StreamBotEventsRequest>,
     ) -> Result<Response<BotEventStream>, Status> {
-        let (arena, _) = here_or_forward!(self, request, stream_bot_events, stream);
-        // The key first: a bad key is UNAUTHENTICATED whatever the request.
+        // Served (and counted) here, or on the holder for `peer`.
+        let (arena, peer) = here_or_forward!(self, request, stream_bot_events, stream);
+        // The key first: a bad key is UNAUTHENTICATED whatever the request,
+        // and takes no place in any budget.
         let key = crate::auth::bearer(request.metadata())?;
         let bot = arena.bot_of(key.as_ref())?;
         let request = crate::bounds::checked(request)?;
+        let slot = self.streams.open_arena(Some(bot), peer)?;
         let moved = arena.moved();
         let watched = Arc::clone(&arena);
         let last = self
@@ -312,7 +360,7 @@ impl ArenaService for ArenaApi {
             read,
             |e: &pb::BotEvent| (e.seq, false),
         )?;
-        Ok(Response::new(stream))
+        Ok(Response::new(Box::pin(Slotted::new(stream, slot))))
     }
 
     async fn get_leaderboard(
@@ -445,9 +493,11 @@ impl ArenaService for ArenaApi {
         &self,
         request: Request<pb::StreamTournamentEventsRequest>,
     ) -> Result<Response<TournamentEventStream>, Status> {
+        // Served (and counted) here, or on the holder for `peer`.
         let (arena, peer) = here_or_forward!(self, request, stream_tournament_events, stream);
         self.read(Read::One, peer)?;
         let request = crate::bounds::checked(request)?;
+        let slot = self.streams.open_arena(None, peer)?;
         let moved = arena.moved();
         let req = request.into_inner().into_inner();
         let (watched, id) = (Arc::clone(&arena), req.tournament_id.clone());
@@ -474,6 +524,6 @@ impl ArenaService for ArenaApi {
                 (e.seq, last)
             },
         )?;
-        Ok(Response::new(stream))
+        Ok(Response::new(Box::pin(Slotted::new(stream, slot))))
     }
 }

@@ -287,7 +287,14 @@ impl Cluster {
         self.metrics
             .renew_latency
             .observe(started.elapsed().as_secs_f64());
-        if lapsed {
+        // At start-up the node's row may be an earlier process's, long run
+        // out: nothing of this process moved then.
+        let renewed_before = self
+            .renewed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some();
+        if lapsed && renewed_before {
             self.metrics.lease_lapses.inc();
             tracing::warn!("this node's leases had run out: games may have moved");
         }

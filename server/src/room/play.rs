@@ -10,7 +10,7 @@ use druids_engine::Seat;
 
 use super::{Room, RoomState};
 use crate::error::{ServiceError, clip};
-use crate::hosted_game::{Applied, ApplyError, Choice};
+use crate::hosted_game::{Applied, ApplyError, Choice, GatePosition};
 use crate::store::{ActionRecord, Games, Origin, SubmissionKey};
 use crate::submission::{IdempotencyKey, Submission};
 
@@ -63,6 +63,11 @@ impl Room {
             return Err(late);
         }
         self.still_played(&state)?;
+        // A duplicate match's game at a die its other games have not
+        // reached: no seat decides until the arena releases it.
+        if matches!(state.game.gate(), Some(GatePosition::Waiting { .. })) {
+            return Err(ServiceError::WaitingForMatch(self.id.clone()));
+        }
         version?;
         let digests = submission.key.as_ref().map(|k| k.digests);
         let act = Act {

@@ -274,6 +274,49 @@ async fn the_flag_and_its_variable_turn_the_mode_on_and_metrics_say_so() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A value the server refuses names the variable it came from, which the
+/// operator set, not only the flag clap knows it by; a typed flag is not
+/// blamed on a variable.
+#[test]
+fn a_refused_variable_is_named() {
+    let run = |args: &[&str], envs: &[(&str, &str)]| {
+        let out = std::process::Command::new(druids_tests::process::server_binary())
+            .args([
+                "--listen",
+                "127.0.0.1:0",
+                "--http-listen",
+                "off",
+                "--in-memory",
+            ])
+            .args(args)
+            .envs(envs.iter().copied())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run(&[], &[("DRUIDS_TEST_FAULTS", "bogus")]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("'bogus' for '--test-faults'"), "{err}");
+    assert!(
+        err.contains("environment variable DRUIDS_TEST_FAULTS"),
+        "{err}"
+    );
+    let (code, err) = run(&[], &[("DRUIDS_MAX_GAMES", "lots")]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("environment variable DRUIDS_MAX_GAMES"),
+        "{err}"
+    );
+    // Typed on the command line (the variable set too): the flag is to blame.
+    let (code, err) = run(&["--max-games=lots"], &[("DRUIDS_MAX_GAMES", "5")]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("'lots' for '--max-games"), "{err}");
+    assert!(!err.contains("environment variable"), "{err}");
+}
+
 /// `GET /metrics` at `addr` over plain HTTP/1.1.
 async fn reqwest_metrics(addr: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -220,6 +220,120 @@ async fn a_trickled_grpc_request_is_refused_at_its_deadline() {
     server.stop().await;
 }
 
+/// The grpc-status of an h2 response: in its headers (trailers-only) or
+/// its trailers.
+async fn grpc_status(response: http::Response<h2::RecvStream>) -> String {
+    if let Some(code) = response.headers().get("grpc-status") {
+        return code.to_str().unwrap().to_owned();
+    }
+    let mut body = response.into_body();
+    // Read the body (an answer's message) to reach the trailers.
+    while let Some(chunk) = body.data().await {
+        let chunk = chunk.unwrap();
+        let _ = body.flow_control().release_capacity(chunk.len());
+    }
+    let trailers = body.trailers().await.unwrap().expect("trailers");
+    let code = trailers.get("grpc-status").expect("a grpc-status");
+    code.to_str().unwrap().to_owned()
+}
+
+/// Calls whose request message never comes hold memory until their deadline:
+/// at most `--max-waiting-calls-per-address` of them from one address; one
+/// more is refused at once (RESOURCE_EXHAUSTED), while calls that send their
+/// message with their headers go on; the places come back as requests end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_waiting_for_their_request_are_bounded_per_address() {
+    let limits = Limits {
+        max_waiting_calls_per_address: 3,
+        ..Limits::unthrottled()
+    };
+    let server = TestServer::with(Arc::new(MemoryStore::default()), limits).await;
+    let tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (send, connection) = h2::client::handshake(tcp).await.unwrap();
+    tokio::spawn(connection);
+    let request = || {
+        http::Request::post(format!(
+            "http://{}/druids.v1.DruidsService/GetState",
+            server.addr
+        ))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(())
+        .unwrap()
+    };
+    let message = {
+        let body = prost::Message::encode_to_vec(&pb::GetStateRequest {
+            game_id: "no-such-game".into(),
+        });
+        let mut framed = vec![0u8];
+        framed.extend_from_slice(&(body.len() as u32).to_be_bytes());
+        framed.extend_from_slice(&body);
+        bytes::Bytes::from(framed)
+    };
+    // Four calls that send their headers only: three wait, one is refused.
+    let (answers, mut answer) = tokio::sync::mpsc::unbounded_channel();
+    let mut bodies = Vec::new();
+    for i in 0..4 {
+        let mut send = send.clone().ready().await.unwrap();
+        let (response, body) = send.send_request(request(), false).unwrap();
+        bodies.push(body);
+        let answers = answers.clone();
+        tokio::spawn(async move {
+            let _ = answers.send((i, response.await));
+        });
+    }
+    // A guard against hanging, far below the waiting calls' own deadline.
+    let (refused_at, refused) = tokio::time::timeout(Duration::from_secs(20), answer.recv())
+        .await
+        .expect("one call refused at once")
+        .unwrap();
+    let refused = refused.unwrap();
+    assert_eq!(
+        refused
+            .headers()
+            .get("druids-reason")
+            .map(|v| v.to_str().unwrap()),
+        Some("LIMIT_REACHED"),
+        "{refused:?}"
+    );
+    assert_eq!(grpc_status(refused).await, "8", "RESOURCE_EXHAUSTED");
+    // A call whose message comes with it is not waiting: served meanwhile.
+    let mut client = DruidsServiceClient::connect(format!("http://{}", server.addr))
+        .await
+        .unwrap();
+    let (id, _) = druids_tests::create(&mut client, pb::GameKind::Meduris, 2, 1).await;
+    druids_tests::state(&mut client, &id, None).await;
+    // The three waiting calls get their messages, and answers.
+    for (i, body) in bodies.iter_mut().enumerate() {
+        if i != refused_at {
+            body.send_data(message.clone(), true).unwrap();
+        }
+    }
+    for _ in 0..3 {
+        let (i, response) = tokio::time::timeout(Duration::from_secs(60), answer.recv())
+            .await
+            .expect("an answer")
+            .unwrap();
+        assert_ne!(i, refused_at);
+        assert_ne!(grpc_status(response.unwrap()).await, "8");
+    }
+    // Their places came back with their answers: three may wait again.
+    let mut again = Vec::new();
+    for _ in 0..3 {
+        let mut send = send.clone().ready().await.unwrap();
+        again.push(send.send_request(request(), false).unwrap());
+    }
+    for (response, mut body) in again {
+        body.send_data(message.clone(), true).unwrap();
+        let response = tokio::time::timeout(Duration::from_secs(60), response)
+            .await
+            .expect("an answer")
+            .unwrap();
+        assert_ne!(grpc_status(response).await, "8");
+    }
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn out_of_file_descriptors_the_server_serves_its_open_connections() {
     let dir = std::env::temp_dir().join(format!("druids-fds-{}", std::process::id()));

@@ -169,6 +169,63 @@ async fn another_content_type_on_the_grpc_port_is_415() {
     server.stop().await;
 }
 
+/// An unknown method, and a request compressed in an encoding the server
+/// does not take, are UNIMPLEMENTED with their reason (the plain
+/// `druids-reason` trailer too), and change nothing.
+#[tokio::test]
+async fn unknown_methods_and_encodings_are_unimplemented_with_a_reason() {
+    use tower::{Service, ServiceExt};
+    let server = TestServer::start().await;
+    let mut channel = tonic::transport::Channel::from_shared(server.url())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let message = create_request();
+    for (path, flag, encoding) in [
+        ("/druids.v1.DruidsService/NoSuchMethod", 0u8, None),
+        ("/druids.v9.Nothing/CreateGame", 0, None),
+        ("/druids.v1.DruidsService/CreateGame", 1, Some("gzip")),
+        ("/druids.v1.DruidsService/CreateGame", 1, Some("br")),
+    ] {
+        let mut framed = vec![flag];
+        framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
+        framed.extend_from_slice(&message);
+        let mut request = http::Request::builder()
+            .method("POST")
+            .uri(format!("{}{path}", server.url()))
+            .header("content-type", "application/grpc")
+            .header("te", "trailers");
+        if let Some(encoding) = encoding {
+            request = request.header("grpc-encoding", encoding);
+        }
+        let request = request
+            .body(tonic::body::Body::new(http_body_util::Full::new(
+                bytes::Bytes::from(framed),
+            )))
+            .unwrap();
+        let answer = channel.ready().await.unwrap().call(request).await.unwrap();
+        let status = Status::from_header_map(answer.headers()).expect("a gRPC status");
+        assert_eq!(
+            status.code(),
+            Code::Unimplemented,
+            "{path} {encoding:?}: {status:?}"
+        );
+        assert_eq!(reason(&status), "INVALID_ARGUMENT", "{path} {encoding:?}");
+        assert!(!status.message().is_empty(), "{path}: {status:?}");
+        assert_eq!(
+            answer
+                .headers()
+                .get("druids-reason")
+                .map(|v| v.to_str().unwrap()),
+            Some("INVALID_ARGUMENT"),
+            "{path} {encoding:?}"
+        );
+    }
+    assert_eq!(games_listed(&server).await, 0, "nothing was created");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn oversized_metadata_is_resource_exhausted() {
     let server = TestServer::start().await;
