@@ -141,8 +141,9 @@ pub struct Limits {
     )]
     pub max_anonymous_reads_per_second: u32,
     /// Unfinished games with no action for this many seconds are abandoned
-    /// (kept, marked ABANDONED, like finished games); 0: never.
-    #[arg(long, env = "DRUIDS_IDLE_GAME_SECS", default_value_t = 0)]
+    /// (kept, marked ABANDONED, like finished games), so that games made and
+    /// left never hold --max-games for good; 0: never.
+    #[arg(long, env = "DRUIDS_IDLE_GAME_SECS", default_value_t = 86_400)]
     pub idle_game_secs: u64,
     /// A game that ended (finished or abandoned) stays in memory this many
     /// seconds, retries of its submissions still answered; then it lives in

@@ -27,6 +27,7 @@ pub mod hosted_game;
 pub mod house_bots;
 pub mod house_levels;
 pub mod http;
+pub mod idle_games;
 pub mod legal_pages;
 pub mod list_games;
 pub mod lobby;

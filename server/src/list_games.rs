@@ -301,7 +301,6 @@ mod tests {
             crate::rooms::Lifecycle {
                 max_in_play: 1,
                 max_in_play_per_address: 0,
-                watch_all_live: false,
                 evict_after_ms: 0,
                 recent_games: 1,
                 retain_ms: None,

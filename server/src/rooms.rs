@@ -33,9 +33,6 @@ pub struct Lifecycle {
     /// Games in play one client address may have made (0: no limit;
     /// `--max-games-per-address`).
     pub max_in_play_per_address: usize,
-    /// Whether every live game is watched by the referee (idle games expire),
-    /// not only those with a clock.
-    pub watch_all_live: bool,
     /// How long an ended game stays in memory, ms.
     pub evict_after_ms: u64,
     /// How many ended games read back from the store stay in memory.
@@ -155,7 +152,7 @@ impl Rooms {
 
     /// Adds a room (under the referee's eye if it must be).
     pub fn insert(&self, room: Arc<Room>) {
-        let watch = room.is_live() && (self.lifecycle.watch_all_live || room.has_clock());
+        let watch = room.is_live() && room.has_clock();
         for token in room.token_hashes() {
             self.tokens.insert(token);
         }
@@ -335,7 +332,6 @@ mod tests {
             Lifecycle {
                 max_in_play: max,
                 max_in_play_per_address: 0,
-                watch_all_live: false,
                 evict_after_ms: 1000,
                 recent_games: 4,
                 retain_ms: None,

@@ -28,6 +28,7 @@ use crate::cluster::{Cluster, Located, NodeConfig};
 use crate::config::Limits;
 use crate::error::ServiceError;
 use crate::faults::Faults;
+use crate::idle_games::IdleGames;
 use crate::lobby::Lobby;
 use crate::metrics::{Metrics, TimedGames};
 use crate::quota::Quotas;
@@ -67,6 +68,8 @@ pub struct Service {
     bot_cpu: Arc<BotCpu>,
     /// The fault plans of test games (`--test-faults`).
     faults: Arc<Faults>,
+    /// Abandons the games nobody plays (`--idle-game-secs`).
+    idle_games: IdleGames,
 }
 
 pub use practice::{PracticeBot, PracticeGame, seat_name};
@@ -129,7 +132,6 @@ impl Service {
             Lifecycle {
                 max_in_play: limits.max_games,
                 max_in_play_per_address: limits.max_games_per_address,
-                watch_all_live: limits.idle_game_secs > 0,
                 evict_after_ms: limits.evict_after_secs.saturating_mul(1000),
                 recent_games: limits.recent_games,
                 retain_ms: limits
@@ -174,6 +176,7 @@ impl Service {
             per_address: limits.practice_games_per_address,
             total: limits.max_practice_games,
         });
+        let idle_games = IdleGames::new(limits.idle_game_secs);
         Ok(Service {
             bot_cpu,
             metrics,
@@ -194,6 +197,7 @@ impl Service {
             cluster,
             arena,
             faults,
+            idle_games,
         })
     }
 
@@ -453,7 +457,6 @@ impl Service {
     /// Blocks on the store: call it off the async workers.
     pub fn expire_due(&self) -> usize {
         let now = self.clock.now_ms();
-        let idle_ms = self.limits.idle_game_secs.saturating_mul(1000);
         let due = crate::referee::due(self.rooms.watched(), now);
         let taken = crate::referee::decide(&due, self.games.as_ref(), now, &|room| {
             self.metrics
@@ -462,13 +465,9 @@ impl Service {
                 .inc();
         });
         for room in self.rooms.watched() {
-            match room.expire_idle(self.games.as_ref(), idle_ms, now) {
-                Ok(true) => tracing::info!(game_id = %room.id, "idle game abandoned"),
-                Ok(false) => {}
-                Err(e) => tracing::warn!(game_id = %room.id, "cannot abandon an idle game: {e}"),
-            }
             self.rooms.settle(&room);
         }
+        self.idle_games.sweep(&self.rooms, self.games.as_ref(), now);
         let evicted = self.rooms.evict_due(now);
         if evicted > 0 {
             tracing::debug!(games = evicted, "ended games left memory");

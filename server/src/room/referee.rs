@@ -1,8 +1,8 @@
 //! What the referee does to a room: the turn clocks' and the autopilot's
 //! decisions when they are due, and giving up idle games.
 
-use super::Room;
 use super::play::Act;
+use super::{Room, RoomState};
 use crate::clock::Expiry;
 use crate::error::ServiceError;
 use crate::hosted_game::{Choice, GatePosition};
@@ -95,6 +95,17 @@ impl Room {
         self.announce(&state);
     }
 
+    /// When the game's idle time began (its last action, or its creation or
+    /// takeover), if it can go idle at all: not when it is over or given
+    /// up, or while an action is being stored. A decision on a turn clock
+    /// is taken by the clock (then the autopilot), and a game waiting at its
+    /// match's dice gate moves when the match's other games, on their
+    /// clocks, reach the draw: neither is idle, and abandoning one would
+    /// void a rated match for the seat that stalls.
+    pub fn idle_since(&self) -> Option<u64> {
+        idle_since(&self.lock())
+    }
+
     /// Abandons the game if nothing happened for `idle_ms` (0: never).
     pub fn expire_idle(
         &self,
@@ -103,19 +114,7 @@ impl Room {
         now_ms: u64,
     ) -> Result<bool, ServiceError> {
         let mut state = self.lock();
-        // A decision on a turn clock is taken by the clock (then the
-        // autopilot), and a game waiting at its match's dice gate moves when
-        // the match's other games, on their clocks, reach the draw: neither
-        // is idle, and abandoning one would void a rated match for the
-        // seat that stalls.
-        if idle_ms == 0
-            || state.appending
-            || state.abandoned.is_some()
-            || state.game.is_over()
-            || now_ms.saturating_sub(state.last_activity_ms) < idle_ms
-            || state.deadline_ms().is_some()
-            || matches!(state.game.gate(), Some(GatePosition::Waiting { .. }))
-        {
+        if idle_ms == 0 || idle_since(&state).is_none_or(|t| now_ms.saturating_sub(t) < idle_ms) {
             return Ok(false);
         }
         let reason = format!("no action for {} s", idle_ms / 1000);
@@ -124,4 +123,14 @@ impl Room {
         self.announce(&state);
         Ok(true)
     }
+}
+
+/// See [`Room::idle_since`].
+fn idle_since(state: &RoomState) -> Option<u64> {
+    let moving = state.appending
+        || state.abandoned.is_some()
+        || state.game.is_over()
+        || state.deadline_ms().is_some()
+        || matches!(state.game.gate(), Some(GatePosition::Waiting { .. }));
+    (!moving).then_some(state.last_activity_ms)
 }

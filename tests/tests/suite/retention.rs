@@ -87,6 +87,8 @@ async fn games_that_ended_before_the_window_are_deleted_and_nothing_else(backend
         .unwrap();
     let limits = Limits {
         retain_finished_days: Some(7),
+        // The clock jumps days: the games kept in play must not go idle.
+        idle_game_secs: 0,
         ..Limits::unthrottled()
     };
     let server = TestServer::with_clock(Arc::clone(&store), limits, clock.clone()).await;
