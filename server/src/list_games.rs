@@ -206,11 +206,8 @@ pub fn list(
             let after = after
                 .as_ref()
                 .map(|a| (a.created_unix_ms, a.game_id.clone()));
-            shared
-                .list_in_play(kind, req.status, after, size + 1)?
-                .into_iter()
-                .filter_map(tagged)
-                .collect()
+            // Filtered, and tagged with their matches, by the database.
+            shared.list_in_play(kind, req.status, &filter, after, size + 1)?
         }
         Some(_) => Vec::new(),
     };

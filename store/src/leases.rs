@@ -7,6 +7,7 @@
 
 use druids_contract::pb;
 
+use crate::lifecycle::ArenaFilter;
 use crate::{Epoch, StoreError};
 
 /// Where a game is, as the database says.
@@ -76,13 +77,16 @@ pub trait Leases: Send + Sync + 'static {
     /// The owner and epoch of each of `game_ids` that has a lease.
     fn holders(&self, game_ids: &[String]) -> Result<Vec<(String, String, Epoch)>, StoreError>;
     /// The `ListGames` rows of games in play (waiting or running) matching
-    /// `kind` (`None`: any) and `status` (0: any), newest first after `after`
-    /// (`(created_unix_ms, game_id)`), at most `limit`: every node lists the
-    /// same games, whichever owns them.
+    /// `kind` (`None`: any), `status` (0: any) and the arena's filters
+    /// `arena`, each with its match (`match_id`, `rated`) if it has one,
+    /// newest first after `after` (`(created_unix_ms, game_id)`), at most
+    /// `limit`: every node lists the same games, whichever owns them and
+    /// whichever holds the arena.
     fn list_in_play(
         &self,
         kind: Option<druids_contract::Kind>,
         status: i32,
+        arena: &ArenaFilter,
         after: Option<(u64, String)>,
         limit: usize,
     ) -> Result<Vec<pb::GameSummary>, StoreError>;

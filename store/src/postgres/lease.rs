@@ -7,7 +7,8 @@
 use druids_contract::pb;
 
 use super::PostgresStore;
-use crate::lifecycle::EndedRow;
+use crate::lifecycle::{ArenaFilter, EndedRow, MatchTag};
+use crate::matches::decode_bots;
 use crate::{Claim, Epoch, Leases, Owner, StoreError, Whereabouts};
 
 /// A node's expiry, `$2` milliseconds from now.
@@ -196,12 +197,15 @@ impl Leases for PostgresStore {
         &self,
         kind: Option<druids_contract::Kind>,
         status: i32,
+        arena: &ArenaFilter,
         after: Option<(u64, String)>,
         limit: usize,
     ) -> Result<Vec<pb::GameSummary>, StoreError> {
         let kind = kind.map_or(0, druids_contract::Kind::number);
         let (after_ms, after_id) =
             after.map_or((i64::MAX, String::new()), |(t, id)| (t as i64, id));
+        // A match's bots are a JSON list of quoted ids.
+        let bot = arena.bot_id.as_ref().map(|b| format!("%\"{b}\"%"));
         let rows = self.retry("listing games in play", |_| {
             self.wait(async {
                 let client = self.pool.get().await?;
@@ -210,14 +214,31 @@ impl Leases for PostgresStore {
                         "SELECT * FROM (
                            SELECT g.id, g.kind, g.players, g.created_unix_ms,
                                   (SELECT COUNT(*) FROM seats s WHERE s.game_id = g.id) AS claimed,
-                                  COALESCE((SELECT MAX(version) FROM actions a WHERE a.game_id = g.id), 0)
+                                  COALESCE((SELECT MAX(version) FROM actions a WHERE a.game_id = g.id), 0),
+                                  m.id, m.rated, m.bots, m.tournament_id
                              FROM games g
+                             LEFT JOIN match_games mg ON mg.game_id = g.id
+                             LEFT JOIN matches m ON m.id = mg.match_id
                             WHERE g.ended_unix_ms IS NULL AND ($1 = 0 OR g.kind = $1)
                               AND (g.created_unix_ms < $2 OR (g.created_unix_ms = $2 AND g.id > $3))
+                              AND ($6::BOOLEAN IS NULL OR (m.id IS NOT NULL) = $6)
+                              AND ($7::BOOLEAN IS NULL OR COALESCE(m.rated, FALSE) = $7)
+                              AND ($8::TEXT IS NULL OR m.bots LIKE $8)
+                              AND ($9::TEXT IS NULL OR m.tournament_id = $9)
                             ORDER BY g.created_unix_ms DESC, g.id) page
                           WHERE $4 = 0 OR ($4 = 1) = (page.claimed < page.players)
                           LIMIT $5",
-                        &[&kind, &after_ms, &after_id, &status, &(limit as i64)],
+                        &[
+                            &kind,
+                            &after_ms,
+                            &after_id,
+                            &status,
+                            &(limit as i64),
+                            &arena.arena,
+                            &arena.rated,
+                            &bot,
+                            &arena.tournament_id,
+                        ],
                     )
                     .await?;
                 let ids: Vec<String> = games.iter().map(|r| r.get(0)).collect();
@@ -231,12 +252,21 @@ impl Leases for PostgresStore {
             })
         })?;
         let (games, seats) = rows;
-        Ok(games
+        games
             .into_iter()
             .map(|g| {
                 let id: String = g.get(0);
                 let claimed: i64 = g.get(4);
                 let players = g.get::<_, i32>(2) as u32;
+                let arena = match g.get::<_, Option<String>>(6) {
+                    None => None,
+                    Some(match_id) => Some(MatchTag {
+                        match_id,
+                        rated: g.get(7),
+                        bots: decode_bots(g.get(8))?,
+                        tournament_id: g.get(9),
+                    }),
+                };
                 let names = seats
                     .iter()
                     .filter(|s| s.get::<_, &str>(0) == id)
@@ -249,7 +279,7 @@ impl Leases for PostgresStore {
                     abandoned: false,
                     version: g.get::<_, i64>(5) as u64,
                     outcome: None,
-                    arena: None,
+                    arena,
                 }
                 .summary(names);
                 summary.status = if claimed < i64::from(players) {
@@ -257,8 +287,8 @@ impl Leases for PostgresStore {
                 } else {
                     pb::GameStatus::Running
                 } as i32;
-                summary
+                Ok(summary)
             })
-            .collect())
+            .collect()
     }
 }

@@ -41,6 +41,7 @@ macro_rules! on_any_node {
 mod any_node;
 mod deposed_holder;
 mod holder_killed;
+mod listed;
 mod registration;
 mod spread_match;
 
