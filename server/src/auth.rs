@@ -107,6 +107,13 @@ pub(crate) fn bearer(metadata: &MetadataMap) -> Result<Option<TokenHash>, Servic
     let Some(value) = metadata.get("authorization") else {
         return Ok(None);
     };
+    // One token per call: which of two would count is no client's guess.
+    if metadata.get_all("authorization").iter().nth(1).is_some() {
+        return Err(ServiceError::invalid(
+            "authorization",
+            "the call has more than one authorization header: send one",
+        ));
+    }
     let value = value.to_str().map_err(|_| {
         ServiceError::invalid("authorization", "authorization metadata is not ASCII")
     })?;
@@ -141,6 +148,10 @@ mod tests {
         md.insert("authorization", "Bearer ".parse().unwrap());
         assert!(matches!(bearer(&md), Err(ServiceError::MissingToken)));
         md.insert("authorization", "Basic YWxhZGRpbjpvcGVu".parse().unwrap());
+        assert!(matches!(bearer(&md), Err(ServiceError::Invalid { .. })));
+        // Two tokens: neither is taken.
+        md.insert("authorization", "Bearer abc".parse().unwrap());
+        md.append("authorization", "Bearer def".parse().unwrap());
         assert!(matches!(bearer(&md), Err(ServiceError::Invalid { .. })));
     }
 

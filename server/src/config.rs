@@ -112,6 +112,18 @@ pub struct Limits {
         value_parser = parse_origin
     )]
     pub http_allowed_origins: Vec<String>,
+    /// Host names besides IP addresses and `localhost` that the HTTP face
+    /// answers to (a comma-separated list such as `play.example`; `*`: any
+    /// name): a request naming another host is refused (421), so that a page
+    /// of another site whose own name was pointed at this server (DNS
+    /// rebinding) cannot call it as if it were its own.
+    #[arg(
+        long,
+        env = "DRUIDS_HTTP_ALLOWED_HOSTS",
+        value_delimiter = ',',
+        value_parser = parse_host
+    )]
+    pub http_allowed_hosts: Vec<String>,
     /// Largest request accepted, in bytes.
     #[arg(long, env = "DRUIDS_MAX_MESSAGE_BYTES", default_value_t = 64 * 1024)]
     pub max_message_bytes: usize,
@@ -351,7 +363,7 @@ pub struct Config {
     #[arg(
         long,
         env = "DRUIDS_LOG",
-        default_value = "info,refinery_core=warn,tokio_postgres=warn"
+        default_value = "info,h2=error,refinery_core=warn,tokio_postgres=warn"
     )]
     pub log: String,
     /// Log format.
@@ -399,6 +411,21 @@ fn parse_origin(s: &str) -> Result<String, String> {
             "{s:?} is not an origin: give scheme://host[:port], e.g. https://play.example"
         )),
     }
+}
+
+fn parse_host(s: &str) -> Result<String, String> {
+    let host = s.trim().trim_end_matches('.').to_ascii_lowercase();
+    let name = !host.is_empty()
+        && host.len() <= 253
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
+    if host == "*" || name {
+        return Ok(host);
+    }
+    Err(format!(
+        "{s:?} is not a host name: give a name such as play.example (no scheme, no port), or *"
+    ))
 }
 
 fn parse_node_id(s: &str) -> Result<String, String> {

@@ -20,11 +20,11 @@
 //!   reads it (a client's message almost always comes with its headers) and
 //!   refuses one beyond `--max-waiting-calls-per-address` from its client's
 //!   address, or beyond `--max-waiting-calls` in all, with
-//!   `RESOURCE_EXHAUSTED` (`LIMIT_REACHED`): each such call holds its
-//!   headers and its handler's state until its request ends, so calls
-//!   opened without ever sending one would otherwise hold memory bounded
-//!   only by the connections and the calls per connection (gigabytes from
-//!   one address);
+//!   `RESOURCE_EXHAUSTED` (`RATE_LIMITED`, retry in 100 ms): each such call
+//!   holds its headers and its handler's state until its request ends, so
+//!   calls opened without ever sending one would otherwise hold memory
+//!   bounded only by the connections and the calls per connection
+//!   (gigabytes from one address);
 //! * gives tonic's decode and size refusals the contract's code and an
 //!   `ErrorInfo` (`INVALID_ARGUMENT`, `RESOURCE_EXHAUSTED` with
 //!   `LIMIT_REACHED`), and its `UNIMPLEMENTED` (an unknown method, an
@@ -116,14 +116,21 @@ struct WaitingPlace {
 }
 
 impl Waiting {
-    /// A place for one more waiting call from `peer`, or the refusal.
+    /// A place for one more waiting call from `peer`, or the refusal: a
+    /// place frees as soon as a waiting call's message comes, so a client
+    /// that met the limit by bad luck (its message came a moment after its
+    /// headers, on a busy server) is told to retry shortly.
     fn take(&self, peer: Option<IpAddr>) -> Result<WaitingPlace, ServiceError> {
+        let refusal = |what: String| ServiceError::RateLimited {
+            what,
+            retry_after: WAITING_RETRY,
+        };
         let all = match &self.all {
             None => None,
             Some(all) => Some(Arc::clone(all).try_acquire_owned().map_err(|_| {
-                ServiceError::Limit(format!(
-                    "this server has {} calls waiting for their request message, its most; \
-                     send each call's message with it",
+                refusal(format!(
+                    "this server has {} calls waiting for their request message, its most \
+                     (send each call's message with it)",
                     self.max
                 ))
             })?),
@@ -133,9 +140,9 @@ impl Waiting {
                 self.by_address
                     .take(peer, self.per_address)
                     .ok_or_else(|| {
-                        ServiceError::Limit(format!(
+                        refusal(format!(
                             "at most {} calls from one address may wait for their request message \
-                         at once; send each call's message with it",
+                         at once (send each call's message with it)",
                             self.per_address
                         ))
                     })?,
@@ -148,6 +155,9 @@ impl Waiting {
         })
     }
 }
+
+/// The delay a refused waiting call is told to retry after.
+const WAITING_RETRY: Duration = Duration::from_millis(100);
 
 /// The client address of a request, as its connection says.
 fn client_of(req: &Req) -> Option<IpAddr> {

@@ -35,6 +35,18 @@ pub(super) fn grpc_request<T>(
         });
     }
     let mut req = Request::new(msg);
+    if headers
+        .get_all(header::AUTHORIZATION)
+        .iter()
+        .nth(1)
+        .is_some()
+    {
+        return Err(ApiError::new(
+            Code::InvalidArgument,
+            "the request has more than one authorization header: send one",
+            "INVALID_ARGUMENT",
+        ));
+    }
     if let Some(value) = headers.get(header::AUTHORIZATION) {
         let value = value
             .to_str()

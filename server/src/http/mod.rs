@@ -87,7 +87,25 @@ fn router(ctx: Ctx) -> Router {
         .route("/static/{file}", get(assets::file))
         .fallback(assets::not_found)
         .method_not_allowed_fallback(assets::wrong_method)
+        .layer(axum::middleware::from_fn_with_state(
+            ctx.clone(),
+            answered_host,
+        ))
         .with_state(ctx)
+}
+
+/// Serves only requests naming a host this server answers to
+/// ([`cross_site::check_host`]).
+async fn answered_host(
+    axum::extract::State(ctx): axum::extract::State<Ctx>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match cross_site::check_host(req.headers(), &ctx.service.limits().http_allowed_hosts) {
+        Ok(()) => next.run(req).await,
+        Err(refused) => refused.into_response(),
+    }
 }
 
 /// Serves the HTTP/JSON face and the web viewer on `listener` until `shutdown`

@@ -43,7 +43,7 @@ async fn closed_by_server(conn: &mut TcpStream, patience: usize) -> bool {
 
 /// One HTTP request on `conn` (kept alive); whether a response came.
 async fn answered(conn: &mut TcpStream) -> bool {
-    let req = "GET /static/nothing HTTP/1.1\r\nhost: x\r\n\r\n";
+    let req = "GET /static/nothing HTTP/1.1\r\nhost: localhost\r\n\r\n";
     if conn.write_all(req.as_bytes()).await.is_err() {
         return false;
     }
@@ -94,7 +94,7 @@ async fn the_http_listener_bounds_connections_like_the_grpc_one() {
     // it trickles in.
     drop(held);
     let mut slow = TcpStream::connect(&addr).await.unwrap();
-    slow.write_all(b"GET / HTTP/1.1\r\nhost: x\r\n")
+    slow.write_all(b"GET / HTTP/1.1\r\nhost: localhost\r\n")
         .await
         .unwrap();
     let mut cut = false;
@@ -239,8 +239,8 @@ async fn grpc_status(response: http::Response<h2::RecvStream>) -> String {
 
 /// Calls whose request message never comes hold memory until their deadline:
 /// at most `--max-waiting-calls-per-address` of them from one address; one
-/// more is refused at once (RESOURCE_EXHAUSTED), while calls that send their
-/// message with their headers go on; the places come back as requests end.
+/// more is refused at once (RESOURCE_EXHAUSTED, retry shortly), while other
+/// addresses are served; the places come back as requests end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_waiting_for_their_request_are_bounded_per_address() {
     let limits = Limits {
@@ -293,14 +293,19 @@ async fn calls_waiting_for_their_request_are_bounded_per_address() {
             .headers()
             .get("druids-reason")
             .map(|v| v.to_str().unwrap()),
-        Some("LIMIT_REACHED"),
+        Some("RATE_LIMITED"),
         "{refused:?}"
     );
+    assert!(refused.headers().contains_key("druids-retry-after-ms"));
     assert_eq!(grpc_status(refused).await, "8", "RESOURCE_EXHAUSTED");
-    // A call whose message comes with it is not waiting: served meanwhile.
-    let mut client = DruidsServiceClient::connect(format!("http://{}", server.addr))
+    // Another address has places of its own: served meanwhile.
+    let other = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .local_address(Some("127.0.0.2".parse().unwrap()))
+        .connect()
         .await
         .unwrap();
+    let mut client = DruidsServiceClient::new(other);
     let (id, _) = druids_tests::create(&mut client, pb::GameKind::Meduris, 2, 1).await;
     druids_tests::state(&mut client, &id, None).await;
     // The three waiting calls get their messages, and answers.

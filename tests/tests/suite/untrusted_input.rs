@@ -169,9 +169,9 @@ async fn an_http_body_cut_off_on_the_way_is_a_bad_request_not_a_large_one() {
     let addr = base.trim_start_matches("http://").trim_end_matches('/');
     let bodies: [&[u8]; 2] = [
         // Ten bytes announced, two sent.
-        b"POST /api/v1/CreateGame HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 10\r\n\r\n{}",
+        b"POST /api/v1/CreateGame HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: 10\r\n\r\n{}",
         // A chunk size that is not hexadecimal.
-        b"POST /api/v1/CreateGame HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n",
+        b"POST /api/v1/CreateGame HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n",
     ];
     for request in bodies {
         let mut tcp = tokio::net::TcpStream::connect(addr).await.expect("connect");
