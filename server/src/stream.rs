@@ -32,7 +32,6 @@ use tokio_stream::Stream;
 use tonic::Status;
 use tracing::Instrument;
 
-use crate::arena::bots::BotNo;
 use crate::config::Limits;
 use crate::error::ServiceError;
 use crate::room::{Room, StreamLimits, StreamPlace};
@@ -61,8 +60,9 @@ pub struct Streams {
     reserved: AtomicUsize,
     /// Shared streams by client address.
     by_address: Mutex<HashMap<IpAddr, usize>>,
-    /// Open `StreamBotEvents` by bot.
-    by_bot: Mutex<HashMap<BotNo, usize>>,
+    /// Open `StreamBotEvents` by bot (the arena's number of the bot: this
+    /// module knows the arena by no more than that).
+    by_bot: Mutex<HashMap<u64, usize>>,
     limits: Limits,
 }
 
@@ -127,7 +127,7 @@ impl Streams {
     /// none: the bot's cap, the server's total and the address's.
     pub fn open_arena(
         self: &Arc<Self>,
-        bot: Option<BotNo>,
+        bot: Option<u64>,
         peer: Option<IpAddr>,
     ) -> Result<ArenaStreamSlot, ServiceError> {
         // From here on, dropping the slot undoes whatever was taken.
@@ -224,17 +224,7 @@ struct SharedPlace {
 impl Drop for SharedPlace {
     fn drop(&mut self) {
         if let Some(peer) = self.address {
-            let mut by_address = self
-                .streams
-                .by_address
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            if let Some(open) = by_address.get_mut(&peer) {
-                *open -= 1;
-                if *open == 0 {
-                    by_address.remove(&peer);
-                }
-            }
+            give_back(&self.streams.by_address, &peer);
         }
         self.streams.shared.fetch_sub(1, Ordering::AcqRel);
     }
@@ -246,24 +236,25 @@ impl Drop for SharedPlace {
 pub struct ArenaStreamSlot {
     streams: Arc<Streams>,
     /// The bot whose `StreamBotEvents` count was taken.
-    bot: Option<BotNo>,
+    bot: Option<u64>,
     _shared: Option<SharedPlace>,
 }
 
 impl Drop for ArenaStreamSlot {
     fn drop(&mut self) {
         if let Some(bot) = self.bot {
-            let mut by_bot = self
-                .streams
-                .by_bot
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            if let Some(open) = by_bot.get_mut(&bot) {
-                *open -= 1;
-                if *open == 0 {
-                    by_bot.remove(&bot);
-                }
-            }
+            give_back(&self.streams.by_bot, &bot);
+        }
+    }
+}
+
+/// One stream fewer for `key` in `counts` (a key with none left goes).
+fn give_back<K: std::hash::Hash + Eq>(counts: &Mutex<HashMap<K, usize>>, key: &K) {
+    let mut counts = counts.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(open) = counts.get_mut(key) {
+        *open -= 1;
+        if *open == 0 {
+            counts.remove(key);
         }
     }
 }

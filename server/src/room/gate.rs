@@ -7,6 +7,7 @@
 //! it had released.
 
 use super::Room;
+use crate::error::ServiceError;
 use crate::hosted_game::GatePosition;
 
 impl Room {
@@ -18,6 +19,18 @@ impl Room {
             return state.game.gate().map(|_| GatePosition::Over);
         }
         state.game.gate()
+    }
+
+    /// Refuses, with a retry (`WAITING_FOR_MATCH`), a stream from `from_seq`
+    /// past the log's next event while the game waits at its gate: after a
+    /// takeover, the rebuilt game makes again the seqs its clients saw once
+    /// the arena releases its draws.
+    pub fn waits_to_reach(&self, from_seq: u64) -> Result<(), ServiceError> {
+        let waiting = matches!(self.gate(), Some(GatePosition::Waiting { .. }));
+        if waiting && from_seq > self.last_seq().saturating_add(1) {
+            return Err(ServiceError::WaitingForMatch(self.id.clone()));
+        }
+        Ok(())
     }
 
     /// Makes the draws below `upto` the game waits for; the pending

@@ -15,7 +15,6 @@ use crate::cluster::Located;
 use crate::error::{ServiceError, clip};
 use crate::faults::Method;
 use crate::heartbeat::{before, with_heartbeats};
-use crate::hosted_game::GatePosition;
 use crate::lobby::{Created, Maker};
 use crate::quota::Read;
 use crate::room::{Answered, Room};
@@ -202,15 +201,8 @@ impl DruidsService for Service {
             self.stream_opened(&room, viewer, req.from_seq, peer)?;
         }
         self.refused(self.read(Read::One, &caller))?;
-        let last = room.last_seq();
-        if req.from_seq > last.saturating_add(1)
-            && matches!(room.gate(), Some(GatePosition::Waiting { .. }))
-        {
-            // Seqs a client saw before a takeover, which the rebuilt game
-            // makes again once the arena releases its match's draws.
-            self.refused(Err(ServiceError::WaitingForMatch(room.id.clone())))?;
-        }
-        self.refused(crate::stream::within_log(req.from_seq, last))?;
+        self.refused(room.waits_to_reach(req.from_seq))?;
+        self.refused(crate::stream::within_log(req.from_seq, room.last_seq()))?;
         let slot = self.refused(self.streams.open(&room, viewer, caller.peer))?;
         let (first, cursor) = match req.from_seq {
             0 => room.snapshot(viewer),
