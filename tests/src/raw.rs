@@ -90,3 +90,13 @@ pub async fn open_stream(
         .await
         .map(|_| ())
 }
+
+/// `message` as one length-prefixed message of the gRPC over HTTP/2 spec:
+/// the compressed flag, the length, the bytes.
+pub fn framed(compressed: bool, message: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(5 + message.len());
+    out.push(u8::from(compressed));
+    out.extend_from_slice(&(message.len() as u32).to_be_bytes());
+    out.extend_from_slice(message);
+    out
+}

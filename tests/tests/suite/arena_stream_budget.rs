@@ -8,7 +8,6 @@
 //! place back. Through the contract on a real server over TCP.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use druids_contract::pb;
 use druids_contract::pb::arena_service_client::ArenaServiceClient;
@@ -63,14 +62,22 @@ fn full<T: std::fmt::Debug>(result: Result<T, tonic::Status>, says: &str) {
     );
 }
 
-/// Opens a `StreamBotEvents` for `key`, retrying (bounded) while the place
-/// given back is not free yet; panics if it never is.
+/// Opens a `StreamBotEvents` for `key` once the place a closed stream gave
+/// back is free ([`once_free`]).
 async fn reopened(a: &mut Arena, key: &str) -> Streaming<pb::BotEvent> {
+    once_free(async || bot_events(a, key).await).await
+}
+
+/// What `open` opens once the server has seen a closed stream dropped and
+/// freed its place: tried again while the budget is full (at most
+/// [`REOPEN_TRIES`] times, pausing as the contract's retry delay says);
+/// panics if the place never comes back.
+async fn once_free<T>(mut open: impl AsyncFnMut() -> Result<T, tonic::Status>) -> T {
     for _ in 0..REOPEN_TRIES {
-        match bot_events(a, key).await {
-            Ok(stream) => return stream,
+        match open().await {
+            Ok(opened) => return opened,
             Err(s) if s.code() == Code::ResourceExhausted => {
-                tokio::time::sleep(Duration::from_millis(10)).await;
+                tokio::time::sleep(druids_tests::retry_delay(&s)).await;
             }
             Err(s) => panic!("reopening: {s:?}"),
         }
@@ -250,23 +257,7 @@ async fn game_and_arena_streams_share_an_address_budget() {
     full(spectate(&mut games).await, "from one address");
     // ...and a bot's log's to a spectator.
     drop(mine);
-    let mut spectator = None;
-    for _ in 0..REOPEN_TRIES {
-        match spectate(&mut games).await {
-            Ok(s) => {
-                spectator = Some(s);
-                break;
-            }
-            Err(s) if s.code() == Code::ResourceExhausted => {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-            Err(s) => panic!("spectating: {s:?}"),
-        }
-    }
-    assert!(
-        spectator.is_some(),
-        "a closed bot's log gives its place back"
-    );
+    let _spectator = once_free(async || spectate(&mut games).await).await;
     drop(cup);
     server.stop().await;
 }

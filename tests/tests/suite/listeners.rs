@@ -261,15 +261,12 @@ async fn calls_waiting_for_their_request_are_bounded_per_address() {
         .body(())
         .unwrap()
     };
-    let message = {
-        let body = prost::Message::encode_to_vec(&pb::GetStateRequest {
+    let message = bytes::Bytes::from(druids_tests::raw::framed(
+        false,
+        &prost::Message::encode_to_vec(&pb::GetStateRequest {
             game_id: "no-such-game".into(),
-        });
-        let mut framed = vec![0u8];
-        framed.extend_from_slice(&(body.len() as u32).to_be_bytes());
-        framed.extend_from_slice(&body);
-        bytes::Bytes::from(framed)
-    };
+        }),
+    ));
     // Four calls that send their headers only: three wait, one is refused.
     let (answers, mut answer) = tokio::sync::mpsc::unbounded_channel();
     let mut bodies = Vec::new();

@@ -142,10 +142,7 @@ async fn another_content_type_on_the_grpc_port_is_415() {
         .connect()
         .await
         .unwrap();
-    let mut framed = vec![0u8];
-    let message = create_request();
-    framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
-    framed.extend_from_slice(&message);
+    let framed = raw::framed(false, &create_request());
     for content_type in ["text/plain", "application/json", ""] {
         let request = http::Request::builder()
             .method("POST")
@@ -182,15 +179,13 @@ async fn unknown_methods_and_encodings_are_unimplemented_with_a_reason() {
         .await
         .unwrap();
     let message = create_request();
-    for (path, flag, encoding) in [
-        ("/druids.v1.DruidsService/NoSuchMethod", 0u8, None),
-        ("/druids.v9.Nothing/CreateGame", 0, None),
-        ("/druids.v1.DruidsService/CreateGame", 1, Some("gzip")),
-        ("/druids.v1.DruidsService/CreateGame", 1, Some("br")),
+    for (path, encoding) in [
+        ("/druids.v1.DruidsService/NoSuchMethod", None),
+        ("/druids.v9.Nothing/CreateGame", None),
+        ("/druids.v1.DruidsService/CreateGame", Some("gzip")),
+        ("/druids.v1.DruidsService/CreateGame", Some("br")),
     ] {
-        let mut framed = vec![flag];
-        framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
-        framed.extend_from_slice(&message);
+        let framed = raw::framed(encoding.is_some(), &message);
         let mut request = http::Request::builder()
             .method("POST")
             .uri(format!("{}{path}", server.url()))
