@@ -8,6 +8,7 @@
 //! What is kept is the [`store`]'s (the `druids-store` crate).
 
 pub mod arena;
+pub mod arena_api;
 pub mod arena_work;
 pub mod auth;
 pub mod blocking;
@@ -279,7 +280,7 @@ pub async fn serve_service(
     // Always served: without --test-faults it refuses every call, saying why.
     let testing = TestingServiceServer::from_arc(Arc::clone(&service))
         .max_decoding_message_size(limits.max_message_bytes);
-    let arena = ArenaServiceServer::new(arena::api::ArenaApi::of(&service))
+    let arena = ArenaServiceServer::new(arena_api::ArenaApi::of(&service))
         .max_decoding_message_size(limits.max_message_bytes);
     let arena_round = {
         let host = service.arena_host().clone();

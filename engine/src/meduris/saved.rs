@@ -20,14 +20,14 @@ use crate::Seat;
 
 /// A ring as it is written: the board and what stands on each of its fields.
 #[derive(Serialize, Deserialize)]
-pub(crate) struct RingData {
+struct RingData {
     board: BoardKind,
     buildings: Vec<Option<Building>>,
     chips: Vec<Option<Chip>>,
 }
 
-impl From<Ring> for RingData {
-    fn from(ring: Ring) -> RingData {
+impl From<&Ring> for RingData {
+    fn from(ring: &Ring) -> RingData {
         let n = ring.board().field_count();
         RingData {
             board: ring.board(),
@@ -53,6 +53,18 @@ impl TryFrom<RingData> for Ring {
             ring.set_chip(i, c);
         }
         Ok(ring)
+    }
+}
+
+impl Serialize for Ring {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        RingData::from(self).serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Ring {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Ring, D::Error> {
+        Ring::try_from(RingData::deserialize(deserializer)?).map_err(serde::de::Error::custom)
     }
 }
 

@@ -140,12 +140,9 @@ impl Default for Options {
 /// about the whole ring (where the huts are, which fields are free, how large a
 /// settlement a new hut would join) without scanning it. The masks are derived
 /// data: two rings with the same buildings and chips are equal.
+///
+/// It is written as its board and what stands on each field (`saved.rs`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(into = "super::saved::RingData", try_from = "super::saved::RingData")
-)]
 pub(crate) struct Ring {
     buildings: [Option<Building>; MAX_FIELDS],
     chips: [Option<Chip>; MAX_FIELDS],

@@ -31,7 +31,7 @@ pub use crate::house_levels::{Level, Levels};
 
 /// Buffer of a Seek or StreamBotEvents stream (a house bot's and a
 /// client's alike).
-pub(super) const STREAM_BUFFER: usize = 32;
+pub(crate) const STREAM_BUFFER: usize = 32;
 
 /// A house seek the arena opened: its bot, the game, and the seek's events
 /// (the match and its games) for whoever plays the bot's seats.

@@ -33,8 +33,7 @@
 //! for that ([`outbox::StateGuard::wait_while`]). One exception: the round
 //! retries under the lock the start of a match's game that failed before.
 
-mod accounts;
-pub mod api;
+pub(crate) mod accounts;
 pub mod bots;
 mod challenges;
 pub mod events;

@@ -5,7 +5,7 @@
 //! Its writes to the arena's tables carry the lease's epoch, and the database
 //! refuses them once another node took the lease, so a deposed holder cannot
 //! record a result twice. Every other node forwards arena calls to the holder
-//! ([`crate::arena::api`]). When the holder's lease runs out (it died or
+//! ([`crate::arena_api`]). When the holder's lease runs out (it died or
 //! stalled), the next node that needs the arena, or the next upkeep round,
 //! takes it over; the streams the old holder served end with `UNAVAILABLE` /
 //! `GAME_MOVED` and their clients resume on any node.

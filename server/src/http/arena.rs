@@ -20,7 +20,7 @@ use super::call::{Call, grpc_request};
 use super::event_stream::{Events, Sequenced, from_seq, stream_response};
 use super::segment::Segment;
 use super::{ApiError, Ctx};
-use crate::arena::api::ArenaApi;
+use crate::arena_api::ArenaApi;
 
 /// The unary methods of `druids.v1.ArenaService`.
 const METHODS: &[&str] = &[

@@ -35,7 +35,7 @@ use axum::extract::ConnectInfo;
 use axum::routing::{get, post};
 use tokio::net::TcpListener;
 
-use crate::arena::api::ArenaApi;
+use crate::arena_api::ArenaApi;
 use crate::service::Service;
 use crate::transport::{Acceptor, Liveness};
 

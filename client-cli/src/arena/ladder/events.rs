@@ -399,32 +399,4 @@ mod tests {
             vec![Action::Accept(challenge("c2", 3000))]
         );
     }
-
-    #[test]
-    fn events_go_with_an_api_key() {
-        use crate::cli::{Cli, Command};
-        use clap::Parser;
-        // --events: with or without --seek, never with --game-id;
-        // --accept-challenges only with it.
-        let events = [
-            "druids",
-            "bot",
-            "--key",
-            "k",
-            "--events",
-            "--accept-challenges",
-        ];
-        let Command::Bot(b) = Cli::try_parse_from(events).unwrap().command else {
-            panic!("bot")
-        };
-        assert!(b.events && b.accept_challenges && b.seek.is_none());
-        let both = [
-            "druids", "bot", "--key", "k", "--events", "--seek", "dolmen:2",
-        ];
-        assert!(Cli::try_parse_from(both).is_ok());
-        let one = ["druids", "bot", "--game-id", "g", "--token", "t"];
-        assert!(Cli::try_parse_from([&one[..], &["--events"]].concat()).is_err());
-        let ladder = ["druids", "bot", "--key", "k", "--seek", "dolmen:2"];
-        assert!(Cli::try_parse_from([&ladder[..], &["--accept-challenges"]].concat()).is_err());
-    }
 }

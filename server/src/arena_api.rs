@@ -24,8 +24,8 @@ use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
-use super::Arena;
-use super::bots::BotNo;
+use crate::arena::Arena;
+use crate::arena::bots::BotNo;
 use crate::arena_work::ArenaHost;
 use crate::arena_work::route::{Routed, here_or_forward, route};
 use crate::auth::TokenHash;
@@ -37,7 +37,7 @@ use crate::heartbeat::{Beat, before, with_heartbeats};
 use crate::quota::{AddressReads, Read};
 use crate::stream::{ArenaStreamSlot, Streams};
 
-use super::house::STREAM_BUFFER;
+use crate::arena::house::STREAM_BUFFER;
 
 /// Events of a bot's log read from the store at once.
 const EVENTS_PER_READ: usize = 100;
@@ -242,7 +242,7 @@ impl ArenaService for ArenaApi {
         // This node's setting first: on a cluster a node started with
         // `--registration closed` refuses, whatever the holder's.
         let token: Option<TokenHash> = crate::auth::bearer(request.metadata())?;
-        super::accounts::admits_registration(&self.settings, token.as_ref())?;
+        crate::arena::accounts::admits_registration(&self.settings, token.as_ref())?;
         let (arena, peer) = here_or_forward!(self, request, register_bot);
         let request = crate::bounds::checked(request)?;
         let req = request.into_inner();
