@@ -1,6 +1,7 @@
 //! Every contract and end-to-end test of `druids-tests`, in one binary (as
 //! ripgrep does): one link instead of one per file on a small CI machine. Each
-//! module drives a real server over TCP.
+//! module drives a real server over TCP, but `structure`, which reads the
+//! sources.
 
 mod arena;
 mod arena_challenge_ends;
@@ -79,6 +80,7 @@ mod shutdown;
 mod stores;
 mod stream_heartbeats;
 mod stream_resume;
+mod structure;
 mod tls;
 mod trust;
 mod typescript;
