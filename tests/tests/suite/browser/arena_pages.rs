@@ -6,8 +6,8 @@ use druids_contract::pb;
 use druids_tests::state;
 use serde_json::{Value, json};
 
-use super::checks::assert_shows;
 use super::scene::{Arena, Client, Scene};
+use super::shown::assert_shows;
 
 /// The leaderboard, a profile and a tournament show the server's ratings,
 /// history, games and standings.

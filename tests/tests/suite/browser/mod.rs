@@ -16,6 +16,7 @@ mod checks;
 mod generic;
 mod outages;
 mod scene;
+mod shown;
 mod tools;
 
 use std::sync::Arc;
