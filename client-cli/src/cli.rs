@@ -35,8 +35,10 @@ pub struct Cli {
 /// subcommand.
 #[derive(Args, Clone, Debug)]
 pub struct ServerArgs {
-    /// Server address: host:port, http://host:port or https://host:port
-    /// [default: 127.0.0.1:50051; `selfplay` without it plays in-process].
+    /// Server address: host:port, http://host:port or https://host:port;
+    /// nodes of one cluster as a list, a:50051,b:50051 (the next is used
+    /// when one stops answering) [default: 127.0.0.1:50051; `selfplay`
+    /// without it plays in-process].
     #[arg(long, global = true, env = "DRUIDS_SERVER")]
     pub server: Option<String>,
     /// PEM certificate (or CA) to trust for an https:// server [default: the

@@ -150,18 +150,53 @@ impl CliError {
     }
 }
 
-/// How to reach the server: its URL and, for `https`, whom to trust.
+/// How to reach the server: its URL (and other nodes' of the same cluster)
+/// and, for `https`, whom to trust.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerAddr {
     /// `http://host:port` or `https://host:port`.
     pub url: String,
+    /// Further nodes of the same cluster, same scheme, tried in turn when
+    /// a connection to one fails ([`crate::failover`]).
+    pub also: Vec<String>,
     /// PEM file of the certificate (or CA) to trust for `https`.
     pub ca_cert: Option<PathBuf>,
 }
 
+/// Most nodes `--server` may list.
+const MAX_NODES: usize = 16;
+
 impl ServerAddr {
-    /// Parses `--server`: `host:port` means plain `http://host:port`.
+    /// Parses `--server`: `host:port` means plain `http://host:port`;
+    /// several, separated by commas, are nodes of one cluster.
     pub fn parse(given: &str, ca_cert: Option<PathBuf>) -> Result<ServerAddr, CliError> {
+        let mut urls = Vec::new();
+        for one in given.split(',') {
+            if urls.len() == MAX_NODES {
+                return Err(CliError::Usage(format!(
+                    "--server lists more than {MAX_NODES} nodes"
+                )));
+            }
+            urls.push(ServerAddr::parse_one(one)?);
+        }
+        let url = urls.remove(0);
+        if urls
+            .iter()
+            .any(|u| u.split(':').next() != url.split(':').next())
+        {
+            return Err(CliError::Usage(
+                "--server lists nodes of one cluster: all http:// or all https://".into(),
+            ));
+        }
+        Ok(ServerAddr {
+            url,
+            also: urls,
+            ca_cert,
+        })
+    }
+
+    /// One node's address, as a URL.
+    fn parse_one(given: &str) -> Result<String, CliError> {
         let given = given.trim();
         let bad = || CliError::BadAddress {
             given: given.to_owned(),
@@ -185,7 +220,12 @@ impl ServerAddr {
         if uri.host().is_none_or(str::is_empty) {
             return Err(bad());
         }
-        Ok(ServerAddr { url, ca_cert })
+        Ok(url)
+    }
+
+    /// Every node, the first first, as the URL `--server` named it.
+    fn nodes(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.url.as_str()).chain(self.also.iter().map(String::as_str))
     }
 
     fn tls(&self) -> bool {
@@ -241,16 +281,23 @@ fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
     cause.to_string()
 }
 
-/// Connects to the server.
+/// Connects to the server: with several nodes, to the first that answers,
+/// and again to the next that answers whenever the connection breaks.
 pub async fn channel(addr: &ServerAddr) -> Result<Channel, CliError> {
-    addr.endpoint()?
-        .connect()
-        .await
-        .map_err(|source| CliError::Connect {
-            url: addr.url.clone(),
-            reason: innermost(&source),
-            source,
-        })
+    let endpoint = addr.endpoint()?;
+    let connected = if addr.also.is_empty() {
+        endpoint.connect().await
+    } else {
+        let nodes = addr.nodes().map(|u| u.parse().expect("parsed")).collect();
+        endpoint
+            .connect_with_connector(crate::failover::Failover::new(nodes))
+            .await
+    };
+    connected.map_err(|source| CliError::Connect {
+        url: addr.nodes().collect::<Vec<_>>().join(", "),
+        reason: innermost(&source),
+        source,
+    })
 }
 
 /// A client of the druids service at `addr`.
@@ -287,11 +334,34 @@ mod tests {
             "https://example.org:443"
         );
         assert_eq!(url("localhost:1").unwrap(), "http://localhost:1");
-        for bad in ["", "ftp://x:1", "http://", "http://host:1/path"] {
+        for bad in ["", "ftp://x:1", "http://", "http://host:1/path", "a:1,"] {
             assert!(
                 matches!(url(bad), Err(CliError::BadAddress { .. })),
                 "{bad:?}"
             );
         }
+    }
+
+    #[test]
+    fn several_nodes_of_one_cluster() {
+        let a = ServerAddr::parse("a:1, http://b:2/,c:3", None).unwrap();
+        assert_eq!(a.url, "http://a:1");
+        assert_eq!(a.also, ["http://b:2", "http://c:3"]);
+        assert_eq!(
+            a.nodes().collect::<Vec<_>>(),
+            ["http://a:1", "http://b:2", "http://c:3"]
+        );
+        assert!(ServerAddr::parse("a:1", None).unwrap().also.is_empty());
+        // One scheme for all; a bounded list.
+        assert!(matches!(
+            ServerAddr::parse("a:1,https://b:2", None),
+            Err(CliError::Usage(_))
+        ));
+        let many = vec!["h:1"; MAX_NODES + 1].join(",");
+        assert!(matches!(
+            ServerAddr::parse(&many, None),
+            Err(CliError::Usage(_))
+        ));
+        assert!(ServerAddr::parse(&many[4..], None).is_ok());
     }
 }

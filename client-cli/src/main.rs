@@ -25,6 +25,7 @@ mod bridge;
 mod cli;
 mod conformance;
 mod connect;
+mod failover;
 mod games;
 mod lines;
 mod offline;

@@ -40,6 +40,7 @@ macro_rules! on_some_node {
 
 mod creating;
 mod default_lease;
+mod failover;
 mod forwarding;
 mod keyed_retries;
 mod killed_node;
