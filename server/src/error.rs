@@ -170,8 +170,12 @@ pub enum ServiceError {
     /// A page token of another version or query.
     #[error("{0}")]
     StalePageToken(String),
-    /// The change could not be stored; nothing was applied.
-    #[error("storage unavailable, nothing was applied: {0}")]
+    /// The change could not be stored; nothing was applied. A write fenced
+    /// off by a newer lease is no outage: the game moved to another node.
+    #[error("{}", match .0 {
+        StoreError::Fenced { .. } => format!("{}: nothing was applied; retry (on any node)", .0),
+        _ => format!("storage unavailable, nothing was applied: {}", .0),
+    })]
     Storage(#[from] StoreError),
     /// The server is stopping.
     #[error("the server is shutting down")]
@@ -191,9 +195,11 @@ pub enum ServiceError {
         "the arena's work is moving to another node: nothing was applied; retry (on any node; a stream resumes from its next seq, a seek is opened again)"
     )]
     ArenaMoved,
-    /// RegisterBot without the operator key on a closed server.
+    /// RegisterBot without the operator key on a closed server (on a
+    /// cluster, the node called or the one holding the arena: not "this
+    /// server", which may be the other).
     #[error(
-        "registration is closed on this server: RegisterBot needs the operator key as its bearer token"
+        "registration is closed (--registration closed): RegisterBot needs the operator key as its bearer token"
     )]
     RegistrationClosed,
     /// RegisterBot with a bearer that is not the operator key (`why`: what
@@ -583,5 +589,26 @@ mod tests {
             status.get_details_bad_request().unwrap().field_violations[0].field,
             "game_id"
         );
+    }
+
+    #[test]
+    fn a_fenced_write_says_the_game_moved_not_that_storage_failed() {
+        let fenced = ServiceError::Storage(StoreError::Fenced {
+            game_id: "g1".into(),
+            epoch: 3,
+        });
+        let status = Status::from(fenced);
+        assert_eq!(status.code(), Code::Unavailable);
+        assert_eq!(
+            status.get_details_error_info().unwrap().reason,
+            "GAME_MOVED"
+        );
+        assert_eq!(
+            status.message(),
+            "game g1 is owned by another node now (its lease moved on from epoch 3): \
+             nothing was applied; retry (on any node)"
+        );
+        let down = ServiceError::Storage(StoreError::Corrupt("x".into())).to_string();
+        assert!(down.starts_with("storage unavailable"), "{down}");
     }
 }

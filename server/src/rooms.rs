@@ -280,15 +280,19 @@ impl Rooms {
 
     /// Takes game `id` out of memory because another node owns it now: its
     /// room is stale. Its streams end, telling clients to resume elsewhere.
+    /// Several paths may find it stale at once (the renewal, the upkeep, a
+    /// write refused as fenced): the one that takes it out logs it.
     pub fn retire(&self, id: &str) {
         self.ending.remove(id);
         self.watched.remove(id);
-        if let Some((_, room)) = self.games.remove(id) {
-            for token in room.token_hashes() {
-                self.tokens.remove(&token);
-            }
-            room.retire();
+        let Some((_, room)) = self.games.remove(id) else {
+            return;
+        };
+        for token in room.token_hashes() {
+            self.tokens.remove(&token);
         }
+        room.retire();
+        tracing::info!(game_id = %room.id, "game lost to another node");
     }
 
     /// The rooms the referee must look at.

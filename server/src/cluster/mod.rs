@@ -328,10 +328,7 @@ impl Cluster {
                 Some((node, epoch)) if *node == self.config.id && *epoch == room.epoch() => {
                     owned += 1;
                 }
-                _ => {
-                    tracing::info!(game_id = %room.id, "game lost to another node");
-                    rooms.retire(&room.id);
-                }
+                _ => rooms.retire(&room.id),
             }
         }
         Ok(owned)
