@@ -141,6 +141,15 @@ impl CliError {
         matches!(self, CliError::Io(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
     }
 
+    /// For a call that failed because the connection did (refused, reset,
+    /// broken: tonic's status carries the transport's error), why in words.
+    pub fn lost_connection(&self) -> Option<String> {
+        match self {
+            CliError::Status(s) if std::error::Error::source(s).is_some() => Some(innermost(s)),
+            _ => None,
+        }
+    }
+
     /// A usage error about a file, keeping its name.
     pub fn file(path: &Path, source: std::io::Error) -> CliError {
         CliError::File {

@@ -58,12 +58,22 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Named in the message of a connection lost on the way.
+    let named = cli.server.server.clone();
     match runtime.block_on(run(cli, server_typed)) {
         Ok(code) => code,
         // Whoever reads our stdout has seen enough (`druids watch | head`).
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            match e.lost_connection() {
+                // tonic says only "tcp connect error": say where, and why.
+                Some(why) => eprintln!(
+                    "error: lost the druids server at {}: {why} ({})",
+                    named.as_deref().unwrap_or(connect::DEFAULT_SERVER),
+                    e
+                ),
+                None => eprintln!("error: {e}"),
+            }
             match e {
                 // A set-up that cannot work, as a usage error: nothing ran.
                 CliError::Usage(_)

@@ -5,6 +5,7 @@
 //! (a seat's token that plays, a key that stops or starts working, a match
 //! that starts, a tournament's events to its end), not only its exit status.
 
+use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
@@ -494,4 +495,68 @@ fn conformance_help_shows_no_druids_server_it_does_not_read() {
         create.contains("[env: DRUIDS_SERVER=http://127.0.0.1:1]"),
         "{create}"
     );
+}
+
+/// A bot whose only server dies mid-game ends with the address and the cause
+/// in words, not tonic's bare "tcp connect error".
+#[test]
+fn a_bot_that_loses_its_server_says_where_and_why() {
+    let server = server("lost");
+    let url = server.url();
+    let created = json(&ok(
+        &url,
+        &[
+            "create",
+            "--game",
+            "dolmen",
+            "--players",
+            "2",
+            "--decision-ms",
+            "0",
+            "--json",
+        ],
+    ));
+    let id = created["game_id"].as_str().unwrap().to_owned();
+    let seat0 = created["seats"][0]["token"].as_str().unwrap().to_owned();
+    let mut bot = Running(
+        command(
+            &url,
+            &[
+                "bot",
+                "--game-id",
+                &id,
+                "--token",
+                &seat0,
+                "--strategy",
+                "random",
+            ],
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("druids bot"),
+    );
+    // Its first move made, it waits for seat 1, which nobody plays.
+    let mut polls = 0;
+    while !ok(&url, &["state", "--game-id", &id]).contains("version 1)") {
+        polls += 1;
+        assert!(polls < 3000, "the bot never moved");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    server.kill();
+    let status = wait_exit(&mut bot.0, "the bot without its server");
+    assert!(!status.success());
+    let mut stderr = String::new();
+    bot.0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with(&format!("error: lost the druids server at {url}: ")),
+        "{stderr}"
+    );
+    assert!(last.contains("connection refused"), "{stderr}");
 }
