@@ -26,7 +26,7 @@ are generated when the package is built (see setup.py), into
 
 from ._pb import arena_pb2, arena_pb2_grpc, dolmen_pb2, druids_pb2_grpc, meduris_pb2, testing_pb2
 from ._pb import druids_pb2 as pb
-from .address import Address, parse_server
+from .address import Address, parse_server, parse_servers
 from .arena import GameResult, MatchResult, parse_pool, register_bot, run_ladder
 from .cli import result_line, run_cli
 from .client import BotError, Client, connect, kind_of, new_key
@@ -58,6 +58,7 @@ __all__ = [
     "new_key",
     "parse_pool",
     "parse_server",
+    "parse_servers",
     "pb",
     "play_seat",
     "policy_chooser",

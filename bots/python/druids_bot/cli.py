@@ -22,7 +22,7 @@ import grpc
 from google.protobuf import json_format
 
 from ._pb import druids_pb2 as pb
-from .address import default_server, parse_server
+from .address import default_server, parse_servers
 from .client import BotError, Client
 from .seat import Chooser, SeatPlayer
 from .strategies import BUILTIN, load_strategy
@@ -85,7 +85,7 @@ def _play(args: argparse.Namespace, choose: Chooser) -> int:
         print("druids-bot: a seat token is needed: --token or DRUIDS_TOKEN", file=sys.stderr)
         return 2
     try:
-        parse_server(args.server)
+        parse_servers(args.server)
     except ValueError as e:
         print(f"druids-bot: {e}", file=sys.stderr)
         return 2
