@@ -41,12 +41,23 @@ export async function ladderPage(root, game, players) {
   try {
     const rows = [];
     let pageToken = '';
-    do {
-      const r = await api.rpc('GetLeaderboard', { kind: type.kind, players: n, pageSize: 500, pageToken });
+    for (let restarts = 0; ;) {
+      let r;
+      try {
+        r = await api.rpc('GetLeaderboard', { kind: type.kind, players: n, pageSize: 500, pageToken });
+      } catch (e) {
+        // The board changed between two pages (a result was rated): read it again.
+        if (e.reason !== 'STALE_PAGE_TOKEN' || restarts === 3) throw e;
+        restarts += 1;
+        rows.length = 0;
+        pageToken = '';
+        continue;
+      }
       rows.push(...(r.entries || []));
       fitted.textContent = num(r.fittedUnixMs) ? `Strengths fitted ${when(r.fittedUnixMs)}.` : 'No fit yet: strengths appear after the first periodic fit.';
       pageToken = r.nextPageToken || '';
-    } while (pageToken && rows.length < 2000);
+      if (!pageToken || rows.length >= 2000) break;
+    }
     tbody.replaceChildren(...rows.map((e) => leaderboardRow(e)));
     if (!rows.length) tbody.append(h('tr', {}, [h('td', { colspan: 6 }, ['no rated matches in this pool yet'])]));
   } catch (e) {

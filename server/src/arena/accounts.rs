@@ -6,7 +6,7 @@ use std::net::IpAddr;
 use druids_contract::pb;
 
 use super::bots::{self, BotNo, check_registration, new_key, parse_id, public_id};
-use super::ratings::rating;
+use super::ratings::{Row, rating};
 use super::{Arena, State};
 use crate::auth::TokenHash;
 use crate::bounds::Checked;
@@ -250,20 +250,6 @@ impl Arena {
             0 => DEFAULT_PAGE,
             n => n.min(MAX_PAGE),
         };
-        let prefix = format!("v1.{}.{}.", kind.number(), req.players);
-        let offset = if req.page_token.is_empty() {
-            0
-        } else {
-            req.page_token
-                .strip_prefix(&prefix)
-                .and_then(|n| n.parse::<usize>().ok())
-                .ok_or_else(|| {
-                    ServiceError::invalid(
-                        "page_token",
-                        "page_token is not a next_page_token of this leaderboard",
-                    )
-                })?
-        };
         let board = self
             .state()
             .ratings
@@ -275,6 +261,8 @@ impl Arena {
             .into_iter()
             .filter(|r| !bots.is_revoked(r.bot))
             .collect();
+        let pages = Pages::of(kind.number(), req.players, &rows);
+        let offset = pages.offset(&req.page_token)?;
         let entries = rows
             .iter()
             .enumerate()
@@ -302,7 +290,7 @@ impl Arena {
                 (_, at) => at.saturating_add(self.settings.fit_secs.saturating_mul(1000)),
             },
             next_page_token: if next < rows.len() {
-                format!("{prefix}{next}")
+                pages.token(next)
             } else {
                 String::new()
             },
@@ -388,4 +376,135 @@ impl Arena {
 pub(super) fn bot_no(id: &str) -> Result<BotNo, ServiceError> {
     crate::bounds::arena::check_id("bot_id", id)?;
     parse_id(id).ok_or_else(|| ServiceError::invalid("bot_id", "bot_id is not a bot's id"))
+}
+
+/// A leaderboard's pages: a token names where the next page starts in one
+/// state of the board (a digest of every row), so that a reader walking the
+/// pages while a result is rated is told to start again (`ABORTED`,
+/// `STALE_PAGE_TOKEN`) rather than shown one bot twice and another never.
+struct Pages {
+    prefix: String,
+    rows: usize,
+    digest: u64,
+}
+
+impl Pages {
+    fn of(kind: i32, players: u32, rows: &[Row]) -> Pages {
+        use std::hash::{Hash, Hasher};
+        // SipHash with fixed keys: the same rows give the same digest on
+        // every node, so a page served by another holder still matches.
+        let mut h = std::hash::DefaultHasher::new();
+        for r in rows {
+            r.bot.hash(&mut h);
+            r.rating.mu.to_bits().hash(&mut h);
+            r.rating.sigma.to_bits().hash(&mut h);
+            r.rating.games.hash(&mut h);
+            r.provisional.hash(&mut h);
+            if let Some((fit, games)) = &r.fit {
+                prost::Message::encode_to_vec(fit).hash(&mut h);
+                games.hash(&mut h);
+            }
+        }
+        Pages {
+            prefix: format!("v2.{kind}.{players}."),
+            rows: rows.len(),
+            digest: h.finish(),
+        }
+    }
+
+    /// The token of the page starting at row `offset`.
+    fn token(&self, offset: usize) -> String {
+        self.token_of(offset, self.digest)
+    }
+
+    /// Where the page `token` names starts (0 for none).
+    fn offset(&self, token: &str) -> Result<usize, ServiceError> {
+        if token.is_empty() {
+            return Ok(0);
+        }
+        let ours = token.strip_prefix(&self.prefix).and_then(|rest| {
+            let (offset, digest) = rest.split_once('.')?;
+            let offset: usize = offset.parse().ok()?;
+            let digest = u64::from_str_radix(digest, 16).ok()?;
+            // Only what `token` writes: no leading zeros, no sign.
+            (self.token_of(offset, digest) == token).then_some((offset, digest))
+        });
+        match ours {
+            Some((offset, digest)) if digest == self.digest && offset < self.rows => Ok(offset),
+            Some((offset, digest)) if digest != self.digest && offset > 0 => {
+                Err(ServiceError::StalePageToken(
+                    "the leaderboard changed since the page that gave this page_token (a result \
+                     was rated, a fit ran or a bot left): read it again from the first page"
+                        .into(),
+                ))
+            }
+            _ => Err(ServiceError::invalid(
+                "page_token",
+                "page_token is not a next_page_token of this leaderboard",
+            )),
+        }
+    }
+
+    fn token_of(&self, offset: usize, digest: u64) -> String {
+        format!("{}{offset}.{digest:016x}", self.prefix)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use druids_arena::ratings::LiveRating;
+
+    fn rows(mus: &[f64]) -> Vec<Row> {
+        mus.iter()
+            .enumerate()
+            .map(|(i, &mu)| Row {
+                bot: i as u64 + 1,
+                rating: LiveRating {
+                    mu,
+                    sigma: 8.0,
+                    games: 3,
+                },
+                fit: None,
+                provisional: false,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_page_token_holds_while_the_board_does() {
+        let board = rows(&[30.0, 28.0, 25.0, 20.0]);
+        let pages = Pages::of(1, 2, &board);
+        assert_eq!(pages.offset("").unwrap(), 0);
+        let token = pages.token(2);
+        assert_eq!(pages.offset(&token).unwrap(), 2);
+        // The same board read again (another node, a restart): the same.
+        assert_eq!(
+            Pages::of(1, 2, &rows(&[30.0, 28.0, 25.0, 20.0]))
+                .offset(&token)
+                .unwrap(),
+            2
+        );
+        // A result moved a rating: start again.
+        let moved = Pages::of(1, 2, &rows(&[30.0, 28.0, 25.5, 20.0]));
+        assert!(matches!(
+            moved.offset(&token),
+            Err(ServiceError::StalePageToken(_))
+        ));
+        // Another pool's token, a hand-made offset, the old format: not ours.
+        let other = Pages::of(1, 3, &board);
+        for bad in [
+            other.token(2),
+            format!("v2.1.2.02.{:016x}", pages.digest),
+            pages.token(4),
+            pages.token(100),
+            "v1.1.2.2".to_string(),
+            format!("{token}0"),
+        ] {
+            assert!(
+                matches!(pages.offset(&bad), Err(ServiceError::Invalid { .. })),
+                "{bad}"
+            );
+        }
+    }
 }

@@ -21,6 +21,7 @@ use druids_contract::pb::arena_service_client::ArenaServiceClient;
 use druids_server::{Limits, Service, SystemClock};
 use druids_store::{Sync, sqlite::SqliteStore};
 use tokio::net::TcpListener;
+use tonic_types::StatusExt;
 
 use crate::arena::{Arena, wait_tournament};
 use crate::arena_kits::{Bot, druids, register};
@@ -280,6 +281,7 @@ async fn eight_built_in_bots_climb_the_ladder() {
 
     // Die Dolmengötter: 200 rated four-player games.
     let players = spawn_bots(&url, &bots, "dolmen:4");
+    pages_go_stale_when_a_result_is_rated(&mut arena).await;
     wait_matches(&url, pb::GameKind::Dolmen, 200, Duration::from_secs(1200)).await;
     stop_bots(players);
 
@@ -350,4 +352,57 @@ async fn eight_built_in_bots_climb_the_ladder() {
     );
     stop_bots(players);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A reader walking the leaderboard's pages while results are rated is told
+/// to start again (`ABORTED`, `STALE_PAGE_TOKEN`); until then each page goes
+/// on where the last ended, never showing a bot twice.
+async fn pages_go_stale_when_a_result_is_rated(arena: &mut Arena) {
+    let page = |page_token: String| pb::GetLeaderboardRequest {
+        kind: pb::GameKind::Dolmen as i32,
+        players: 4,
+        page_size: 3,
+        page_token,
+    };
+    let deadline = Instant::now() + Duration::from_secs(600);
+    // Once a match is rated, four bots: a second page.
+    let first = loop {
+        let p = arena.get_leaderboard(page(String::new())).await.unwrap();
+        let p = p.into_inner();
+        if !p.next_page_token.is_empty() {
+            break p;
+        }
+        assert!(Instant::now() < deadline, "no second page: {p:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let bot = |e: &pb::LeaderboardEntry| e.bot.as_ref().unwrap().bot_id.clone();
+    loop {
+        match arena
+            .get_leaderboard(page(first.next_page_token.clone()))
+            .await
+        {
+            Ok(next) => {
+                let next = next.into_inner();
+                assert!(
+                    next.entries
+                        .iter()
+                        .all(|e| !first.entries.iter().any(|f| bot(f) == bot(e))),
+                    "a bot on two pages: {first:?} then {next:?}"
+                );
+                assert_eq!(next.entries[0].rank, 4, "{next:?}");
+            }
+            Err(status) => {
+                assert_eq!(status.code(), tonic::Code::Aborted, "{status:?}");
+                assert_eq!(
+                    status.get_details_error_info().unwrap().reason,
+                    "STALE_PAGE_TOKEN",
+                    "{status:?}"
+                );
+                assert!(status.message().contains("first page"), "{status:?}");
+                return;
+            }
+        }
+        assert!(Instant::now() < deadline, "no result was rated");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
