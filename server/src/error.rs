@@ -202,6 +202,18 @@ pub enum ServiceError {
         "registration is closed (--registration closed): RegisterBot needs the operator key as its bearer token"
     )]
     RegistrationClosed,
+    /// A call naming a bot (`what`) whose bearer is neither the operator
+    /// key nor a bot's key (`sent`: whether one was sent at all), where
+    /// the operator key (or, `own_key_will_do`, that bot's own) is needed.
+    #[error("{}", key_refused(what, *own_key_will_do, *sent))]
+    KeyRefused {
+        /// The call and what it names.
+        what: &'static str,
+        /// Whether the named bot's own key would do.
+        own_key_will_do: bool,
+        /// Whether a bearer was sent.
+        sent: bool,
+    },
     /// RegisterBot with a bearer that is not the operator key (`why`: what
     /// to do instead).
     #[error("the bearer token sent with RegisterBot is not the operator key; {0}")]
@@ -381,9 +393,9 @@ impl ServiceError {
             | ServiceError::ArenaMoved => Code::Unavailable,
             ServiceError::RegistrationClosed => Code::PermissionDenied,
             ServiceError::BotNameTaken(_) => Code::AlreadyExists,
-            ServiceError::BotKeyUnknown(_) | ServiceError::NotOperatorKey(_) => {
-                Code::Unauthenticated
-            }
+            ServiceError::BotKeyUnknown(_)
+            | ServiceError::KeyRefused { .. }
+            | ServiceError::NotOperatorKey(_) => Code::Unauthenticated,
             ServiceError::BotNotFound(_)
             | ServiceError::ChallengeNotFound(..)
             | ServiceError::TournamentNotFound(_) => Code::NotFound,
@@ -443,7 +455,9 @@ impl ServiceError {
             ServiceError::Storage(_) => ErrorReason::StorageUnavailable,
             ServiceError::RegistrationClosed => ErrorReason::RegistrationClosed,
             ServiceError::BotNameTaken(_) => ErrorReason::BotNameTaken,
-            ServiceError::BotKeyUnknown(_) => ErrorReason::BotKeyUnknown,
+            ServiceError::BotKeyUnknown(_) | ServiceError::KeyRefused { .. } => {
+                ErrorReason::BotKeyUnknown
+            }
             ServiceError::NotOperatorKey(_) => ErrorReason::NotOperatorKey,
             ServiceError::WaitingForMatch(_) => ErrorReason::WaitingForMatch,
             ServiceError::BotNotFound(_) => ErrorReason::BotNotFound,
@@ -552,6 +566,21 @@ pub const REASON_TRAILER: &str = "druids-reason";
 /// The trailer giving an error's retry delay in milliseconds (as its
 /// `google.rpc.RetryInfo`).
 pub const RETRY_TRAILER: &str = "druids-retry-after-ms";
+
+/// The words of [`ServiceError::KeyRefused`].
+fn key_refused(what: &str, own_key_will_do: bool, sent: bool) -> String {
+    let or_own = if own_key_will_do {
+        " (or that bot's own key)"
+    } else {
+        ""
+    };
+    let got = if sent {
+        "the one sent is neither (a mistyped operator key, or a bot's key since rotated or revoked)"
+    } else {
+        "none was sent"
+    };
+    format!("{what} needs the operator key{or_own} as its bearer token: {got}")
+}
 
 #[cfg(test)]
 mod tests {

@@ -137,7 +137,11 @@ impl Arena {
         let no = bot_no(bot_id)?;
         if !self.is_operator(token) {
             // No key, or one that is not (any more) a bot's: UNAUTHENTICATED.
-            let caller = self.bot_of(token)?;
+            let caller = self.bot_of(token).map_err(|_| ServiceError::KeyRefused {
+                what,
+                own_key_will_do,
+                sent: token.is_some(),
+            })?;
             if !(own_key_will_do && caller == no) {
                 return Err(ServiceError::OperatorKeyRequired(what));
             }

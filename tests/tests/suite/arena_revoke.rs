@@ -144,6 +144,23 @@ async fn a_revoked_bot_loses_its_key_everywhere_until_the_operator_issues_one() 
     assert_eq!(reason(&other), "OPERATOR_KEY_REQUIRED");
     let anonymous = a.revoke_bot(revoke(&id_a)).await.expect_err("no key");
     assert_eq!(anonymous.code(), Code::Unauthenticated);
+    assert!(
+        anonymous.message().contains("none was sent"),
+        "{anonymous:?}"
+    );
+    // A mistyped operator key is told what the call needs.
+    let mistyped = a
+        .revoke_bot(authed("operator-key-mistyped", revoke(&id_a)))
+        .await
+        .expect_err("not the operator key");
+    assert_eq!(mistyped.code(), Code::Unauthenticated);
+    assert_eq!(reason(&mistyped), "BOT_KEY_UNKNOWN");
+    assert_eq!(
+        mistyped.message(),
+        "RevokeBot of another bot needs the operator key (or that bot's own key) as its bearer \
+         token: the one sent is neither (a mistyped operator key, or a bot's key since rotated or \
+         revoked)"
+    );
     let malformed = a
         .revoke_bot(authed(OPERATOR_KEY, revoke("not-an-id")))
         .await
