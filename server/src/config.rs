@@ -371,7 +371,7 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Where every game is kept: a SQLite file (created if missing), or a
     /// PostgreSQL database as `postgres://user:password@host:port/database`.
-    #[arg(long, env = "DRUIDS_DB", default_value = "druids-data/druids.db")]
+    #[arg(long, env = "DRUIDS_DB", default_value = "druids-data/druids.db", value_parser = parse_db)]
     pub db: PathBuf,
     /// Keep games in memory only: nothing survives a restart.
     #[arg(long, env = "DRUIDS_IN_MEMORY", conflicts_with = "db", value_parser = clap::builder::BoolishValueParser::new())]
@@ -426,6 +426,31 @@ fn parse_host(s: &str) -> Result<String, String> {
     Err(format!(
         "{s:?} is not a host name: give a name such as play.example (no scheme, no port), or *"
     ))
+}
+
+/// A SQLite path or a PostgreSQL URL. Anything else that starts like a URL
+/// (`sqlite:…`, `mysql://…`) is refused rather than taken for a file named
+/// so in the working directory.
+fn parse_db(s: &str) -> Result<PathBuf, String> {
+    if druids_store::postgres::is_url(s) {
+        return Ok(PathBuf::from(s));
+    }
+    let scheme = s.split_once(':').map(|(scheme, _)| scheme);
+    let looks_like_url = scheme.is_some_and(|scheme| {
+        scheme.len() > 1
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    if looks_like_url {
+        return Err(
+            "--db takes the path of a SQLite file (e.g. druids-data/druids.db) or a postgres:// URL; \
+             a SQLite file is named by its path alone, without a scheme"
+                .into(),
+        );
+    }
+    Ok(PathBuf::from(s))
 }
 
 fn parse_node_id(s: &str) -> Result<String, String> {
@@ -493,4 +518,33 @@ fn env_source(command: &clap::Command, err: &clap::Error, argv: &[String]) -> Op
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
     });
     (!typed && std::env::var_os(var).is_some()).then(|| var.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn db_is_a_path_or_a_postgres_url() {
+        for ok in [
+            "druids-data/druids.db",
+            "/var/lib/druids/druids.db",
+            "./sqlite:odd.db",
+            "C:/druids.db",
+            "postgres://u:p@h:5432/d",
+            "postgresql://h/d",
+        ] {
+            assert_eq!(parse_db(ok), Ok(PathBuf::from(ok)), "{ok}");
+        }
+        for bad in [
+            "sqlite:/tmp/a.db",
+            "sqlite:///tmp/a.db",
+            "mysql://h/d",
+            "file:a.db",
+        ] {
+            let refused = parse_db(bad).unwrap_err();
+            assert!(refused.contains("path alone"), "{bad}: {refused}");
+            assert!(!refused.contains(bad), "no echo of the value: {refused}");
+        }
+    }
 }
