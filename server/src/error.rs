@@ -84,7 +84,9 @@ pub enum ServiceError {
     )]
     MissingToken,
     /// The token is not one this server issued.
-    #[error("the token is not a seat token of game {0}")]
+    #[error(
+        "the token is not a seat token of game {0}, nor the key of a bot seated in it (a bot's key stops working once rotated or revoked)"
+    )]
     UnknownToken(String),
     /// The token is a seat token, but of another game.
     #[error("this token belongs to another game, not to game {0}")]

@@ -209,12 +209,17 @@ async fn a_bot_key_on_a_game_without_its_bot_is_not_an_unknown_token() {
         "TOKEN_OF_OTHER_GAME",
     );
     assert!(status.message().contains("bot's API key"), "{status:?}");
-    crate::trust::refused(
+    let unknown = crate::trust::refused(
         client
             .get_state(authed("not-a-key", pb::GetStateRequest { game_id: game }))
             .await,
         Code::Unauthenticated,
         "TOKEN_UNKNOWN",
+    );
+    // A bot whose key was rotated away or revoked learns that it may be why.
+    assert!(
+        unknown.message().contains("once rotated or revoked"),
+        "{unknown:?}"
     );
     server.stop().await;
 }
