@@ -23,7 +23,7 @@ before applying (``state.action_to_string(player, action)``, or
 from __future__ import annotations
 
 import itertools
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import numpy as np
 import pyspiel
@@ -106,11 +106,29 @@ class DruidsGame(pyspiel.Game):  # type: ignore[misc]
 
 
 class DruidsState(pyspiel.State):  # type: ignore[misc]
-    """A position; only the engine game is kept in ``__dict__`` (so ``clone()`` works)."""
+    """A position; only the engine game and the moves before a resample are
+    kept in ``__dict__`` (so ``clone()`` works)."""
 
-    def __init__(self, game: DruidsGame, core: Game) -> None:
+    def __init__(self, game: DruidsGame, core: Game, prefix: Sequence[int] = ()) -> None:
         super().__init__(game)
         self._core = core
+        # The moves made before ``resample_from_infostate`` built this state:
+        # pyspiel keeps a state's history in its C++ base, which only applying
+        # actions fills, so Python's history() and move_number() add them.
+        # (C++ code reading the base sees the moves since the resample only.)
+        self._prefix = list(prefix)
+
+    def history(self) -> list[int]:
+        return self._prefix + list(super().history())
+
+    def history_str(self) -> str:
+        return ", ".join(str(a) for a in self.history())
+
+    def move_number(self) -> int:
+        return len(self._prefix) + int(super().move_number())
+
+    def is_initial_state(self) -> bool:
+        return not self._prefix and bool(super().is_initial_state())
 
     def current_player(self) -> int:
         if self._core.is_over:
@@ -140,7 +158,7 @@ class DruidsState(pyspiel.State):  # type: ignore[misc]
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> "DruidsState":
         """A state consistent with what ``player_id`` sees, the rest dealt from the sampler."""
         seed = int(probability_sampler() * 2**53)
-        return DruidsState(self.get_game(), self._core.resample(player_id, seed))
+        return DruidsState(self.get_game(), self._core.resample(player_id, seed), self.history())
 
     @property
     def core(self) -> Game:

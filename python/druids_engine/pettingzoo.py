@@ -5,7 +5,9 @@ in play order); each observation is ``{"observation": float32 tensor,
 "action_mask": int8 mask}`` over the game's fixed action space (see
 ``docs/observations.md``); the winners share a reward of 1 at the end.
 ``reset(seed=S)`` starts the very game the engine, and the server, play
-with seed S.
+with seed S; a later ``reset()`` without a seed draws the next game's seed
+from S, so a run seeded once is reproducible as a whole (Gymnasium's
+convention).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ class DruidsEnv(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(probe.num_actions) for a in self.possible_agents}
         self._game = probe
+        # Seeds of resets without one: unseeded until a reset(seed=S).
+        self._seeds = random.Random()
         self.metadata = dict(self.metadata, name=f"druids_{game}_v0")
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -59,7 +63,9 @@ class DruidsEnv(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None) -> None:
         if seed is None:
-            seed = random.getrandbits(63)
+            seed = self._seeds.getrandbits(63)
+        else:
+            self._seeds.seed(seed)
         self._game = Game(self.game_name, self.players, seed=seed)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}

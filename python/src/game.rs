@@ -173,6 +173,19 @@ impl PyGame {
     /// Applies the legal action `index` for the seat to act.
     fn apply(&mut self, index: Unsigned<usize>) -> PyResult<()> {
         let index = index.0;
+        // Say which of the three it is: over, out of the space, or not now.
+        if self.inner.is_over() {
+            return Err(PyValueError::new_err(format!(
+                "the game is over: action {index} cannot be applied"
+            )));
+        }
+        let count = self.inner.action_count();
+        if index >= count {
+            return Err(PyValueError::new_err(format!(
+                "action {index} is outside the action space (0 to {})",
+                count - 1
+            )));
+        }
         Ok(self.inner.apply(index)?)
     }
 

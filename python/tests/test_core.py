@@ -157,8 +157,11 @@ def test_a_seats_observation_does_not_change_when_others_secrets_are_resampled(
 def test_bad_input_is_refused_and_changes_nothing() -> None:
     g = Game("dolmen", 3, seed=1)
     before = g.serialize()
-    with pytest.raises(ValueError, match="not legal"):
+    with pytest.raises(ValueError, match="action 5846 is not legal now"):
         g.apply(5846)
+    n = g.num_actions
+    with pytest.raises(ValueError, match=rf"action {n} is outside the action space \(0 to {n - 1}\)"):
+        g.apply(n)
     with pytest.raises(ValueError, match="not a seat"):
         g.observation(3)
     with pytest.raises(ValueError, match="no game is called"):
@@ -178,6 +181,12 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
         with pytest.raises(TypeError, match="got a bool"):
             call()
     assert g.serialize() == before
+    over = Game("dolmen", 2, seed=4)
+    play(over, 1)
+    ended = over.serialize()
+    with pytest.raises(ValueError, match="the game is over: action 0 cannot be applied"):
+        over.apply(0)
+    assert over.serialize() == ended
 
 
 def test_a_serialised_game_whose_record_contradicts_its_state_is_refused() -> None:

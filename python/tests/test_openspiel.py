@@ -39,6 +39,24 @@ def test_the_games_are_registered_with_their_types() -> None:
     assert resampled.information_state_tensor(0) == dolmen.new_initial_state().information_state_tensor(0)
 
 
+def test_a_resampled_state_keeps_how_far_the_game_has_gone() -> None:
+    for name in ("druids_meduris", "druids_dolmen"):
+        state = pyspiel.load_game(name, {"players": 2, "seed": 5}).new_initial_state()
+        for _ in range(12):
+            state.apply_action(state.legal_actions()[0])
+        sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+        resampled = state.resample_from_infostate(state.current_player(), sampler)
+        assert resampled.history() == state.history()
+        assert resampled.move_number() == state.move_number() == 12
+        assert not resampled.is_initial_state()
+        assert resampled.history_str() == state.history_str()
+        action = resampled.legal_actions()[0]
+        clone = resampled.clone()
+        resampled.apply_action(action)
+        assert resampled.history() == state.history() + [action]
+        assert clone.history() == state.history()
+
+
 def test_the_registered_types_are_the_registrys_descriptors() -> None:
     described = {g["name"]: g for g in games()}
     assert set(described) == set(GAMES) == {"meduris", "dolmen"}

@@ -59,3 +59,16 @@ def test_an_action_is_an_index_never_a_rounded_number() -> None:
 def test_an_unknown_render_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="render_mode"):
         env("meduris", 2, render_mode="human")
+
+
+def test_resets_after_a_seeded_one_are_reproducible() -> None:
+    seeds = []
+    for _ in range(2):
+        e = env("dolmen", players=2)
+        e.reset(seed=3)
+        e.reset()
+        first = e.game.seed
+        e.reset()
+        seeds.append((first, e.game.seed))
+    assert seeds[0] == seeds[1]
+    assert seeds[0][0] != seeds[0][1] != 3
