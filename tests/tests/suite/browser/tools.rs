@@ -34,11 +34,15 @@ pub(super) fn install() -> (PathBuf, PathBuf) {
     let dir = target_dir().join("web-tests");
     std::fs::create_dir_all(&dir).expect("target/web-tests");
     let lock = std::fs::read(src.join("package-lock.json")).expect("tests/web/package-lock.json");
-    let installed_lock = std::fs::read(dir.join("package-lock.json")).ok();
-    if installed_lock.as_deref() != Some(&lock[..])
+    // Checked and installed under the lock, and marked installed only once
+    // `npm ci` is done: the browser tests start together, and one that saw
+    // another's half-written node_modules ran on a broken playwright-core.
+    let _installing = druids_tests::install::lock();
+    let installed = dir.join("installed-package-lock.json");
+    if std::fs::read(&installed).ok().as_deref() != Some(&lock[..])
         || !dir.join("node_modules/playwright-core").exists()
     {
-        let _installing = druids_tests::install::lock();
+        let _ = std::fs::remove_file(&installed);
         std::fs::copy(src.join("package.json"), dir.join("package.json")).expect("copy");
         std::fs::copy(src.join("package-lock.json"), dir.join("package-lock.json")).expect("copy");
         let status = Command::new("npm")
@@ -51,8 +55,15 @@ pub(super) fn install() -> (PathBuf, PathBuf) {
              registry reachable?)",
             dir.display()
         );
+        std::fs::write(&installed, &lock).expect("mark the install");
     }
-    std::fs::copy(src.join("run.mjs"), dir.join("run.mjs")).expect("copy run.mjs");
+    // Written whole, then renamed: another test's node may be reading it.
+    let script = std::fs::read(src.join("run.mjs")).expect("tests/web/run.mjs");
+    if std::fs::read(dir.join("run.mjs")).ok() != Some(script.clone()) {
+        let next = dir.join("run.mjs.next");
+        std::fs::write(&next, &script).expect("write run.mjs");
+        std::fs::rename(&next, dir.join("run.mjs")).expect("move run.mjs");
+    }
     (chromium().expect("chromium is installed"), dir)
 }
 
