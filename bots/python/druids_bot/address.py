@@ -86,7 +86,10 @@ def _nodes_target(addresses: list[Address]) -> str:
             infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
             found = [ipaddress.ip_address(i[4][0]) for i in infos]
         for ip in found:
-            (v4 if ip.version == 4 else v6).append(f"{ip}:{port}" if ip.version == 4 else f"[{ip}]:{port}")
+            if ip.version == 4:
+                v4.append(f"{ip}:{port}")
+            else:
+                v6.append(f"[{ip}]:{port}")
     if v4:
         return "ipv4:" + ",".join(dict.fromkeys(v4))
     return "ipv6:" + ",".join(dict.fromkeys(v6))

@@ -405,7 +405,9 @@ impl Pages {
             r.rating.games.hash(&mut h);
             r.provisional.hash(&mut h);
             if let Some((fit, games)) = &r.fit {
-                prost::Message::encode_to_vec(fit).hash(&mut h);
+                for x in [fit.strength, fit.low, fit.high] {
+                    x.to_bits().hash(&mut h);
+                }
                 games.hash(&mut h);
             }
         }

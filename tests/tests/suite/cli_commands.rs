@@ -540,8 +540,8 @@ fn a_bot_that_loses_its_server_says_where_and_why() {
     let mut polls = 0;
     while !ok(&url, &["state", "--game-id", &id]).contains("version 1)") {
         polls += 1;
+        // Each poll is a `druids state` process: that paces the loop.
         assert!(polls < 3000, "the bot never moved");
-        std::thread::sleep(Duration::from_millis(20));
     }
     server.kill();
     let status = wait_exit(&mut bot.0, "the bot without its server");

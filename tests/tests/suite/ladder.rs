@@ -281,7 +281,7 @@ async fn eight_built_in_bots_climb_the_ladder() {
 
     // Die Dolmengötter: 200 rated four-player games.
     let players = spawn_bots(&url, &bots, "dolmen:4");
-    pages_go_stale_when_a_result_is_rated(&mut arena).await;
+    pages_go_stale_when_a_result_is_rated(&mut arena, &url).await;
     wait_matches(&url, pb::GameKind::Dolmen, 200, Duration::from_secs(1200)).await;
     stop_bots(players);
 
@@ -357,52 +357,57 @@ async fn eight_built_in_bots_climb_the_ladder() {
 /// A reader walking the leaderboard's pages while results are rated is told
 /// to start again (`ABORTED`, `STALE_PAGE_TOKEN`); until then each page goes
 /// on where the last ended, never showing a bot twice.
-async fn pages_go_stale_when_a_result_is_rated(arena: &mut Arena) {
+async fn pages_go_stale_when_a_result_is_rated(arena: &mut Arena, url: &str) {
     let page = |page_token: String| pb::GetLeaderboardRequest {
         kind: pb::GameKind::Dolmen as i32,
         players: 4,
         page_size: 3,
         page_token,
     };
-    let deadline = Instant::now() + Duration::from_secs(600);
+    let limit = Duration::from_secs(600);
     // Once a match is rated, four bots: a second page.
-    let first = loop {
-        let p = arena.get_leaderboard(page(String::new())).await.unwrap();
-        let p = p.into_inner();
-        if !p.next_page_token.is_empty() {
-            break p;
-        }
-        assert!(Instant::now() < deadline, "no second page: {p:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    wait_matches(url, pb::GameKind::Dolmen, 1, limit).await;
+    let first = arena.get_leaderboard(page(String::new())).await.unwrap();
+    let first = first.into_inner();
+    assert!(
+        !first.next_page_token.is_empty(),
+        "a second page: {first:?}"
+    );
+    // Read after the first page: at least the results it showed.
+    let rated = matches(&leaderboard(arena, pb::GameKind::Dolmen).await);
+    let stale = |status: tonic::Status| {
+        assert_eq!(status.code(), tonic::Code::Aborted, "{status:?}");
+        assert_eq!(
+            status.get_details_error_info().unwrap().reason,
+            "STALE_PAGE_TOKEN",
+            "{status:?}"
+        );
+        assert!(status.message().contains("first page"), "{status:?}");
     };
     let bot = |e: &pb::LeaderboardEntry| e.bot.as_ref().unwrap().bot_id.clone();
-    loop {
-        match arena
-            .get_leaderboard(page(first.next_page_token.clone()))
-            .await
-        {
-            Ok(next) => {
-                let next = next.into_inner();
-                assert!(
-                    next.entries
-                        .iter()
-                        .all(|e| !first.entries.iter().any(|f| bot(f) == bot(e))),
-                    "a bot on two pages: {first:?} then {next:?}"
-                );
-                assert_eq!(next.entries[0].rank, 4, "{next:?}");
-            }
-            Err(status) => {
-                assert_eq!(status.code(), tonic::Code::Aborted, "{status:?}");
-                assert_eq!(
-                    status.get_details_error_info().unwrap().reason,
-                    "STALE_PAGE_TOKEN",
-                    "{status:?}"
-                );
-                assert!(status.message().contains("first page"), "{status:?}");
-                return;
-            }
+    match arena
+        .get_leaderboard(page(first.next_page_token.clone()))
+        .await
+    {
+        // The board as it was: the next page goes on where the first ended.
+        Ok(next) => {
+            let next = next.into_inner();
+            assert!(
+                next.entries
+                    .iter()
+                    .all(|e| !first.entries.iter().any(|f| bot(f) == bot(e))),
+                "a bot on two pages: {first:?} then {next:?}"
+            );
+            assert_eq!(next.entries[0].rank, 4, "{next:?}");
         }
-        assert!(Instant::now() < deadline, "no result was rated");
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        // A result was rated in between already.
+        Err(status) => stale(status),
     }
+    // One more result rated since: the token is stale.
+    wait_matches(url, pb::GameKind::Dolmen, rated + 1, limit).await;
+    let status = arena
+        .get_leaderboard(page(first.next_page_token.clone()))
+        .await
+        .expect_err("a token of a board that changed since");
+    stale(status);
 }
