@@ -8,7 +8,7 @@
 use druids_engine::cairn::Cairn;
 use druids_engine::dolmen::Dolmen;
 use druids_engine::meduris::Meduris;
-use druids_engine::{Chance, ChanceMode, Determinize, Seat, Viewer};
+use druids_engine::{Chance, ChanceMode, Determinize, Game, Seat, Viewer};
 use proptest::prelude::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -320,6 +320,10 @@ fn unreachable_meduris_positions_are_refused() {
             "turns while workers are still to be placed",
         ),
         (
+            set(&text, "turn", "end_trigger", &json!(1_000_000)),
+            "the turn count is beyond the game's max_turns",
+        ),
+        (
             set(&text, "phase", "active", &json!("Roll")),
             "a die to supply in a game without explicit chance",
         ),
@@ -409,6 +413,11 @@ fn unreachable_dolmen_positions_are_refused() {
     refused(full(4), "pieces are not conserved");
     // The full stack alone is a position.
     assert!(serde_json::from_value::<Dolmen>(full(3)).is_ok());
+
+    // Turns far past the safeguard, which ends a game at `max_turns`.
+    let mut bad = started.clone();
+    bad["turn"] = json!(bad["max_turns"].as_u64().unwrap() + 1000);
+    refused(bad, "the turn count or the safeguard is out of range");
 }
 
 /// Where the numbers of a JSON text are (byte ranges; keys hold no digits).
@@ -503,5 +512,49 @@ proptest! {
     ) {
         let game = position::<Dolmen>(2 + (seed % 4) as usize, seed, steps, false, None);
         tamper(&game, pick, to);
+    }
+}
+
+/// Every position of games cut short by a small `max_turns` (the safeguard,
+/// and the owed last turns past it) is restored: the bound on the turn count
+/// refuses no position the rules reach.
+#[test]
+fn positions_up_to_the_safeguard_are_restored() {
+    fn each_step<G: Chance + Serialize + DeserializeOwned>(mut game: G, seed: u64) {
+        let mut choices = Choices(seed);
+        loop {
+            let text = serde_json::to_string(&game).unwrap();
+            if let Err(e) = serde_json::from_str::<G>(&text) {
+                panic!("seed {seed}: a reached position is refused: {e}");
+            }
+            if game.outcome().is_some() {
+                return;
+            }
+            play(&mut game, &mut choices, 1);
+        }
+    }
+    for max_turns in 1..=12 {
+        for seed in 0..8u64 {
+            for players in 2..=4 {
+                let options = druids_engine::meduris::Options {
+                    max_turns,
+                    ..Default::default()
+                };
+                each_step(
+                    Meduris::new(players, seed, &options, &mut Vec::new()).unwrap(),
+                    seed,
+                );
+            }
+            for players in 2..=5 {
+                let options = druids_engine::dolmen::Options {
+                    max_turns,
+                    ..Default::default()
+                };
+                each_step(
+                    Dolmen::new(players, seed, &options, &mut Vec::new()).unwrap(),
+                    seed,
+                );
+            }
+        }
     }
 }

@@ -39,7 +39,12 @@ fn check(state: &State) -> Result<(), &'static str> {
     }
     let n = state.n();
     let seat_ok = |s: Seat| s.index() < n;
-    if state.max_turns == 0 || state.turn == u32::MAX {
+    // Turns stop at `max_turns` (the safeguard), or at most n - 1 owed
+    // turns after an end triggered by then.
+    if state.max_turns == 0
+        || state.turn == u32::MAX
+        || state.turn > state.max_turns.saturating_add(n as u32)
+    {
         return Err("the turn count or the safeguard is out of range");
     }
     if state.seats[n..].iter().any(|s| *s != SeatState::default())

@@ -295,8 +295,10 @@ fn check(state: &State) -> Result<(), &'static str> {
     {
         return Err("the last turns owed are out of range");
     }
-    if state.turn == u32::MAX {
-        return Err("the turn count is out of range");
+    // Turns stop at `max_turns` (the safeguard), or at most n - 1 owed
+    // turns after an end triggered by then.
+    if state.turn == u32::MAX || state.turn > state.options.max_turns.saturating_add(n as u32) {
+        return Err("the turn count is beyond the game's max_turns");
     }
     Ok(())
 }
