@@ -102,10 +102,17 @@ macro_rules! __with_test_game {
     };
 }
 
-/// A `GameKind` number that names no game of this build.
+/// A `GameKind` number that names no game of this build (0: none given).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("kind {0} is not a game of this server (ListGameTypes lists them)")]
+#[error("{}", unknown_kind_message(*.0))]
 pub struct UnknownKind(pub i32);
+
+fn unknown_kind_message(kind: i32) -> String {
+    if kind == 0 {
+        return "kind is required: no game was named (ListGameTypes lists them)".to_owned();
+    }
+    format!("kind {kind} is not a game of this server (ListGameTypes lists them)")
+}
 
 impl Kind {
     /// The games of the contract, in the order of their `GameKind` numbers:

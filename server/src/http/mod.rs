@@ -94,6 +94,16 @@ fn router(ctx: Ctx) -> Router {
         .with_state(ctx)
 }
 
+/// The router adds `Allow` to whatever its wrong-method fallback answers,
+/// also when that is a 404 (`GET /api/v1/<no such method>`): no method is
+/// allowed on a path that does not exist.
+fn no_allow_on_404(mut answer: axum::response::Response) -> axum::response::Response {
+    if answer.status() == http::StatusCode::NOT_FOUND {
+        answer.headers_mut().remove(http::header::ALLOW);
+    }
+    answer
+}
+
 /// Serves only requests naming a host this server answers to
 /// ([`cross_site::check_host`]).
 async fn answered_host(
@@ -158,7 +168,8 @@ pub async fn serve_http(
                 let mut req = req.map(axum::body::Body::new);
                 req.extensions_mut().insert(ConnectInfo(peer));
                 req
-            });
+            })
+            .map_response(no_allow_on_404);
         let serving = http1
             .serve_connection(
                 TokioIo::new(conn),

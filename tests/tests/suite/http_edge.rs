@@ -102,6 +102,11 @@ async fn unknown_paths_are_not_found_and_wrong_methods_405_with_allow() {
     ] {
         let answer = http(&base, method, path, &[], "{}").await;
         assert_error(&answer, 404, "NOT_FOUND", "");
+        // No method is allowed on a path that does not exist.
+        assert!(
+            !answer.1.to_lowercase().contains("allow:"),
+            "{method} {path}: {answer:?}"
+        );
     }
     for (method, path, allow) in [
         ("GET", "/api/v1/CreateGame", "POST"),

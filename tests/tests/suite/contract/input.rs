@@ -26,7 +26,7 @@ async fn create_and_join_validate_their_input() {
             })
             .await,
         Code::InvalidArgument,
-        "kind",
+        "kind is required",
     );
     assert_code(
         client
