@@ -80,10 +80,11 @@ export function seatName(state, seat) {
   return info && !info.claimed ? `open seat ${seat}` : `seat ${seat}`;
 }
 
-// The server's wording ("seat 1 placed a stone ...") with the seats' names.
+// The server's wording ("seat 1 placed a stone ...") with the seats' names;
+// not in "seat 2 joined as late", which names it already.
 export function named(text, seats) {
   if (!text || !seats?.length) return text || '';
-  return text.replace(/\bseat (\d+)\b/g, (m, n) => seats[Number(n)]?.name || m);
+  return text.replace(/\bseat (\d+)\b(?! joined as )/g, (m, n) => seats[Number(n)]?.name || m);
 }
 
 // The enum value `GAME_STATUS_RUNNING` of `prefix` `GAME_STATUS_` as words.
