@@ -102,15 +102,27 @@ const ROUNDING_MS: u64 = 5;
 pub fn judge(sc: &Scenario, entries: &[pb::LedgerEntry], end: &ClientEnd) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut found = |verdict, evidence: String| out.push(Finding { verdict, evidence });
+    let mine: Vec<&pb::LedgerEntry> = entries
+        .iter()
+        .filter(|e| e.seat == Some(CLIENT_SEAT))
+        .collect();
+    let calls: Vec<(&pb::LedgerEntry, &pb::LedgerCall)> = mine
+        .iter()
+        .filter_map(|e| match &e.entry {
+            Some(Entry::Call(c)) => Some((*e, c)),
+            _ => None,
+        })
+        .collect();
     if let Some(why) = &end.killed {
-        found(Verdict::Failed, why.clone());
+        found(Verdict::Failed, format!("{why}{}", never_retried(&calls)));
     } else if !end.game_over {
         found(
             Verdict::Failed,
             format!(
-                "exited (status {}) at seq {} while the game went on: its seat stalled{}",
+                "exited (status {}) at seq {} while the game went on: its seat stalled{}{}",
                 status(end.code),
                 end.last_seq,
+                never_retried(&calls),
                 words(&end.last_words)
             ),
         );
@@ -124,17 +136,6 @@ pub fn judge(sc: &Scenario, entries: &[pb::LedgerEntry], end: &ClientEnd) -> Vec
             ),
         );
     }
-    let mine: Vec<&pb::LedgerEntry> = entries
-        .iter()
-        .filter(|e| e.seat == Some(CLIENT_SEAT))
-        .collect();
-    let calls: Vec<(&pb::LedgerEntry, &pb::LedgerCall)> = mine
-        .iter()
-        .filter_map(|e| match &e.entry {
-            Some(Entry::Call(c)) => Some((*e, c)),
-            _ => None,
-        })
-        .collect();
     // Every scenario grades a client playing its game to the end: a game
     // over by its resignation, or with none of its own actions (the clock
     // or the autopilot played for it), shows none of what is graded.
@@ -180,6 +181,26 @@ pub fn judge(sc: &Scenario, entries: &[pb::LedgerEntry], end: &ClientEnd) -> Vec
     }
     out.sort_by_key(|f| std::cmp::Reverse(f.verdict));
     out
+}
+
+/// Why a stalled client stood still, when its last call says: a submission
+/// refused for a while (UNAVAILABLE, RESOURCE_EXHAUSTED) and never sent again.
+fn never_retried(calls: &[(&pb::LedgerEntry, &pb::LedgerCall)]) -> String {
+    match calls.last() {
+        Some((_, c))
+            if c.method == "SubmitAction"
+                && matches!(c.code.as_str(), "UNAVAILABLE" | "RESOURCE_EXHAUSTED") =>
+        {
+            let retry = c
+                .retry_after_ms
+                .map_or(String::new(), |ms| format!(" (RetryInfo: {ms} ms)"));
+            format!(
+                "; its last call, a SubmitAction answered {}{retry}, was never sent again",
+                answer(c)
+            )
+        }
+        _ => String::new(),
+    }
 }
 
 fn status(code: Option<i32>) -> String {
@@ -376,9 +397,10 @@ fn reconnects(
         let Some(Entry::StreamEnd(s)) = &e.entry else {
             continue;
         };
-        // After a reset, what was sent just before may never have arrived:
-        // reading it again is right then.
-        let reset = s.why == "reset";
+        // After a reset, or a GOAWAY that ended the connection, what was
+        // sent just before may never have arrived: reading it again is
+        // right then.
+        let reset = s.why == "reset" || s.why == "goaway";
         if s.why != "fault" && !reset {
             continue;
         }
@@ -458,6 +480,74 @@ mod tests {
             ),
             "{evidence}"
         );
+    }
+
+    /// A stream its connection's end cut (a reset, or a GOAWAY leaving the
+    /// call unprocessed) is resumed from the last seq sent + 1 at most:
+    /// reading events again is right, skipping one is not.
+    #[test]
+    fn a_stream_cut_with_its_connection_is_resumed_without_a_gap() {
+        for why in ["reset", "goaway", "fault"] {
+            let end = pb::LedgerEntry {
+                index: 1,
+                entry: Some(Entry::StreamEnd(pb::LedgerStreamEnd {
+                    last_sent_seq: 12,
+                    why: why.to_owned(),
+                    ..Default::default()
+                })),
+                ..Default::default()
+            };
+            let resumed = |from: u64| pb::LedgerCall {
+                method: "StreamEvents".to_owned(),
+                from_seq: Some(from),
+                ..Default::default()
+            };
+            let at = pb::LedgerEntry {
+                index: 2,
+                ..Default::default()
+            };
+            let grade = |from: u64| {
+                let call = resumed(from);
+                reconnects(&[&end], &[(&at, &call)])
+                    .into_iter()
+                    .map(|f| f.verdict)
+                    .max()
+                    .unwrap_or(Verdict::Ok)
+            };
+            assert_eq!(grade(14), Verdict::Failed, "{why}: a gap");
+            assert_eq!(grade(13), Verdict::Ok, "{why}");
+            let again = if why == "fault" {
+                Verdict::NonStrict
+            } else {
+                Verdict::Ok
+            };
+            assert_eq!(grade(11), again, "{why}: read again");
+            assert_eq!(reconnects(&[&end], &[]).len(), 1, "{why}: never resumed");
+        }
+    }
+
+    /// A client that stood still after a refused submission is told so.
+    #[test]
+    fn a_refused_submission_never_sent_again_is_named() {
+        let refused = pb::LedgerCall {
+            method: "SubmitAction".to_owned(),
+            code: "UNAVAILABLE".to_owned(),
+            reason: "STORAGE_UNAVAILABLE".to_owned(),
+            retry_after_ms: Some(300),
+            ..Default::default()
+        };
+        let at = pb::LedgerEntry::default();
+        assert_eq!(
+            never_retried(&[(&at, &refused)]),
+            "; its last call, a SubmitAction answered UNAVAILABLE STORAGE_UNAVAILABLE \
+             (RetryInfo: 300 ms), was never sent again"
+        );
+        let ok = pb::LedgerCall {
+            code: "OK".to_owned(),
+            ..refused.clone()
+        };
+        assert_eq!(never_retried(&[(&at, &refused), (&at, &ok)]), "");
+        assert_eq!(never_retried(&[]), "");
     }
 
     #[test]
