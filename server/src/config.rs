@@ -248,7 +248,8 @@ pub struct ArenaSettings {
         default_value_t = 10
     )]
     pub established_matches: u32,
-    /// ...against at least this many distinct opponents.
+    /// ...against at least this many distinct opponents (or every other bot
+    /// rated in a pool that has fewer).
     #[arg(
         long = "arena-established-opponents",
         env = "DRUIDS_ARENA_ESTABLISHED_OPPONENTS",

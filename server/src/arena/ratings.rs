@@ -158,13 +158,17 @@ impl Ratings {
         })
     }
 
-    /// Whether bot `bot` is established in pool `key`.
+    /// Whether bot `bot` is established in pool `key`: enough rated
+    /// matches, against enough distinct opponents, or against every other
+    /// bot of a pool that has fewer (a lone bot among the house bots, whose
+    /// default levels are four, is ranked once it played its matches).
     pub fn established(&self, key: PoolKey, bot: BotNo, rule: Established) -> bool {
-        let (games, met) = self.pools.get(&key).map_or((0, 0), |pool| {
+        let (games, met, others) = self.pools.get(&key).map_or((0, 0, 0), |pool| {
             let met = pool.opponents.get(&bot).map_or(0, HashSet::len);
-            (pool.live.get(BotId(bot)).games, met)
+            let others = pool.opponents.len().saturating_sub(1);
+            (pool.live.get(BotId(bot)).games, met, others)
         });
-        games >= rule.matches && met >= rule.opponents as usize
+        games >= rule.matches && met >= (rule.opponents as usize).min(others)
     }
 
     /// Fits every pool with results newer than its fit, if its last fit is at
@@ -417,5 +421,36 @@ mod tests {
         assert_eq!(r.pair_over(DOLMEN_2, &[1, 2], 1, 20), Some((1, 2)));
         r.not_started(DOLMEN_2, &[1, 2], 10);
         assert_eq!(r.pair_over(DOLMEN_2, &[1, 2], 1, 20), None);
+    }
+
+    /// A lone bot among fewer than `opponents` others (the four house bots
+    /// of a fresh server) is established once it played its matches against
+    /// every one of them; while a pool has more, it needs `opponents`.
+    #[test]
+    fn a_lone_bot_among_few_others_is_established_once_it_met_them_all() {
+        let mut r = Ratings::default();
+        let (lone, house) = (1, [50, 51, 52, 53]);
+        let mut at = 100 * DAY_MS;
+        for round in 0..3 {
+            for &h in &house {
+                at += 1_000;
+                assert!(play(&mut r, [lone, h], 10, at), "round {round}");
+            }
+        }
+        assert!(
+            r.established(DOLMEN_2, lone, RULE),
+            "12 matches, all 4 others met"
+        );
+        // One more bot in the pool: five others, so five must be met.
+        at += 1_000;
+        play(&mut r, [60, 53], 10, at);
+        assert!(!r.established(DOLMEN_2, lone, RULE));
+        at += 1_000;
+        play(&mut r, [lone, 60], 10, at);
+        assert!(r.established(DOLMEN_2, lone, RULE));
+        // Too few matches is never enough.
+        let mut fresh = Ratings::default();
+        play(&mut fresh, [lone, 50], 10, at);
+        assert!(!fresh.established(DOLMEN_2, lone, RULE));
     }
 }
