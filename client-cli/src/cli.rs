@@ -131,7 +131,8 @@ pub enum Command {
         /// Game id.
         #[arg(long)]
         game_id: String,
-        /// File to write.
+        /// File to write: the binary `Replay` message, or proto3 JSON when
+        /// its name ends in `.json` (`druids replay` reads both).
         #[arg(long)]
         out: PathBuf,
     },

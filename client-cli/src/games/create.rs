@@ -185,10 +185,10 @@ pub async fn create(server: &ServerAddr, args: CreateArgs) -> Result<(), CliErro
         .into_inner();
     if let Some(c) = clock {
         eprintln!(
-            "turn clock: {} s a decision and a {} s bank per seat{}; a seat its player leaves \
+            "turn clock: {} a decision and a {} bank per seat{}; a seat its player leaves \
              is played by the clock's default actions (--decision-ms 0: no clock)",
-            c.decision_ms.unwrap_or_default().div_ceil(1000),
-            c.time_bank_ms.unwrap_or_default() / 1000,
+            seconds(c.decision_ms.unwrap_or_default()),
+            seconds(c.time_bank_ms.unwrap_or_default()),
             match c.autopilot_after {
                 Some(n) if n > 0 => format!(", the autopilot after {n} timeouts in a row"),
                 _ => String::new(),
@@ -244,4 +244,22 @@ pub async fn join(
         outln!("every seat is claimed: the game has started")?;
     }
     Ok(())
+}
+
+/// `ms` as the clock's summary says it: "60 s", "1.5 s", "0.25 s".
+fn seconds(ms: u32) -> String {
+    let text = format!("{}.{:03}", ms / 1000, ms % 1000);
+    format!("{} s", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn clock_seconds_keep_their_fraction() {
+        let shown: Vec<String> = [0, 250, 1000, 1500, 60_000, 100_000]
+            .into_iter()
+            .map(super::seconds)
+            .collect();
+        assert_eq!(shown, ["0 s", "0.25 s", "1 s", "1.5 s", "60 s", "100 s"]);
+    }
 }

@@ -19,7 +19,19 @@ pub async fn export(server: &ServerAddr, game_id: String, path: &Path) -> Result
         .export_replay(pb::ExportReplayRequest { game_id })
         .await?
         .into_inner();
-    std::fs::write(path, replay.encode_to_vec()).map_err(|e| CliError::file(path, e))?;
+    // The name says the format: a `.json` file holds what ExportReplay
+    // answers over HTTP; any other the binary message.
+    let json = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let bytes = if json {
+        druids_contract::json::to_json(&replay)
+            .to_string()
+            .into_bytes()
+    } else {
+        replay.encode_to_vec()
+    };
+    std::fs::write(path, bytes).map_err(|e| CliError::file(path, e))?;
     outln!(
         "{} actions written to {}",
         replay.actions.len(),

@@ -48,7 +48,11 @@ pub async fn play(server: &ServerAddr, game: GameArgs, compact: bool) -> Result<
             return Ok(());
         }
     };
-    outln!("you made {} decisions", r.actions)
+    match (&r.outcome, r.actions) {
+        // Nothing was played here (the ranking above says how it ended).
+        (Some(_), 0) => outln!("the game was already over; you made no decision"),
+        _ => outln!("you made {} decisions", r.actions),
+    }
 }
 
 /// `druids bot` for one game's seat: a built-in strategy or a program

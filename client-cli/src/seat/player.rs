@@ -184,6 +184,16 @@ pub async fn play_seat<C: Chooser>(
         seats: me.seats,
         quit: false,
     };
+    // A game already over sends no GameFinished again: its state says how
+    // it ended.
+    if me.status == pb::GameStatus::Finished as i32 {
+        if verbose.is_some() {
+            let outcome = me.outcome.clone().unwrap_or_default();
+            output::text(render::ranking(&outcome, &player.seats, Some(seat)))?;
+        }
+        player.result.outcome = me.outcome;
+        return Ok(player.result);
+    }
     follow(client, game_id, Some(token), 0, &mut player).await?;
     Ok(player.result)
 }

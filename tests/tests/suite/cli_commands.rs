@@ -560,3 +560,74 @@ fn a_bot_that_loses_its_server_says_where_and_why() {
     );
     assert!(last.contains("connection refused"), "{stderr}");
 }
+
+/// `druids play` on a game already over shows how it ended and says that
+/// nothing was played, not only "you made 0 decisions".
+#[test]
+fn play_on_a_game_already_over_shows_its_result() {
+    let server = server("play-over");
+    let url = server.url();
+    let created = json(&ok(
+        &url,
+        &[
+            "create",
+            "--game",
+            "dolmen",
+            "--players",
+            "2",
+            "--decision-ms",
+            "0",
+            "--json",
+        ],
+    ));
+    let id = created["game_id"].as_str().unwrap().to_owned();
+    let seat = |s: usize| created["seats"][s]["token"].as_str().unwrap().to_owned();
+    ok(&url, &["resign", "--game-id", &id, "--token", &seat(1)]);
+    // The person's keyboard stays open: only the game's end ends the command.
+    let mut child = command(&url, &["play", "--game-id", &id, "--token", &seat(0)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run druids play");
+    let keyboard = child.stdin.take();
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let status = wait_exit(&mut child, "druids play");
+    drop(keyboard);
+    assert!(status.success(), "{out}");
+    assert!(out.contains("you won"), "{out}");
+    assert!(
+        out.contains("the game was already over; you made no decision"),
+        "{out}"
+    );
+    // `druids export` writes proto3 JSON to a `.json` file, else the binary
+    // message; `druids replay` checks either.
+    let dir = std::env::temp_dir().join(format!("druids-cli-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, json) in [("game.json", true), ("game.replay", false)] {
+        let path = dir.join(name);
+        let path = path.to_str().unwrap();
+        ok(&url, &["export", "--game-id", &id, "--out", path]);
+        let bytes = std::fs::read(path).unwrap();
+        assert_eq!(
+            serde_json::from_slice::<Value>(&bytes).is_ok(),
+            json,
+            "{name}"
+        );
+        let replayed = Command::new(druids_binary())
+            .args(["replay", path])
+            .output()
+            .expect("run druids replay");
+        let said = String::from_utf8_lossy(&replayed.stdout);
+        assert!(
+            replayed.status.success() && said.starts_with("ok: "),
+            "{name}: {said}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -149,6 +149,14 @@ impl Report {
     /// The table of the statistics, on stderr; failure when a game could
     /// not be played.
     pub fn finish(self) -> Result<ExitCode, CliError> {
+        if self.finished.is_empty() && self.errors > 0 {
+            // No table of zeros: the errors above said why.
+            eprintln!(
+                "no game was played ({} could not be played: see the errors above)",
+                self.errors
+            );
+            return Ok(ExitCode::FAILURE);
+        }
         let e = evaluation::evaluate(self.names.len(), &self.finished)
             .map_err(|e| CliError::Protocol(format!("the fit failed: {e}")))?;
         let pct = |i: &Interval| {
