@@ -93,7 +93,7 @@ impl Room {
         let answered = self
             .write_queued(games, now_ms, |state| {
                 let key = resignation.key.as_ref();
-                if let Some(first) = self.first_answer(state, seat, key, now_ms)? {
+                if let Some(first) = self.first_resign_answer(state, seat, key, now_ms)? {
                     return Ok(Turn::Again(first));
                 }
                 self.still_played(state)?;

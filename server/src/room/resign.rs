@@ -5,10 +5,10 @@
 use druids_contract::pb;
 use druids_engine::Seat;
 
-use super::Room;
+use super::{Room, RoomState};
 use crate::error::ServiceError;
 use crate::store::{ActionRecord, Games, Origin};
-use crate::submission::Resignation;
+use crate::submission::{IdempotencyKey, Resignation};
 
 impl Room {
     /// `seat` resigns: its first answer again if this is a retry; else the
@@ -22,7 +22,7 @@ impl Room {
     ) -> Result<pb::ResignResponse, ServiceError> {
         let mut state = self.lock();
         let key = resignation.key.as_ref();
-        if let Some(first) = self.first_answer(&state, seat, key, now_ms)? {
+        if let Some(first) = self.first_resign_answer(&state, seat, key, now_ms)? {
             return Ok(resigned(first));
         }
         self.still_played(&state)?;
@@ -49,10 +49,38 @@ impl Room {
     }
 }
 
+impl Room {
+    /// The first answer to a resignation keyed `key` if it is a retry, as
+    /// [`Room::first_answer`] says; but once answers are no longer kept, a
+    /// game over that `seat` did not resign holds no resignation of it to
+    /// answer again: the game is over (`GAME_OVER`), whatever the key.
+    pub(super) fn first_resign_answer(
+        &self,
+        state: &RoomState,
+        seat: Seat,
+        key: Option<&IdempotencyKey>,
+        now_ms: u64,
+    ) -> Result<Option<pb::SubmitActionResponse>, ServiceError> {
+        match self.first_answer(state, seat, key, now_ms) {
+            Err(ServiceError::AnswerGone(_)) if over_unresigned(&state.game.outcome(), seat) => {
+                Err(ServiceError::Finished(self.id.clone()))
+            }
+            first => first,
+        }
+    }
+}
+
 /// A resignation's answer: what a submission's would be.
 pub(super) fn resigned(answer: pb::SubmitActionResponse) -> pb::ResignResponse {
     pb::ResignResponse {
         version: answer.version,
         events: answer.events,
     }
+}
+
+/// Whether the game ended (`outcome`) without `seat` resigning it.
+fn over_unresigned(outcome: &Option<pb::Outcome>, seat: Seat) -> bool {
+    outcome
+        .as_ref()
+        .is_some_and(|o| !o.resigned.contains(&u32::from(seat.0)))
 }

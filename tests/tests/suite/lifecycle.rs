@@ -168,6 +168,20 @@ async fn ended_games_leave_memory_and_answer_the_same(store: Arc<dyn Store>) {
         "{}",
         refused.message()
     );
+    // A keyed resignation by a seat that never resigned is no retry: the
+    // game is over, whatever the key.
+    let resign = client
+        .resign(authed(
+            &tokens[0],
+            pb::ResignRequest {
+                game_id: id.clone(),
+                idempotency_key: "never-used".into(),
+            },
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(resign.code(), Code::FailedPrecondition, "{resign:?}");
+    assert_eq!(reason(&resign), "GAME_OVER", "{resign:?}");
     assert_eq!(state(&mut client, &id, None).await.version, version);
     assert_eq!(
         in_memory(&server),
