@@ -166,6 +166,16 @@ impl SeatClocks {
         }
     }
 
+    /// As if `by_ms` less had passed on the pending decision (a decision
+    /// held for a duplicate match's other games): its start and deadline
+    /// come that much later.
+    pub fn delay(&mut self, by_ms: u64) {
+        if let Some(p) = &mut self.pending {
+            p.started_ms = p.started_ms.saturating_add(by_ms);
+            p.deadline_ms = p.deadline_ms.saturating_add(by_ms);
+        }
+    }
+
     /// What is due at `now_ms`.
     pub fn due(&self, now_ms: u64) -> Expiry {
         match self.pending {

@@ -231,6 +231,24 @@ pub trait HostedGame: Send + Sync {
     /// game runs on to its next decision or draw. Returns the seq of the last
     /// event logged, if any was. Nothing happens in a game without the gate.
     fn release_draws(&mut self, upto: u64) -> Option<u64>;
+    /// Where the game stands as its moves say: a digest of every move made
+    /// (seat and action), equal for two games of one seed exactly when they
+    /// are the same game so far ([`position_after`]).
+    fn position(&self) -> u64;
+}
+
+/// The digest of the position `before` ([`HostedGame::position`]) once
+/// `seat` made `action` (a resignation: none).
+pub fn position_after(before: u64, seat: Seat, action: Option<&pb::Action>) -> u64 {
+    use prost::Message;
+    use std::hash::{Hash, Hasher};
+    // SipHash with fixed keys: the same in every room of this process,
+    // which is where the games compared are.
+    let mut h = std::hash::DefaultHasher::new();
+    before.hash(&mut h);
+    seat.0.hash(&mut h);
+    action.map(Message::encode_to_vec).hash(&mut h);
+    h.finish()
 }
 
 /// Where a gated game stands in its match's sequence of draws.

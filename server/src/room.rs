@@ -38,6 +38,9 @@ mod read;
 mod referee;
 mod resign;
 mod seats;
+mod twins;
+
+pub use twins::Hold;
 
 use answers::Answers;
 pub use queued::Answered;
@@ -91,6 +94,8 @@ struct RoomState {
     /// True while an action of this room waits for its commit ([`queued`]):
     /// no other action is decided until it is made or dropped.
     appending: bool,
+    /// A decision held for the match's other games ([`twins`]).
+    held: Option<twins::Held>,
 }
 
 impl RoomState {
@@ -109,6 +114,10 @@ impl RoomState {
     }
 
     fn deadline_ms(&self) -> Option<u64> {
+        // A decision held for the match's other games: no clock runs.
+        if self.held.is_some() {
+            return None;
+        }
         self.clocks.as_ref()?.pending().map(|p| p.deadline_ms)
     }
 
@@ -278,6 +287,9 @@ pub struct Room {
     changed: Notify,
     /// Set when another node took the game over: this room is stale.
     moved: AtomicBool,
+    /// The other games of its duplicate match, once the arena names them
+    /// ([`twins`]).
+    twins: std::sync::OnceLock<Box<twins::Twins>>,
 }
 
 impl Room {
@@ -308,6 +320,7 @@ impl Room {
             play,
             legal: None,
             appending: false,
+            held: None,
         };
         if state.seats.iter().all(|s| s.token.is_some()) {
             state.game.start();
@@ -333,6 +346,7 @@ impl Room {
             state: Mutex::new(state),
             changed: Notify::new(),
             moved: AtomicBool::new(false),
+            twins: std::sync::OnceLock::new(),
         }
     }
 
@@ -352,6 +366,7 @@ impl Room {
     /// Tells the streams that the log grew.
     fn announce(&self, _: &RoomState) {
         self.changed.notify_waiters();
+        self.tell_twins();
     }
 
     /// The game's kind.

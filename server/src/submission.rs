@@ -22,6 +22,9 @@ pub struct Submission {
     pub expected_version: u64,
     /// The idempotency key, if any.
     pub key: Option<IdempotencyKey>,
+    /// The ticket of the decision held for it ([`crate::room::Hold`]): the
+    /// one submission that may make it.
+    pub hold: Option<u64>,
 }
 
 /// A submission's idempotency key.
@@ -95,6 +98,7 @@ impl Submission {
             choice,
             expected_version,
             key,
+            hold: None,
         })
     }
 }

@@ -14,6 +14,13 @@ use crate::room::Room;
 /// Releases to the games of one match (`rooms`) every draw all of them have
 /// reached, until none moves; a released game's clock starts at `now`.
 pub(super) fn open(rooms: &[Arc<Room>], now: u64) {
+    // The decisions' hold ([`crate::room::Hold`]) knows the games of a match
+    // from here.
+    if rooms.len() > 1 {
+        for room in rooms {
+            room.set_twins(rooms);
+        }
+    }
     loop {
         let positions: Vec<_> = rooms.iter().map(|r| r.gate()).collect();
         // Games without the gate (matches recorded before it) hold nothing.

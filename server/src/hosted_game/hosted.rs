@@ -512,6 +512,13 @@ impl<G: ProtoGame> HostedGame for Hosted<G> {
         })
     }
 
+    fn position(&self) -> u64 {
+        self.moves.iter().fold(0, |at, (seat, _, action)| {
+            let action = action.as_ref().map(G::encode_action);
+            super::position_after(at, *seat, action.as_ref())
+        })
+    }
+
     fn release_draws(&mut self, upto: u64) -> Option<u64> {
         if !self.gated {
             return None;

@@ -56,6 +56,7 @@ impl Room {
         if let Some(first) = self.first_answer(&state, seat, submission.key.as_ref(), now_ms)? {
             return Ok(first);
         }
+        self.unless_held(&state, seat, submission.hold)?;
         // A decision the clock took answers DEADLINE_PASSED, also when the
         // default it applied ended the game (druids.proto's contract).
         let version = self.check_version(&state, seat, submission.expected_version);

@@ -70,6 +70,7 @@ impl Room {
             if let Some(first) = self.first_answer(state, seat, key, now_ms)? {
                 return Ok(Turn::Again(first));
             }
+            self.unless_held(state, seat, submission.hold)?;
             self.still_played(state)?;
             self.check_version(state, seat, submission.expected_version)?;
             Ok(Turn::Store(Move::Act(Act {
@@ -95,6 +96,9 @@ impl Room {
                 let key = resignation.key.as_ref();
                 if let Some(first) = self.first_resign_answer(state, seat, key, now_ms)? {
                     return Ok(Turn::Again(first));
+                }
+                if Room::held_seat(state) == Some(seat) {
+                    return Err(ServiceError::WaitingForMatch(self.id.clone()));
                 }
                 self.still_played(state)?;
                 if !state.game.can_resign(seat) {

@@ -275,10 +275,11 @@ impl Room {
                 .collect(),
             seed_chosen_by_creator: self.setup.seed_chosen,
             decision_description: game.decision_description(),
-            waiting_for_match: matches!(
+            waiting_for_match: (matches!(
                 game.gate(),
                 Some(crate::hosted_game::GatePosition::Waiting { .. })
-            ) && state.abandoned.is_none(),
+            ) || state.held.is_some())
+                && state.abandoned.is_none(),
             game: Some(game.view(viewer)),
         }
     }

@@ -38,7 +38,8 @@ impl Room {
     /// The decision due at `now_ms`, if one is.
     pub fn due(&self, now_ms: u64) -> Option<Due> {
         let state = self.lock();
-        if state.abandoned.is_some() {
+        // A held decision stops the clock ([`super::twins`]).
+        if state.abandoned.is_some() || Room::holds(&state) {
             return None;
         }
         let clocks = state.clocks.as_ref()?;
@@ -61,7 +62,7 @@ impl Room {
         let mut state = self.lock();
         // An action waiting for its commit may answer the clock: decide at
         // the next pass, on the game it made.
-        if state.abandoned.is_some() || state.appending {
+        if state.abandoned.is_some() || state.appending || Room::holds(&state) {
             return Ok(false);
         }
         let Some(clocks) = &state.clocks else {
@@ -128,6 +129,7 @@ impl Room {
 /// See [`Room::idle_since`].
 fn idle_since(state: &RoomState) -> Option<u64> {
     let moving = state.appending
+        || Room::holds(state)
         || state.abandoned.is_some()
         || state.game.is_over()
         || state.deadline_ms().is_some()

@@ -25,6 +25,10 @@ impl Room {
         if let Some(first) = self.first_resign_answer(&state, seat, key, now_ms)? {
             return Ok(resigned(first));
         }
+        // Its decision is held for the match's other games: it stands.
+        if Room::held_seat(&state) == Some(seat) {
+            return Err(ServiceError::WaitingForMatch(self.id.clone()));
+        }
         self.still_played(&state)?;
         if !state.game.can_resign(seat) {
             return Err(ServiceError::NotStarted(self.id.clone()));

@@ -17,7 +17,7 @@ use crate::faults::Method;
 use crate::heartbeat::{before, with_heartbeats};
 use crate::lobby::{Created, Maker};
 use crate::quota::Read;
-use crate::room::{Answered, Room};
+use crate::room::{Answered, Hold, Room};
 use crate::rooms::Rooms;
 use crate::store::{Games, StoreError};
 use crate::stream::{KeyStands, feed};
@@ -456,12 +456,46 @@ impl Service {
         let now = self.clock.now_ms();
         // The edge's policy: the request parsed and bounded, the seat's budget
         // charged; the room only plays what passed.
-        let submission = self.refused(Submission::parse(request.into_inner().into_inner()))?;
+        let mut submission = self.refused(Submission::parse(request.into_inner().into_inner()))?;
         let rate = self.limits.max_submits_per_second;
         self.refused(room.charge_submission(seat, rate, now))?;
         let (games, rooms) = (Arc::clone(&self.games), Arc::clone(&self.rooms));
         let id = room.id.clone();
-        let reply = if games.queues_appends() {
+        // A duplicate match's decision at a position another game of the
+        // match stands at undecided waits for that game's (`room::twins`).
+        let held = self.refused(room.hold(seat, &submission, now))?;
+        submission.hold = held.as_ref().map(Hold::ticket);
+        let reply = if let Some(held) = held {
+            // In a task of its own, so that the held decision is made even
+            // if its caller goes away: it was shown to no one, but the
+            // twins' decisions may be made on the strength of it.
+            let (blocking, clock) = (self.blocking.clone(), Arc::clone(&self.clock));
+            let submitting = async move {
+                room.until_twins_decided(&held, || clock.now_ms()).await;
+                let now = clock.now_ms();
+                if games.queues_appends() {
+                    let answered = room
+                        .submit_queued(seat, &submission, games.as_ref(), now)
+                        .instrument(span)
+                        .await;
+                    room.let_go(&held);
+                    Ok(settle_queued(&blocking, room, games, rooms, answered, now).await)
+                } else {
+                    let here = Arc::clone(&room);
+                    let made = blocking
+                        .run(move || {
+                            let _enter = span.enter();
+                            let reply = room.submit(seat, &submission, games.as_ref(), now);
+                            rooms.settle(&room);
+                            reply
+                        })
+                        .await;
+                    here.let_go(&held);
+                    made
+                }
+            };
+            self.blocking.awaiting(submitting).await??
+        } else if games.queues_appends() {
             let blocking = self.blocking.clone();
             let submitting = async move {
                 let answered = room

@@ -17,7 +17,7 @@ use crate::arena::{arena, limits, register, submit_pick};
 use crate::trust::reason;
 
 /// The games of the match `key`'s seek brings: (game id, seat, index).
-async fn games_of(
+pub(crate) async fn games_of(
     arena: &mut crate::arena::Arena,
     key: &str,
 ) -> (tonic::Streaming<pb::SeekEvent>, Vec<(String, u32, u32)>) {
@@ -75,6 +75,29 @@ async fn a_game_waiting_for_its_match_asks_for_a_retry() {
             .unwrap()
     };
     let mut client = DruidsServiceClient::connect(server.url()).await.unwrap();
+    // While the two games are the same game, a decision in one waits for
+    // the other's at the same position (`arena_twins`): game 1's first
+    // decision differs from game 0's, both made at once, and from then on
+    // game 0 is played alone.
+    let other = games[0].1.iter().find(|g| g.2 == 1).unwrap().0.clone();
+    let in_other = games
+        .iter()
+        .find(|(_, gs)| gs.iter().any(|g| g.0 == other && g.1 == 0))
+        .map(|(k, _)| k.clone())
+        .unwrap();
+    let (mut c0, mut c1) = (client.clone(), client.clone());
+    let (first, first_other) = tokio::join!(
+        crate::arena_twins::deciding(&mut c0, &game),
+        crate::arena_twins::deciding(&mut c1, &other)
+    );
+    assert_eq!((first.to_act, first_other.to_act), (Some(0), Some(0)));
+    let first_key = key_of(0);
+    let (a, b) = tokio::join!(
+        submit_pick(&mut c0, &first_key, &game, 0, first.version),
+        submit_pick(&mut c1, &in_other, &other, 1, first_other.version)
+    );
+    a.expect("game 0's first decision");
+    b.expect("game 1's first decision");
     // Play game 0 until it waits for game 1 at a die.
     let mut waiting = None;
     for _ in 0..2_000 {

@@ -22,6 +22,7 @@ mod arena_stream_budget;
 mod arena_sybils;
 mod arena_told_once;
 mod arena_tournaments;
+mod arena_twins;
 mod arena_unlocked;
 mod arena_waiting;
 mod arena_withdrawal;
