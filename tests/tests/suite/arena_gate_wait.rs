@@ -17,7 +17,7 @@ use crate::arena::{arena, limits, register, submit_pick};
 use crate::trust::reason;
 
 /// The games of the match `key`'s seek brings: (game id, seat, index).
-pub(crate) async fn games_of(
+async fn games_of(
     arena: &mut crate::arena::Arena,
     key: &str,
 ) -> (tonic::Streaming<pb::SeekEvent>, Vec<(String, u32, u32)>) {
@@ -45,10 +45,14 @@ pub(crate) async fn games_of(
     (stream, games)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_game_waiting_for_its_match_asks_for_a_retry() {
+/// Each bot's key and the games of its match: (game id, seat, index).
+pub(crate) type Seated = [(String, Vec<(String, u32, u32)>); 2];
+
+/// A rated 2-player Meduris match between two fresh bots on a server in
+/// memory whose clock decides for no one in a test's time; the seeks'
+/// streams (kept open while the match is played) and its games.
+pub(crate) async fn a_match() -> (TestServer, impl Sized, Seated) {
     let mut limits = limits();
-    // Game 1 is left alone: its clock must not play it to the die.
     limits.arena.decision_ms = 3_600_000;
     limits.arena.time_bank_ms = 0;
     let server = TestServer::with(
@@ -64,7 +68,13 @@ async fn a_game_waiting_for_its_match_asks_for_a_retry() {
         games_of(&mut arena_a, &alpha),
         games_of(&mut arena_b, &beta)
     );
-    let (_streams, games) = ((a.0, b.0), [(alpha, a.1), (beta, b.1)]);
+    (server, (a.0, b.0), [(alpha, a.1), (beta, b.1)])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_waiting_for_its_match_asks_for_a_retry() {
+    // Game 1 is left alone: its clock must not play it to the die.
+    let (server, _streams, games) = a_match().await;
     // Game 0, and the key of each of its seats.
     let game = games[0].1.iter().find(|g| g.2 == 0).unwrap().0.clone();
     let key_of = |seat: u32| {

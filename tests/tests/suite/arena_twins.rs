@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
-use druids_tests::{TestServer, state};
+use druids_tests::state;
 use tonic::Code;
 use tonic::transport::Channel;
 
-use crate::arena::{arena, limits, register, submit_pick};
-use crate::arena_gate_wait::games_of;
+use crate::arena::submit_pick;
+use crate::arena_gate_wait::a_match;
 use crate::trust::reason;
 
 /// The game's state once a seat must decide in it (its match's dice gate
@@ -53,24 +53,8 @@ async fn state_until(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_decision_waits_for_the_same_position_of_the_other_game() {
-    let mut limits = limits();
     // No clock decides for anyone here.
-    limits.arena.decision_ms = 3_600_000;
-    limits.arena.time_bank_ms = 0;
-    let server = TestServer::with(
-        std::sync::Arc::new(druids_server::MemoryStore::default()),
-        limits,
-    )
-    .await;
-    let mut arena_client = arena(&server).await;
-    let (_, alpha) = register(&mut arena_client, "alpha").await;
-    let (_, beta) = register(&mut arena_client, "beta").await;
-    let (mut arena_a, mut arena_b) = (arena_client.clone(), arena_client.clone());
-    let (a, b) = tokio::join!(
-        games_of(&mut arena_a, &alpha),
-        games_of(&mut arena_b, &beta)
-    );
-    let (_streams, games) = ((a.0, b.0), [(alpha, a.1), (beta, b.1)]);
+    let (server, _streams, games) = a_match().await;
     let id = |index: u32| games[0].1.iter().find(|g| g.2 == index).unwrap().0.clone();
     let (g0, g1) = (id(0), id(1));
     let key_of = |game: &str, seat: u32| {

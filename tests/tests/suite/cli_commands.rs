@@ -89,6 +89,24 @@ fn json(out: &str) -> Value {
     serde_json::from_str(out.lines().last().expect("a line")).expect("a JSON line")
 }
 
+/// A 2-player Die Dolmengötter game without a clock: `druids create`'s
+/// JSON answer.
+fn two_seat_game(url: &str) -> Value {
+    json(&ok(
+        url,
+        &[
+            "create",
+            "--game",
+            "dolmen",
+            "--players",
+            "2",
+            "--decision-ms",
+            "0",
+            "--json",
+        ],
+    ))
+}
+
 /// Registers a bot; its (id, API key).
 fn register(url: &str, name: &str) -> (String, String) {
     let j = json(&ok(url, &["register", "--name", name, "--json"]));
@@ -503,19 +521,7 @@ fn conformance_help_shows_no_druids_server_it_does_not_read() {
 fn a_bot_that_loses_its_server_says_where_and_why() {
     let server = server("lost");
     let url = server.url();
-    let created = json(&ok(
-        &url,
-        &[
-            "create",
-            "--game",
-            "dolmen",
-            "--players",
-            "2",
-            "--decision-ms",
-            "0",
-            "--json",
-        ],
-    ));
+    let created = two_seat_game(&url);
     let id = created["game_id"].as_str().unwrap().to_owned();
     let seat0 = created["seats"][0]["token"].as_str().unwrap().to_owned();
     let mut bot = Running(
@@ -567,19 +573,7 @@ fn a_bot_that_loses_its_server_says_where_and_why() {
 fn play_on_a_game_already_over_shows_its_result() {
     let server = server("play-over");
     let url = server.url();
-    let created = json(&ok(
-        &url,
-        &[
-            "create",
-            "--game",
-            "dolmen",
-            "--players",
-            "2",
-            "--decision-ms",
-            "0",
-            "--json",
-        ],
-    ));
+    let created = two_seat_game(&url);
     let id = created["game_id"].as_str().unwrap().to_owned();
     let seat = |s: usize| created["seats"][s]["token"].as_str().unwrap().to_owned();
     ok(&url, &["resign", "--game-id", &id, "--token", &seat(1)]);
