@@ -48,6 +48,20 @@ async fn games_of(
 /// Each bot's key and the games of its match: (game id, seat, index).
 pub(crate) type Seated = [(String, Vec<(String, u32, u32)>); 2];
 
+/// Game `index` of the match.
+pub(crate) fn game(games: &Seated, index: u32) -> String {
+    games[0].1.iter().find(|g| g.2 == index).unwrap().0.clone()
+}
+
+/// The key of the bot at `seat` of game `game_id`.
+pub(crate) fn key_of(games: &Seated, game_id: &str, seat: u32) -> String {
+    games
+        .iter()
+        .find(|(_, gs)| gs.iter().any(|g| g.0 == game_id && g.1 == seat))
+        .map(|(k, _)| k.clone())
+        .unwrap()
+}
+
 /// A rated 2-player Meduris match between two fresh bots on a server in
 /// memory whose clock decides for no one in a test's time; the seeks'
 /// streams (kept open while the match is played) and its games.
@@ -76,25 +90,15 @@ async fn a_game_waiting_for_its_match_asks_for_a_retry() {
     // Game 1 is left alone: its clock must not play it to the die.
     let (server, _streams, games) = a_match().await;
     // Game 0, and the key of each of its seats.
-    let game = games[0].1.iter().find(|g| g.2 == 0).unwrap().0.clone();
-    let key_of = |seat: u32| {
-        games
-            .iter()
-            .find(|(_, gs)| gs.iter().any(|g| g.0 == game && g.1 == seat))
-            .map(|(k, _)| k.clone())
-            .unwrap()
-    };
+    let game = self::game(&games, 0);
+    let key_of = |seat: u32| key_of(&games, &game, seat);
     let mut client = DruidsServiceClient::connect(server.url()).await.unwrap();
     // While the two games are the same game, a decision in one waits for
     // the other's at the same position (`arena_twins`): game 1's first
     // decision differs from game 0's, both made at once, and from then on
     // game 0 is played alone.
-    let other = games[0].1.iter().find(|g| g.2 == 1).unwrap().0.clone();
-    let in_other = games
-        .iter()
-        .find(|(_, gs)| gs.iter().any(|g| g.0 == other && g.1 == 0))
-        .map(|(k, _)| k.clone())
-        .unwrap();
+    let other = self::game(&games, 1);
+    let in_other = self::key_of(&games, &other, 0);
     let (mut c0, mut c1) = (client.clone(), client.clone());
     let (first, first_other) = tokio::join!(
         crate::arena_twins::deciding(&mut c0, &game),

@@ -15,7 +15,7 @@ use tonic::Code;
 use tonic::transport::Channel;
 
 use crate::arena::submit_pick;
-use crate::arena_gate_wait::a_match;
+use crate::arena_gate_wait::{a_match, game, key_of};
 use crate::trust::reason;
 
 /// The game's state once a seat must decide in it (its match's dice gate
@@ -55,15 +55,8 @@ async fn state_until(
 async fn a_decision_waits_for_the_same_position_of_the_other_game() {
     // No clock decides for anyone here.
     let (server, _streams, games) = a_match().await;
-    let id = |index: u32| games[0].1.iter().find(|g| g.2 == index).unwrap().0.clone();
-    let (g0, g1) = (id(0), id(1));
-    let key_of = |game: &str, seat: u32| {
-        games
-            .iter()
-            .find(|(_, gs)| gs.iter().any(|g| g.0 == game && g.1 == seat))
-            .map(|(k, _)| k.clone())
-            .unwrap()
-    };
+    let (g0, g1) = (game(&games, 0), game(&games, 1));
+    let key_of = |game_id: &str, seat: u32| key_of(&games, game_id, seat);
     let mut client = DruidsServiceClient::connect(server.url()).await.unwrap();
     let v0 = deciding(&mut client, &g0).await;
     let v1 = deciding(&mut client, &g1).await;
