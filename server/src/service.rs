@@ -43,6 +43,7 @@ mod charges;
 mod practice;
 mod rounds;
 mod rpc;
+mod submit;
 mod testing;
 
 /// The games of this server and what it needs to serve them.

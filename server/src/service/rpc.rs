@@ -8,8 +8,8 @@ use druids_contract::pb::{self, druids_service_server::DruidsService};
 use tonic::{Request, Response, Status};
 use tracing::{Instrument, info_span};
 
+use super::submit::{Making, make, make_held, settle_queued};
 use super::{EventStream, Service};
-use crate::blocking::OffTheWorkers;
 use crate::bounds::{Checked, checked};
 use crate::cluster::Located;
 use crate::error::{ServiceError, clip};
@@ -17,9 +17,8 @@ use crate::faults::Method;
 use crate::heartbeat::{before, with_heartbeats};
 use crate::lobby::{Created, Maker};
 use crate::quota::Read;
-use crate::room::{Answered, Hold, Room};
-use crate::rooms::Rooms;
-use crate::store::{Games, StoreError};
+use crate::room::Hold;
+use crate::store::StoreError;
 use crate::stream::{KeyStands, feed};
 use crate::submission::{Resignation, Submission};
 
@@ -465,54 +464,27 @@ impl Service {
         // match stands at undecided waits for that game's (`room::twins`).
         let held = self.refused(room.hold(seat, &submission, now))?;
         submission.hold = held.as_ref().map(Hold::ticket);
-        let reply = if let Some(held) = held {
-            // In a task of its own, so that the held decision is made even
-            // if its caller goes away: it was shown to no one, but the
-            // twins' decisions may be made on the strength of it.
-            let (blocking, clock) = (self.blocking.clone(), Arc::clone(&self.clock));
-            let submitting = async move {
-                room.until_twins_decided(&held, || clock.now_ms()).await;
-                let now = clock.now_ms();
-                if games.queues_appends() {
-                    let answered = room
-                        .submit_queued(seat, &submission, games.as_ref(), now)
-                        .instrument(span)
-                        .await;
-                    room.let_go(&held);
-                    Ok(settle_queued(&blocking, room, games, rooms, answered, now).await)
-                } else {
-                    let here = Arc::clone(&room);
-                    let made = blocking
-                        .run(move || {
-                            let _enter = span.enter();
-                            let reply = room.submit(seat, &submission, games.as_ref(), now);
-                            rooms.settle(&room);
-                            reply
-                        })
-                        .await;
-                    here.let_go(&held);
-                    made
-                }
-            };
-            self.blocking.awaiting(submitting).await??
-        } else if games.queues_appends() {
-            let blocking = self.blocking.clone();
-            let submitting = async move {
-                let answered = room
-                    .submit_queued(seat, &submission, games.as_ref(), now)
-                    .instrument(span)
-                    .await;
-                settle_queued(&blocking, room, games, rooms, answered, now).await
-            };
-            self.blocking.awaiting(submitting).await?
-        } else {
-            self.off_the_workers(move || {
-                let _enter = span.enter();
-                let reply = room.submit(seat, &submission, games.as_ref(), now);
-                rooms.settle(&room);
-                reply
-            })
-            .await?
+        let making = Making {
+            blocking: self.blocking.clone(),
+            room,
+            games,
+            rooms,
+            seat,
+            span,
+        };
+        let reply = match held {
+            Some(held) => {
+                let clock = Arc::clone(&self.clock);
+                let made = make_held(making, held, submission, clock);
+                self.blocking.awaiting(made).await??
+            }
+            // A queued append is awaited in a task of its own.
+            None if self.games.queues_appends() => {
+                self.blocking
+                    .awaiting(make(making, submission, now))
+                    .await??
+            }
+            None => make(making, submission, now).await?,
         };
         if let (Err(ServiceError::Storage(StoreError::Fenced { .. })), Some(again)) =
             (&reply, again)
@@ -604,26 +576,4 @@ fn replay_page(
             n => n.min(MAX_REPLAY_VIEWS),
         },
     })
-}
-
-/// After a queued write to `room`: the game's end recorded (off the async
-/// workers) if the write ended it, the room settled; the answer.
-async fn settle_queued<T>(
-    blocking: &OffTheWorkers,
-    room: Arc<Room>,
-    games: Arc<dyn Games>,
-    rooms: Arc<Rooms>,
-    answered: Result<Answered<T>, ServiceError>,
-    now: u64,
-) -> Result<T, ServiceError> {
-    let answered = answered?;
-    if answered.ended {
-        let ended = Arc::clone(&room);
-        // The end of the game is not fatal to record (see `Room::record_end`).
-        let _ = blocking
-            .run(move || ended.record_end_now(games.as_ref(), now))
-            .await;
-    }
-    rooms.settle(&room);
-    Ok(answered.reply)
 }
