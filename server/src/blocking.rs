@@ -91,11 +91,24 @@ impl OffTheWorkers {
         &self,
         work: impl Future<Output = T> + Send + 'static,
     ) -> Result<T, Status> {
+        self.awaiting_or(work, ServiceError::StorageLate).await
+    }
+
+    /// [`OffTheWorkers::awaiting`], answered `late` if the call's deadline
+    /// comes first (a decision held for its match's other games).
+    pub async fn awaiting_or<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = T> + Send + 'static,
+        late: ServiceError,
+    ) -> Result<T, Status> {
         let task = tokio::spawn(work);
-        within_due(async move {
-            task.await
-                .map_err(|e| Status::internal(format!("a store task failed: {e}")))
-        })
+        within_due_or(
+            async move {
+                task.await
+                    .map_err(|e| Status::internal(format!("a store task failed: {e}")))
+            },
+            late,
+        )
         .await
     }
 }
@@ -103,10 +116,18 @@ impl OffTheWorkers {
 /// `work`'s result, or `UNAVAILABLE` ([`ServiceError::StorageLate`]) once the
 /// current call's answer is due.
 async fn within_due<T>(work: impl Future<Output = Result<T, Status>>) -> Result<T, Status> {
+    within_due_or(work, ServiceError::StorageLate).await
+}
+
+/// `work`'s result, or `late` once the current call's answer is due.
+async fn within_due_or<T>(
+    work: impl Future<Output = Result<T, Status>>,
+    late: ServiceError,
+) -> Result<T, Status> {
     match DUE.try_with(|due| *due) {
         Ok(due) => tokio::time::timeout_at(due, work)
             .await
-            .unwrap_or_else(|_| Err(ServiceError::StorageLate.into())),
+            .unwrap_or_else(|_| Err(late.into())),
         Err(_) => work.await,
     }
 }

@@ -191,6 +191,18 @@ pub enum ServiceError {
         "game {0} waits for the other games of its match to reach this die, so no seat can act in it yet: nothing was applied; retry"
     )]
     WaitingForMatch(String),
+    /// A seat's decision is held for the other games of its duplicate match
+    /// (already clipped): another submission of the seat is not made.
+    #[error(
+        "game {0} holds this seat's decision until the other games of its match have decided at the same position: nothing else is applied meanwhile; retry with the held submission's idempotency key for its answer"
+    )]
+    DecisionHeld(String),
+    /// A held decision's call reached its deadline (`grpc-timeout`) before
+    /// the other games of its match decided; it is still made.
+    #[error(
+        "this decision is held until the other games of its match have decided at the same position, which they had not before this call's deadline: it will be made; retry with the same idempotency key for its answer"
+    )]
+    HeldPastDeadline,
     /// The arena's work is moving to another node (its holder died or
     /// stalled); nothing was applied.
     #[error(
@@ -392,6 +404,8 @@ impl ServiceError {
             | ServiceError::ShuttingDown
             | ServiceError::Moved(_)
             | ServiceError::WaitingForMatch(_)
+            | ServiceError::DecisionHeld(_)
+            | ServiceError::HeldPastDeadline
             | ServiceError::ArenaMoved => Code::Unavailable,
             ServiceError::RegistrationClosed => Code::PermissionDenied,
             ServiceError::BotNameTaken(_) => Code::AlreadyExists,
@@ -461,7 +475,9 @@ impl ServiceError {
                 ErrorReason::BotKeyUnknown
             }
             ServiceError::NotOperatorKey(_) => ErrorReason::NotOperatorKey,
-            ServiceError::WaitingForMatch(_) => ErrorReason::WaitingForMatch,
+            ServiceError::WaitingForMatch(_)
+            | ServiceError::DecisionHeld(_)
+            | ServiceError::HeldPastDeadline => ErrorReason::WaitingForMatch,
             ServiceError::BotNotFound(_) => ErrorReason::BotNotFound,
             ServiceError::ChallengeNotFound(..) => ErrorReason::ChallengeNotFound,
             ServiceError::TournamentNotFound(_) => ErrorReason::TournamentNotFound,
@@ -540,6 +556,8 @@ impl From<ServiceError> for Status {
             | ServiceError::FaultRestarting { retry_after } => Some(*retry_after),
             ServiceError::Moved(_)
             | ServiceError::WaitingForMatch(_)
+            | ServiceError::DecisionHeld(_)
+            | ServiceError::HeldPastDeadline
             | ServiceError::ArenaMoved
             | ServiceError::Storage(StoreError::Fenced { .. }) => Some(MOVED_RETRY),
             ServiceError::Storage(_) | ServiceError::StorageLate => Some(STORAGE_RETRY),

@@ -98,7 +98,7 @@ impl Room {
                     return Ok(Turn::Again(first));
                 }
                 if Room::held_seat(state) == Some(seat) {
-                    return Err(ServiceError::WaitingForMatch(self.id.clone()));
+                    return Err(ServiceError::DecisionHeld(self.id.clone()));
                 }
                 self.still_played(state)?;
                 if !state.game.can_resign(seat) {

@@ -27,7 +27,7 @@ impl Room {
         }
         // Its decision is held for the match's other games: it stands.
         if Room::held_seat(&state) == Some(seat) {
-            return Err(ServiceError::WaitingForMatch(self.id.clone()));
+            return Err(ServiceError::DecisionHeld(self.id.clone()));
         }
         self.still_played(&state)?;
         if !state.game.can_resign(seat) {

@@ -97,7 +97,7 @@ impl Room {
     /// (no twin, or none at this position): the submission goes its usual
     /// way. A retry of the held submission (its key and request) waits with
     /// it; another submission of the held seat gets
-    /// [`ServiceError::WaitingForMatch`].
+    /// [`ServiceError::DecisionHeld`].
     pub fn hold(
         &self,
         seat: Seat,
@@ -113,7 +113,7 @@ impl Room {
         let ready = |state: &RoomState| -> Result<Option<u64>, ServiceError> {
             match state.held {
                 Some(held) if held.seat == seat => {
-                    return Err(ServiceError::WaitingForMatch(self.id.clone()));
+                    return Err(ServiceError::DecisionHeld(self.id.clone()));
                 }
                 // Another seat's decision is held: the usual way says this
                 // one is not its seat's to make.
@@ -232,7 +232,7 @@ impl Room {
     ) -> Result<(), ServiceError> {
         match state.held {
             Some(h) if h.seat == seat && Some(h.ticket) != ticket => {
-                Err(ServiceError::WaitingForMatch(self.id.clone()))
+                Err(ServiceError::DecisionHeld(self.id.clone()))
             }
             _ => Ok(()),
         }

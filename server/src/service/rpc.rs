@@ -476,7 +476,8 @@ impl Service {
             Some(held) => {
                 let clock = Arc::clone(&self.clock);
                 let made = make_held(making, held, submission, clock);
-                self.blocking.awaiting(made).await??
+                let late = ServiceError::HeldPastDeadline;
+                self.blocking.awaiting_or(made, late).await??
             }
             // A queued append is awaited in a task of its own.
             None if self.games.queues_appends() => {

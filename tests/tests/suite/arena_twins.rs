@@ -93,6 +93,26 @@ async fn a_decision_waits_for_the_same_position_of_the_other_game() {
         .unwrap_err();
     assert_eq!(again.code(), Code::Unavailable, "{again:?}");
     assert_eq!(reason(&again), "WAITING_FOR_MATCH");
+    assert!(
+        again.message().contains("holds this seat's decision"),
+        "{again:?}"
+    );
+    // A retry of the held one whose client cannot wait is told so (the
+    // decision will be made), not that a database was late.
+    let mut short = druids_tests::authed(
+        &key_of(&g0, 0),
+        pb::SubmitActionRequest {
+            game_id: g0.clone(),
+            choice: Some(pb::submit_action_request::Choice::LegalActionId(1)),
+            expected_version: Some(v0.version),
+            idempotency_key: format!("v{}", v0.version),
+        },
+    );
+    // (The server answers a fifth, at most a second, before the deadline.)
+    short.set_timeout(Duration::from_secs(5));
+    let late = client.submit_action(short).await.unwrap_err();
+    assert_eq!(reason(&late), "WAITING_FOR_MATCH", "{late:?}");
+    assert!(late.message().contains("it will be made"), "{late:?}");
     // A retry of the held one (its client timed out) waits with it.
     let mut retry_client = client.clone();
     let (g0_, key0) = (g0.clone(), key_of(&g0, 0));
