@@ -12,7 +12,7 @@
 //! arena's node registers them); a match spread over nodes after a takeover
 //! plays on without the hold.
 
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use tokio::sync::Notify;
 
@@ -26,8 +26,17 @@ use druids_engine::Seat;
 /// A room's twins: the other games of its match, and what wakes the
 /// decisions it holds.
 pub(super) struct Twins {
-    rooms: Box<[Weak<Room>]>,
+    /// Named again when one was rebuilt (a room read back anew).
+    rooms: Mutex<Vec<Weak<Room>>>,
     changed: Notify,
+}
+
+impl Twins {
+    /// The twins still in memory.
+    fn rooms(&self) -> Vec<Arc<Room>> {
+        let rooms = self.rooms.lock().unwrap_or_else(|p| p.into_inner());
+        rooms.iter().filter_map(Weak::upgrade).collect()
+    }
 }
 
 /// A decision held for the twins (in [`RoomState`]).
@@ -63,27 +72,33 @@ impl Hold {
 }
 
 impl Room {
-    /// Registers the other games of this game's match (once; later calls
-    /// change nothing).
+    /// Names the other games of this game's match (`rooms`, this one among
+    /// them), as the arena holds them now.
     pub fn set_twins(&self, rooms: &[Arc<Room>]) {
-        if self.twins.get().is_some() {
-            return;
+        let named = || {
+            rooms
+                .iter()
+                .filter(|r| r.id != self.id)
+                .map(Arc::downgrade)
+                .collect::<Vec<_>>()
+        };
+        let twins = self.twins.get_or_init(|| {
+            Box::new(Twins {
+                rooms: Mutex::new(named()),
+                changed: Notify::new(),
+            })
+        });
+        let mut known = twins.rooms.lock().unwrap_or_else(|p| p.into_inner());
+        let same = |w: &Weak<Room>| rooms.iter().any(|r| w.as_ptr() == Arc::as_ptr(r));
+        if !known.iter().all(same) || known.len() + 1 != rooms.len() {
+            *known = named();
         }
-        let rooms = rooms
-            .iter()
-            .filter(|r| r.id != self.id)
-            .map(Arc::downgrade)
-            .collect();
-        let _ = self.twins.set(Box::new(Twins {
-            rooms,
-            changed: Notify::new(),
-        }));
     }
 
     /// Wakes the decisions the twins hold: this room changed.
     pub(super) fn tell_twins(&self) {
         if let Some(twins) = self.twins.get() {
-            for twin in twins.rooms.iter().filter_map(Weak::upgrade) {
+            for twin in twins.rooms() {
                 if let Some(theirs) = twin.twins.get() {
                     theirs.changed.notify_waiters();
                 }
@@ -257,7 +272,7 @@ static HOLDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1
 /// it there. Only a game of the same seed (so the same set-up and draws) is
 /// at the same position after the same moves.
 fn blocked(room: &Room, twins: &Twins, at: u64) -> bool {
-    twins.rooms.iter().filter_map(Weak::upgrade).any(|twin| {
+    twins.rooms().into_iter().any(|twin| {
         if twin.setup.seed != room.setup.seed {
             return false;
         }
