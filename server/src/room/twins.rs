@@ -207,11 +207,13 @@ impl Room {
         loop {
             let mut changed = std::pin::pin!(twins.changed.notified());
             changed.as_mut().enable();
-            if !blocked(self, twins, hold.before) {
+            // A game that ended meanwhile (another seat resigned, or it was
+            // given up) makes its held decision at once, to be refused.
+            if !self.is_live() || !blocked(self, twins, hold.before) {
                 break;
             }
             // A twin's change wakes this; a second now and then covers a
-            // twin that went away.
+            // twin that went away, and this game's own end.
             let _ = tokio::time::timeout(std::time::Duration::from_secs(1), changed).await;
         }
         let mut state = self.lock();
