@@ -41,6 +41,16 @@ struct SeatPlayer<'a, C> {
 }
 
 impl<C: Chooser> SeatPlayer<'_, C> {
+    /// The game ended with `outcome`: kept, and shown when verbose.
+    fn finished(&mut self, outcome: Option<pb::Outcome>) -> Result<(), CliError> {
+        if self.verbose.is_some() {
+            let shown = outcome.clone().unwrap_or_default();
+            output::text(render::ranking(&shown, &self.seats, Some(self.seat)))?;
+        }
+        self.result.outcome = outcome;
+        Ok(())
+    }
+
     /// Decides once if it is this seat's decision: legal actions, choose, submit.
     async fn decide(&mut self, client: &mut Client) -> Result<(), CliError> {
         self.chooser.deciding(true);
@@ -144,11 +154,7 @@ impl<C: Chooser> AsyncEventFn for &mut SeatPlayer<'_, C> {
             }
             Some(Body::DecisionNeeded(d)) if d.seat == self.seat => self.decide(client).await?,
             Some(Body::GameFinished(f)) => {
-                if self.verbose.is_some() {
-                    let outcome = f.outcome.clone().unwrap_or_default();
-                    output::text(render::ranking(&outcome, &self.seats, Some(self.seat)))?;
-                }
-                self.result.outcome = f.outcome;
+                self.finished(f.outcome)?;
                 return Ok(false);
             }
             Some(Body::GameAbandoned(_)) => return Ok(false),
@@ -187,11 +193,7 @@ pub async fn play_seat<C: Chooser>(
     // A game already over sends no GameFinished again: its state says how
     // it ended.
     if me.status == pb::GameStatus::Finished as i32 {
-        if verbose.is_some() {
-            let outcome = me.outcome.clone().unwrap_or_default();
-            output::text(render::ranking(&outcome, &player.seats, Some(seat)))?;
-        }
-        player.result.outcome = me.outcome;
+        player.finished(me.outcome)?;
         return Ok(player.result);
     }
     follow(client, game_id, Some(token), 0, &mut player).await?;

@@ -135,11 +135,8 @@ impl Room {
                 Some(_) => return Ok(None),
                 None => {}
             }
-            let retry = submission
-                .key
-                .as_ref()
-                .is_some_and(|k| state.answered.get(seat, &k.digests.key).is_some());
-            if state.appending || retry {
+            let retry = self.first_answer(state, seat, submission.key.as_ref(), now_ms)?;
+            if state.appending || retry.is_some() {
                 // Being stored, or a retry: the usual way answers it.
                 return Ok(None);
             }

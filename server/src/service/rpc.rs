@@ -17,7 +17,6 @@ use crate::faults::Method;
 use crate::heartbeat::{before, with_heartbeats};
 use crate::lobby::{Created, Maker};
 use crate::quota::Read;
-use crate::room::Hold;
 use crate::store::StoreError;
 use crate::stream::{KeyStands, feed};
 use crate::submission::{Resignation, Submission};
@@ -455,7 +454,7 @@ impl Service {
         let now = self.clock.now_ms();
         // The edge's policy: the request parsed and bounded, the seat's budget
         // charged; the room only plays what passed.
-        let mut submission = self.refused(Submission::parse(request.into_inner().into_inner()))?;
+        let submission = self.refused(Submission::parse(request.into_inner().into_inner()))?;
         let rate = self.limits.max_submits_per_second;
         self.refused(room.charge_submission(seat, rate, now))?;
         let (games, rooms) = (Arc::clone(&self.games), Arc::clone(&self.rooms));
@@ -463,7 +462,6 @@ impl Service {
         // A duplicate match's decision at a position another game of the
         // match stands at undecided waits for that game's (`room::twins`).
         let held = self.refused(room.hold(seat, &submission, now))?;
-        submission.hold = held.as_ref().map(Hold::ticket);
         let making = Making {
             blocking: self.blocking.clone(),
             room,

@@ -65,9 +65,11 @@ pub(super) async fn make(making: Making, submission: Submission, now: u64) -> Ma
 pub(super) async fn make_held(
     making: Making,
     held: Hold,
-    submission: Submission,
+    mut submission: Submission,
     clock: Arc<dyn Clock>,
 ) -> Made {
+    // The one submission that may make the held decision.
+    submission.hold = Some(held.ticket());
     let room = Arc::clone(&making.room);
     room.until_twins_decided(&held, || clock.now_ms()).await;
     let made = make(making, submission, clock.now_ms()).await;

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use druids_contract::pb;
 use druids_contract::pb::druids_service_client::DruidsServiceClient;
+use druids_tests::heartbeats::next_event;
 use druids_tests::state;
 use tonic::Code;
 use tonic::transport::Channel;
@@ -19,36 +20,44 @@ use crate::arena_gate_wait::{a_match, game, key_of};
 use crate::trust::reason;
 
 /// The game's state once a seat must decide in it (its match's dice gate
-/// released the set-up's draws).
+/// released the set-up's draws): looked at again at every event its
+/// spectators' stream sends.
 pub(crate) async fn deciding(
     client: &mut DruidsServiceClient<Channel>,
     game_id: &str,
 ) -> pb::StateView {
-    for _ in 0..3_000 {
+    let mut stream = client
+        .stream_events(pb::StreamEventsRequest {
+            game_id: game_id.to_owned(),
+            from_seq: 1,
+        })
+        .await
+        .expect("a spectator's stream")
+        .into_inner();
+    loop {
         let view = state(client, game_id, None).await;
         if view.to_act.is_some() && !view.waiting_for_match {
             return view;
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        next_event(&mut stream)
+            .await
+            .expect("the stream runs")
+            .expect("the game goes on");
     }
-    panic!("no seat decides in game {game_id}");
 }
 
-/// Polls `game_id` until `until` holds of its state (an iteration budget,
-/// not a time limit).
-async fn state_until(
-    client: &mut DruidsServiceClient<Channel>,
-    game_id: &str,
-    until: impl Fn(&pb::StateView) -> bool,
-) -> pb::StateView {
-    for _ in 0..3_000 {
+/// The game's state once a decision in it is held. A hold logs no event:
+/// its state is read until it says so, call after call (an iteration
+/// budget, not a time limit).
+async fn until_held(client: &mut DruidsServiceClient<Channel>, game_id: &str) -> pb::StateView {
+    for _ in 0..100_000 {
         let view = state(client, game_id, None).await;
-        if until(&view) {
+        if view.waiting_for_match {
             return view;
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        tokio::task::yield_now().await;
     }
-    panic!("game {game_id} never got there");
+    panic!("no decision of game {game_id} was held");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -72,7 +81,7 @@ async fn a_decision_waits_for_the_same_position_of_the_other_game() {
         tokio::spawn(
             async move { submit_pick(&mut held_client, &key0, &g0_, 1, v0.version).await },
         );
-    let waiting = state_until(&mut client, &g0, |v| v.waiting_for_match).await;
+    let waiting = until_held(&mut client, &g0).await;
     assert_eq!(waiting.version, v0.version, "nothing is applied");
     assert_eq!(waiting.last_seq, v0.last_seq, "nothing is shown");
     assert_eq!(waiting.deadline_unix_ms, None, "no clock runs");
